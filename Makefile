@@ -1,0 +1,52 @@
+# chaind — build, test and measure. `make test` is what CI runs.
+GO       ?= go
+VECTORS  ?= ../shared/vectors
+ETH      := $(VECTORS)/ethereum-tests
+BIN      := bin/chaind
+VERSION  ?= 0.1.0-dev
+LDFLAGS  := -X main.version=$(VERSION)
+
+.PHONY: build test unit conformance bench peerbench fmt vet fuzz-seeds
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/chaind
+
+# Everything CI checks: formatting, vet, unit tests (fuzz seeds included),
+# then every conformance runner over the shared vectors when they exist.
+test: vet unit conformance
+
+unit:
+	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$fmtout" ]; then echo "gofmt needed:"; echo "$$fmtout"; exit 1; fi
+	$(GO) test -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(find . -name '*.go' -not -path './node_modules/*')
+
+# One runner per kind; each prints "N passed, M failed, K skipped" last.
+CONFORMANCE_RUNS = \
+	rlp:$(ETH)/RLPTests
+
+conformance: build
+	@if [ ! -d "$(VECTORS)" ]; then \
+	  echo "conformance: SKIPPED — $(VECTORS) is absent (put the shared vectors beside the repo to run them)"; \
+	  exit 0; fi; \
+	status=0; \
+	for run in $(CONFORMANCE_RUNS); do \
+	  kind=$${run%%:*}; dir=$${run#*:}; \
+	  echo "== chaind conformance $$kind $$dir"; \
+	  ./$(BIN) conformance $$kind $$dir || status=1; \
+	done; exit $$status
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Ratios against go-ethereum, in its own module so the main go.mod stays clean.
+peerbench:
+	cd internal/peerbench && $(GO) run . $(PEERBENCH_ARGS)
+
+fuzz-seeds:
+	$(GO) test -run 'Fuzz' ./...

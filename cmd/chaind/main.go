@@ -1,0 +1,53 @@
+// Command chaind is the chaind node: an EVM-compatible proof-of-stake chain
+// in one binary. Run "chaind help" for the subcommands.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// version is overridden at link time by the Makefile.
+var version = "0.1.0-dev"
+
+type command struct {
+	name  string
+	usage string
+	run   func(args []string) int
+}
+
+var commands []command
+
+func register(c command) { commands = append(commands, c) }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "help", "-h", "--help":
+			usage()
+			return 0
+		}
+		for _, c := range commands {
+			if c.name == args[0] {
+				return c.run(args[1:])
+			}
+		}
+		if len(args[0]) > 0 && args[0][0] != '-' {
+			fmt.Fprintf(os.Stderr, "chaind: unknown command %q (see chaind help)\n", args[0])
+			return 2
+		}
+	}
+	fmt.Fprintln(os.Stderr, "chaind: running the node is not built yet; see chaind help")
+	return 2
+}
+
+func usage() {
+	fmt.Println("usage: chaind [flags] | chaind COMMAND [args]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Printf("  %-12s %s\n", c.name, c.usage)
+	}
+}

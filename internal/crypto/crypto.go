@@ -1,0 +1,106 @@
+// Package crypto holds the hashing and signature primitives Ethereum is
+// built on: keccak256 and recoverable secp256k1 signatures.
+package crypto
+
+import (
+	"errors"
+	"hash"
+
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
+	"golang.org/x/crypto/sha3"
+)
+
+// KeccakState is a keccak256 hasher that can also read its digest out
+// without allocating.
+type KeccakState interface {
+	hash.Hash
+	Read([]byte) (int, error)
+}
+
+// NewKeccak returns a new keccak256 hasher.
+func NewKeccak() KeccakState { return sha3.NewLegacyKeccak256().(KeccakState) }
+
+// Keccak256 returns the keccak256 hash of the concatenated inputs.
+func Keccak256(data ...[]byte) (h [32]byte) {
+	d := NewKeccak()
+	for _, b := range data {
+		d.Write(b)
+	}
+	d.Read(h[:])
+	return h
+}
+
+var (
+	ErrInvalidSignature  = errors.New("crypto: invalid signature")
+	ErrInvalidRecoveryID = errors.New("crypto: invalid recovery id")
+	ErrInvalidKey        = errors.New("crypto: invalid private key")
+)
+
+// Sign signs a 32-byte digest and returns the signature as R || S || V with
+// V in {0, 1}. S is always in the lower half of the curve order (EIP-2).
+func Sign(digest [32]byte, key *secp256k1.PrivateKey) [65]byte {
+	compact := ecdsa.SignCompact(key, digest[:], false) // [27+v] R S
+	var sig [65]byte
+	copy(sig[:64], compact[1:])
+	sig[64] = compact[0] - 27
+	return sig
+}
+
+// RecoverPubkey returns the uncompressed public key (65 bytes, 0x04 prefix)
+// that produced sig (R || S || V, V in {0, 1}) over digest.
+func RecoverPubkey(digest [32]byte, sig []byte) ([]byte, error) {
+	pub, err := recover(digest, sig)
+	if err != nil {
+		return nil, err
+	}
+	return pub.SerializeUncompressed(), nil
+}
+
+// RecoverAddress returns the address of the key that produced sig over digest.
+func RecoverAddress(digest [32]byte, sig []byte) ([20]byte, error) {
+	pub, err := recover(digest, sig)
+	if err != nil {
+		return [20]byte{}, err
+	}
+	return PubkeyToAddress(pub), nil
+}
+
+func recover(digest [32]byte, sig []byte) (*secp256k1.PublicKey, error) {
+	if len(sig) != 65 {
+		return nil, ErrInvalidSignature
+	}
+	if sig[64] > 1 {
+		return nil, ErrInvalidRecoveryID
+	}
+	var compact [65]byte
+	compact[0] = sig[64] + 27
+	copy(compact[1:], sig[:64])
+	pub, _, err := ecdsa.RecoverCompact(compact[:], digest[:])
+	if err != nil {
+		return nil, ErrInvalidSignature
+	}
+	return pub, nil
+}
+
+// PubkeyToAddress derives the Ethereum address of a public key: the last 20
+// bytes of keccak256 of its 64-byte uncompressed form.
+func PubkeyToAddress(pub *secp256k1.PublicKey) (addr [20]byte) {
+	u := pub.SerializeUncompressed()
+	h := Keccak256(u[1:])
+	copy(addr[:], h[12:])
+	return addr
+}
+
+// ToPrivateKey parses a 32-byte private key, rejecting zero and values not
+// below the curve order.
+func ToPrivateKey(b []byte) (*secp256k1.PrivateKey, error) {
+	if len(b) != 32 {
+		return nil, ErrInvalidKey
+	}
+	var s secp256k1.ModNScalar
+	if overflow := s.SetByteSlice(b); overflow || s.IsZero() {
+		return nil, ErrInvalidKey
+	}
+	return secp256k1.NewPrivateKey(&s), nil
+}
