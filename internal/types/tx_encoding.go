@@ -1,0 +1,181 @@
+package types
+
+import (
+	"bytes"
+
+	"github.com/chaind/chaind/rlp"
+	"github.com/holiman/uint256"
+)
+
+// Two encodings of a transaction exist:
+//   - binary (MarshalBinary): the legacy RLP list, or type || RLP payload.
+//     This is what eth_sendRawTransaction takes and what the hash covers.
+//   - RLP item (AppendRLP): how a transaction sits inside a block body or a
+//     p2p message: the legacy list as is, a typed one as a byte string that
+//     holds its binary form.
+
+func (tx *Transaction) payloadContentSize() int {
+	v, r, s := tx.inner.rawSignatureValues()
+	return tx.inner.fieldsSize() + rlp.Uint256Size(v) + rlp.Uint256Size(r) + rlp.Uint256Size(s)
+}
+
+func (tx *Transaction) binarySize() int {
+	n := rlp.ListSize(tx.payloadContentSize())
+	if tx.inner.txType() != LegacyTxType {
+		n++
+	}
+	return n
+}
+
+func (tx *Transaction) appendBinary(dst []byte) []byte {
+	if t := tx.inner.txType(); t != LegacyTxType {
+		dst = append(dst, t)
+	}
+	v, r, s := tx.inner.rawSignatureValues()
+	dst = rlp.AppendListHeader(dst, tx.payloadContentSize())
+	dst = tx.inner.appendFields(dst)
+	dst = rlp.AppendUint256(dst, v)
+	dst = rlp.AppendUint256(dst, r)
+	return rlp.AppendUint256(dst, s)
+}
+
+// MarshalBinary returns the canonical binary encoding.
+func (tx *Transaction) MarshalBinary() ([]byte, error) {
+	return tx.appendBinary(make([]byte, 0, tx.binarySize())), nil
+}
+
+// AppendBinary appends the canonical binary encoding to dst.
+func (tx *Transaction) AppendBinary(dst []byte) ([]byte, error) {
+	return tx.appendBinary(dst), nil
+}
+
+// UnmarshalBinary decodes the canonical binary encoding. The input is
+// copied once; the transaction never aliases b.
+func (tx *Transaction) UnmarshalBinary(b []byte) error {
+	return tx.decodeBinary(bytes.Clone(b))
+}
+
+// DecodeTx decodes the binary encoding of a transaction.
+func DecodeTx(b []byte) (*Transaction, error) {
+	tx := new(Transaction)
+	if err := tx.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	return tx, nil
+}
+
+// decodeBinary decodes b and keeps sub-slices of it.
+func (tx *Transaction) decodeBinary(b []byte) error {
+	if len(b) == 0 {
+		return decodeErr("transaction", rlp.ErrEmptyInput)
+	}
+	if b[0] >= 0xc0 {
+		content, err := splitOneList(b)
+		if err != nil {
+			return decodeErr("legacy transaction", err)
+		}
+		inner := new(LegacyTx)
+		if err := inner.decodeRLP(content); err != nil {
+			return decodeErr("legacy transaction", err)
+		}
+		tx.setDecoded(inner, len(b))
+		return nil
+	}
+	if b[0] > 0x7f {
+		return decodeErr("transaction", ErrLegacyTyped)
+	}
+	if len(b) < 2 {
+		return decodeErr("transaction", ErrTxTooShort)
+	}
+	var inner TxData
+	switch b[0] {
+	case AccessListTxType:
+		inner = new(AccessListTx)
+	case DynamicFeeTxType:
+		inner = new(DynamicFeeTx)
+	case BlobTxType:
+		inner = new(BlobTx)
+	case SetCodeTxType:
+		inner = new(SetCodeTx)
+	default:
+		return decodeErr("transaction", ErrTxTypeNotSupported)
+	}
+	content, err := splitOneList(b[1:])
+	if err != nil {
+		return decodeErr("typed transaction", err)
+	}
+	if err := inner.decodeRLP(content); err != nil {
+		return decodeErr("typed transaction", err)
+	}
+	tx.setDecoded(inner, len(b))
+	return nil
+}
+
+func (tx *Transaction) setDecoded(inner TxData, size int) {
+	tx.inner = inner
+	tx.hash.Store(nil)
+	tx.from.Store(nil)
+	tx.size.Store(uint64(size))
+}
+
+// RLPSize is the size of the transaction as an item of a block's list.
+func (tx *Transaction) RLPSize() int {
+	n := tx.binarySize()
+	if tx.inner.txType() == LegacyTxType {
+		return n
+	}
+	return rlp.HeaderSize(n) + n
+}
+
+// AppendRLP appends the transaction as an item of a block's list.
+func (tx *Transaction) AppendRLP(dst []byte) []byte {
+	if tx.inner.txType() != LegacyTxType {
+		dst = rlp.AppendStringHeader(dst, tx.binarySize())
+	}
+	return tx.appendBinary(dst)
+}
+
+// decodeRLPItem decodes one transaction item of a list (see AppendRLP) at
+// the start of b and returns what follows. It aliases b.
+func (tx *Transaction) decodeRLPItem(b []byte) (rest []byte, err error) {
+	k, content, rest, err := rlp.Split(b)
+	if err != nil {
+		return b, err
+	}
+	switch k {
+	case rlp.List:
+		return rest, tx.decodeBinary(b[:len(b)-len(rest)])
+	case rlp.String:
+		// A typed transaction is at least two bytes, so it is never a
+		// single-byte item.
+		if len(content) > 0 && content[0] >= 0x80 {
+			return b, decodeErr("transaction", ErrLegacyTyped)
+		}
+		return rest, tx.decodeBinary(content)
+	default:
+		return b, decodeErr("transaction", ErrTxTooShort)
+	}
+}
+
+// ---- signing payloads ----
+
+// sigHashInput appends the bytes whose keccak256 is the signing hash.
+// chainID is used by EIP-155 legacy transactions only (nil: unprotected).
+func (tx *Transaction) appendSigningPayload(dst []byte, chainID *uint256.Int) []byte {
+	size := tx.inner.fieldsSize()
+	if tx.inner.txType() == LegacyTxType {
+		if chainID != nil {
+			size += rlp.Uint256Size(chainID) + 2
+		}
+		dst = rlp.AppendListHeader(dst, size)
+		dst = tx.inner.appendFields(dst)
+		if chainID != nil {
+			dst = rlp.AppendUint256(dst, chainID)
+			dst = append(dst, 0x80, 0x80)
+		}
+		return dst
+	}
+	dst = append(dst, tx.inner.txType())
+	dst = rlp.AppendListHeader(dst, size)
+	return tx.inner.appendFields(dst)
+}
