@@ -23,11 +23,7 @@ func NewKeccak() KeccakState { return sha3.NewLegacyKeccak256().(KeccakState) }
 
 // Keccak256 returns the keccak256 hash of the concatenated inputs.
 func Keccak256(data ...[]byte) (h [32]byte) {
-	d := NewKeccak()
-	for _, b := range data {
-		d.Write(b)
-	}
-	d.Read(h[:])
+	HashInto(&h, data...)
 	return h
 }
 
@@ -50,44 +46,52 @@ func Sign(digest [32]byte, key *secp256k1.PrivateKey) [65]byte {
 // RecoverPubkey returns the uncompressed public key (65 bytes, 0x04 prefix)
 // that produced sig (R || S || V, V in {0, 1}) over digest.
 func RecoverPubkey(digest [32]byte, sig []byte) ([]byte, error) {
-	pub, err := recover(digest, sig)
+	x, y, err := recoverPoint(&digest, sig)
 	if err != nil {
 		return nil, err
 	}
-	return pub.SerializeUncompressed(), nil
+	out := make([]byte, 65)
+	out[0] = 0x04
+	x.PutBytesUnchecked(out[1:33])
+	y.PutBytesUnchecked(out[33:])
+	return out, nil
 }
 
-// RecoverAddress returns the address of the key that produced sig over digest.
-func RecoverAddress(digest [32]byte, sig []byte) ([20]byte, error) {
-	pub, err := recover(digest, sig)
+// RecoverPublicKey is RecoverPubkey returning the key as a value.
+func RecoverPublicKey(digest [32]byte, sig []byte) (*secp256k1.PublicKey, error) {
+	x, y, err := recoverPoint(&digest, sig)
 	if err != nil {
-		return [20]byte{}, err
+		return nil, err
 	}
-	return PubkeyToAddress(pub), nil
+	return secp256k1.NewPublicKey(&x, &y), nil
 }
 
-func recover(digest [32]byte, sig []byte) (*secp256k1.PublicKey, error) {
-	if len(sig) != 65 {
-		return nil, ErrInvalidSignature
-	}
-	if sig[64] > 1 {
-		return nil, ErrInvalidRecoveryID
-	}
-	var compact [65]byte
-	compact[0] = sig[64] + 27
-	copy(compact[1:], sig[:64])
-	pub, _, err := ecdsa.RecoverCompact(compact[:], digest[:])
+// RecoverAddress returns the address of the key that produced sig over
+// digest. It does not allocate.
+func RecoverAddress(digest [32]byte, sig []byte) (addr [20]byte, err error) {
+	x, y, err := recoverPoint(&digest, sig)
 	if err != nil {
-		return nil, ErrInvalidSignature
+		return addr, err
 	}
-	return pub, nil
+	var xy [64]byte
+	x.PutBytesUnchecked(xy[:32])
+	y.PutBytesUnchecked(xy[32:])
+	var h [32]byte
+	HashInto(&h, xy[:])
+	copy(addr[:], h[12:])
+	return addr, nil
 }
 
 // PubkeyToAddress derives the Ethereum address of a public key: the last 20
 // bytes of keccak256 of its 64-byte uncompressed form.
 func PubkeyToAddress(pub *secp256k1.PublicKey) (addr [20]byte) {
-	u := pub.SerializeUncompressed()
-	h := Keccak256(u[1:])
+	var j secp256k1.JacobianPoint
+	pub.AsJacobian(&j)
+	var xy [64]byte
+	j.X.PutBytesUnchecked(xy[:32])
+	j.Y.PutBytesUnchecked(xy[32:])
+	var h [32]byte
+	HashInto(&h, xy[:])
 	copy(addr[:], h[12:])
 	return addr
 }

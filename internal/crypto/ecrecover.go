@@ -1,0 +1,341 @@
+package crypto
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// Public-key recovery computes Q = r⁻¹·(s·R − e·G). The library's generic
+// path does this as two separate scalar multiplications (one of them with a
+// 2-bit NAF); sender recovery is the hottest operation a node does on
+// incoming transactions, so here it is done as a single interleaved
+// (Strauss–Shamir) multiplication:
+//
+//   - both scalars are split with the GLV endomorphism φ(x, y) = (β·x, y),
+//     which multiplies a point by λ, into four ~128-bit scalars that share
+//     one run of ~128 doublings;
+//   - the variable point R uses a width-5 wNAF with a table of its odd
+//     multiples built per call;
+//   - G uses a wide wNAF with affine tables of odd multiples built once, so
+//     its additions take the cheaper mixed (Z = 1) formula.
+//
+// Everything here is variable-time, which is fine: recovery only handles
+// public data (signatures and digests).
+
+const (
+	wnafVar  = 5  // window for the per-signature point R
+	wnafBase = 10 // window for the fixed generator G
+
+	varTableSize  = 1 << (wnafVar - 2)
+	baseTableSize = 1 << (wnafBase - 2)
+
+	// A wNAF of a value below 2^k has at most k+1 digits. Split scalars are
+	// about 129 bits; the bound is kept at the full width so that a bad
+	// split could never index out of range.
+	maxWNAF = 258
+)
+
+var (
+	// λ: φ(P) = λ·P for every point P on the curve.
+	endoLambda = scalarFromHex("5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72")
+	// β: the cube root of unity in the field that realises φ on x.
+	endoBeta = fieldFromHex("7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee")
+
+	// Short lattice basis {(a1, b1), (a2, b2)} of the kernel of
+	// (x, y) ↦ x + y·λ mod N, with b1 < 0 and b2 = a1, and the rounding
+	// multipliers g1 = round(2^384·b2/N), g2 = round(2^384·(−b1)/N) used to
+	// find the closest lattice vector without a division.
+	endoA1    = scalarFromHex("3086d221a7d46bcde86c90e49284eb15")
+	endoNegB1 = scalarFromHex("e4437ed6010e88286f547fa90abfe4c3")
+	endoG1    = limbsFromHex("3086d221a7d46bcde86c90e49284eb153daa8a1471e8ca7fe893209a45dbb031")
+	endoG2    = limbsFromHex("e4437ed6010e88286f547fa90abfe4c4221208ac9df506c61571b4ae8ac47f71")
+)
+
+// baseTables holds affine odd multiples 1G, 3G, 5G, … and the same points
+// mapped through φ. Built on first use: it costs a few milliseconds.
+var (
+	baseTablesOnce sync.Once
+	baseTableG     *[baseTableSize]secp256k1.JacobianPoint
+	baseTableLG    *[baseTableSize]secp256k1.JacobianPoint
+)
+
+func buildBaseTables() {
+	var g, g2 secp256k1.JacobianPoint
+	var one secp256k1.ModNScalar
+	one.SetInt(1)
+	secp256k1.ScalarBaseMultNonConst(&one, &g)
+	secp256k1.DoubleNonConst(&g, &g2)
+	tg := new([baseTableSize]secp256k1.JacobianPoint)
+	tl := new([baseTableSize]secp256k1.JacobianPoint)
+	tg[0] = g
+	for i := 1; i < baseTableSize; i++ {
+		secp256k1.AddNonConst(&tg[i-1], &g2, &tg[i])
+	}
+	for i := range tg {
+		tg[i].ToAffine()
+		tl[i] = tg[i]
+		tl[i].X.Mul(endoBeta).Normalize()
+	}
+	baseTableG, baseTableLG = tg, tl
+}
+
+// recoverJacobian returns the public key that produced sig (R || S || V,
+// V in {0,1}) over digest, in affine coordinates.
+func recoverPoint(digest *[32]byte, sig []byte) (x, y secp256k1.FieldVal, err error) {
+	if len(sig) != SignatureLength {
+		return x, y, ErrInvalidSignature
+	}
+	v := sig[64]
+	if v > 1 {
+		return x, y, ErrInvalidRecoveryID
+	}
+	var r, s secp256k1.ModNScalar
+	if overflow := r.SetByteSlice(sig[:32]); overflow || r.IsZero() {
+		return x, y, ErrInvalidSignature
+	}
+	if overflow := s.SetByteSlice(sig[32:64]); overflow || s.IsZero() {
+		return x, y, ErrInvalidSignature
+	}
+
+	// R = (r, y) with y's parity given by v. r < N < P, so r is already a
+	// valid field element (v ∈ {0,1} never asks for r + N).
+	var R secp256k1.JacobianPoint
+	R.X.SetByteSlice(sig[:32])
+	if !secp256k1.DecompressY(&R.X, v == 1, &R.Y) {
+		return x, y, ErrInvalidSignature
+	}
+	R.Z.SetInt(1)
+
+	var e secp256k1.ModNScalar
+	e.SetBytes(digest)
+	var w secp256k1.ModNScalar
+	scalarInverse(&w, &r)
+	var u1, u2 secp256k1.ModNScalar
+	u1.Mul2(&e, &w).Negate()
+	u2.Mul2(&s, &w)
+
+	var q secp256k1.JacobianPoint
+	doubleMulNonConst(&u1, &u2, &R, &q)
+	if (q.X.IsZero() && q.Y.IsZero()) || q.Z.IsZero() {
+		return x, y, ErrInvalidSignature
+	}
+	q.ToAffine()
+	return q.X, q.Y, nil
+}
+
+// doubleMulNonConst sets q = a·G + b·P for an affine point P (Z = 1).
+func doubleMulNonConst(a, b *secp256k1.ModNScalar, p, q *secp256k1.JacobianPoint) {
+	baseTablesOnce.Do(buildBaseTables)
+
+	// Odd multiples P, 3P, …, 15P and their images under φ.
+	var tp, tl [varTableSize]secp256k1.JacobianPoint
+	var p2 secp256k1.JacobianPoint
+	tp[0] = *p
+	secp256k1.DoubleNonConst(p, &p2)
+	for i := 1; i < varTableSize; i++ {
+		secp256k1.AddNonConst(&tp[i-1], &p2, &tp[i])
+	}
+	for i := range tp {
+		tl[i] = tp[i]
+		tl[i].X.Mul(endoBeta).Normalize()
+	}
+
+	var a1, a2, b1, b2 secp256k1.ModNScalar
+	splitScalar(a, &a1, &a2)
+	splitScalar(b, &b1, &b2)
+	var na1, na2, nb1, nb2 [maxWNAF]int16
+	la1, sa1 := wnaf(&na1, &a1, wnafBase)
+	la2, sa2 := wnaf(&na2, &a2, wnafBase)
+	lb1, sb1 := wnaf(&nb1, &b1, wnafVar)
+	lb2, sb2 := wnaf(&nb2, &b2, wnafVar)
+	n := max(la1, la2, lb1, lb2)
+
+	q.X.Zero()
+	q.Y.Zero()
+	q.Z.Zero()
+	var tmp secp256k1.JacobianPoint
+	for i := n - 1; i >= 0; i-- {
+		secp256k1.DoubleNonConst(q, q)
+		if d := nb1[i]; d != 0 {
+			addDigit(q, tp[:], d, sb1, &tmp)
+		}
+		if d := nb2[i]; d != 0 {
+			addDigit(q, tl[:], d, sb2, &tmp)
+		}
+		if d := na1[i]; d != 0 {
+			addDigit(q, baseTableG[:], d, sa1, &tmp)
+		}
+		if d := na2[i]; d != 0 {
+			addDigit(q, baseTableLG[:], d, sa2, &tmp)
+		}
+	}
+}
+
+// addDigit adds d·T to q, where table holds the odd multiples T, 3T, 5T, …
+// and d is an odd wNAF digit; neg flips the sign because the scalar was
+// negated to make it short.
+func addDigit(q *secp256k1.JacobianPoint, table []secp256k1.JacobianPoint, d int16, neg bool, tmp *secp256k1.JacobianPoint) {
+	if d < 0 {
+		d = -d
+		neg = !neg
+	}
+	pt := &table[d>>1]
+	if neg {
+		tmp.X = pt.X
+		tmp.Z = pt.Z
+		tmp.Y.NegateVal(&pt.Y, 1).Normalize()
+		pt = tmp
+	}
+	secp256k1.AddNonConst(q, pt, q)
+}
+
+// splitScalar finds k1, k2 with k ≡ k1 + k2·λ (mod N) and |k1|, |k2| about
+// 2^128 (as residues: either small or close to N).
+func splitScalar(k, k1, k2 *secp256k1.ModNScalar) {
+	kb := k.Bytes()
+	kl := limbsFromBytes(&kb)
+	c1 := mulShift384(&kl, &endoG1)
+	c2 := mulShift384(&kl, &endoG2)
+	var s1, s2 secp256k1.ModNScalar
+	s1.SetBytes(bytesFromLimbs(&c1))
+	s2.SetBytes(bytesFromLimbs(&c2))
+	// k2 = −c1·b1 − c2·b2 = c1·(−b1) − c2·a1.
+	s1.Mul(endoNegB1)
+	s2.Mul(endoA1).Negate()
+	k2.Add2(&s1, &s2)
+	// k1 = k − k2·λ.
+	var t secp256k1.ModNScalar
+	t.Mul2(k2, endoLambda).Negate()
+	k1.Add2(k, &t)
+}
+
+// mulShift384 returns round(a·b / 2^384) for 256-bit a, b (little-endian
+// 64-bit limbs).
+func mulShift384(a, b *[4]uint64) [4]uint64 {
+	var t [8]uint64
+	for i := 0; i < 4; i++ {
+		var carry uint64
+		for j := 0; j < 4; j++ {
+			hi, lo := bits.Mul64(a[i], b[j])
+			var c uint64
+			lo, c = bits.Add64(lo, t[i+j], 0)
+			hi += c
+			lo, c = bits.Add64(lo, carry, 0)
+			hi += c
+			t[i+j] = lo
+			carry = hi
+		}
+		t[i+4] = carry
+	}
+	round := t[5] >> 63
+	var out [4]uint64
+	var c uint64
+	out[0], c = bits.Add64(t[6], round, 0)
+	out[1], _ = bits.Add64(t[7], 0, c)
+	return out
+}
+
+// wnaf writes the width-w non-adjacent form of k (least significant digit
+// first) and returns its length. If k is over half the order its negation is
+// encoded instead and neg is true, so that short negative split halves get
+// short encodings.
+func wnaf(out *[maxWNAF]int16, k *secp256k1.ModNScalar, w uint) (n int, neg bool) {
+	v := *k
+	if v.IsOverHalfOrder() {
+		v.Negate()
+		neg = true
+	}
+	b := v.Bytes()
+	l := limbsFromBytes(&b)
+	var x [5]uint64
+	copy(x[:4], l[:])
+	window := uint64(1) << w
+	half := int64(window >> 1)
+	for x != [5]uint64{} {
+		if x[0]&1 == 1 {
+			d := int64(x[0] & (window - 1))
+			if d >= half {
+				d -= int64(window)
+			}
+			out[n] = int16(d)
+			// x -= d, then x is divisible by 2^w.
+			if d > 0 {
+				var borrow uint64
+				x[0], borrow = bits.Sub64(x[0], uint64(d), 0)
+				for i := 1; i < 5 && borrow != 0; i++ {
+					x[i], borrow = bits.Sub64(x[i], 0, borrow)
+				}
+			} else {
+				var carry uint64
+				x[0], carry = bits.Add64(x[0], uint64(-d), 0)
+				for i := 1; i < 5 && carry != 0; i++ {
+					x[i], carry = bits.Add64(x[i], 0, carry)
+				}
+			}
+		} else {
+			out[n] = 0
+		}
+		n++
+		x[0] = x[0]>>1 | x[1]<<63
+		x[1] = x[1]>>1 | x[2]<<63
+		x[2] = x[2]>>1 | x[3]<<63
+		x[3] = x[3]>>1 | x[4]<<63
+		x[4] >>= 1
+	}
+	return n, neg
+}
+
+func limbsFromBytes(b *[32]byte) (l [4]uint64) {
+	for i := 0; i < 4; i++ {
+		off := 24 - 8*i
+		l[i] = uint64(b[off])<<56 | uint64(b[off+1])<<48 | uint64(b[off+2])<<40 | uint64(b[off+3])<<32 |
+			uint64(b[off+4])<<24 | uint64(b[off+5])<<16 | uint64(b[off+6])<<8 | uint64(b[off+7])
+	}
+	return l
+}
+
+func bytesFromLimbs(l *[4]uint64) *[32]byte {
+	var b [32]byte
+	for i := 0; i < 4; i++ {
+		off := 24 - 8*i
+		v := l[i]
+		for j := 7; j >= 0; j-- {
+			b[off+j] = byte(v)
+			v >>= 8
+		}
+	}
+	return &b
+}
+
+func limbsFromHex(s string) [4]uint64 {
+	b := mustHex32(s)
+	return limbsFromBytes(&b)
+}
+
+func scalarFromHex(s string) *secp256k1.ModNScalar {
+	b, err := decodeHex(s)
+	if err != nil || len(b) > 32 {
+		panic("crypto: bad constant " + s)
+	}
+	var k secp256k1.ModNScalar
+	if k.SetByteSlice(b) {
+		panic("crypto: constant overflows the order " + s)
+	}
+	return &k
+}
+
+func fieldFromHex(s string) *secp256k1.FieldVal {
+	b := mustHex32(s)
+	var f secp256k1.FieldVal
+	if f.SetBytes(&b) != 0 {
+		panic("crypto: constant overflows the field " + s)
+	}
+	return &f
+}
+
+// scalarInverse sets z = x⁻¹ mod N (x ≠ 0).
+func scalarInverse(z, x *secp256k1.ModNScalar) {
+	z.InverseValNonConst(x)
+}
