@@ -5,7 +5,7 @@ import "math/big"
 // Curve parameters of BLS12-381.
 const (
 	// blsX is |x| for the curve parameter x = -0xd201000000010000.
-	blsX = 0xd201000000010000
+	blsX uint64 = 0xd201000000010000
 )
 
 var (

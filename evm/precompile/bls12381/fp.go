@@ -40,23 +40,20 @@ var (
 )
 
 // Exponents used by inversion, square roots and the quadratic character,
-// as little-endian words; set up once from p.
+// as little-endian words. They are package variables (not init code) so that
+// Go orders them before every init function that needs field arithmetic.
 var (
-	expPMinus2     []uint64 // p-2
-	expPPlus1Div4  []uint64 // (p+1)/4
-	expPMinus1Div2 []uint64 // (p-1)/2
-	expPMinus3Div4 []uint64 // (p-3)/4
-	bigP           *big.Int
+	bigP           = feToBigRaw(&pModulus)
+	expPMinus2     = bigToWords(new(big.Int).Sub(bigP, big.NewInt(2)))
+	expPPlus1Div4  = bigToWords(new(big.Int).Rsh(new(big.Int).Add(bigP, big.NewInt(1)), 2))
+	expPMinus1Div2 = bigToWords(new(big.Int).Rsh(new(big.Int).Sub(bigP, big.NewInt(1)), 1))
+	feHalf         = func() fe {
+		var two, h fe
+		two.setUint(2)
+		inverse(&h, &two)
+		return h
+	}()
 )
-
-func init() {
-	bigP = feToBigRaw(&pModulus)
-	one := big.NewInt(1)
-	expPMinus2 = bigToWords(new(big.Int).Sub(bigP, big.NewInt(2)))
-	expPPlus1Div4 = bigToWords(new(big.Int).Rsh(new(big.Int).Add(bigP, one), 2))
-	expPMinus1Div2 = bigToWords(new(big.Int).Rsh(new(big.Int).Sub(bigP, one), 1))
-	expPMinus3Div4 = bigToWords(new(big.Int).Rsh(new(big.Int).Sub(bigP, big.NewInt(3)), 2))
-}
 
 func bigToWords(x *big.Int) []uint64 {
 	var out []uint64

@@ -174,11 +174,3 @@ func isLexLarger2(x *fe2) bool {
 	}
 	return isLexLarger(&x[0])
 }
-
-var feHalf fe
-
-func init() {
-	var two fe
-	two.setUint(2)
-	inverse(&feHalf, &two)
-}
