@@ -1,0 +1,367 @@
+package evm
+
+import (
+	"errors"
+
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rlp"
+	"github.com/holiman/uint256"
+)
+
+// Limits fixed by the protocol.
+const (
+	MaxCallDepth    = 1024
+	MaxCodeSize     = 24576           // EIP-170
+	MaxInitCodeSize = 2 * MaxCodeSize // EIP-3860
+)
+
+var (
+	// EmptyCodeHash is keccak256 of no bytes.
+	EmptyCodeHash = types.Hash(crypto.Keccak256(nil))
+	// EmptyRootHash is the root of an empty trie.
+	EmptyRootHash = types.MustHash("0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
+)
+
+// errStopToken ends the interpreter loop without an error (STOP, RETURN,
+// SELFDESTRUCT).
+var errStopToken = errors.New("stop token")
+
+// Config holds switches for non-consensus uses of the EVM.
+type Config struct {
+	// NoBaseFee lets eth_call and gas estimation run with a zero gas price
+	// even though the block has a base fee.
+	NoBaseFee bool
+}
+
+// EVM runs transactions and call frames against a StateDB for one block.
+// It is not safe for concurrent use; create one per goroutine.
+type EVM struct {
+	Context   BlockContext
+	TxContext TxContext
+	StateDB   StateDB
+	Config    Config
+
+	fork    Fork
+	chainID uint256.Int
+	table   *JumpTable
+	precs   *precompileSet
+
+	depth       int
+	readOnly    bool
+	returnData  []byte
+	callGasTemp uint64
+
+	hasher    crypto.KeccakState
+	hasherBuf types.Hash
+
+	missing []types.Address
+}
+
+// NewEVM returns an EVM for one block under the rules of fork.
+func NewEVM(block BlockContext, statedb StateDB, chainID uint64, fork Fork) *EVM {
+	if fork < 0 || fork >= numForks {
+		fork = numForks - 1
+	}
+	evm := &EVM{
+		Context: block,
+		StateDB: statedb,
+		fork:    fork,
+		table:   tableFor(fork),
+		precs:   precompilesFor(fork),
+		hasher:  crypto.NewKeccak(),
+	}
+	evm.chainID.SetUint64(chainID)
+	return evm
+}
+
+// Fork returns the rules the EVM runs under.
+func (evm *EVM) Fork() Fork { return evm.fork }
+
+// SetTxContext sets the transaction part of the environment; ApplyMessage
+// calls it, direct users of Call/Create must.
+func (evm *EVM) SetTxContext(tx TxContext) { evm.TxContext = tx }
+
+// MissingPrecompiles lists the unimplemented precompiles called so far.
+func (evm *EVM) MissingPrecompiles() []types.Address { return evm.missing }
+
+// PrecompileAddresses lists the precompiled contracts active in this fork;
+// they are warm from the start of every transaction (EIP-2929).
+func (evm *EVM) PrecompileAddresses() []types.Address { return evm.precs.addrs }
+
+func (evm *EVM) canTransfer(from types.Address, amount *uint256.Int) bool {
+	return amount.IsZero() || !evm.StateDB.GetBalance(from).Lt(amount)
+}
+
+func (evm *EVM) transfer(from, to types.Address, amount *uint256.Int) {
+	evm.StateDB.SubBalance(from, amount)
+	evm.StateDB.AddBalance(to, amount)
+}
+
+// delegationPrefix starts an EIP-7702 delegation designator.
+var delegationPrefix = [3]byte{0xef, 0x01, 0x00}
+
+// ParseDelegation returns the target of an EIP-7702 delegation designator.
+func ParseDelegation(code []byte) (types.Address, bool) {
+	if len(code) != 23 || code[0] != 0xef || code[1] != 0x01 || code[2] != 0x00 {
+		return types.Address{}, false
+	}
+	return types.BytesToAddress(code[3:]), true
+}
+
+// DelegationCode returns the designator that delegates to addr.
+func DelegationCode(addr types.Address) []byte {
+	return append(delegationPrefix[:], addr[:]...)
+}
+
+// codeOf returns the code that runs when addr is called, following an
+// EIP-7702 delegation from Prague on.
+func (evm *EVM) codeOf(addr types.Address) ([]byte, types.Hash) {
+	code := evm.StateDB.GetCode(addr)
+	if evm.fork >= Prague {
+		if target, ok := ParseDelegation(code); ok {
+			return evm.StateDB.GetCode(target), evm.StateDB.GetCodeHash(target)
+		}
+	}
+	if len(code) == 0 {
+		return nil, types.Hash{}
+	}
+	return code, evm.StateDB.GetCodeHash(addr)
+}
+
+// Call runs the code at addr with input, transferring value from caller.
+// It returns the output, the gas left and the frame's error.
+func (evm *EVM) Call(caller, addr types.Address, input []byte, gas uint64, value *uint256.Int) ([]byte, uint64, error) {
+	if evm.depth > MaxCallDepth {
+		return nil, gas, ErrDepth
+	}
+	if !evm.canTransfer(caller, value) {
+		return nil, gas, ErrInsufficientBalance
+	}
+	snapshot := evm.StateDB.Snapshot()
+	p, isPrecompile := evm.precs.get(addr)
+	if !evm.StateDB.Exist(addr) {
+		if !isPrecompile && evm.fork >= SpuriousDragon && value.IsZero() {
+			// Calling a non-existent account with no value does not
+			// create it (EIP-161).
+			return nil, gas, nil
+		}
+		evm.StateDB.CreateAccount(addr)
+	}
+	evm.transfer(caller, addr, value)
+
+	var (
+		ret []byte
+		err error
+	)
+	if isPrecompile {
+		ret, gas, err = evm.runPrecompile(p, addr, input, gas)
+	} else if code, hash := evm.codeOf(addr); len(code) > 0 {
+		c := Contract{Caller: caller, Address: addr, Value: *value, Code: code, CodeHash: hash, Gas: gas}
+		ret, err = evm.run(&c, input, false)
+		gas = c.Gas
+	}
+	if err != nil {
+		evm.StateDB.RevertToSnapshot(snapshot)
+		if err != ErrExecutionReverted {
+			gas = 0
+		}
+	}
+	return ret, gas, err
+}
+
+// CallCode runs addr's code in caller's context (the CALLCODE opcode).
+func (evm *EVM) CallCode(caller, addr types.Address, input []byte, gas uint64, value *uint256.Int) ([]byte, uint64, error) {
+	if evm.depth > MaxCallDepth {
+		return nil, gas, ErrDepth
+	}
+	if !evm.canTransfer(caller, value) {
+		return nil, gas, ErrInsufficientBalance
+	}
+	snapshot := evm.StateDB.Snapshot()
+	var (
+		ret []byte
+		err error
+	)
+	if p, ok := evm.precs.get(addr); ok {
+		ret, gas, err = evm.runPrecompile(p, addr, input, gas)
+	} else if code, hash := evm.codeOf(addr); len(code) > 0 {
+		c := Contract{Caller: caller, Address: caller, Value: *value, Code: code, CodeHash: hash, Gas: gas}
+		ret, err = evm.run(&c, input, false)
+		gas = c.Gas
+	}
+	if err != nil {
+		evm.StateDB.RevertToSnapshot(snapshot)
+		if err != ErrExecutionReverted {
+			gas = 0
+		}
+	}
+	return ret, gas, err
+}
+
+// DelegateCall runs addr's code in the context of the current frame: the
+// same address, caller and value (the DELEGATECALL opcode).
+func (evm *EVM) DelegateCall(origCaller, caller, addr types.Address, input []byte, gas uint64, value *uint256.Int) ([]byte, uint64, error) {
+	if evm.depth > MaxCallDepth {
+		return nil, gas, ErrDepth
+	}
+	snapshot := evm.StateDB.Snapshot()
+	var (
+		ret []byte
+		err error
+	)
+	if p, ok := evm.precs.get(addr); ok {
+		ret, gas, err = evm.runPrecompile(p, addr, input, gas)
+	} else if code, hash := evm.codeOf(addr); len(code) > 0 {
+		c := Contract{Caller: origCaller, Address: caller, Value: *value, Code: code, CodeHash: hash, Gas: gas}
+		ret, err = evm.run(&c, input, false)
+		gas = c.Gas
+	}
+	if err != nil {
+		evm.StateDB.RevertToSnapshot(snapshot)
+		if err != ErrExecutionReverted {
+			gas = 0
+		}
+	}
+	return ret, gas, err
+}
+
+// StaticCall runs addr's code with state changes forbidden (STATICCALL).
+func (evm *EVM) StaticCall(caller, addr types.Address, input []byte, gas uint64) ([]byte, uint64, error) {
+	if evm.depth > MaxCallDepth {
+		return nil, gas, ErrDepth
+	}
+	snapshot := evm.StateDB.Snapshot()
+	// A zero-value transfer touches the callee, as CALL would.
+	evm.StateDB.AddBalance(addr, new(uint256.Int))
+	var (
+		ret []byte
+		err error
+	)
+	if p, ok := evm.precs.get(addr); ok {
+		ret, gas, err = evm.runPrecompile(p, addr, input, gas)
+	} else if code, hash := evm.codeOf(addr); len(code) > 0 {
+		c := Contract{Caller: caller, Address: addr, Code: code, CodeHash: hash, Gas: gas}
+		ret, err = evm.run(&c, input, true)
+		gas = c.Gas
+	}
+	if err != nil {
+		evm.StateDB.RevertToSnapshot(snapshot)
+		if err != ErrExecutionReverted {
+			gas = 0
+		}
+	}
+	return ret, gas, err
+}
+
+func (evm *EVM) runPrecompile(p Precompile, addr types.Address, input []byte, gas uint64) ([]byte, uint64, error) {
+	cost := p.RequiredGas(input)
+	if gas < cost {
+		return nil, 0, ErrOutOfGas
+	}
+	gas -= cost
+	out, err := p.Run(input)
+	if err != nil && isNotImplemented(err) {
+		evm.noteMissing(addr)
+	}
+	return out, gas, err
+}
+
+func (evm *EVM) noteMissing(addr types.Address) {
+	for _, a := range evm.missing {
+		if a == addr {
+			return
+		}
+	}
+	evm.missing = append(evm.missing, addr)
+}
+
+// CreateAddress is the address CREATE gives a contract deployed by sender
+// at nonce: keccak256(rlp([sender, nonce]))[12:].
+func CreateAddress(sender types.Address, nonce uint64) types.Address {
+	payload := rlp.AppendString(nil, sender[:])
+	payload = rlp.AppendUint64(payload, nonce)
+	enc := rlp.AppendListHeader(make([]byte, 0, len(payload)+2), len(payload))
+	enc = append(enc, payload...)
+	h := crypto.Keccak256(enc)
+	return types.BytesToAddress(h[12:])
+}
+
+// CreateAddress2 is the CREATE2 address (EIP-1014):
+// keccak256(0xff ++ sender ++ salt ++ keccak256(initcode))[12:].
+func CreateAddress2(sender types.Address, salt [32]byte, initCodeHash []byte) types.Address {
+	h := crypto.Keccak256([]byte{0xff}, sender[:], salt[:], initCodeHash)
+	return types.BytesToAddress(h[12:])
+}
+
+// Create deploys a contract with code as init code at the CREATE address.
+func (evm *EVM) Create(caller types.Address, code []byte, gas uint64, value *uint256.Int) ([]byte, types.Address, uint64, error) {
+	addr := CreateAddress(caller, evm.StateDB.GetNonce(caller))
+	return evm.create(caller, code, gas, value, addr)
+}
+
+// Create2 deploys a contract at the CREATE2 address for salt.
+func (evm *EVM) Create2(caller types.Address, code []byte, gas uint64, value *uint256.Int, salt *uint256.Int) ([]byte, types.Address, uint64, error) {
+	codeHash := crypto.Keccak256(code)
+	addr := CreateAddress2(caller, salt.Bytes32(), codeHash[:])
+	return evm.create(caller, code, gas, value, addr)
+}
+
+func (evm *EVM) create(caller types.Address, code []byte, gas uint64, value *uint256.Int, addr types.Address) ([]byte, types.Address, uint64, error) {
+	if evm.depth > MaxCallDepth {
+		return nil, types.Address{}, gas, ErrDepth
+	}
+	if !evm.canTransfer(caller, value) {
+		return nil, types.Address{}, gas, ErrInsufficientBalance
+	}
+	nonce := evm.StateDB.GetNonce(caller)
+	if nonce+1 < nonce {
+		return nil, types.Address{}, gas, ErrNonceUintOverflow
+	}
+	evm.StateDB.SetNonce(caller, nonce+1)
+	if evm.fork >= Berlin {
+		evm.StateDB.AddAddressToAccessList(addr)
+	}
+	// EIP-684 and EIP-7610: never deploy over an account that has code,
+	// a nonce or storage.
+	if ch := evm.StateDB.GetCodeHash(addr); evm.StateDB.GetNonce(addr) != 0 ||
+		(ch != (types.Hash{}) && ch != EmptyCodeHash) || !isEmptyRoot(evm.StateDB.GetStorageRoot(addr)) {
+		return nil, types.Address{}, 0, ErrContractAddressCollision
+	}
+	snapshot := evm.StateDB.Snapshot()
+	if !evm.StateDB.Exist(addr) {
+		evm.StateDB.CreateAccount(addr)
+	}
+	evm.StateDB.CreateContract(addr)
+	if evm.fork >= SpuriousDragon {
+		evm.StateDB.SetNonce(addr, 1)
+	}
+	evm.transfer(caller, addr, value)
+
+	c := Contract{Caller: caller, Address: addr, Value: *value, Code: code, Gas: gas}
+	ret, err := evm.run(&c, nil, false)
+	if err == nil && evm.fork >= SpuriousDragon && len(ret) > MaxCodeSize {
+		err = ErrMaxCodeSizeExceeded
+	}
+	if err == nil && len(ret) > 0 && ret[0] == 0xef && evm.fork >= London {
+		err = ErrInvalidCode // EIP-3541
+	}
+	if err == nil {
+		if c.useGas(uint64(len(ret)) * 200) {
+			evm.StateDB.SetCode(addr, ret)
+		} else {
+			err = ErrCodeStoreOutOfGas
+		}
+	}
+	// Frontier kept the account (without code) when the deposit could not
+	// be paid for.
+	if err != nil && (evm.fork >= Homestead || err != ErrCodeStoreOutOfGas) {
+		evm.StateDB.RevertToSnapshot(snapshot)
+		if err != ErrExecutionReverted {
+			c.Gas = 0
+		}
+	}
+	return ret, addr, c.Gas, err
+}
+
+func isEmptyRoot(h types.Hash) bool { return h == (types.Hash{}) || h == EmptyRootHash }
