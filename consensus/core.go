@@ -1,0 +1,572 @@
+package consensus
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/chaind/chaind/internal/types"
+)
+
+// ValidatorSource gives the core the validator set of each height. The
+// cycle layer (consensus/cycle) implements it; sets change only at cycle
+// boundaries, but the core does not need to know that.
+type ValidatorSource interface {
+	ValidatorSet(height uint64) (*ValidatorSet, error)
+}
+
+// Config configures a State.
+type Config struct {
+	Self       types.Address // this node; it votes only if it is in the set
+	Validators ValidatorSource
+	Timeouts   Timeouts
+	// FutureHeights is how many heights ahead of h_p messages are buffered
+	// (default 2), so a node that decides a little late loses nothing.
+	FutureHeights uint64
+	// KeepDecisions is how many decided heights are remembered to help
+	// lagging validators catch up (default 64).
+	KeepDecisions int
+}
+
+// Limits on what a peer can make the core hold.
+const (
+	maxRoundsAhead   = 10_000 // rounds beyond round_p+this are dropped
+	maxBufferedPerHt = 1 << 14
+)
+
+// rules switches safety rules of Algorithm 1 off. It exists only so tests
+// can show that each rule is needed: with a rule off, a crafted scenario or
+// the simulator finds an agreement violation. Production code never sets it.
+type rules struct {
+	noLocking      bool // L23/L29: ignore lockedValue_p/lockedRound_p
+	noPOLCheck     bool // L28: accept validRound without 2f+1 prevotes in it
+	majorityQuorum bool // use > 1/2 of the power instead of > 2/3
+}
+
+type validity uint8
+
+const (
+	unknown validity = iota
+	valid
+	invalid
+)
+
+type decision struct {
+	proposal   Proposal
+	precommits []Vote
+}
+
+type evidenceKey struct {
+	who   types.Address
+	round int32
+	typ   VoteType
+}
+
+// State is one process p of Algorithm 1. Field names follow the paper.
+type State struct {
+	cfg   Config
+	rules rules
+
+	// The variables of Algorithm 1, L1-L9. decision_p lives in the Decide
+	// effects: once decided, the state moves to the next height at once.
+	h           uint64 // h_p
+	round       int32  // round_p
+	step        Step   // step_p
+	lockedValue Value  // lockedValue_p
+	lockedRound int32  // lockedRound_p
+	validValue  Value  // validValue_p
+	validRound  int32  // validRound_p
+
+	// The message log of height h_p.
+	vals      *ValidatorSet
+	book      *VoteBook
+	proposals map[int32][]Proposal // only those from proposer(h_p, r)
+	validity  map[types.Hash]validity
+	asked     map[types.Hash]bool // validation requested
+	evidence  map[evidenceKey]bool
+	own       []Event // our own proposals and votes of h_p, for retransmission
+
+	// Proposer queue of h_p, extended lazily round by round.
+	proposerSeq  []types.Address
+	proposerPrio []int64
+
+	// "for the first time" guards of round_p.
+	didL34, didL36, didL47 bool
+	awaitingValue          bool
+
+	started   bool
+	restored  bool
+	halted    bool
+	dirty     map[int32]bool // rounds that got new messages since the last evaluation
+	future    map[uint64][]Event
+	decisions map[uint64]decision
+	effects   []Effect
+}
+
+// New returns the state of a process that will run consensus from height
+// h. Nothing happens until it is given a Start event.
+func New(cfg Config, h uint64) (*State, error) {
+	if cfg.Validators == nil {
+		return nil, errors.New("consensus: Config.Validators is nil")
+	}
+	if cfg.FutureHeights == 0 {
+		cfg.FutureHeights = 2
+	}
+	if cfg.KeepDecisions == 0 {
+		cfg.KeepDecisions = 64
+	}
+	s := &State{cfg: cfg, future: make(map[uint64][]Event), decisions: make(map[uint64]decision)}
+	if err := s.enterHeight(h); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Height is h_p.
+func (s *State) Height() uint64 { return s.h }
+
+// Round is round_p.
+func (s *State) Round() int32 { return s.round }
+
+// CurrentStep is step_p.
+func (s *State) CurrentStep() Step { return s.step }
+
+// Locked returns lockedValue_p and lockedRound_p.
+func (s *State) Locked() (Value, int32) { return s.lockedValue, s.lockedRound }
+
+// ValidValue returns validValue_p and validRound_p.
+func (s *State) ValidValue() (Value, int32) { return s.validValue, s.validRound }
+
+// ValidatorSet is the validator set of h_p.
+func (s *State) ValidatorSet() *ValidatorSet { return s.vals }
+
+// enterHeight resets the per-height variables (L53) for height h.
+func (s *State) enterHeight(h uint64) error {
+	vals, err := s.cfg.Validators.ValidatorSet(h)
+	if err != nil {
+		return err
+	}
+	s.h, s.round, s.step = h, 0, StepPropose
+	s.lockedValue, s.lockedRound = Value{}, -1
+	s.validValue, s.validRound = Value{}, -1
+	s.vals = vals
+	s.book = NewVoteBook(h, vals)
+	s.proposals = make(map[int32][]Proposal)
+	s.validity = make(map[types.Hash]validity)
+	s.asked = make(map[types.Hash]bool)
+	s.evidence = make(map[evidenceKey]bool)
+	s.own = nil
+	s.proposerSeq, s.proposerPrio = nil, slices.Clone(vals.prio)
+	s.dirty = make(map[int32]bool)
+	s.didL34, s.didL36, s.didL47, s.awaitingValue = false, false, false, false
+	return nil
+}
+
+// proposer is proposer(h_p, r).
+func (s *State) proposer(r int32) types.Address {
+	for int32(len(s.proposerSeq)) <= r {
+		s.proposerSeq = append(s.proposerSeq, s.vals.vals[s.vals.selectOnce(s.proposerPrio)].Address)
+	}
+	return s.proposerSeq[r]
+}
+
+func (s *State) isValidator() bool { _, ok := s.vals.Index(s.cfg.Self); return ok }
+
+// quorum is "2f+1": strictly more than two thirds of the power.
+func (s *State) quorum(power int64) bool {
+	if s.rules.majorityQuorum {
+		return 2*power > s.vals.total
+	}
+	return s.vals.HasQuorum(power)
+}
+
+// Step applies one event and returns the effects, in the order the runtime
+// must carry them out.
+func (s *State) Step(ev Event) []Effect {
+	if s.halted {
+		return nil
+	}
+	s.effects = nil
+	switch e := ev.(type) {
+	case Start:
+		if !s.started {
+			s.started = true
+			if s.restored {
+				s.resume()
+			} else {
+				s.startRound(0) // L10
+			}
+			s.scheduleRetransmit()
+		}
+	case ProposalEvent:
+		s.onProposal(e.Proposal)
+	case VoteEvent:
+		s.onVote(e.Vote)
+	case TimeoutEvent:
+		s.onTimeout(e.Timeout)
+	case ValueEvent:
+		s.onValue(e)
+	case ValidatedEvent:
+		s.onValidated(e)
+	case StatusEvent:
+		s.onStatus(e)
+	}
+	if s.started && !s.halted {
+		s.evaluate()
+	}
+	return s.effects
+}
+
+func (s *State) emit(e Effect) { s.effects = append(s.effects, e) }
+
+// StartRound, L11-L21.
+func (s *State) startRound(r int32) {
+	s.round = r                                     // L12
+	s.step = StepPropose                            // L13
+	s.didL34, s.didL36, s.didL47 = false, false, false
+	s.awaitingValue = false
+	s.dirty[r] = true // messages of r may have arrived before we got here
+	if s.proposer(r) == s.cfg.Self && s.isValidator() { // L14
+		if !s.validValue.IsNil() { // L15
+			s.broadcastProposal(s.validValue, s.validRound) // L16, L19
+		} else {
+			s.awaitingValue = true // L18: getValue(), answered by a ValueEvent
+			s.emit(RequestValue{Height: s.h, Round: r})
+		}
+		return
+	}
+	s.scheduleTimeout(TimeoutPropose, r) // L21
+}
+
+func (s *State) scheduleTimeout(k TimeoutKind, r int32) {
+	s.emit(ScheduleTimeout{Timeout: Timeout{Kind: k, Height: s.h, Round: r}, Duration: s.cfg.Timeouts.Duration(k, r)})
+}
+
+func (s *State) scheduleRetransmit() { s.scheduleTimeout(TimeoutRetransmit, s.round) }
+
+// onValue completes L18-L19 once the application produced a value.
+func (s *State) onValue(e ValueEvent) {
+	if e.Height != s.h || e.Round != s.round || s.step != StepPropose || !s.awaitingValue {
+		return
+	}
+	s.awaitingValue = false
+	if e.Value.IsNil() {
+		// Nothing to propose: let the round time out like everyone else's.
+		s.scheduleTimeout(TimeoutPropose, s.round)
+		return
+	}
+	s.validity[e.Value.ID] = valid // we built it
+	s.broadcastProposal(e.Value, -1)
+}
+
+// broadcastProposal is L19: broadcast ⟨PROPOSAL, h_p, round_p, proposal, validRound_p⟩.
+// Our own message is delivered to ourselves at once.
+func (s *State) broadcastProposal(v Value, vr int32) {
+	p := Proposal{Height: s.h, Round: s.round, Value: v, ValidRound: vr, Proposer: s.cfg.Self}
+	s.own = append(s.own, ProposalEvent{p})
+	s.emit(BroadcastProposal{p})
+	s.addProposal(p)
+}
+
+func (s *State) broadcastVote(t VoteType, id types.Hash) {
+	if !s.isValidator() {
+		return
+	}
+	v := Vote{Type: t, Height: s.h, Round: s.round, ID: id, Validator: s.cfg.Self}
+	s.own = append(s.own, VoteEvent{v})
+	s.emit(BroadcastVote{v})
+	s.book.Add(v)
+	s.dirty[v.Round] = true
+}
+
+func (s *State) onProposal(p Proposal) {
+	switch {
+	case p.Height > s.h:
+		s.buffer(p.Height, ProposalEvent{p})
+		return
+	case p.Height < s.h:
+		return
+	}
+	if p.Round < 0 || p.Round > s.round+maxRoundsAhead || p.ValidRound < -1 || p.ValidRound >= p.Round ||
+		p.Value.IsNil() || p.Proposer != s.proposer(p.Round) {
+		return // not ⟨PROPOSAL⟩ "from proposer(h_p, r)"
+	}
+	s.addProposal(p)
+}
+
+func (s *State) addProposal(p Proposal) {
+	for _, q := range s.proposals[p.Round] {
+		if q.Value.ID == p.Value.ID && q.ValidRound == p.ValidRound {
+			return
+		}
+	}
+	s.proposals[p.Round] = append(s.proposals[p.Round], p)
+	s.book.MarkSender(p.Round, p.Proposer)
+	s.dirty[p.Round] = true
+	if s.validity[p.Value.ID] == unknown && !s.asked[p.Value.ID] {
+		s.asked[p.Value.ID] = true
+		s.emit(RequestValidation{Height: s.h, Value: p.Value})
+	}
+}
+
+func (s *State) onVote(v Vote) {
+	switch {
+	case v.Height > s.h:
+		s.buffer(v.Height, VoteEvent{v})
+		return
+	case v.Height < s.h:
+		return
+	}
+	if v.Round > s.round+maxRoundsAhead {
+		return
+	}
+	res, old, err := s.book.Add(v)
+	if err != nil {
+		return
+	}
+	switch res {
+	case Added:
+		s.dirty[v.Round] = true
+	case Conflict:
+		k := evidenceKey{v.Validator, v.Round, v.Type}
+		if !s.evidence[k] {
+			s.evidence[k] = true
+			s.emit(EvidenceFound{A: old, B: v})
+		}
+	}
+}
+
+func (s *State) buffer(h uint64, ev Event) {
+	if h > s.h+s.cfg.FutureHeights || len(s.future[h]) >= maxBufferedPerHt {
+		return
+	}
+	s.future[h] = append(s.future[h], ev)
+}
+
+func (s *State) onValidated(e ValidatedEvent) {
+	if e.Height != s.h || s.validity[e.ID] != unknown {
+		return
+	}
+	if e.Valid {
+		s.validity[e.ID] = valid
+	} else {
+		s.validity[e.ID] = invalid
+	}
+	for r, ps := range s.proposals {
+		for _, p := range ps {
+			if p.Value.ID == e.ID {
+				s.dirty[r] = true
+			}
+		}
+	}
+}
+
+func (s *State) onTimeout(t Timeout) {
+	if t.Height != s.h {
+		return
+	}
+	switch t.Kind {
+	case TimeoutPropose: // L57-L60
+		if t.Round == s.round && s.step == StepPropose {
+			s.broadcastVote(Prevote, NilID) // L59
+			s.step = StepPrevote            // L60
+		}
+	case TimeoutPrevote: // L61-L64
+		if t.Round == s.round && s.step == StepPrevote {
+			s.broadcastVote(Precommit, NilID) // L63
+			s.step = StepPrecommit            // L64
+		}
+	case TimeoutPrecommit: // L65-L67
+		if t.Round == s.round {
+			s.startRound(s.round + 1) // L67
+		}
+	case TimeoutRetransmit:
+		for _, ev := range s.own {
+			switch e := ev.(type) {
+			case ProposalEvent:
+				s.emit(BroadcastProposal{e.Proposal})
+			case VoteEvent:
+				s.emit(BroadcastVote{e.Vote})
+			}
+		}
+		s.emit(BroadcastStatus{Height: s.h, Round: s.round})
+		s.scheduleRetransmit()
+	}
+}
+
+// onStatus answers a validator that says it is still at an older height
+// with the proposal and precommits that decided it.
+func (s *State) onStatus(e StatusEvent) {
+	if e.Height >= s.h || e.From == s.cfg.Self {
+		return
+	}
+	if d, ok := s.decisions[e.Height]; ok {
+		s.emit(SendDecision{To: e.From, Height: e.Height, Proposal: d.proposal, Precommits: d.precommits})
+	}
+}
+
+// evaluate applies upon-rules until none fires. The paper's rules are
+// guarded conditions over the message log; evaluating them to a fixed
+// point after every event is exactly "upon ... do".
+func (s *State) evaluate() {
+	for !s.halted {
+		if s.decideRule() || s.roundSkipRule() || s.currentRoundRules() {
+			continue
+		}
+		break
+	}
+	clear(s.dirty)
+}
+
+// decideRule is L49-L54:
+//
+//	upon ⟨PROPOSAL, h_p, r, v, ∗⟩ from proposer(h_p, r) AND
+//	     2f+1 ⟨PRECOMMIT, h_p, r, id(v)⟩ while decision_p[h_p] = nil
+func (s *State) decideRule() bool {
+	rounds := make([]int32, 0, len(s.dirty))
+	for r := range s.dirty {
+		rounds = append(rounds, r)
+	}
+	slices.Sort(rounds) // map order is random; the core must not be
+	for _, r := range rounds {
+		for _, p := range s.proposals[r] {
+			if !s.quorum(s.book.Power(r, Precommit, p.Value.ID)) {
+				continue
+			}
+			if s.validity[p.Value.ID] != valid { // L50
+				continue // unknown: waiting for the application; invalid: never
+			}
+			s.decide(p, r)
+			return true
+		}
+	}
+	return false
+}
+
+func (s *State) decide(p Proposal, r int32) {
+	pcs := s.book.Votes(r, Precommit, p.Value.ID)
+	s.emit(Decide{Height: s.h, Round: r, Value: p.Value, Proposal: p, Precommits: pcs}) // L51
+	s.decisions[s.h] = decision{proposal: p, precommits: pcs}
+	delete(s.decisions, s.h-uint64(min(uint64(s.cfg.KeepDecisions), s.h)))
+	next := s.h + 1 // L52
+	for h := range s.future {
+		if h <= next-1 {
+			delete(s.future, h)
+		}
+	}
+	if err := s.enterHeight(next); err != nil { // L53
+		s.halted = true
+		s.emit(Halt{Err: err})
+		return
+	}
+	s.startRound(0) // L54
+	s.scheduleRetransmit()
+	buffered := s.future[next]
+	delete(s.future, next)
+	for _, ev := range buffered {
+		switch e := ev.(type) {
+		case ProposalEvent:
+			s.onProposal(e.Proposal)
+		case VoteEvent:
+			s.onVote(e.Vote)
+		}
+	}
+}
+
+// roundSkipRule is L55-L56:
+//
+//	upon f+1 ⟨∗, h_p, round, ∗, ∗⟩ with round > round_p do StartRound(round)
+func (s *State) roundSkipRule() bool {
+	best := int32(-1)
+	for r := range s.dirty {
+		if r > s.round && r > best && s.vals.HasOneThird(s.book.SenderPower(r)) {
+			best = r
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	s.startRound(best)
+	return true
+}
+
+// currentRoundRules are the rules about round_p, L22-L48.
+func (s *State) currentRoundRules() bool {
+	r := s.round
+	props := s.proposals[r]
+
+	if s.step == StepPropose {
+		for _, p := range props {
+			// L22: upon ⟨PROPOSAL, h_p, round_p, v, −1⟩ from proposer(h_p, round_p)
+			//      while step_p = propose
+			if p.ValidRound == -1 {
+				val := s.validity[p.Value.ID]
+				if val == unknown {
+					continue
+				}
+				if val == valid && (s.rules.noLocking || s.lockedRound == -1 || s.lockedValue.ID == p.Value.ID) { // L23
+					s.broadcastVote(Prevote, p.Value.ID) // L24
+				} else {
+					s.broadcastVote(Prevote, NilID) // L26
+				}
+				s.step = StepPrevote // L27
+				return true
+			}
+			// L28: upon ⟨PROPOSAL, h_p, round_p, v, vr⟩ from proposer(h_p, round_p)
+			//      AND 2f+1 ⟨PREVOTE, h_p, vr, id(v)⟩ while step_p = propose ∧ (vr ≥ 0 ∧ vr < round_p)
+			vr := p.ValidRound
+			if vr >= 0 && vr < r && (s.rules.noPOLCheck || s.quorum(s.book.Power(vr, Prevote, p.Value.ID))) {
+				val := s.validity[p.Value.ID]
+				if val == unknown {
+					continue
+				}
+				if val == valid && (s.rules.noLocking || s.lockedRound <= vr || s.lockedValue.ID == p.Value.ID) { // L29
+					s.broadcastVote(Prevote, p.Value.ID) // L30
+				} else {
+					s.broadcastVote(Prevote, NilID) // L32
+				}
+				s.step = StepPrevote // L33
+				return true
+			}
+		}
+	}
+
+	// L34: upon 2f+1 ⟨PREVOTE, h_p, round_p, ∗⟩ while step_p = prevote for the first time
+	if s.step == StepPrevote && !s.didL34 && s.quorum(s.book.Sum(r, Prevote)) {
+		s.didL34 = true
+		s.scheduleTimeout(TimeoutPrevote, r) // L35
+		return true
+	}
+
+	// L36: upon ⟨PROPOSAL, h_p, round_p, v, ∗⟩ from proposer(h_p, round_p) AND
+	//      2f+1 ⟨PREVOTE, h_p, round_p, id(v)⟩ while valid(v) ∧ step_p ≥ prevote for the first time
+	if s.step >= StepPrevote && !s.didL36 {
+		for _, p := range props {
+			if s.validity[p.Value.ID] != valid || !s.quorum(s.book.Power(r, Prevote, p.Value.ID)) {
+				continue
+			}
+			s.didL36 = true
+			if s.step == StepPrevote { // L37
+				s.lockedValue, s.lockedRound = p.Value, r // L38, L39
+				s.broadcastVote(Precommit, p.Value.ID)   // L40
+				s.step = StepPrecommit                   // L41
+			}
+			s.validValue, s.validRound = p.Value, r // L42, L43
+			return true
+		}
+	}
+
+	// L44: upon 2f+1 ⟨PREVOTE, h_p, round_p, nil⟩ while step_p = prevote
+	if s.step == StepPrevote && s.quorum(s.book.Power(r, Prevote, NilID)) {
+		s.broadcastVote(Precommit, NilID) // L45
+		s.step = StepPrecommit            // L46
+		return true
+	}
+
+	// L47: upon 2f+1 ⟨PRECOMMIT, h_p, round_p, ∗⟩ for the first time
+	if !s.didL47 && s.quorum(s.book.Sum(r, Precommit)) {
+		s.didL47 = true
+		s.scheduleTimeout(TimeoutPrecommit, r) // L48
+		return true
+	}
+	return false
+}

@@ -1,0 +1,178 @@
+package consensus
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/chaind/chaind/rlp"
+)
+
+// Snapshot is what a validator must keep on disk so that after a crash it
+// neither signs a vote that contradicts one it already sent nor forgets a
+// lock: h_p, round_p, step_p, the locked and valid values, and its own
+// messages of h_p. The runtime saves it (fsync'd) after every Step that
+// broadcast something, before sending.
+type Snapshot struct {
+	Height      uint64
+	Round       int32
+	Step        Step
+	LockedValue Value
+	LockedRound int32
+	ValidValue  Value
+	ValidRound  int32
+	Proposals   []Proposal
+	Votes       []Vote
+}
+
+// Snapshot returns the state to persist.
+func (s *State) Snapshot() Snapshot {
+	snap := Snapshot{Height: s.h, Round: s.round, Step: s.step,
+		LockedValue: s.lockedValue, LockedRound: s.lockedRound,
+		ValidValue: s.validValue, ValidRound: s.validRound}
+	for _, ev := range s.own {
+		switch e := ev.(type) {
+		case ProposalEvent:
+			snap.Proposals = append(snap.Proposals, e.Proposal)
+		case VoteEvent:
+			snap.Votes = append(snap.Votes, e.Vote)
+		}
+	}
+	return snap
+}
+
+// ErrSnapshotHeight is returned by Restore for a snapshot of another height.
+var ErrSnapshotHeight = errors.New("consensus: snapshot is for another height")
+
+// Restore loads a snapshot into a state that has not started yet. A
+// snapshot of an older height is useless (that height is decided) and is
+// rejected with ErrSnapshotHeight; the caller then just starts afresh.
+func (s *State) Restore(snap Snapshot) error {
+	if s.started {
+		return errors.New("consensus: Restore after Start")
+	}
+	if snap.Height != s.h {
+		return fmt.Errorf("%w: %d, state is at %d", ErrSnapshotHeight, snap.Height, s.h)
+	}
+	s.round, s.step = snap.Round, snap.Step
+	s.lockedValue, s.lockedRound = snap.LockedValue, snap.LockedRound
+	s.validValue, s.validRound = snap.ValidValue, snap.ValidRound
+	for _, p := range snap.Proposals {
+		s.own = append(s.own, ProposalEvent{p})
+		s.validity[p.Value.ID] = valid
+		s.addProposal(p)
+	}
+	for _, v := range snap.Votes {
+		s.own = append(s.own, VoteEvent{v})
+		s.book.Add(v)
+		s.dirty[v.Round] = true
+	}
+	if !s.lockedValue.IsNil() {
+		s.validity[s.lockedValue.ID] = valid
+	}
+	if !s.validValue.IsNil() {
+		s.validity[s.validValue.ID] = valid
+	}
+	s.restored = true
+	return nil
+}
+
+// resume restarts a restored state at (round_p, step_p) instead of L10's
+// StartRound(0): re-sending what we already said, and re-arming the timeout
+// of the step we were in. Rules with "for the first time" guards may fire
+// again; that only re-schedules timeouts.
+func (s *State) resume() {
+	s.dirty[s.round] = true
+	for _, ev := range s.own {
+		switch e := ev.(type) {
+		case ProposalEvent:
+			s.emit(BroadcastProposal{e.Proposal})
+		case VoteEvent:
+			s.emit(BroadcastVote{e.Vote})
+		}
+	}
+	if s.step != StepPropose {
+		return // L34/L47 re-arm the prevote and precommit timeouts from the log
+	}
+	if s.proposer(s.round) == s.cfg.Self && s.isValidator() {
+		for _, p := range s.proposals[s.round] {
+			if p.Proposer == s.cfg.Self {
+				s.scheduleTimeout(TimeoutPropose, s.round)
+				return // already proposed in this round; never propose twice
+			}
+		}
+		s.round-- // StartRound(round_p) again
+		s.startRound(s.round + 1)
+		return
+	}
+	s.scheduleTimeout(TimeoutPropose, s.round)
+}
+
+// Encode returns the RLP encoding of the snapshot:
+// [height, round+1, step, lockedValue, lockedRound+1, validValue, validRound+1, [proposals], [votes]]
+// with values as [id, data]. Rounds are offset by one so -1 encodes as 0.
+func (snap *Snapshot) Encode() []byte {
+	var b rlp.Buffer
+	l := b.List()
+	b.WriteUint64(snap.Height)
+	b.WriteUint64(uint64(snap.Round + 1))
+	b.WriteUint64(uint64(snap.Step))
+	writeValue(&b, snap.LockedValue)
+	b.WriteUint64(uint64(snap.LockedRound + 1))
+	writeValue(&b, snap.ValidValue)
+	b.WriteUint64(uint64(snap.ValidRound + 1))
+	pl := b.List()
+	for _, p := range snap.Proposals {
+		b.WriteRaw(EncodeProposal(p))
+	}
+	b.ListEnd(pl)
+	vl := b.List()
+	for _, v := range snap.Votes {
+		b.WriteRaw(EncodeVote(v))
+	}
+	b.ListEnd(vl)
+	b.ListEnd(l)
+	return b.Bytes()
+}
+
+func writeValue(b *rlp.Buffer, v Value) {
+	l := b.List()
+	b.WriteBytes(v.ID[:])
+	b.WriteBytes(v.Data)
+	b.ListEnd(l)
+}
+
+// DecodeSnapshot parses Snapshot.Encode output.
+func DecodeSnapshot(enc []byte) (Snapshot, error) {
+	var snap Snapshot
+	d := newDecoder(enc)
+	snap.Height = d.uint64()
+	snap.Round = d.round()
+	snap.Step = Step(d.uint64())
+	snap.LockedValue = d.value()
+	snap.LockedRound = d.round()
+	snap.ValidValue = d.value()
+	snap.ValidRound = d.round()
+	for _, raw := range d.items() {
+		p, err := DecodeProposal(raw)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		snap.Proposals = append(snap.Proposals, p)
+	}
+	for _, raw := range d.items() {
+		v, err := DecodeVote(raw)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		snap.Votes = append(snap.Votes, v)
+	}
+	if err := d.finish(); err != nil {
+		return Snapshot{}, fmt.Errorf("consensus: snapshot: %w", err)
+	}
+	if snap.Step > StepPrecommit {
+		return Snapshot{}, fmt.Errorf("consensus: snapshot: bad step %d", snap.Step)
+	}
+	return snap, nil
+}
+
+

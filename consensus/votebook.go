@@ -1,0 +1,161 @@
+package consensus
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/chaind/chaind/internal/types"
+)
+
+// Errors of VoteBook.Add.
+var (
+	ErrWrongHeight = errors.New("consensus: vote for another height")
+	ErrBadVote     = errors.New("consensus: malformed vote")
+)
+
+// AddResult says what VoteBook.Add did with a vote.
+type AddResult uint8
+
+// Outcomes of VoteBook.Add.
+const (
+	Added     AddResult = iota // first vote of this validator for this round and type
+	Duplicate                  // the same vote again; ignored
+	Conflict                   // a different vote for the same round and type: equivocation
+)
+
+// VoteBook keeps the votes of one height: per round and type, at most one
+// vote per validator (the first one seen; a later different one is
+// equivocation and is returned as evidence but not counted), and tallies of
+// voting power per value. It also tracks, per round, the power of distinct
+// validators that sent anything, for the round-skip rule (L55).
+type VoteBook struct {
+	height uint64
+	vals   *ValidatorSet
+	rounds map[int32]*roundLog
+}
+
+type roundLog struct {
+	tallies     [2]tally // Prevote, Precommit
+	sent        []bool   // validator i sent some message for this round
+	senderPower int64
+}
+
+type tally struct {
+	votes []Vote // by validator index; Type==0 marks an empty slot
+	power map[types.Hash]int64
+	sum   int64 // power of all votes, whatever their value
+}
+
+// NewVoteBook returns an empty book for height with validator set vals.
+func NewVoteBook(height uint64, vals *ValidatorSet) *VoteBook {
+	return &VoteBook{height: height, vals: vals, rounds: make(map[int32]*roundLog)}
+}
+
+func (b *VoteBook) round(r int32) *roundLog {
+	rl := b.rounds[r]
+	if rl == nil {
+		n := b.vals.Len()
+		rl = &roundLog{sent: make([]bool, n)}
+		for i := range rl.tallies {
+			rl.tallies[i] = tally{votes: make([]Vote, n), power: make(map[types.Hash]int64, 2)}
+		}
+		b.rounds[r] = rl
+	}
+	return rl
+}
+
+// Add records v. It returns Conflict and the earlier vote when v
+// contradicts a vote already held from the same validator.
+func (b *VoteBook) Add(v Vote) (AddResult, Vote, error) {
+	if v.Height != b.height {
+		return 0, Vote{}, fmt.Errorf("%w: %d, book is for %d", ErrWrongHeight, v.Height, b.height)
+	}
+	if (v.Type != Prevote && v.Type != Precommit) || v.Round < 0 {
+		return 0, Vote{}, ErrBadVote
+	}
+	i, ok := b.vals.Index(v.Validator)
+	if !ok {
+		return 0, Vote{}, fmt.Errorf("%w: %x", ErrUnknownValidator, v.Validator)
+	}
+	rl := b.round(v.Round)
+	t := &rl.tallies[v.Type-1]
+	if old := t.votes[i]; old.Type != 0 {
+		if old.ID == v.ID {
+			if old.Signature == nil && v.Signature != nil {
+				t.votes[i].Signature = v.Signature // our own vote came back signed
+			}
+			return Duplicate, old, nil
+		}
+		return Conflict, old, nil
+	}
+	t.votes[i] = v
+	p := b.vals.vals[i].Power
+	t.power[v.ID] += p
+	t.sum += p
+	b.markSender(rl, i)
+	return Added, Vote{}, nil
+}
+
+// MarkSender notes that validator addr sent a message (a proposal, say) in
+// round r, for the round-skip rule.
+func (b *VoteBook) MarkSender(r int32, addr types.Address) {
+	if i, ok := b.vals.Index(addr); ok {
+		b.markSender(b.round(r), i)
+	}
+}
+
+func (b *VoteBook) markSender(rl *roundLog, i int) {
+	if !rl.sent[i] {
+		rl.sent[i] = true
+		rl.senderPower += b.vals.vals[i].Power
+	}
+}
+
+// Power is the voting power of votes of type t for id in round r.
+func (b *VoteBook) Power(r int32, t VoteType, id types.Hash) int64 {
+	if rl := b.rounds[r]; rl != nil {
+		return rl.tallies[t-1].power[id]
+	}
+	return 0
+}
+
+// Sum is the voting power of all votes of type t in round r, whatever
+// they are for ("2f+1 ⟨PREVOTE, h, r, ∗⟩").
+func (b *VoteBook) Sum(r int32, t VoteType) int64 {
+	if rl := b.rounds[r]; rl != nil {
+		return rl.tallies[t-1].sum
+	}
+	return 0
+}
+
+// SenderPower is the power of distinct validators that sent anything in round r.
+func (b *VoteBook) SenderPower(r int32) int64 {
+	if rl := b.rounds[r]; rl != nil {
+		return rl.senderPower
+	}
+	return 0
+}
+
+// Votes returns the votes of type t for id in round r, in validator order.
+func (b *VoteBook) Votes(r int32, t VoteType, id types.Hash) []Vote {
+	rl := b.rounds[r]
+	if rl == nil {
+		return nil
+	}
+	var out []Vote
+	for _, v := range rl.tallies[t-1].votes {
+		if v.Type != 0 && v.ID == id {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Rounds returns the rounds the book holds anything for, unordered.
+func (b *VoteBook) Rounds() []int32 {
+	out := make([]int32, 0, len(b.rounds))
+	for r := range b.rounds {
+		out = append(out, r)
+	}
+	return out
+}
