@@ -123,13 +123,9 @@ func SplitUint256(b []byte, z *uint256.Int) (rest []byte, err error) {
 	if err != nil {
 		return b, err
 	}
-	if len(content) > 32 {
-		return b, ErrUintOverflow
+	if err := ParseUint256(content, z); err != nil {
+		return b, err
 	}
-	if len(content) > 0 && content[0] == 0 {
-		return b, ErrCanonInt
-	}
-	z.SetBytes(content)
 	return rest, nil
 }
 
@@ -171,7 +167,9 @@ func CountValues(b []byte) (int, error) {
 }
 
 // Validate checks that b holds exactly one well-formed item, descending into
-// lists so that every nested item is canonical too.
+// lists so that every nested item is canonical too. It walks nested lists
+// with an explicit stack, so hostile nesting depth cannot exhaust the
+// goroutine stack.
 func Validate(b []byte) error {
 	k, content, rest, err := Split(b)
 	if err != nil {
@@ -187,18 +185,35 @@ func Validate(b []byte) error {
 }
 
 func validateList(b []byte) error {
-	for len(b) > 0 {
-		k, content, rest, err := Split(b)
+	stack := [][]byte{b}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if len(*top) == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		k, content, rest, err := Split(*top)
 		if err != nil {
 			return err
 		}
-		if k == List {
-			if err := validateList(content); err != nil {
-				return err
-			}
+		*top = rest
+		if k == List && len(content) > 0 {
+			stack = append(stack, content)
 		}
-		b = rest
 	}
+	return nil
+}
+
+// ParseUint256 interprets the content of a string item as a canonical
+// big-endian integer of at most 256 bits.
+func ParseUint256(content []byte, z *uint256.Int) error {
+	if len(content) > 32 {
+		return ErrUintOverflow
+	}
+	if len(content) > 0 && content[0] == 0 {
+		return ErrCanonInt
+	}
+	z.SetBytes(content)
 	return nil
 }
 

@@ -59,7 +59,12 @@ func AppendBigInt(dst []byte, x *big.Int) []byte {
 	if x.IsUint64() {
 		return AppendUint64(dst, x.Uint64())
 	}
-	return AppendString(dst, x.Bytes())
+	n := (x.BitLen() + 7) / 8
+	dst = appendHeader(dst, 0x80, uint64(n))
+	start := len(dst)
+	dst = append(dst, make([]byte, n)...)
+	x.FillBytes(dst[start:])
+	return dst
 }
 
 // AppendBool appends 0x01 for true and 0x80 for false.
@@ -199,3 +204,41 @@ func (b *Buffer) AppendTo(dst []byte) []byte {
 
 // Bytes returns the final encoding in a new slice.
 func (b *Buffer) Bytes() []byte { return b.AppendTo(make([]byte, 0, b.Size())) }
+
+// BigIntSize is the encoded size of a non-negative x.
+func BigIntSize(x *big.Int) int {
+	if x.IsUint64() {
+		return Uint64Size(x.Uint64())
+	}
+	n := (x.BitLen() + 7) / 8
+	return HeaderSize(n) + n
+}
+
+// AppendRaw appends enc, which must already be a complete encoding (for
+// instance a cached child or a value taken from a decoded structure).
+func AppendRaw(dst, enc []byte) []byte { return append(dst, enc...) }
+
+// AppendList appends a list whose items are the given complete encodings.
+func AppendList(dst []byte, items ...[]byte) []byte {
+	size := 0
+	for _, it := range items {
+		size += len(it)
+	}
+	dst = AppendListHeader(dst, size)
+	for _, it := range items {
+		dst = append(dst, it...)
+	}
+	return dst
+}
+
+// EncodeList returns a list of the given complete encodings.
+func EncodeList(items ...[]byte) []byte {
+	size := 0
+	for _, it := range items {
+		size += len(it)
+	}
+	return AppendList(make([]byte, 0, ListSize(size)), items...)
+}
+
+// EncodeUint64 returns the encoding of x.
+func EncodeUint64(x uint64) []byte { return AppendUint64(make([]byte, 0, 9), x) }
