@@ -90,3 +90,40 @@ func (gp *GasPool) AddGas(amount uint64) { *gp += GasPool(amount) }
 
 // Gas returns the gas left.
 func (gp *GasPool) Gas() uint64 { return uint64(*gp) }
+
+// TransactionToMessage turns a signed transaction whose sender has been
+// recovered into a Message. Blob and set-code transactions get non-nil
+// BlobHashes and AuthList even when empty, so that validation can tell
+// them apart from other types.
+func TransactionToMessage(tx *types.Transaction, from types.Address) *Message {
+	msg := &Message{
+		From:       from,
+		To:         tx.To(),
+		Nonce:      tx.Nonce(),
+		Value:      tx.Value(),
+		GasLimit:   tx.Gas(),
+		Data:       tx.Data(),
+		AccessList: tx.AccessList(),
+	}
+	switch tx.Type() {
+	case types.LegacyTxType, types.AccessListTxType:
+		msg.GasPrice = tx.GasPrice()
+	default:
+		msg.GasFeeCap = tx.GasFeeCap()
+		msg.GasTipCap = tx.GasTipCap()
+	}
+	switch tx.Type() {
+	case types.BlobTxType:
+		msg.BlobHashes = tx.BlobHashes()
+		if msg.BlobHashes == nil {
+			msg.BlobHashes = []types.Hash{}
+		}
+		msg.BlobGasFeeCap = tx.BlobGasFeeCap()
+	case types.SetCodeTxType:
+		msg.AuthList = tx.AuthList()
+		if msg.AuthList == nil {
+			msg.AuthList = []SetCodeAuthorization{}
+		}
+	}
+	return msg
+}
