@@ -1,0 +1,70 @@
+package store
+
+import (
+	"sort"
+	"strings"
+	"sync"
+)
+
+// MemDB is an in-memory KV for nodes run without a data directory.
+type MemDB struct {
+	mu sync.RWMutex
+	m  map[string][]byte
+}
+
+// NewMem returns an empty in-memory store.
+func NewMem() *MemDB { return &MemDB{m: make(map[string][]byte)} }
+
+// Get returns a copy of the value of key.
+func (db *MemDB) Get(key []byte) ([]byte, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	v, ok := db.m[string(key)]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return append([]byte(nil), v...), nil
+}
+
+// Has reports whether key is present.
+func (db *MemDB) Has(key []byte) (bool, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	_, ok := db.m[string(key)]
+	return ok, nil
+}
+
+// Write applies the batch atomically.
+func (db *MemDB) Write(b *Batch) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return b.forEach(func(del bool, k, v []byte) {
+		if del {
+			delete(db.m, string(k))
+		} else {
+			db.m[string(k)] = append([]byte(nil), v...)
+		}
+	})
+}
+
+// Iterate calls fn for each key with prefix, in key order.
+func (db *MemDB) Iterate(prefix []byte, fn func(key, value []byte) bool) error {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	var keys []string
+	for k := range db.m {
+		if strings.HasPrefix(k, string(prefix)) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !fn([]byte(k), db.m[k]) {
+			break
+		}
+	}
+	return nil
+}
+
+// Close does nothing; an in-memory store has nothing to flush.
+func (db *MemDB) Close() error { return nil }

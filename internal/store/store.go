@@ -1,0 +1,463 @@
+// Package store is chaind's durable key-value storage, built on the standard
+// library alone.
+//
+// Data lives in one append-only log file. Every write is a batch framed as
+// one record: length, CRC-32C and payload. A batch is durable once Write
+// returns (the file is fsync'd), and it is atomic: after a crash a batch is
+// either wholly present or wholly absent. On open the log is replayed; a
+// record whose checksum or length does not hold marks the end of the valid
+// data, and everything from there on is cut off and reported, so a torn or
+// bit-flipped tail is never served.
+//
+// Values are kept on disk and read with ReadAt through an in-memory index,
+// so memory grows with the number of keys, not with the data. Compact
+// rewrites only the live entries once garbage dominates.
+package store
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Errors callers can test for.
+var (
+	ErrNotFound = errors.New("store: not found")
+	ErrClosed   = errors.New("store: closed")
+)
+
+// Reader reads keys.
+type Reader interface {
+	Get(key []byte) ([]byte, error) // ErrNotFound when absent
+	Has(key []byte) (bool, error)
+}
+
+// Writer applies batches atomically.
+type Writer interface {
+	Write(b *Batch) error
+}
+
+// KV is what chaind's chain store needs from a key-value store.
+type KV interface {
+	Reader
+	Writer
+	// Iterate calls fn for every key with the given prefix, in key order,
+	// until fn returns false.
+	Iterate(prefix []byte, fn func(key, value []byte) bool) error
+	Close() error
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+const (
+	opPut byte = 1
+	opDel byte = 2
+
+	recordHeader = 8 // uint32 payload length, uint32 CRC-32C of the payload
+	maxRecord    = 1 << 30
+	logName      = "data.log"
+)
+
+// Batch collects puts and deletes applied by one Write.
+type Batch struct {
+	ops  []byte
+	n    int
+	size int
+}
+
+// Put records key = value.
+func (b *Batch) Put(key, value []byte) {
+	b.ops = append(b.ops, opPut)
+	b.ops = binary.AppendUvarint(b.ops, uint64(len(key)))
+	b.ops = append(b.ops, key...)
+	b.ops = binary.AppendUvarint(b.ops, uint64(len(value)))
+	b.ops = append(b.ops, value...)
+	b.n++
+	b.size += len(key) + len(value)
+}
+
+// Delete records the removal of key.
+func (b *Batch) Delete(key []byte) {
+	b.ops = append(b.ops, opDel)
+	b.ops = binary.AppendUvarint(b.ops, uint64(len(key)))
+	b.ops = append(b.ops, key...)
+	b.n++
+}
+
+// Len is the number of operations in the batch.
+func (b *Batch) Len() int { return b.n }
+
+// Size is the number of key and value bytes the batch writes.
+func (b *Batch) Size() int { return b.size }
+
+// Reset empties the batch, keeping its memory.
+func (b *Batch) Reset() { b.ops, b.n, b.size = b.ops[:0], 0, 0 }
+
+// forEach decodes the batch's operations in order.
+func (b *Batch) forEach(fn func(del bool, key, value []byte)) error {
+	p := b.ops
+	i := 0
+	for i < len(p) {
+		kind := p[i]
+		i++
+		kl, n := binary.Uvarint(p[i:])
+		if n <= 0 || kl > uint64(len(p)-i-n) {
+			return errors.New("store: bad key length")
+		}
+		i += n
+		key := p[i : i+int(kl)]
+		i += int(kl)
+		switch kind {
+		case opPut:
+			vl, n := binary.Uvarint(p[i:])
+			if n <= 0 || vl > uint64(len(p)-i-n) {
+				return errors.New("store: bad value length")
+			}
+			i += n
+			fn(false, key, p[i:i+int(vl)])
+			i += int(vl)
+		case opDel:
+			fn(true, key, nil)
+		default:
+			return fmt.Errorf("store: unknown op %d", kind)
+		}
+	}
+	return nil
+}
+
+// entry locates a value inside the log file.
+type entry struct {
+	off int64
+	n   uint32
+}
+
+// DB is a durable key-value store in a directory.
+type DB struct {
+	mu      sync.RWMutex
+	dir     string
+	f       *os.File
+	size    int64            // end of valid data
+	index   map[string]entry // live keys
+	live    int64            // bytes of live values
+	NoSync  bool             // skip fsync (tests and benchmarks only)
+	closed  bool
+	Recover RecoverInfo // what Open found and cut, if anything
+}
+
+// RecoverInfo describes what Open did with a damaged log.
+type RecoverInfo struct {
+	CutBytes int64  // bytes removed from the end of the log
+	Reason   string // why the valid data ended there
+	Batches  int    // batches replayed
+}
+
+// Open opens (creating if needed) the store in dir.
+func Open(dir string) (*DB, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, logName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{dir: dir, f: f, index: make(map[string]entry)}
+	if err := db.replay(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// replay rebuilds the index from the log and cuts a damaged tail.
+func (db *DB) replay() error {
+	st, err := db.f.Stat()
+	if err != nil {
+		return err
+	}
+	total := st.Size()
+	r := bufio.NewReaderSize(io.NewSectionReader(db.f, 0, total), 1<<20)
+	var (
+		off     int64
+		hdr     [recordHeader]byte
+		payload []byte
+		reason  string
+	)
+	for off < total {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			reason = "torn record header"
+			break
+		}
+		n := binary.LittleEndian.Uint32(hdr[0:4])
+		sum := binary.LittleEndian.Uint32(hdr[4:8])
+		if n == 0 || n > maxRecord || int64(n) > total-off-recordHeader {
+			reason = fmt.Sprintf("bad record length %d at offset %d", n, off)
+			break
+		}
+		if cap(payload) < int(n) {
+			payload = make([]byte, n)
+		}
+		payload = payload[:n]
+		if _, err := io.ReadFull(r, payload); err != nil {
+			reason = "torn record payload"
+			break
+		}
+		if crc32.Checksum(payload, castagnoli) != sum {
+			reason = fmt.Sprintf("checksum mismatch at offset %d", off)
+			break
+		}
+		if err := db.apply(payload, off+recordHeader); err != nil {
+			reason = fmt.Sprintf("malformed batch at offset %d: %v", off, err)
+			break
+		}
+		off += recordHeader + int64(n)
+		db.Recover.Batches++
+	}
+	db.size = off
+	if off < total {
+		db.Recover.CutBytes = total - off
+		db.Recover.Reason = reason
+		if err := db.f.Truncate(off); err != nil {
+			return err
+		}
+		if err := db.f.Sync(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply updates the index with a batch whose payload starts at base in the
+// file. The whole batch is checked before the index changes, so a
+// malformed batch leaves no partial effect.
+func (db *DB) apply(p []byte, base int64) error {
+	b := Batch{ops: p}
+	if err := b.forEach(func(bool, []byte, []byte) {}); err != nil {
+		return err
+	}
+	return b.forEach(func(del bool, key, value []byte) {
+		k := string(key)
+		if old, ok := db.index[k]; ok {
+			db.live -= int64(old.n)
+		}
+		if del {
+			delete(db.index, k)
+			return
+		}
+		// value aliases p, so its offset within p locates it in the file.
+		off := int64(cap(p) - cap(value))
+		db.index[k] = entry{off: base + off, n: uint32(len(value))}
+		db.live += int64(len(value))
+	})
+}
+
+// Write appends the batch and makes it durable before returning.
+func (db *DB) Write(b *Batch) error {
+	if b.n == 0 {
+		return nil
+	}
+	if len(b.ops) > maxRecord {
+		return fmt.Errorf("store: batch of %d bytes exceeds the %d-byte record limit", len(b.ops), maxRecord)
+	}
+	rec := make([]byte, recordHeader, recordHeader+len(b.ops))
+	binary.LittleEndian.PutUint32(rec[0:4], uint32(len(b.ops)))
+	binary.LittleEndian.PutUint32(rec[4:8], crc32.Checksum(b.ops, castagnoli))
+	rec = append(rec, b.ops...)
+
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closed {
+		return ErrClosed
+	}
+	if _, err := db.f.WriteAt(rec, db.size); err != nil {
+		// A partial write is cut on the next open; keep serving what we had.
+		return err
+	}
+	if !db.NoSync {
+		if err := db.f.Sync(); err != nil {
+			return err
+		}
+	}
+	if err := db.apply(b.ops, db.size+recordHeader); err != nil {
+		return err // cannot happen: we encoded the batch ourselves
+	}
+	db.size += int64(len(rec))
+	return nil
+}
+
+// Put writes one key durably.
+func (db *DB) Put(key, value []byte) error {
+	var b Batch
+	b.Put(key, value)
+	return db.Write(&b)
+}
+
+// Delete removes one key durably.
+func (db *DB) Delete(key []byte) error {
+	var b Batch
+	b.Delete(key)
+	return db.Write(&b)
+}
+
+// Get returns a copy of the value of key.
+func (db *DB) Get(key []byte) ([]byte, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return nil, ErrClosed
+	}
+	e, ok := db.index[string(key)]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	v := make([]byte, e.n)
+	if _, err := db.f.ReadAt(v, e.off); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Has reports whether key is present.
+func (db *DB) Has(key []byte) (bool, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return false, ErrClosed
+	}
+	_, ok := db.index[string(key)]
+	return ok, nil
+}
+
+// Iterate calls fn for each key with prefix in key order. The store is
+// read-locked meanwhile, so fn must not write to it.
+func (db *DB) Iterate(prefix []byte, fn func(key, value []byte) bool) error {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return ErrClosed
+	}
+	p := string(prefix)
+	keys := make([]string, 0)
+	for k := range db.index {
+		if strings.HasPrefix(k, p) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e := db.index[k]
+		v := make([]byte, e.n)
+		if _, err := db.f.ReadAt(v, e.off); err != nil {
+			return err
+		}
+		if !fn([]byte(k), v) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// Len is the number of live keys.
+func (db *DB) Len() int {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return len(db.index)
+}
+
+// Garbage is the fraction of the log that no live value uses (0..1).
+func (db *DB) Garbage() float64 {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.size == 0 {
+		return 0
+	}
+	return 1 - float64(db.live)/float64(db.size)
+}
+
+// Compact rewrites the live entries into a fresh log and swaps it in
+// atomically (write, fsync, rename, fsync the directory), so a crash at any
+// point leaves either the old or the new log whole.
+func (db *DB) Compact() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closed {
+		return ErrClosed
+	}
+	tmpPath := filepath.Join(db.dir, logName+".compact")
+	tmp, err := os.Create(tmpPath)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(db.index))
+	for k := range db.index {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fresh := &DB{dir: db.dir, f: tmp, index: make(map[string]entry, len(keys)), NoSync: true}
+	var b Batch
+	flush := func() error {
+		err := fresh.Write(&b)
+		b.Reset()
+		return err
+	}
+	for _, k := range keys {
+		e := db.index[k]
+		v := make([]byte, e.n)
+		if _, err := db.f.ReadAt(v, e.off); err != nil {
+			tmp.Close()
+			os.Remove(tmpPath)
+			return err
+		}
+		b.Put([]byte(k), v)
+		if len(b.ops) > 4<<20 {
+			if err := flush(); err != nil {
+				tmp.Close()
+				os.Remove(tmpPath)
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		tmp.Close()
+		os.Remove(tmpPath)
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(tmpPath)
+		return err
+	}
+	if err := os.Rename(tmpPath, filepath.Join(db.dir, logName)); err != nil {
+		tmp.Close()
+		return err
+	}
+	if d, err := os.Open(db.dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	db.f.Close()
+	db.f, db.index, db.size, db.live = tmp, fresh.index, fresh.size, fresh.live
+	return nil
+}
+
+// Close syncs and closes the store.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closed {
+		return nil
+	}
+	db.closed = true
+	if err := db.f.Sync(); err != nil {
+		db.f.Close()
+		return err
+	}
+	return db.f.Close()
+}
