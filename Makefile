@@ -28,7 +28,8 @@ fmt:
 
 # One runner per kind; each prints "N passed, M failed, K skipped" last.
 CONFORMANCE_RUNS = \
-	rlp:$(ETH)/RLPTests
+	rlp:$(ETH)/RLPTests \
+	tx:$(ETH)/TransactionTests
 
 conformance: build
 	@if [ ! -d "$(VECTORS)" ]; then \
