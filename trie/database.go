@@ -1,0 +1,128 @@
+package trie
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// ErrMissingNode is returned (wrapped with the hash) when a node a trie
+// needs is not in its Reader.
+var ErrMissingNode = errors.New("trie: missing node")
+
+// MissingNode returns the error a Reader reports for an absent node.
+func MissingNode(hash [32]byte) error { return fmt.Errorf("%w %x", ErrMissingNode, hash) }
+
+// Reader gives access to stored nodes by hash. Returned blobs must not be
+// modified by anyone afterwards: tries keep references into them.
+type Reader interface {
+	// Node returns the encoding of the node with the given hash, or an
+	// error wrapping ErrMissingNode.
+	Node(hash [32]byte) ([]byte, error)
+}
+
+// Database is a Reader that can also store the nodes of a commit.
+type Database interface {
+	Reader
+	Update(nodes *NodeSet) error
+}
+
+// NodeSet holds the nodes created by one commit, keyed by hash. The
+// encodings share one buffer to keep a commit at a handful of allocations.
+type NodeSet struct {
+	buf   []byte
+	nodes []setEntry
+}
+
+type setEntry struct {
+	hash     [32]byte
+	off, end int
+}
+
+// NewNodeSet returns an empty set.
+func NewNodeSet() *NodeSet { return &NodeSet{} }
+
+func (s *NodeSet) add(hash *[32]byte, blob []byte) {
+	off := len(s.buf)
+	s.buf = append(s.buf, blob...)
+	s.nodes = append(s.nodes, setEntry{hash: *hash, off: off, end: len(s.buf)})
+}
+
+// Add records a node. blob is copied.
+func (s *NodeSet) Add(hash [32]byte, blob []byte) { s.add(&hash, blob) }
+
+// Len is the number of nodes in the set.
+func (s *NodeSet) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.nodes)
+}
+
+// Size is the total size of the encodings in bytes.
+func (s *NodeSet) Size() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.buf)
+}
+
+// ForEach calls fn for every node in the order they were added (children
+// before parents). The blob must not be modified; it stays valid for as
+// long as the set is reachable.
+func (s *NodeSet) ForEach(fn func(hash [32]byte, blob []byte)) {
+	if s == nil {
+		return
+	}
+	for _, e := range s.nodes {
+		fn(e.hash, s.buf[e.off:e.end:e.end])
+	}
+}
+
+// Merge adds every node of o to s.
+func (s *NodeSet) Merge(o *NodeSet) {
+	if o == nil {
+		return
+	}
+	base := len(s.buf)
+	s.buf = append(s.buf, o.buf...)
+	for _, e := range o.nodes {
+		s.nodes = append(s.nodes, setEntry{hash: e.hash, off: e.off + base, end: e.end + base})
+	}
+}
+
+// MemoryDB is a Database held in memory. It is safe for concurrent use.
+type MemoryDB struct {
+	mu    sync.RWMutex
+	nodes map[[32]byte][]byte
+}
+
+// NewMemoryDB returns an empty in-memory node store.
+func NewMemoryDB() *MemoryDB { return &MemoryDB{nodes: make(map[[32]byte][]byte)} }
+
+// Node implements Reader.
+func (db *MemoryDB) Node(hash [32]byte) ([]byte, error) {
+	db.mu.RLock()
+	blob, ok := db.nodes[hash]
+	db.mu.RUnlock()
+	if !ok {
+		return nil, MissingNode(hash)
+	}
+	return blob, nil
+}
+
+// Update implements Database. The set's encodings are kept, not copied, so
+// the set must not be reused.
+func (db *MemoryDB) Update(nodes *NodeSet) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	nodes.ForEach(func(hash [32]byte, blob []byte) { db.nodes[hash] = blob })
+	return nil
+}
+
+// Len is the number of stored nodes.
+func (db *MemoryDB) Len() int {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return len(db.nodes)
+}
