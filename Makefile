@@ -29,7 +29,8 @@ fmt:
 # One runner per kind; each prints "N passed, M failed, K skipped" last.
 CONFORMANCE_RUNS = \
 	rlp:$(ETH)/RLPTests \
-	tx:$(ETH)/TransactionTests
+	tx:$(ETH)/TransactionTests \
+	trie:$(ETH)/TrieTests
 
 conformance: build
 	@if [ ! -d "$(VECTORS)" ]; then \
