@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// walletConfig is the wallet network configuration of SPEC.md §1.7, in the
+// field order and shape wallets (wallet_addEthereumChain-style dialogs)
+// expect, except that chainId is a decimal string as the spec says.
+type walletConfig struct {
+	ChainID           string         `json:"chainId"`
+	ChainName         string         `json:"chainName"`
+	NativeCurrency    nativeCurrency `json:"nativeCurrency"`
+	RPCURLs           []string       `json:"rpcUrls"`
+	BlockExplorerURLs []string       `json:"blockExplorerUrls"`
+}
+
+type nativeCurrency struct {
+	Name     string `json:"name"`
+	Symbol   string `json:"symbol"`
+	Decimals int    `json:"decimals"`
+}
+
+// walletNetworks are the networks of DESIGN.md "Identity": dev shares the
+// main chain ID unless --chain-id says otherwise.
+var walletNetworks = map[string]struct {
+	chainID uint64
+	name    string
+}{
+	"main": {8118, "Chain Mainnet"},
+	"test": {8119, "Chain Testnet"},
+	"dev":  {8118, "Chain Dev"},
+}
+
+func init() {
+	register(command{"wallet-config", "print the wallet network configuration as JSON", func(args []string) int {
+		return runWalletConfig(args, os.Stdout, os.Stderr)
+	}})
+}
+
+// urlList is a repeatable URL flag: the first use replaces the default.
+type urlList struct {
+	urls []string
+	set  bool
+}
+
+func (l *urlList) String() string { return strings.Join(l.urls, ",") }
+
+func (l *urlList) Set(s string) error {
+	if !l.set {
+		l.urls, l.set = nil, true
+	}
+	if s == "" {
+		return nil // an explicit empty value means "none"
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	l.urls = append(l.urls, s)
+	return nil
+}
+
+func runWalletConfig(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("wallet-config", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	network := fs.String("network", "main", "network: main, test or dev")
+	chainID := fs.Uint64("chain-id", 0, "override the chain ID (default: the network's)")
+	rpc := &urlList{urls: []string{"http://127.0.0.1:8545"}}
+	explorer := &urlList{urls: []string{"http://127.0.0.1:8080"}}
+	fs.Var(rpc, "rpc-url", "JSON-RPC URL wallets should use (repeatable; default http://127.0.0.1:8545)")
+	fs.Var(explorer, "explorer-url", "block explorer URL (repeatable, empty for none; default http://127.0.0.1:8080)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: chaind wallet-config [--network main|test|dev] [--chain-id N] [--rpc-url URL] [--explorer-url URL]")
+		fmt.Fprintln(stderr, "Prints the network configuration a wallet needs to add this chain, as JSON.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "chaind wallet-config: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	n, ok := walletNetworks[*network]
+	if !ok {
+		fmt.Fprintf(stderr, "chaind wallet-config: unknown network %q (main, test or dev)\n", *network)
+		return 2
+	}
+	if len(rpc.urls) == 0 {
+		fmt.Fprintln(stderr, "chaind wallet-config: at least one --rpc-url is needed")
+		return 2
+	}
+	id := n.chainID
+	if *chainID != 0 {
+		id = *chainID
+	}
+	cfg := walletConfig{
+		ChainID:           strconv.FormatUint(id, 10),
+		ChainName:         n.name,
+		NativeCurrency:    nativeCurrency{Name: "Chain", Symbol: "CHAIN", Decimals: 18},
+		RPCURLs:           rpc.urls,
+		BlockExplorerURLs: append([]string{}, explorer.urls...),
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(cfg); err != nil {
+		fmt.Fprintf(stderr, "chaind wallet-config: %v\n", err)
+		return 1
+	}
+	return 0
+}
