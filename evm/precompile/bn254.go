@@ -1,5 +1,7 @@
 package precompile
 
+import "github.com/chaind/chaind/evm/precompile/bn254"
+
 // The alt_bn128 (BN254) precompiles of EIP-196 and EIP-197, repriced by
 // EIP-1108 in Istanbul.
 
@@ -9,18 +11,14 @@ const bn254PairLen = 192
 // bn254Add (0x06).
 type bn254Add struct{ gas uint64 }
 
-func (c bn254Add) RequiredGas([]byte) uint64 { return c.gas }
-func (bn254Add) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("bn254 add")
-}
+func (c bn254Add) RequiredGas([]byte) uint64      { return c.gas }
+func (bn254Add) Run(input []byte) ([]byte, error) { return bn254.Add(input) }
 
 // bn254Mul (0x07).
 type bn254Mul struct{ gas uint64 }
 
-func (c bn254Mul) RequiredGas([]byte) uint64 { return c.gas }
-func (bn254Mul) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("bn254 mul")
-}
+func (c bn254Mul) RequiredGas([]byte) uint64      { return c.gas }
+func (bn254Mul) Run(input []byte) ([]byte, error) { return bn254.ScalarMul(input) }
 
 // bn254Pairing (0x08).
 type bn254Pairing struct{ base, perPair uint64 }
@@ -28,6 +26,4 @@ type bn254Pairing struct{ base, perPair uint64 }
 func (c bn254Pairing) RequiredGas(input []byte) uint64 {
 	return c.base + c.perPair*uint64(len(input)/bn254PairLen)
 }
-func (bn254Pairing) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("bn254 pairing")
-}
+func (bn254Pairing) Run(input []byte) ([]byte, error) { return bn254.PairingCheck(input) }
