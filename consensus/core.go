@@ -220,11 +220,11 @@ func (s *State) emit(e Effect) { s.effects = append(s.effects, e) }
 
 // StartRound, L11-L21.
 func (s *State) startRound(r int32) {
-	s.round = r                                     // L12
-	s.step = StepPropose                            // L13
+	s.round = r          // L12
+	s.step = StepPropose // L13
 	s.didL34, s.didL36, s.didL47 = false, false, false
 	s.awaitingValue = false
-	s.dirty[r] = true // messages of r may have arrived before we got here
+	s.dirty[r] = true                                   // messages of r may have arrived before we got here
 	if s.proposer(r) == s.cfg.Self && s.isValidator() { // L14
 		if !s.validValue.IsNil() { // L15
 			s.broadcastProposal(s.validValue, s.validRound) // L16, L19
@@ -327,6 +327,7 @@ func (s *State) onVote(v Vote) {
 	case Added:
 		s.dirty[v.Round] = true
 	case Conflict:
+		s.dirty[v.Round] = true // the vote still counts for its value
 		k := evidenceKey{v.Validator, v.Round, v.Type}
 		if !s.evidence[k] {
 			s.evidence[k] = true
@@ -386,6 +387,11 @@ func (s *State) onTimeout(t Timeout) {
 				s.emit(BroadcastProposal{e.Proposal})
 			case VoteEvent:
 				s.emit(BroadcastVote{e.Vote})
+			}
+		}
+		if s.validRound >= 0 {
+			if pol := s.book.Votes(s.validRound, Prevote, s.validValue.ID); len(pol) > 0 {
+				s.emit(RelayVotes{Votes: pol})
 			}
 		}
 		s.emit(BroadcastStatus{Height: s.h, Round: s.round})
@@ -547,8 +553,8 @@ func (s *State) currentRoundRules() bool {
 			s.didL36 = true
 			if s.step == StepPrevote { // L37
 				s.lockedValue, s.lockedRound = p.Value, r // L38, L39
-				s.broadcastVote(Precommit, p.Value.ID)   // L40
-				s.step = StepPrecommit                   // L41
+				s.broadcastVote(Precommit, p.Value.ID)    // L40
+				s.step = StepPrecommit                    // L41
 			}
 			s.validValue, s.validRound = p.Value, r // L42, L43
 			return true

@@ -174,5 +174,3 @@ func DecodeSnapshot(enc []byte) (Snapshot, error) {
 	}
 	return snap, nil
 }
-
-

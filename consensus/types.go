@@ -208,6 +208,14 @@ type SendDecision struct {
 	Precommits []Vote
 }
 
+// RelayVotes asks the runtime to forward votes of other validators, as
+// received (already signed). The core relays the prevotes that justify its
+// validValue_p (the polka of validRound_p): the paper's gossip assumption
+// says correct processes eventually receive what a correct process
+// received, and without relaying, a polka that includes Byzantine votes
+// may never reach a validator that missed it, so L28 could never fire.
+type RelayVotes struct{ Votes []Vote }
+
 // BroadcastStatus tells peers which height and round this node is at, so
 // that peers ahead of it can send it the decision it missed.
 type BroadcastStatus struct {
@@ -229,6 +237,7 @@ func (EvidenceFound) isEffect()     {}
 func (SendDecision) isEffect()      {}
 func (Halt) isEffect()              {}
 func (BroadcastStatus) isEffect()   {}
+func (RelayVotes) isEffect()        {}
 
 // Timeouts configures timeoutX(r) = base + r·delta for the three steps, and
 // the retransmission interval.

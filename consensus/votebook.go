@@ -23,11 +23,15 @@ const (
 	Conflict                   // a different vote for the same round and type: equivocation
 )
 
-// VoteBook keeps the votes of one height: per round and type, at most one
-// vote per validator (the first one seen; a later different one is
-// equivocation and is returned as evidence but not counted), and tallies of
-// voting power per value. It also tracks, per round, the power of distinct
-// validators that sent anything, for the round-skip rule (L55).
+// VoteBook keeps the votes of one height, per round and type, with tallies
+// of voting power per value. As in the paper, "2f+1 ⟨PRECOMMIT, h, r,
+// id(v)⟩" counts distinct senders of a message for id(v): a validator that
+// equivocates is counted for each value it signed (up to maxConflicts of
+// them), which is sound because quorums for two values intersect in more
+// than f power and so in an honest validator, who never signs both. The
+// "any value" sums count each validator once. The book also tracks, per
+// round, the power of distinct validators that sent anything, for the
+// round-skip rule (L55).
 type VoteBook struct {
 	height uint64
 	vals   *ValidatorSet
@@ -40,10 +44,15 @@ type roundLog struct {
 	senderPower int64
 }
 
+// maxConflicts bounds how many different values one validator's votes are
+// kept for, per round and type, so an equivocator cannot fill memory.
+const maxConflicts = 3
+
 type tally struct {
-	votes []Vote // by validator index; Type==0 marks an empty slot
+	votes []Vote         // first vote, by validator index; Type==0 marks an empty slot
+	extra map[int][]Vote // later votes for other values, by validator index
 	power map[types.Hash]int64
-	sum   int64 // power of all votes, whatever their value
+	sum   int64 // power of distinct voters, whatever their value
 }
 
 // NewVoteBook returns an empty book for height with validator set vals.
@@ -79,6 +88,7 @@ func (b *VoteBook) Add(v Vote) (AddResult, Vote, error) {
 	}
 	rl := b.round(v.Round)
 	t := &rl.tallies[v.Type-1]
+	p := b.vals.vals[i].Power
 	if old := t.votes[i]; old.Type != 0 {
 		if old.ID == v.ID {
 			if old.Signature == nil && v.Signature != nil {
@@ -86,10 +96,21 @@ func (b *VoteBook) Add(v Vote) (AddResult, Vote, error) {
 			}
 			return Duplicate, old, nil
 		}
+		for _, x := range t.extra[i] {
+			if x.ID == v.ID {
+				return Duplicate, x, nil
+			}
+		}
+		if len(t.extra[i]) < maxConflicts {
+			if t.extra == nil {
+				t.extra = make(map[int][]Vote)
+			}
+			t.extra[i] = append(t.extra[i], v)
+			t.power[v.ID] += p
+		}
 		return Conflict, old, nil
 	}
 	t.votes[i] = v
-	p := b.vals.vals[i].Power
 	t.power[v.ID] += p
 	t.sum += p
 	b.markSender(rl, i)
@@ -143,9 +164,16 @@ func (b *VoteBook) Votes(r int32, t VoteType, id types.Hash) []Vote {
 		return nil
 	}
 	var out []Vote
-	for _, v := range rl.tallies[t-1].votes {
+	tl := &rl.tallies[t-1]
+	for i, v := range tl.votes {
 		if v.Type != 0 && v.ID == id {
 			out = append(out, v)
+			continue
+		}
+		for _, x := range tl.extra[i] {
+			if x.ID == id {
+				out = append(out, x)
+			}
 		}
 	}
 	return out

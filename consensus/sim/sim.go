@@ -1,0 +1,603 @@
+// Package sim is a deterministic simulator for the consensus core: N
+// validators with given stakes, a virtual clock, and a seeded scheduler
+// that delays, drops, duplicates and reorders messages, partitions the
+// network until a global stabilisation time (GST), crashes and restarts
+// validators from their persisted state, and lets Byzantine validators
+// equivocate, stay silent, vote for invalid blocks or propose late. After
+// every decision it checks agreement and validity; at the end it checks
+// that every honest validator decided every height up to the target.
+//
+// The same Config and seed always produce the same run, event for event:
+// Result.TraceHash fingerprints the whole trace, so a failing seed replays
+// exactly.
+package sim
+
+import (
+	"container/heap"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"math/rand/v2"
+	"time"
+
+	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// Behaviour is what a Byzantine validator does.
+type Behaviour uint8
+
+// Byzantine behaviours.
+const (
+	Silent     Behaviour = iota // sends nothing
+	Equivocate                  // coordinated: splits the honest validators with two proposals and votes for both sides
+	Invalid                     // proposes invalid blocks and votes for them
+	Late                        // follows the protocol but sends its proposals around timeoutPropose late
+	Mixed                       // each Byzantine validator draws one of the above from the seed
+)
+
+func (b Behaviour) String() string {
+	return [...]string{"silent", "equivocate", "invalid", "late", "mixed"}[b]
+}
+
+// Config describes one simulation.
+type Config struct {
+	Stakes    []int64 // one per validator
+	Byzantine int     // how many validators (the last ones by index) are Byzantine
+	Behaviour Behaviour
+	Seed      uint64
+	Heights   uint64 // target: every honest validator must decide 1..Heights
+
+	Drop, Dup          float64       // per-message probabilities before GST
+	MinDelay, MaxDelay time.Duration // delivery delay before GST (reordering follows)
+	PostGSTDelay       time.Duration // delay bound after GST
+	GST                time.Duration // global stabilisation time; no drops or partitions after it
+	Partitions         bool          // random two-way partitions before GST
+	Crashes            int           // crash/restart episodes of honest validators before GST
+
+	Timeouts consensus.Timeouts
+	// MaxTime bounds the virtual time (default GST + Heights·10s + 60s).
+	MaxTime time.Duration
+	// Trace, when set, receives one line per processed event.
+	Trace func(string)
+
+	configure func(*consensus.State) // test hook: adjusts every core
+}
+
+// DefaultTimeouts are the simulator's timeouts: short, but well above the
+// default message delays.
+var DefaultTimeouts = consensus.Timeouts{
+	Propose: 300 * time.Millisecond, ProposeDelta: 100 * time.Millisecond,
+	Prevote: 200 * time.Millisecond, PrevoteDelta: 100 * time.Millisecond,
+	Precommit: 200 * time.Millisecond, PrecommitDelta: 100 * time.Millisecond,
+	Retransmit: 600 * time.Millisecond,
+}
+
+// Result summarises a run.
+type Result struct {
+	Violations []string
+	Decided    []uint64 // heights decided per validator (Byzantine ones included, for information)
+	// Rounds per height over all honest decisions: rounds = decision round + 1.
+	RoundsMean                           float64
+	RoundsMax                            int32
+	Sent, Delivered, Dropped, Duplicated int
+	Evidence                             int // equivocations detected by honest validators
+	Events                               int
+	EndTime                              time.Duration
+	TraceHash                            [32]byte
+}
+
+// OK reports whether the run found no violation.
+func (r *Result) OK() bool { return len(r.Violations) == 0 }
+
+type itemKind uint8
+
+const (
+	deliver itemKind = iota // a network message
+	local                   // a timeout or an application answer; carries an incarnation
+	crash
+	restart
+)
+
+type item struct {
+	at   time.Duration
+	seq  uint64
+	kind itemKind
+	to   int
+	from int
+	inc  uint32
+	ev   consensus.Event
+}
+
+type queue []*item
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(*item)) }
+func (q *queue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
+
+type node struct {
+	idx       int
+	addr      types.Address
+	byz       bool
+	behaviour Behaviour
+	core      *consensus.State // nil for adversary-driven validators
+	up        bool
+	inc       uint32
+	snapshot  *consensus.Snapshot // the "fsync'd file"
+	committed []types.Hash        // the chain, which survives crashes
+	signed    map[uint64]map[voteKey]types.Hash
+	group     int // partition side
+}
+
+type voteKey struct {
+	round int32
+	typ   consensus.VoteType
+}
+
+// Sim is one simulation in progress.
+type Sim struct {
+	cfg       Config
+	rng       *rand.Rand
+	now       time.Duration
+	seq       uint64
+	q         queue
+	nodes     []*node
+	src       *source
+	res       Result
+	decisions map[uint64]types.Hash // first honest decision per height
+	rounds    int64                 // sum of rounds over honest decisions
+	nDecided  int64
+	adv       *adversary
+	trace     hash.Hash
+	partUntil time.Duration
+}
+
+// Run executes a simulation to completion.
+func Run(cfg Config) Result {
+	s, err := New(cfg)
+	if err != nil {
+		return Result{Violations: []string{err.Error()}}
+	}
+	return s.Run()
+}
+
+// New prepares a simulation.
+func New(cfg Config) (*Sim, error) {
+	n := len(cfg.Stakes)
+	if n == 0 || cfg.Byzantine < 0 || cfg.Byzantine > n {
+		return nil, fmt.Errorf("sim: bad validator counts (%d validators, %d Byzantine)", n, cfg.Byzantine)
+	}
+	if cfg.Timeouts == (consensus.Timeouts{}) {
+		cfg.Timeouts = DefaultTimeouts
+	}
+	if cfg.MaxDelay == 0 {
+		cfg.MinDelay, cfg.MaxDelay = 5*time.Millisecond, 50*time.Millisecond
+	}
+	if cfg.PostGSTDelay == 0 {
+		cfg.PostGSTDelay = cfg.MaxDelay
+	}
+	if cfg.MaxTime == 0 {
+		cfg.MaxTime = cfg.GST + time.Duration(cfg.Heights)*10*time.Second + time.Minute
+	}
+	s := &Sim{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		decisions: make(map[uint64]types.Hash), trace: sha256.New()}
+	vals := make([]consensus.Validator, n)
+	for i, st := range cfg.Stakes {
+		vals[i] = consensus.Validator{Address: nodeAddr(i), Power: st}
+	}
+	set, err := consensus.NewValidatorSet(vals)
+	if err != nil {
+		return nil, err
+	}
+	s.src = &source{sets: []*consensus.ValidatorSet{nil, set}}
+	for i := range n {
+		nd := &node{idx: i, addr: nodeAddr(i), byz: i >= n-cfg.Byzantine, up: true,
+			signed: make(map[uint64]map[voteKey]types.Hash)}
+		if nd.byz {
+			nd.behaviour = cfg.Behaviour
+			if nd.behaviour == Mixed {
+				nd.behaviour = Behaviour(s.rng.IntN(4))
+			}
+		}
+		s.nodes = append(s.nodes, nd)
+	}
+	s.adv = newAdversary(s)
+	for _, nd := range s.nodes {
+		if nd.byz && (nd.behaviour == Silent || nd.behaviour == Equivocate) {
+			continue
+		}
+		if err := s.boot(nd); err != nil {
+			return nil, err
+		}
+	}
+	s.planFaults()
+	return s, nil
+}
+
+// nodeAddr gives validator i an address that sorts in index order.
+func nodeAddr(i int) types.Address {
+	var a types.Address
+	binary.BigEndian.PutUint32(a[16:], uint32(i+1))
+	return a
+}
+
+func (s *Sim) index(a types.Address) int { return int(binary.BigEndian.Uint32(a[16:])) - 1 }
+
+// boot (re)starts a validator's core at the height after its chain,
+// restoring its persisted state when it belongs to that height.
+func (s *Sim) boot(nd *node) error {
+	h := uint64(len(nd.committed)) + 1
+	core, err := consensus.New(consensus.Config{Self: nd.addr, Validators: s.src, Timeouts: s.cfg.Timeouts, KeepDecisions: 1 << 20}, h)
+	if err != nil {
+		return err
+	}
+	if s.cfg.configure != nil {
+		s.cfg.configure(core)
+	}
+	if nd.snapshot != nil && nd.snapshot.Height == h {
+		if err := core.Restore(*nd.snapshot); err != nil {
+			return err
+		}
+	}
+	nd.core = core
+	s.push(&item{at: s.now, kind: local, to: nd.idx, inc: nd.inc, ev: consensus.Start{}})
+	return nil
+}
+
+func (s *Sim) push(it *item) {
+	s.seq++
+	it.seq = s.seq
+	heap.Push(&s.q, it)
+}
+
+// planFaults schedules partitions and crash/restart episodes before GST.
+func (s *Sim) planFaults() {
+	if s.cfg.GST <= 0 {
+		return
+	}
+	var honest []int
+	for _, nd := range s.nodes {
+		if !nd.byz {
+			honest = append(honest, nd.idx)
+		}
+	}
+	for range s.cfg.Crashes {
+		if len(honest) == 0 {
+			break
+		}
+		i := honest[s.rng.IntN(len(honest))]
+		at := time.Duration(s.rng.Int64N(int64(s.cfg.GST)))
+		back := at + time.Duration(s.rng.Int64N(int64(s.cfg.GST-at)+1))
+		s.push(&item{at: at, kind: crash, to: i})
+		s.push(&item{at: back, kind: restart, to: i})
+	}
+}
+
+// Run processes events until every honest validator reached the target
+// height or the time bound passed, then checks liveness.
+func (s *Sim) Run() Result {
+	for s.q.Len() > 0 && !s.done() {
+		it := heap.Pop(&s.q).(*item)
+		if it.at > s.cfg.MaxTime {
+			break
+		}
+		s.now = it.at
+		s.step(it)
+	}
+	s.res.EndTime = s.now
+	for _, nd := range s.nodes {
+		s.res.Decided = append(s.res.Decided, uint64(len(nd.committed)))
+		if !nd.byz && uint64(len(nd.committed)) < s.cfg.Heights {
+			s.violation("liveness: validator %d decided %d of %d heights by %v", nd.idx, len(nd.committed), s.cfg.Heights, s.now)
+		}
+	}
+	if s.nDecided > 0 {
+		s.res.RoundsMean = float64(s.rounds) / float64(s.nDecided)
+	}
+	copy(s.res.TraceHash[:], s.trace.Sum(nil))
+	return s.res
+}
+
+func (s *Sim) done() bool {
+	for _, nd := range s.nodes {
+		if !nd.byz && uint64(len(nd.committed)) < s.cfg.Heights {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Sim) violation(format string, args ...any) {
+	if len(s.res.Violations) < 20 {
+		s.res.Violations = append(s.res.Violations, fmt.Sprintf("seed %d: ", s.cfg.Seed)+fmt.Sprintf(format, args...))
+	}
+}
+
+func (s *Sim) step(it *item) {
+	s.res.Events++
+	s.record(it)
+	nd := s.nodes[it.to]
+	switch it.kind {
+	case crash:
+		if nd.up {
+			nd.up = false
+			nd.inc++
+			nd.core = nil
+		}
+		return
+	case restart:
+		if !nd.up {
+			nd.up = true
+			if err := s.boot(nd); err != nil {
+				s.violation("restart of %d: %v", nd.idx, err)
+			}
+		}
+		return
+	case local:
+		if !nd.up || it.inc != nd.inc {
+			return // a timer or answer of a previous incarnation
+		}
+	case deliver:
+		if !nd.up {
+			s.res.Dropped++
+			return
+		}
+		s.res.Delivered++
+		if nd.byz && nd.core == nil {
+			s.adv.observe(nd, it.ev)
+			return
+		}
+	}
+	if nd.core == nil {
+		return
+	}
+	s.apply(nd, nd.core.Step(it.ev))
+}
+
+// apply carries out a core's effects the way a driver would.
+func (s *Sim) apply(nd *node, effects []consensus.Effect) {
+	persist := false
+	for _, e := range effects {
+		switch e := e.(type) {
+		case consensus.BroadcastProposal:
+			persist = true
+			delay := time.Duration(0)
+			if nd.behaviour == Late && nd.byz {
+				t := s.cfg.Timeouts.Duration(consensus.TimeoutPropose, e.Proposal.Round)
+				delay = t/2 + time.Duration(s.rng.Int64N(int64(t)))
+			}
+			s.broadcast(nd.idx, consensus.ProposalEvent{Proposal: e.Proposal}, delay)
+		case consensus.BroadcastVote:
+			persist = true
+			s.checkDoubleSign(nd, e.Vote)
+			s.broadcast(nd.idx, consensus.VoteEvent{Vote: e.Vote}, 0)
+		case consensus.RelayVotes:
+			for _, v := range e.Votes {
+				if v.Validator != nd.addr {
+					s.broadcast(nd.idx, consensus.VoteEvent{Vote: v}, 0)
+				}
+			}
+		case consensus.BroadcastStatus:
+			s.broadcast(nd.idx, consensus.StatusEvent{From: nd.addr, Height: e.Height}, 0)
+		case consensus.SendDecision:
+			to := s.index(e.To)
+			s.send(nd.idx, to, consensus.ProposalEvent{Proposal: e.Proposal}, 0)
+			for _, v := range e.Precommits {
+				s.send(nd.idx, to, consensus.VoteEvent{Vote: v}, 0)
+			}
+		case consensus.ScheduleTimeout:
+			s.push(&item{at: s.now + e.Duration, kind: local, to: nd.idx, inc: nd.inc, ev: consensus.TimeoutEvent{Timeout: e.Timeout}})
+		case consensus.RequestValue:
+			s.push(&item{at: s.now + time.Millisecond, kind: local, to: nd.idx, inc: nd.inc,
+				ev: consensus.ValueEvent{Height: e.Height, Round: e.Round, Value: s.makeValue(nd, e.Height, e.Round)}})
+		case consensus.RequestValidation:
+			ok := validValue(e.Value.ID)
+			if nd.byz && nd.behaviour == Invalid {
+				ok = true // it believes in its own bad blocks
+			}
+			s.push(&item{at: s.now + time.Millisecond, kind: local, to: nd.idx, inc: nd.inc,
+				ev: consensus.ValidatedEvent{Height: e.Height, ID: e.Value.ID, Valid: ok}})
+		case consensus.Decide:
+			s.decide(nd, e)
+		case consensus.EvidenceFound:
+			if !nd.byz {
+				s.res.Evidence++
+				if !s.nodes[s.index(e.A.Validator)].byz {
+					s.violation("evidence against honest validator %d: %+v / %+v", s.index(e.A.Validator), e.A, e.B)
+				}
+			}
+		case consensus.Halt:
+			s.violation("validator %d halted: %v", nd.idx, e.Err)
+		}
+	}
+	if persist {
+		snap := nd.core.Snapshot()
+		nd.snapshot = &snap
+	}
+}
+
+// Values are 32 bytes: height, round, proposer, a kind byte (0 valid,
+// 1 invalid, 2 and 3 the two sides of an equivocation) and a non-zero tail.
+func value(h uint64, r int32, proposer int, kind byte) consensus.Value {
+	var id types.Hash
+	binary.BigEndian.PutUint64(id[0:], h)
+	binary.BigEndian.PutUint32(id[8:], uint32(r))
+	binary.BigEndian.PutUint32(id[12:], uint32(proposer))
+	id[16] = kind
+	id[31] = 1
+	return consensus.Value{ID: id}
+}
+
+func validValue(id types.Hash) bool { return id[16] != 1 }
+
+func (s *Sim) makeValue(nd *node, h uint64, r int32) consensus.Value {
+	if nd.byz && nd.behaviour == Invalid {
+		return value(h, r, nd.idx, 1)
+	}
+	return value(h, r, nd.idx, 0)
+}
+
+func (s *Sim) decide(nd *node, d consensus.Decide) {
+	if d.Height != uint64(len(nd.committed))+1 {
+		s.violation("validator %d decided height %d with %d committed", nd.idx, d.Height, len(nd.committed))
+		return
+	}
+	nd.committed = append(nd.committed, d.Value.ID)
+	delete(nd.signed, d.Height-min(d.Height, 3))
+	if nd.byz {
+		return
+	}
+	if !validValue(d.Value.ID) {
+		s.violation("validity: validator %d decided invalid value %x at height %d", nd.idx, d.Value.ID[:20], d.Height)
+	}
+	if prev, ok := s.decisions[d.Height]; !ok {
+		s.decisions[d.Height] = d.Value.ID
+	} else if prev != d.Value.ID {
+		s.violation("agreement: height %d decided as %x and %x (validator %d, round %d)", d.Height, prev[:20], d.Value.ID[:20], nd.idx, d.Round)
+	}
+	s.rounds += int64(d.Round) + 1
+	s.nDecided++
+	s.res.RoundsMax = max(s.res.RoundsMax, d.Round+1)
+}
+
+// checkDoubleSign makes sure an honest validator never signs two different
+// votes for one height, round and type, across crashes included.
+func (s *Sim) checkDoubleSign(nd *node, v consensus.Vote) {
+	if nd.byz {
+		return
+	}
+	m := nd.signed[v.Height]
+	if m == nil {
+		m = make(map[voteKey]types.Hash)
+		nd.signed[v.Height] = m
+	}
+	k := voteKey{v.Round, v.Type}
+	if old, ok := m[k]; ok && old != v.ID {
+		s.violation("honest validator %d double-signed %v at %d/%d", nd.idx, v.Type, v.Height, v.Round)
+	}
+	m[k] = v.ID
+}
+
+func (s *Sim) broadcast(from int, ev consensus.Event, extra time.Duration) {
+	for to := range s.nodes {
+		if to != from {
+			s.send(from, to, ev, extra)
+		}
+	}
+}
+
+// send puts one message on the simulated network.
+func (s *Sim) send(from, to int, ev consensus.Event, extra time.Duration) {
+	s.res.Sent++
+	pre := s.now < s.cfg.GST
+	if pre {
+		if s.cfg.Drop > 0 && s.rng.Float64() < s.cfg.Drop {
+			s.res.Dropped++
+			return
+		}
+		if s.cfg.Partitions && s.partitioned(from, to) {
+			s.res.Dropped++
+			return
+		}
+	}
+	copies := 1
+	if s.cfg.Dup > 0 && s.rng.Float64() < s.cfg.Dup {
+		copies = 2
+		s.res.Duplicated++
+	}
+	for range copies {
+		lo, hi := s.cfg.MinDelay, s.cfg.MaxDelay
+		if !pre {
+			hi = s.cfg.PostGSTDelay
+		}
+		d := lo
+		if hi > lo {
+			d += time.Duration(s.rng.Int64N(int64(hi - lo)))
+		}
+		s.push(&item{at: s.now + d + extra, kind: deliver, to: to, from: from, ev: ev})
+	}
+}
+
+// partitioned redraws a random two-way split of the validators every so
+// often before GST, with some periods of no partition at all.
+func (s *Sim) partitioned(a, b int) bool {
+	if s.now >= s.partUntil {
+		s.partUntil = s.now + time.Duration(200+s.rng.IntN(1500))*time.Millisecond
+		whole := s.rng.IntN(3) == 0
+		for _, nd := range s.nodes {
+			nd.group = 0
+			if !whole {
+				nd.group = s.rng.IntN(2)
+			}
+		}
+	}
+	return s.nodes[a].group != s.nodes[b].group
+}
+
+// record folds an event into the trace hash (and the trace, if asked).
+func (s *Sim) record(it *item) {
+	var b [64]byte
+	binary.BigEndian.PutUint64(b[0:], uint64(it.at))
+	b[8] = byte(it.kind)
+	binary.BigEndian.PutUint32(b[9:], uint32(it.to))
+	binary.BigEndian.PutUint32(b[13:], uint32(it.from))
+	code, h, r, id := describe(it.ev)
+	b[17] = code
+	binary.BigEndian.PutUint64(b[18:], h)
+	binary.BigEndian.PutUint32(b[26:], uint32(r))
+	copy(b[30:], id[:20])
+	s.trace.Write(b[:50])
+	if s.cfg.Trace != nil {
+		s.cfg.Trace(fmt.Sprintf("%v kind=%d to=%d from=%d ev=%d h=%d r=%d id=%x", it.at, it.kind, it.to, it.from, code, h, r, id[:20]))
+	}
+}
+
+func describe(ev consensus.Event) (code byte, h uint64, r int32, id types.Hash) {
+	switch e := ev.(type) {
+	case consensus.Start:
+		return 1, 0, 0, id
+	case consensus.ProposalEvent:
+		return 2, e.Proposal.Height, e.Proposal.Round, e.Proposal.Value.ID
+	case consensus.VoteEvent:
+		return 2 + byte(e.Vote.Type), e.Vote.Height, e.Vote.Round, e.Vote.ID
+	case consensus.TimeoutEvent:
+		return 10 + byte(e.Timeout.Kind), e.Timeout.Height, e.Timeout.Round, id
+	case consensus.ValueEvent:
+		return 20, e.Height, e.Round, e.Value.ID
+	case consensus.ValidatedEvent:
+		if e.Valid {
+			return 21, e.Height, 0, e.ID
+		}
+		return 22, e.Height, 0, e.ID
+	case consensus.StatusEvent:
+		return 23, e.Height, 0, id
+	}
+	return 0, 0, 0, id
+}
+
+// source is the validator set of every height: the same members, with
+// proposer priorities advancing one run per height.
+type source struct{ sets []*consensus.ValidatorSet }
+
+func (c *source) ValidatorSet(h uint64) (*consensus.ValidatorSet, error) {
+	if h == 0 {
+		return nil, fmt.Errorf("sim: no validator set at height 0")
+	}
+	for uint64(len(c.sets)) <= h {
+		c.sets = append(c.sets, c.sets[len(c.sets)-1].Next())
+	}
+	return c.sets[h], nil
+}
