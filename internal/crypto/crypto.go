@@ -52,8 +52,8 @@ func RecoverPubkey(digest [32]byte, sig []byte) ([]byte, error) {
 	}
 	out := make([]byte, 65)
 	out[0] = 0x04
-	x.PutBytesUnchecked(out[1:33])
-	y.PutBytesUnchecked(out[33:])
+	x.putBytes(out[1:33])
+	y.putBytes(out[33:])
 	return out, nil
 }
 
@@ -63,7 +63,13 @@ func RecoverPublicKey(digest [32]byte, sig []byte) (*secp256k1.PublicKey, error)
 	if err != nil {
 		return nil, err
 	}
-	return secp256k1.NewPublicKey(&x, &y), nil
+	var xb, yb [32]byte
+	x.putBytes(xb[:])
+	y.putBytes(yb[:])
+	var fx, fy secp256k1.FieldVal
+	fx.SetBytes(&xb)
+	fy.SetBytes(&yb)
+	return secp256k1.NewPublicKey(&fx, &fy), nil
 }
 
 // RecoverAddress returns the address of the key that produced sig over
@@ -74,8 +80,8 @@ func RecoverAddress(digest [32]byte, sig []byte) (addr [20]byte, err error) {
 		return addr, err
 	}
 	var xy [64]byte
-	x.PutBytesUnchecked(xy[:32])
-	y.PutBytesUnchecked(xy[32:])
+	x.putBytes(xy[:32])
+	y.putBytes(xy[32:])
 	var h [32]byte
 	HashInto(&h, xy[:])
 	copy(addr[:], h[12:])

@@ -57,33 +57,43 @@ var (
 // mapped through φ. Built on first use: it costs a few milliseconds.
 var (
 	baseTablesOnce sync.Once
-	baseTableG     *[baseTableSize]secp256k1.JacobianPoint
-	baseTableLG    *[baseTableSize]secp256k1.JacobianPoint
+	baseTableG     *[baseTableSize]aff
+	baseTableLG    *[baseTableSize]aff
+	feBeta         fe
 )
 
 func buildBaseTables() {
-	var g, g2 secp256k1.JacobianPoint
+	b := endoBeta.Bytes()
+	feBeta.setBytes(b)
+	var g, g2, cur secp256k1.JacobianPoint
 	var one secp256k1.ModNScalar
 	one.SetInt(1)
 	secp256k1.ScalarBaseMultNonConst(&one, &g)
 	secp256k1.DoubleNonConst(&g, &g2)
-	tg := new([baseTableSize]secp256k1.JacobianPoint)
-	tl := new([baseTableSize]secp256k1.JacobianPoint)
-	tg[0] = g
-	for i := 1; i < baseTableSize; i++ {
-		secp256k1.AddNonConst(&tg[i-1], &g2, &tg[i])
-	}
+	tg := new([baseTableSize]aff)
+	tl := new([baseTableSize]aff)
+	cur = g
 	for i := range tg {
-		tg[i].ToAffine()
-		tl[i] = tg[i]
-		tl[i].X.Mul(endoBeta).Normalize()
+		if i > 0 {
+			secp256k1.AddNonConst(&cur, &g2, &cur)
+		}
+		a := cur
+		a.ToAffine()
+		tg[i].x.setBytes(a.X.Bytes())
+		tg[i].y.setBytes(a.Y.Bytes())
+		tl[i].x.mul(&tg[i].x, &feBeta)
+		tl[i].x.normalize()
+		tl[i].y = tg[i].y
 	}
 	baseTableG, baseTableLG = tg, tl
 }
 
-// recoverJacobian returns the public key that produced sig (R || S || V,
-// V in {0,1}) over digest, in affine coordinates.
-func recoverPoint(digest *[32]byte, sig []byte) (x, y secp256k1.FieldVal, err error) {
+// feSeven is the curve constant b.
+var feSeven = fe{7}
+
+// recoverPoint returns the public key that produced sig (R || S || V,
+// V in {0,1}) over digest, as normalized affine coordinates.
+func recoverPoint(digest *[32]byte, sig []byte) (x, y fe, err error) {
 	if len(sig) != SignatureLength {
 		return x, y, ErrInvalidSignature
 	}
@@ -101,12 +111,19 @@ func recoverPoint(digest *[32]byte, sig []byte) (x, y secp256k1.FieldVal, err er
 
 	// R = (r, y) with y's parity given by v. r < N < P, so r is already a
 	// valid field element (v ∈ {0,1} never asks for r + N).
-	var R secp256k1.JacobianPoint
-	R.X.SetByteSlice(sig[:32])
-	if !secp256k1.DecompressY(&R.X, v == 1, &R.Y) {
+	var R aff
+	R.x.setBytes((*[32]byte)(sig[:32]))
+	var rhs fe
+	rhs.sqr(&R.x)
+	rhs.mul(&rhs, &R.x)
+	rhs.add(&rhs, &feSeven)
+	if !R.y.sqrt(&rhs) {
 		return x, y, ErrInvalidSignature
 	}
-	R.Z.SetInt(1)
+	R.y.normalize()
+	if R.y.isOdd() != (v == 1) {
+		R.y.neg(&R.y)
+	}
 
 	var e secp256k1.ModNScalar
 	e.SetBytes(digest)
@@ -116,30 +133,35 @@ func recoverPoint(digest *[32]byte, sig []byte) (x, y secp256k1.FieldVal, err er
 	u1.Mul2(&e, &w).Negate()
 	u2.Mul2(&s, &w)
 
-	var q secp256k1.JacobianPoint
-	doubleMulNonConst(&u1, &u2, &R, &q)
-	if (q.X.IsZero() && q.Y.IsZero()) || q.Z.IsZero() {
+	var q jac
+	doubleMul(&u1, &u2, &R, &q)
+	if q.inf {
 		return x, y, ErrInvalidSignature
 	}
-	q.ToAffine()
-	return q.X, q.Y, nil
+	x, y = q.toAffine()
+	return x, y, nil
 }
 
-// doubleMulNonConst sets q = a·G + b·P for an affine point P (Z = 1).
-func doubleMulNonConst(a, b *secp256k1.ModNScalar, p, q *secp256k1.JacobianPoint) {
+// doubleMul sets q = a·G + b·P.
+func doubleMul(a, b *secp256k1.ModNScalar, p *aff, q *jac) {
 	baseTablesOnce.Do(buildBaseTables)
 
-	// Odd multiples P, 3P, …, 15P and their images under φ.
-	var tp, tl [varTableSize]secp256k1.JacobianPoint
-	var p2 secp256k1.JacobianPoint
-	tp[0] = *p
-	secp256k1.DoubleNonConst(p, &p2)
+	// Odd multiples P, 3P, …, 15P and their images under φ, which share
+	// Z (φ only scales x).
+	var tp, tl [varTableSize]jacZ
+	var p2, cur jac
+	cur = jac{x: p.x, y: p.y, z: feOne}
+	p2.double(&cur)
+	var p2z jacZ
+	p2z.set(&p2)
+	tp[0].set(&cur)
 	for i := 1; i < varTableSize; i++ {
-		secp256k1.AddNonConst(&tp[i-1], &p2, &tp[i])
+		cur.addZ(&cur, &p2z, false)
+		tp[i].set(&cur)
 	}
 	for i := range tp {
 		tl[i] = tp[i]
-		tl[i].X.Mul(endoBeta).Normalize()
+		tl[i].x.mul(&tp[i].x, &feBeta)
 	}
 
 	var a1, a2, b1, b2 secp256k1.ModNScalar
@@ -152,43 +174,29 @@ func doubleMulNonConst(a, b *secp256k1.ModNScalar, p, q *secp256k1.JacobianPoint
 	lb2, sb2 := wnaf(&nb2, &b2, wnafVar)
 	n := max(la1, la2, lb1, lb2)
 
-	q.X.Zero()
-	q.Y.Zero()
-	q.Z.Zero()
-	var tmp secp256k1.JacobianPoint
+	*q = jac{inf: true}
 	for i := n - 1; i >= 0; i-- {
-		secp256k1.DoubleNonConst(q, q)
+		q.double(q)
 		if d := nb1[i]; d != 0 {
-			addDigit(q, tp[:], d, sb1, &tmp)
+			q.addZ(q, &tp[abs16(d)>>1], (d < 0) != sb1)
 		}
 		if d := nb2[i]; d != 0 {
-			addDigit(q, tl[:], d, sb2, &tmp)
+			q.addZ(q, &tl[abs16(d)>>1], (d < 0) != sb2)
 		}
 		if d := na1[i]; d != 0 {
-			addDigit(q, baseTableG[:], d, sa1, &tmp)
+			q.addAffine(q, &baseTableG[abs16(d)>>1], (d < 0) != sa1)
 		}
 		if d := na2[i]; d != 0 {
-			addDigit(q, baseTableLG[:], d, sa2, &tmp)
+			q.addAffine(q, &baseTableLG[abs16(d)>>1], (d < 0) != sa2)
 		}
 	}
 }
 
-// addDigit adds d·T to q, where table holds the odd multiples T, 3T, 5T, …
-// and d is an odd wNAF digit; neg flips the sign because the scalar was
-// negated to make it short.
-func addDigit(q *secp256k1.JacobianPoint, table []secp256k1.JacobianPoint, d int16, neg bool, tmp *secp256k1.JacobianPoint) {
+func abs16(d int16) int16 {
 	if d < 0 {
-		d = -d
-		neg = !neg
+		return -d
 	}
-	pt := &table[d>>1]
-	if neg {
-		tmp.X = pt.X
-		tmp.Z = pt.Z
-		tmp.Y.NegateVal(&pt.Y, 1).Normalize()
-		pt = tmp
-	}
-	secp256k1.AddNonConst(q, pt, q)
+	return d
 }
 
 // splitScalar finds k1, k2 with k ≡ k1 + k2·λ (mod N) and |k1|, |k2| about
