@@ -1,0 +1,308 @@
+// Package rpc is chaind's JSON-RPC 2.0 server: a hand-written codec and
+// method registry served over HTTP (net/http) and WebSocket
+// (github.com/coder/websocket), with batches, notifications, subscriptions,
+// size limits and per-client rate limits.
+//
+// Methods are plain functions over positional parameters; the Ethereum
+// namespaces are registered by the node from a Backend, so this package
+// knows the protocol, not the chain.
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sort"
+	"sync"
+)
+
+// Params are the positional parameters of a call, split but not decoded.
+type Params []json.RawMessage
+
+// Len is the number of parameters given.
+func (p Params) Len() int { return len(p) }
+
+// Has reports whether parameter i was given and is not null.
+func (p Params) Has(i int) bool {
+	return i < len(p) && !bytes.Equal(bytes.TrimSpace(p[i]), []byte("null"))
+}
+
+// Decode decodes parameter i into v; a missing parameter is an error.
+func (p Params) Decode(i int, v any) error {
+	if i >= len(p) {
+		return InvalidParams(i, errors.New("missing value"))
+	}
+	if err := json.Unmarshal(p[i], v); err != nil {
+		return InvalidParams(i, err)
+	}
+	return nil
+}
+
+// Optional decodes parameter i into v when present and not null; it
+// reports whether it did.
+func (p Params) Optional(i int, v any) (bool, error) {
+	if !p.Has(i) {
+		return false, nil
+	}
+	return true, p.Decode(i, v)
+}
+
+// Handler serves one method. The result is marshalled with encoding/json
+// (json.RawMessage passes through untouched).
+type Handler func(ctx context.Context, params Params) (any, error)
+
+// method is a registered handler and its parameter bounds.
+type method struct {
+	h         Handler
+	minParams int
+	maxParams int // -1: no upper bound
+}
+
+// Server dispatches JSON-RPC requests to registered methods.
+type Server struct {
+	mu      sync.RWMutex
+	methods map[string]method
+	log     *slog.Logger
+
+	BatchLimit    int   // items per batch (default 1000)
+	ResponseLimit int64 // bytes per batch response (default 25 MiB)
+}
+
+// NewServer returns a server with no methods.
+func NewServer(log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Server{methods: map[string]method{}, log: log, BatchLimit: 1000, ResponseLimit: 25 << 20}
+}
+
+// Register adds a method taking between min and max positional parameters
+// (max -1 for no bound). Registering a name twice replaces it.
+func (s *Server) Register(name string, min, max int, h Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.methods[name] = method{h: h, minParams: min, maxParams: max}
+}
+
+// Methods lists the registered method names, sorted.
+func (s *Server) Methods() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := make([]string, 0, len(s.methods))
+	for n := range s.methods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// request is one decoded JSON-RPC request object.
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+func (r *request) isNotification() bool { return r.ID == nil }
+
+// validID reports whether the id is a string, a number or null, the only
+// forms JSON-RPC 2.0 allows.
+func validID(id json.RawMessage) bool {
+	if id == nil {
+		return true
+	}
+	switch c := bytes.TrimSpace(id); {
+	case len(c) == 0:
+		return false
+	case c[0] == '"', c[0] == '-', c[0] >= '0' && c[0] <= '9':
+		return true
+	default:
+		return string(c) == "null"
+	}
+}
+
+// HandleMessage handles one HTTP body or WebSocket message (a request or a
+// batch) and returns the response bytes, or nil when there is nothing to
+// send (only notifications).
+func (s *Server) HandleMessage(ctx context.Context, msg []byte) []byte {
+	msg = bytes.TrimSpace(msg)
+	if len(msg) > 0 && msg[0] == '[' {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(msg, &raws); err != nil {
+			return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errParse})
+		}
+		if len(raws) == 0 {
+			return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errEmptyBatch})
+		}
+		if len(raws) > s.BatchLimit {
+			return marshal(response{JSONRPC: "2.0", ID: nullID, Error: &Error{Code: CodeInvalidRequest,
+				Message: fmt.Sprintf("batch too large: %d items, limit %d", len(raws), s.BatchLimit)}})
+		}
+		var (
+			out  bytes.Buffer
+			size int64
+			n    int
+		)
+		out.WriteByte('[')
+		for _, raw := range raws {
+			resp := s.handleOne(ctx, raw)
+			if resp == nil {
+				continue
+			}
+			size += int64(len(resp))
+			if size > s.ResponseLimit {
+				resp = marshal(response{JSONRPC: "2.0", ID: idOf(raw), Error: &Error{Code: CodeLimitExceeded,
+					Message: "response too large"}})
+			}
+			if n > 0 {
+				out.WriteByte(',')
+			}
+			out.Write(resp)
+			n++
+		}
+		if n == 0 {
+			return nil
+		}
+		out.WriteByte(']')
+		return out.Bytes()
+	}
+	return s.handleOne(ctx, msg)
+}
+
+var nullID = json.RawMessage("null")
+
+func idOf(raw json.RawMessage) json.RawMessage {
+	var r struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.ID == nil || !validID(r.ID) {
+		return nullID
+	}
+	return r.ID
+}
+
+func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) []byte {
+	if !json.Valid(raw) {
+		return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errParse})
+	}
+	var req request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		// Well-formed JSON of the wrong shape: a number, or a method that
+		// is not a string.
+		return marshal(response{JSONRPC: "2.0", ID: idOf(raw), Error: errInvalidRequest})
+	}
+	if req.JSONRPC != "2.0" || req.Method == "" || !validID(req.ID) {
+		id := req.ID
+		if id == nil || !validID(id) {
+			id = nullID
+		}
+		return marshal(response{JSONRPC: "2.0", ID: id, Error: errInvalidRequest})
+	}
+	result, err := s.call(ctx, &req)
+	if req.isNotification() {
+		return nil
+	}
+	resp := response{JSONRPC: "2.0", ID: req.ID}
+	if err != nil {
+		resp.Error = toError(err)
+	} else {
+		b, merr := json.Marshal(result)
+		if merr != nil {
+			resp.Error = &Error{Code: CodeInternal, Message: "cannot encode result: " + merr.Error()}
+		} else {
+			resp.Result = b
+		}
+	}
+	return marshal(resp)
+}
+
+// call runs the handler, turning a panic into an internal error so one bad
+// request cannot take the server down.
+func (s *Server) call(ctx context.Context, req *request) (result any, err error) {
+	s.mu.RLock()
+	m, ok := s.methods[req.Method]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, errMethodNotFound(req.Method)
+	}
+	params, perr := splitParams(req.Params)
+	if perr != nil {
+		return nil, perr
+	}
+	if len(params) < m.minParams {
+		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("missing value for required argument %d", len(params))}
+	}
+	if m.maxParams >= 0 && len(params) > m.maxParams {
+		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("too many arguments, want at most %d", m.maxParams)}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("rpc handler panic", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			result, err = nil, &Error{Code: CodeInternal, Message: "internal error"}
+		}
+	}()
+	return m.h(ctx, params)
+}
+
+// splitParams accepts a positional array, null or absent params. Named
+// (object) params are not used by any Ethereum method.
+func splitParams(raw json.RawMessage) (Params, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] != '[' {
+		return nil, &Error{Code: CodeInvalidParams, Message: "non-array args"}
+	}
+	var p []json.RawMessage
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
+	}
+	// Trailing nulls count as absent optional parameters, as geth does.
+	for len(p) > 0 && bytes.Equal(bytes.TrimSpace(p[len(p)-1]), []byte("null")) {
+		p = p[:len(p)-1]
+	}
+	return p, nil
+}
+
+func toError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var de DataError
+	if errors.As(err, &de) {
+		return &Error{Code: de.ErrorCode(), Message: err.Error(), Data: de.ErrorData()}
+	}
+	var ce CodeError
+	if errors.As(err, &ce) {
+		return &Error{Code: ce.ErrorCode(), Message: err.Error()}
+	}
+	return &Error{Code: CodeServer, Message: err.Error()}
+}
+
+// CodeError lets a backend error choose its JSON-RPC code without knowing
+// this package.
+type CodeError interface {
+	error
+	ErrorCode() int
+}
+
+// DataError is a CodeError with a data member (e.g. revert bytes).
+type DataError interface {
+	CodeError
+	ErrorData() any
+}
+
+func marshal(r response) []byte {
+	b, err := json.Marshal(r)
+	if err != nil {
+		b, _ = json.Marshal(response{JSONRPC: "2.0", ID: nullID, Error: &Error{Code: CodeInternal, Message: "internal error"}})
+	}
+	return b
+}

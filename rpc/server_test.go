@@ -1,0 +1,308 @@
+package rpc
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+func testServer() *Server {
+	s := NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s.Register("echo", 0, -1, func(ctx context.Context, p Params) (any, error) {
+		return p, nil
+	})
+	s.Register("add", 2, 2, func(ctx context.Context, p Params) (any, error) {
+		var a, b int
+		if err := p.Decode(0, &a); err != nil {
+			return nil, err
+		}
+		if err := p.Decode(1, &b); err != nil {
+			return nil, err
+		}
+		return a + b, nil
+	})
+	s.Register("boom", 0, 0, func(context.Context, Params) (any, error) { panic("boom") })
+	s.Register("fail", 0, 0, func(context.Context, Params) (any, error) { return nil, errors.New("nonce too low") })
+	s.Register("big", 0, 0, func(context.Context, Params) (any, error) { return strings.Repeat("x", 4000), nil })
+	return s
+}
+
+func TestHandleMessage(t *testing.T) {
+	s := testServer()
+	for _, tc := range []struct{ name, in, want string }{
+		{"call", `{"jsonrpc":"2.0","id":1,"method":"add","params":[2,3]}`, `{"jsonrpc":"2.0","id":1,"result":5}`},
+		{"string id", `{"jsonrpc":"2.0","id":"a","method":"add","params":[2,3]}`, `{"jsonrpc":"2.0","id":"a","result":5}`},
+		{"parse error", `{"jsonrpc":"2.0",`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`},
+		{"empty batch", `[]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}`},
+		{"bad version", `{"jsonrpc":"1.0","id":1,"method":"add"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid request"}}`},
+		{"not an object", `1`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}`},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"add"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}`},
+		{"unknown", `{"jsonrpc":"2.0","id":1,"method":"nope"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"the method nope does not exist/is not available"}}`},
+		{"missing param", `{"jsonrpc":"2.0","id":1,"method":"add","params":[1]}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"missing value for required argument 1"}}`},
+		{"too many", `{"jsonrpc":"2.0","id":1,"method":"add","params":[1,2,3]}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"too many arguments, want at most 2"}}`},
+		{"wrong type", `{"jsonrpc":"2.0","id":1,"method":"add","params":[1,"x"]}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid argument 1: json: cannot unmarshal string into Go value of type int"}}`},
+		{"object params", `{"jsonrpc":"2.0","id":1,"method":"add","params":{"a":1}}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"non-array args"}}`},
+		{"panic", `{"jsonrpc":"2.0","id":1,"method":"boom"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error"}}`},
+		{"plain error", `{"jsonrpc":"2.0","id":1,"method":"fail"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"nonce too low"}}`},
+		{"notification", `{"jsonrpc":"2.0","method":"add","params":[1,2]}`, ``},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"add","params":[1,2]},{"jsonrpc":"2.0","method":"add","params":[1,2]},{"jsonrpc":"2.0","id":2,"method":"nope"}]`,
+			`[{"jsonrpc":"2.0","id":1,"result":3},{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"the method nope does not exist/is not available"}}]`},
+		{"batch of junk", `[1]`, `[{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}]`},
+		{"trailing nulls", `{"jsonrpc":"2.0","id":1,"method":"add","params":[1,2,null]}`, `{"jsonrpc":"2.0","id":1,"result":3}`},
+	} {
+		got := string(s.HandleMessage(context.Background(), []byte(tc.in)))
+		if got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestBatchLimit(t *testing.T) {
+	s := testServer()
+	s.BatchLimit = 3
+	in := `[` + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"add","params":[1,2]},`, 3) + `{"jsonrpc":"2.0","id":1,"method":"add","params":[1,2]}]`
+	got := string(s.HandleMessage(context.Background(), []byte(in)))
+	if !strings.Contains(got, `-32600`) || !strings.Contains(got, "batch too large") {
+		t.Fatal(got)
+	}
+}
+
+func post(t *testing.T, url, body string, hdr map[string]string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestHTTP(t *testing.T) {
+	s := testServer()
+	srv := httptest.NewServer(s.HTTPHandler(HTTPConfig{BodyLimit: 1000, CORSOrigins: []string{"https://app.example"}}))
+	defer srv.Close()
+
+	resp := post(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"add","params":[1,1]}`, map[string]string{"Origin": "https://app.example"})
+	body, _ := io.ReadAll(resp.Body)
+	if string(body) != `{"jsonrpc":"2.0","id":7,"result":2}` || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Fatalf("%s %v", body, resp.Header)
+	}
+	resp = post(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"echo","params":["`+strings.Repeat("a", 2000)+`"]}`, nil)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("oversized body: %d", resp.StatusCode)
+	}
+	resp = post(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"big"}`, map[string]string{"Accept-Encoding": "gzip"})
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatal("no gzip")
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(zr)
+	if !bytes.HasPrefix(b, []byte(`{"jsonrpc":"2.0","id":7,"result":"xxx`)) {
+		t.Fatalf("gzip body %q", b[:40])
+	}
+	resp = post(t, srv.URL, `{}`, map[string]string{"Content-Type": "text/plain"})
+	if resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Fatalf("content type: %d", resp.StatusCode)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	s := testServer()
+	lim := NewLimiter(LimitConfig{PerSecond: 10, PerMinute: 600, Concurrency: 5})
+	now := time.Unix(1000, 0)
+	lim.now = func() time.Time { return now }
+	srv := httptest.NewServer(s.HTTPHandler(HTTPConfig{Limiter: lim}))
+	defer srv.Close()
+	ok, limited := 0, 0
+	for i := 0; i < 15; i++ {
+		resp := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"add","params":[1,1]}`, nil)
+		body, _ := io.ReadAll(resp.Body)
+		switch resp.StatusCode {
+		case 200:
+			ok++
+		case 429:
+			limited++
+			if resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), `"code":-32005`) {
+				t.Fatalf("429 without Retry-After or -32005: %s", body)
+			}
+		}
+	}
+	if ok != 10 || limited != 5 {
+		t.Fatalf("ok %d limited %d, want 10 and 5", ok, limited)
+	}
+	now = now.Add(time.Second)
+	if resp := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"add","params":[1,1]}`, nil); resp.StatusCode != 200 {
+		t.Fatal("bucket did not refill")
+	}
+}
+
+func TestLimiterPerMinuteAndConcurrency(t *testing.T) {
+	// A per-second allowance far above the per-minute one isolates the
+	// minute bucket: 30 s at 50/s is 1500 tries, of which the bucket admits
+	// its 600 plus 30 s of refill at 10/s.
+	lim := NewLimiter(LimitConfig{PerSecond: 100, PerMinute: 600, Concurrency: 5})
+	now := time.Unix(0, 0)
+	lim.now = func() time.Time { return now }
+	n := 0
+	for i := 0; i < 1500; i++ {
+		now = now.Add(20 * time.Millisecond)
+		if _, ok := lim.Allow("1.2.3.4"); ok {
+			n++
+		}
+	}
+	if n < 890 || n > 900 {
+		t.Fatalf("admitted %d, want about 900", n)
+	}
+	var rel []func()
+	for i := 0; i < 5; i++ {
+		now = now.Add(time.Second)
+		r, _, ok := lim.Acquire("5.6.7.8")
+		if !ok {
+			t.Fatal("refused below concurrency limit")
+		}
+		rel = append(rel, r)
+	}
+	if _, _, ok := lim.Acquire("5.6.7.8"); ok {
+		t.Fatal("sixth concurrent request admitted")
+	}
+	rel[0]()
+	if _, _, ok := lim.Acquire("5.6.7.8"); !ok {
+		t.Fatal("slot not released")
+	}
+}
+
+func subscribeServer() *Server {
+	s := testServer()
+	s.RegisterUnsubscribe("eth_unsubscribe")
+	s.Register("eth_subscribe", 1, 2, func(ctx context.Context, p Params) (any, error) {
+		n, ok := NotifierFrom(ctx)
+		if !ok {
+			return nil, ErrNotificationsUnsupported
+		}
+		var count int
+		p.Decode(1, &count)
+		sub := n.Subscribe()
+		go func() {
+			for i := 0; i < count; i++ {
+				if sub.Notify(i) != nil {
+					return
+				}
+			}
+		}()
+		return sub.ID, nil
+	})
+	return s
+}
+
+func TestWebSocketSubscriptions(t *testing.T) {
+	s := subscribeServer()
+	srv := httptest.NewServer(s.HTTPHandler(HTTPConfig{WebSocket: true}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+srv.URL[4:], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["x",3]}`))
+	var subID string
+	got := 0
+	for got < 3 || subID == "" {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			ID     json.RawMessage
+			Result string
+			Method string
+			Params struct {
+				Subscription string
+				Result       int
+			}
+		}
+		json.Unmarshal(msg, &m)
+		if m.Method == "eth_subscription" {
+			if m.Params.Result != got {
+				t.Fatalf("notification %d out of order: %s", got, msg)
+			}
+			got++
+		} else {
+			subID = m.Result
+		}
+	}
+	c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":2,"method":"eth_unsubscribe","params":["`+subID+`"]}`))
+	_, msg, _ := c.Read(ctx)
+	if string(msg) != `{"jsonrpc":"2.0","id":2,"result":true}` {
+		t.Fatalf("unsubscribe: %s", msg)
+	}
+	// Over HTTP the same method says WebSocket is needed.
+	resp := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["x"]}`, nil)
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), `"code":-32601`) || !strings.Contains(string(body), "WebSocket") {
+		t.Fatalf("subscribe over HTTP: %s", body)
+	}
+}
+
+func TestSlowClientDisconnected(t *testing.T) {
+	s := subscribeServer()
+	srv := httptest.NewServer(s.HTTPHandler(HTTPConfig{WebSocket: true, WS: WSConfig{QueueLimit: 8}}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+srv.URL[4:], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(1 << 20)
+	// Ask for far more notifications than the queue holds and read nothing
+	// for a while: the server must drop us instead of buffering them all.
+	c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["x",10000000]}`))
+	time.Sleep(300 * time.Millisecond)
+	for {
+		_, _, err := c.Read(ctx)
+		if err != nil {
+			if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+				t.Fatalf("closed with %v, want policy violation", err)
+			}
+			return
+		}
+	}
+}
+
+func FuzzHandleMessage(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"add","params":[2,3]}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"echo","params":[{}]}]`,
+		`[]`, `{`, `null`, `[null]`, `{"jsonrpc":"2.0","id":[1],"method":"add"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s := testServer()
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out := s.HandleMessage(context.Background(), in)
+		if out != nil && !json.Valid(out) {
+			t.Fatalf("invalid JSON response %q for %q", out, in)
+		}
+	})
+}
