@@ -14,6 +14,7 @@ import (
 type hasher struct {
 	buf []byte
 	sha crypto.KeccakState
+	tmp [32]byte
 
 	// While committing: where encodings of dirty nodes go, and the
 	// generation that may take ownership of them.
@@ -110,24 +111,24 @@ func (h *hasher) rootHash(n node) [32]byte {
 	start := len(h.buf)
 	h.encode(n)
 	enc := h.buf[start:]
-	var hash [32]byte
+	hash := &h.tmp
 	if m.flags&(fHashed|fSmall) == fHashed {
-		hash = m.hash
+		*hash = m.hash
 	} else {
-		h.keccak(enc, &hash)
+		h.keccak(enc, hash)
 		if len(enc) >= 32 {
-			m.hash = hash
+			m.hash = *hash
 			m.flags = m.flags&^fSmall | fHashed
 		} else if m.flags&(fHashed|fSmall) != fHashed|fSmall {
 			m.flags |= fHashed | fSmall
 		}
 	}
 	if h.nodes != nil && m.flags&fDirty != 0 {
-		h.nodes.add(&hash, enc)
+		h.nodes.add(hash, enc)
 		m.flags &^= fDirty
 	}
 	h.buf = h.buf[:start]
-	return hash
+	return *hash
 }
 
 // own returns n itself when the committing generation may modify it, and a

@@ -31,6 +31,7 @@ type StackTrie struct {
 	frames  []stackFrame // open branches, depths strictly increasing
 	done    bool
 	root    [32]byte
+	tmp     [32]byte
 }
 
 // stackFrame is a branch still receiving children. Children arrive in slot
@@ -184,10 +185,9 @@ func (st *StackTrie) appendRef(dst []byte) []byte {
 	if len(enc) < 32 {
 		return append(dst, enc...)
 	}
-	var hash [32]byte
-	st.hash(enc, &hash)
+	st.hash(enc, &st.tmp)
 	dst = append(dst, 0xa0)
-	return append(dst, hash[:]...)
+	return append(dst, st.tmp[:]...)
 }
 
 func (st *StackTrie) hash(b []byte, out *[32]byte) {
