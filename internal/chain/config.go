@@ -1,0 +1,196 @@
+// Package chain holds what makes a sequence of blocks one chain: the chain
+// configuration (chain ID and fork schedule), the genesis block, block
+// execution and validation, the chain store and the transaction pool.
+package chain
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// Config is a chain's identity and fork schedule, in go-ethereum's
+// genesis.json shape so that existing genesis files load unchanged. Forks
+// up to the Merge activate by block number, later ones by timestamp; a nil
+// field means the fork never activates.
+type Config struct {
+	ChainID uint64 `json:"chainId"`
+
+	HomesteadBlock      *uint64 `json:"homesteadBlock,omitempty"`
+	DAOForkBlock        *uint64 `json:"daoForkBlock,omitempty"`
+	EIP150Block         *uint64 `json:"eip150Block,omitempty"`
+	EIP155Block         *uint64 `json:"eip155Block,omitempty"`
+	EIP158Block         *uint64 `json:"eip158Block,omitempty"`
+	ByzantiumBlock      *uint64 `json:"byzantiumBlock,omitempty"`
+	ConstantinopleBlock *uint64 `json:"constantinopleBlock,omitempty"`
+	PetersburgBlock     *uint64 `json:"petersburgBlock,omitempty"`
+	IstanbulBlock       *uint64 `json:"istanbulBlock,omitempty"`
+	MuirGlacierBlock    *uint64 `json:"muirGlacierBlock,omitempty"`
+	BerlinBlock         *uint64 `json:"berlinBlock,omitempty"`
+	LondonBlock         *uint64 `json:"londonBlock,omitempty"`
+	ArrowGlacierBlock   *uint64 `json:"arrowGlacierBlock,omitempty"`
+	GrayGlacierBlock    *uint64 `json:"grayGlacierBlock,omitempty"`
+	MergeNetsplitBlock  *uint64 `json:"mergeNetsplitBlock,omitempty"`
+
+	ShanghaiTime *uint64 `json:"shanghaiTime,omitempty"`
+	CancunTime   *uint64 `json:"cancunTime,omitempty"`
+	PragueTime   *uint64 `json:"pragueTime,omitempty"`
+	OsakaTime    *uint64 `json:"osakaTime,omitempty"`
+	BPO1Time     *uint64 `json:"bpo1Time,omitempty"`
+	BPO2Time     *uint64 `json:"bpo2Time,omitempty"`
+
+	// TerminalTotalDifficulty marks the Merge on chains that started with
+	// proof of work; blocks after it carry difficulty 0.
+	TerminalTotalDifficulty       *BigInt `json:"terminalTotalDifficulty,omitempty"`
+	TerminalTotalDifficultyPassed bool    `json:"terminalTotalDifficultyPassed,omitempty"`
+
+	DepositContractAddress *types.Address        `json:"depositContractAddress,omitempty"`
+	BlobSchedule           map[string]BlobParams `json:"blobSchedule,omitempty"`
+
+	// Ethash and Clique are accepted for compatibility; chaind trusts
+	// proof-of-work seals of imported blocks instead of verifying them.
+	Ethash json.RawMessage `json:"ethash,omitempty"`
+	Clique json.RawMessage `json:"clique,omitempty"`
+}
+
+// BlobParams are the EIP-4844 / EIP-7840 blob parameters of one fork.
+type BlobParams struct {
+	Target                uint64 `json:"target"`
+	Max                   uint64 `json:"max"`
+	BaseFeeUpdateFraction uint64 `json:"baseFeeUpdateFraction"`
+}
+
+func active(at *uint64, v uint64) bool { return at != nil && *at <= v }
+
+// IsEIP155 reports whether replay-protected signatures are in force.
+func (c *Config) IsEIP155(number uint64) bool { return active(c.EIP155Block, number) }
+
+// IsLondon reports whether EIP-1559 base fees are in force.
+func (c *Config) IsLondon(number uint64) bool { return active(c.LondonBlock, number) }
+
+// IsMerged reports whether the block is past the Merge (proof of stake
+// rules: no uncles, no block reward, difficulty 0, PREVRANDAO).
+func (c *Config) IsMerged(number uint64) bool {
+	if c.MergeNetsplitBlock != nil {
+		return number >= *c.MergeNetsplitBlock
+	}
+	return c.TerminalTotalDifficulty != nil && c.TerminalTotalDifficultyPassed
+}
+
+// Fork returns the EVM rules in force for a block.
+func (c *Config) Fork(number, time uint64) evm.Fork {
+	switch {
+	case active(c.OsakaTime, time):
+		return evm.Osaka
+	case active(c.PragueTime, time):
+		return evm.Prague
+	case active(c.CancunTime, time):
+		return evm.Cancun
+	case active(c.ShanghaiTime, time):
+		return evm.Shanghai
+	case c.IsMerged(number) && active(c.LondonBlock, number):
+		return evm.Paris
+	case active(c.LondonBlock, number):
+		return evm.London
+	case active(c.BerlinBlock, number):
+		return evm.Berlin
+	case active(c.IstanbulBlock, number):
+		return evm.Istanbul
+	case active(c.PetersburgBlock, number):
+		return evm.Petersburg
+	case active(c.ConstantinopleBlock, number):
+		return evm.Constantinople
+	case active(c.ByzantiumBlock, number):
+		return evm.Byzantium
+	case active(c.EIP158Block, number):
+		return evm.SpuriousDragon
+	case active(c.EIP150Block, number):
+		return evm.TangerineWhistle
+	case active(c.HomesteadBlock, number):
+		return evm.Homestead
+	}
+	return evm.Frontier
+}
+
+// Blob returns the blob parameters in force at time, from the config's
+// schedule when it has one for the fork, else the fork's defaults.
+func (c *Config) Blob(number, time uint64) evm.BlobConfig {
+	fork := c.Fork(number, time)
+	name := ""
+	switch {
+	case active(c.BPO2Time, time):
+		name = "bpo2"
+	case active(c.BPO1Time, time):
+		name = "bpo1"
+	case fork >= evm.Osaka:
+		name = "osaka"
+	case fork >= evm.Prague:
+		name = "prague"
+	case fork >= evm.Cancun:
+		name = "cancun"
+	}
+	if p, ok := c.BlobSchedule[name]; ok {
+		return evm.BlobConfig{Target: p.Target, Max: p.Max, UpdateFraction: p.BaseFeeUpdateFraction}
+	}
+	return evm.BlobSchedule(fork)
+}
+
+// Check rejects schedules whose forks are out of order.
+func (c *Config) Check() error {
+	if c.ChainID == 0 {
+		return fmt.Errorf("chain config: chainId must be set")
+	}
+	blocks := []struct {
+		name string
+		at   *uint64
+	}{
+		{"homesteadBlock", c.HomesteadBlock}, {"eip150Block", c.EIP150Block}, {"eip155Block", c.EIP155Block},
+		{"eip158Block", c.EIP158Block}, {"byzantiumBlock", c.ByzantiumBlock},
+		{"constantinopleBlock", c.ConstantinopleBlock}, {"petersburgBlock", c.PetersburgBlock},
+		{"istanbulBlock", c.IstanbulBlock}, {"berlinBlock", c.BerlinBlock}, {"londonBlock", c.LondonBlock},
+	}
+	var last *uint64
+	lastName := ""
+	for _, b := range blocks {
+		if b.at == nil {
+			continue
+		}
+		if last != nil && *b.at < *last {
+			return fmt.Errorf("chain config: %s (%d) is before %s (%d)", b.name, *b.at, lastName, *last)
+		}
+		last, lastName = b.at, b.name
+	}
+	times := []struct {
+		name string
+		at   *uint64
+	}{{"shanghaiTime", c.ShanghaiTime}, {"cancunTime", c.CancunTime}, {"pragueTime", c.PragueTime}, {"osakaTime", c.OsakaTime}, {"bpo1Time", c.BPO1Time}, {"bpo2Time", c.BPO2Time}}
+	last, lastName = nil, ""
+	for _, t := range times {
+		if t.at == nil {
+			continue
+		}
+		if last != nil && *t.at < *last {
+			return fmt.Errorf("chain config: %s (%d) is before %s (%d)", t.name, *t.at, lastName, *last)
+		}
+		last, lastName = t.at, t.name
+	}
+	return nil
+}
+
+func u64(v uint64) *uint64 { return &v }
+
+// AllForks returns a config with every fork through Prague active from
+// genesis, the rules chaind's own networks run.
+func AllForks(chainID uint64) *Config {
+	z := u64(0)
+	return &Config{
+		ChainID:        chainID,
+		HomesteadBlock: z, EIP150Block: z, EIP155Block: z, EIP158Block: z, ByzantiumBlock: z,
+		ConstantinopleBlock: z, PetersburgBlock: z, IstanbulBlock: z, MuirGlacierBlock: z,
+		BerlinBlock: z, LondonBlock: z, ArrowGlacierBlock: z, GrayGlacierBlock: z, MergeNetsplitBlock: z,
+		ShanghaiTime: z, CancunTime: z, PragueTime: z,
+		TerminalTotalDifficulty: new(BigInt), TerminalTotalDifficultyPassed: true,
+	}
+}

@@ -1,0 +1,223 @@
+package chain
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+	"github.com/chaind/chaind/trie"
+	"github.com/holiman/uint256"
+)
+
+// Genesis is a go-ethereum-style genesis.json: the chain config, the
+// fields of block 0 and the initial accounts.
+type Genesis struct {
+	Config     *Config       `json:"config"`
+	Nonce      Uint64        `json:"nonce"`
+	Timestamp  Uint64        `json:"timestamp"`
+	ExtraData  Bytes         `json:"extraData"`
+	GasLimit   Uint64        `json:"gasLimit"`
+	Difficulty U256          `json:"difficulty"`
+	Mixhash    types.Hash    `json:"mixHash"`
+	Coinbase   types.Address `json:"coinbase"`
+	Alloc      Alloc         `json:"alloc"`
+
+	Number        Uint64     `json:"number"`
+	GasUsed       Uint64     `json:"gasUsed"`
+	ParentHash    types.Hash `json:"parentHash"`
+	BaseFee       *U256      `json:"baseFeePerGas"`
+	ExcessBlobGas *Uint64    `json:"excessBlobGas"`
+	BlobGasUsed   *Uint64    `json:"blobGasUsed"`
+}
+
+// Account is one genesis allocation.
+type Account struct {
+	Balance U256                      `json:"balance"`
+	Nonce   Uint64                    `json:"nonce,omitempty"`
+	Code    Bytes                     `json:"code,omitempty"`
+	Storage map[types.Hash]types.Hash `json:"storage,omitempty"`
+}
+
+// Alloc maps addresses to their genesis accounts. Keys may be written with
+// or without 0x, as go-ethereum allows.
+type Alloc map[types.Address]Account
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (a *Alloc) UnmarshalJSON(input []byte) error {
+	var raw map[string]Account
+	if err := json.Unmarshal(input, &raw); err != nil {
+		return err
+	}
+	*a = make(Alloc, len(raw))
+	for k, v := range raw {
+		s := strings.TrimPrefix(strings.TrimPrefix(k, "0x"), "0X")
+		b, err := hex.DecodeString(s)
+		if err != nil || len(b) != 20 {
+			return fmt.Errorf("alloc: invalid address %q", k)
+		}
+		(*a)[types.BytesToAddress(b)] = v
+	}
+	return nil
+}
+
+// Storage keys and values in genesis files are often short ("0x01"), so
+// they are read as numbers left-padded to 32 bytes.
+func (acc *Account) UnmarshalJSON(input []byte) error {
+	var raw struct {
+		Balance U256              `json:"balance"`
+		Nonce   Uint64            `json:"nonce"`
+		Code    Bytes             `json:"code"`
+		Storage map[string]string `json:"storage"`
+	}
+	if err := json.Unmarshal(input, &raw); err != nil {
+		return err
+	}
+	acc.Balance, acc.Nonce, acc.Code = raw.Balance, raw.Nonce, raw.Code
+	if len(raw.Storage) > 0 {
+		acc.Storage = make(map[types.Hash]types.Hash, len(raw.Storage))
+		for k, v := range raw.Storage {
+			kh, err := shortHash(k)
+			if err != nil {
+				return fmt.Errorf("storage key %q: %v", k, err)
+			}
+			vh, err := shortHash(v)
+			if err != nil {
+				return fmt.Errorf("storage value %q: %v", v, err)
+			}
+			acc.Storage[kh] = vh
+		}
+	}
+	return nil
+}
+
+func shortHash(s string) (types.Hash, error) {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	if len(s)%2 == 1 {
+		s = "0" + s
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) > 32 {
+		return types.Hash{}, fmt.Errorf("invalid 32-byte hex")
+	}
+	return types.BytesToHash(b), nil
+}
+
+// LoadGenesis reads and checks a genesis file.
+func LoadGenesis(path string) (*Genesis, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGenesis(data)
+}
+
+// ParseGenesis decodes and checks genesis JSON.
+func ParseGenesis(data []byte) (*Genesis, error) {
+	var g Genesis
+	if err := json.Unmarshal(data, &g); err != nil {
+		return nil, fmt.Errorf("genesis: %w", err)
+	}
+	if g.Config == nil {
+		return nil, fmt.Errorf("genesis: missing config")
+	}
+	if err := g.Config.Check(); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// Commit writes the genesis state to db and returns block 0.
+func (g *Genesis) Commit(db trie.Database) (*types.Block, error) {
+	st, err := state.New(types.Hash(trie.EmptyRoot), db)
+	if err != nil {
+		return nil, err
+	}
+	addrs := make([]types.Address, 0, len(g.Alloc))
+	for a := range g.Alloc {
+		addrs = append(addrs, a)
+	}
+	sort.Slice(addrs, func(i, j int) bool { return string(addrs[i][:]) < string(addrs[j][:]) })
+	for _, a := range addrs {
+		acc := g.Alloc[a]
+		st.CreateAccount(a)
+		st.AddBalance(a, &acc.Balance.Int)
+		st.SetNonce(a, uint64(acc.Nonce))
+		if len(acc.Code) > 0 {
+			st.SetCode(a, acc.Code)
+		}
+		for k, v := range acc.Storage {
+			st.SetState(a, k, v)
+		}
+	}
+	root, err := st.Commit(false)
+	if err != nil {
+		return nil, err
+	}
+	return types.NewBlock(g.header(root), &types.Body{Withdrawals: g.withdrawals()}), nil
+}
+
+// withdrawals is the genesis body's withdrawal list: empty (not absent)
+// once Shanghai is active at genesis.
+func (g *Genesis) withdrawals() []*types.Withdrawal {
+	if g.Config.Fork(uint64(g.Number), uint64(g.Timestamp)) >= evm.Shanghai {
+		return []*types.Withdrawal{}
+	}
+	return nil
+}
+
+func (g *Genesis) header(root types.Hash) *types.Header {
+	num, tm := uint64(g.Number), uint64(g.Timestamp)
+	h := &types.Header{
+		ParentHash:  g.ParentHash,
+		UncleHash:   types.EmptyUncleHash,
+		Coinbase:    g.Coinbase,
+		Root:        root,
+		TxHash:      types.EmptyRootHash,
+		ReceiptHash: types.EmptyRootHash,
+		Difficulty:  g.Difficulty.Int,
+		Number:      num,
+		GasLimit:    uint64(g.GasLimit),
+		GasUsed:     uint64(g.GasUsed),
+		Time:        tm,
+		Extra:       append([]byte(nil), g.ExtraData...),
+		MixDigest:   g.Mixhash,
+		Nonce:       types.EncodeNonce(uint64(g.Nonce)),
+	}
+	if h.GasLimit == 0 {
+		h.GasLimit = 30_000_000
+	}
+	fork := g.Config.Fork(num, tm)
+	if fork >= evm.London {
+		bf := uint256.NewInt(1_000_000_000) // EIP-1559's initial base fee
+		if g.BaseFee != nil {
+			bf = new(uint256.Int).Set(&g.BaseFee.Int)
+		}
+		h.BaseFee = bf
+	}
+	if fork >= evm.Shanghai {
+		wr := types.EmptyRootHash
+		h.WithdrawalsHash = &wr
+	}
+	if fork >= evm.Cancun {
+		var used, excess uint64
+		if g.BlobGasUsed != nil {
+			used = uint64(*g.BlobGasUsed)
+		}
+		if g.ExcessBlobGas != nil {
+			excess = uint64(*g.ExcessBlobGas)
+		}
+		h.BlobGasUsed, h.ExcessBlobGas = &used, &excess
+		h.ParentBeaconRoot = new(types.Hash)
+	}
+	if fork >= evm.Prague {
+		rh := types.EmptyRequestsHash
+		h.RequestsHash = &rh
+	}
+	return h
+}
