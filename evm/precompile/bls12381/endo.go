@@ -16,7 +16,6 @@ var (
 	beta   fe
 	psiCx  fe2
 	psiCy  fe2
-	xWords = []uint64{blsX}
 )
 
 func init() {
@@ -51,17 +50,24 @@ func (p *G1) phi(q *G1) *G1 {
 	return p
 }
 
-// mulByX sets p = [x]q for the (negative) curve parameter x.
+// mulByX sets p = [x]q for the (negative) curve parameter x. |x| has only
+// six set bits, so plain double-and-add beats any window.
 func (p *G1) mulByX(q *G1) *G1 {
-	p.mulWords(q, xWords)
-	return p.Neg(p)
+	r := *q
+	for i := 62; i >= 0; i-- {
+		r.Double(&r)
+		if (blsX>>uint(i))&1 == 1 {
+			r.Add(&r, q)
+		}
+	}
+	return p.Neg(&r)
 }
 
 // mulByMinusX2 sets p = [-x²]q.
 func (p *G1) mulByMinusX2(q *G1) *G1 {
 	var t G1
-	t.mulWords(q, xWords)
-	t.mulWords(&t, xWords)
+	t.mulByX(q)
+	t.mulByX(&t)
 	return p.Neg(&t)
 }
 
@@ -89,8 +95,14 @@ func (p *G2) psi(q *G2) *G2 {
 
 // mulByX sets p = [x]q for the (negative) curve parameter x.
 func (p *G2) mulByX(q *G2) *G2 {
-	p.mulWords(q, xWords)
-	return p.Neg(p)
+	r := *q
+	for i := 62; i >= 0; i-- {
+		r.Double(&r)
+		if (blsX>>uint(i))&1 == 1 {
+			r.Add(&r, q)
+		}
+	}
+	return p.Neg(&r)
 }
 
 // InSubgroup reports whether p lies in the prime-order subgroup G2.

@@ -210,25 +210,33 @@ func neg(z, x *fe) {
 
 func square(z, x *fe) { mul(z, x, x) }
 
-// exp sets z = x^e for a little-endian word exponent.
+// exp sets z = x^e for a little-endian word exponent, with a fixed 4-bit
+// window (16 precomputed powers, one multiplication per nibble).
 func exp(z, x *fe, e []uint64) {
+	var table [16]fe
+	table[0].setOne()
+	table[1] = *x
+	for i := 2; i < 16; i++ {
+		mul(&table[i], &table[i-1], x)
+	}
 	var r fe
 	r.setOne()
-	b := *x
+	started := false
 	for i := len(e) - 1; i >= 0; i-- {
-		for j := 63; j >= 0; j-- {
-			square(&r, &r)
-			if (e[i]>>uint(j))&1 == 1 {
-				mul(&r, &r, &b)
+		for s := 60; s >= 0; s -= 4 {
+			if started {
+				square(&r, &r)
+				square(&r, &r)
+				square(&r, &r)
+				square(&r, &r)
+			}
+			if d := (e[i] >> uint(s)) & 15; d != 0 {
+				mul(&r, &r, &table[d])
+				started = true
 			}
 		}
 	}
 	*z = r
-}
-
-// inverse sets z = 1/x, and 0 for x = 0 (the inv0 of RFC 9380).
-func inverse(z, x *fe) {
-	exp(z, x, expPMinus2)
 }
 
 // sqrt sets z to a square root of x and reports whether one exists. Since

@@ -1,0 +1,87 @@
+package bls12381
+
+import (
+	"math/rand"
+	"testing"
+)
+
+func BenchmarkFpMul(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x, y := randFe(r), randFe(r)
+	for i := 0; i < b.N; i++ {
+		mul(&x, &x, &y)
+	}
+}
+
+func BenchmarkFpInverse(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x := randFe(r)
+	for i := 0; i < b.N; i++ {
+		inverse(&x, &x)
+	}
+}
+
+func BenchmarkFp12Mul(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x, y := randFe12(r), randFe12(r)
+	for i := 0; i < b.N; i++ {
+		mul12(&x, &x, &y)
+	}
+}
+
+func BenchmarkMillerLoop(b *testing.B) {
+	g1, g2 := G1Generator(), G2Generator()
+	px, py, _ := g1.affine()
+	pr := PrepareG2(&g2)
+	for i := 0; i < b.N; i++ {
+		millerLoop([]fe{px}, []fe{py}, []*G2Prepared{pr})
+	}
+}
+
+func BenchmarkPrepareG2(b *testing.B) {
+	g2 := G2Generator()
+	for i := 0; i < b.N; i++ {
+		PrepareG2(&g2)
+	}
+}
+
+func BenchmarkFinalExp(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x := randFe12(r)
+	for i := 0; i < b.N; i++ {
+		finalExp(&x)
+	}
+}
+
+func BenchmarkG1SubgroupCheck(b *testing.B) {
+	g := G1Generator()
+	for i := 0; i < b.N; i++ {
+		g.InSubgroup()
+	}
+}
+
+func BenchmarkG2SubgroupCheck(b *testing.B) {
+	g := G2Generator()
+	for i := 0; i < b.N; i++ {
+		g.InSubgroup()
+	}
+}
+
+func BenchmarkG1ScalarMult(b *testing.B) {
+	g := G1Generator()
+	k := [32]byte{0: 0x73, 5: 0xaa, 31: 0x55}
+	var r G1
+	for i := 0; i < b.N; i++ {
+		r.ScalarMult(&g, &k)
+	}
+}
+
+func BenchmarkMapFpToG1(b *testing.B) {
+	in := make([]byte, 64)
+	in[40] = 7
+	for i := 0; i < b.N; i++ {
+		if _, err := MapFpToG1(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
