@@ -13,9 +13,9 @@ import "math/big"
 // p ≡ x (mod r), so P ∈ G2 ⇔ ψ(P) = [x]P (same note).
 
 var (
-	beta   fe
-	psiCx  fe2
-	psiCy  fe2
+	beta  fe
+	psiCx fe2
+	psiCy fe2
 )
 
 func init() {
