@@ -166,14 +166,17 @@ func (s Signer) recoverSender(tx *Transaction) (Address, error) {
 	return recoverPlain(tx.signingHash(legacyChain), r, sv, byte(recID.Uint64()), s.fork >= Homestead)
 }
 
-// recoverPlain checks the signature values and recovers the signer.
+// recoverPlain checks the signature values (crypto.ValidateSignatureValues:
+// v in {0,1}, r and s in [1, N-1], since Homestead s ≤ N/2) and recovers
+// the signer.
 func recoverPlain(digest Hash, r, s *uint256.Int, v byte, homestead bool) (Address, error) {
-	if !validSignatureValues(v, r, s, homestead) {
-		return Address{}, ErrInvalidSig
-	}
 	var sig [65]byte
-	r.WriteToSlice(sig[:32])
-	s.WriteToSlice(sig[32:64])
+	rb, sb := r.Bytes32(), s.Bytes32()
+	if err := crypto.ValidateSignatureValues(v, &rb, &sb, homestead); err != nil {
+		return Address{}, fmt.Errorf("%w: %w", ErrInvalidSig, err)
+	}
+	copy(sig[:32], rb[:])
+	copy(sig[32:64], sb[:])
 	sig[64] = v
 	a, err := crypto.RecoverAddress(digest, sig[:])
 	if err != nil {
@@ -182,20 +185,12 @@ func recoverPlain(digest Hash, r, s *uint256.Int, v byte, homestead bool) (Addre
 	return Address(a), nil
 }
 
-// secp256k1N is the order of the curve; secp256k1HalfN is N/2.
+// secp256k1N is the order of the curve; secp256k1HalfN is N/2 (used by
+// tests and to flip signatures).
 var (
 	secp256k1N     = uint256.MustFromHex("0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141")
 	secp256k1HalfN = new(uint256.Int).Rsh(secp256k1N, 1)
 )
-
-// validSignatureValues applies the range rules: v in {0,1}, r and s in
-// [1, N-1], and since Homestead s ≤ N/2 (EIP-2).
-func validSignatureValues(v byte, r, s *uint256.Int, homestead bool) bool {
-	if v > 1 || r.IsZero() || s.IsZero() || !r.Lt(secp256k1N) || !s.Lt(secp256k1N) {
-		return false
-	}
-	return !homestead || !s.Gt(secp256k1HalfN)
-}
 
 // SignatureValues turns a 65-byte R || S || V signature (V in {0,1}) into
 // the V, R, S values tx stores under this signer.

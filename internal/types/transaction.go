@@ -146,6 +146,7 @@ type SetCodeAuthorization struct {
 // concurrent use.
 type Transaction struct {
 	inner TxData
+	enc   []byte // binary encoding when decoded (immutable); saves re-encoding for Hash
 
 	hash atomic.Pointer[Hash]
 	size atomic.Uint64
@@ -316,7 +317,10 @@ func (tx *Transaction) Hash() Hash {
 	if h := tx.hash.Load(); h != nil {
 		return *h
 	}
-	buf := tx.appendBinary(make([]byte, 0, tx.binarySize()))
+	buf := tx.enc
+	if buf == nil {
+		buf = tx.appendBinary(make([]byte, 0, tx.binarySize()))
+	}
 	h := Hash(crypto.Keccak256(buf))
 	tx.hash.Store(&h)
 	return h

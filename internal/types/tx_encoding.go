@@ -20,6 +20,9 @@ func (tx *Transaction) payloadContentSize() int {
 }
 
 func (tx *Transaction) binarySize() int {
+	if tx.enc != nil {
+		return len(tx.enc)
+	}
 	n := rlp.ListSize(tx.payloadContentSize())
 	if tx.inner.txType() != LegacyTxType {
 		n++
@@ -28,6 +31,9 @@ func (tx *Transaction) binarySize() int {
 }
 
 func (tx *Transaction) appendBinary(dst []byte) []byte {
+	if tx.enc != nil {
+		return append(dst, tx.enc...)
+	}
 	if t := tx.inner.txType(); t != LegacyTxType {
 		dst = append(dst, t)
 	}
@@ -78,7 +84,7 @@ func (tx *Transaction) decodeBinary(b []byte) error {
 		if err := inner.decodeRLP(content); err != nil {
 			return decodeErr("legacy transaction", err)
 		}
-		tx.setDecoded(inner, len(b))
+		tx.setDecoded(inner, b)
 		return nil
 	}
 	if b[0] > 0x7f {
@@ -107,15 +113,16 @@ func (tx *Transaction) decodeBinary(b []byte) error {
 	if err := inner.decodeRLP(content); err != nil {
 		return decodeErr("typed transaction", err)
 	}
-	tx.setDecoded(inner, len(b))
+	tx.setDecoded(inner, b)
 	return nil
 }
 
-func (tx *Transaction) setDecoded(inner TxData, size int) {
+func (tx *Transaction) setDecoded(inner TxData, enc []byte) {
 	tx.inner = inner
+	tx.enc = enc[:len(enc):len(enc)]
 	tx.hash.Store(nil)
 	tx.from.Store(nil)
-	tx.size.Store(uint64(size))
+	tx.size.Store(uint64(len(enc)))
 }
 
 // RLPSize is the size of the transaction as an item of a block's list.
