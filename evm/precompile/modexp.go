@@ -62,6 +62,9 @@ func avail(data []byte, off, n uint64) uint64 {
 // padded returns the n bytes of data at off, zero-filled past its end.
 func padded(data []byte, off, n uint64) []byte {
 	a := avail(data, off, n)
+	if n == 0 {
+		return nil
+	}
 	if a == n {
 		return data[off : off+n]
 	}

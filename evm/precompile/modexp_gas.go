@@ -2,7 +2,6 @@ package precompile
 
 import (
 	"math"
-	"math/big"
 	"math/bits"
 )
 
@@ -93,117 +92,82 @@ const (
 	modExpGasEIP7883
 )
 
-// fastLenLimit bounds the operand lengths for which every intermediate of
-// the gas formula fits in the uint64/128-bit arithmetic below.
-const fastLenLimit = 1 << 24
+// Gas arithmetic saturates: as soon as an intermediate value of a formula
+// exceeds 2^64-1 the cost is math.MaxUint64. Such a call can never be paid
+// for, so the precise value beyond that point is irrelevant, and
+// saturating at the first overflow is what go-ethereum does too, which
+// keeps the two implementations reporting identical costs.
+
+func mulSat(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	if hi != 0 {
+		return math.MaxUint64
+	}
+	return lo
+}
+
+// multComplexity is the per-rule cost of one multiplication of
+// x-byte operands.
+func multComplexity(rule modExpGasRule, x uint64) uint64 {
+	switch rule {
+	case modExpGasEIP198:
+		switch {
+		case x <= 64:
+			return x * x
+		case x <= 1024:
+			return x*x/4 + 96*x - 3072
+		}
+		sq := mulSat(x, x)
+		if sq == math.MaxUint64 {
+			return sq
+		}
+		// x < 2^32 here, so 480x cannot overflow and exceeds 199680.
+		sum, c := bits.Add64(sq/16, 480*x-199680, 0)
+		if c != 0 {
+			return math.MaxUint64
+		}
+		return sum
+	case modExpGasEIP2565:
+		if x > math.MaxUint64-7 {
+			return math.MaxUint64
+		}
+		w := (x + 7) / 8
+		return mulSat(w, w)
+	default:
+		if x <= 32 {
+			return 16
+		}
+		if x > math.MaxUint64-7 {
+			return math.MaxUint64
+		}
+		w := (x + 7) / 8
+		return mulSat(mulSat(w, w), 2)
+	}
+}
 
 func modExpGas(rule modExpGasRule, input []byte) uint64 {
 	h := parseModExpHeader(input)
-	maxLen := max(h.baseLen, h.modLen)
-	if h.huge || maxLen > fastLenLimit || h.expLen > 1<<40 {
-		return modExpGasBig(rule, input, &h)
-	}
-	var (
-		mc, div, floor, bitsPerByte uint64
-	)
+	var div, floor, bitsPerByte uint64
 	switch rule {
 	case modExpGasEIP198:
-		x := maxLen
-		switch {
-		case x <= 64:
-			mc = x * x
-		case x <= 1024:
-			mc = x*x/4 + 96*x - 3072
-		default:
-			mc = x*x/16 + 480*x - 199680
-		}
 		div, floor, bitsPerByte = 20, 0, 8
 	case modExpGasEIP2565:
-		w := (maxLen + 7) / 8
-		mc = w * w
 		div, floor, bitsPerByte = 3, 200, 8
 	default:
-		w := (maxLen + 7) / 8
-		mc = 16
-		if maxLen > 32 {
-			mc = 2 * w * w
-		}
 		div, floor, bitsPerByte = 1, 500, 16
 	}
-	iter, _ := h.iterationCount(bitsPerByte) // cannot overflow: expLen <= 2^40
+	mc := multComplexity(rule, max(h.baseLen, h.modLen))
+	if mc == math.MaxUint64 {
+		return mc
+	}
+	iter, ok := h.iterationCount(bitsPerByte)
+	if !ok {
+		iter = math.MaxUint64
+	}
 	iter = max(iter, 1)
 	hi, lo := bits.Mul64(mc, iter)
-	if hi >= div {
+	if hi != 0 {
 		return math.MaxUint64
 	}
-	gas, _ := bits.Div64(hi, lo, div)
-	return max(gas, floor)
-}
-
-// modExpGasBig evaluates the same formulas exactly with math/big for
-// lengths too large for the fast path (up to 2^256). Such calls are never
-// affordable; this only keeps the reported cost exact, capped at MaxUint64.
-func modExpGasBig(rule modExpGasRule, input []byte, h *modExpHeader) uint64 {
-	var hdr [96]byte
-	copy(hdr[:], input)
-	baseLen := new(big.Int).SetBytes(hdr[0:32])
-	expLen := new(big.Int).SetBytes(hdr[32:64])
-	modLen := new(big.Int).SetBytes(hdr[64:96])
-	x := baseLen
-	if modLen.Cmp(x) > 0 {
-		x = modLen
-	}
-	var mc *big.Int
-	var div, floor, bitsPerByte int64
-	switch rule {
-	case modExpGasEIP198:
-		sq := new(big.Int).Mul(x, x)
-		switch {
-		case x.Cmp(big.NewInt(64)) <= 0:
-			mc = sq
-		case x.Cmp(big.NewInt(1024)) <= 0:
-			mc = sq.Rsh(sq, 2)
-			mc.Add(mc, new(big.Int).Mul(x, big.NewInt(96)))
-			mc.Sub(mc, big.NewInt(3072))
-		default:
-			mc = sq.Rsh(sq, 4)
-			mc.Add(mc, new(big.Int).Mul(x, big.NewInt(480)))
-			mc.Sub(mc, big.NewInt(199680))
-		}
-		div, floor, bitsPerByte = 20, 0, 8
-	case modExpGasEIP2565:
-		w := new(big.Int).Add(x, big.NewInt(7))
-		w.Rsh(w, 3)
-		mc = w.Mul(w, w)
-		div, floor, bitsPerByte = 3, 200, 8
-	default:
-		if x.Cmp(big.NewInt(32)) <= 0 {
-			mc = big.NewInt(16)
-		} else {
-			w := new(big.Int).Add(x, big.NewInt(7))
-			w.Rsh(w, 3)
-			mc = w.Mul(w, w)
-			mc.Lsh(mc, 1)
-		}
-		div, floor, bitsPerByte = 1, 500, 16
-	}
-	var top int64
-	if bl := h.headBitLen(); bl > 0 {
-		top = int64(bl) - 1
-	}
-	iter := big.NewInt(top)
-	if expLen.Cmp(big.NewInt(32)) > 0 {
-		t := new(big.Int).Sub(expLen, big.NewInt(32))
-		t.Mul(t, big.NewInt(bitsPerByte))
-		iter.Add(iter, t)
-	}
-	if iter.Sign() == 0 {
-		iter.SetInt64(1)
-	}
-	gas := mc.Mul(mc, iter)
-	gas.Quo(gas, big.NewInt(div))
-	if !gas.IsUint64() {
-		return math.MaxUint64
-	}
-	return max(gas.Uint64(), uint64(floor))
+	return max(lo/div, floor)
 }

@@ -1,0 +1,51 @@
+package bn254
+
+import (
+	"math/rand"
+	"testing"
+)
+
+func BenchmarkFeMul(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x, _ := randFe(r)
+	y, _ := randFe(r)
+	for i := 0; i < b.N; i++ {
+		feMul(&x, &x, &y)
+	}
+}
+
+func BenchmarkFeInv(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x, _ := randFe(r)
+	for i := 0; i < b.N; i++ {
+		feInv(&x, &x)
+	}
+}
+
+func BenchmarkFe12Mul(b *testing.B) {
+	f := fe12One()
+	g := fe12One()
+	r := rand.New(rand.NewSource(1))
+	g.c0.b1.c0, _ = randFe(r)
+	g.c1.b2.c1, _ = randFe(r)
+	for i := 0; i < b.N; i++ {
+		fe12Mul(&f, &f, &g)
+	}
+}
+
+func BenchmarkPairing2(b *testing.B) {
+	in := pairInput(g1Gen, g2Gen, negG1(g1Gen), g2Gen)
+	for i := 0; i < b.N; i++ {
+		PairingCheck(in)
+	}
+}
+
+func BenchmarkScalarMul(b *testing.B) {
+	in := append(append([]byte{}, g1Gen...), make([]byte, 32)...)
+	for i := 64; i < 96; i++ {
+		in[i] = byte(i * 37)
+	}
+	for i := 0; i < b.N; i++ {
+		ScalarMul(in)
+	}
+}
