@@ -399,10 +399,40 @@ func (s *State) onTimeout(t Timeout) {
 	}
 }
 
-// onStatus answers a validator that says it is still at an older height
-// with the proposal and precommits that decided it.
+// RememberDecision gives the core a decision it made before a restart (the
+// runtime keeps them with the chain), so it can still help validators that
+// lag behind: see SendDecision.
+func (s *State) RememberDecision(d Decide) {
+	if d.Height < s.h {
+		s.decisions[d.Height] = decision{proposal: d.Proposal, precommits: d.Precommits}
+	}
+}
+
+// onStatus helps a validator that says it is behind. At an older height it
+// gets the proposal and precommits that decided it. At our height but an
+// older round it gets what moved us on: the precommits of its round (2f+1
+// of them start its timeoutPrecommit, L47) and the votes of our round (f+1
+// senders let it skip ahead, L55). This is the gossip the paper assumes.
 func (s *State) onStatus(e StatusEvent) {
-	if e.Height >= s.h || e.From == s.cfg.Self {
+	if e.Height > s.h || e.From == s.cfg.Self {
+		return
+	}
+	if e.Height == s.h {
+		if e.Round < 0 || e.Round >= s.round {
+			return
+		}
+		var votes []Vote
+		for _, id := range s.book.IDs(e.Round, Precommit) {
+			votes = append(votes, s.book.Votes(e.Round, Precommit, id)...)
+		}
+		for _, t := range []VoteType{Prevote, Precommit} {
+			for _, id := range s.book.IDs(s.round, t) {
+				votes = append(votes, s.book.Votes(s.round, t, id)...)
+			}
+		}
+		if len(votes) > 0 {
+			s.emit(SendVotes{To: e.From, Votes: votes})
+		}
 		return
 	}
 	if d, ok := s.decisions[e.Height]; ok {

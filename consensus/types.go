@@ -148,6 +148,7 @@ type ValidatedEvent struct {
 type StatusEvent struct {
 	From   types.Address
 	Height uint64
+	Round  int32
 }
 
 func (Start) isEvent()          {}
@@ -216,6 +217,13 @@ type SendDecision struct {
 // may never reach a validator that missed it, so L28 could never fire.
 type RelayVotes struct{ Votes []Vote }
 
+// SendVotes asks the runtime to forward votes (already signed, any
+// signer's) to one validator that is behind in rounds: see StatusEvent.
+type SendVotes struct {
+	To    types.Address
+	Votes []Vote
+}
+
 // BroadcastStatus tells peers which height and round this node is at, so
 // that peers ahead of it can send it the decision it missed.
 type BroadcastStatus struct {
@@ -238,6 +246,7 @@ func (SendDecision) isEffect()      {}
 func (Halt) isEffect()              {}
 func (BroadcastStatus) isEffect()   {}
 func (RelayVotes) isEffect()        {}
+func (SendVotes) isEffect()         {}
 
 // Timeouts configures timeoutX(r) = base + r·delta for the three steps, and
 // the retransmission interval.

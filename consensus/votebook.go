@@ -1,8 +1,10 @@
 package consensus
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/chaind/chaind/internal/types"
 )
@@ -185,5 +187,20 @@ func (b *VoteBook) Rounds() []int32 {
 	for r := range b.rounds {
 		out = append(out, r)
 	}
+	return out
+}
+
+// IDs returns the values (NilID included) that votes of type t in round r
+// are for, in a deterministic order.
+func (b *VoteBook) IDs(r int32, t VoteType) []types.Hash {
+	rl := b.rounds[r]
+	if rl == nil {
+		return nil
+	}
+	out := make([]types.Hash, 0, len(rl.tallies[t-1].power))
+	for id := range rl.tallies[t-1].power {
+		out = append(out, id)
+	}
+	slices.SortFunc(out, func(a, b types.Hash) int { return bytes.Compare(a[:], b[:]) })
 	return out
 }

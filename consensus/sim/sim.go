@@ -138,6 +138,7 @@ type node struct {
 	inc       uint32
 	snapshot  *consensus.Snapshot // the "fsync'd file"
 	committed []types.Hash        // the chain, which survives crashes
+	certs     []consensus.Decide  // and the decisions' proofs, kept with it
 	signed    map[uint64]map[voteKey]types.Hash
 	group     int // partition side
 }
@@ -246,6 +247,9 @@ func (s *Sim) boot(nd *node) error {
 	}
 	if s.cfg.configure != nil {
 		s.cfg.configure(core)
+	}
+	for _, d := range nd.certs[max(0, len(nd.certs)-64):] {
+		core.RememberDecision(d)
 	}
 	if nd.snapshot != nil && nd.snapshot.Height == h {
 		if err := core.Restore(*nd.snapshot); err != nil {
@@ -391,7 +395,12 @@ func (s *Sim) apply(nd *node, effects []consensus.Effect) {
 				}
 			}
 		case consensus.BroadcastStatus:
-			s.broadcast(nd.idx, consensus.StatusEvent{From: nd.addr, Height: e.Height}, 0)
+			s.broadcast(nd.idx, consensus.StatusEvent{From: nd.addr, Height: e.Height, Round: e.Round}, 0)
+		case consensus.SendVotes:
+			to := s.index(e.To)
+			for _, v := range e.Votes {
+				s.send(nd.idx, to, consensus.VoteEvent{Vote: v}, 0)
+			}
 		case consensus.SendDecision:
 			to := s.index(e.To)
 			s.send(nd.idx, to, consensus.ProposalEvent{Proposal: e.Proposal}, 0)
@@ -456,6 +465,7 @@ func (s *Sim) decide(nd *node, d consensus.Decide) {
 		return
 	}
 	nd.committed = append(nd.committed, d.Value.ID)
+	nd.certs = append(nd.certs, d)
 	delete(nd.signed, d.Height-min(d.Height, 3))
 	if nd.byz {
 		return

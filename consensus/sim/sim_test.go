@@ -1,0 +1,198 @@
+package sim
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+var seeds = flag.Int("seeds", 2000, "number of seeded simulations TestManySeeds runs")
+
+// randomConfig draws a faulty-but-tolerable scenario from seed: Byzantine
+// power strictly below 1/3, any mix of drops, duplicates, reordering,
+// partitions and crashes before GST.
+func randomConfig(seed uint64) Config {
+	r := rand.New(rand.NewPCG(seed, 0xc0ffee))
+	n := 4 + r.IntN(5)
+	stakes := make([]int64, n)
+	var total int64
+	equal := r.IntN(2) == 0
+	for i := range stakes {
+		stakes[i] = 1
+		if !equal {
+			stakes[i] = 1 + r.Int64N(4)
+		}
+		total += stakes[i]
+	}
+	// The last k validators are Byzantine: the most that stays under 1/3, or fewer.
+	k, byz := 0, int64(0)
+	for k < n && 3*(byz+stakes[n-1-k]) < total {
+		byz += stakes[n-1-k]
+		k++
+	}
+	k = r.IntN(k + 1)
+	cfg := Config{
+		Stakes: stakes, Byzantine: k, Behaviour: Behaviour(r.IntN(5)), Seed: seed,
+		Heights:  uint64(4 + r.IntN(5)),
+		Drop:     []float64{0, 0.05, 0.2, 0.4}[r.IntN(4)],
+		Dup:      []float64{0, 0.1}[r.IntN(2)],
+		MinDelay: time.Millisecond, MaxDelay: time.Duration(10+r.IntN(200)) * time.Millisecond,
+		GST:        time.Duration(r.IntN(6000)) * time.Millisecond,
+		Partitions: r.IntN(3) == 0,
+		Crashes:    r.IntN(3),
+	}
+	cfg.PostGSTDelay = 50 * time.Millisecond
+	return cfg
+}
+
+func runSeeds(t *testing.T, n int, gen func(uint64) Config, check func(uint64, Result)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	next := make(chan uint64)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range next {
+				check(seed, Run(gen(seed)))
+			}
+		}()
+	}
+	for seed := range uint64(n) {
+		next <- seed
+	}
+	close(next)
+	wg.Wait()
+}
+
+// TestManySeeds: with faults under 1/3 of the power, no seed may break
+// agreement or validity, and every honest validator decides every height
+// after GST. `make sim` runs it with -seeds 100000.
+func TestManySeeds(t *testing.T) {
+	var mu sync.Mutex
+	var failed, events int
+	var rounds float64
+	runSeeds(t, *seeds, randomConfig, func(seed uint64, r Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		events += r.Events
+		rounds += r.RoundsMean
+		if !r.OK() {
+			failed++
+			if failed <= 5 {
+				t.Errorf("seed %d (%+v): %v", seed, randomConfig(seed), r.Violations)
+			}
+		}
+	})
+	t.Logf("%d simulations, %d failed, %d events, mean rounds per height %.3f", *seeds, failed, events, rounds/float64(*seeds))
+}
+
+// Byzantine power at or above 1/3 must be able to break agreement: the
+// checker has to be able to fail. 3 of 7 equal validators equivocate.
+func TestOneThirdByzantineBreaksAgreement(t *testing.T) {
+	for _, c := range []struct {
+		stakes []int64
+		byz    int
+	}{
+		{[]int64{1, 1, 1, 1, 1, 1, 1}, 3},
+		{[]int64{1, 1, 1, 1}, 2},
+		{[]int64{2, 2, 2, 2, 3, 3}, 2}, // 6 of 14
+	} {
+		found := -1
+		for seed := range uint64(50) {
+			r := Run(Config{Stakes: c.stakes, Byzantine: c.byz, Behaviour: Equivocate, Seed: seed, Heights: 20})
+			for _, v := range r.Violations {
+				if len(v) > 0 && contains(v, "agreement") {
+					found = int(seed)
+				}
+			}
+			if found >= 0 {
+				break
+			}
+		}
+		if found < 0 {
+			t.Errorf("stakes %v with %d equivocators: no agreement violation found in 50 seeds", c.stakes, c.byz)
+		} else {
+			t.Logf("stakes %v with %d equivocators: agreement violated at seed %d", c.stakes, c.byz, found)
+		}
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// The same seed replays the same run event for event; another seed does not.
+func TestReplay(t *testing.T) {
+	cfg := randomConfig(7)
+	cfg.Drop, cfg.Dup, cfg.Partitions, cfg.Crashes, cfg.GST = 0.2, 0.1, true, 2, 3*time.Second
+	a, b := Run(cfg), Run(cfg)
+	if a.TraceHash != b.TraceHash || a.Events != b.Events {
+		t.Fatalf("same seed, different traces: %x (%d events) vs %x (%d events)", a.TraceHash, a.Events, b.TraceHash, b.Events)
+	}
+	cfg.Seed++
+	if c := Run(cfg); c.TraceHash == a.TraceHash {
+		t.Fatal("different seeds gave the same trace")
+	}
+}
+
+// Rounds per height is a protocol property: with no faults every height
+// decides in round 0 (mean ≤ 1.05); with 20% of messages dropped
+// throughout, the mean stays ≤ 2.0.
+func TestRoundsPerHeight(t *testing.T) {
+	for _, c := range []struct {
+		drop float64
+		max  float64
+	}{{0, 1.05}, {0.2, 2.0}} {
+		var sum float64
+		const runs = 10
+		for seed := range uint64(runs) {
+			cfg := Config{Stakes: []int64{1, 1, 1, 1, 1, 1, 1}, Seed: seed, Heights: 30, Drop: c.drop, GST: 1 << 62}
+			r := Run(cfg)
+			if !r.OK() {
+				t.Fatalf("drop %.1f seed %d: %v", c.drop, seed, r.Violations)
+			}
+			sum += r.RoundsMean
+		}
+		mean := sum / runs
+		t.Logf("drop %.0f%%: mean rounds per height %.3f", 100*c.drop, mean)
+		if mean > c.max {
+			t.Errorf("drop %.0f%%: mean rounds per height %.3f > %.2f", 100*c.drop, mean, c.max)
+		}
+	}
+}
+
+func benchSim(b *testing.B, n int) {
+	stakes := make([]int64, n)
+	for i := range stakes {
+		stakes[i] = int64(1 + i%3)
+	}
+	const heights = 20
+	b.ResetTimer()
+	for i := range b.N {
+		r := Run(Config{Stakes: stakes, Seed: uint64(i), Heights: heights})
+		if !r.OK() {
+			b.Fatal(r.Violations)
+		}
+	}
+	b.ReportMetric(float64(heights*b.N)/b.Elapsed().Seconds(), "heights/s")
+}
+
+func BenchmarkSim4(b *testing.B)   { benchSim(b, 4) }
+func BenchmarkSim16(b *testing.B)  { benchSim(b, 16) }
+func BenchmarkSim100(b *testing.B) { benchSim(b, 100) }
+
+func ExampleRun() {
+	r := Run(Config{Stakes: []int64{1, 1, 1, 1}, Seed: 42, Heights: 10})
+	fmt.Println(r.OK(), r.Decided, r.RoundsMax)
+	// Output: true [10 10 10 10] 1
+}
