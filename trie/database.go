@@ -27,28 +27,37 @@ type Database interface {
 	Update(nodes *NodeSet) error
 }
 
-// NodeSet holds the nodes created by one commit, keyed by hash. The
-// encodings share one buffer to keep a commit at a handful of allocations.
+// NodeSet holds the nodes created by one commit, keyed by hash. Encodings
+// are packed into large shared chunks to keep a commit at a handful of
+// allocations.
 type NodeSet struct {
-	buf   []byte
+	chunk []byte // free space of the current chunk
 	nodes []setEntry
+	size  int
 }
 
 type setEntry struct {
-	hash     [32]byte
-	off, end int
+	hash [32]byte
+	blob []byte
 }
+
+const nodeSetChunk = 64 << 10
 
 // NewNodeSet returns an empty set.
 func NewNodeSet() *NodeSet { return &NodeSet{} }
 
 func (s *NodeSet) add(hash *[32]byte, blob []byte) {
-	off := len(s.buf)
-	s.buf = append(s.buf, blob...)
-	s.nodes = append(s.nodes, setEntry{hash: *hash, off: off, end: len(s.buf)})
+	if len(blob) > cap(s.chunk)-len(s.chunk) {
+		s.chunk = make([]byte, 0, max(nodeSetChunk, len(blob)))
+	}
+	l := len(s.chunk)
+	s.chunk = append(s.chunk, blob...)
+	s.nodes = append(s.nodes, setEntry{hash: *hash, blob: s.chunk[l:len(s.chunk):len(s.chunk)]})
+	s.size += len(blob)
 }
 
-// Add records a node. blob is copied.
+// Add records a node, or any other blob stored by its keccak256 hash such
+// as contract code. blob is copied.
 func (s *NodeSet) Add(hash [32]byte, blob []byte) { s.add(&hash, blob) }
 
 // Len is the number of nodes in the set.
@@ -64,31 +73,28 @@ func (s *NodeSet) Size() int {
 	if s == nil {
 		return 0
 	}
-	return len(s.buf)
+	return s.size
 }
 
 // ForEach calls fn for every node in the order they were added (children
 // before parents). The blob must not be modified; it stays valid for as
-// long as the set is reachable.
+// long as anyone holds it.
 func (s *NodeSet) ForEach(fn func(hash [32]byte, blob []byte)) {
 	if s == nil {
 		return
 	}
 	for _, e := range s.nodes {
-		fn(e.hash, s.buf[e.off:e.end:e.end])
+		fn(e.hash, e.blob)
 	}
 }
 
-// Merge adds every node of o to s.
+// Merge adds every node of o to s. The encodings are shared, not copied.
 func (s *NodeSet) Merge(o *NodeSet) {
 	if o == nil {
 		return
 	}
-	base := len(s.buf)
-	s.buf = append(s.buf, o.buf...)
-	for _, e := range o.nodes {
-		s.nodes = append(s.nodes, setEntry{hash: e.hash, off: e.off + base, end: e.end + base})
-	}
+	s.nodes = append(s.nodes, o.nodes...)
+	s.size += o.size
 }
 
 // MemoryDB is a Database held in memory. It is safe for concurrent use.

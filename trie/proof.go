@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/rlp"
 )
 
 // ErrBadProof is returned (wrapped with details) by VerifyProof when the
@@ -16,26 +17,34 @@ var ErrBadProof = errors.New("trie: bad proof")
 // every node that is referred to by hash (embedded nodes are part of their
 // parent's encoding), and the root even when it is small. For an absent key
 // the path ends at the node that shows the key is missing. This is the
-// proof format of eth_getProof.
+// proof format of eth_getProof. The proof shares one fresh buffer.
 func (t *Trie) Prove(key []byte) ([][]byte, error) {
 	t.Hash()
-	nib := KeyToNibbles(key)
+	var kb [80]byte
+	nib := appendNibbles(kb[:0], key)
 	h := getHasher()
 	defer putHasher(h)
-	var proof [][]byte
+	// Loaded nodes are encoded one after the other into h.buf; stored ones
+	// are referenced where they are. Both are copied once, at the end.
+	var pieceBuf [16]proofPiece
+	pieces := pieceBuf[:0]
 	n := t.root
 	for first := true; n != nil; first = false {
 		if hn, ok := n.(*hashNode); ok {
-			rn, err := t.resolve(hn)
-			if err != nil {
+			// The rest of the path is not loaded: walk the stored
+			// encodings themselves, which are the proof nodes.
+			var err error
+			if pieces, err = t.proveStored(*hn, nib, pieces); err != nil {
 				return nil, err
 			}
-			n = rn
+			break
 		}
-		h.buf = h.buf[:0]
+		start := len(h.buf)
 		h.encode(n)
-		if first || len(h.buf) >= 32 {
-			proof = append(proof, bytes.Clone(h.buf))
+		if first || len(h.buf)-start >= 32 {
+			pieces = append(pieces, proofPiece{start: start, end: len(h.buf)})
+		} else {
+			h.buf = h.buf[:start]
 		}
 		switch c := n.(type) {
 		case *leafNode:
@@ -56,7 +65,128 @@ func (t *Trie) Prove(key []byte) ([][]byte, error) {
 			nib = nib[1:]
 		}
 	}
+	total := 0
+	for _, p := range pieces {
+		total += p.end - p.start + len(p.stored)
+	}
+	buf := make([]byte, 0, total)
+	proof := make([][]byte, len(pieces))
+	for i, p := range pieces {
+		l := len(buf)
+		if p.stored != nil {
+			buf = append(buf, p.stored...)
+		} else {
+			buf = append(buf, h.buf[p.start:p.end]...)
+		}
+		proof[i] = buf[l:len(buf):len(buf)]
+	}
 	return proof, nil
+}
+
+// proofPiece is one proof node: a stored encoding, or a range of the
+// hasher's buffer.
+type proofPiece struct {
+	stored     []byte
+	start, end int
+}
+
+// proveStored adds the stored nodes on the path of key from hash on.
+func (t *Trie) proveStored(hash [32]byte, key []byte, pieces []proofPiece) ([]proofPiece, error) {
+	for {
+		if t.db == nil {
+			return pieces, MissingNode(hash)
+		}
+		blob, err := t.db.Node(hash)
+		if err != nil {
+			return pieces, err
+		}
+		pieces = append(pieces, proofPiece{stored: blob})
+		var next []byte
+		next, key, err = followEncoded(blob, key)
+		if err != nil || next == nil {
+			return pieces, err
+		}
+		hash = [32]byte(next)
+	}
+}
+
+// followEncoded follows key through the node encoding enc and the nodes
+// embedded in it without decoding them into memory. It returns the hash of
+// the stored node where the path continues together with the rest of the
+// key, or nil when the path ends inside enc.
+func followEncoded(enc, key []byte) (next, rest []byte, err error) {
+	for {
+		content, _, err := rlp.SplitList(enc)
+		if err != nil {
+			return nil, nil, invalid("%v", err)
+		}
+		count, err := rlp.CountValues(content)
+		if err != nil {
+			return nil, nil, invalid("%v", err)
+		}
+		var ref []byte
+		switch count {
+		case 2: // a leaf or an extension
+			compact, tail, err := rlp.SplitString(content)
+			if err != nil {
+				return nil, nil, invalid("%v", err)
+			}
+			plen, leaf, ok := matchCompact(compact, key)
+			if leaf || !ok {
+				return nil, nil, nil
+			}
+			key, ref = key[plen:], tail
+		case 17: // a branch: skip to the child of the next nibble
+			if len(key) == 0 {
+				return nil, nil, nil
+			}
+			ref = content
+			for i := byte(0); i < key[0]; i++ {
+				if _, _, ref, err = rlp.Split(ref); err != nil {
+					return nil, nil, invalid("%v", err)
+				}
+			}
+			key = key[1:]
+		default:
+			return nil, nil, invalid("list of %d items", count)
+		}
+		k, c, _, err := rlp.Split(ref)
+		switch {
+		case err != nil:
+			return nil, nil, invalid("%v", err)
+		case k == rlp.List:
+			_, _, r, _ := rlp.Split(ref)
+			enc = ref[:len(ref)-len(r)]
+		case len(c) == 32:
+			return c, key, nil
+		default:
+			return nil, nil, nil
+		}
+	}
+}
+
+// matchCompact reports the length of the hex-prefix encoded path, whether
+// it ends in a leaf, and whether key continues with it (for a leaf: equals
+// it).
+func matchCompact(compact, key []byte) (plen int, leaf, ok bool) {
+	if len(compact) == 0 {
+		return 0, false, false
+	}
+	flag := compact[0] >> 4
+	leaf = flag&2 != 0
+	var path [2 * 256]byte
+	p := path[:0]
+	if flag&1 != 0 {
+		p = append(p, compact[0]&0x0f)
+	}
+	if len(compact) > 256 {
+		return 0, leaf, false
+	}
+	p = appendNibbles(p, compact[1:])
+	if leaf {
+		return len(p), true, bytes.Equal(p, key)
+	}
+	return len(p), false, len(key) >= len(p) && bytes.Equal(p, key[:len(p)])
 }
 
 // VerifyProof checks a proof made by Prove against root. It returns the

@@ -36,7 +36,12 @@ type Trie struct {
 	db       Reader
 	gen      uint32
 	unhashed int // modifications since the last hash, to decide on parallel hashing
-	arena    []byte
+
+	// Allocation pools private to this trie (see alloc, newLeaf, newFull).
+	arena                      []byte
+	leafSlab                   []leafNode
+	fullSlab                   []fullNode
+	leafSlabSize, fullSlabSize int
 }
 
 // New opens the trie with the given root. The zero root and EmptyRoot open
@@ -167,8 +172,18 @@ func (t *Trie) ownLeaf(n *leafNode) *leafNode {
 	return &cp
 }
 
+// New leaves and branches are carved from slabs that grow with the trie,
+// so building a large trie costs few allocations while a small storage
+// trie does not reserve much.
 func (t *Trie) newLeaf(key, val []byte) *leafNode {
-	return &leafNode{key: key, val: val, meta: meta{gen: t.gen, flags: fDirty}}
+	if len(t.leafSlab) == 0 {
+		t.leafSlabSize = min(max(2*t.leafSlabSize, 4), 128)
+		t.leafSlab = make([]leafNode, t.leafSlabSize)
+	}
+	n := &t.leafSlab[0]
+	t.leafSlab = t.leafSlab[1:]
+	n.key, n.val, n.gen, n.flags = key, val, t.gen, fDirty
+	return n
 }
 
 func (t *Trie) newShort(key []byte, child node) *shortNode {
@@ -176,7 +191,14 @@ func (t *Trie) newShort(key []byte, child node) *shortNode {
 }
 
 func (t *Trie) newFull() *fullNode {
-	return &fullNode{meta: meta{gen: t.gen, flags: fDirty}}
+	if len(t.fullSlab) == 0 {
+		t.fullSlabSize = min(max(2*t.fullSlabSize, 2), 32)
+		t.fullSlab = make([]fullNode, t.fullSlabSize)
+	}
+	n := &t.fullSlab[0]
+	t.fullSlab = t.fullSlab[1:]
+	n.gen, n.flags = t.gen, fDirty
+	return n
 }
 
 // Update stores value under key. An empty value deletes the key. value is
