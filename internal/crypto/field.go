@@ -122,8 +122,8 @@ func (z *fe) neg(x *fe) { z.sub(&feZero, x) }
 // sequences; mixing carries into other arithmetic forces it to spill the
 // flags into registers and costs about as much as the multiplies.
 
-// mul sets z = x·y.
-func (z *fe) mul(x, y *fe) {
+// mulGeneric sets z = x·y.
+func (z *fe) mulGeneric(x, y *fe) {
 	var c uint64
 	x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
 	y0, y1, y2, y3 := y[0], y[1], y[2], y[3]
@@ -186,8 +186,9 @@ func (z *fe) mul(x, y *fe) {
 	z.reduce(t0, t1, t2, t3, t4, t5, t6, t7)
 }
 
-// sqr sets z = x². The six cross products are computed once and doubled.
-func (z *fe) sqr(x *fe) {
+// sqrGeneric sets z = x². The six cross products are computed once and
+// doubled.
+func (z *fe) sqrGeneric(x *fe) {
 	var c uint64
 	x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
 

@@ -75,6 +75,10 @@ func TestFieldArithmetic(t *testing.T) {
 		checkFe(t, "mul", &z, new(big.Int).Mul(bx, by), &x, &y)
 		z.sqr(&x)
 		checkFe(t, "sqr", &z, new(big.Int).Mul(bx, bx), &x)
+		z.mulGeneric(&x, &y)
+		checkFe(t, "mulGeneric", &z, new(big.Int).Mul(bx, by), &x, &y)
+		z.sqrGeneric(&x)
+		checkFe(t, "sqrGeneric", &z, new(big.Int).Mul(bx, bx), &x)
 		if i%50 == 0 {
 			z.inv(&x)
 			var one fe

@@ -1,0 +1,260 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func feMulAsm(z, x, y *fe)
+// z = x·y mod p (weakly reduced), p = 2^256 - 0x1000003d1.
+TEXT ·feMulAsm(SB), NOSPLIT, $0-24
+	MOVQ x+8(FP), DI
+	MOVQ y+16(FP), SI
+	// column 0
+	MOVQ 0(DI), AX
+	MULQ 0(SI)
+	MOVQ AX, R11
+	MOVQ DX, R8
+	XORQ R9, R9
+	// column 1
+	XORQ R10, R10
+	MOVQ 0(DI), AX
+	MULQ 8(SI)
+	ADDQ AX, R8
+	ADCQ DX, R9
+	ADCQ $0, R10
+	MOVQ 8(DI), AX
+	MULQ 0(SI)
+	ADDQ AX, R8
+	ADCQ DX, R9
+	ADCQ $0, R10
+	MOVQ R8, R12
+	// column 2
+	XORQ R8, R8
+	MOVQ 0(DI), AX
+	MULQ 16(SI)
+	ADDQ AX, R9
+	ADCQ DX, R10
+	ADCQ $0, R8
+	MOVQ 8(DI), AX
+	MULQ 8(SI)
+	ADDQ AX, R9
+	ADCQ DX, R10
+	ADCQ $0, R8
+	MOVQ 16(DI), AX
+	MULQ 0(SI)
+	ADDQ AX, R9
+	ADCQ DX, R10
+	ADCQ $0, R8
+	MOVQ R9, R13
+	// column 3
+	XORQ R9, R9
+	MOVQ 0(DI), AX
+	MULQ 24(SI)
+	ADDQ AX, R10
+	ADCQ DX, R8
+	ADCQ $0, R9
+	MOVQ 8(DI), AX
+	MULQ 16(SI)
+	ADDQ AX, R10
+	ADCQ DX, R8
+	ADCQ $0, R9
+	MOVQ 16(DI), AX
+	MULQ 8(SI)
+	ADDQ AX, R10
+	ADCQ DX, R8
+	ADCQ $0, R9
+	MOVQ 24(DI), AX
+	MULQ 0(SI)
+	ADDQ AX, R10
+	ADCQ DX, R8
+	ADCQ $0, R9
+	MOVQ R10, BX
+	// column 4
+	XORQ R10, R10
+	MOVQ 8(DI), AX
+	MULQ 24(SI)
+	ADDQ AX, R8
+	ADCQ DX, R9
+	ADCQ $0, R10
+	MOVQ 16(DI), AX
+	MULQ 16(SI)
+	ADDQ AX, R8
+	ADCQ DX, R9
+	ADCQ $0, R10
+	MOVQ 24(DI), AX
+	MULQ 8(SI)
+	ADDQ AX, R8
+	ADCQ DX, R9
+	ADCQ $0, R10
+	MOVQ R8, CX
+	// column 5
+	XORQ R8, R8
+	MOVQ 16(DI), AX
+	MULQ 24(SI)
+	ADDQ AX, R9
+	ADCQ DX, R10
+	ADCQ $0, R8
+	MOVQ 24(DI), AX
+	MULQ 16(SI)
+	ADDQ AX, R9
+	ADCQ DX, R10
+	ADCQ $0, R8
+	// column 6
+	MOVQ 24(DI), AX
+	MULQ 24(SI)
+	ADDQ AX, R10
+	ADCQ DX, R8
+	// reduce: t_lo + t_hi·c, then fold the top limb once more
+	MOVQ $0x1000003d1, SI
+	XORQ DI, DI
+	MOVQ CX, AX
+	MULQ SI
+	ADDQ AX, R11
+	ADCQ DX, R12
+	ADCQ $0, R13
+	ADCQ $0, BX
+	ADCQ $0, DI
+	MOVQ R9, AX
+	MULQ SI
+	ADDQ AX, R12
+	ADCQ DX, R13
+	ADCQ $0, BX
+	ADCQ $0, DI
+	MOVQ R10, AX
+	MULQ SI
+	ADDQ AX, R13
+	ADCQ DX, BX
+	ADCQ $0, DI
+	MOVQ R8, AX
+	MULQ SI
+	ADDQ AX, BX
+	ADCQ DX, DI
+	MOVQ DI, AX
+	MULQ SI
+	ADDQ AX, R11
+	ADCQ DX, R12
+	ADCQ $0, R13
+	ADCQ $0, BX
+	// a final carry leaves a value below 2^67: add c once more
+	SBBQ CX, CX
+	ANDQ SI, CX
+	ADDQ CX, R11
+	ADCQ $0, R12
+	MOVQ z+0(FP), DI
+	MOVQ R11, 0(DI)
+	MOVQ R12, 8(DI)
+	MOVQ R13, 16(DI)
+	MOVQ BX, 24(DI)
+	RET
+
+// func feSqrAsm(z, x *fe)
+// z = x² mod p (weakly reduced): the six cross products once, doubled, plus
+// the four squares on the diagonal.
+TEXT ·feSqrAsm(SB), NOSPLIT, $0-16
+	MOVQ x+8(FP), SI
+	// row 0: x0·(x1, x2, x3) into t1..t4 (R9..R12)
+	MOVQ 8(SI), AX
+	MULQ 0(SI)
+	MOVQ AX, R9
+	MOVQ DX, R10
+	MOVQ 16(SI), AX
+	MULQ 0(SI)
+	ADDQ AX, R10
+	ADCQ $0, DX
+	MOVQ DX, R11
+	MOVQ 24(SI), AX
+	MULQ 0(SI)
+	ADDQ AX, R11
+	ADCQ $0, DX
+	MOVQ DX, R12
+	// row 1: x1·(x2, x3) into t3..t5
+	MOVQ 16(SI), AX
+	MULQ 8(SI)
+	ADDQ AX, R11
+	ADCQ $0, DX
+	MOVQ DX, BX
+	MOVQ 24(SI), AX
+	MULQ 8(SI)
+	ADDQ BX, AX
+	ADCQ $0, DX
+	ADDQ AX, R12
+	ADCQ $0, DX
+	MOVQ DX, R13
+	// row 2: x2·x3 into t5..t6 (CX)
+	MOVQ 24(SI), AX
+	MULQ 16(SI)
+	ADDQ AX, R13
+	ADCQ $0, DX
+	MOVQ DX, CX
+	// double t1..t6, top bit into t7 (DI)
+	XORQ DI, DI
+	ADDQ R9, R9
+	ADCQ R10, R10
+	ADCQ R11, R11
+	ADCQ R12, R12
+	ADCQ R13, R13
+	ADCQ CX, CX
+	ADCQ $0, DI
+	// diagonal squares
+	MOVQ 0(SI), AX
+	MULQ AX
+	MOVQ AX, R8
+	MOVQ DX, BX
+	MOVQ 8(SI), AX
+	MULQ AX
+	ADDQ BX, R9
+	ADCQ AX, R10
+	ADCQ DX, R11
+	ADCQ $0, R12
+	ADCQ $0, R13
+	ADCQ $0, CX
+	ADCQ $0, DI
+	MOVQ 16(SI), AX
+	MULQ AX
+	ADDQ AX, R12
+	ADCQ DX, R13
+	ADCQ $0, CX
+	ADCQ $0, DI
+	MOVQ 24(SI), AX
+	MULQ AX
+	ADDQ AX, CX
+	ADCQ DX, DI
+	// reduce: t0..t3 = R8..R11, t4..t7 = R12, R13, CX, DI
+	MOVQ $0x1000003d1, SI
+	XORQ BX, BX
+	MOVQ R12, AX
+	MULQ SI
+	ADDQ AX, R8
+	ADCQ DX, R9
+	ADCQ $0, R10
+	ADCQ $0, R11
+	ADCQ $0, BX
+	MOVQ R13, AX
+	MULQ SI
+	ADDQ AX, R9
+	ADCQ DX, R10
+	ADCQ $0, R11
+	ADCQ $0, BX
+	MOVQ CX, AX
+	MULQ SI
+	ADDQ AX, R10
+	ADCQ DX, R11
+	ADCQ $0, BX
+	MOVQ DI, AX
+	MULQ SI
+	ADDQ AX, R11
+	ADCQ DX, BX
+	MOVQ BX, AX
+	MULQ SI
+	ADDQ AX, R8
+	ADCQ DX, R9
+	ADCQ $0, R10
+	ADCQ $0, R11
+	SBBQ CX, CX
+	ANDQ SI, CX
+	ADDQ CX, R8
+	ADCQ $0, R9
+	MOVQ z+0(FP), DI
+	MOVQ R8, 0(DI)
+	MOVQ R9, 8(DI)
+	MOVQ R10, 16(DI)
+	MOVQ R11, 24(DI)
+	RET
