@@ -120,3 +120,41 @@ func mustU64(t *testing.T, n json.Number) uint64 {
 	}
 	return z.Uint64()
 }
+
+// TestGenesisHash decodes the mainnet genesis block of
+// BasicTests/genesishashestest.json and checks its hash and state root.
+func TestGenesisHash(t *testing.T) {
+	vec := conformance.VectorsDir("../..")
+	if vec == "" {
+		t.Skip("shared vectors absent (../shared/vectors); skipping genesishashestest.json")
+	}
+	raw, err := os.ReadFile(filepath.Join(vec, "ethereum-tests", "BasicTests", "genesishashestest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		RLP  string `json:"genesis_rlp_hex"`
+		Root string `json:"genesis_state_root"`
+		Hash string `json:"genesis_hash"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := hex.DecodeString(c.RLP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := DecodeBlock(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hex.EncodeToString(b.Hash().Bytes()); got != c.Hash {
+		t.Errorf("hash %s, want %s", got, c.Hash)
+	}
+	if got := hex.EncodeToString(b.Root().Bytes()); got != c.Root {
+		t.Errorf("state root %s, want %s", got, c.Root)
+	}
+	if !bytes.Equal(b.EncodeRLP(), enc) {
+		t.Error("re-encoding differs")
+	}
+}
