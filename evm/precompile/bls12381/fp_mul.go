@@ -1,115 +1,273 @@
 // Montgomery multiplication over the BLS12-381 base field, unrolled.
 //
-// The loop is the CIOS method written out word by word: the compiler does
-// not unroll loops, and the bounds checks and index arithmetic of a looped
-// version cost about a third of the time. Because the top word of p is far
-// below 2^63, the running value never needs a seventh word (the
-// "no-carry" variant), which removes one add chain per round.
+// Each of the six rounds (CIOS, one word of y at a time) first forms all
+// partial products of a row and then folds them in with a single unbroken
+// add-with-carry chain; interleaving products and carries (one helper per
+// word) makes the Go compiler break the chains and spill. Because p's top
+// word is far below 2^63 the accumulator never needs a seventh word.
 
 package bls12381
 
 import "math/bits"
 
-// mul sets z = x*y*R^-1 mod p.
+// mul sets z = x*y*R^-1 mod p. z may alias x or y.
 func mul(z, x, y *fe) {
 	var t0, t1, t2, t3, t4, t5 uint64
-	var A, C, m, v uint64
+	var h0, h1, h2, h3, h4, h5 uint64
+	var l0, l1, l2, l3, l4, l5 uint64
+	var c, d, m, v uint64
+
 	// round 0
 	v = y[0]
-	A, t0 = bits.Mul64(x[0], v)
+	h0, l0 = bits.Mul64(x[0], v)
+	h1, l1 = bits.Mul64(x[1], v)
+	h2, l2 = bits.Mul64(x[2], v)
+	h3, l3 = bits.Mul64(x[3], v)
+	h4, l4 = bits.Mul64(x[4], v)
+	h5, l5 = bits.Mul64(x[5], v)
+	t0 = l0
+	t1, c = bits.Add64(l1, h0, 0)
+	t2, c = bits.Add64(l2, h1, c)
+	t3, c = bits.Add64(l3, h2, c)
+	t4, c = bits.Add64(l4, h3, c)
+	t5, c = bits.Add64(l5, h4, c)
+	d = h5 + c
 	m = t0 * qInvNeg
-	C = madd0(m, q0, t0)
-	A, t1 = madd1(x[1], v, A)
-	C, t0 = madd2(m, q1, t1, C)
-	A, t2 = madd1(x[2], v, A)
-	C, t1 = madd2(m, q2, t2, C)
-	A, t3 = madd1(x[3], v, A)
-	C, t2 = madd2(m, q3, t3, C)
-	A, t4 = madd1(x[4], v, A)
-	C, t3 = madd2(m, q4, t4, C)
-	A, t5 = madd1(x[5], v, A)
-	C, t4 = madd2(m, q5, t5, C)
-	t5 = C + A
+	h0, l0 = bits.Mul64(m, q0)
+	h1, l1 = bits.Mul64(m, q1)
+	h2, l2 = bits.Mul64(m, q2)
+	h3, l3 = bits.Mul64(m, q3)
+	h4, l4 = bits.Mul64(m, q4)
+	h5, l5 = bits.Mul64(m, q5)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	_, c = bits.Add64(t0, l0, 0)
+	t0, c = bits.Add64(t1, l1, c)
+	t1, c = bits.Add64(t2, l2, c)
+	t2, c = bits.Add64(t3, l3, c)
+	t3, c = bits.Add64(t4, l4, c)
+	t4, c = bits.Add64(t5, l5, c)
+	t5, _ = bits.Add64(d, h5, c)
+	d = 0
+
 	// round 1
 	v = y[1]
-	A, t0 = madd1(x[0], v, t0)
+	h0, l0 = bits.Mul64(x[0], v)
+	h1, l1 = bits.Mul64(x[1], v)
+	h2, l2 = bits.Mul64(x[2], v)
+	h3, l3 = bits.Mul64(x[3], v)
+	h4, l4 = bits.Mul64(x[4], v)
+	h5, l5 = bits.Mul64(x[5], v)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	t0, c = bits.Add64(t0, l0, 0)
+	t1, c = bits.Add64(t1, l1, c)
+	t2, c = bits.Add64(t2, l2, c)
+	t3, c = bits.Add64(t3, l3, c)
+	t4, c = bits.Add64(t4, l4, c)
+	t5, c = bits.Add64(t5, l5, c)
+	d += h5 + c
 	m = t0 * qInvNeg
-	C = madd0(m, q0, t0)
-	A, t1 = madd2(x[1], v, t1, A)
-	C, t0 = madd2(m, q1, t1, C)
-	A, t2 = madd2(x[2], v, t2, A)
-	C, t1 = madd2(m, q2, t2, C)
-	A, t3 = madd2(x[3], v, t3, A)
-	C, t2 = madd2(m, q3, t3, C)
-	A, t4 = madd2(x[4], v, t4, A)
-	C, t3 = madd2(m, q4, t4, C)
-	A, t5 = madd2(x[5], v, t5, A)
-	C, t4 = madd2(m, q5, t5, C)
-	t5 = C + A
+	h0, l0 = bits.Mul64(m, q0)
+	h1, l1 = bits.Mul64(m, q1)
+	h2, l2 = bits.Mul64(m, q2)
+	h3, l3 = bits.Mul64(m, q3)
+	h4, l4 = bits.Mul64(m, q4)
+	h5, l5 = bits.Mul64(m, q5)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	_, c = bits.Add64(t0, l0, 0)
+	t0, c = bits.Add64(t1, l1, c)
+	t1, c = bits.Add64(t2, l2, c)
+	t2, c = bits.Add64(t3, l3, c)
+	t3, c = bits.Add64(t4, l4, c)
+	t4, c = bits.Add64(t5, l5, c)
+	t5, _ = bits.Add64(d, h5, c)
+	d = 0
+
 	// round 2
 	v = y[2]
-	A, t0 = madd1(x[0], v, t0)
+	h0, l0 = bits.Mul64(x[0], v)
+	h1, l1 = bits.Mul64(x[1], v)
+	h2, l2 = bits.Mul64(x[2], v)
+	h3, l3 = bits.Mul64(x[3], v)
+	h4, l4 = bits.Mul64(x[4], v)
+	h5, l5 = bits.Mul64(x[5], v)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	t0, c = bits.Add64(t0, l0, 0)
+	t1, c = bits.Add64(t1, l1, c)
+	t2, c = bits.Add64(t2, l2, c)
+	t3, c = bits.Add64(t3, l3, c)
+	t4, c = bits.Add64(t4, l4, c)
+	t5, c = bits.Add64(t5, l5, c)
+	d += h5 + c
 	m = t0 * qInvNeg
-	C = madd0(m, q0, t0)
-	A, t1 = madd2(x[1], v, t1, A)
-	C, t0 = madd2(m, q1, t1, C)
-	A, t2 = madd2(x[2], v, t2, A)
-	C, t1 = madd2(m, q2, t2, C)
-	A, t3 = madd2(x[3], v, t3, A)
-	C, t2 = madd2(m, q3, t3, C)
-	A, t4 = madd2(x[4], v, t4, A)
-	C, t3 = madd2(m, q4, t4, C)
-	A, t5 = madd2(x[5], v, t5, A)
-	C, t4 = madd2(m, q5, t5, C)
-	t5 = C + A
+	h0, l0 = bits.Mul64(m, q0)
+	h1, l1 = bits.Mul64(m, q1)
+	h2, l2 = bits.Mul64(m, q2)
+	h3, l3 = bits.Mul64(m, q3)
+	h4, l4 = bits.Mul64(m, q4)
+	h5, l5 = bits.Mul64(m, q5)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	_, c = bits.Add64(t0, l0, 0)
+	t0, c = bits.Add64(t1, l1, c)
+	t1, c = bits.Add64(t2, l2, c)
+	t2, c = bits.Add64(t3, l3, c)
+	t3, c = bits.Add64(t4, l4, c)
+	t4, c = bits.Add64(t5, l5, c)
+	t5, _ = bits.Add64(d, h5, c)
+	d = 0
+
 	// round 3
 	v = y[3]
-	A, t0 = madd1(x[0], v, t0)
+	h0, l0 = bits.Mul64(x[0], v)
+	h1, l1 = bits.Mul64(x[1], v)
+	h2, l2 = bits.Mul64(x[2], v)
+	h3, l3 = bits.Mul64(x[3], v)
+	h4, l4 = bits.Mul64(x[4], v)
+	h5, l5 = bits.Mul64(x[5], v)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	t0, c = bits.Add64(t0, l0, 0)
+	t1, c = bits.Add64(t1, l1, c)
+	t2, c = bits.Add64(t2, l2, c)
+	t3, c = bits.Add64(t3, l3, c)
+	t4, c = bits.Add64(t4, l4, c)
+	t5, c = bits.Add64(t5, l5, c)
+	d += h5 + c
 	m = t0 * qInvNeg
-	C = madd0(m, q0, t0)
-	A, t1 = madd2(x[1], v, t1, A)
-	C, t0 = madd2(m, q1, t1, C)
-	A, t2 = madd2(x[2], v, t2, A)
-	C, t1 = madd2(m, q2, t2, C)
-	A, t3 = madd2(x[3], v, t3, A)
-	C, t2 = madd2(m, q3, t3, C)
-	A, t4 = madd2(x[4], v, t4, A)
-	C, t3 = madd2(m, q4, t4, C)
-	A, t5 = madd2(x[5], v, t5, A)
-	C, t4 = madd2(m, q5, t5, C)
-	t5 = C + A
+	h0, l0 = bits.Mul64(m, q0)
+	h1, l1 = bits.Mul64(m, q1)
+	h2, l2 = bits.Mul64(m, q2)
+	h3, l3 = bits.Mul64(m, q3)
+	h4, l4 = bits.Mul64(m, q4)
+	h5, l5 = bits.Mul64(m, q5)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	_, c = bits.Add64(t0, l0, 0)
+	t0, c = bits.Add64(t1, l1, c)
+	t1, c = bits.Add64(t2, l2, c)
+	t2, c = bits.Add64(t3, l3, c)
+	t3, c = bits.Add64(t4, l4, c)
+	t4, c = bits.Add64(t5, l5, c)
+	t5, _ = bits.Add64(d, h5, c)
+	d = 0
+
 	// round 4
 	v = y[4]
-	A, t0 = madd1(x[0], v, t0)
+	h0, l0 = bits.Mul64(x[0], v)
+	h1, l1 = bits.Mul64(x[1], v)
+	h2, l2 = bits.Mul64(x[2], v)
+	h3, l3 = bits.Mul64(x[3], v)
+	h4, l4 = bits.Mul64(x[4], v)
+	h5, l5 = bits.Mul64(x[5], v)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	t0, c = bits.Add64(t0, l0, 0)
+	t1, c = bits.Add64(t1, l1, c)
+	t2, c = bits.Add64(t2, l2, c)
+	t3, c = bits.Add64(t3, l3, c)
+	t4, c = bits.Add64(t4, l4, c)
+	t5, c = bits.Add64(t5, l5, c)
+	d += h5 + c
 	m = t0 * qInvNeg
-	C = madd0(m, q0, t0)
-	A, t1 = madd2(x[1], v, t1, A)
-	C, t0 = madd2(m, q1, t1, C)
-	A, t2 = madd2(x[2], v, t2, A)
-	C, t1 = madd2(m, q2, t2, C)
-	A, t3 = madd2(x[3], v, t3, A)
-	C, t2 = madd2(m, q3, t3, C)
-	A, t4 = madd2(x[4], v, t4, A)
-	C, t3 = madd2(m, q4, t4, C)
-	A, t5 = madd2(x[5], v, t5, A)
-	C, t4 = madd2(m, q5, t5, C)
-	t5 = C + A
+	h0, l0 = bits.Mul64(m, q0)
+	h1, l1 = bits.Mul64(m, q1)
+	h2, l2 = bits.Mul64(m, q2)
+	h3, l3 = bits.Mul64(m, q3)
+	h4, l4 = bits.Mul64(m, q4)
+	h5, l5 = bits.Mul64(m, q5)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	_, c = bits.Add64(t0, l0, 0)
+	t0, c = bits.Add64(t1, l1, c)
+	t1, c = bits.Add64(t2, l2, c)
+	t2, c = bits.Add64(t3, l3, c)
+	t3, c = bits.Add64(t4, l4, c)
+	t4, c = bits.Add64(t5, l5, c)
+	t5, _ = bits.Add64(d, h5, c)
+	d = 0
+
 	// round 5
 	v = y[5]
-	A, t0 = madd1(x[0], v, t0)
+	h0, l0 = bits.Mul64(x[0], v)
+	h1, l1 = bits.Mul64(x[1], v)
+	h2, l2 = bits.Mul64(x[2], v)
+	h3, l3 = bits.Mul64(x[3], v)
+	h4, l4 = bits.Mul64(x[4], v)
+	h5, l5 = bits.Mul64(x[5], v)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	t0, c = bits.Add64(t0, l0, 0)
+	t1, c = bits.Add64(t1, l1, c)
+	t2, c = bits.Add64(t2, l2, c)
+	t3, c = bits.Add64(t3, l3, c)
+	t4, c = bits.Add64(t4, l4, c)
+	t5, c = bits.Add64(t5, l5, c)
+	d += h5 + c
 	m = t0 * qInvNeg
-	C = madd0(m, q0, t0)
-	A, t1 = madd2(x[1], v, t1, A)
-	C, t0 = madd2(m, q1, t1, C)
-	A, t2 = madd2(x[2], v, t2, A)
-	C, t1 = madd2(m, q2, t2, C)
-	A, t3 = madd2(x[3], v, t3, A)
-	C, t2 = madd2(m, q3, t3, C)
-	A, t4 = madd2(x[4], v, t4, A)
-	C, t3 = madd2(m, q4, t4, C)
-	A, t5 = madd2(x[5], v, t5, A)
-	C, t4 = madd2(m, q5, t5, C)
-	t5 = C + A
+	h0, l0 = bits.Mul64(m, q0)
+	h1, l1 = bits.Mul64(m, q1)
+	h2, l2 = bits.Mul64(m, q2)
+	h3, l3 = bits.Mul64(m, q3)
+	h4, l4 = bits.Mul64(m, q4)
+	h5, l5 = bits.Mul64(m, q5)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	h5 += c
+	_, c = bits.Add64(t0, l0, 0)
+	t0, c = bits.Add64(t1, l1, c)
+	t1, c = bits.Add64(t2, l2, c)
+	t2, c = bits.Add64(t3, l3, c)
+	t3, c = bits.Add64(t4, l4, c)
+	t4, c = bits.Add64(t5, l5, c)
+	t5, _ = bits.Add64(d, h5, c)
+	d = 0
 	reduceOnce(z, t0, t1, t2, t3, t4, t5)
 }
 
@@ -128,27 +286,4 @@ func reduceOnce(z *fe, t0, t1, t2, t3, t4, t5 uint64) {
 		return
 	}
 	z[0], z[1], z[2], z[3], z[4], z[5] = t0, t1, t2, t3, t4, t5
-}
-
-// madd0 returns the high word of a*b + c.
-func madd0(a, b, c uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	_, carry := bits.Add64(lo, c, 0)
-	return hi + carry
-}
-
-// madd1 returns a*b + c as (hi, lo).
-func madd1(a, b, c uint64) (uint64, uint64) {
-	hi, lo := bits.Mul64(a, b)
-	lo, carry := bits.Add64(lo, c, 0)
-	return hi + carry, lo
-}
-
-// madd2 returns a*b + c + d as (hi, lo); it cannot overflow 128 bits.
-func madd2(a, b, c, d uint64) (uint64, uint64) {
-	hi, lo := bits.Mul64(a, b)
-	c, carry := bits.Add64(c, d, 0)
-	hi += carry
-	lo, carry = bits.Add64(lo, c, 0)
-	return hi + carry, lo
 }
