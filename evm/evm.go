@@ -2,6 +2,7 @@ package evm
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
@@ -260,11 +261,24 @@ func (evm *EVM) runPrecompile(p Precompile, addr types.Address, input []byte, ga
 		return nil, 0, ErrOutOfGas
 	}
 	gas -= cost
-	out, err := p.Run(input)
+	out, err := safeRun(p, input)
 	if err != nil && isNotImplemented(err) {
 		evm.noteMissing(addr)
 	}
 	return out, gas, err
+}
+
+// errPrecompilePanic reports a precompile that panicked; the call fails
+// like any other precompile error instead of taking the node down.
+var errPrecompilePanic = errors.New("precompile panicked")
+
+func safeRun(p Precompile, input []byte) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%w: %v", errPrecompilePanic, r)
+		}
+	}()
+	return p.Run(input)
 }
 
 func (evm *EVM) noteMissing(addr types.Address) {

@@ -1,24 +1,20 @@
 package precompile
 
-import "fmt"
+import (
+	"github.com/chaind/chaind/evm/precompile/bls12381"
+	"github.com/chaind/chaind/evm/precompile/kzg"
+)
 
 // The BLS12-381 (EIP-2537) and KZG point-evaluation (EIP-4844)
 // precompiles. Their gas schedules live here; the curve mathematics comes
-// from evm/precompile/bls12381 and evm/precompile/kzg. Until those land,
-// Run reports ErrNotImplemented so that tests exercising them are skipped
-// rather than judged.
-
-func notImplemented(what string) error {
-	return fmt.Errorf("%w: %s", ErrNotImplemented, what)
-}
+// from evm/precompile/bls12381 and evm/precompile/kzg, which do the whole
+// input validation and encoding.
 
 // pointEvaluation (0x0a, EIP-4844).
 type pointEvaluation struct{}
 
-func (pointEvaluation) RequiredGas([]byte) uint64 { return 50000 }
-func (pointEvaluation) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("kzg point evaluation")
-}
+func (pointEvaluation) RequiredGas([]byte) uint64        { return 50000 }
+func (pointEvaluation) Run(input []byte) ([]byte, error) { return kzg.PointEvaluation(input) }
 
 // EIP-2537 encoding sizes.
 const (
@@ -32,58 +28,44 @@ const (
 
 type blsG1Add struct{}
 
-func (blsG1Add) RequiredGas([]byte) uint64 { return 375 }
-func (blsG1Add) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("bls12-381 g1 add")
-}
+func (blsG1Add) RequiredGas([]byte) uint64        { return 375 }
+func (blsG1Add) Run(input []byte) ([]byte, error) { return bls12381.G1Add(input) }
 
 type blsG2Add struct{}
 
-func (blsG2Add) RequiredGas([]byte) uint64 { return 600 }
-func (blsG2Add) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("bls12-381 g2 add")
-}
+func (blsG2Add) RequiredGas([]byte) uint64        { return 600 }
+func (blsG2Add) Run(input []byte) ([]byte, error) { return bls12381.G2Add(input) }
 
 type blsG1MSM struct{}
 
 func (blsG1MSM) RequiredGas(input []byte) uint64 {
 	return msmGas(len(input)/blsG1MSMPair, 12000, &blsG1MSMDiscount)
 }
-func (blsG1MSM) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("bls12-381 g1 msm")
-}
+func (blsG1MSM) Run(input []byte) ([]byte, error) { return bls12381.G1MSM(input) }
 
 type blsG2MSM struct{}
 
 func (blsG2MSM) RequiredGas(input []byte) uint64 {
 	return msmGas(len(input)/blsG2MSMPair, 22500, &blsG2MSMDiscount)
 }
-func (blsG2MSM) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("bls12-381 g2 msm")
-}
+func (blsG2MSM) Run(input []byte) ([]byte, error) { return bls12381.G2MSM(input) }
 
 type blsPairing struct{}
 
 func (blsPairing) RequiredGas(input []byte) uint64 {
 	return 37700 + 32600*uint64(len(input)/blsPairingPair)
 }
-func (blsPairing) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("bls12-381 pairing")
-}
+func (blsPairing) Run(input []byte) ([]byte, error) { return bls12381.Pairing(input) }
 
 type blsMapFpToG1 struct{}
 
-func (blsMapFpToG1) RequiredGas([]byte) uint64 { return 5500 }
-func (blsMapFpToG1) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("bls12-381 map fp to g1")
-}
+func (blsMapFpToG1) RequiredGas([]byte) uint64        { return 5500 }
+func (blsMapFpToG1) Run(input []byte) ([]byte, error) { return bls12381.MapFpToG1(input) }
 
 type blsMapFp2ToG2 struct{}
 
-func (blsMapFp2ToG2) RequiredGas([]byte) uint64 { return 23800 }
-func (blsMapFp2ToG2) Run([]byte) ([]byte, error) {
-	return nil, notImplemented("bls12-381 map fp2 to g2")
-}
+func (blsMapFp2ToG2) RequiredGas([]byte) uint64        { return 23800 }
+func (blsMapFp2ToG2) Run(input []byte) ([]byte, error) { return bls12381.MapFp2ToG2(input) }
 
 // msmGas is EIP-2537's multi-scalar-multiplication price: k pairs cost
 // k * mulCost * discount(k) / 1000, the discount flat beyond the table.
