@@ -333,7 +333,7 @@ func TestSnapshotRestoreNoDoubleSign(t *testing.T) {
 	A := val(0xA)
 	h.values[0] = A
 	h.drop = func(int, int, Event) bool { return true } // v2 hears nobody
-	h.inject([]int{0}, Start{}) // v0 proposes, but the proposal is dropped
+	h.inject([]int{0}, Start{})                         // v0 proposes, but the proposal is dropped
 	h.start()
 	c := h.cores[2]
 	for _, i := range []int{1, 2, 3} {
