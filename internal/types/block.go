@@ -273,75 +273,15 @@ func (b *Block) DecodeRLP(enc []byte) error {
 	if err := b.header.decodeContent(hc); err != nil {
 		return err
 	}
-	txs := d.list()
-	if d.err != nil {
-		return decodeErr("block transactions", d.err)
-	}
-	if err := b.decodeTxs(txs); err != nil {
+	body, err := decodeBodyItems(&d)
+	if err != nil {
 		return err
 	}
-	uc := d.list()
-	if d.err != nil {
-		return decodeErr("block uncles", d.err)
-	}
-	for len(uc) > 0 {
-		c, rest, err := rlp.SplitList(uc)
-		if err != nil {
-			return decodeErr("uncle", err)
-		}
-		u := new(Header)
-		if err := u.decodeContent(c); err != nil {
-			return err
-		}
-		b.uncles = append(b.uncles, u)
-		uc = rest
-	}
-	if d.more() {
-		wc := d.list()
-		if d.err != nil {
-			return decodeErr("block withdrawals", d.err)
-		}
-		b.withdrawals = Withdrawals{}
-		for len(wc) > 0 {
-			c, rest, err := rlp.SplitList(wc)
-			if err != nil {
-				return decodeErr("withdrawal", err)
-			}
-			w := new(Withdrawal)
-			if err := w.decodeContent(c); err != nil {
-				return err
-			}
-			b.withdrawals = append(b.withdrawals, w)
-			wc = rest
-		}
-	}
+	b.transactions, b.uncles, b.withdrawals = body.Transactions, body.Uncles, body.Withdrawals
 	d.end()
 	if d.err != nil {
 		return decodeErr("block", d.err)
 	}
 	b.size.Store(uint64(size))
-	return nil
-}
-
-func (b *Block) decodeTxs(c []byte) error {
-	n, err := rlp.CountValues(c)
-	if err != nil {
-		return decodeErr("block transactions", err)
-	}
-	if n == 0 {
-		return nil
-	}
-	// One allocation for all transaction structs.
-	store := make([]Transaction, n)
-	b.transactions = make(Transactions, n)
-	for i := range store {
-		tx := &store[i]
-		rest, err := tx.decodeRLPItem(c)
-		if err != nil {
-			return err
-		}
-		b.transactions[i] = tx
-		c = rest
-	}
 	return nil
 }

@@ -486,3 +486,30 @@ func TestBlockEncoding(t *testing.T) {
 		t.Fatalf("pre-Shanghai block has %d elements", n)
 	}
 }
+
+func TestBodyAndReceiptLists(t *testing.T) {
+	body := &Body{Transactions: sampleTxs(t, 1), Uncles: []*Header{{Number: 3}}, Withdrawals: []*Withdrawal{{Index: 9, Amount: 1}}}
+	enc := body.EncodeRLP()
+	back, err := DecodeBody(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(back.EncodeRLP(), enc) || len(back.Transactions) != len(body.Transactions) || back.Uncles[0].Number != 3 || back.Withdrawals[0].Index != 9 {
+		t.Fatal("body round trip")
+	}
+	if _, err := DecodeBody(append(enc, 0)); !errors.Is(err, rlp.ErrTrailingBytes) {
+		t.Errorf("trailing: %v", err)
+	}
+	rs := []*Receipt{
+		{Type: LegacyTxType, Status: 1, CumulativeGasUsed: 1, Logs: []*Log{}},
+		{Type: DynamicFeeTxType, Status: 1, CumulativeGasUsed: 2, Logs: []*Log{{Data: []byte{1}}}},
+	}
+	renc := AppendReceiptsRLP(nil, rs)
+	rback, err := DecodeReceiptsRLP(renc)
+	if err != nil || len(rback) != 2 || rback[1].Type != DynamicFeeTxType {
+		t.Fatalf("receipts list: %v", err)
+	}
+	if !bytes.Equal(AppendReceiptsRLP(nil, rback), renc) {
+		t.Fatal("receipts list round trip")
+	}
+}
