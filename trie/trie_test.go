@@ -371,3 +371,37 @@ func TestListRoot(t *testing.T) {
 		}
 	}
 }
+
+// Proofs read from stored nodes must equal proofs encoded from memory.
+func TestProofStoredEqualsLoaded(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	tr := NewEmpty()
+	var keys [][]byte
+	for i := 0; i < 2000; i++ {
+		k := randKey(rng)
+		keys = append(keys, k)
+		tr.Update(k, randValue(rng))
+	}
+	db := NewMemoryDB()
+	root, set := tr.Commit()
+	db.Update(set)
+	for _, k := range append(keys, []byte("absent"), []byte{0x11, 0x22, 0x33, 0x44}, nil) {
+		re, err := New(root, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := tr.Prove(k)
+		got, err := re.Prove(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("key %x: %d stored proof nodes, %d loaded", k, len(got), len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("key %x: proof node %d differs", k, i)
+			}
+		}
+	}
+}
