@@ -1,0 +1,549 @@
+// Package statetests runs the GeneralStateTests of ethereum/tests: one
+// transaction applied to a given pre-state in a one-block environment,
+// checked against the expected state root and logs hash for every fork and
+// every (data, gas, value) variant in the test's post section.
+package statetests
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/conformance"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rlp"
+	"github.com/chaind/chaind/state"
+	"github.com/chaind/chaind/trie"
+	"github.com/holiman/uint256"
+)
+
+// chainID is the chain id every state test is signed for.
+const chainID = 1
+
+// Options select what Run executes.
+type Options struct {
+	Fork    string         // only this fork ("" = every fork in post the EVM knows)
+	Filter  *regexp.Regexp // only cases whose name matches
+	Exclude *regexp.Regexp // leave out cases whose name matches
+	Workers int            // files run in parallel (0 = GOMAXPROCS)
+}
+
+// Main is the entry point of "chaind conformance state DIR [--fork NAME]
+// [--run REGEX]".
+func Main(dir string, args []string, r *conformance.Report) error {
+	fs := flag.NewFlagSet("conformance state", flag.ContinueOnError)
+	forkName := fs.String("fork", "", "run only this fork (vector spelling, e.g. Cancun)")
+	run := fs.String("run", "", "run only cases whose name matches this regular expression")
+	exclude := fs.String("skip", "", "leave out (do not count) cases whose name matches this regular expression")
+	workers := fs.Int("workers", 0, "files run in parallel (default: number of CPUs)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	opts := Options{Fork: *forkName, Workers: *workers}
+	if *run != "" {
+		re, err := regexp.Compile(*run)
+		if err != nil {
+			return fmt.Errorf("--run: %w", err)
+		}
+		opts.Filter = re
+	}
+	if *exclude != "" {
+		re, err := regexp.Compile(*exclude)
+		if err != nil {
+			return fmt.Errorf("--skip: %w", err)
+		}
+		opts.Exclude = re
+	}
+	if opts.Fork != "" {
+		if _, ok := evm.ForkByName(opts.Fork); !ok {
+			return fmt.Errorf("--fork: unknown fork %q", opts.Fork)
+		}
+	}
+	return Run(dir, opts, r)
+}
+
+// Run executes every state test below dir and records each case in r.
+func Run(dir string, opts Options, r *conformance.Report) error {
+	files, err := conformance.JSONFiles(dir)
+	if err != nil {
+		return err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// Results are emitted in file order so that output is reproducible.
+	results := make([]chan []outcome, len(files))
+	for i := range results {
+		results[i] = make(chan []outcome, 1)
+	}
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := range next {
+				results[i] <- runFile(dir, files[i], &opts, r.Verbose)
+			}
+		}()
+	}
+	go func() {
+		for i := range files {
+			next <- i
+		}
+		close(next)
+	}()
+	for i := range files {
+		for _, o := range <-results[i] {
+			switch o.kind {
+			case pass:
+				r.Pass(o.name)
+			case fail:
+				r.Fail(o.name, "%s", o.why)
+			case skip:
+				r.Skip(o.name, o.why)
+			}
+		}
+	}
+	return nil
+}
+
+type outcomeKind int
+
+const (
+	pass outcomeKind = iota
+	fail
+	skip
+)
+
+type outcome struct {
+	kind outcomeKind
+	name string
+	why  string
+}
+
+func runFile(root, path string, opts *Options, verbose bool) []outcome {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == "." {
+		rel = filepath.Base(path)
+	}
+	rel = strings.TrimSuffix(filepath.ToSlash(rel), ".json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return []outcome{{fail, rel, err.Error()}}
+	}
+	var tests map[string]*stTest
+	if err := json.Unmarshal(data, &tests); err != nil {
+		return []outcome{{fail, rel, "parse: " + err.Error()}}
+	}
+	names := make([]string, 0, len(tests))
+	for n := range tests {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []outcome
+	for _, n := range names {
+		out = runTest(out, rel+"/"+n, tests[n], opts, verbose)
+	}
+	return out
+}
+
+// prepared is a test's pre-state committed once; every case opens a fresh
+// StateDB on preRoot.
+type prepared struct {
+	db      *trie.MemoryDB
+	preRoot types.Hash
+}
+
+func runTest(out []outcome, name string, t *stTest, opts *Options, verbose bool) []outcome {
+	forks := make([]string, 0, len(t.Post))
+	for f := range t.Post {
+		forks = append(forks, f)
+	}
+	sort.Strings(forks)
+	var pre *prepared
+	var preErr error
+	for _, fname := range forks {
+		if opts.Fork != "" && !strings.EqualFold(fname, opts.Fork) {
+			if f1, ok1 := evm.ForkByName(fname); ok1 {
+				if f2, _ := evm.ForkByName(opts.Fork); f1 == f2 {
+					goto selected
+				}
+			}
+			continue
+		}
+	selected:
+		fork, known := evm.ForkByName(fname)
+		for i, p := range t.Post[fname] {
+			cname := fmt.Sprintf("%s/%s/%d", name, fname, i)
+			if opts.Filter != nil && !opts.Filter.MatchString(cname) {
+				continue
+			}
+			if opts.Exclude != nil && opts.Exclude.MatchString(cname) {
+				continue
+			}
+			cname = fmt.Sprintf("%s/%s/d%dg%dv%d", name, fname, p.Indexes.Data, p.Indexes.Gas, p.Indexes.Value)
+			if !known {
+				out = append(out, outcome{skip, cname, "fork " + fname + " not supported by the EVM"})
+				continue
+			}
+			if pre == nil && preErr == nil {
+				pre, preErr = loadPre(t)
+			}
+			if preErr != nil {
+				out = append(out, outcome{fail, cname, "pre-state: " + preErr.Error()})
+				continue
+			}
+			out = append(out, runCase(cname, t, fork, &p, pre, verbose))
+		}
+	}
+	return out
+}
+
+// loadPre writes the pre-state into a fresh in-memory database.
+func loadPre(t *stTest) (*prepared, error) {
+	db := trie.NewMemoryDB()
+	st, err := state.New(state.EmptyRoot, db)
+	if err != nil {
+		return nil, err
+	}
+	for as, acct := range t.Pre {
+		addr, err := parseAddress(as)
+		if err != nil {
+			return nil, err
+		}
+		bal, err := parseU256(acct.Balance)
+		if err != nil {
+			return nil, fmt.Errorf("%s balance: %w", as, err)
+		}
+		nonce, err := parseU64(acct.Nonce)
+		if err != nil {
+			return nil, fmt.Errorf("%s nonce: %w", as, err)
+		}
+		code, err := parseBytes(acct.Code)
+		if err != nil {
+			return nil, fmt.Errorf("%s code: %w", as, err)
+		}
+		st.CreateAccount(addr)
+		st.SetBalance(addr, bal)
+		st.SetNonce(addr, nonce)
+		if len(code) > 0 {
+			st.SetCode(addr, code)
+		}
+		for ks, vs := range acct.Storage {
+			k, err := parseHash(ks)
+			if err != nil {
+				return nil, fmt.Errorf("%s storage key: %w", as, err)
+			}
+			v, err := parseHash(vs)
+			if err != nil {
+				return nil, fmt.Errorf("%s storage value: %w", as, err)
+			}
+			st.SetState(addr, k, v)
+		}
+	}
+	root, err := st.Commit(false)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{db: db, preRoot: root}, nil
+}
+
+func runCase(name string, t *stTest, fork evm.Fork, p *stPost, pre *prepared, verbose bool) (o outcome) {
+	// A panic in the code under test is one failed case, not a dead run.
+	defer func() {
+		if e := recover(); e != nil {
+			o = outcome{fail, name, fmt.Sprintf("panic: %v\n%s", e, firstFrames(debug.Stack()))}
+		}
+	}()
+	wantRoot, err := parseHash(p.Hash)
+	if err != nil {
+		return outcome{fail, name, "bad expected hash: " + err.Error()}
+	}
+	wantLogs, err := parseHash(p.Logs)
+	if err != nil {
+		return outcome{fail, name, "bad expected logs hash: " + err.Error()}
+	}
+	block, err := blockContext(t, fork)
+	if err != nil {
+		return outcome{fail, name, "env: " + err.Error()}
+	}
+	st, err := state.New(pre.preRoot, pre.db)
+	if err != nil {
+		return outcome{fail, name, "open pre-state: " + err.Error()}
+	}
+
+	msg, msgErr := buildMessage(&t.Transaction, p, fork)
+	var res *evm.Result
+	execErr := msgErr
+	if msgErr == nil {
+		e := evm.NewEVM(block, st, chainID, fork)
+		st.BeginTx(types.Hash{}, 0)
+		snap := st.Snapshot()
+		gp := evm.GasPool(block.GasLimit)
+		res, execErr = evm.ApplyMessage(e, msg, &gp)
+		if execErr != nil {
+			// ApplyMessage validates before it changes anything; the
+			// revert only guards against a regression there.
+			st.RevertToSnapshot(snap)
+		}
+	}
+	if res != nil && len(res.MissingPrecompiles) > 0 {
+		return outcome{skip, name, fmt.Sprintf("precompile %#x not implemented", res.MissingPrecompiles[0][:])}
+	}
+	// The reference runners credit the coinbase with nothing, which touches
+	// it, so a coinbase left empty is deleted under EIP-161.
+	st.AddBalance(block.Coinbase, new(uint256.Int))
+	root := st.IntermediateRoot(fork >= evm.SpuriousDragon)
+	if err := st.Error(); err != nil {
+		return outcome{fail, name, "state: " + err.Error()}
+	}
+	logsHash := LogsHash(st.Logs())
+
+	switch {
+	case p.ExpectException != "" && execErr == nil:
+		return outcome{fail, name, fmt.Sprintf("expected exception %s, but the transaction was accepted", p.ExpectException)}
+	case p.ExpectException == "" && execErr != nil:
+		return outcome{fail, name, fmt.Sprintf("transaction rejected: %v", execErr)}
+	}
+	var why []string
+	if root != wantRoot {
+		why = append(why, fmt.Sprintf("state root: want %s, got %s", wantRoot, root))
+	}
+	if logsHash != wantLogs {
+		why = append(why, fmt.Sprintf("logs hash: want %s, got %s (%d logs)", wantLogs, logsHash, len(st.Logs())))
+	}
+	if len(why) == 0 {
+		return outcome{pass, name, ""}
+	}
+	if res != nil {
+		why = append(why, fmt.Sprintf("gas used %d, err %v", res.UsedGas, res.Err))
+	}
+	if p.ExpectException != "" {
+		why = append(why, "expected exception "+p.ExpectException)
+	}
+	msgText := strings.Join(why, "; ")
+	if verbose {
+		msgText += "\n" + dumpState(st)
+	}
+	return outcome{fail, name, msgText}
+}
+
+// errTypeNotSupported rejects typed transactions before the fork that
+// introduced their type (the EVM checks blob and set-code types itself).
+var errTypeNotSupported = errors.New("transaction type not supported")
+
+// buildMessage assembles the transaction variant of p from the shared
+// fields. A field that does not fit its type makes the transaction invalid.
+func buildMessage(tx *stTx, p *stPost, fork evm.Fork) (*evm.Message, error) {
+	di, gi, vi := p.Indexes.Data, p.Indexes.Gas, p.Indexes.Value
+	if di >= len(tx.Data) || gi >= len(tx.GasLimit) || vi >= len(tx.Value) {
+		return nil, errors.New("post indexes out of range")
+	}
+	var (
+		msg evm.Message
+		err error
+	)
+	if tx.Sender != "" {
+		msg.From, err = parseAddress(tx.Sender)
+	} else {
+		msg.From, err = senderOf(tx.SecretKey)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sender: %w", err)
+	}
+	if tx.To != "" {
+		to, err := parseAddress(tx.To)
+		if err != nil {
+			return nil, fmt.Errorf("to: %w", err)
+		}
+		msg.To = &to
+	}
+	if msg.Nonce, err = parseU64(tx.Nonce); err != nil {
+		return nil, fmt.Errorf("nonce: %w", err)
+	}
+	if msg.Data, err = parseBytes(tx.Data[di]); err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	if msg.GasLimit, err = parseU64(tx.GasLimit[gi]); err != nil {
+		return nil, fmt.Errorf("gas limit: %w", err)
+	}
+	if msg.Value, err = parseU256(tx.Value[vi]); err != nil {
+		return nil, fmt.Errorf("value: %w", err)
+	}
+	if tx.GasPrice != "" {
+		if msg.GasPrice, err = parseU256(tx.GasPrice); err != nil {
+			return nil, fmt.Errorf("gas price: %w", err)
+		}
+	} else {
+		if fork < evm.London {
+			return nil, errTypeNotSupported
+		}
+		if msg.GasFeeCap, err = parseU256(tx.MaxFeePerGas); err != nil {
+			return nil, fmt.Errorf("max fee: %w", err)
+		}
+		if msg.GasTipCap, err = parseU256(tx.MaxPriorityFeePerGas); err != nil {
+			return nil, fmt.Errorf("max priority fee: %w", err)
+		}
+	}
+	if di < len(tx.AccessLists) && tx.AccessLists[di] != nil {
+		if fork < evm.Berlin {
+			return nil, errTypeNotSupported
+		}
+		for _, tup := range *tx.AccessLists[di] {
+			a, err := parseAddress(tup.Address)
+			if err != nil {
+				return nil, fmt.Errorf("access list: %w", err)
+			}
+			keys := make([]types.Hash, len(tup.StorageKeys))
+			for i, k := range tup.StorageKeys {
+				if keys[i], err = parseHash(k); err != nil {
+					return nil, fmt.Errorf("access list key: %w", err)
+				}
+			}
+			msg.AccessList = append(msg.AccessList, types.AccessTuple{Address: a, StorageKeys: keys})
+		}
+		if msg.AccessList == nil {
+			msg.AccessList = types.AccessList{}
+		}
+	}
+	if tx.HasBlobHashes {
+		msg.BlobHashes = make([]types.Hash, len(tx.BlobVersionedHashes))
+		for i, h := range tx.BlobVersionedHashes {
+			if msg.BlobHashes[i], err = parseHash(h); err != nil {
+				return nil, fmt.Errorf("blob hash: %w", err)
+			}
+		}
+		if msg.BlobGasFeeCap, err = parseU256(tx.MaxFeePerBlobGas); err != nil {
+			return nil, fmt.Errorf("max fee per blob gas: %w", err)
+		}
+	}
+	return &msg, nil
+}
+
+func senderOf(secretKey string) (types.Address, error) {
+	key, err := parseBytes(secretKey)
+	if err != nil {
+		return types.Address{}, err
+	}
+	priv, err := crypto.ToPrivateKey(key)
+	if err != nil {
+		return types.Address{}, err
+	}
+	return types.Address(crypto.PubkeyToAddress(priv.PubKey())), nil
+}
+
+func blockContext(t *stTest, fork evm.Fork) (evm.BlockContext, error) {
+	var (
+		b   evm.BlockContext
+		err error
+	)
+	e := &t.Env
+	if b.Coinbase, err = parseAddress(e.Coinbase); err != nil {
+		return b, fmt.Errorf("coinbase: %w", err)
+	}
+	if b.Number, err = parseU64(e.Number); err != nil {
+		return b, fmt.Errorf("number: %w", err)
+	}
+	if b.Time, err = parseU64(e.Timestamp); err != nil {
+		return b, fmt.Errorf("timestamp: %w", err)
+	}
+	if b.GasLimit, err = parseU64(e.GasLimit); err != nil {
+		return b, fmt.Errorf("gas limit: %w", err)
+	}
+	if e.Difficulty != "" {
+		if b.Difficulty, err = parseU256(e.Difficulty); err != nil {
+			return b, fmt.Errorf("difficulty: %w", err)
+		}
+	}
+	if fork >= evm.Paris && e.Random != "" {
+		r, err := parseHash(e.Random)
+		if err != nil {
+			return b, fmt.Errorf("random: %w", err)
+		}
+		b.Random = &r
+	}
+	if fork >= evm.London {
+		if b.BaseFee, err = parseU256(e.BaseFee); err != nil {
+			return b, fmt.Errorf("base fee: %w", err)
+		}
+	}
+	if fork >= evm.Cancun {
+		excess, err := parseU64(e.ExcessBlobGas)
+		if err != nil {
+			return b, fmt.Errorf("excess blob gas: %w", err)
+		}
+		b.BlobBaseFee = evm.CalcBlobBaseFee(fork, excess)
+	}
+	b.GetHash = testBlockHash
+	return b, nil
+}
+
+// testBlockHash is what the reference runners answer for BLOCKHASH(n):
+// keccak256 of n written in decimal.
+func testBlockHash(n uint64) types.Hash {
+	return types.Hash(crypto.Keccak256([]byte(strconv.FormatUint(n, 10))))
+}
+
+// LogsHash is keccak256(rlp([[address, [topics...], data], ...])).
+func LogsHash(logs []*types.Log) types.Hash {
+	var b rlp.Buffer
+	outer := b.List()
+	for _, l := range logs {
+		li := b.List()
+		b.WriteBytes(l.Address[:])
+		ti := b.List()
+		for _, t := range l.Topics {
+			b.WriteBytes(t[:])
+		}
+		b.ListEnd(ti)
+		b.WriteBytes(l.Data)
+		b.ListEnd(li)
+	}
+	b.ListEnd(outer)
+	return types.Hash(crypto.Keccak256(b.Bytes()))
+}
+
+func dumpState(st *state.StateDB) string {
+	var sb strings.Builder
+	for _, a := range st.DumpLoaded() {
+		fmt.Fprintf(&sb, "  %x nonce=%d balance=%s codehash=%s root=%s\n", a.Address[:], a.Nonce, a.Balance.Dec(), a.CodeHash, a.Root)
+		keys := make([]types.Hash, 0, len(a.Storage))
+		for k := range a.Storage {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return string(keys[i][:]) < string(keys[j][:]) })
+		for _, k := range keys {
+			if v := a.Storage[k]; !v.IsZero() {
+				fmt.Fprintf(&sb, "    [%x] = %x\n", strings.TrimLeft(fmt.Sprintf("%x", k[:]), "0"), v[:])
+			}
+		}
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+// firstFrames keeps the part of a stack trace that names where a panic
+// happened, so one FAIL line stays readable.
+func firstFrames(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	var keep []string
+	for i := 0; i < len(lines); i++ {
+		if strings.Contains(lines[i], "panic") || strings.HasPrefix(lines[i], "goroutine") || strings.Contains(lines[i], "runtime/debug") {
+			continue
+		}
+		keep = append(keep, strings.TrimSpace(lines[i]))
+		if len(keep) >= 6 {
+			break
+		}
+	}
+	return "    " + strings.Join(keep, "\n    ")
+}

@@ -1,0 +1,115 @@
+package state
+
+import (
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/trie"
+)
+
+// Finalise ends the current transaction: destructed accounts are removed,
+// and with deleteEmpty (EIP-158/161, from Spurious Dragon on) so are the
+// accounts the transaction touched that are now empty. Storage writes move
+// from the transaction layer to the block layer, and the journal is
+// cleared, so earlier snapshots can no longer be reverted to.
+func (s *StateDB) Finalise(deleteEmpty bool) {
+	for _, o := range s.txObjects {
+		touched := o.refs > 0 || (o.addr == ripemd && s.ripemdTouch)
+		o.inTxList = false
+		o.refs = 0
+		o.created = false
+		if !touched || s.objects[o.addr] != o {
+			continue
+		}
+		if o.selfDestructed || (deleteEmpty && o.data.isEmpty()) {
+			o.deleted = true
+			o.dirty, o.pending = nil, nil
+		} else {
+			o.finalise()
+			if o.dirtyCode {
+				s.codes[o.data.CodeHash] = o.code
+				o.dirtyCode = false
+			}
+		}
+		if !o.inBlockList {
+			o.inBlockList = true
+			s.blockObjects = append(s.blockObjects, o)
+		}
+	}
+	clear(s.txObjects)
+	s.txObjects = s.txObjects[:0]
+	clear(s.journal)
+	s.journal = s.journal[:0]
+	s.ripemdTouch = false
+	s.lastObj = nil
+}
+
+// IntermediateRoot finalises the current transaction and returns the state
+// root with every change so far hashed in. Storage tries are rehashed only
+// for accounts whose storage changed.
+func (s *StateDB) IntermediateRoot(deleteEmpty bool) types.Hash {
+	s.Finalise(deleteEmpty)
+	for _, o := range s.blockObjects {
+		o.inBlockList = false
+		if s.objects[o.addr] != o {
+			continue
+		}
+		if o.deleted {
+			if err := secureDelete(s.trie, o.addr[:]); err != nil {
+				s.setError(err)
+			}
+			s.objects[o.addr] = nil
+			continue
+		}
+		s.updateStorage(o)
+		if o.trieDirty && !o.inCommitList {
+			o.inCommitList = true
+			s.commitObjs = append(s.commitObjs, o)
+		}
+		s.encBuf = o.data.AppendRLP(s.encBuf[:0])
+		if err := secureUpdate(s.trie, o.addr[:], s.encBuf); err != nil {
+			s.setError(err)
+		}
+	}
+	clear(s.blockObjects)
+	s.blockObjects = s.blockObjects[:0]
+	return types.Hash(s.trie.Hash())
+}
+
+// Commit computes the state root like IntermediateRoot and writes the new
+// trie nodes and code to the database. Storage tries are written before
+// the account trie, so the database never holds an account whose storage
+// is missing. The StateDB stays usable.
+func (s *StateDB) Commit(deleteEmpty bool) (types.Hash, error) {
+	root := s.IntermediateRoot(deleteEmpty)
+	if s.err != nil {
+		return types.Hash{}, s.err
+	}
+	for _, o := range s.commitObjs {
+		o.inCommitList = false
+		if s.objects[o.addr] != o || o.storage == nil {
+			continue
+		}
+		_, set := o.storage.Commit()
+		if err := s.writeSet(set); err != nil {
+			return types.Hash{}, err
+		}
+		o.trieDirty = false
+	}
+	clear(s.commitObjs)
+	s.commitObjs = s.commitObjs[:0]
+	if err := s.writeCode(); err != nil {
+		return types.Hash{}, err
+	}
+	_, set := s.trie.Commit()
+	if err := s.writeSet(set); err != nil {
+		return types.Hash{}, err
+	}
+	s.origRoot = root
+	return root, nil
+}
+
+func (s *StateDB) writeSet(set *trie.NodeSet) error {
+	if set == nil {
+		return nil
+	}
+	return s.db.Update(set)
+}

@@ -1,0 +1,109 @@
+package state
+
+import (
+	"bytes"
+	"maps"
+	"slices"
+
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// Copy returns an independent deep copy of the state, including the
+// current transaction's journal, access list and transient storage, so
+// snapshots taken before the copy can be reverted on either side.
+func (s *StateDB) Copy() *StateDB {
+	c := &StateDB{
+		db:          s.db,
+		trie:        s.trie.Copy(),
+		origRoot:    s.origRoot,
+		objects:     make(map[types.Address]*stateObject, len(s.objects)),
+		codes:       maps.Clone(s.codes),
+		refund:      s.refund,
+		accessAddrs: maps.Clone(s.accessAddrs),
+		accessSlots: maps.Clone(s.accessSlots),
+		transient:   maps.Clone(s.transient),
+		logs:        slices.Clone(s.logs),
+		txLogStart:  s.txLogStart,
+		txHash:      s.txHash,
+		txIndex:     s.txIndex,
+		ripemdTouch: s.ripemdTouch,
+		err:         s.err,
+	}
+	memo := make(map[*stateObject]*stateObject, len(s.objects))
+	cp := func(o *stateObject) *stateObject {
+		if o == nil {
+			return nil
+		}
+		if n, ok := memo[o]; ok {
+			return n
+		}
+		n := o.copy()
+		memo[o] = n
+		return n
+	}
+	for a, o := range s.objects {
+		c.objects[a] = cp(o)
+	}
+	for _, o := range s.txObjects {
+		c.txObjects = append(c.txObjects, cp(o))
+	}
+	for _, o := range s.blockObjects {
+		c.blockObjects = append(c.blockObjects, cp(o))
+	}
+	for _, o := range s.commitObjs {
+		c.commitObjs = append(c.commitObjs, cp(o))
+	}
+	c.journal = make([]journalEntry, len(s.journal))
+	for i, e := range s.journal {
+		e.obj, e.prev = cp(e.obj), cp(e.prev)
+		c.journal[i] = e
+	}
+	return c
+}
+
+func (o *stateObject) copy() *stateObject {
+	n := *o
+	n.code = o.code // code is never modified in place
+	n.origin = maps.Clone(o.origin)
+	n.pending = maps.Clone(o.pending)
+	n.dirty = maps.Clone(o.dirty)
+	if o.storage != nil {
+		n.storage = o.storage.Copy()
+	}
+	return &n
+}
+
+// AccountDump is one account as this StateDB currently sees it.
+type AccountDump struct {
+	Address  types.Address
+	Nonce    uint64
+	Balance  uint256.Int
+	Root     types.Hash // as of the last IntermediateRoot
+	CodeHash types.Hash
+	Code     []byte
+	Storage  map[types.Hash]types.Hash // only the slots this StateDB has read or written
+}
+
+// DumpLoaded describes every existing account this StateDB has loaded or
+// changed, sorted by address. It is meant for debugging and test output,
+// not for exporting a whole state.
+func (s *StateDB) DumpLoaded() []AccountDump {
+	var out []AccountDump
+	for a := range s.objects {
+		o := s.getObject(a)
+		if o == nil {
+			continue
+		}
+		d := AccountDump{Address: a, Nonce: o.data.Nonce, Balance: o.data.Balance, Root: o.data.Root,
+			CodeHash: o.data.CodeHash, Code: s.loadCode(o), Storage: map[types.Hash]types.Hash{}}
+		for _, m := range []map[types.Hash]types.Hash{o.origin, o.pending, o.dirty} {
+			for k, v := range m {
+				d.Storage[k] = v
+			}
+		}
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(x, y AccountDump) int { return bytes.Compare(x.Address[:], y.Address[:]) })
+	return out
+}

@@ -1,0 +1,94 @@
+package state
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/chaind/chaind/internal/types"
+)
+
+// TestRandomBlocksRootMatchesRebuild runs random transactions (with
+// snapshots, reverts, intermediate roots, commits and reopening at the
+// committed root) and checks that the incrementally maintained root equals
+// the root of the same final state written into an empty trie at once.
+func TestRandomBlocksRootMatchesRebuild(t *testing.T) {
+	for seed := int64(0); seed < 60; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		s, db := newEmpty(t)
+		block := newModel()
+		for tx := 0; tx < 25; tx++ {
+			s.BeginTx(types.Hash{}, tx)
+			m := block.clone()
+			m.touched, m.refund, m.logs = map[types.Address]bool{}, 0, 0
+			clear(m.transient)
+			clear(m.warmAddr)
+			clear(m.warmSlot)
+			for _, x := range m.accts {
+				x.created = false
+			}
+			var snaps []struct {
+				id int
+				m  *model
+			}
+			for i := 0; i < 20; i++ {
+				switch r.Intn(6) {
+				case 0:
+					snaps = append(snaps, struct {
+						id int
+						m  *model
+					}{s.Snapshot(), m.clone()})
+				case 1:
+					if len(snaps) > 0 {
+						j := r.Intn(len(snaps))
+						s.RevertToSnapshot(snaps[j].id)
+						m = snaps[j].m
+						snaps = snaps[:j]
+					}
+				default:
+					step(r, s, m)
+				}
+			}
+			s.Finalise(true)
+			for a, x := range m.accts {
+				if x.destructed || (m.touched[a] && x.nonce == 0 && x.bal.IsZero() && len(x.code) == 0) {
+					delete(m.accts, a)
+				} else if a == ripemd && !s.Exist(a) {
+					delete(m.accts, a) // reverted touch of 0x03 (the quirk)
+				}
+			}
+			block = m
+			compare(t, s, m, "seed "+itoa(seed)+" after tx")
+			switch r.Intn(4) {
+			case 0:
+				s.IntermediateRoot(true)
+			case 1:
+				root, err := s.Commit(true)
+				if err != nil {
+					t.Fatalf("seed %d: commit: %v", seed, err)
+				}
+				if r.Intn(2) == 0 {
+					if s, err = New(root, db); err != nil {
+						t.Fatalf("seed %d: reopen: %v", seed, err)
+					}
+				}
+			}
+		}
+		got := s.IntermediateRoot(true)
+		if err := s.Error(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		fresh, _ := newEmpty(t)
+		for a, x := range block.accts {
+			fresh.CreateAccount(a)
+			fresh.SetNonce(a, x.nonce)
+			fresh.SetBalance(a, &x.bal)
+			fresh.SetCode(a, x.code)
+			for k, v := range x.storage {
+				fresh.SetState(a, k, v)
+			}
+		}
+		if want := fresh.IntermediateRoot(false); got != want {
+			t.Fatalf("seed %d: root %s, rebuilt %s", seed, got, want)
+		}
+	}
+}

@@ -1,0 +1,439 @@
+// Package state is the Ethereum world state: accounts, contract storage
+// and code held in Merkle-Patricia tries, with the per-transaction
+// bookkeeping the EVM needs (a journal for reverting call frames, the
+// EIP-2929 access list, EIP-1153 transient storage, the gas refund counter
+// and logs). It implements the evm.StateDB interface without importing evm.
+//
+// Reads of untouched accounts and slots go to the tries of the parent root
+// and are cached; changes stay in memory until IntermediateRoot hashes them
+// and Commit hands the new trie nodes to the database.
+package state
+
+import (
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/trie"
+	"github.com/holiman/uint256"
+)
+
+// ripemd is the RIPEMD-160 precompile. A touch of it survives a revert:
+// on mainnet block 2675119 a call to 0x03 ran out of gas and the clients of
+// the time deleted the (empty) account anyway; the Yellow Paper adopted that
+// outcome. It only matters while 0x03 exists and is empty.
+var ripemd = types.Address{19: 3}
+
+type slotKey struct {
+	addr types.Address
+	key  types.Hash
+}
+
+// StateDB is a mutable view of the world state at some root. It is not
+// safe for concurrent use.
+type StateDB struct {
+	db       trie.Database
+	trie     *trie.Trie // the account trie
+	origRoot types.Hash // root at open or at the last Commit
+
+	objects map[types.Address]*stateObject // nil value: known not to exist
+	lastObj *stateObject                   // one-entry cache in front of objects
+
+	txObjects    []*stateObject        // objects the current transaction journaled changes on
+	blockObjects []*stateObject        // objects finalised since the last IntermediateRoot
+	commitObjs   []*stateObject        // objects whose storage trie changed since the last Commit
+	codes        map[types.Hash][]byte // code written since the last Commit
+
+	journal []journalEntry
+	refund  uint64
+
+	accessAddrs map[types.Address]struct{}
+	accessSlots map[slotKey]struct{}
+	transient   map[slotKey]types.Hash
+
+	logs        []*types.Log
+	txLogStart  int
+	txHash      types.Hash
+	txIndex     int
+	ripemdTouch bool
+
+	encBuf []byte // scratch for account encodings (the trie copies values)
+
+	err error // first database error; later reads return zero values
+}
+
+// New opens the state at root, reading trie nodes and code from db.
+func New(root types.Hash, db trie.Database) (*StateDB, error) {
+	t, err := trie.New(root, db)
+	if err != nil {
+		return nil, err
+	}
+	return &StateDB{
+		db:          db,
+		trie:        t,
+		origRoot:    root,
+		objects:     make(map[types.Address]*stateObject),
+		codes:       make(map[types.Hash][]byte),
+		accessAddrs: make(map[types.Address]struct{}),
+		accessSlots: make(map[slotKey]struct{}),
+		transient:   make(map[slotKey]types.Hash),
+	}, nil
+}
+
+// Error returns the first database error any read ran into. A StateDB that
+// failed a read has computed on zero values and its results are void.
+func (s *StateDB) Error() error { return s.err }
+
+func (s *StateDB) setError(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// BeginTx starts a new transaction: it clears the access list, transient
+// storage, refund counter and created-contract marks, and tags the logs
+// that follow with the transaction's hash and index. Call Finalise after
+// the transaction.
+func (s *StateDB) BeginTx(txHash types.Hash, txIndex int) {
+	clear(s.accessAddrs)
+	clear(s.accessSlots)
+	clear(s.transient)
+	s.refund = 0
+	s.txHash, s.txIndex = txHash, txIndex
+	s.txLogStart = len(s.logs)
+}
+
+// getObject returns the live object of addr, loading it from the trie, or
+// nil when the account does not exist.
+func (s *StateDB) getObject(addr types.Address) *stateObject {
+	if o := s.lastObj; o != nil && o.addr == addr {
+		return o
+	}
+	o, ok := s.objects[addr]
+	if !ok {
+		o = s.loadObject(addr)
+		s.objects[addr] = o
+	}
+	if o == nil || o.deleted {
+		return nil
+	}
+	s.lastObj = o
+	return o
+}
+
+func (s *StateDB) loadObject(addr types.Address) *stateObject {
+	enc, err := secureGet(s.trie, addr[:])
+	if err != nil {
+		s.setError(err)
+		return nil
+	}
+	if len(enc) == 0 {
+		return nil
+	}
+	acct, err := DecodeAccount(enc)
+	if err != nil {
+		s.setError(err)
+		return nil
+	}
+	return newObject(addr, acct)
+}
+
+// getOrCreate returns the live object of addr, creating an empty account
+// if there is none.
+func (s *StateDB) getOrCreate(addr types.Address) *stateObject {
+	if o := s.getObject(addr); o != nil {
+		return o
+	}
+	return s.createObject(addr, nil)
+}
+
+// createObject installs a fresh account at addr (carrying over the
+// balance of prev, if any) and journals the replacement.
+func (s *StateDB) createObject(addr types.Address, prev *stateObject) *stateObject {
+	o := newObject(addr, newAccount())
+	if prev != nil {
+		o.data.Balance = prev.data.Balance
+	}
+	old, had := s.objects[addr]
+	s.objects[addr] = o
+	s.lastObj = nil
+	s.journalAppend(journalEntry{kind: entryCreateObject, obj: o, prev: old, flag: had, addr: addr})
+	return o
+}
+
+// CreateAccount makes addr a new account with no nonce, code or storage.
+// A balance already held at addr is kept (ether can be sent to an address
+// before a contract is deployed there).
+func (s *StateDB) CreateAccount(addr types.Address) {
+	s.createObject(addr, s.getObject(addr))
+}
+
+// CreateContract marks addr as created by the current transaction, which
+// is what lets SelfDestruct6780 destroy it.
+func (s *StateDB) CreateContract(addr types.Address) {
+	o := s.getOrCreate(addr)
+	if !o.created {
+		o.created = true
+		s.journalAppend(journalEntry{kind: entryCreateContract, obj: o})
+	}
+}
+
+// Exist reports whether addr exists (possibly empty, possibly destructed
+// by the current transaction).
+func (s *StateDB) Exist(addr types.Address) bool { return s.getObject(addr) != nil }
+
+// Empty reports whether addr is absent or EIP-161 empty.
+func (s *StateDB) Empty(addr types.Address) bool {
+	o := s.getObject(addr)
+	return o == nil || o.data.isEmpty()
+}
+
+var zeroBalance uint256.Int
+
+// GetBalance returns addr's balance. The caller must not modify it.
+func (s *StateDB) GetBalance(addr types.Address) *uint256.Int {
+	if o := s.getObject(addr); o != nil {
+		return &o.data.Balance
+	}
+	return &zeroBalance
+}
+
+// AddBalance adds amount to addr's balance. Adding zero still touches the
+// account (EIP-161).
+func (s *StateDB) AddBalance(addr types.Address, amount *uint256.Int) {
+	o := s.getOrCreate(addr)
+	s.journalAppend(journalEntry{kind: entryBalance, obj: o, bal: o.data.Balance})
+	if addr == ripemd && amount.IsZero() {
+		s.ripemdTouch = true
+	}
+	o.data.Balance.Add(&o.data.Balance, amount)
+}
+
+// SubBalance subtracts amount from addr's balance; callers check for
+// sufficient funds first.
+func (s *StateDB) SubBalance(addr types.Address, amount *uint256.Int) {
+	o := s.getOrCreate(addr)
+	s.journalAppend(journalEntry{kind: entryBalance, obj: o, bal: o.data.Balance})
+	o.data.Balance.Sub(&o.data.Balance, amount)
+}
+
+// SetBalance sets addr's balance (used to load genesis and test states).
+func (s *StateDB) SetBalance(addr types.Address, amount *uint256.Int) {
+	o := s.getOrCreate(addr)
+	s.journalAppend(journalEntry{kind: entryBalance, obj: o, bal: o.data.Balance})
+	o.data.Balance = *amount
+}
+
+// GetNonce returns addr's nonce.
+func (s *StateDB) GetNonce(addr types.Address) uint64 {
+	if o := s.getObject(addr); o != nil {
+		return o.data.Nonce
+	}
+	return 0
+}
+
+// SetNonce sets addr's nonce.
+func (s *StateDB) SetNonce(addr types.Address, nonce uint64) {
+	o := s.getOrCreate(addr)
+	s.journalAppend(journalEntry{kind: entryNonce, obj: o, u64: o.data.Nonce})
+	o.data.Nonce = nonce
+}
+
+// GetCodeHash returns keccak256 of addr's code: EmptyCodeHash for an
+// account without code and the zero hash for an absent account.
+func (s *StateDB) GetCodeHash(addr types.Address) types.Hash {
+	if o := s.getObject(addr); o != nil {
+		return o.data.CodeHash
+	}
+	return types.Hash{}
+}
+
+// GetCode returns addr's code. The caller must not modify it.
+func (s *StateDB) GetCode(addr types.Address) []byte {
+	if o := s.getObject(addr); o != nil {
+		return s.loadCode(o)
+	}
+	return nil
+}
+
+// GetCodeSize returns the length of addr's code.
+func (s *StateDB) GetCodeSize(addr types.Address) int { return len(s.GetCode(addr)) }
+
+// SetCode sets addr's code. The state keeps code; the caller must not
+// modify it afterwards.
+func (s *StateDB) SetCode(addr types.Address, code []byte) {
+	o := s.getOrCreate(addr)
+	s.journalAppend(journalEntry{kind: entryCode, obj: o, code: o.code, val: o.data.CodeHash, flag: o.dirtyCode})
+	o.code = code
+	o.data.CodeHash = codeHash(code)
+	o.dirtyCode = true
+}
+
+// AddRefund adds gas to the refund counter.
+func (s *StateDB) AddRefund(gas uint64) {
+	s.journalAppend(journalEntry{kind: entryRefund, u64: s.refund})
+	s.refund += gas
+}
+
+// SubRefund removes gas from the refund counter. Going below zero is a
+// bug in the gas accounting of the caller; the counter then stops at zero.
+func (s *StateDB) SubRefund(gas uint64) {
+	s.journalAppend(journalEntry{kind: entryRefund, u64: s.refund})
+	if gas > s.refund {
+		s.refund = 0
+		return
+	}
+	s.refund -= gas
+}
+
+// GetRefund returns the refund counter.
+func (s *StateDB) GetRefund() uint64 { return s.refund }
+
+// GetCommittedState returns the value the slot had when the current
+// transaction started.
+func (s *StateDB) GetCommittedState(addr types.Address, key types.Hash) types.Hash {
+	if o := s.getObject(addr); o != nil {
+		return s.committedState(o, key)
+	}
+	return types.Hash{}
+}
+
+// GetState returns the current value of a storage slot.
+func (s *StateDB) GetState(addr types.Address, key types.Hash) types.Hash {
+	o := s.getObject(addr)
+	if o == nil {
+		return types.Hash{}
+	}
+	if len(o.dirty) > 0 {
+		if v, ok := o.dirty[key]; ok {
+			return v
+		}
+	}
+	return s.committedState(o, key)
+}
+
+// SetState writes a storage slot.
+func (s *StateDB) SetState(addr types.Address, key, value types.Hash) {
+	o := s.getOrCreate(addr)
+	prev, had := o.dirty[key]
+	if !had {
+		prev = s.committedState(o, key)
+	}
+	if prev == value {
+		return
+	}
+	s.journalAppend(journalEntry{kind: entryStorage, obj: o, key: key, val: prev, flag: had})
+	if o.dirty == nil {
+		o.dirty = make(map[types.Hash]types.Hash)
+	}
+	o.dirty[key] = value
+}
+
+// GetStorageRoot returns the storage root of addr as of the last
+// IntermediateRoot (the zero hash for an absent account). EIP-7610 uses it
+// to refuse deployments onto accounts that have storage.
+func (s *StateDB) GetStorageRoot(addr types.Address) types.Hash {
+	if o := s.getObject(addr); o != nil {
+		return o.data.Root
+	}
+	return types.Hash{}
+}
+
+// GetTransientState reads EIP-1153 transient storage.
+func (s *StateDB) GetTransientState(addr types.Address, key types.Hash) types.Hash {
+	return s.transient[slotKey{addr, key}]
+}
+
+// SetTransientState writes EIP-1153 transient storage.
+func (s *StateDB) SetTransientState(addr types.Address, key, value types.Hash) {
+	k := slotKey{addr, key}
+	prev := s.transient[k]
+	if prev == value {
+		return
+	}
+	s.journalAppend(journalEntry{kind: entryTransient, addr: addr, key: key, val: prev})
+	if value.IsZero() {
+		delete(s.transient, k)
+	} else {
+		s.transient[k] = value
+	}
+}
+
+// SelfDestruct marks addr for destruction at the end of the transaction
+// and zeroes its balance (pre-Cancun SELFDESTRUCT; the EVM moves the
+// balance first).
+func (s *StateDB) SelfDestruct(addr types.Address) {
+	o := s.getObject(addr)
+	if o == nil {
+		return
+	}
+	s.journalAppend(journalEntry{kind: entrySelfDestruct, obj: o, flag: o.selfDestructed, bal: o.data.Balance})
+	o.selfDestructed = true
+	o.data.Balance.Clear()
+}
+
+// SelfDestruct6780 destroys addr only if the current transaction created
+// it (EIP-6780); otherwise SELFDESTRUCT just moves the balance.
+func (s *StateDB) SelfDestruct6780(addr types.Address) {
+	if o := s.getObject(addr); o != nil && o.created {
+		s.SelfDestruct(addr)
+	}
+}
+
+// HasSelfDestructed reports whether addr was destructed by the current
+// transaction.
+func (s *StateDB) HasSelfDestructed(addr types.Address) bool {
+	o := s.getObject(addr)
+	return o != nil && o.selfDestructed
+}
+
+// AddressInAccessList reports whether addr is warm (EIP-2929).
+func (s *StateDB) AddressInAccessList(addr types.Address) bool {
+	_, ok := s.accessAddrs[addr]
+	return ok
+}
+
+// SlotInAccessList reports whether addr and the slot are warm.
+func (s *StateDB) SlotInAccessList(addr types.Address, key types.Hash) (addressOk, slotOk bool) {
+	_, addressOk = s.accessAddrs[addr]
+	if !addressOk {
+		return false, false
+	}
+	_, slotOk = s.accessSlots[slotKey{addr, key}]
+	return addressOk, slotOk
+}
+
+// AddAddressToAccessList warms addr.
+func (s *StateDB) AddAddressToAccessList(addr types.Address) {
+	if _, ok := s.accessAddrs[addr]; ok {
+		return
+	}
+	s.accessAddrs[addr] = struct{}{}
+	s.journalAppend(journalEntry{kind: entryAccessAddr, addr: addr})
+}
+
+// AddSlotToAccessList warms addr and one of its slots.
+func (s *StateDB) AddSlotToAccessList(addr types.Address, key types.Hash) {
+	k := slotKey{addr, key}
+	if _, ok := s.accessSlots[k]; ok {
+		return
+	}
+	_, hadAddr := s.accessAddrs[addr]
+	if !hadAddr {
+		s.accessAddrs[addr] = struct{}{}
+	}
+	s.accessSlots[k] = struct{}{}
+	s.journalAppend(journalEntry{kind: entryAccessSlot, addr: addr, key: key, flag: !hadAddr})
+}
+
+// AddLog records a log of the current transaction.
+func (s *StateDB) AddLog(l *types.Log) {
+	l.TxHash = s.txHash
+	l.TxIndex = uint(s.txIndex)
+	l.Index = uint(len(s.logs))
+	s.logs = append(s.logs, l)
+	s.journalAppend(journalEntry{kind: entryLog})
+}
+
+// Logs returns the logs of the current transaction.
+func (s *StateDB) Logs() []*types.Log { return s.logs[s.txLogStart:] }
+
+// BlockLogs returns every log since the StateDB was opened, in order.
+func (s *StateDB) BlockLogs() []*types.Log { return s.logs }
