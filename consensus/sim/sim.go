@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/consensus/cycle"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -156,7 +157,7 @@ type Sim struct {
 	seq       uint64
 	q         queue
 	nodes     []*node
-	src       *source
+	src       *cycle.Schedule
 	res       Result
 	decisions map[uint64]types.Hash // first honest decision per height
 	rounds    int64                 // sum of rounds over honest decisions
@@ -203,7 +204,7 @@ func New(cfg Config) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.src = &source{sets: []*consensus.ValidatorSet{nil, set}}
+	s.src = cycle.NewSchedule(set)
 	for i := range n {
 		nd := &node{idx: i, addr: nodeAddr(i), byz: i >= n-cfg.Byzantine, up: true,
 			signed: make(map[uint64]map[voteKey]types.Hash)}
@@ -596,18 +597,4 @@ func describe(ev consensus.Event) (code byte, h uint64, r int32, id types.Hash) 
 		return 23, e.Height, 0, id
 	}
 	return 0, 0, 0, id
-}
-
-// source is the validator set of every height: the same members, with
-// proposer priorities advancing one run per height.
-type source struct{ sets []*consensus.ValidatorSet }
-
-func (c *source) ValidatorSet(h uint64) (*consensus.ValidatorSet, error) {
-	if h == 0 {
-		return nil, fmt.Errorf("sim: no validator set at height 0")
-	}
-	for uint64(len(c.sets)) <= h {
-		c.sets = append(c.sets, c.sets[len(c.sets)-1].Next())
-	}
-	return c.sets[h], nil
 }
