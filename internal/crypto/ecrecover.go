@@ -26,7 +26,7 @@ import (
 
 const (
 	wnafVar  = 5  // window for the per-signature point R
-	wnafBase = 10 // window for the fixed generator G
+	wnafBase = 12 // window for the fixed generator G (2 × 64 KiB of tables)
 
 	varTableSize  = 1 << (wnafVar - 2)
 	baseTableSize = 1 << (wnafBase - 2)
@@ -65,27 +65,58 @@ var (
 func buildBaseTables() {
 	b := endoBeta.Bytes()
 	feBeta.setBytes(b)
-	var g, g2, cur secp256k1.JacobianPoint
-	var one secp256k1.ModNScalar
-	one.SetInt(1)
-	secp256k1.ScalarBaseMultNonConst(&one, &g)
-	secp256k1.DoubleNonConst(&g, &g2)
+	g := aff{x: feFromHex("79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"),
+		y: feFromHex("483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8")}
+
+	// Odd multiples in Jacobian form, then all made affine with a single
+	// inversion (Montgomery's trick).
+	pts := make([]jac, baseTableSize)
+	pts[0] = jac{x: g.x, y: g.y, z: feOne}
+	var g2 jac
+	g2.double(&pts[0])
+	var g2z jacZ
+	g2z.set(&g2)
+	for i := 1; i < baseTableSize; i++ {
+		pts[i].addZ(&pts[i-1], &g2z, false)
+	}
+	prefix := make([]fe, baseTableSize)
+	prefix[0] = pts[0].z
+	for i := 1; i < baseTableSize; i++ {
+		prefix[i].mul(&prefix[i-1], &pts[i].z)
+	}
+	var inv fe
+	inv.inv(&prefix[baseTableSize-1])
 	tg := new([baseTableSize]aff)
 	tl := new([baseTableSize]aff)
-	cur = g
-	for i := range tg {
+	for i := baseTableSize - 1; i >= 0; i-- {
+		// inv = (z_0 … z_i)⁻¹; z_i⁻¹ = inv · (z_0 … z_{i−1}).
+		var zi, zi2 fe
 		if i > 0 {
-			secp256k1.AddNonConst(&cur, &g2, &cur)
+			zi.mul(&inv, &prefix[i-1])
+			inv.mul(&inv, &pts[i].z)
+		} else {
+			zi = inv
 		}
-		a := cur
-		a.ToAffine()
-		tg[i].x.setBytes(a.X.Bytes())
-		tg[i].y.setBytes(a.Y.Bytes())
+		zi2.sqr(&zi)
+		tg[i].x.mul(&pts[i].x, &zi2)
+		tg[i].y.mul(&pts[i].y, &zi2)
+		tg[i].y.mul(&tg[i].y, &zi)
+		tg[i].x.normalize()
+		tg[i].y.normalize()
 		tl[i].x.mul(&tg[i].x, &feBeta)
 		tl[i].x.normalize()
 		tl[i].y = tg[i].y
 	}
 	baseTableG, baseTableLG = tg, tl
+}
+
+func feFromHex(s string) fe {
+	b := mustHex32(s)
+	var f fe
+	if !f.setBytes(&b) {
+		panic("crypto: constant overflows the field " + s)
+	}
+	return f
 }
 
 // feSeven is the curve constant b.
@@ -246,10 +277,11 @@ func mulShift384(a, b *[4]uint64) [4]uint64 {
 }
 
 // wnaf writes the width-w non-adjacent form of k (least significant digit
-// first) and returns its length. If k is over half the order its negation is
-// encoded instead and neg is true, so that short negative split halves get
-// short encodings.
-func wnaf(out *[maxWNAF]int16, k *secp256k1.ModNScalar, w uint) (n int, neg bool) {
+// first) into out, which must be zeroed, and returns its length. If k is
+// over half the order its negation is encoded instead and neg is true, so
+// that short negative split halves get short encodings.
+func wnaf(out *[maxWNAF]int16, k *secp256k1.ModNScalar, w uint) (length int, neg bool) {
+	n := 0
 	v := *k
 	if v.IsOverHalfOrder() {
 		v.Negate()
@@ -257,42 +289,54 @@ func wnaf(out *[maxWNAF]int16, k *secp256k1.ModNScalar, w uint) (n int, neg bool
 	}
 	b := v.Bytes()
 	l := limbsFromBytes(&b)
-	var x [5]uint64
-	copy(x[:4], l[:])
+	x := [5]uint64{l[0], l[1], l[2], l[3], 0}
 	window := uint64(1) << w
 	half := int64(window >> 1)
-	for x != [5]uint64{} {
-		if x[0]&1 == 1 {
-			d := int64(x[0] & (window - 1))
-			if d >= half {
-				d -= int64(window)
+	for x[0]|x[1]|x[2]|x[3]|x[4] != 0 {
+		if x[0]&1 == 0 {
+			// Skip a run of zero digits at once.
+			s := uint(bits.TrailingZeros64(x[0]))
+			if x[0] == 0 {
+				s = 63
 			}
-			out[n] = int16(d)
-			// x -= d, then x is divisible by 2^w.
-			if d > 0 {
-				var borrow uint64
-				x[0], borrow = bits.Sub64(x[0], uint64(d), 0)
-				for i := 1; i < 5 && borrow != 0; i++ {
-					x[i], borrow = bits.Sub64(x[i], 0, borrow)
-				}
-			} else {
-				var carry uint64
-				x[0], carry = bits.Add64(x[0], uint64(-d), 0)
-				for i := 1; i < 5 && carry != 0; i++ {
-					x[i], carry = bits.Add64(x[i], 0, carry)
-				}
-			}
-		} else {
-			out[n] = 0
+			shiftRight5(&x, s)
+			n += int(s)
+			continue
 		}
-		n++
-		x[0] = x[0]>>1 | x[1]<<63
-		x[1] = x[1]>>1 | x[2]<<63
-		x[2] = x[2]>>1 | x[3]<<63
-		x[3] = x[3]>>1 | x[4]<<63
-		x[4] >>= 1
+		d := int64(x[0] & (window - 1))
+		if d >= half {
+			d -= int64(window)
+		}
+		out[n] = int16(d)
+		length = n + 1
+		// x −= d leaves the low w bits zero, so the next w−1 digits are 0.
+		var c uint64
+		if d > 0 {
+			x[0], c = bits.Sub64(x[0], uint64(d), 0)
+			x[1], c = bits.Sub64(x[1], 0, c)
+			x[2], c = bits.Sub64(x[2], 0, c)
+			x[3], c = bits.Sub64(x[3], 0, c)
+			x[4] -= c
+		} else {
+			x[0], c = bits.Add64(x[0], uint64(-d), 0)
+			x[1], c = bits.Add64(x[1], 0, c)
+			x[2], c = bits.Add64(x[2], 0, c)
+			x[3], c = bits.Add64(x[3], 0, c)
+			x[4] += c
+		}
+		shiftRight5(&x, w)
+		n += int(w)
 	}
-	return n, neg
+	return length, neg
+}
+
+// shiftRight5 shifts a 320-bit value right by s, 0 < s < 64.
+func shiftRight5(x *[5]uint64, s uint) {
+	x[0] = x[0]>>s | x[1]<<(64-s)
+	x[1] = x[1]>>s | x[2]<<(64-s)
+	x[2] = x[2]>>s | x[3]<<(64-s)
+	x[3] = x[3]>>s | x[4]<<(64-s)
+	x[4] >>= s
 }
 
 func limbsFromBytes(b *[32]byte) (l [4]uint64) {

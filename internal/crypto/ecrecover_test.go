@@ -241,3 +241,69 @@ func BenchmarkRecover(b *testing.B) {
 		}
 	})
 }
+
+func TestWNAF(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 3000; i++ {
+		var b [32]byte
+		fillRand(rng, b[:])
+		if i%3 == 0 {
+			clear(b[:16]) // short values like split halves
+		}
+		var k secp256k1.ModNScalar
+		k.SetBytes(&b)
+		for _, w := range []uint{wnafVar, wnafBase} {
+			var out [maxWNAF]int16
+			n, neg := wnaf(&out, &k, w)
+			// Recombine Σ d_i·2^i as a scalar and compare.
+			var acc, two, d secp256k1.ModNScalar
+			two.SetInt(2)
+			for j := n - 1; j >= 0; j-- {
+				acc.Mul(&two)
+				v := out[j]
+				if v != 0 && (v%2 == 0 || v >= 1<<(w-1) || v <= -(1<<(w-1))) {
+					t.Fatalf("bad digit %d (w=%d)", v, w)
+				}
+				if v < 0 {
+					d.SetInt(uint32(-v))
+					d.Negate()
+				} else {
+					d.SetInt(uint32(v))
+				}
+				acc.Add(&d)
+			}
+			if neg {
+				acc.Negate()
+			}
+			if !acc.Equals(&k) {
+				t.Fatalf("wnaf(%x, %d) does not recombine", b, w)
+			}
+			if n > 0 && out[n-1] == 0 {
+				t.Fatalf("length includes a zero top digit")
+			}
+		}
+	}
+}
+
+func TestBaseTables(t *testing.T) {
+	baseTablesOnce.Do(buildBaseTables)
+	for _, i := range []int{0, 1, 2, 77, baseTableSize - 1} {
+		var k secp256k1.ModNScalar
+		k.SetInt(uint32(2*i + 1))
+		var want secp256k1.JacobianPoint
+		secp256k1.ScalarBaseMultNonConst(&k, &want)
+		want.ToAffine()
+		var wx, wy fe
+		wx.setBytes(want.X.Bytes())
+		wy.setBytes(want.Y.Bytes())
+		if baseTableG[i].x != wx || baseTableG[i].y != wy {
+			t.Fatalf("table entry %d is not %d·G", i, 2*i+1)
+		}
+		var lx fe
+		lx.mul(&wx, &feBeta)
+		lx.normalize()
+		if baseTableLG[i].x != lx || baseTableLG[i].y != wy {
+			t.Fatalf("λ-table entry %d wrong", i)
+		}
+	}
+}

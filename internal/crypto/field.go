@@ -66,14 +66,14 @@ func (z *fe) normalize() bool {
 func (z *fe) isZero() bool {
 	t := *z
 	t.normalize()
-	return t == feZero
+	return t[0]|t[1]|t[2]|t[3] == 0
 }
 
 func (z *fe) equal(x *fe) bool {
 	a, b := *z, *x
 	a.normalize()
 	b.normalize()
-	return a == b
+	return (a[0]^b[0])|(a[1]^b[1])|(a[2]^b[2])|(a[3]^b[3]) == 0
 }
 
 func (z *fe) isOdd() bool {
@@ -111,6 +111,28 @@ func (z *fe) sub(x, y *fe) {
 	t2, b = bits.Sub64(t2, 0, b)
 	t3, b = bits.Sub64(t3, 0, b)
 	t0 -= feC & -b
+	*z = fe{t0, t1, t2, t3}
+}
+
+// mulSmall sets z = k·x for a small k (below 2^32).
+func (z *fe) mulSmall(x *fe, k uint64) {
+	h0, l0 := bits.Mul64(x[0], k)
+	h1, l1 := bits.Mul64(x[1], k)
+	h2, l2 := bits.Mul64(x[2], k)
+	h3, l3 := bits.Mul64(x[3], k)
+	t1, c := bits.Add64(l1, h0, 0)
+	t2, c := bits.Add64(l2, h1, c)
+	t3, c := bits.Add64(l3, h2, c)
+	t4, _ := bits.Add64(h3, 0, c)
+	// t4 < 2^32: fold t4·c (< 2^65) into the low limbs.
+	h, l := bits.Mul64(t4, feC)
+	t0, c := bits.Add64(l0, l, 0)
+	t1, c = bits.Add64(t1, h, c)
+	t2, c = bits.Add64(t2, 0, c)
+	t3, c = bits.Add64(t3, 0, c)
+	// A carry leaves a value below 2^65, so t1 cannot overflow.
+	t0, c = bits.Add64(t0, feC&-c, 0)
+	t1 += c
 	*z = fe{t0, t1, t2, t3}
 }
 

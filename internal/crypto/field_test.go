@@ -75,6 +75,9 @@ func TestFieldArithmetic(t *testing.T) {
 		checkFe(t, "mul", &z, new(big.Int).Mul(bx, by), &x, &y)
 		z.sqr(&x)
 		checkFe(t, "sqr", &z, new(big.Int).Mul(bx, bx), &x)
+		k := rng.Uint64() >> 32
+		z.mulSmall(&x, k)
+		checkFe(t, "mulSmall", &z, new(big.Int).Mul(bx, new(big.Int).SetUint64(k)), &x)
 		z.mulGeneric(&x, &y)
 		checkFe(t, "mulGeneric", &z, new(big.Int).Mul(bx, by), &x, &y)
 		z.sqrGeneric(&x)

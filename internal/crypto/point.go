@@ -43,8 +43,7 @@ func (r *jac) double(p *jac) {
 	d.sub(&d, &c)
 	d.add(&d, &d)
 	// E = 3A, F = E².
-	e.add(&a, &a)
-	e.add(&e, &a)
+	e.mulSmall(&a, 3)
 	f.sqr(&e)
 	// Z3 = 2·Y·Z (before r.y may overwrite p.y).
 	r.z.mul(&p.y, &p.z)
@@ -55,9 +54,7 @@ func (r *jac) double(p *jac) {
 	// Y3 = E·(D − X3) − 8C.
 	t.sub(&d, &r.x)
 	t.mul(&e, &t)
-	c.add(&c, &c)
-	c.add(&c, &c)
-	c.add(&c, &c)
+	c.mulSmall(&c, 8)
 	r.y.sub(&t, &c)
 	r.inf = false
 }
