@@ -187,9 +187,10 @@ func (d *decoder) optAddress() *Address {
 		d.fail(ErrAddressLength)
 		return nil
 	}
-	a := new(Address)
-	copy(a[:], s)
-	return a
+	// Decoders work on private copies of their input that nothing
+	// modifies, so the address may point into it (To() and Inner() hand
+	// out copies).
+	return (*Address)(s)
 }
 
 // list returns the content of a list item.

@@ -120,8 +120,10 @@ func (tx *Transaction) decodeBinary(b []byte) error {
 func (tx *Transaction) setDecoded(inner TxData, enc []byte) {
 	tx.inner = inner
 	tx.enc = enc[:len(enc):len(enc)]
-	tx.hash.Store(nil)
-	tx.from.Store(nil)
+	if tx.hash.Load() != nil || tx.from.Load() != nil { // a reused Transaction
+		tx.hash.Store(nil)
+		tx.from.Store(nil)
+	}
 	tx.size.Store(uint64(len(enc)))
 }
 
