@@ -85,3 +85,60 @@ func BenchmarkMapFpToG1(b *testing.B) {
 		}
 	}
 }
+
+func benchMSMInput(n int) ([]G1, [][4]uint64) {
+	r := rand.New(rand.NewSource(3))
+	g := G1Generator()
+	ps := make([]G1, n)
+	ks := make([][4]uint64, n)
+	for i := range ps {
+		var s [32]byte
+		r.Read(s[:])
+		s[0] &= 0x3f
+		ps[i].ScalarMult(&g, &s)
+		ps[i].normalize()
+		r.Read(s[:])
+		ks[i] = scalarWords(&s)
+	}
+	return ps, ks
+}
+
+func BenchmarkG1MSM32Core(b *testing.B) {
+	ps, ks := benchMSMInput(32)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		msmG1(ps, ks)
+	}
+}
+
+func BenchmarkG1Double(b *testing.B) {
+	g := G1Generator()
+	for i := 0; i < b.N; i++ {
+		g.Double(&g)
+	}
+}
+
+func BenchmarkG1AddMixed(b *testing.B) {
+	g := G1Generator()
+	var acc G1
+	acc.Double(&g)
+	for i := 0; i < b.N; i++ {
+		acc.addAffine(&acc, &g.x, &g.y)
+	}
+}
+
+func BenchmarkFpAdd(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x, y := randFe(r), randFe(r)
+	for i := 0; i < b.N; i++ {
+		add(&x, &x, &y)
+	}
+}
+
+func BenchmarkFpSub(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x, y := randFe(r), randFe(r)
+	for i := 0; i < b.N; i++ {
+		sub(&x, &x, &y)
+	}
+}

@@ -38,7 +38,7 @@ var katOps = map[string]op{
 	"map_fp2_to_g2": {MapFp2ToG2, constGas(MapFp2ToG2Gas)},
 }
 
-func loadKATs(t *testing.T, file string) []kat {
+func loadKATs(t testing.TB, file string) []kat {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {

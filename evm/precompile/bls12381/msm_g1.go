@@ -1,22 +1,46 @@
 package bls12381
 
-// msmG1 returns Σ k_i·P_i for affine points (z = 1 or infinity) and 32-byte
-// big-endian scalars. Small inputs use one windowed multiplication per
-// point; larger ones the bucket method (Pippenger), whose cost per point is
-// about 256/c mixed additions instead of a full multiplication.
+// msmG1 returns Σ k_i·P_i for affine points of the subgroup (z = 1 or
+// infinity) and 256-bit scalars. Each pair is first split with the
+// endomorphism (see glv.go) into two pairs with 128-bit scalars; a few
+// pairs are then multiplied directly, more go through the bucket method
+// with signed digits.
 func msmG1(points []G1, scalars [][4]uint64) G1 {
 	var acc G1
-	if len(points) < 4 {
+	if len(points) <= 2 {
 		var t G1
 		for i := range points {
-			t.mulWords(&points[i], scalars[i][:])
+			t.mulSubgroup(&points[i], &scalars[i])
 			acc.Add(&acc, &t)
 		}
 		return acc
 	}
-	c := msmWindow(len(points))
-	buckets := make([]G1, 1<<c)
-	for start := (255 / c) * c; start >= 0; start -= c {
+	ps := make([]G1, 0, 2*len(points))
+	ks := make([][2]uint64, 0, 2*len(points))
+	for i := range points {
+		if points[i].isInfinity() {
+			continue
+		}
+		a, b := g1Split(scalars[i])
+		var q G1
+		q.phi(&points[i])
+		q.Neg(&q)
+		ps = append(ps, points[i], q)
+		ks = append(ks, a, b)
+	}
+	return bucketMSMG1(ps, ks, 128)
+}
+
+// bucketMSMG1 is Pippenger's method with signed c-bit digits: 2^(c-1)
+// buckets per window, a negative digit adding the negated point.
+func bucketMSMG1(ps []G1, ks [][2]uint64, nbits int) G1 {
+	c := bucketWindow(len(ps), nbits)
+	windows := (nbits + c) / c // one extra digit absorbs the final carry
+	digits := signedDigits(ks, nbits, c, windows)
+	buckets := make([]G1, 1<<uint(c-1))
+	var acc G1
+	var negY fe
+	for w := windows - 1; w >= 0; w-- {
 		if !acc.isInfinity() {
 			for i := 0; i < c; i++ {
 				acc.Double(&acc)
@@ -25,15 +49,18 @@ func msmG1(points []G1, scalars [][4]uint64) G1 {
 		for i := range buckets {
 			buckets[i].setInfinity()
 		}
-		for i := range points {
-			d := scalarDigit(&scalars[i], start, c)
-			if d == 0 || points[i].isInfinity() {
-				continue
+		for i := range ps {
+			d := digits[i*windows+w]
+			switch {
+			case d > 0:
+				buckets[d-1].addAffine(&buckets[d-1], &ps[i].x, &ps[i].y)
+			case d < 0:
+				neg(&negY, &ps[i].y)
+				buckets[-d-1].addAffine(&buckets[-d-1], &ps[i].x, &negY)
 			}
-			buckets[d].addAffine(&buckets[d], &points[i].x, &points[i].y)
 		}
 		var sum, win G1
-		for j := len(buckets) - 1; j >= 1; j-- {
+		for j := len(buckets) - 1; j >= 0; j-- {
 			sum.Add(&sum, &buckets[j])
 			win.Add(&win, &sum)
 		}
@@ -42,31 +69,47 @@ func msmG1(points []G1, scalars [][4]uint64) G1 {
 	return acc
 }
 
-// msmWindow picks the bucket window width for n points.
-func msmWindow(n int) int {
-	switch {
-	case n < 16:
-		return 3
-	case n < 64:
-		return 4
-	case n < 256:
-		return 5
-	case n < 1024:
-		return 6
-	case n < 4096:
-		return 8
-	default:
-		return 10
+// bucketWindow picks the digit width c minimising the estimated cost
+// (nbits/c)·(n mixed additions + 2^c bucket-sum additions).
+func bucketWindow(n, nbits int) int {
+	best, bestCost := 2, -1
+	for c := 2; c <= 16; c++ {
+		windows := (nbits + c) / c
+		cost := windows * (n*11 + (1<<uint(c))*16)
+		if bestCost < 0 || cost < bestCost {
+			best, bestCost = c, cost
+		}
 	}
+	return best
 }
 
-// scalarDigit returns the c bits of k starting at bit position start.
-func scalarDigit(k *[4]uint64, start, c int) uint64 {
-	w := start / 64
-	s := uint(start % 64)
-	d := k[w] >> s
-	if s+uint(c) > 64 && w+1 < 4 {
-		d |= k[w+1] << (64 - s)
+// signedDigits writes, for every scalar, its base-2^c digits in
+// [-2^(c-1), 2^(c-1)) (least significant first), windows per scalar.
+func signedDigits(ks [][2]uint64, nbits, c, windows int) []int32 {
+	out := make([]int32, len(ks)*windows)
+	half := int64(1) << uint(c-1)
+	mask := uint64(1)<<uint(c) - 1
+	for i := range ks {
+		var carry int64
+		for w := 0; w < windows; w++ {
+			start := w * c
+			var raw uint64
+			if start < 128 {
+				word, off := start/64, uint(start%64)
+				raw = ks[i][word] >> off
+				if off+uint(c) > 64 && word == 0 {
+					raw |= ks[i][1] << (64 - off)
+				}
+				raw &= mask
+			}
+			d := int64(raw) + carry
+			carry = 0
+			if d >= half {
+				d -= int64(1) << uint(c)
+				carry = 1
+			}
+			out[i*windows+w] = int32(d)
+		}
 	}
-	return d & (1<<uint(c) - 1)
+	return out
 }

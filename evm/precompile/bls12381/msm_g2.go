@@ -1,22 +1,53 @@
 package bls12381
 
-// msmG2 returns Σ k_i·P_i for affine points (z = 1 or infinity) and 32-byte
-// big-endian scalars. Small inputs use one windowed multiplication per
-// point; larger ones the bucket method (Pippenger), whose cost per point is
-// about 256/c mixed additions instead of a full multiplication.
+// msmG2 returns Σ k_i·P_i for affine points of the subgroup (z = 1 or
+// infinity) and 256-bit scalars. Each pair is first split with the
+// endomorphism (see glv.go) into four pairs with 64-bit scalars; a few
+// pairs are then multiplied directly, more go through the bucket method
+// with signed digits.
 func msmG2(points []G2, scalars [][4]uint64) G2 {
 	var acc G2
-	if len(points) < 4 {
+	if len(points) <= 2 {
 		var t G2
 		for i := range points {
-			t.mulWords(&points[i], scalars[i][:])
+			t.mulSubgroup(&points[i], &scalars[i])
 			acc.Add(&acc, &t)
 		}
 		return acc
 	}
-	c := msmWindow(len(points))
-	buckets := make([]G2, 1<<c)
-	for start := (255 / c) * c; start >= 0; start -= c {
+	ps := make([]G2, 0, 4*len(points))
+	ks := make([][2]uint64, 0, 4*len(points))
+	for i := range points {
+		if points[i].isInfinity() {
+			continue
+		}
+		d := xDigits(reduceScalar(scalars[i]))
+		q := points[i]
+		for j := 0; j < 4; j++ {
+			if j > 0 {
+				q.psi(&q)
+			}
+			e := q
+			if j%2 == 1 {
+				e.Neg(&e)
+			}
+			ps = append(ps, e)
+			ks = append(ks, [2]uint64{d[j], 0})
+		}
+	}
+	return bucketMSMG2(ps, ks, 64)
+}
+
+// bucketMSMG2 is Pippenger's method with signed c-bit digits: 2^(c-1)
+// buckets per window, a negative digit adding the negated point.
+func bucketMSMG2(ps []G2, ks [][2]uint64, nbits int) G2 {
+	c := bucketWindow(len(ps), nbits)
+	windows := (nbits + c) / c // one extra digit absorbs the final carry
+	digits := signedDigits(ks, nbits, c, windows)
+	buckets := make([]G2, 1<<uint(c-1))
+	var acc G2
+	var negY fe2
+	for w := windows - 1; w >= 0; w-- {
 		if !acc.isInfinity() {
 			for i := 0; i < c; i++ {
 				acc.Double(&acc)
@@ -25,15 +56,18 @@ func msmG2(points []G2, scalars [][4]uint64) G2 {
 		for i := range buckets {
 			buckets[i].setInfinity()
 		}
-		for i := range points {
-			d := scalarDigit(&scalars[i], start, c)
-			if d == 0 || points[i].isInfinity() {
-				continue
+		for i := range ps {
+			d := digits[i*windows+w]
+			switch {
+			case d > 0:
+				buckets[d-1].addAffine(&buckets[d-1], &ps[i].x, &ps[i].y)
+			case d < 0:
+				neg2(&negY, &ps[i].y)
+				buckets[-d-1].addAffine(&buckets[-d-1], &ps[i].x, &negY)
 			}
-			buckets[d].addAffine(&buckets[d], &points[i].x, &points[i].y)
 		}
 		var sum, win G2
-		for j := len(buckets) - 1; j >= 1; j-- {
+		for j := len(buckets) - 1; j >= 0; j-- {
 			sum.Add(&sum, &buckets[j])
 			win.Add(&win, &sum)
 		}

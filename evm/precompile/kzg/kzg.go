@@ -118,10 +118,10 @@ func VerifyProof(commitment, proof []byte, z, y *[32]byte) error {
 		return errors.Join(ErrInvalidProof, err)
 	}
 	var lhs, t bls12381.G1
-	t.ScalarMult(&g1Gen, y)
+	t.ScalarMultSubgroup(&g1Gen, y)
 	t.Neg(&t)
 	lhs.Add(&c, &t)
-	t.ScalarMult(&pi, z)
+	t.ScalarMultSubgroup(&pi, z)
 	lhs.Add(&lhs, &t)
 	if !bls12381.PairingCheck([]bls12381.G1{lhs, pi}, []*bls12381.G2Prepared{g2Lines, negTauLines}) {
 		return ErrVerificationFailed
