@@ -468,3 +468,14 @@ func (w *Withdrawal) MarshalJSON() ([]byte, error) { return AppendWithdrawalJSON
 
 // MarshalJSON renders the header object.
 func (h *Header) MarshalJSON() ([]byte, error) { return AppendHeaderJSON(nil, h, h.Hash(), false), nil }
+
+// MarshalJSON renders the transaction object of a pending transaction
+// (block fields null), with the sender recovered under the latest rules
+// for the transaction's own chain. Use AppendTxJSON to place it in a block.
+func (tx *Transaction) MarshalJSON() ([]byte, error) {
+	from, _ := Sender(tx)
+	return AppendTxJSON(nil, tx, from, nil), nil
+}
+
+// MarshalJSON renders the block object with transaction hashes.
+func (b *Block) MarshalJSON() ([]byte, error) { return AppendBlockJSON(nil, b, BlockJSONOptions{}), nil }

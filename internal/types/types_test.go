@@ -513,3 +513,41 @@ func TestBodyAndReceiptLists(t *testing.T) {
 		t.Fatal("receipts list round trip")
 	}
 }
+
+func TestMarshalJSONMethods(t *testing.T) {
+	txs := sampleTxs(t, 1)
+	b := NewBlock(&Header{Number: 2}, &Body{Transactions: txs})
+	out, err := json.Marshal(struct {
+		B *Block
+		T []*Transaction
+		L *Log
+	}{b, txs, &Log{Topics: []Hash{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		B map[string]any
+		T []map[string]any
+		L map[string]any
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.B["number"] != "0x2" || len(v.B["transactions"].([]any)) != len(txs) {
+		t.Errorf("block: %v", v.B)
+	}
+	from := Address(crypto.PubkeyToAddress(testKey(t, 1).PubKey()))
+	for i, tx := range v.T {
+		if tx["blockHash"] != nil || tx["from"] != "0x"+hexLower(from[:]) || tx["hash"] != txs[i].Hash().Hex() {
+			t.Errorf("tx %d: %v", i, tx)
+		}
+	}
+	if v.T[4]["maxFeePerBlobGas"] != "0x7" || v.T[5]["authorizationList"] == nil || v.T[0]["chainId"] != "0x1" || v.T[2]["yParity"] == nil {
+		t.Errorf("type-specific fields missing: %v", v.T)
+	}
+	if v.L["removed"] != false {
+		t.Errorf("log: %v", v.L)
+	}
+}
+
+func hexLower(b []byte) string { return EncodeBytes(b)[2:] }
