@@ -478,4 +478,6 @@ func (tx *Transaction) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON renders the block object with transaction hashes.
-func (b *Block) MarshalJSON() ([]byte, error) { return AppendBlockJSON(nil, b, BlockJSONOptions{}), nil }
+func (b *Block) MarshalJSON() ([]byte, error) {
+	return AppendBlockJSON(nil, b, BlockJSONOptions{}), nil
+}
