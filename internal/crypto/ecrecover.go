@@ -2,6 +2,7 @@ package crypto
 
 import (
 	"math/bits"
+	"strings"
 	"sync"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -31,10 +32,10 @@ const (
 	varTableSize  = 1 << (wnafVar - 2)
 	baseTableSize = 1 << (wnafBase - 2)
 
-	// A wNAF of a value below 2^k has at most k+1 digits. Split scalars are
-	// about 129 bits; the bound is kept at the full width so that a bad
-	// split could never index out of range.
-	maxWNAF = 258
+	// A wNAF of a value below 2^k has at most k+1 digits. Split halves are
+	// about 129 bits; the bound covers any five-limb input below 2^319 so
+	// that no input could index out of range.
+	maxWNAF = 320
 )
 
 var (
@@ -47,8 +48,9 @@ var (
 	// (x, y) ↦ x + y·λ mod N, with b1 < 0 and b2 = a1, and the rounding
 	// multipliers g1 = round(2^384·b2/N), g2 = round(2^384·(−b1)/N) used to
 	// find the closest lattice vector without a division.
-	endoA1    = scalarFromHex("3086d221a7d46bcde86c90e49284eb15")
-	endoNegB1 = scalarFromHex("e4437ed6010e88286f547fa90abfe4c3")
+	endoA1    = limbsFromHex("3086d221a7d46bcde86c90e49284eb15")
+	endoNegB1 = limbsFromHex("e4437ed6010e88286f547fa90abfe4c3")
+	endoA2    = limbsFromHex("0114ca50f7a8e2f3f657c1108d9d44cfd8")
 	endoG1    = limbsFromHex("3086d221a7d46bcde86c90e49284eb153daa8a1471e8ca7fe893209a45dbb031")
 	endoG2    = limbsFromHex("e4437ed6010e88286f547fa90abfe4c4221208ac9df506c61571b4ae8ac47f71")
 )
@@ -195,14 +197,13 @@ func doubleMul(a, b *secp256k1.ModNScalar, p *aff, q *jac) {
 		tl[i].x.mul(&tp[i].x, &feBeta)
 	}
 
-	var a1, a2, b1, b2 secp256k1.ModNScalar
-	splitScalar(a, &a1, &a2)
-	splitScalar(b, &b1, &b2)
+	a1, a2 := splitScalar(a)
+	b1, b2 := splitScalar(b)
 	var na1, na2, nb1, nb2 [maxWNAF]int16
-	la1, sa1 := wnaf(&na1, &a1, wnafBase)
-	la2, sa2 := wnaf(&na2, &a2, wnafBase)
-	lb1, sb1 := wnaf(&nb1, &b1, wnafVar)
-	lb2, sb2 := wnaf(&nb2, &b2, wnafVar)
+	la1, sa1 := wnaf(&na1, &a1.mag, wnafBase), a1.neg
+	la2, sa2 := wnaf(&na2, &a2.mag, wnafBase), a2.neg
+	lb1, sb1 := wnaf(&nb1, &b1.mag, wnafVar), b1.neg
+	lb2, sb2 := wnaf(&nb2, &b2.mag, wnafVar), b2.neg
 	n := max(la1, la2, lb1, lb2)
 
 	*q = jac{inf: true}
@@ -230,24 +231,78 @@ func abs16(d int16) int16 {
 	return d
 }
 
+// splitHalf is one half of a split scalar as a sign and a magnitude.
+type splitHalf struct {
+	mag [5]uint64
+	neg bool
+}
+
 // splitScalar finds k1, k2 with k ≡ k1 + k2·λ (mod N) and |k1|, |k2| about
-// 2^128 (as residues: either small or close to N).
-func splitScalar(k, k1, k2 *secp256k1.ModNScalar) {
+// 2^128, using the short lattice basis: with c1 = round(b2·k/N) and
+// c2 = round(−b1·k/N),
+//
+//	k1 = k − c1·a1 − c2·a2,   k2 = c1·(−b1) − c2·a1   (b2 = a1).
+//
+// Every product here is below 2^257, so the whole split is plain signed
+// integer arithmetic on five limbs, without reductions mod N.
+func splitScalar(k *secp256k1.ModNScalar) (k1, k2 splitHalf) {
 	kb := k.Bytes()
 	kl := limbsFromBytes(&kb)
 	c1 := mulShift384(&kl, &endoG1)
 	c2 := mulShift384(&kl, &endoG2)
-	var s1, s2 secp256k1.ModNScalar
-	s1.SetBytes(bytesFromLimbs(&c1))
-	s2.SetBytes(bytesFromLimbs(&c2))
-	// k2 = −c1·b1 − c2·b2 = c1·(−b1) − c2·a1.
-	s1.Mul(endoNegB1)
-	s2.Mul(endoA1).Negate()
-	k2.Add2(&s1, &s2)
-	// k1 = k − k2·λ.
-	var t secp256k1.ModNScalar
-	t.Mul2(k2, endoLambda).Negate()
-	k1.Add2(k, &t)
+	c1a1 := mulSmallLimbs(&c1, &endoA1)
+	c2a2 := mulSmallLimbs(&c2, &endoA2)
+	c1b1 := mulSmallLimbs(&c1, &endoNegB1)
+	c2a1 := mulSmallLimbs(&c2, &endoA1)
+	t := [5]uint64{kl[0], kl[1], kl[2], kl[3], 0}
+	t = sub320(sub320(t, c1a1), c2a2)
+	k1 = toHalf(t)
+	k2 = toHalf(sub320(c1b1, c2a1))
+	return k1, k2
+}
+
+// mulSmallLimbs multiplies two values below 2^192 (the rounding quotients
+// and basis vectors are at most 129 bits) into five limbs.
+func mulSmallLimbs(a, b *[4]uint64) [5]uint64 {
+	var t [6]uint64
+	for i := 0; i < 3; i++ {
+		var carry uint64
+		for j := 0; j < 3; j++ {
+			hi, lo := bits.Mul64(a[i], b[j])
+			var c uint64
+			lo, c = bits.Add64(lo, t[i+j], 0)
+			hi += c
+			lo, c = bits.Add64(lo, carry, 0)
+			hi += c
+			t[i+j] = lo
+			carry = hi
+		}
+		t[i+3] = carry
+	}
+	return [5]uint64{t[0], t[1], t[2], t[3], t[4]}
+}
+
+// sub320 returns a − b in 320-bit two's complement.
+func sub320(a, b [5]uint64) [5]uint64 {
+	var c uint64
+	a[0], c = bits.Sub64(a[0], b[0], 0)
+	a[1], c = bits.Sub64(a[1], b[1], c)
+	a[2], c = bits.Sub64(a[2], b[2], c)
+	a[3], c = bits.Sub64(a[3], b[3], c)
+	a[4], _ = bits.Sub64(a[4], b[4], c)
+	return a
+}
+
+// toHalf splits a 320-bit two's complement value into sign and magnitude.
+func toHalf(x [5]uint64) splitHalf {
+	if x[4]>>63 == 0 {
+		return splitHalf{mag: x}
+	}
+	var c uint64
+	for i := range x {
+		x[i], c = bits.Sub64(0, x[i], c)
+	}
+	return splitHalf{mag: x, neg: true}
 }
 
 // mulShift384 returns round(a·b / 2^384) for 256-bit a, b (little-endian
@@ -276,22 +331,14 @@ func mulShift384(a, b *[4]uint64) [4]uint64 {
 	return out
 }
 
-// wnaf writes the width-w non-adjacent form of k (least significant digit
-// first) into out, which must be zeroed, and returns its length. If k is
-// over half the order its negation is encoded instead and neg is true, so
-// that short negative split halves get short encodings.
-func wnaf(out *[maxWNAF]int16, k *secp256k1.ModNScalar, w uint) (length int, neg bool) {
-	n := 0
-	v := *k
-	if v.IsOverHalfOrder() {
-		v.Negate()
-		neg = true
-	}
-	b := v.Bytes()
-	l := limbsFromBytes(&b)
-	x := [5]uint64{l[0], l[1], l[2], l[3], 0}
+// wnaf writes the width-w non-adjacent form of the non-negative x (least
+// significant digit first, x below 2^319) into out, which must be zeroed,
+// and returns its length (one past the highest nonzero digit).
+func wnaf(out *[maxWNAF]int16, xp *[5]uint64, w uint) (length int) {
+	x := *xp
 	window := uint64(1) << w
 	half := int64(window >> 1)
+	n := 0
 	for x[0]|x[1]|x[2]|x[3]|x[4] != 0 {
 		if x[0]&1 == 0 {
 			// Skip a run of zero digits at once.
@@ -327,7 +374,7 @@ func wnaf(out *[maxWNAF]int16, k *secp256k1.ModNScalar, w uint) (length int, neg
 		shiftRight5(&x, w)
 		n += int(w)
 	}
-	return length, neg
+	return length
 }
 
 // shiftRight5 shifts a 320-bit value right by s, 0 < s < 64.
@@ -362,7 +409,7 @@ func bytesFromLimbs(l *[4]uint64) *[32]byte {
 }
 
 func limbsFromHex(s string) [4]uint64 {
-	b := mustHex32(s)
+	b := mustHex32(strings.Repeat("0", 64-len(s)) + s)
 	return limbsFromBytes(&b)
 }
 

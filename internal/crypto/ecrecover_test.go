@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -125,29 +126,43 @@ func TestRecoverEdgeScalars(t *testing.T) {
 	}
 }
 
+func halfToScalar(h splitHalf) secp256k1.ModNScalar {
+	var b [32]byte
+	l := [4]uint64{h.mag[0], h.mag[1], h.mag[2], h.mag[3]}
+	b = *bytesFromLimbs(&l)
+	var s secp256k1.ModNScalar
+	s.SetBytes(&b)
+	if h.neg {
+		s.Negate()
+	}
+	return s
+}
+
 func TestSplitScalar(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for i := 0; i < 2000; i++ {
+	for i := 0; i < 5000; i++ {
 		var b [32]byte
 		fillRand(rng, b[:])
-		var k, k1, k2, t2 secp256k1.ModNScalar
-		k.SetBytes(&b)
-		splitScalar(&k, &k1, &k2)
-		t2.Mul2(&k2, endoLambda).Add(&k1)
-		if !t2.Equals(&k) {
-			t.Fatalf("split of %x does not recombine", b)
+		switch i {
+		case 0:
+			clear(b[:])
+		case 1:
+			b = curveOrder
+			b[31]--
 		}
-		for _, h := range []*secp256k1.ModNScalar{&k1, &k2} {
-			v := *h
-			if v.IsOverHalfOrder() {
-				v.Negate()
+		var k secp256k1.ModNScalar
+		k.SetBytes(&b)
+		h1, h2 := splitScalar(&k)
+		for _, h := range []splitHalf{h1, h2} {
+			if h.mag[4] != 0 || h.mag[3] != 0 || h.mag[2] > 3 {
+				t.Fatalf("split of %x: half %x is not short", b, h.mag)
 			}
-			vb := v.Bytes()
-			for _, x := range vb[:15] {
-				if x != 0 {
-					t.Fatalf("split of %x: half %x is not short", b, vb)
-				}
-			}
+		}
+		k1, k2 := halfToScalar(h1), halfToScalar(h2)
+		var r secp256k1.ModNScalar
+		r.Mul2(&k2, endoLambda).Add(&k1)
+		if !r.Equals(&k) {
+			t.Fatalf("split of %x does not recombine", b)
 		}
 	}
 }
@@ -250,60 +265,38 @@ func TestWNAF(t *testing.T) {
 		if i%3 == 0 {
 			clear(b[:16]) // short values like split halves
 		}
-		var k secp256k1.ModNScalar
-		k.SetBytes(&b)
+		b[0] &= 0x7f
+		l := limbsFromBytes(&b)
+		x := [5]uint64{l[0], l[1], l[2], l[3], 0}
+		want := new(big.Int).SetBytes(b[:])
 		for _, w := range []uint{wnafVar, wnafBase} {
 			var out [maxWNAF]int16
-			n, neg := wnaf(&out, &k, w)
-			// Recombine Σ d_i·2^i as a scalar and compare.
-			var acc, two, d secp256k1.ModNScalar
-			two.SetInt(2)
+			n := wnaf(&out, &x, w)
+			acc := new(big.Int)
 			for j := n - 1; j >= 0; j-- {
-				acc.Mul(&two)
+				acc.Lsh(acc, 1)
 				v := out[j]
 				if v != 0 && (v%2 == 0 || v >= 1<<(w-1) || v <= -(1<<(w-1))) {
 					t.Fatalf("bad digit %d (w=%d)", v, w)
 				}
-				if v < 0 {
-					d.SetInt(uint32(-v))
-					d.Negate()
-				} else {
-					d.SetInt(uint32(v))
-				}
-				acc.Add(&d)
+				acc.Add(acc, big.NewInt(int64(v)))
 			}
-			if neg {
-				acc.Negate()
-			}
-			if !acc.Equals(&k) {
+			if acc.Cmp(want) != 0 {
 				t.Fatalf("wnaf(%x, %d) does not recombine", b, w)
 			}
 			if n > 0 && out[n-1] == 0 {
 				t.Fatalf("length includes a zero top digit")
 			}
-		}
-	}
-}
-
-func TestBaseTables(t *testing.T) {
-	baseTablesOnce.Do(buildBaseTables)
-	for _, i := range []int{0, 1, 2, 77, baseTableSize - 1} {
-		var k secp256k1.ModNScalar
-		k.SetInt(uint32(2*i + 1))
-		var want secp256k1.JacobianPoint
-		secp256k1.ScalarBaseMultNonConst(&k, &want)
-		want.ToAffine()
-		var wx, wy fe
-		wx.setBytes(want.X.Bytes())
-		wy.setBytes(want.Y.Bytes())
-		if baseTableG[i].x != wx || baseTableG[i].y != wy {
-			t.Fatalf("table entry %d is not %d·G", i, 2*i+1)
-		}
-		var lx fe
-		lx.mul(&wx, &feBeta)
-		lx.normalize()
-		if baseTableLG[i].x != lx || baseTableLG[i].y != wy {
-			t.Fatalf("λ-table entry %d wrong", i)
+			// Nonzero digits are at least w apart.
+			last := -100
+			for j := 0; j < n; j++ {
+				if out[j] != 0 {
+					if j-last < int(w) {
+						t.Fatalf("digits %d and %d too close (w=%d)", last, j, w)
+					}
+					last = j
+				}
+			}
 		}
 	}
 }
