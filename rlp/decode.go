@@ -62,6 +62,16 @@ func Split(b []byte) (k Kind, content, rest []byte, err error) {
 	return k, b[ts : ts+cs], b[ts+cs:], nil
 }
 
+// SplitRaw splits b into the complete encoding of its first item (header
+// included) and the rest, for callers that keep an item as a raw value.
+func SplitRaw(b []byte) (item, rest []byte, err error) {
+	_, ts, cs, err := readKind(b)
+	if err != nil {
+		return nil, b, err
+	}
+	return b[:ts+cs], b[ts+cs:], nil
+}
+
 // SplitString splits b into the content of a string item and the rest.
 func SplitString(b []byte) (content, rest []byte, err error) {
 	k, content, rest, err := Split(b)

@@ -217,3 +217,17 @@ func TestItemRoundTrip(t *testing.T) {
 		t.Fatalf("CountValues: %d %v", n, err)
 	}
 }
+
+func TestSplitRaw(t *testing.T) {
+	in := unhex(t, "c20102"+"83646f67")
+	item, rest, err := SplitRaw(in)
+	if err != nil || hex.EncodeToString(item) != "c20102" || hex.EncodeToString(rest) != "83646f67" {
+		t.Fatalf("SplitRaw: %x %x %v", item, rest, err)
+	}
+	if _, _, err := SplitRaw(unhex(t, "c3")); !errors.Is(err, ErrValueTooLarge) {
+		t.Fatalf("truncated: %v", err)
+	}
+	if got := AppendRaw([]byte{0xc0}, item); hex.EncodeToString(got) != "c0c20102" {
+		t.Fatalf("AppendRaw: %x", got)
+	}
+}
