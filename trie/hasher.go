@@ -172,7 +172,11 @@ func (h *hasher) encode(n node) {
 		h.buf = append(h.buf, 0, 0, 0)
 		h.buf = appendCompactString(h.buf, n.key, false)
 		if h.nodes != nil {
-			n.child = h.own(n.child)
+			// Write only when owning changes something: n may be a
+			// clean node shared with another trie.
+			if c := h.own(n.child); c != n.child {
+				n.child = c
+			}
 		}
 		h.appendRef(n.child)
 		h.closeList(start)
@@ -186,8 +190,10 @@ func (h *hasher) encode(n node) {
 				continue
 			}
 			if h.nodes != nil {
-				c = h.own(c)
-				n.children[i] = c
+				if oc := h.own(c); oc != c {
+					c = oc
+					n.children[i] = c
+				}
 			}
 			h.appendRef(c)
 		}
