@@ -87,12 +87,23 @@ func (s Signer) Supports(t uint8) bool {
 // transaction the signer's chain id is included when the transaction is
 // replay-protected (or, for an unsigned one, when the signer applies
 // EIP-155 and has a chain id).
+//
+// A typed transaction is hashed with the signer's chain id, whatever its
+// own says (SignTx fills it in; Sender rejects a mismatch before hashing).
 func (s Signer) SigningHash(tx *Transaction) Hash {
-	var chainID *uint256.Int
-	if tx.Type() == LegacyTxType && s.legacyProtected(tx) {
-		chainID = &s.chainID
+	if tx.Type() == LegacyTxType {
+		if s.legacyProtected(tx) {
+			return tx.signingHash(&s.chainID)
+		}
+		return tx.signingHash(nil)
 	}
-	return tx.signingHash(chainID)
+	if !tx.inner.chainID().Eq(&s.chainID) {
+		inner := tx.inner.copy()
+		v, r, sv := inner.rawSignatureValues()
+		inner.setSignatureValues(&s.chainID, v, r, sv)
+		tx = &Transaction{inner: inner}
+	}
+	return tx.signingHash(nil)
 }
 
 func (s Signer) legacyProtected(tx *Transaction) bool {

@@ -551,3 +551,32 @@ func TestMarshalJSONMethods(t *testing.T) {
 }
 
 func hexLower(b []byte) string { return EncodeBytes(b)[2:] }
+
+func TestSignFillsChainID(t *testing.T) {
+	key := testKey(t, 1)
+	s := LatestSigner(8118)
+	tx, err := SignTx(NewTx(&DynamicFeeTx{GasFeeCap: *uint256.NewInt(1), Gas: 21000}), s, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tx.ChainID().Uint64() != 8118 {
+		t.Fatalf("chain id %d", tx.ChainID().Uint64())
+	}
+	from, err := s.Sender(DecodeMust(t, mustBinary(tx)))
+	if err != nil || from != Address(crypto.PubkeyToAddress(key.PubKey())) {
+		t.Fatalf("sender %s, %v", from, err)
+	}
+	// A legacy transaction signed by an EIP-155 signer is replay-protected.
+	ltx, _ := SignTx(NewTx(&LegacyTx{Gas: 21000}), s, key)
+	if !ltx.Protected() || ltx.ChainID().Uint64() != 8118 {
+		t.Fatalf("legacy: protected %v chain %d", ltx.Protected(), ltx.ChainID().Uint64())
+	}
+	if _, err := SignTx(NewTx(&DynamicFeeTx{ChainID: *uint256.NewInt(1)}), s, key); !errors.Is(err, ErrInvalidChainID) {
+		t.Fatalf("foreign chain id: %v", err)
+	}
+}
+
+func mustBinary(tx *Transaction) []byte {
+	b, _ := tx.MarshalBinary()
+	return b
+}
