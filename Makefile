@@ -30,7 +30,8 @@ fmt:
 CONFORMANCE_RUNS = \
 	rlp:$(ETH)/RLPTests \
 	tx:$(ETH)/TransactionTests \
-	trie:$(ETH)/TrieTests
+	trie:$(ETH)/TrieTests \
+	state:$(ETH)/GeneralStateTests
 
 conformance: build
 	@if [ ! -d "$(VECTORS)" ]; then \
