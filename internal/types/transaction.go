@@ -282,6 +282,7 @@ var ErrGasFeeCapTooLow = errors.New("types: max fee per gas less than block base
 
 // EffectiveGasTip returns min(tipCap, feeCap-baseFee), the part of the gas
 // price that goes to the block producer. A nil baseFee means the tip cap.
+// When feeCap < baseFee it returns zero and ErrGasFeeCapTooLow.
 func (tx *Transaction) EffectiveGasTip(baseFee *uint256.Int) (*uint256.Int, error) {
 	tip := tx.GasTipCap()
 	if baseFee == nil {
@@ -289,7 +290,9 @@ func (tx *Transaction) EffectiveGasTip(baseFee *uint256.Int) (*uint256.Int, erro
 	}
 	feeCap := tx.inner.gasFeeCap()
 	if feeCap.Lt(baseFee) {
-		return new(uint256.Int).Sub(feeCap, baseFee), ErrGasFeeCapTooLow
+		// The true tip would be negative; callers must reject the
+		// transaction, so report zero rather than a wrapped-around value.
+		return new(uint256.Int), ErrGasFeeCapTooLow
 	}
 	room := new(uint256.Int).Sub(feeCap, baseFee)
 	if room.Lt(tip) {
