@@ -192,17 +192,18 @@ func G1MSM(input []byte) ([]byte, error) {
 	n := len(input) / g1MSMPairLen
 	points := make([]G1, n)
 	scalars := make([][4]uint64, n)
-	for i := 0; i < n; i++ {
+	errs := make([]error, n)
+	forEach(n, func(i int) {
 		rec := input[i*g1MSMPairLen : (i+1)*g1MSMPairLen]
 		p, err := decodeG1(rec[:g1Len])
-		if err != nil {
-			return nil, err
+		if err == nil && !p.InSubgroup() {
+			err = ErrNotInSubgroup
 		}
-		if !p.InSubgroup() {
-			return nil, ErrNotInSubgroup
-		}
-		points[i] = p
+		points[i], errs[i] = p, err
 		scalars[i] = scalarWords((*[32]byte)(rec[g1Len:]))
+	})
+	if err := firstError(errs); err != nil {
+		return nil, err
 	}
 	r := msmG1(points, scalars)
 	return encodeG1(&r), nil
@@ -217,17 +218,18 @@ func G2MSM(input []byte) ([]byte, error) {
 	n := len(input) / g2MSMPairLen
 	points := make([]G2, n)
 	scalars := make([][4]uint64, n)
-	for i := 0; i < n; i++ {
+	errs := make([]error, n)
+	forEach(n, func(i int) {
 		rec := input[i*g2MSMPairLen : (i+1)*g2MSMPairLen]
 		p, err := decodeG2(rec[:g2Len])
-		if err != nil {
-			return nil, err
+		if err == nil && !p.InSubgroup() {
+			err = ErrNotInSubgroup
 		}
-		if !p.InSubgroup() {
-			return nil, ErrNotInSubgroup
-		}
-		points[i] = p
+		points[i], errs[i] = p, err
 		scalars[i] = scalarWords((*[32]byte)(rec[g2Len:]))
+	})
+	if err := firstError(errs); err != nil {
+		return nil, err
 	}
 	r := msmG2(points, scalars)
 	return encodeG2(&r), nil
@@ -240,30 +242,36 @@ func Pairing(input []byte) ([]byte, error) {
 		return nil, ErrInvalidLength
 	}
 	n := len(input) / pairLen
-	ps := make([]*G1, 0, n)
-	qs := make([]*G2Prepared, 0, n)
-	for i := 0; i < n; i++ {
+	g1s := make([]G1, n)
+	g2s := make([]*G2Prepared, n)
+	errs := make([]error, n)
+	forEach(n, func(i int) {
 		rec := input[i*pairLen : (i+1)*pairLen]
 		p, err := decodeG1(rec[:g1Len])
 		if err != nil {
-			return nil, err
+			errs[i] = err
+			return
 		}
 		q, err := decodeG2(rec[g1Len:])
 		if err != nil {
-			return nil, err
+			errs[i] = err
+			return
 		}
-		if !p.InSubgroup() {
-			return nil, ErrNotInSubgroup
+		if !p.InSubgroup() || !q.InSubgroup() {
+			errs[i] = ErrNotInSubgroup
+			return
 		}
-		if !q.InSubgroup() {
-			return nil, ErrNotInSubgroup
-		}
-		if p.isInfinity() || q.isInfinity() {
-			continue
-		}
-		ps = append(ps, &p)
-		qs = append(qs, PrepareG2(&q))
+		g1s[i] = p
+		g2s[i] = PrepareG2(&q)
+	})
+	if err := firstError(errs); err != nil {
+		return nil, err
 	}
+	ps := make([]*G1, n)
+	for i := range g1s {
+		ps[i] = &g1s[i]
+	}
+	qs := g2s
 	out := make([]byte, 32)
 	if pairingCheck(ps, qs) {
 		out[31] = 1

@@ -1,5 +1,7 @@
 package bls12381
 
+import "runtime"
+
 // msmG1 returns Σ k_i·P_i for affine points of the subgroup (z = 1 or
 // infinity) and 256-bit scalars. Each pair is first split with the
 // endomorphism (see glv.go) into two pairs with 128-bit scalars; a few
@@ -27,6 +29,19 @@ func msmG1(points []G1, scalars [][4]uint64) G1 {
 		q.Neg(&q)
 		ps = append(ps, points[i], q)
 		ks = append(ks, a, b)
+	}
+	// Two halves on two CPUs when there is enough work for both.
+	if len(ps) >= 16 && runtime.GOMAXPROCS(0) > 1 {
+		h := len(ps) / 2
+		var lo, hi G1
+		forEach(2, func(i int) {
+			if i == 0 {
+				lo = bucketMSMG1(ps[:h], ks[:h], 128)
+			} else {
+				hi = bucketMSMG1(ps[h:], ks[h:], 128)
+			}
+		})
+		return *lo.Add(&lo, &hi)
 	}
 	return bucketMSMG1(ps, ks, 128)
 }

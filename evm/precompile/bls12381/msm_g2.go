@@ -1,5 +1,7 @@
 package bls12381
 
+import "runtime"
+
 // msmG2 returns Σ k_i·P_i for affine points of the subgroup (z = 1 or
 // infinity) and 256-bit scalars. Each pair is first split with the
 // endomorphism (see glv.go) into four pairs with 64-bit scalars; a few
@@ -34,6 +36,19 @@ func msmG2(points []G2, scalars [][4]uint64) G2 {
 			ps = append(ps, e)
 			ks = append(ks, [2]uint64{d[j], 0})
 		}
+	}
+	// Two halves on two CPUs when there is enough work for both.
+	if len(ps) >= 16 && runtime.GOMAXPROCS(0) > 1 {
+		h := len(ps) / 2
+		var lo, hi G2
+		forEach(2, func(i int) {
+			if i == 0 {
+				lo = bucketMSMG2(ps[:h], ks[:h], 64)
+			} else {
+				hi = bucketMSMG2(ps[h:], ks[h:], 64)
+			}
+		})
+		return *lo.Add(&lo, &hi)
 	}
 	return bucketMSMG2(ps, ks, 64)
 }
