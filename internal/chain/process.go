@@ -1,0 +1,355 @@
+package chain
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rlp"
+	"github.com/chaind/chaind/state"
+	"github.com/chaind/chaind/trie"
+	"github.com/holiman/uint256"
+)
+
+// System contracts that blocks call before or after their transactions.
+var (
+	SystemAddress         = types.MustAddress("0xfffffffffffffffffffffffffffffffffffffffe")
+	BeaconRootsAddress    = types.MustAddress("0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02") // EIP-4788
+	HistoryStorageAddress = types.MustAddress("0x0000F90827F1C53a10cb7A02335B175320002935") // EIP-2935
+	WithdrawalQueue       = types.MustAddress("0x00000961Ef480Eb55e80D19ad83579A64c007002") // EIP-7002
+	ConsolidationQueue    = types.MustAddress("0x0000BBdDc7CE488642fb579F8B00f3a590007251") // EIP-7251
+
+	// keccak256("DepositEvent(bytes,bytes,bytes,bytes,bytes)"), EIP-6110.
+	depositEventTopic = types.MustHash("0x649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5")
+)
+
+const systemCallGas = 30_000_000
+
+// Errors of block processing.
+var (
+	ErrBadBody       = errors.New("block body does not match its header")
+	ErrInvalidTx     = errors.New("invalid transaction")
+	ErrBadPostState  = errors.New("block result does not match its header")
+	ErrSystemCall    = errors.New("system contract call failed")
+	ErrBadDepositLog = errors.New("invalid deposit contract log")
+)
+
+// Result is the outcome of executing a block's body.
+type Result struct {
+	Receipts    types.Receipts
+	GasUsed     uint64
+	BlobGasUsed uint64
+	Requests    [][]byte // EIP-7685 requests, type byte first; nil before Prague
+	Root        types.Hash
+}
+
+// Signer returns the transaction signer in force for a block.
+func (c *Config) Signer(number, time uint64) types.Signer {
+	f := c.Fork(number, time)
+	var tf types.Fork
+	switch {
+	case f >= evm.Osaka:
+		tf = types.Osaka
+	case f >= evm.Prague:
+		tf = types.Prague
+	case f >= evm.Cancun:
+		tf = types.Cancun
+	case f >= evm.London:
+		tf = types.London
+	case f >= evm.Berlin:
+		tf = types.Berlin
+	case c.IsEIP155(number):
+		tf = types.EIP155
+	case f >= evm.Homestead:
+		tf = types.Homestead
+	default:
+		tf = types.Frontier
+	}
+	return types.NewSigner(c.ChainID, tf)
+}
+
+// BlockContext returns the EVM's view of header.
+func (c *Config) BlockContext(h *types.Header, getHash func(uint64) types.Hash) evm.BlockContext {
+	ctx := evm.BlockContext{
+		Coinbase: h.Coinbase,
+		Number:   h.Number,
+		Time:     h.Time,
+		GasLimit: h.GasLimit,
+		GetHash:  getHash,
+	}
+	if h.BaseFee != nil {
+		ctx.BaseFee = new(uint256.Int).Set(h.BaseFee)
+	}
+	if h.ExcessBlobGas != nil {
+		ctx.BlobBaseFee = evm.CalcBlobBaseFee(c.Fork(h.Number, h.Time), *h.ExcessBlobGas)
+	}
+	if c.IsMerged(h.Number) {
+		r := h.MixDigest
+		ctx.Random = &r
+	} else {
+		ctx.Difficulty = new(uint256.Int).Set(&h.Difficulty)
+	}
+	return ctx
+}
+
+// ValidateBody checks the parts of a block its header commits to without
+// executing it: transactions, uncles and withdrawals.
+func (c *Config) ValidateBody(b *types.Block) error {
+	h := b.HeaderRef()
+	if root := types.DeriveTxRoot(b.Transactions(), trie.NewStackTrie()); root != h.TxHash {
+		return fmt.Errorf("%w: transaction root %s, header says %s", ErrBadBody, root, h.TxHash)
+	}
+	if uh := uncleHash(b.Uncles()); uh != h.UncleHash {
+		return fmt.Errorf("%w: uncle hash %s, header says %s", ErrBadBody, uh, h.UncleHash)
+	}
+	if len(b.Uncles()) > 2 {
+		return fmt.Errorf("%w: %d uncles, at most 2", ErrBadBody, len(b.Uncles()))
+	}
+	fork := c.Fork(h.Number, h.Time)
+	if fork >= evm.Shanghai {
+		if b.Withdrawals() == nil {
+			return fmt.Errorf("%w: missing withdrawals", ErrBadBody)
+		}
+		if root := types.DeriveWithdrawalsRoot(b.Withdrawals(), trie.NewStackTrie()); root != *h.WithdrawalsHash {
+			return fmt.Errorf("%w: withdrawals root %s, header says %s", ErrBadBody, root, *h.WithdrawalsHash)
+		}
+	} else if b.Withdrawals() != nil {
+		return fmt.Errorf("%w: withdrawals before Shanghai", ErrBadBody)
+	}
+	signer := c.Signer(h.Number, h.Time)
+	var blobs uint64
+	for i, tx := range b.Transactions() {
+		if !signer.Supports(tx.Type()) {
+			return fmt.Errorf("%w %d: type %d not supported in %v", ErrInvalidTx, i, tx.Type(), fork)
+		}
+		blobs += uint64(len(tx.BlobHashes()))
+	}
+	if fork >= evm.Cancun && blobs*evm.BlobGasPerBlob != *h.BlobGasUsed {
+		return fmt.Errorf("%w: blob gas used %d, header says %d", ErrBadBody, blobs*evm.BlobGasPerBlob, *h.BlobGasUsed)
+	}
+	return nil
+}
+
+// Process executes block b on st, which must hold the parent's post-state.
+// getHash answers BLOCKHASH for the block's ancestors. It returns the
+// receipts and the new state root; st holds the post-state afterwards.
+func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64) types.Hash) (*Result, error) {
+	h := b.HeaderRef()
+	fork := c.Fork(h.Number, h.Time)
+	deleteEmpty := fork >= evm.SpuriousDragon
+	vm := evm.NewEVM(c.BlockContext(h, getHash), st, c.ChainID, fork)
+
+	if fork >= evm.Cancun && h.ParentBeaconRoot != nil {
+		if _, err := systemCall(vm, st, BeaconRootsAddress, h.ParentBeaconRoot[:], deleteEmpty); err != nil {
+			return nil, err
+		}
+	}
+	if fork >= evm.Prague && h.Number > 0 {
+		if _, err := systemCall(vm, st, HistoryStorageAddress, h.ParentHash[:], deleteEmpty); err != nil {
+			return nil, err
+		}
+	}
+
+	var (
+		res    = &Result{Receipts: make(types.Receipts, 0, len(b.Transactions()))}
+		gp     = evm.GasPool(h.GasLimit)
+		signer = c.Signer(h.Number, h.Time)
+	)
+	for i, tx := range b.Transactions() {
+		from, err := signer.Sender(tx)
+		if err != nil {
+			return nil, fmt.Errorf("%w %d (%s): %v", ErrInvalidTx, i, tx.Hash(), err)
+		}
+		msg := evm.TransactionToMessage(tx, from)
+		st.BeginTx(tx.Hash(), i)
+		r, err := evm.ApplyMessage(vm, msg, &gp)
+		if err != nil {
+			return nil, fmt.Errorf("%w %d (%s): %v", ErrInvalidTx, i, tx.Hash(), err)
+		}
+		if len(r.MissingPrecompiles) > 0 {
+			return nil, fmt.Errorf("%w %d (%s): calls precompile %s, which this build lacks", ErrInvalidTx, i, tx.Hash(), r.MissingPrecompiles[0])
+		}
+		res.GasUsed += r.UsedGas
+		rc := &types.Receipt{Type: tx.Type(), CumulativeGasUsed: res.GasUsed}
+		if fork >= evm.Byzantium {
+			st.Finalise(deleteEmpty)
+			if !r.Failed() {
+				rc.Status = types.ReceiptStatusSuccessful
+			}
+		} else {
+			root := st.IntermediateRoot(deleteEmpty)
+			rc.PostState = root.Bytes()
+		}
+		rc.Logs = append([]*types.Log(nil), st.Logs()...)
+		rc.Bloom = types.LogsBloom(rc.Logs)
+		if tx.Type() == types.BlobTxType {
+			res.BlobGasUsed += tx.BlobGas()
+		}
+		res.Receipts = append(res.Receipts, rc)
+	}
+
+	// Withdrawals are credited in gwei; they are not transactions and cost no gas.
+	for _, w := range b.Withdrawals() {
+		amount := new(uint256.Int).Mul(uint256.NewInt(w.Amount), uint256.NewInt(1_000_000_000))
+		st.AddBalance(w.Address, amount)
+	}
+	if !c.IsMerged(h.Number) {
+		c.accumulateRewards(fork, h, b.Uncles(), st)
+	}
+	if fork >= evm.Prague {
+		reqs, err := c.collectRequests(vm, st, res.Receipts, deleteEmpty)
+		if err != nil {
+			return nil, err
+		}
+		res.Requests = reqs
+	}
+	res.Root = st.IntermediateRoot(deleteEmpty)
+	if err := st.Error(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// systemCall runs a system contract as SYSTEM_ADDRESS: no gas is bought,
+// no nonce changes, and the system address is not left touched.
+func systemCall(vm *evm.EVM, st *state.StateDB, to types.Address, input []byte, deleteEmpty bool) ([]byte, error) {
+	st.BeginTx(types.Hash{}, -1)
+	vm.SetTxContext(evm.TxContext{Origin: SystemAddress, GasPrice: new(uint256.Int)})
+	st.AddAddressToAccessList(to)
+	out, _, err := vm.Call(SystemAddress, to, input, systemCallGas, new(uint256.Int))
+	st.Finalise(deleteEmpty)
+	return out, err
+}
+
+// collectRequests gathers the EIP-7685 requests of a Prague block: deposits
+// from the deposit contract's logs (EIP-6110), then the withdrawal (EIP-7002)
+// and consolidation (EIP-7251) queues, each drained by a system call.
+func (c *Config) collectRequests(vm *evm.EVM, st *state.StateDB, receipts types.Receipts, deleteEmpty bool) ([][]byte, error) {
+	deposits := []byte{0x00}
+	if c.DepositContractAddress != nil {
+		for _, r := range receipts {
+			for _, l := range r.Logs {
+				if l.Address != *c.DepositContractAddress || len(l.Topics) == 0 || l.Topics[0] != depositEventTopic {
+					continue
+				}
+				d, err := parseDeposit(l.Data)
+				if err != nil {
+					return nil, err
+				}
+				deposits = append(deposits, d...)
+			}
+		}
+	}
+	reqs := [][]byte{deposits}
+	for i, addr := range []types.Address{WithdrawalQueue, ConsolidationQueue} {
+		if st.GetCodeSize(addr) == 0 {
+			return nil, fmt.Errorf("%w: no code at %s", ErrSystemCall, addr)
+		}
+		out, err := systemCall(vm, st, addr, nil, deleteEmpty)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrSystemCall, addr, err)
+		}
+		reqs = append(reqs, append([]byte{byte(i + 1)}, out...))
+	}
+	return reqs, nil
+}
+
+// parseDeposit turns the ABI-encoded DepositEvent data (five dynamic byte
+// strings) into the 192-byte deposit request of EIP-6110, checking every
+// offset and length so a malformed log cannot be misread.
+func parseDeposit(data []byte) ([]byte, error) {
+	sizes := [5]int{48, 32, 8, 96, 8} // pubkey, withdrawal credentials, amount, signature, index
+	if len(data) != 576 {
+		return nil, fmt.Errorf("%w: %d bytes of data", ErrBadDepositLog, len(data))
+	}
+	out := make([]byte, 0, 192)
+	for i, size := range sizes {
+		off := new(uint256.Int).SetBytes(data[32*i : 32*i+32])
+		if !off.IsUint64() || off.Uint64()+32 > uint64(len(data)) {
+			return nil, fmt.Errorf("%w: field %d offset", ErrBadDepositLog, i)
+		}
+		o := off.Uint64()
+		n := new(uint256.Int).SetBytes(data[o : o+32])
+		if !n.IsUint64() || n.Uint64() != uint64(size) || o+32+uint64(size) > uint64(len(data)) {
+			return nil, fmt.Errorf("%w: field %d length", ErrBadDepositLog, i)
+		}
+		out = append(out, data[o+32:o+32+uint64(size)]...)
+	}
+	return out, nil
+}
+
+// RequestsHash is the EIP-7685 commitment: sha256 over the sha256 of each
+// non-empty request list (type byte included).
+func RequestsHash(reqs [][]byte) types.Hash {
+	outer := sha256.New()
+	for _, r := range reqs {
+		if len(r) <= 1 {
+			continue
+		}
+		h := sha256.Sum256(r)
+		outer.Write(h[:])
+	}
+	var out types.Hash
+	outer.Sum(out[:0])
+	return out
+}
+
+// accumulateRewards pays proof-of-work block and uncle rewards.
+func (c *Config) accumulateRewards(fork evm.Fork, h *types.Header, uncles []*types.Header, st *state.StateDB) {
+	reward := uint256.NewInt(5e18)
+	switch {
+	case fork >= evm.Constantinople:
+		reward = uint256.NewInt(2e18)
+	case fork >= evm.Byzantium:
+		reward = uint256.NewInt(3e18)
+	}
+	total := new(uint256.Int).Set(reward)
+	for _, u := range uncles {
+		// The uncle's miner gets (u + 8 - h) / 8 of the reward.
+		r := new(uint256.Int).Mul(reward, uint256.NewInt(u.Number+8-h.Number))
+		r.Rsh(r, 3)
+		st.AddBalance(u.Coinbase, r)
+		total.Add(total, new(uint256.Int).Rsh(reward, 5))
+	}
+	st.AddBalance(h.Coinbase, total)
+}
+
+// ValidateResult compares what executing a block produced with what its
+// header claims.
+func (c *Config) ValidateResult(b *types.Block, res *Result) error {
+	h := b.HeaderRef()
+	if res.GasUsed != h.GasUsed {
+		return fmt.Errorf("%w: gas used %d, header says %d", ErrBadPostState, res.GasUsed, h.GasUsed)
+	}
+	if bloom := types.CreateBloom(res.Receipts); bloom != h.Bloom {
+		return fmt.Errorf("%w: logs bloom differs", ErrBadPostState)
+	}
+	if root := types.DeriveReceiptRoot(res.Receipts, trie.NewStackTrie()); root != h.ReceiptHash {
+		return fmt.Errorf("%w: receipt root %s, header says %s", ErrBadPostState, root, h.ReceiptHash)
+	}
+	if h.RequestsHash != nil {
+		if rh := RequestsHash(res.Requests); rh != *h.RequestsHash {
+			return fmt.Errorf("%w: requests hash %s, header says %s", ErrBadPostState, rh, *h.RequestsHash)
+		}
+	}
+	if res.Root != h.Root {
+		return fmt.Errorf("%w: state root %s, header says %s", ErrBadPostState, res.Root, h.Root)
+	}
+	return nil
+}
+
+// uncleHash is keccak256 of the RLP list of the uncle headers.
+func uncleHash(uncles []*types.Header) types.Hash {
+	size := 0
+	for _, u := range uncles {
+		size += u.EncodedSize()
+	}
+	enc := rlp.AppendListHeader(make([]byte, 0, rlp.ListSize(size)), size)
+	for _, u := range uncles {
+		enc = u.AppendRLP(enc)
+	}
+	return crypto.Keccak256(enc)
+}
