@@ -103,14 +103,97 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 				mem.Resize(memorySize)
 			}
 		}
-		res, err = op.execute(&pc, evm, &scope)
-		if err != nil {
-			break
+		// The most frequent opcodes, which behave the same in every fork
+		// that has them, run inline: an indirect call costs as much as the
+		// operation itself. Gas and stack bounds were checked above from
+		// the fork's table.
+		switch {
+		case opcode >= 0x60 && opcode <= 0x7f: // PUSH1..PUSH32
+			n := uint64(opcode - 0x5f)
+			s := &stack.data[stack.n]
+			stack.n++
+			if end := pc + 1 + n; end <= uint64(len(code)) {
+				s.SetBytes(code[pc+1 : end])
+			} else {
+				pushPadded(s, code, pc+1, n)
+			}
+			pc += n + 1
+			continue
+		case opcode >= 0x80 && opcode <= 0x8f: // DUP1..DUP16
+			stack.data[stack.n] = stack.data[stack.n-int(opcode-0x7f)]
+			stack.n++
+			pc++
+			continue
+		case opcode >= 0x90 && opcode <= 0x9f: // SWAP1..SWAP16
+			top, other := &stack.data[stack.n-1], &stack.data[stack.n-int(opcode-0x8e)]
+			*top, *other = *other, *top
+			pc++
+			continue
+		}
+		switch opcode {
+		case 0x5b: // JUMPDEST
+		case 0x50: // POP
+			stack.n--
+		case 0x01: // ADD
+			y := &stack.data[stack.n-2]
+			y.Add(&stack.data[stack.n-1], y)
+			stack.n--
+		case 0x03: // SUB
+			y := &stack.data[stack.n-2]
+			y.Sub(&stack.data[stack.n-1], y)
+			stack.n--
+		case 0x02: // MUL
+			y := &stack.data[stack.n-2]
+			y.Mul(&stack.data[stack.n-1], y)
+			stack.n--
+		case 0x10: // LT
+			y := &stack.data[stack.n-2]
+			setBool(y, stack.data[stack.n-1].Lt(y))
+			stack.n--
+		case 0x11: // GT
+			y := &stack.data[stack.n-2]
+			setBool(y, stack.data[stack.n-1].Gt(y))
+			stack.n--
+		case 0x14: // EQ
+			y := &stack.data[stack.n-2]
+			setBool(y, stack.data[stack.n-1].Eq(y))
+			stack.n--
+		case 0x15: // ISZERO
+			x := &stack.data[stack.n-1]
+			setBool(x, x.IsZero())
+		case 0x16: // AND
+			y := &stack.data[stack.n-2]
+			y.And(&stack.data[stack.n-1], y)
+			stack.n--
+		case 0x56: // JUMP
+			stack.n--
+			if !contract.validJumpdest(&stack.data[stack.n]) {
+				return nil, ErrInvalidJump
+			}
+			pc = stack.data[stack.n].Uint64()
+			continue
+		case 0x57: // JUMPI
+			stack.n -= 2
+			if !stack.data[stack.n].IsZero() {
+				if !contract.validJumpdest(&stack.data[stack.n+1]) {
+					return nil, ErrInvalidJump
+				}
+				pc = stack.data[stack.n+1].Uint64()
+				continue
+			}
+		default:
+			res, err = op.execute(&pc, evm, &scope)
+			if err != nil {
+				return evm.finish(res, err)
+			}
 		}
 		pc++
 	}
+}
+
+func (evm *EVM) finish(res []byte, err error) ([]byte, error) {
 	if err == errStopToken {
-		err = nil
+		return res, nil
 	}
 	return res, err
 }

@@ -14,6 +14,7 @@ type memAccount struct {
 	balance   uint256.Int
 	nonce     uint64
 	code      []byte
+	codeHash  types.Hash
 	storage   map[types.Hash]types.Hash
 	committed map[types.Hash]types.Hash
 	destroyed bool
@@ -101,7 +102,10 @@ func (s *memState) GetCodeHash(a types.Address) types.Hash {
 	if acc == nil {
 		return types.Hash{}
 	}
-	return types.Hash(crypto.Keccak256(acc.code))
+	if acc.codeHash.IsZero() {
+		acc.codeHash = types.Hash(crypto.Keccak256(acc.code))
+	}
+	return acc.codeHash
 }
 func (s *memState) GetCode(a types.Address) []byte {
 	if acc := s.accounts[a]; acc != nil {
@@ -110,7 +114,10 @@ func (s *memState) GetCode(a types.Address) []byte {
 	return nil
 }
 func (s *memState) GetCodeSize(a types.Address) int  { return len(s.GetCode(a)) }
-func (s *memState) SetCode(a types.Address, c []byte) { s.acct(a).code = c }
+func (s *memState) SetCode(a types.Address, c []byte) {
+	acc := s.acct(a)
+	acc.code, acc.codeHash = c, types.Hash{}
+}
 func (s *memState) AddRefund(g uint64)                { s.refund += g }
 func (s *memState) SubRefund(g uint64)                { s.refund -= g }
 func (s *memState) GetRefund() uint64                 { return s.refund }

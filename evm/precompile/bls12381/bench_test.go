@@ -142,3 +142,11 @@ func BenchmarkFpSub(b *testing.B) {
 		sub(&x, &x, &y)
 	}
 }
+
+func BenchmarkFpSquare(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x := randFe(r)
+	for i := 0; i < b.N; i++ {
+		square(&x, &x)
+	}
+}

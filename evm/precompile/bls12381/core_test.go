@@ -279,3 +279,21 @@ func TestBilinearity(t *testing.T) {
 		t.Fatal("pairing check of an invalid relation passed")
 	}
 }
+
+func TestSquareMatchesMul(t *testing.T) {
+	r := rand.New(rand.NewSource(31))
+	cases := []fe{{}, feOne}
+	pm1 := feFromBig(new(big.Int).Sub(bigP, big.NewInt(1)))
+	cases = append(cases, pm1, fe{q0 - 1, q1, q2, q3, q4, q5})
+	for i := 0; i < 5000; i++ {
+		cases = append(cases, randFe(r))
+	}
+	for _, x := range cases {
+		var a, b fe
+		square(&a, &x)
+		mul(&b, &x, &x)
+		if a != b {
+			t.Fatalf("square(%x) = %x, mul gives %x", x, a, b)
+		}
+	}
+}

@@ -208,8 +208,6 @@ func neg(z, x *fe) {
 	z[5], _ = bits.Sub64(q5, x[5], b)
 }
 
-func square(z, x *fe) { mul(z, x, x) }
-
 // exp sets z = x^e for a little-endian word exponent, with a fixed 4-bit
 // window (16 precomputed powers, one multiplication per nibble).
 func exp(z, x *fe, e []uint64) {

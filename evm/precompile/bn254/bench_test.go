@@ -49,3 +49,42 @@ func BenchmarkScalarMul(b *testing.B) {
 		ScalarMul(in)
 	}
 }
+
+func benchPairs() []millerPair {
+	var p g1Aff
+	var q g2Aff
+	decodeG1(&p, g1Gen)
+	decodeG2(&q, g2Gen)
+	return []millerPair{{xP: p.x, yP: p.y, q: q}, {xP: p.x, yP: p.y, q: q}}
+}
+
+func BenchmarkMillerLoop2(b *testing.B) {
+	pairs := benchPairs()
+	for i := 0; i < b.N; i++ {
+		ps := append([]millerPair(nil), pairs...)
+		millerLoop(ps)
+	}
+}
+
+func BenchmarkFinalExp(b *testing.B) {
+	f := millerLoop(benchPairs())
+	for i := 0; i < b.N; i++ {
+		var z fe12
+		finalExp(&z, &f)
+	}
+}
+
+func BenchmarkG2Decode(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		var q g2Aff
+		decodeG2(&q, g2Gen)
+	}
+}
+
+func BenchmarkFe2Mul(b *testing.B) {
+	var x, y fe2
+	x.c0, x.c1, y.c0, y.c1 = feOne, feOne, feOne, feOne
+	for i := 0; i < b.N; i++ {
+		fe2Mul(&x, &x, &y)
+	}
+}

@@ -154,7 +154,7 @@ func TestG2SubgroupRejected(t *testing.T) {
 		if !p.onCurve() {
 			t.Fatal("constructed point not on curve")
 		}
-		if p.inSubgroup() {
+		if p.inSubgroup() || p.inSubgroupSlow() {
 			t.Fatal("random twist point claimed to be in G2")
 		}
 		in := make([]byte, 128)
@@ -218,4 +218,82 @@ func TestEncodingErrors(t *testing.T) {
 		t.Errorf("empty add: %x %v", out, err)
 	}
 	_ = hex.EncodeToString
+}
+
+// TestG2SubgroupCriterion compares the endomorphism criterion with r·Q = 0
+// on multiples of the generator and on twist points outside G2.
+func TestG2SubgroupCriterion(t *testing.T) {
+	for k := int64(1); k < 20; k++ {
+		var q g2Aff
+		if err := decodeG2(&q, mulG2(t, g2Gen, k*7919)); err != nil {
+			t.Fatal(err)
+		}
+		if !q.inSubgroup() || !q.inSubgroupSlow() {
+			t.Fatalf("%d·G2 rejected", k*7919)
+		}
+	}
+	found := 0
+	for k := int64(0); k < 200 && found < 20; k++ {
+		var p g2Aff
+		feFromBytes(&p.x.c0, scalarBytes(k+3))
+		feFromBytes(&p.x.c1, scalarBytes(2*k+1))
+		var rhs fe2
+		fe2Square(&rhs, &p.x)
+		fe2Mul(&rhs, &rhs, &p.x)
+		fe2Add(&rhs, &rhs, &twistB)
+		y, ok := fe2Sqrt(&rhs)
+		if !ok {
+			continue
+		}
+		p.y = y
+		found++
+		if p.inSubgroup() != p.inSubgroupSlow() {
+			t.Fatalf("criteria disagree on x=%v", k)
+		}
+		// Clearing the cofactor lands in G2: h·P with h = 2p - r.
+		var j, c g2Jac
+		j.fromAffine(&p)
+		h := new(big.Int).Sub(new(big.Int).Lsh(pBig, 1), new(big.Int).SetBytes(orderR[:]))
+		var hb [32]byte
+		h.FillBytes(hb[:])
+		c.scalarMul(&j, &hb)
+		var ca g2Aff
+		c.toAffine(&ca)
+		if !ca.inSubgroup() || !ca.inSubgroupSlow() {
+			t.Fatal("cofactor-cleared point rejected")
+		}
+	}
+	if found < 10 {
+		t.Fatal("too few twist points")
+	}
+}
+
+func TestCycloSquare(t *testing.T) {
+	// Any Miller-loop output raised to (p⁶-1)(p²+1) is cyclotomic.
+	var p g1Aff
+	var q g2Aff
+	decodeG1(&p, g1Gen)
+	decodeG2(&q, g2Gen)
+	f := millerLoop([]millerPair{{xP: p.x, yP: p.y, q: q}})
+	var c, inv, c2 fe12
+	fe12Conj(&c, &f)
+	fe12Inv(&inv, &f)
+	fe12Mul(&c, &c, &inv)
+	fe12Frob(&c2, &c, 2)
+	fe12Mul(&c, &c2, &c)
+	for i := 0; i < 5; i++ {
+		var a, b fe12
+		fe12Square(&a, &c)
+		cycloSquare(&b, &c)
+		if a != b {
+			t.Fatalf("cyclotomic square differs at step %d", i)
+		}
+		c = a
+	}
+	// The pairing value has order r: e^r = 1, e != 1.
+	var e fe12
+	finalExp(&e, &f)
+	if e.isOne() {
+		t.Fatal("e(G1, G2) = 1")
+	}
 }

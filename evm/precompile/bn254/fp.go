@@ -158,59 +158,171 @@ func feNeg(z, x *fe) {
 // the top limb of p is below 2^62 the running total never needs a fifth
 // limb.
 func feMul(z, x, y *fe) {
-	var t0, t1, t2, t3 uint64
 	x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
-	for i := range 4 {
-		yi := y[i]
-		var a, cc, c, hi, lo, m uint64
-
-		// (a, t0) = t0 + x0·yi; m makes t0 + m·p0 divisible by 2^64.
-		hi, lo = bits.Mul64(x0, yi)
-		t0, c = bits.Add64(lo, t0, 0)
-		a = hi + c
-		m = t0 * pInv
-		hi, lo = bits.Mul64(m, p0)
-		_, c = bits.Add64(lo, t0, 0)
-		cc = hi + c
-
-		// (a, t1) = t1 + x1·yi + a; (cc, t0) = t1 + m·p1 + cc
-		hi, lo = bits.Mul64(x1, yi)
-		lo, c = bits.Add64(lo, t1, 0)
-		hi += c
-		t1, c = bits.Add64(lo, a, 0)
-		a = hi + c
-		hi, lo = bits.Mul64(m, p1)
-		lo, c = bits.Add64(lo, t1, 0)
-		hi += c
-		t0, c = bits.Add64(lo, cc, 0)
-		cc = hi + c
-
-		hi, lo = bits.Mul64(x2, yi)
-		lo, c = bits.Add64(lo, t2, 0)
-		hi += c
-		t2, c = bits.Add64(lo, a, 0)
-		a = hi + c
-		hi, lo = bits.Mul64(m, p2)
-		lo, c = bits.Add64(lo, t2, 0)
-		hi += c
-		t1, c = bits.Add64(lo, cc, 0)
-		cc = hi + c
-
-		hi, lo = bits.Mul64(x3, yi)
-		lo, c = bits.Add64(lo, t3, 0)
-		hi += c
-		t3, c = bits.Add64(lo, a, 0)
-		a = hi + c
-		hi, lo = bits.Mul64(m, p3)
-		lo, c = bits.Add64(lo, t3, 0)
-		hi += c
-		t2, c = bits.Add64(lo, cc, 0)
-		cc = hi + c
-
-		t3 = cc + a
+	var t0, t1, t2, t3, a, cc, c, hi, lo, m uint64
+	// word 0 of y
+	yi := y[0]
+	hi, t0 = bits.Mul64(x0, yi)
+	a = hi
+	m = t0 * pInv
+	hi, lo = bits.Mul64(m, p0)
+	_, c = bits.Add64(lo, t0, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x1, yi)
+	t1, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p1)
+	lo, c = bits.Add64(lo, t1, 0)
+	hi += c
+	t0, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x2, yi)
+	t2, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p2)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t1, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x3, yi)
+	t3, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p3)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t2, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	t3 = cc + a
+	// word 1 of y
+	yi = y[1]
+	hi, lo = bits.Mul64(x0, yi)
+	t0, c = bits.Add64(lo, t0, 0)
+	a = hi + c
+	m = t0 * pInv
+	hi, lo = bits.Mul64(m, p0)
+	_, c = bits.Add64(lo, t0, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x1, yi)
+	lo, c = bits.Add64(lo, t1, 0)
+	hi += c
+	t1, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p1)
+	lo, c = bits.Add64(lo, t1, 0)
+	hi += c
+	t0, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x2, yi)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t2, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p2)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t1, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x3, yi)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t3, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p3)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t2, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	t3 = cc + a
+	// word 2 of y
+	yi = y[2]
+	hi, lo = bits.Mul64(x0, yi)
+	t0, c = bits.Add64(lo, t0, 0)
+	a = hi + c
+	m = t0 * pInv
+	hi, lo = bits.Mul64(m, p0)
+	_, c = bits.Add64(lo, t0, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x1, yi)
+	lo, c = bits.Add64(lo, t1, 0)
+	hi += c
+	t1, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p1)
+	lo, c = bits.Add64(lo, t1, 0)
+	hi += c
+	t0, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x2, yi)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t2, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p2)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t1, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x3, yi)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t3, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p3)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t2, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	t3 = cc + a
+	// word 3 of y
+	yi = y[3]
+	hi, lo = bits.Mul64(x0, yi)
+	t0, c = bits.Add64(lo, t0, 0)
+	a = hi + c
+	m = t0 * pInv
+	hi, lo = bits.Mul64(m, p0)
+	_, c = bits.Add64(lo, t0, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x1, yi)
+	lo, c = bits.Add64(lo, t1, 0)
+	hi += c
+	t1, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p1)
+	lo, c = bits.Add64(lo, t1, 0)
+	hi += c
+	t0, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x2, yi)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t2, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p2)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t1, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	hi, lo = bits.Mul64(x3, yi)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t3, c = bits.Add64(lo, a, 0)
+	a = hi + c
+	hi, lo = bits.Mul64(m, p3)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t2, c = bits.Add64(lo, cc, 0)
+	cc = hi + c
+	t3 = cc + a
+	// conditional subtraction of p
+	r0, b := bits.Sub64(t0, p0, 0)
+	r1, b := bits.Sub64(t1, p1, b)
+	r2, b := bits.Sub64(t2, p2, b)
+	r3, b := bits.Sub64(t3, p3, b)
+	if b != 0 {
+		z[0], z[1], z[2], z[3] = t0, t1, t2, t3
+		return
 	}
-	z[0], z[1], z[2], z[3] = t0, t1, t2, t3
-	reduce(z)
+	z[0], z[1], z[2], z[3] = r0, r1, r2, r3
 }
 
 // feSquare sets z = x².

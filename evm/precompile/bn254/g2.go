@@ -39,8 +39,32 @@ func (p *g2Aff) onCurve() bool {
 	return y2 == x3
 }
 
-// inSubgroup reports whether r·p is the point at infinity.
+// inSubgroup reports whether p is in G2. Instead of checking r·p = 0 it
+// uses the endomorphism ψ (untwist–Frobenius–twist) and the criterion for
+// BN curves [u+1]Q + ψ([u]Q) + ψ²([u]Q) = ψ³([2u]Q) (El Housni, Guillevic,
+// Piellard), which needs a 63-bit instead of a 254-bit multiplication.
 func (p *g2Aff) inSubgroup() bool {
+	if p.inf {
+		return true
+	}
+	var q, uq, lhs, t, rhs g2Jac
+	q.fromAffine(p)
+	uq.mulU(&q)
+	lhs.add(&uq, &q) // [u+1]Q
+	t.psi(&uq)
+	lhs.add(&lhs, &t) // + ψ([u]Q)
+	t.psi(&t)
+	lhs.add(&lhs, &t) // + ψ²([u]Q)
+	rhs.double(&uq)
+	rhs.psi(&rhs)
+	rhs.psi(&rhs)
+	rhs.psi(&rhs) // ψ³([2u]Q)
+	return lhs.equal(&rhs)
+}
+
+// inSubgroupSlow is the definition, r·p = 0; tests check the fast
+// criterion against it.
+func (p *g2Aff) inSubgroupSlow() bool {
 	if p.inf {
 		return true
 	}
@@ -48,6 +72,48 @@ func (p *g2Aff) inSubgroup() bool {
 	j.fromAffine(p)
 	q.scalarMul(&j, &orderR)
 	return q.isInfinity()
+}
+
+// psi sets p = ψ(q) = (conj(x)·ξ^((p-1)/3), conj(y)·ξ^((p-1)/2)); in
+// Jacobian coordinates Z is conjugated.
+func (p *g2Jac) psi(q *g2Jac) {
+	fe2Conj(&p.x, &q.x)
+	fe2Mul(&p.x, &p.x, &frob1[2])
+	fe2Conj(&p.y, &q.y)
+	fe2Mul(&p.y, &p.y, &frob1[3])
+	fe2Conj(&p.z, &q.z)
+}
+
+// mulU sets p = [u]q by double-and-add over the bits of u.
+func (p *g2Jac) mulU(q *g2Jac) {
+	acc := *q
+	for i := 61; i >= 0; i-- {
+		acc.double(&acc)
+		if (bnU>>uint(i))&1 == 1 {
+			acc.add(&acc, q)
+		}
+	}
+	*p = acc
+}
+
+// equal compares two Jacobian points projectively.
+func (p *g2Jac) equal(q *g2Jac) bool {
+	if p.isInfinity() || q.isInfinity() {
+		return p.isInfinity() && q.isInfinity()
+	}
+	var z1z1, z2z2, a, b fe2
+	fe2Square(&z1z1, &p.z)
+	fe2Square(&z2z2, &q.z)
+	fe2Mul(&a, &p.x, &z2z2)
+	fe2Mul(&b, &q.x, &z1z1)
+	if a != b {
+		return false
+	}
+	fe2Mul(&z1z1, &z1z1, &p.z)
+	fe2Mul(&z2z2, &z2z2, &q.z)
+	fe2Mul(&a, &p.y, &z2z2)
+	fe2Mul(&b, &q.y, &z1z1)
+	return a == b
 }
 
 func (p *g2Jac) setInfinity() { *p = g2Jac{x: fe2{c0: feOne}, y: fe2{c0: feOne}} }

@@ -162,21 +162,94 @@ func millerLoop(pairs []millerPair) fe12 {
 	return f
 }
 
-// expByU sets z = x^u for x in the cyclotomic subgroup.
+// uNAF is the non-adjacent form of u, least significant digit first.
+var uNAF []int8
+
+func init() {
+	s := new(big.Int).SetUint64(bnU)
+	for s.Sign() > 0 {
+		if s.Bit(0) == 1 {
+			d := int8(2 - int(s.Bits()[0]&3))
+			uNAF = append(uNAF, d)
+			s.Sub(s, big.NewInt(int64(d)))
+		} else {
+			uNAF = append(uNAF, 0)
+		}
+		s.Rsh(s, 1)
+	}
+}
+
+// expByU sets z = x^u for x in the cyclotomic subgroup, where inversion
+// is conjugation, so the NAF of u saves a few multiplications.
 func expByU(z, x *fe12) {
-	r := *x
-	base := *x
-	for i := 61; i >= 0; i-- { // u has 63 bits; the top one is r's start
+	var inv fe12
+	fe12Conj(&inv, x)
+	r := *x // top NAF digit is 1
+	for i := len(uNAF) - 2; i >= 0; i-- {
 		cycloSquare(&r, &r)
-		if (bnU>>uint(i))&1 == 1 {
-			fe12Mul(&r, &r, &base)
+		switch uNAF[i] {
+		case 1:
+			fe12Mul(&r, &r, x)
+		case -1:
+			fe12Mul(&r, &r, &inv)
 		}
 	}
 	*z = r
 }
 
-// cycloSquare squares an element of the cyclotomic subgroup.
-func cycloSquare(z, x *fe12) { fe12Square(z, x) }
+// cycloSquare squares an element of the cyclotomic subgroup with the
+// Granger–Scott formulas. Viewing Fp12 as Fp4[w]/(w³ - s) with
+// Fp4 = Fp2[s]/(s² - ξ), z = A + B·w + C·w² squares to
+// (3A² - 2Ā) + (3s·C² + 2B̄)·w + (3B² - 2C̄)·w², where the bar is the
+// conjugation s ↦ -s. With w^k coefficients g0..g5 of z:
+// A = g0 + g3·s, B = g1 + g4·s, C = g2 + g5·s.
+func cycloSquare(z, x *fe12) {
+	var a0, a1, b0, b1, c0, c1 fe2
+	fp4Square(&a0, &a1, &x.c0.b0, &x.c1.b1) // A²
+	fp4Square(&b0, &b1, &x.c1.b0, &x.c0.b2) // B²
+	fp4Square(&c0, &c1, &x.c0.b1, &x.c1.b2) // C²
+
+	// g0' = 3a0 - 2g0, g3' = 3a1 + 2g3
+	tripleMinusDouble(&z.c0.b0, &a0, &x.c0.b0)
+	triplePlusDouble(&z.c1.b1, &a1, &x.c1.b1)
+	// g2' = 3b0 - 2g2, g5' = 3b1 + 2g5
+	tripleMinusDouble(&z.c0.b1, &b0, &x.c0.b1)
+	triplePlusDouble(&z.c1.b2, &b1, &x.c1.b2)
+	// s·C² = ξc1 + c0·s; g1' = 3ξc1 + 2g1, g4' = 3c0 - 2g4
+	var xc1 fe2
+	fe2MulXi(&xc1, &c1)
+	triplePlusDouble(&z.c1.b0, &xc1, &x.c1.b0)
+	tripleMinusDouble(&z.c0.b2, &c0, &x.c0.b2)
+}
+
+// fp4Square sets (r0 + r1·s) = (x + y·s)² = x² + ξy² + 2xy·s.
+func fp4Square(r0, r1, x, y *fe2) {
+	var t0, t1, t2 fe2
+	fe2Square(&t0, x)
+	fe2Square(&t1, y)
+	fe2Add(&t2, x, y)
+	fe2Square(&t2, &t2)
+	fe2Sub(&t2, &t2, &t0)
+	fe2Sub(r1, &t2, &t1)
+	fe2MulXi(&t1, &t1)
+	fe2Add(r0, &t0, &t1)
+}
+
+// tripleMinusDouble sets z = 3a - 2g; triplePlusDouble z = 3a + 2g. z may
+// alias g.
+func tripleMinusDouble(z, a, g *fe2) {
+	var t fe2
+	fe2Sub(&t, a, g)
+	fe2Double(&t, &t)
+	fe2Add(z, &t, a)
+}
+
+func triplePlusDouble(z, a, g *fe2) {
+	var t fe2
+	fe2Add(&t, a, g)
+	fe2Double(&t, &t)
+	fe2Add(z, &t, a)
+}
 
 // finalExp raises f to (p¹² - 1)/r: the easy part (p⁶-1)(p²+1), then the
 // hard part (p⁴ - p² + 1)/r by the Scott et al. addition chain in u.
