@@ -374,17 +374,20 @@ func appendAuthListJSON(dst []byte, auths []SetCodeAuthorization) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		a := &auths[i]
-		o := openObject(dst)
-		o.u256("chainId", &a.ChainID)
-		o.addr("address", &a.Address)
-		o.u64("nonce", a.Nonce)
-		o.u64("yParity", uint64(a.V))
-		o.u256("r", &a.R)
-		o.u256("s", &a.S)
-		dst = o.close()
+		dst = appendAuthJSON(dst, &auths[i])
 	}
 	return append(dst, ']')
+}
+
+func appendAuthJSON(dst []byte, a *SetCodeAuthorization) []byte {
+	o := openObject(dst)
+	o.u256("chainId", &a.ChainID)
+	o.addr("address", &a.Address)
+	o.u64("nonce", a.Nonce)
+	o.u64("yParity", uint64(a.V))
+	o.u256("r", &a.R)
+	o.u256("s", &a.S)
+	return o.close()
 }
 
 // ---- receipts and logs ----

@@ -580,3 +580,38 @@ func mustBinary(tx *Transaction) []byte {
 	b, _ := tx.MarshalBinary()
 	return b
 }
+
+func TestTransactionJSONRoundTrip(t *testing.T) {
+	for _, tx := range sampleTxs(t, 1) {
+		enc, err := json.Marshal(tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Transaction
+		if err := json.Unmarshal(enc, &back); err != nil {
+			t.Fatalf("type %d: %v\n%s", tx.Type(), err, enc)
+		}
+		if back.Hash() != tx.Hash() {
+			t.Fatalf("type %d: hash differs after JSON round trip\n%s", tx.Type(), enc)
+		}
+	}
+	// Leading zeros are accepted from users; missing fields are not.
+	var tx Transaction
+	if err := json.Unmarshal([]byte(`{"type":"0x02","chainId":"0x01","nonce":"0x00","gas":"0x5208","maxFeePerGas":"0x1","maxPriorityFeePerGas":"0x1","value":"0x0","input":"0x","accessList":[],"v":"0x0","r":"0x1","s":"0x1"}`), &tx); err != nil {
+		t.Fatal(err)
+	}
+	if tx.Type() != DynamicFeeTxType || tx.Gas() != 21000 || tx.To() != nil {
+		t.Fatal("fields")
+	}
+	if err := json.Unmarshal([]byte(`{"type":"0x2","chainId":"0x1","gas":"0x5208"}`), &tx); !errors.Is(err, ErrMissingField) {
+		t.Fatalf("missing nonce: %v", err)
+	}
+	var al AccessList
+	if err := json.Unmarshal([]byte(`[{"address":"0x0000000000000000000000000000000000000001","storageKeys":["0x0000000000000000000000000000000000000000000000000000000000000002"]}]`), &al); err != nil || len(al) != 1 || al[0].StorageKeys[0][31] != 2 {
+		t.Fatalf("access list: %v", err)
+	}
+	out, _ := json.Marshal(al)
+	if !bytes.Contains(out, []byte(`"storageKeys"`)) {
+		t.Fatalf("access list JSON %s", out)
+	}
+}
