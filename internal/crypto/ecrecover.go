@@ -176,26 +176,27 @@ func recoverPoint(digest *[32]byte, sig []byte) (x, y fe, err error) {
 }
 
 // doubleMul sets q = a·G + b·P.
+//
+// The odd multiples of P are brought to one common Z so that they can be
+// used as affine points of an isomorphic curve ("effective affine", the
+// trick libsecp256k1 uses): (x, y) ↦ (x·Z², y·Z³) maps y² = x³ + 7 onto
+// y² = x³ + 7·Z⁶, and neither the doubling nor the addition formulas involve
+// the curve constant. The whole loop runs on that curve, P's table entries
+// take the cheaper mixed addition, G's affine entries are added with the
+// known Z, and the result is mapped back by multiplying its Z by Z.
 func doubleMul(a, b *secp256k1.ModNScalar, p *aff, q *jac) {
 	baseTablesOnce.Do(buildBaseTables)
 
-	// Odd multiples P, 3P, …, 15P and their images under φ, which share
-	// Z (φ only scales x).
-	var tp, tl [varTableSize]jacZ
-	var p2, cur jac
-	cur = jac{x: p.x, y: p.y, z: feOne}
-	p2.double(&cur)
-	var p2z jacZ
-	p2z.set(&p2)
-	tp[0].set(&cur)
-	for i := 1; i < varTableSize; i++ {
-		cur.addZ(&cur, &p2z, false)
-		tp[i].set(&cur)
-	}
+	var tp, tl [varTableSize]aff
+	var zt fe
+	oddMultiplesGlobalZ(p, &tp, &zt)
 	for i := range tp {
-		tl[i] = tp[i]
 		tl[i].x.mul(&tp[i].x, &feBeta)
+		tl[i].y = tp[i].y
 	}
+	var zt2, zt3 fe
+	zt2.sqr(&zt)
+	zt3.mul(&zt2, &zt)
 
 	a1, a2 := splitScalar(a)
 	b1, b2 := splitScalar(b)
@@ -210,18 +211,63 @@ func doubleMul(a, b *secp256k1.ModNScalar, p *aff, q *jac) {
 	for i := n - 1; i >= 0; i-- {
 		q.double(q)
 		if d := nb1[i]; d != 0 {
-			q.addZ(q, &tp[abs16(d)>>1], (d < 0) != sb1)
+			q.addAffine(q, &tp[abs16(d)>>1], (d < 0) != sb1)
 		}
 		if d := nb2[i]; d != 0 {
-			q.addZ(q, &tl[abs16(d)>>1], (d < 0) != sb2)
+			q.addAffine(q, &tl[abs16(d)>>1], (d < 0) != sb2)
 		}
 		if d := na1[i]; d != 0 {
-			q.addAffine(q, &baseTableG[abs16(d)>>1], (d < 0) != sa1)
+			q.addScaled(q, &baseTableG[abs16(d)>>1], (d < 0) != sa1, &zt, &zt2, &zt3)
 		}
 		if d := na2[i]; d != 0 {
-			q.addAffine(q, &baseTableLG[abs16(d)>>1], (d < 0) != sa2)
+			q.addScaled(q, &baseTableLG[abs16(d)>>1], (d < 0) != sa2, &zt, &zt2, &zt3)
 		}
 	}
+	if !q.inf {
+		q.z.mul(&q.z, &zt)
+	}
+}
+
+// oddMultiplesGlobalZ fills t with P, 3P, …, 15P expressed as affine points
+// of the curve isomorphic by the returned scale zt (see doubleMul).
+//
+// With D = 2P = (Xd, Yd, Zd), P is first mapped to the curve where D is
+// affine; there each step T_i = T_{i−1} + D is a mixed addition whose Z is
+// Z_{i−1}·H_i. Walking back from the last entry, multiplying each by the
+// product of the later H's (squared for x, cubed for y), gives them all
+// the last entry's Z. P has prime order N, so none of these additions can
+// meet the doubling or infinity cases.
+func oddMultiplesGlobalZ(p *aff, t *[varTableSize]aff, zt *fe) {
+	var d jac
+	d.double(&jac{x: p.x, y: p.y, z: feOne})
+	dAff := aff{x: d.x, y: d.y}
+	var zd2, zd3 fe
+	zd2.sqr(&d.z)
+	zd3.mul(&zd2, &d.z)
+
+	var hs [varTableSize]fe
+	var zs [varTableSize]fe // Z of each entry on D's curve
+	cur := jac{z: feOne}
+	cur.x.mul(&p.x, &zd2)
+	cur.y.mul(&p.y, &zd3)
+	t[0] = aff{x: cur.x, y: cur.y}
+	zs[0] = feOne
+	for i := 1; i < varTableSize; i++ {
+		hs[i] = cur.addAffineNoSpecial(&cur, &dAff)
+		t[i] = aff{x: cur.x, y: cur.y}
+		zs[i] = cur.z
+	}
+	// Entry i needs the factor f = H_{i+1}·…·H_last.
+	f := feOne
+	for i := varTableSize - 2; i >= 0; i-- {
+		f.mul(&f, &hs[i+1])
+		var f2, f3 fe
+		f2.sqr(&f)
+		f3.mul(&f2, &f)
+		t[i].x.mul(&t[i].x, &f2)
+		t[i].y.mul(&t[i].y, &f3)
+	}
+	zt.mul(&d.z, &zs[varTableSize-1])
 }
 
 func abs16(d int16) int16 {

@@ -87,6 +87,53 @@ func (r *jac) addAffine(p *jac, q *aff, neg bool) {
 	r.finishAdd(&p.x, &p.y, &p.z, &h, &rr, nil)
 }
 
+// addAffineNoSpecial sets r = p + q for a finite p and an affine q with
+// p ≠ ±q, and returns H, the factor by which Z grew (Z3 = Z1·H).
+func (r *jac) addAffineNoSpecial(p *jac, q *aff) (h fe) {
+	var z1z1, u2, s2, rr fe
+	z1z1.sqr(&p.z)
+	u2.mul(&q.x, &z1z1)
+	s2.mul(&q.y, &p.z)
+	s2.mul(&s2, &z1z1)
+	h.sub(&u2, &p.x)
+	rr.sub(&s2, &p.y)
+	r.finishAdd(&p.x, &p.y, &p.z, &h, &rr, nil)
+	return h
+}
+
+// addScaled sets r = p ± q where p lives on the isomorphic curve of scale
+// zt (see doubleMul) and q is an affine point of the real curve, that is
+// the Jacobian point (q.x, q.y, 1/zt) there (9M + 3S).
+func (r *jac) addScaled(p *jac, q *aff, neg bool, zt, zt2, zt3 *fe) {
+	qy := q.y
+	if neg {
+		qy.neg(&q.y)
+	}
+	if p.inf {
+		r.x.mul(&q.x, zt2)
+		r.y.mul(&qy, zt3)
+		r.z, r.inf = feOne, false
+		return
+	}
+	var az, az2, u2, s2, h, rr fe
+	az.mul(&p.z, zt)
+	az2.sqr(&az)
+	u2.mul(&q.x, &az2)
+	s2.mul(&qy, &az)
+	s2.mul(&s2, &az2)
+	h.sub(&u2, &p.x)
+	rr.sub(&s2, &p.y)
+	if h.isZero() {
+		if rr.isZero() {
+			r.double(p)
+		} else {
+			r.inf = true
+		}
+		return
+	}
+	r.finishAdd(&p.x, &p.y, &p.z, &h, &rr, nil)
+}
+
 // addZ sets r = p + q, or p − q if neg, for a Jacobian q with cached Z
 // powers (11M + 3S).
 func (r *jac) addZ(p *jac, q *jacZ, neg bool) {
