@@ -42,6 +42,7 @@ type Trie struct {
 	leafSlab                   []leafNode
 	fullSlab                   []fullNode
 	leafSlabSize, fullSlabSize int
+	arenaSize                  int
 }
 
 // New opens the trie with the given root. The zero root and EmptyRoot open
@@ -81,7 +82,10 @@ func (t *Trie) alloc(n int) []byte {
 		return make([]byte, n)
 	}
 	if cap(t.arena)-len(t.arena) < n {
-		t.arena = make([]byte, 0, 8192)
+		// Grow the chunk size with use so that the many small storage
+		// tries of a block do not each reserve a large chunk.
+		t.arenaSize = min(max(2*t.arenaSize, 512), 16384)
+		t.arena = make([]byte, 0, t.arenaSize)
 	}
 	l := len(t.arena)
 	t.arena = t.arena[:l+n]

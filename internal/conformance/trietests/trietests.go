@@ -98,6 +98,19 @@ func runRootTest(raw json.RawMessage, secure bool) error {
 		return err
 	}
 	if secure {
+		// Through SecureTrie, which hashes the keys itself.
+		st, err := trie.NewSecure(trie.EmptyRoot, nil)
+		if err != nil {
+			return err
+		}
+		for _, o := range ops {
+			if err := st.Update(o.key, o.val); err != nil {
+				return err
+			}
+		}
+		if got := st.Hash(); !bytes.Equal(got[:], want) {
+			return fmt.Errorf("secure trie root %x, want %x", got, want)
+		}
 		for i := range ops {
 			h := crypto.Keccak256(ops[i].key)
 			ops[i].key = h[:]
