@@ -1,6 +1,10 @@
 package evm
 
-import "github.com/holiman/uint256"
+import (
+	"math/big"
+
+	"github.com/holiman/uint256"
+)
 
 // BlobConfig is a fork's blob schedule (EIP-4844, EIP-7691).
 type BlobConfig struct {
@@ -23,45 +27,61 @@ func BlobSchedule(fork Fork) BlobConfig {
 const blobBaseCost = 1 << 13
 
 // CalcBlobBaseFee returns the blob base fee for a block with the given
-// excess blob gas: fake_exponential(1, excess, fraction) of EIP-4844.
+// excess blob gas under fork's default schedule.
 func CalcBlobBaseFee(fork Fork, excessBlobGas uint64) *uint256.Int {
-	cfg := BlobSchedule(fork)
-	if cfg.UpdateFraction == 0 {
+	return BlobSchedule(fork).BaseFee(excessBlobGas)
+}
+
+// BaseFee returns fake_exponential(1, excess, fraction) of EIP-4844. The
+// series is summed in big integers: its terms can pass 2^256 for large
+// excess before the division brings them back.
+func (c BlobConfig) BaseFee(excessBlobGas uint64) *uint256.Int {
+	if c.UpdateFraction == 0 {
 		return new(uint256.Int)
 	}
-	return fakeExponential(uint256.NewInt(1), new(uint256.Int).SetUint64(excessBlobGas), uint256.NewInt(cfg.UpdateFraction))
-}
-
-func fakeExponential(factor, numerator, denominator *uint256.Int) *uint256.Int {
 	var (
-		output = new(uint256.Int)
-		acc    = new(uint256.Int).Mul(factor, denominator)
-		t      uint256.Int
+		denom  = new(big.Int).SetUint64(c.UpdateFraction)
+		num    = new(big.Int).SetUint64(excessBlobGas)
+		output = new(big.Int)
+		acc    = new(big.Int).Set(denom) // factor 1 * denominator
+		t      = new(big.Int)
 	)
-	for i := uint64(1); !acc.IsZero(); i++ {
+	for i := int64(1); acc.Sign() > 0; i++ {
 		output.Add(output, acc)
-		acc.Mul(acc, numerator)
-		t.Mul(denominator, uint256.NewInt(i))
-		acc.Div(acc, &t)
+		if output.BitLen() > 256+64 { // the fee can no longer fit 256 bits
+			return new(uint256.Int).SetAllOne()
+		}
+		acc.Mul(acc, num)
+		acc.Div(acc, t.Mul(denom, big.NewInt(i)))
 	}
-	return output.Div(output, denominator)
+	output.Div(output, denom)
+	fee, overflow := uint256.FromBig(output)
+	if overflow {
+		return new(uint256.Int).SetAllOne()
+	}
+	return fee
 }
 
-// CalcExcessBlobGas returns a block's excess blob gas from its parent's.
-// From Osaka (EIP-7918) blob gas stops being discounted while the
-// execution base fee dominates the blob price.
+// CalcExcessBlobGas returns a block's excess blob gas from its parent's
+// under fork's default schedule.
 func CalcExcessBlobGas(fork Fork, parentExcess, parentBlobGasUsed uint64, parentBaseFee *uint256.Int) uint64 {
-	cfg := BlobSchedule(fork)
-	target := cfg.Target * BlobGasPerBlob
+	return BlobSchedule(fork).ExcessBlobGas(fork, parentExcess, parentBlobGasUsed, parentBaseFee)
+}
+
+// ExcessBlobGas returns a block's excess blob gas from its parent's. From
+// Osaka (EIP-7918) blob gas stops being discounted while the execution
+// base fee dominates the blob price.
+func (c BlobConfig) ExcessBlobGas(fork Fork, parentExcess, parentBlobGasUsed uint64, parentBaseFee *uint256.Int) uint64 {
+	target := c.Target * BlobGasPerBlob
 	if parentExcess+parentBlobGasUsed < target {
 		return 0
 	}
-	if fork >= Osaka && parentBaseFee != nil {
+	if fork >= Osaka && parentBaseFee != nil && c.Max > 0 {
 		var exec, blob uint256.Int
 		exec.Mul(uint256.NewInt(blobBaseCost), parentBaseFee)
-		blob.Mul(uint256.NewInt(BlobGasPerBlob), CalcBlobBaseFee(fork, parentExcess))
+		blob.Mul(uint256.NewInt(BlobGasPerBlob), c.BaseFee(parentExcess))
 		if exec.Gt(&blob) {
-			return parentExcess + parentBlobGasUsed*(cfg.Max-cfg.Target)/cfg.Max
+			return parentExcess + parentBlobGasUsed*(c.Max-c.Target)/c.Max
 		}
 	}
 	return parentExcess + parentBlobGasUsed - target

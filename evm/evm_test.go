@@ -141,7 +141,7 @@ func TestCallStaticWriteProtection(t *testing.T) {
 	callee := types.MustAddress("0x00000000000000000000000000000000000000bb")
 	st.SetCode(callee, mustHex(t, "6001600055")) // SSTORE
 	// STATICCALL(gas, callee, 0,0,0,0) and return the success flag.
-	code := mustHex(t, "6000600060006000" + "73" + hex.EncodeToString(callee[:]) + "61fffffa" + ret32)
+	code := mustHex(t, "6000600060006000"+"73"+hex.EncodeToString(callee[:])+"61fffffa"+ret32)
 	st.SetCode(testContract, code)
 	e := NewEVM(BlockContext{}, st, 1, Cancun)
 	ret, _, err := e.Call(testCaller, testContract, nil, 1_000_000, new(uint256.Int))
@@ -237,5 +237,26 @@ func TestBenchInputs(t *testing.T) {
 				t.Errorf("gas used %d, want %d", used, tc.gas)
 			}
 		})
+	}
+}
+
+func TestBlobBaseFee(t *testing.T) {
+	for _, tc := range []struct {
+		fork   Fork
+		excess uint64
+		want   uint64
+	}{
+		{Cancun, 0, 1},
+		{Cancun, 3338477, 2},          // floor(e)
+		{Cancun, 10 * 3338477, 22026}, // floor(e^10) within the series' rounding
+		{Prague, 5007716 * 10, 22026},
+	} {
+		got := CalcBlobBaseFee(tc.fork, tc.excess)
+		if d := int64(got.Uint64()) - int64(tc.want); d < -2 || d > 2 {
+			t.Errorf("%v excess %d: fee %d, want ~%d", tc.fork, tc.excess, got.Uint64(), tc.want)
+		}
+	}
+	if f := CalcBlobBaseFee(Cancun, 1<<62); !f.Eq(new(uint256.Int).SetAllOne()) {
+		t.Errorf("huge excess: %v, want saturation", f)
 	}
 }

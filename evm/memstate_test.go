@@ -81,7 +81,7 @@ func (s *memState) CreateAccount(a types.Address) {
 	}
 	s.accounts[a] = &memAccount{balance: bal, storage: map[types.Hash]types.Hash{}, committed: map[types.Hash]types.Hash{}}
 }
-func (s *memState) CreateContract(a types.Address)              { s.acct(a).created = true }
+func (s *memState) CreateContract(a types.Address)             { s.acct(a).created = true }
 func (s *memState) SubBalance(a types.Address, v *uint256.Int) { b := &s.acct(a).balance; b.Sub(b, v) }
 func (s *memState) AddBalance(a types.Address, v *uint256.Int) { b := &s.acct(a).balance; b.Add(b, v) }
 func (s *memState) GetBalance(a types.Address) *uint256.Int {
@@ -113,14 +113,14 @@ func (s *memState) GetCode(a types.Address) []byte {
 	}
 	return nil
 }
-func (s *memState) GetCodeSize(a types.Address) int  { return len(s.GetCode(a)) }
+func (s *memState) GetCodeSize(a types.Address) int { return len(s.GetCode(a)) }
 func (s *memState) SetCode(a types.Address, c []byte) {
 	acc := s.acct(a)
 	acc.code, acc.codeHash = c, types.Hash{}
 }
-func (s *memState) AddRefund(g uint64)                { s.refund += g }
-func (s *memState) SubRefund(g uint64)                { s.refund -= g }
-func (s *memState) GetRefund() uint64                 { return s.refund }
+func (s *memState) AddRefund(g uint64) { s.refund += g }
+func (s *memState) SubRefund(g uint64) { s.refund -= g }
+func (s *memState) GetRefund() uint64  { return s.refund }
 func (s *memState) GetCommittedState(a types.Address, k types.Hash) types.Hash {
 	if acc := s.accounts[a]; acc != nil {
 		return acc.committed[k]

@@ -18,6 +18,9 @@ type BlockContext struct {
 	// GetHash returns the hash of block n; it is only asked for the 256
 	// blocks before Number.
 	GetHash func(n uint64) types.Hash
+	// Blob is the blob schedule in force; the zero value means the fork's
+	// default (BlobSchedule). Chains with BPO forks set it from their config.
+	Blob BlobConfig
 }
 
 // TxContext is the per-transaction part of the environment.

@@ -87,16 +87,22 @@ func FloorDataGas(data []byte) uint64 {
 	return txGas + tokens*txCostFloorPerToken
 }
 
-// MaxBlobsPerTx is the most blobs one transaction may carry.
-func MaxBlobsPerTx(fork Fork) int {
-	switch {
-	case fork >= Osaka:
-		return 6 // EIP-7594
-	case fork >= Prague:
-		return 9 // EIP-7691
-	default:
-		return 6
+// MaxBlobsPerTx is the most blobs one transaction may carry under fork
+// with blob schedule cfg: the block maximum, and from Osaka at most 6
+// (EIP-7594).
+func MaxBlobsPerTx(fork Fork, cfg BlobConfig) int {
+	n := int(cfg.Max)
+	if fork >= Osaka {
+		n = min(n, 6)
 	}
+	return n
+}
+
+func (evm *EVM) blobConfig() BlobConfig {
+	if evm.Context.Blob != (BlobConfig{}) {
+		return evm.Context.Blob
+	}
+	return BlobSchedule(evm.fork)
 }
 
 // msgPrices are the fee fields of a message with defaults applied.
@@ -176,7 +182,7 @@ func (evm *EVM) validate(msg *Message, p *msgPrices, gp *GasPool) (intrinsic, fl
 		if len(msg.BlobHashes) == 0 {
 			return 0, 0, nil, ErrMissingBlobHashes
 		}
-		if len(msg.BlobHashes) > MaxBlobsPerTx(fork) {
+		if len(msg.BlobHashes) > MaxBlobsPerTx(fork, evm.blobConfig()) {
 			return 0, 0, nil, ErrTooManyBlobs
 		}
 		for _, h := range msg.BlobHashes {

@@ -12,6 +12,7 @@ var (
 	sswu1A, sswu1B, sswu1Z fe
 	sswu1MinusBOverA       fe // -B'/A'
 	sswu1BOverZA           fe // B'/(Z·A'), the x for the exceptional inputs
+	sswu1SqrtMinusZ3       fe // √(-Z³), a square since -1 and Z are not
 	iso1XNum               [12]fe
 	iso1XDen               [10]fe
 	iso1YNum               [16]fe
@@ -44,6 +45,12 @@ func init() {
 	mul(&t, &sswu1Z, &sswu1A)
 	inverse(&t, &t)
 	mul(&sswu1BOverZA, &sswu1B, &t)
+	square(&t, &sswu1Z)
+	mul(&t, &t, &sswu1Z)
+	neg(&t, &t)
+	if !sqrt(&sswu1SqrtMinusZ3, &t) {
+		panic("bls12381: -Z³ is not a square")
+	}
 	for i, s := range iso11XNum {
 		iso1XNum[i] = feFromHex(s)
 	}
@@ -103,12 +110,24 @@ func sswu1(u *fe) (x, y fe, ok bool) {
 		mul(&x, &sswu1MinusBOverA, &t)
 	}
 	curveRHS1(&gx, &x)
-	if !sqrt(&y, &gx) {
+	// One exponentiation serves both candidates: r = g(x1)^((p+1)/4) is a
+	// root of g(x1) if one exists and otherwise a root of -g(x1); then
+	// g(x2) = Z³u⁶·g(x1) has the root u³·√(-Z³)·r.
+	var r, r2 fe
+	exp(&r, &gx, expPPlus1Div4)
+	square(&r2, &r)
+	if r2 == gx {
+		y = r
+	} else {
 		mul(&x, &x, &zu2)
+		mul(&y, &r, &sswu1SqrtMinusZ3)
+		mul(&t, u, u)
+		mul(&t, &t, u)
+		mul(&y, &y, &t)
+		// Check the root; a failure would be a bug, reported by mapToG1.
 		curveRHS1(&gx, &x)
-		// Z is a non-square, so g(x2) = Z³u⁶·g(x1) is a square when g(x1)
-		// is not; a failure here would be a bug, reported by mapToG1.
-		if !sqrt(&y, &gx) {
+		square(&r2, &y)
+		if r2 != gx {
 			return x, y, false
 		}
 	}
