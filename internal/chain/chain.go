@@ -1,0 +1,190 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+	"github.com/chaind/chaind/trie"
+)
+
+// ErrGenesisMismatch is returned when a data directory holds another chain.
+var ErrGenesisMismatch = errors.New("data directory holds a different chain")
+
+// ErrKnownBlock is returned when inserting a block that is already stored.
+var ErrKnownBlock = errors.New("block already known")
+
+// Chain is the canonical chain of one node: it validates and executes new
+// blocks, stores them and tells subscribers. Blocks are final once
+// inserted (BFT finality), so there are no reorganisations.
+type Chain struct {
+	Config  *Config
+	db      *DB
+	genesis *types.Block
+
+	mu   sync.RWMutex // serialises inserts; guards head
+	head *types.Block
+
+	subMu sync.Mutex
+	subs  map[chan *types.Block]struct{}
+}
+
+// Open opens the chain stored in kv, writing the genesis block first if kv
+// is empty. A store that holds another genesis is refused.
+func Open(g *Genesis, kv store.KV) (*Chain, error) {
+	want, err := g.Commit(trie.NewMemoryDB())
+	if err != nil {
+		return nil, err
+	}
+	db := NewDB(kv)
+	c := &Chain{Config: g.Config, db: db, subs: map[chan *types.Block]struct{}{}}
+	if gh, ok := db.GenesisHash(); ok {
+		if gh != want.Hash() {
+			return nil, fmt.Errorf("%w: stored genesis %s, genesis file gives %s", ErrGenesisMismatch, gh, want.Hash())
+		}
+	} else {
+		blk, err := g.Commit(db)
+		if err != nil {
+			return nil, err
+		}
+		if err := db.WriteBlock(blk, nil); err != nil {
+			return nil, err
+		}
+	}
+	if c.genesis, err = db.Block(want.Hash()); err != nil {
+		return nil, err
+	}
+	hh, ok := db.HeadHash()
+	if !ok {
+		return nil, errors.New("chain store has a genesis but no head")
+	}
+	if c.head, err = db.Block(hh); err != nil {
+		return nil, fmt.Errorf("head block %s: %w", hh, err)
+	}
+	if _, err := state.New(c.head.Root(), db); err != nil {
+		return nil, fmt.Errorf("state of head block %d: %w", c.head.Number(), err)
+	}
+	return c, nil
+}
+
+// DB returns the chain's store.
+func (c *Chain) DB() *DB { return c.db }
+
+// Genesis returns block 0.
+func (c *Chain) Genesis() *types.Block { return c.genesis }
+
+// Head returns the current head block.
+func (c *Chain) Head() *types.Block {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.head
+}
+
+// GetHash returns the canonical hash of block n (zero if unknown), for
+// BLOCKHASH.
+func (c *Chain) GetHash(n uint64) types.Hash {
+	h, _ := c.db.CanonicalHash(n)
+	return h
+}
+
+// BlockByNumber returns canonical block n.
+func (c *Chain) BlockByNumber(n uint64) (*types.Block, error) {
+	h, ok := c.db.CanonicalHash(n)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return c.db.Block(h)
+}
+
+// StateAt opens the world state at a root.
+func (c *Chain) StateAt(root types.Hash) (*state.StateDB, error) { return state.New(root, c.db) }
+
+// InsertBlock validates b completely, executes it on its parent's state and
+// makes it the new head. On any error nothing is stored.
+func (c *Chain) InsertBlock(b *types.Block) (types.Receipts, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.db.BlockNumber(b.Hash()); ok {
+		return nil, ErrKnownBlock
+	}
+	parent := c.head
+	if b.ParentHash() != parent.Hash() {
+		return nil, fmt.Errorf("%w: block %d builds on %s, head is %d (%s)", ErrUnknownParent, b.Number(), b.ParentHash(), parent.Number(), parent.Hash())
+	}
+	if err := c.Config.ValidateHeader(parent.HeaderRef(), b.HeaderRef()); err != nil {
+		return nil, err
+	}
+	if err := c.Config.ValidateBody(b); err != nil {
+		return nil, err
+	}
+	st, err := state.New(parent.Root(), c.db)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.Config.Process(b, st, c.GetHash)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Config.ValidateResult(b, res); err != nil {
+		return nil, err
+	}
+	return res.Receipts, c.commit(b, st, res.Receipts)
+}
+
+// CommitBuilt stores a block this node built itself (its execution already
+// produced st and receipts), skipping re-execution.
+func (c *Chain) CommitBuilt(b *types.Block, st *state.StateDB, receipts types.Receipts) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b.ParentHash() != c.head.Hash() {
+		return fmt.Errorf("%w: built on %s, head is %s", ErrUnknownParent, b.ParentHash(), c.head.Hash())
+	}
+	return c.commit(b, st, receipts)
+}
+
+func (c *Chain) commit(b *types.Block, st *state.StateDB, receipts types.Receipts) error {
+	if _, err := st.Commit(c.Config.Fork(b.Number(), b.Time()) >= evm.SpuriousDragon); err != nil {
+		c.db.Discard()
+		return err
+	}
+	if err := c.db.WriteBlock(b, receipts); err != nil {
+		c.db.Discard()
+		return err
+	}
+	c.head = b
+	c.notify(b)
+	return nil
+}
+
+// Subscribe returns a channel that receives every new head. The channel is
+// buffered; a subscriber that falls behind by more than its buffer misses
+// blocks rather than stalling the chain, and can catch up by number.
+func (c *Chain) Subscribe(buffer int) (<-chan *types.Block, func()) {
+	ch := make(chan *types.Block, buffer)
+	c.subMu.Lock()
+	c.subs[ch] = struct{}{}
+	c.subMu.Unlock()
+	return ch, func() {
+		c.subMu.Lock()
+		if _, ok := c.subs[ch]; ok {
+			delete(c.subs, ch)
+			close(ch)
+		}
+		c.subMu.Unlock()
+	}
+}
+
+func (c *Chain) notify(b *types.Block) {
+	c.subMu.Lock()
+	defer c.subMu.Unlock()
+	for ch := range c.subs {
+		select {
+		case ch <- b:
+		default:
+		}
+	}
+}

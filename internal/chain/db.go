@@ -1,0 +1,234 @@
+package chain
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rlp"
+	"github.com/chaind/chaind/trie"
+)
+
+// Key layout of the chain store. One byte of prefix per table keeps keys
+// short and lets Iterate walk one table.
+var (
+	prefixCanonical = []byte("h") // h + number(8) -> block hash
+	prefixNumber    = []byte("H") // H + hash -> number(8)
+	prefixBlock     = []byte("b") // b + hash -> block RLP
+	prefixReceipts  = []byte("r") // r + hash -> RLP list of storage receipts
+	prefixTxLookup  = []byte("t") // t + tx hash -> block hash + index(4)
+	prefixNode      = []byte("n") // n + hash -> trie node or contract code
+	keyHead         = []byte("m:head")
+	keyGenesis      = []byte("m:genesis")
+)
+
+func key(prefix []byte, rest ...[]byte) []byte {
+	k := append([]byte(nil), prefix...)
+	for _, r := range rest {
+		k = append(k, r...)
+	}
+	return k
+}
+
+func numKey(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
+
+// ErrNotFound is returned by lookups of absent blocks, receipts and
+// transactions.
+var ErrNotFound = errors.New("not found")
+
+// DB stores blocks, receipts, lookups and trie nodes over a key-value
+// store. It is the trie.Database of the state: nodes a state commit writes
+// wait in memory and reach the disk in the same atomic batch as the block
+// that produced them, so a crash never leaves a block without its state or
+// state without its block.
+type DB struct {
+	kv store.KV
+
+	mu      sync.RWMutex
+	pending store.Batch
+	overlay map[[32]byte][]byte
+}
+
+// NewDB wraps a key-value store.
+func NewDB(kv store.KV) *DB { return &DB{kv: kv, overlay: map[[32]byte][]byte{}} }
+
+// Node implements trie.Reader.
+func (db *DB) Node(hash [32]byte) ([]byte, error) {
+	db.mu.RLock()
+	blob, ok := db.overlay[hash]
+	db.mu.RUnlock()
+	if ok {
+		return blob, nil
+	}
+	blob, err := db.kv.Get(key(prefixNode, hash[:]))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, trie.MissingNode(hash)
+	}
+	return blob, err
+}
+
+// Update implements trie.Database: the nodes are held until the next
+// WriteBlock (or Flush).
+func (db *DB) Update(set *trie.NodeSet) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	set.ForEach(func(hash [32]byte, blob []byte) {
+		if _, ok := db.overlay[hash]; ok {
+			return
+		}
+		b := append([]byte(nil), blob...)
+		db.overlay[hash] = b
+		db.pending.Put(key(prefixNode, hash[:]), b)
+	})
+	return nil
+}
+
+// Discard drops nodes written since the last WriteBlock, e.g. by a block
+// that failed validation after its state was committed.
+func (db *DB) Discard() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.pending.Reset()
+	clear(db.overlay)
+}
+
+// WriteBlock durably stores a block as the new canonical head, together
+// with its receipts, its transaction lookups and every trie node written
+// since the last call, in one atomic batch.
+func (db *DB) WriteBlock(b *types.Block, receipts types.Receipts) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	h := b.Hash()
+	num := numKey(b.Number())
+	db.pending.Put(key(prefixBlock, h[:]), b.EncodeRLP())
+	db.pending.Put(key(prefixReceipts, h[:]), encodeReceipts(receipts))
+	db.pending.Put(key(prefixCanonical, num), h[:])
+	db.pending.Put(key(prefixNumber, h[:]), num)
+	for i, tx := range b.Transactions() {
+		th := tx.Hash()
+		db.pending.Put(key(prefixTxLookup, th[:]), binary.BigEndian.AppendUint32(append([]byte(nil), h[:]...), uint32(i)))
+	}
+	db.pending.Put(keyHead, h[:])
+	if b.Number() == 0 {
+		db.pending.Put(keyGenesis, h[:])
+	}
+	if err := db.kv.Write(&db.pending); err != nil {
+		return err
+	}
+	db.pending.Reset()
+	clear(db.overlay)
+	return nil
+}
+
+func encodeReceipts(rs types.Receipts) []byte {
+	var buf rlp.Buffer
+	l := buf.List()
+	for _, r := range rs {
+		buf.WriteRaw(r.EncodeForStorage())
+	}
+	buf.ListEnd(l)
+	return buf.Bytes()
+}
+
+// HeadHash returns the hash of the canonical head, or false on an empty store.
+func (db *DB) HeadHash() (types.Hash, bool) {
+	v, err := db.kv.Get(keyHead)
+	if err != nil || len(v) != 32 {
+		return types.Hash{}, false
+	}
+	return types.Hash(v), true
+}
+
+// GenesisHash returns the hash of block 0, or false on an empty store.
+func (db *DB) GenesisHash() (types.Hash, bool) {
+	v, err := db.kv.Get(keyGenesis)
+	if err != nil || len(v) != 32 {
+		return types.Hash{}, false
+	}
+	return types.Hash(v), true
+}
+
+// CanonicalHash returns the hash of canonical block n.
+func (db *DB) CanonicalHash(n uint64) (types.Hash, bool) {
+	v, err := db.kv.Get(key(prefixCanonical, numKey(n)))
+	if err != nil || len(v) != 32 {
+		return types.Hash{}, false
+	}
+	return types.Hash(v), true
+}
+
+// BlockNumber returns the number of the block with the given hash.
+func (db *DB) BlockNumber(h types.Hash) (uint64, bool) {
+	v, err := db.kv.Get(key(prefixNumber, h[:]))
+	if err != nil || len(v) != 8 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(v), true
+}
+
+// Block returns the block with the given hash.
+func (db *DB) Block(h types.Hash) (*types.Block, error) {
+	v, err := db.kv.Get(key(prefixBlock, h[:]))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := types.DecodeBlock(v)
+	if err != nil {
+		return nil, fmt.Errorf("stored block %s: %w", h, err)
+	}
+	return b, nil
+}
+
+// RawBlock returns the stored RLP of a block.
+func (db *DB) RawBlock(h types.Hash) ([]byte, error) {
+	v, err := db.kv.Get(key(prefixBlock, h[:]))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	return v, err
+}
+
+// Receipts returns the consensus and storage fields of a block's receipts;
+// callers derive the rest with types.DeriveReceiptFields.
+func (db *DB) Receipts(h types.Hash) (types.Receipts, error) {
+	v, err := db.kv.Get(key(prefixReceipts, h[:]))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	content, _, err := rlp.SplitList(v)
+	if err != nil {
+		return nil, err
+	}
+	var rs types.Receipts
+	for len(content) > 0 {
+		_, _, rest, err := rlp.Split(content)
+		if err != nil {
+			return nil, err
+		}
+		r, err := types.DecodeReceiptFromStorage(content[:len(content)-len(rest)])
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+		content = rest
+	}
+	return rs, nil
+}
+
+// TxLookup returns the block hash and index of a transaction.
+func (db *DB) TxLookup(txHash types.Hash) (types.Hash, int, bool) {
+	v, err := db.kv.Get(key(prefixTxLookup, txHash[:]))
+	if err != nil || len(v) != 36 {
+		return types.Hash{}, 0, false
+	}
+	return types.Hash(v[:32]), int(binary.BigEndian.Uint32(v[32:])), true
+}

@@ -1,0 +1,70 @@
+package chain
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rlp"
+)
+
+// maxBlockSize bounds one block read from a chain file, so a corrupt
+// length prefix cannot make the reader allocate gigabytes.
+const maxBlockSize = 256 << 20
+
+// ReadBlocks decodes a file of concatenated RLP blocks (as `chaind export`
+// writes and the execution-apis vectors ship) and calls fn for each block
+// in order. It streams: memory use is one block.
+func ReadBlocks(r io.Reader, fn func(*types.Block) error) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for n := 0; ; n++ {
+		head, err := br.Peek(9)
+		if len(head) == 0 {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		size, err := itemSize(head)
+		if err != nil {
+			return fmt.Errorf("block %d in file: %w", n, err)
+		}
+		buf := make([]byte, size)
+		if _, err := io.ReadFull(br, buf); err != nil {
+			return fmt.Errorf("block %d in file: truncated: %w", n, err)
+		}
+		b, err := types.DecodeBlock(buf)
+		if err != nil {
+			return fmt.Errorf("block %d in file: %w", n, err)
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+}
+
+// itemSize returns the total encoded size of the list item whose first
+// bytes are head.
+func itemSize(head []byte) (int, error) {
+	b := head[0]
+	switch {
+	case b < 0xC0:
+		return 0, rlp.ErrExpectedList
+	case b < 0xF8:
+		return 1 + int(b-0xC0), nil
+	}
+	n := int(b - 0xF7)
+	if len(head) < 1+n {
+		return 0, rlp.ErrValueTooLarge
+	}
+	size := 0
+	for _, c := range head[1 : 1+n] {
+		size = size<<8 | int(c)
+		if size > maxBlockSize {
+			return 0, fmt.Errorf("block larger than %d bytes", maxBlockSize)
+		}
+	}
+	return 1 + n + size, nil
+}
