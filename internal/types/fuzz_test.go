@@ -29,7 +29,29 @@ func FuzzTransactionDecode(f *testing.F) {
 		_, _ = LatestSigner(1).Sender(tx)
 		_, _ = tx.EffectiveGasTip(nil)
 		_, _ = tx.Cost()
-		_ = TxJSON(tx, Address{}, nil)
+		var back Transaction
+		if err := back.UnmarshalJSON(TxJSON(tx, Address{}, nil)); err != nil || back.Hash() != tx.Hash() {
+			t.Fatalf("JSON round trip: %v", err)
+		}
+	})
+}
+
+// FuzzTransactionJSON: reading a transaction object from a user never
+// panics, and what reads back renders and reads again to the same hash.
+func FuzzTransactionJSON(f *testing.F) {
+	for _, tx := range sampleTxs(f, 1) {
+		f.Add([]byte(TxJSON(tx, Address{}, nil)))
+	}
+	f.Add([]byte(`{"type":"0x1"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var tx Transaction
+		if tx.UnmarshalJSON(b) != nil {
+			return
+		}
+		var again Transaction
+		if err := again.UnmarshalJSON(TxJSON(&tx, Address{}, nil)); err != nil || again.Hash() != tx.Hash() {
+			t.Fatalf("second round trip: %v", err)
+		}
 	})
 }
 
