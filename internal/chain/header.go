@@ -91,7 +91,12 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 		if parent.ExcessBlobGas != nil {
 			pExcess, pUsed = *parent.ExcessBlobGas, *parent.BlobGasUsed
 		}
-		want := evm.CalcExcessBlobGas(fork, pExcess, pUsed, parent.BaseFee)
+		// The new block's schedule sets the target, as go-ethereum does at a
+		// BPO boundary.
+		want := c.Blob(h.Number, h.Time).ExcessBlobGas(fork, pExcess, pUsed, parent.BaseFee)
+		if !c.IsCancunAt(parent) {
+			want = 0
+		}
 		if *h.ExcessBlobGas != want {
 			return fmt.Errorf("%w: have %d, want %d", ErrBadExcessBlobGas, *h.ExcessBlobGas, want)
 		}
@@ -102,6 +107,9 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 	}
 	return nil
 }
+
+// IsCancunAt reports whether a header was built under Cancun or later.
+func (c *Config) IsCancunAt(h *types.Header) bool { return c.Fork(h.Number, h.Time) >= evm.Cancun }
 
 func checkGasLimit(parent, limit uint64) error {
 	if limit > maxGasLimit || limit < minGasLimit {

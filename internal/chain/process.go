@@ -84,7 +84,8 @@ func (c *Config) BlockContext(h *types.Header, getHash func(uint64) types.Hash) 
 		ctx.BaseFee = new(uint256.Int).Set(h.BaseFee)
 	}
 	if h.ExcessBlobGas != nil {
-		ctx.BlobBaseFee = evm.CalcBlobBaseFee(c.Fork(h.Number, h.Time), *h.ExcessBlobGas)
+		ctx.Blob = c.Blob(h.Number, h.Time)
+		ctx.BlobBaseFee = ctx.Blob.BaseFee(*h.ExcessBlobGas)
 	}
 	if c.IsMerged(h.Number) {
 		r := h.MixDigest
