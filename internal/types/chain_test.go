@@ -417,3 +417,93 @@ func (x *HexU256) intOrNil() *uint256.Int {
 	}
 	return x.Int()
 }
+
+// TestRecordedTxObjects reads every transaction object in the recorded
+// responses (blocks with full transactions, eth_simulateV1 results, ...),
+// checks that its hash is the hash of the transaction it describes, and
+// that rendering it again gives the same object (gasPrice of fee-market
+// transactions aside: it depends on the block's base fee).
+func TestRecordedTxObjects(t *testing.T) {
+	vec := conformance.VectorsDir("../..")
+	if vec == "" {
+		t.Skip("shared vectors absent (../shared/vectors)")
+	}
+	files, _ := filepath.Glob(filepath.Join(vec, "execution-apis*", "tests", "*", "*.io"))
+	byType := map[uint8]int{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if !strings.HasPrefix(line, "<< ") {
+				continue
+			}
+			var v any
+			if json.Unmarshal([]byte(line[3:]), &v) != nil {
+				continue
+			}
+			walkTxObjects(v, func(obj map[string]any) {
+				raw, _ := json.Marshal(obj)
+				var tx Transaction
+				if err := tx.UnmarshalJSON(raw); err != nil {
+					t.Errorf("%s: %v\n%s", filepath.Base(f), err, raw)
+					return
+				}
+				byType[tx.Type()]++
+				if want, _ := obj["hash"].(string); tx.Hash().Hex() != want {
+					t.Errorf("%s: hash %s, want %s", filepath.Base(f), tx.Hash().Hex(), want)
+				}
+				from, _ := HexToAddress(obj["from"].(string))
+				var loc *TxLocation
+				if bh, ok := obj["blockHash"].(string); ok {
+					loc = &TxLocation{BlockHash: MustHash(bh)}
+					loc.BlockNumber, _ = ParseUint64(obj["blockNumber"].(string))
+					loc.Index, _ = ParseUint64(obj["transactionIndex"].(string))
+					if ts, ok := obj["blockTimestamp"].(string); ok {
+						loc.BlockTime, _ = ParseUint64(ts)
+					}
+				}
+				var got map[string]any
+				json.Unmarshal(TxJSON(&tx, from, loc), &got)
+				if tx.Type() >= DynamicFeeTxType {
+					delete(got, "gasPrice")
+					delete(obj, "gasPrice")
+				}
+				if _, ok := obj["blockTimestamp"]; !ok {
+					delete(got, "blockTimestamp")
+				}
+				if !reflect.DeepEqual(got, obj) {
+					t.Errorf("%s: re-rendered object differs\n got %v\nwant %v", filepath.Base(f), got, obj)
+				}
+			})
+		}
+	}
+	t.Logf("transaction objects by type: %v", byType)
+	if byType[BlobTxType] == 0 || byType[SetCodeTxType] == 0 {
+		t.Errorf("expected blob and set-code objects, got %v", byType)
+	}
+}
+
+// walkTxObjects calls fn for every JSON object that looks like a
+// transaction object (has hash, input, nonce, v, r and s).
+func walkTxObjects(v any, fn func(map[string]any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		_, h := x["hash"]
+		_, in := x["input"]
+		_, r := x["r"]
+		_, f := x["from"]
+		if h && in && r && f {
+			fn(x)
+			return
+		}
+		for _, e := range x {
+			walkTxObjects(e, fn)
+		}
+	case []any:
+		for _, e := range x {
+			walkTxObjects(e, fn)
+		}
+	}
+}
