@@ -2,7 +2,14 @@ package main
 
 import (
 	"math/rand"
+	"sync"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/ethdb/memorydb"
+	"github.com/ethereum/go-ethereum/trie/trienode"
+	"github.com/ethereum/go-ethereum/triedb"
 
 	"github.com/chaind/chaind/rlp"
 	"github.com/chaind/chaind/trie"
@@ -112,6 +119,56 @@ func init() {
 					st.Update(kb, items[j])
 				}
 				st.Hash()
+			}
+		},
+	})
+
+	// Proofs of random keys in a 100k-key trie freshly opened from each
+	// side's in-memory node store (what eth_getProof does per request).
+	var once sync.Once
+	var ourDB *trie.MemoryDB
+	var ourRoot [32]byte
+	var gethDB *triedb.Database
+	setup := func() {
+		t := trie.NewEmpty()
+		g := gtrie.NewEmpty(nil)
+		for j := range keys {
+			t.Update(keys[j], vals[j])
+			g.Update(keys[j], vals[j])
+		}
+		ourDB = trie.NewMemoryDB()
+		root, set := t.Commit()
+		ourDB.Update(set)
+		ourRoot = root
+		gethDB = triedb.NewDatabase(rawdb.NewMemoryDatabase(), triedb.HashDefaults)
+		groot, gset := g.Commit(false)
+		gethDB.Update(groot, common.Hash{}, 0, trienode.NewWithNodeSet(gset), nil)
+		gethDB.Commit(groot, false)
+	}
+	register(Case{
+		Area: "trie", Name: "prove random key, 100k trie",
+		Ours: func(b *testing.B) {
+			once.Do(setup)
+			rng := rand.New(rand.NewSource(5))
+			for i := 0; i < b.N; i++ {
+				t, _ := trie.New(ourRoot, ourDB)
+				if _, err := t.Prove(keys[rng.Intn(len(keys))]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		},
+		Geth: func(b *testing.B) {
+			once.Do(setup)
+			rng := rand.New(rand.NewSource(5))
+			for i := 0; i < b.N; i++ {
+				t, err := gtrie.New(gtrie.TrieID(common.Hash(ourRoot)), gethDB)
+				if err != nil {
+					b.Fatal(err)
+				}
+				proof := memorydb.New()
+				if err := t.Prove(keys[rng.Intn(len(keys))], proof); err != nil {
+					b.Fatal(err)
+				}
 			}
 		},
 	})
