@@ -258,11 +258,29 @@ func checkContents(t *testing.T, tr *Trie, m model) {
 	if it.Err() != nil || i != len(keys) {
 		t.Fatalf("iterator stopped at %d of %d: %v", i, len(keys), it.Err())
 	}
-	if len(keys) > 2 {
-		start := keys[len(keys)/2]
-		it := tr.NewIterator([]byte(start))
-		if !it.Next() || string(it.Key()) != start {
-			t.Fatalf("iterator from %x starts at %x", start, it.Key())
+	// From assorted start keys, present or not: exactly the keys >= start.
+	starts := [][]byte{nil, {}, {0x00}, {0x11}, {0x11, 0x00}, {0x22, 0x22, 0x22}, {0x80}, {0xff, 0xff}}
+	for _, k := range keys {
+		starts = append(starts, []byte(k), append([]byte(k), 0))
+		if len(k) > 0 {
+			starts = append(starts, []byte(k[:len(k)-1]))
+		}
+		if len(starts) > 40 {
+			break
+		}
+	}
+	for _, start := range starts {
+		first := sort.SearchStrings(keys, string(start))
+		it := tr.NewIterator(start)
+		i := first
+		for it.Next() {
+			if i >= len(keys) || string(it.Key()) != keys[i] {
+				t.Fatalf("iterator from %x: item %d is %x", start, i-first, it.Key())
+			}
+			i++
+		}
+		if it.Err() != nil || i != len(keys) {
+			t.Fatalf("iterator from %x stopped after %d of %d: %v", start, i-first, len(keys)-first, it.Err())
 		}
 	}
 }
