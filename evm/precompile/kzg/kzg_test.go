@@ -199,3 +199,16 @@ func FuzzPointEvaluation(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkPointEvaluation(b *testing.B) {
+	data, _ := os.ReadFile("testdata/point_evaluation.json")
+	var vs []vector
+	json.Unmarshal(data, &vs)
+	in, _ := hex.DecodeString(vs[0].Input)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := PointEvaluation(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
