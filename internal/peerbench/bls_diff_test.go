@@ -8,8 +8,8 @@ import (
 
 	"github.com/chaind/chaind/evm/precompile/bls12381"
 	"github.com/chaind/chaind/evm/precompile/kzg"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	gbls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/ethereum/go-ethereum/core/vm"
 )
 
