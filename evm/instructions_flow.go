@@ -167,6 +167,13 @@ func makeSwap(n int) executionFunc {
 	}
 }
 
+// logAlloc holds a log and its topics in one allocation; LOG is frequent
+// in token contracts and every log outlives the frame.
+type logAlloc struct {
+	log    types.Log
+	topics [4]types.Hash
+}
+
 func makeLog(n int) executionFunc {
 	return func(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 		if evm.readOnly {
@@ -174,17 +181,18 @@ func makeLog(n int) executionFunc {
 		}
 		st := scope.Stack
 		mStart, mSize := st.pop(), st.pop()
-		topics := make([]types.Hash, n)
-		for i := range topics {
+		la := new(logAlloc)
+		for i := 0; i < n; i++ {
 			t := st.pop()
-			topics[i] = t.Bytes32()
+			la.topics[i] = t.Bytes32()
 		}
-		evm.StateDB.AddLog(&types.Log{
+		la.log = types.Log{
 			Address:     scope.Contract.Address,
-			Topics:      topics,
+			Topics:      la.topics[:n:n],
 			Data:        scope.Memory.GetCopy(mStart.Uint64(), mSize.Uint64()),
 			BlockNumber: evm.Context.Number,
-		})
+		}
+		evm.StateDB.AddLog(&la.log)
 		return nil, nil
 	}
 }
