@@ -172,4 +172,27 @@ func init() {
 			}
 		},
 	})
+	register(Case{
+		Area: "trie", Name: "get random key, 100k trie, fresh open",
+		Ours: func(b *testing.B) {
+			once.Do(setup)
+			rng := rand.New(rand.NewSource(6))
+			for i := 0; i < b.N; i++ {
+				t, _ := trie.New(ourRoot, ourDB)
+				if v, err := t.Get(keys[rng.Intn(len(keys))]); err != nil || len(v) == 0 {
+					b.Fatal(err)
+				}
+			}
+		},
+		Geth: func(b *testing.B) {
+			once.Do(setup)
+			rng := rand.New(rand.NewSource(6))
+			for i := 0; i < b.N; i++ {
+				t, _ := gtrie.New(gtrie.TrieID(common.Hash(ourRoot)), gethDB)
+				if v, err := t.Get(keys[rng.Intn(len(keys))]); err != nil || len(v) == 0 {
+					b.Fatal(err)
+				}
+			}
+		},
+	})
 }
