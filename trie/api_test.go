@@ -166,3 +166,41 @@ func TestVerifyProofErrors(t *testing.T) {
 		t.Error("proof with garbage root node accepted")
 	}
 }
+
+// Long keys give hex-prefix paths of hundreds of bytes and overflow the
+// stack buffers used for short keys.
+func TestLongKeys(t *testing.T) {
+	prefix := bytes.Repeat([]byte{0xab}, 300)
+	tr := NewEmpty()
+	m := model{}
+	for i := 0; i < 40; i++ {
+		k := append(bytes.Clone(prefix), byte(i), byte(i*7))
+		if i%5 == 0 {
+			k = k[:300+i%2]
+		}
+		v := bytes.Repeat([]byte{byte(i + 1)}, 1+i)
+		tr.Update(k, v)
+		m[string(k)] = v
+	}
+	db := NewMemoryDB()
+	root, set := tr.Commit()
+	db.Update(set)
+	re, err := New(root, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkContents(t, re, m)
+	for k := range m {
+		want, _ := tr.Prove([]byte(k))
+		fresh, _ := New(root, db)
+		got, err := fresh.Prove([]byte(k))
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("stored proof: %d nodes, want %d (%v)", len(got), len(want), err)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("stored proof node %d differs", i)
+			}
+		}
+	}
+}

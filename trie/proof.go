@@ -174,19 +174,28 @@ func matchCompact(compact, key []byte) (plen int, leaf, ok bool) {
 	}
 	flag := compact[0] >> 4
 	leaf = flag&2 != 0
-	var path [2 * 256]byte
-	p := path[:0]
-	if flag&1 != 0 {
-		p = append(p, compact[0]&0x0f)
+	odd := flag&1 != 0
+	plen = 2 * (len(compact) - 1)
+	if odd {
+		plen++
 	}
-	if len(compact) > 256 {
-		return 0, leaf, false
+	if len(key) < plen || leaf && len(key) != plen {
+		return plen, leaf, false
 	}
-	p = appendNibbles(p, compact[1:])
-	if leaf {
-		return len(p), true, bytes.Equal(p, key)
+	i := 0
+	if odd {
+		if key[0] != compact[0]&0x0f {
+			return plen, leaf, false
+		}
+		i = 1
 	}
-	return len(p), false, len(key) >= len(p) && bytes.Equal(p, key[:len(p)])
+	for _, b := range compact[1:] {
+		if key[i] != b>>4 || key[i+1] != b&0x0f {
+			return plen, leaf, false
+		}
+		i += 2
+	}
+	return plen, leaf, true
 }
 
 // VerifyProof checks a proof made by Prove against root. It returns the
