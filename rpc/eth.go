@@ -1,0 +1,413 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// EthOptions configure the Ethereum namespaces.
+type EthOptions struct {
+	ClientVersion string
+	GasCap        uint64 // eth_call / eth_estimateGas gas cap (default 50M)
+	LogRange      uint64 // eth_getLogs block range cap (default 10,000)
+	LogLimit      int    // eth_getLogs result cap (default 10,000)
+}
+
+type ethAPI struct {
+	b    Backend
+	opts EthOptions
+}
+
+// RegisterEth installs the eth_, net_, web3_ and debug_getRaw* methods.
+func RegisterEth(s *Server, b Backend, opts EthOptions) {
+	if opts.GasCap == 0 {
+		opts.GasCap = 50_000_000
+	}
+	if opts.LogRange == 0 {
+		opts.LogRange = 10_000
+	}
+	if opts.LogLimit == 0 {
+		opts.LogLimit = 10_000
+	}
+	api := &ethAPI{b: b, opts: opts}
+	chainID := b.Config().ChainID
+	constant := func(name string, v any) {
+		s.Register(name, 0, 0, func(context.Context, Params) (any, error) { return v, nil })
+	}
+	constant("eth_chainId", types.HexUint64(chainID))
+	constant("net_version", strconv.FormatUint(chainID, 10))
+	constant("net_listening", true)
+	constant("web3_clientVersion", opts.ClientVersion)
+	constant("eth_mining", false)
+	constant("eth_hashrate", "0x0")
+	constant("eth_getWork", []string{})
+	constant("eth_protocolVersion", "0x44")
+	s.Register("web3_sha3", 1, 1, func(_ context.Context, p Params) (any, error) {
+		var data types.HexBytes
+		if err := p.Decode(0, &data); err != nil {
+			return nil, err
+		}
+		h := crypto.Keccak256(data)
+		return types.Hash(h), nil
+	})
+	s.Register("eth_blockNumber", 0, 0, func(context.Context, Params) (any, error) {
+		return types.HexUint64(b.Head().Number()), nil
+	})
+	s.Register("eth_syncing", 0, 0, func(context.Context, Params) (any, error) {
+		if st, ok := b.Syncing(); ok {
+			return st, nil
+		}
+		return false, nil
+	})
+
+	s.Register("eth_getBlockByNumber", 1, 2, api.getBlockByNumber)
+	s.Register("eth_getBlockByHash", 1, 2, api.getBlockByHash)
+	s.Register("eth_getBlockTransactionCountByNumber", 1, 1, api.txCount(false))
+	s.Register("eth_getBlockTransactionCountByHash", 1, 1, api.txCount(true))
+	s.Register("eth_getUncleCountByBlockNumber", 1, 1, api.uncleCount(false))
+	s.Register("eth_getUncleCountByBlockHash", 1, 1, api.uncleCount(true))
+	s.Register("eth_getUncleByBlockNumberAndIndex", 2, 2, api.uncle(false))
+	s.Register("eth_getUncleByBlockHashAndIndex", 2, 2, api.uncle(true))
+	s.Register("eth_getTransactionByHash", 1, 1, api.getTransactionByHash)
+	s.Register("eth_getTransactionByBlockNumberAndIndex", 2, 2, api.txByIndex(false))
+	s.Register("eth_getTransactionByBlockHashAndIndex", 2, 2, api.txByIndex(true))
+	s.Register("eth_getTransactionReceipt", 1, 1, api.getTransactionReceipt)
+	s.Register("eth_getBlockReceipts", 1, 1, api.getBlockReceipts)
+
+	s.Register("eth_getBalance", 1, 2, api.getBalance)
+	s.Register("eth_getTransactionCount", 1, 2, api.getTransactionCount)
+	s.Register("eth_getCode", 1, 2, api.getCode)
+	s.Register("eth_getStorageAt", 2, 3, api.getStorageAt)
+	s.Register("eth_getProof", 2, 3, api.getProof)
+	s.Register("eth_sendRawTransaction", 1, 1, api.sendRawTransaction)
+
+	s.Register("eth_call", 1, 4, api.call)
+	s.Register("eth_estimateGas", 1, 4, api.estimateGas)
+	s.Register("eth_createAccessList", 1, 2, api.createAccessList)
+
+	s.Register("eth_gasPrice", 0, 0, api.gasPrice)
+	s.Register("eth_maxPriorityFeePerGas", 0, 0, api.maxPriorityFee)
+	s.Register("eth_feeHistory", 2, 3, api.feeHistory)
+	s.Register("eth_blobBaseFee", 0, 0, api.blobBaseFee)
+
+	s.Register("eth_getLogs", 1, 1, api.getLogs)
+
+	s.Register("debug_getRawBlock", 1, 1, api.rawBlock)
+	s.Register("debug_getRawHeader", 1, 1, api.rawHeader)
+	s.Register("debug_getRawReceipts", 1, 1, api.rawReceipts)
+	s.Register("debug_getRawTransaction", 1, 1, api.rawTransaction)
+}
+
+// blockRef decodes parameter i as a block reference, "latest" when absent.
+func blockRef(p Params, i int) (BlockRef, error) {
+	ref := latestRef
+	if _, err := p.Optional(i, &ref); err != nil {
+		return ref, err
+	}
+	return ref, nil
+}
+
+func (api *ethAPI) renderBlock(blk *types.Block, full bool) json.RawMessage {
+	signer := api.b.Config().Signer(blk.Number(), blk.Time())
+	return types.BlockJSON(blk, types.BlockJSONOptions{FullTx: full, Signer: &signer})
+}
+
+func (api *ethAPI) getBlockByNumber(_ context.Context, p Params) (any, error) {
+	var ref BlockRef
+	if err := p.Decode(0, &ref); err != nil {
+		return nil, err
+	}
+	var full bool
+	if _, err := p.Optional(1, &full); err != nil {
+		return nil, err
+	}
+	blk, err := resolve(api.b, ref)
+	if err != nil || blk == nil {
+		return nil, err
+	}
+	return api.renderBlock(blk, full), nil
+}
+
+func (api *ethAPI) getBlockByHash(_ context.Context, p Params) (any, error) {
+	var h types.Hash
+	if err := p.Decode(0, &h); err != nil {
+		return nil, err
+	}
+	var full bool
+	if _, err := p.Optional(1, &full); err != nil {
+		return nil, err
+	}
+	blk, err := orNil(api.b.BlockByHash(h))
+	if err != nil || blk == nil {
+		return nil, err
+	}
+	return api.renderBlock(blk, full), nil
+}
+
+// blockParam decodes parameter 0 as a hash (byHash) or a number/tag.
+func (api *ethAPI) blockParam(p Params, byHash bool) (*types.Block, error) {
+	if byHash {
+		var h types.Hash
+		if err := p.Decode(0, &h); err != nil {
+			return nil, err
+		}
+		return orNil(api.b.BlockByHash(h))
+	}
+	var ref BlockRef
+	if err := p.Decode(0, &ref); err != nil {
+		return nil, err
+	}
+	return resolve(api.b, ref)
+}
+
+func (api *ethAPI) txCount(byHash bool) Handler {
+	return func(_ context.Context, p Params) (any, error) {
+		blk, err := api.blockParam(p, byHash)
+		if err != nil || blk == nil {
+			return nil, err
+		}
+		return types.HexUint64(len(blk.Transactions())), nil
+	}
+}
+
+func (api *ethAPI) uncleCount(byHash bool) Handler {
+	return func(_ context.Context, p Params) (any, error) {
+		blk, err := api.blockParam(p, byHash)
+		if err != nil || blk == nil {
+			return nil, err
+		}
+		return types.HexUint64(len(blk.Uncles())), nil
+	}
+}
+
+func (api *ethAPI) uncle(byHash bool) Handler {
+	return func(_ context.Context, p Params) (any, error) {
+		blk, err := api.blockParam(p, byHash)
+		if err != nil || blk == nil {
+			return nil, err
+		}
+		var idx Quantity
+		if err := p.Decode(1, &idx); err != nil {
+			return nil, err
+		}
+		if uint64(idx) >= uint64(len(blk.Uncles())) {
+			return nil, nil
+		}
+		u := blk.Uncles()[idx]
+		return types.BlockJSON(types.NewBlockWithHeader(u), types.BlockJSONOptions{}), nil
+	}
+}
+
+func (api *ethAPI) txAt(blk *types.Block, i int) json.RawMessage {
+	tx := blk.Transactions()[i]
+	signer := api.b.Config().Signer(blk.Number(), blk.Time())
+	from, _ := signer.Sender(tx)
+	return types.TxJSON(tx, from, &types.TxLocation{
+		BlockHash: blk.Hash(), BlockNumber: blk.Number(), BlockTime: blk.Time(), Index: uint64(i), BaseFee: blk.BaseFee(),
+	})
+}
+
+func (api *ethAPI) getTransactionByHash(_ context.Context, p Params) (any, error) {
+	var h types.Hash
+	if err := p.Decode(0, &h); err != nil {
+		return nil, err
+	}
+	if bh, idx, ok := api.b.TxLookup(h); ok {
+		blk, err := api.b.BlockByHash(bh)
+		if err != nil {
+			return nil, err
+		}
+		return api.txAt(blk, idx), nil
+	}
+	if tx, from, ok := api.b.PoolTransaction(h); ok {
+		return types.TxJSON(tx, from, nil), nil
+	}
+	return nil, nil
+}
+
+func (api *ethAPI) txByIndex(byHash bool) Handler {
+	return func(_ context.Context, p Params) (any, error) {
+		blk, err := api.blockParam(p, byHash)
+		if err != nil || blk == nil {
+			return nil, err
+		}
+		var idx Quantity
+		if err := p.Decode(1, &idx); err != nil {
+			return nil, err
+		}
+		if uint64(idx) >= uint64(len(blk.Transactions())) {
+			return nil, nil
+		}
+		return api.txAt(blk, int(idx)), nil
+	}
+}
+
+func (api *ethAPI) getTransactionReceipt(_ context.Context, p Params) (any, error) {
+	var h types.Hash
+	if err := p.Decode(0, &h); err != nil {
+		return nil, err
+	}
+	bh, idx, ok := api.b.TxLookup(h)
+	if !ok {
+		return nil, nil
+	}
+	blk, err := api.b.BlockByHash(bh)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := api.b.Receipts(blk)
+	if err != nil {
+		return nil, err
+	}
+	if idx >= len(rs) {
+		return nil, fmt.Errorf("receipt %d of block %s missing", idx, bh)
+	}
+	return rs[idx], nil
+}
+
+func (api *ethAPI) getBlockReceipts(_ context.Context, p Params) (any, error) {
+	var ref BlockRef
+	if err := p.Decode(0, &ref); err != nil {
+		return nil, err
+	}
+	blk, err := resolve(api.b, ref)
+	if err != nil || blk == nil {
+		return nil, err
+	}
+	rs, err := api.b.Receipts(blk)
+	if err != nil {
+		return nil, err
+	}
+	if rs == nil {
+		rs = types.Receipts{}
+	}
+	return rs, nil
+}
+
+// stateParams decodes an address and a block reference at position i.
+func (api *ethAPI) addrAndState(p Params, refPos int) (types.Address, *types.Block, error) {
+	var addr types.Address
+	if err := p.Decode(0, &addr); err != nil {
+		return addr, nil, err
+	}
+	ref, err := blockRef(p, refPos)
+	if err != nil {
+		return addr, nil, err
+	}
+	blk, err := resolveState(api.b, ref)
+	return addr, blk, err
+}
+
+func (api *ethAPI) getBalance(_ context.Context, p Params) (any, error) {
+	addr, blk, err := api.addrAndState(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	st, err := api.b.StateAt(blk.Root())
+	if err != nil {
+		return nil, err
+	}
+	return (*types.HexU256)(new(uint256.Int).Set(st.GetBalance(addr))), nil
+}
+
+func (api *ethAPI) getTransactionCount(_ context.Context, p Params) (any, error) {
+	ref, err := blockRef(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	if ref.Tag == "pending" {
+		var addr types.Address
+		if err := p.Decode(0, &addr); err != nil {
+			return nil, err
+		}
+		return types.HexUint64(api.b.PendingNonce(addr)), nil
+	}
+	addr, blk, err := api.addrAndState(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	st, err := api.b.StateAt(blk.Root())
+	if err != nil {
+		return nil, err
+	}
+	return types.HexUint64(st.GetNonce(addr)), nil
+}
+
+func (api *ethAPI) getCode(_ context.Context, p Params) (any, error) {
+	addr, blk, err := api.addrAndState(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	st, err := api.b.StateAt(blk.Root())
+	if err != nil {
+		return nil, err
+	}
+	return types.HexBytes(st.GetCode(addr)), nil
+}
+
+// storageKey parses a storage slot the way go-ethereum does: any hex of up
+// to 32 bytes, left-padded.
+func storageKey(raw json.RawMessage) (types.Hash, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return types.Hash{}, fmt.Errorf("unable to decode storage key: %v", err)
+	}
+	b, err := types.ParseBytes(evenHex(s))
+	if err != nil || len(b) > 32 {
+		return types.Hash{}, errors.New("unable to decode storage key: hex string invalid")
+	}
+	return types.BytesToHash(b), nil
+}
+
+func evenHex(s string) string {
+	if len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X") && len(s)%2 == 1 {
+		return "0x0" + s[2:]
+	}
+	return s
+}
+
+func (api *ethAPI) getStorageAt(_ context.Context, p Params) (any, error) {
+	var addr types.Address
+	if err := p.Decode(0, &addr); err != nil {
+		return nil, err
+	}
+	key, err := storageKey(p[1])
+	if err != nil {
+		return nil, err
+	}
+	ref, err := blockRef(p, 2)
+	if err != nil {
+		return nil, err
+	}
+	blk, err := resolveState(api.b, ref)
+	if err != nil {
+		return nil, err
+	}
+	st, err := api.b.StateAt(blk.Root())
+	if err != nil {
+		return nil, err
+	}
+	return st.GetState(addr, key), nil
+}
+
+func (api *ethAPI) sendRawTransaction(ctx context.Context, p Params) (any, error) {
+	var raw types.HexBytes
+	if err := p.Decode(0, &raw); err != nil {
+		return nil, err
+	}
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: "invalid transaction: " + err.Error()}
+	}
+	if err := api.b.SendTransaction(ctx, tx); err != nil {
+		return nil, err
+	}
+	return tx.Hash(), nil
+}
