@@ -61,7 +61,8 @@ func New(root [32]byte, db Reader) (*Trie, error) {
 	return t, nil
 }
 
-// NewEmpty returns an empty trie that stores nothing until committed.
+// NewEmpty returns an empty trie without a node store: it can only hold
+// what is put into it, which is all a block list root or a test needs.
 func NewEmpty() *Trie { return &Trie{gen: newGen()} }
 
 func (t *Trie) resolve(h *hashNode) (node, error) {

@@ -195,4 +195,25 @@ func init() {
 			}
 		},
 	})
+	register(Case{
+		Area: "trie", Name: "commit 100k random 32B pairs",
+		Ours: func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				t := trie.NewEmpty()
+				for j := range keys {
+					t.Update(keys[j], vals[j])
+				}
+				t.Commit()
+			}
+		},
+		Geth: func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				t := gtrie.NewEmpty(nil)
+				for j := range keys {
+					t.Update(keys[j], vals[j])
+				}
+				t.Commit(false)
+			}
+		},
+	})
 }
