@@ -1,6 +1,7 @@
 package bls12381
 
 import (
+	"encoding/hex"
 	"math/rand"
 	"testing"
 )
@@ -148,5 +149,25 @@ func BenchmarkFpSquare(b *testing.B) {
 	x := randFe(r)
 	for i := 0; i < b.N; i++ {
 		square(&x, &x)
+	}
+}
+
+func BenchmarkPairing2(b *testing.B) {
+	ks := loadKATs(b, "pairing.json")
+	var in []byte
+	for _, k := range ks {
+		if len(k.Input) == 2*768 && k.Expected[len(k.Expected)-1] == '1' {
+			in, _ = hex.DecodeString(k.Input)
+			break
+		}
+	}
+	if in == nil {
+		b.Fatal("no two-pair vector")
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Pairing(in); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

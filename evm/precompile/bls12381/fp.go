@@ -168,7 +168,7 @@ func add(z, x, y *fe) {
 	t3, c = bits.Add64(x[3], y[3], c)
 	t4, c = bits.Add64(x[4], y[4], c)
 	t5, _ = bits.Add64(x[5], y[5], c)
-	reduceOnce(z, t0, t1, t2, t3, t4, t5)
+	reduceOnceMasked(z, t0, t1, t2, t3, t4, t5)
 }
 
 func double(z, x *fe) { add(z, x, x) }
@@ -182,16 +182,15 @@ func sub(z, x, y *fe) {
 	t3, b = bits.Sub64(x[3], y[3], b)
 	t4, b = bits.Sub64(x[4], y[4], b)
 	t5, b = bits.Sub64(x[5], y[5], b)
-	if b != 0 {
-		var c uint64
-		t0, c = bits.Add64(t0, q0, 0)
-		t1, c = bits.Add64(t1, q1, c)
-		t2, c = bits.Add64(t2, q2, c)
-		t3, c = bits.Add64(t3, q3, c)
-		t4, c = bits.Add64(t4, q4, c)
-		t5, _ = bits.Add64(t5, q5, c)
-	}
-	z[0], z[1], z[2], z[3], z[4], z[5] = t0, t1, t2, t3, t4, t5
+	// On borrow add p back, selected by a mask (see reduceOnceMasked).
+	m := -b
+	var c uint64
+	z[0], c = bits.Add64(t0, q0&m, 0)
+	z[1], c = bits.Add64(t1, q1&m, c)
+	z[2], c = bits.Add64(t2, q2&m, c)
+	z[3], c = bits.Add64(t3, q3&m, c)
+	z[4], c = bits.Add64(t4, q4&m, c)
+	z[5], _ = bits.Add64(t5, q5&m, c)
 }
 
 func neg(z, x *fe) {

@@ -271,7 +271,8 @@ func mul(z, x, y *fe) {
 	reduceOnce(z, t0, t1, t2, t3, t4, t5)
 }
 
-// reduceOnce stores t mod p in z for t < 2p.
+// reduceOnce stores t mod p in z for t < 2p. After a Montgomery product
+// the subtraction is rarely needed, so the branch predicts well.
 func reduceOnce(z *fe, t0, t1, t2, t3, t4, t5 uint64) {
 	var b uint64
 	var s0, s1, s2, s3, s4, s5 uint64
@@ -286,6 +287,28 @@ func reduceOnce(z *fe, t0, t1, t2, t3, t4, t5 uint64) {
 		return
 	}
 	z[0], z[1], z[2], z[3], z[4], z[5] = t0, t1, t2, t3, t4, t5
+}
+
+// reduceOnceMasked is reduceOnce without a branch, for additions: whether
+// a sum exceeds p is a coin flip, and a mispredicted branch costs more
+// than the few extra instructions.
+func reduceOnceMasked(z *fe, t0, t1, t2, t3, t4, t5 uint64) {
+	var b uint64
+	var s0, s1, s2, s3, s4, s5 uint64
+	s0, b = bits.Sub64(t0, q0, 0)
+	s1, b = bits.Sub64(t1, q1, b)
+	s2, b = bits.Sub64(t2, q2, b)
+	s3, b = bits.Sub64(t3, q3, b)
+	s4, b = bits.Sub64(t4, q4, b)
+	s5, b = bits.Sub64(t5, q5, b)
+	// b = 1 means t < p: keep t.
+	m := -b
+	z[0] = s0 ^ ((s0 ^ t0) & m)
+	z[1] = s1 ^ ((s1 ^ t1) & m)
+	z[2] = s2 ^ ((s2 ^ t2) & m)
+	z[3] = s3 ^ ((s3 ^ t3) & m)
+	z[4] = s4 ^ ((s4 ^ t4) & m)
+	z[5] = s5 ^ ((s5 ^ t5) & m)
 }
 
 // square sets z = x² R^-1 mod p. A dedicated 21-product squaring measured
