@@ -1,0 +1,450 @@
+// Package txpool keeps the transactions a node has accepted but not yet
+// included: per sender, ordered by nonce, split into pending (executable
+// now) and queued (waiting for a nonce gap to close). It validates against
+// the head state with the EVM's own error values, so a client sees the same
+// wording whether a transaction fails here or in a block.
+package txpool
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// Pool-specific rejections, worded as go-ethereum words them.
+var (
+	ErrAlreadyKnown       = errors.New("already known")
+	ErrReplaceUnderpriced = errors.New("replacement transaction underpriced")
+	ErrUnderpriced        = errors.New("transaction underpriced")
+	ErrPoolFull           = errors.New("txpool is full")
+	ErrOversizedData      = errors.New("oversized data")
+	ErrGasLimit           = errors.New("exceeds block gas limit")
+	ErrInvalidSender      = errors.New("invalid sender")
+	ErrAccountLimit       = errors.New("account limit exceeded")
+	ErrFutureNonce        = errors.New("nonce too far in the future")
+)
+
+// Config holds the pool's limits.
+type Config struct {
+	PriceBump    uint64 // percent a replacement must raise both fee fields by (10)
+	AccountSlots int    // transactions per sender, pending and queued (64)
+	GlobalSlots  int    // transactions in the pool (16384)
+	MaxNonceGap  uint64 // how far ahead of the state nonce a queued tx may be (64)
+	MaxTxSize    int    // encoded bytes (128 KiB)
+	MinTip       uint64 // wei per gas a transaction must tip at least (0)
+}
+
+// DefaultConfig are the limits of a node that does not say otherwise.
+var DefaultConfig = Config{PriceBump: 10, AccountSlots: 64, GlobalSlots: 16384, MaxNonceGap: 64, MaxTxSize: 128 << 10}
+
+// State is the head state the pool validates against.
+type State interface {
+	GetNonce(types.Address) uint64
+	GetBalance(types.Address) *uint256.Int
+	GetCode(types.Address) []byte
+}
+
+// Head describes the block the next one builds on.
+type Head struct {
+	Signer      types.Signer
+	Fork        evm.Fork
+	GasLimit    uint64
+	BaseFee     *uint256.Int // of the next block; nil before London
+	BlobBaseFee *uint256.Int // of the next block; nil before Cancun
+	MaxBlobs    uint64
+	State       State
+}
+
+type entry struct {
+	tx   *types.Transaction
+	from types.Address
+}
+
+// account holds one sender's transactions by nonce.
+type account struct {
+	txs map[uint64]*entry
+}
+
+// Pool is a transaction pool. It is safe for concurrent use.
+type Pool struct {
+	cfg Config
+
+	mu       sync.RWMutex
+	head     Head
+	all      map[types.Hash]*entry
+	accounts map[types.Address]*account
+
+	subMu sync.Mutex
+	subs  map[chan *types.Transaction]struct{}
+}
+
+// New returns an empty pool validating against head.
+func New(cfg Config, head Head) *Pool {
+	if cfg.PriceBump == 0 {
+		cfg.PriceBump = DefaultConfig.PriceBump
+	}
+	if cfg.AccountSlots == 0 {
+		cfg.AccountSlots = DefaultConfig.AccountSlots
+	}
+	if cfg.GlobalSlots == 0 {
+		cfg.GlobalSlots = DefaultConfig.GlobalSlots
+	}
+	if cfg.MaxNonceGap == 0 {
+		cfg.MaxNonceGap = DefaultConfig.MaxNonceGap
+	}
+	if cfg.MaxTxSize == 0 {
+		cfg.MaxTxSize = DefaultConfig.MaxTxSize
+	}
+	return &Pool{cfg: cfg, head: head, all: map[types.Hash]*entry{}, accounts: map[types.Address]*account{},
+		subs: map[chan *types.Transaction]struct{}{}}
+}
+
+// Add validates tx and adds it, replacing a transaction with the same
+// sender and nonce if it pays enough more.
+func (p *Pool) Add(tx *types.Transaction) error {
+	p.mu.Lock()
+	err := p.add(tx)
+	p.mu.Unlock()
+	if err == nil {
+		p.notify(tx)
+	}
+	return err
+}
+
+func (p *Pool) add(tx *types.Transaction) error {
+	h := tx.Hash()
+	if _, ok := p.all[h]; ok {
+		return ErrAlreadyKnown
+	}
+	from, err := p.validate(tx)
+	if err != nil {
+		return err
+	}
+	acc := p.accounts[from]
+	if acc == nil {
+		acc = &account{txs: map[uint64]*entry{}}
+		p.accounts[from] = acc
+	}
+	if old, ok := acc.txs[tx.Nonce()]; ok {
+		if !p.bumped(old.tx, tx) {
+			return ErrReplaceUnderpriced
+		}
+		delete(p.all, old.tx.Hash())
+	} else {
+		if len(acc.txs) >= p.cfg.AccountSlots {
+			return ErrAccountLimit
+		}
+		if len(p.all) >= p.cfg.GlobalSlots && !p.evictCheaper(tx) {
+			return ErrPoolFull
+		}
+	}
+	e := &entry{tx: tx, from: from}
+	acc.txs[tx.Nonce()] = e
+	p.all[h] = e
+	return nil
+}
+
+// validate runs the checks a transaction must pass to enter the pool.
+func (p *Pool) validate(tx *types.Transaction) (types.Address, error) {
+	hd := &p.head
+	if !hd.Signer.Supports(tx.Type()) {
+		return types.Address{}, evm.ErrTxTypeNotSupported
+	}
+	if size := tx.Size(); size > uint64(p.cfg.MaxTxSize) {
+		return types.Address{}, fmt.Errorf("%w: %d bytes, limit %d", ErrOversizedData, size, p.cfg.MaxTxSize)
+	}
+	if tx.Gas() > hd.GasLimit {
+		return types.Address{}, ErrGasLimit
+	}
+	if tx.GasFeeCap().Lt(tx.GasTipCap()) {
+		return types.Address{}, evm.ErrTipAboveFeeCap
+	}
+	from, err := hd.Signer.Sender(tx)
+	if err != nil {
+		return types.Address{}, fmt.Errorf("%w: %v", ErrInvalidSender, err)
+	}
+	data := tx.Data()
+	intrinsic, err := evm.IntrinsicGas(hd.Fork, data, tx.AccessList(), len(tx.AuthList()), tx.To() == nil)
+	if err != nil {
+		return from, err
+	}
+	if tx.Gas() < intrinsic {
+		return from, fmt.Errorf("%w: have %d, want %d", evm.ErrIntrinsicGas, tx.Gas(), intrinsic)
+	}
+	if hd.Fork >= evm.Prague && tx.Gas() < evm.FloorDataGas(data) {
+		return from, fmt.Errorf("%w: have %d, want %d", evm.ErrFloorDataGas, tx.Gas(), evm.FloorDataGas(data))
+	}
+	if tx.To() == nil && hd.Fork >= evm.Shanghai && len(data) > evm.MaxInitCodeSize {
+		return from, fmt.Errorf("%w: code size %d, limit %d", evm.ErrMaxInitCodeSizeExceeded, len(data), evm.MaxInitCodeSize)
+	}
+	if hd.BaseFee != nil && tx.GasFeeCap().Lt(hd.BaseFee) {
+		return from, fmt.Errorf("%w: address %s, maxFeePerGas: %s, baseFee: %s", evm.ErrFeeCapTooLow, from.Hex(), tx.GasFeeCap(), hd.BaseFee)
+	}
+	if p.cfg.MinTip > 0 && tx.GasTipCap().LtUint64(p.cfg.MinTip) {
+		return from, fmt.Errorf("%w: tip %s below the pool minimum %d", ErrUnderpriced, tx.GasTipCap(), p.cfg.MinTip)
+	}
+	if tx.Type() == types.BlobTxType {
+		if tx.To() == nil {
+			return from, evm.ErrBlobTxCreate
+		}
+		if len(tx.BlobHashes()) == 0 {
+			return from, evm.ErrMissingBlobHashes
+		}
+		if uint64(len(tx.BlobHashes())) > hd.MaxBlobs {
+			return from, evm.ErrTooManyBlobs
+		}
+		if hd.BlobBaseFee != nil && tx.BlobGasFeeCap().Lt(hd.BlobBaseFee) {
+			return from, evm.ErrBlobFeeCapTooLow
+		}
+	}
+	if tx.Type() == types.SetCodeTxType {
+		if tx.To() == nil {
+			return from, evm.ErrSetCodeTxCreate
+		}
+		if len(tx.AuthList()) == 0 {
+			return from, evm.ErrEmptyAuthList
+		}
+	}
+	st := hd.State
+	nonce := st.GetNonce(from)
+	if tx.Nonce() < nonce {
+		return from, fmt.Errorf("%w: address %s, tx: %d state: %d", evm.ErrNonceTooLow, from.Hex(), tx.Nonce(), nonce)
+	}
+	if tx.Nonce() > nonce+p.cfg.MaxNonceGap {
+		return from, fmt.Errorf("%w: address %s, tx: %d state: %d", ErrFutureNonce, from.Hex(), tx.Nonce(), nonce)
+	}
+	if code := st.GetCode(from); len(code) > 0 {
+		if _, delegated := evm.ParseDelegation(code); !delegated {
+			return from, fmt.Errorf("%w: address %s, len(code): %d", evm.ErrSenderNoEOA, from.Hex(), len(code))
+		}
+	}
+	cost, ok := tx.Cost()
+	if !ok {
+		return from, fmt.Errorf("%w: cost overflows 256 bits", evm.ErrInsufficientFunds)
+	}
+	if bal := st.GetBalance(from); bal.Lt(cost) {
+		return from, fmt.Errorf("%w: address %s have %s want %s", evm.ErrInsufficientFunds, from.Hex(), bal, cost)
+	}
+	return from, nil
+}
+
+// bumped reports whether repl raises both fee fields of old by the price
+// bump.
+func (p *Pool) bumped(old, repl *types.Transaction) bool {
+	bump := func(x *uint256.Int) *uint256.Int {
+		y := new(uint256.Int).Mul(x, uint256.NewInt(100+p.cfg.PriceBump))
+		return y.Div(y, uint256.NewInt(100))
+	}
+	return !repl.GasFeeCap().Lt(bump(old.GasFeeCap())) && !repl.GasTipCap().Lt(bump(old.GasTipCap()))
+}
+
+// evictCheaper makes room for tx by dropping the cheapest transaction in the
+// pool (the highest nonce of its sender, so no gap opens), if it pays less.
+func (p *Pool) evictCheaper(tx *types.Transaction) bool {
+	var worst *entry
+	for _, acc := range p.accounts {
+		var top *entry
+		for _, e := range acc.txs {
+			if top == nil || e.tx.Nonce() > top.tx.Nonce() {
+				top = e
+			}
+		}
+		if top != nil && (worst == nil || top.tx.GasFeeCap().Lt(worst.tx.GasFeeCap())) {
+			worst = top
+		}
+	}
+	if worst == nil || !worst.tx.GasFeeCap().Lt(tx.GasFeeCap()) {
+		return false
+	}
+	p.remove(worst)
+	return true
+}
+
+func (p *Pool) remove(e *entry) {
+	delete(p.all, e.tx.Hash())
+	if acc := p.accounts[e.from]; acc != nil {
+		delete(acc.txs, e.tx.Nonce())
+		if len(acc.txs) == 0 {
+			delete(p.accounts, e.from)
+		}
+	}
+}
+
+// Reset moves the pool to a new head: included and stale transactions go,
+// and those the new state can no longer pay for are dropped.
+func (p *Pool) Reset(head Head) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.head = head
+	for from, acc := range p.accounts {
+		nonce := head.State.GetNonce(from)
+		bal := head.State.GetBalance(from)
+		for n, e := range acc.txs {
+			if cost, ok := e.tx.Cost(); n < nonce || !ok || bal.Lt(cost) {
+				p.remove(e)
+			}
+		}
+	}
+}
+
+// Get returns a pooled transaction and its sender.
+func (p *Pool) Get(h types.Hash) (*types.Transaction, types.Address, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	e, ok := p.all[h]
+	if !ok {
+		return nil, types.Address{}, false
+	}
+	return e.tx, e.from, true
+}
+
+// Nonce returns the next nonce of addr counting its pending transactions.
+func (p *Pool) Nonce(addr types.Address) uint64 {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	n := p.head.State.GetNonce(addr)
+	if acc := p.accounts[addr]; acc != nil {
+		for {
+			if _, ok := acc.txs[n]; !ok {
+				break
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// Stats counts pending (executable) and queued transactions.
+func (p *Pool) Stats() (pending, queued int) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for from, acc := range p.accounts {
+		n := p.head.State.GetNonce(from)
+		run := 0
+		for {
+			if _, ok := acc.txs[n+uint64(run)]; !ok {
+				break
+			}
+			run++
+		}
+		pending += run
+		queued += len(acc.txs) - run
+	}
+	return pending, queued
+}
+
+// Pending returns the executable transactions of each sender in nonce order.
+func (p *Pool) Pending() map[types.Address][]*types.Transaction {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make(map[types.Address][]*types.Transaction, len(p.accounts))
+	for from, acc := range p.accounts {
+		n := p.head.State.GetNonce(from)
+		var run []*types.Transaction
+		for {
+			e, ok := acc.txs[n]
+			if !ok {
+				break
+			}
+			run = append(run, e.tx)
+			n++
+		}
+		if len(run) > 0 {
+			out[from] = run
+		}
+	}
+	return out
+}
+
+// Remove drops transactions by hash (e.g. ones a block builder found invalid).
+func (p *Pool) Remove(hashes ...types.Hash) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, h := range hashes {
+		if e, ok := p.all[h]; ok {
+			p.remove(e)
+		}
+	}
+}
+
+// Len is the number of transactions in the pool.
+func (p *Pool) Len() int {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return len(p.all)
+}
+
+// Subscribe delivers every transaction added to the pool. A subscriber
+// whose buffer is full misses transactions rather than blocking the pool.
+func (p *Pool) Subscribe(buffer int) (<-chan *types.Transaction, func()) {
+	ch := make(chan *types.Transaction, buffer)
+	p.subMu.Lock()
+	p.subs[ch] = struct{}{}
+	p.subMu.Unlock()
+	return ch, func() {
+		p.subMu.Lock()
+		if _, ok := p.subs[ch]; ok {
+			delete(p.subs, ch)
+			close(ch)
+		}
+		p.subMu.Unlock()
+	}
+}
+
+func (p *Pool) notify(tx *types.Transaction) {
+	p.subMu.Lock()
+	defer p.subMu.Unlock()
+	for ch := range p.subs {
+		select {
+		case ch <- tx:
+		default:
+		}
+	}
+}
+
+// ByPrice orders pending transactions for a block: repeatedly the best
+// paying next transaction among all senders, keeping each sender's nonce
+// order.
+func ByPrice(pending map[types.Address][]*types.Transaction, baseFee *uint256.Int) []*types.Transaction {
+	type head struct {
+		from types.Address
+		i    int
+	}
+	heads := make([]head, 0, len(pending))
+	total := 0
+	for from, txs := range pending {
+		heads = append(heads, head{from: from})
+		total += len(txs)
+	}
+	tip := func(tx *types.Transaction) *uint256.Int {
+		t, err := tx.EffectiveGasTip(baseFee)
+		if err != nil {
+			return new(uint256.Int)
+		}
+		return t
+	}
+	// Deterministic order for equal tips: by sender address.
+	sort.Slice(heads, func(i, j int) bool { return string(heads[i].from[:]) < string(heads[j].from[:]) })
+	out := make([]*types.Transaction, 0, total)
+	for len(heads) > 0 {
+		best := 0
+		bestTip := tip(pending[heads[0].from][heads[0].i])
+		for k := 1; k < len(heads); k++ {
+			if t := tip(pending[heads[k].from][heads[k].i]); t.Gt(bestTip) {
+				best, bestTip = k, t
+			}
+		}
+		h := &heads[best]
+		out = append(out, pending[h.from][h.i])
+		h.i++
+		if h.i == len(pending[h.from]) {
+			heads = append(heads[:best], heads[best+1:]...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,180 @@
+package txpool
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	"github.com/holiman/uint256"
+)
+
+type fakeState struct {
+	nonce map[types.Address]uint64
+	bal   map[types.Address]*uint256.Int
+	code  map[types.Address][]byte
+}
+
+func (s *fakeState) GetNonce(a types.Address) uint64 { return s.nonce[a] }
+func (s *fakeState) GetBalance(a types.Address) *uint256.Int {
+	if b := s.bal[a]; b != nil {
+		return b
+	}
+	return new(uint256.Int)
+}
+func (s *fakeState) GetCode(a types.Address) []byte { return s.code[a] }
+
+const chainID = 8118
+
+var signer = types.NewSigner(chainID, types.Cancun)
+
+type fixture struct {
+	pool *Pool
+	st   *fakeState
+	keys []*secp256k1.PrivateKey
+	addr []types.Address
+}
+
+func newFixture(t *testing.T, cfg Config, n int) *fixture {
+	f := &fixture{st: &fakeState{nonce: map[types.Address]uint64{}, bal: map[types.Address]*uint256.Int{}, code: map[types.Address][]byte{}}}
+	for i := 0; i < n; i++ {
+		k, err := crypto.GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := types.Address(crypto.PubkeyToAddress(k.PubKey()))
+		f.keys, f.addr = append(f.keys, k), append(f.addr, a)
+		f.st.bal[a] = uint256.NewInt(1e18)
+	}
+	f.pool = New(cfg, f.head())
+	return f
+}
+
+func (f *fixture) head() Head {
+	return Head{Signer: signer, Fork: evm.Cancun, GasLimit: 30_000_000, BaseFee: uint256.NewInt(1e9), MaxBlobs: 6, State: f.st}
+}
+
+func (f *fixture) tx(i int, nonce uint64, feeCap, tip uint64) *types.Transaction {
+	to := types.Address{0xaa}
+	return types.MustSignNewTx(f.keys[i], signer, &types.DynamicFeeTx{
+		ChainID: *uint256.NewInt(chainID), Nonce: nonce, GasTipCap: *uint256.NewInt(tip), GasFeeCap: *uint256.NewInt(feeCap),
+		Gas: 21000, To: &to, Value: *uint256.NewInt(1),
+	})
+}
+
+func TestAddErrors(t *testing.T) {
+	f := newFixture(t, Config{}, 2)
+	f.st.nonce[f.addr[0]] = 5
+	f.st.bal[f.addr[1]] = uint256.NewInt(1000)
+	ok := f.tx(0, 5, 2e9, 1e9)
+	if err := f.pool.Add(ok); err != nil {
+		t.Fatal(err)
+	}
+	intrinsic := types.MustSignNewTx(f.keys[0], signer, &types.DynamicFeeTx{ChainID: *uint256.NewInt(chainID), Nonce: 6,
+		GasFeeCap: *uint256.NewInt(2e9), Gas: 20000, To: &types.Address{1}})
+	for _, tc := range []struct {
+		name string
+		tx   *types.Transaction
+		want error
+	}{
+		{"duplicate", ok, ErrAlreadyKnown},
+		{"nonce too low", f.tx(0, 4, 2e9, 1e9), evm.ErrNonceTooLow},
+		{"too far ahead", f.tx(0, 500, 2e9, 1e9), ErrFutureNonce},
+		{"cannot pay", f.tx(1, 0, 2e9, 1e9), evm.ErrInsufficientFunds},
+		{"below base fee", f.tx(0, 6, 5e8, 1), evm.ErrFeeCapTooLow},
+		{"tip above cap", f.tx(0, 6, 2e9, 3e9), evm.ErrTipAboveFeeCap},
+		{"intrinsic gas", intrinsic, evm.ErrIntrinsicGas},
+		{"replacement too cheap", f.tx(0, 5, 2e9+1, 1e9+1), ErrReplaceUnderpriced},
+	} {
+		if err := f.pool.Add(tc.tx); !errors.Is(err, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	// A 10% bump of both fields replaces.
+	repl := f.tx(0, 5, 22e8, 11e8)
+	if err := f.pool.Add(repl); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := f.pool.Get(ok.Hash()); ok {
+		t.Fatal("replaced transaction still pooled")
+	}
+	if f.pool.Len() != 1 {
+		t.Fatalf("pool has %d", f.pool.Len())
+	}
+}
+
+func TestPendingQueuedAndReset(t *testing.T) {
+	f := newFixture(t, Config{}, 1)
+	for _, n := range []uint64{0, 1, 3} {
+		if err := f.pool.Add(f.tx(0, n, 2e9, 1e9)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, q := f.pool.Stats(); p != 2 || q != 1 {
+		t.Fatalf("pending %d queued %d", p, q)
+	}
+	if n := f.pool.Nonce(f.addr[0]); n != 2 {
+		t.Fatalf("pending nonce %d", n)
+	}
+	f.pool.Add(f.tx(0, 2, 2e9, 1e9)) // closes the gap
+	if p, q := f.pool.Stats(); p != 4 || q != 0 {
+		t.Fatalf("after gap: pending %d queued %d", p, q)
+	}
+	f.st.nonce[f.addr[0]] = 3 // a block included 0..2
+	f.pool.Reset(f.head())
+	if f.pool.Len() != 1 || len(f.pool.Pending()[f.addr[0]]) != 1 {
+		t.Fatalf("after reset: %d left", f.pool.Len())
+	}
+}
+
+func TestByPrice(t *testing.T) {
+	f := newFixture(t, Config{}, 2)
+	a0 := f.tx(0, 0, 3e9, 1e9)
+	a1 := f.tx(0, 1, 9e9, 8e9) // rich, but must wait for a0
+	b0 := f.tx(1, 0, 5e9, 2e9)
+	for _, tx := range []*types.Transaction{a0, a1, b0} {
+		if err := f.pool.Add(tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ByPrice(f.pool.Pending(), uint256.NewInt(1e9))
+	want := []*types.Transaction{b0, a0, a1}
+	for i := range want {
+		if got[i].Hash() != want[i].Hash() {
+			t.Fatalf("position %d: got nonce %d of another sender", i, got[i].Nonce())
+		}
+	}
+}
+
+func TestLimitsAndEviction(t *testing.T) {
+	f := newFixture(t, Config{AccountSlots: 2, GlobalSlots: 3}, 3)
+	f.pool.Add(f.tx(0, 0, 2e9, 1e9))
+	f.pool.Add(f.tx(0, 1, 2e9, 1e9))
+	if err := f.pool.Add(f.tx(0, 2, 2e9, 1e9)); !errors.Is(err, ErrAccountLimit) {
+		t.Fatalf("account limit: %v", err)
+	}
+	cheap := f.tx(1, 0, 15e8, 1e8)
+	f.pool.Add(cheap)
+	if err := f.pool.Add(f.tx(2, 0, 14e8, 1e8)); !errors.Is(err, ErrPoolFull) {
+		t.Fatalf("cheaper than everything: %v", err)
+	}
+	if err := f.pool.Add(f.tx(2, 0, 9e9, 1e9)); err != nil {
+		t.Fatalf("richer tx not admitted: %v", err)
+	}
+	if _, _, ok := f.pool.Get(cheap.Hash()); ok {
+		t.Fatal("cheapest transaction not evicted")
+	}
+}
+
+func TestSubscribe(t *testing.T) {
+	f := newFixture(t, Config{}, 1)
+	ch, cancel := f.pool.Subscribe(4)
+	defer cancel()
+	tx := f.tx(0, 0, 2e9, 1e9)
+	f.pool.Add(tx)
+	if got := <-ch; got.Hash() != tx.Hash() {
+		t.Fatal("wrong tx delivered")
+	}
+}
