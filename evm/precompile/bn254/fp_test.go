@@ -69,3 +69,47 @@ func TestFpAgainstBig(t *testing.T) {
 		t.Fatal("p accepted as a field element")
 	}
 }
+
+// TestFe2MulLazy checks the lazily reduced Fp2 product against one built
+// from reduced base-field operations, including the extreme value p-1.
+func TestFe2MulLazy(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	var pm1 fe
+	feNeg(&pm1, &feOne)
+	for i := 0; i < 3000; i++ {
+		var x, y fe2
+		x.c0, _ = randFe(r)
+		x.c1, _ = randFe(r)
+		y.c0, _ = randFe(r)
+		y.c1, _ = randFe(r)
+		switch i % 4 {
+		case 1:
+			x.c0, x.c1 = pm1, pm1
+		case 2:
+			y.c1 = pm1
+			x.c0 = fe{}
+		case 3:
+			x.c1, y.c1 = pm1, pm1
+		}
+		var want, got fe2
+		var a, b, u fe
+		feMul(&a, &x.c0, &y.c0)
+		feMul(&b, &x.c1, &y.c1)
+		feSub(&want.c0, &a, &b)
+		feMul(&a, &x.c0, &y.c1)
+		feMul(&u, &x.c1, &y.c0)
+		feAdd(&want.c1, &a, &u)
+		fe2Mul(&got, &x, &y)
+		if got != want {
+			t.Fatalf("case %d: fe2Mul mismatch", i)
+		}
+		var w wide
+		mulWide(&w, &x.c0, &y.c0)
+		var m fe
+		montReduce(&m, &w)
+		feMul(&a, &x.c0, &y.c0)
+		if m != a {
+			t.Fatalf("case %d: montReduce(mulWide) != feMul", i)
+		}
+	}
+}

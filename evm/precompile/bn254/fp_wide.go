@@ -1,0 +1,238 @@
+package bn254
+
+import "math/bits"
+
+// Wide (512-bit) products and Montgomery reduction, so that Fp2
+// multiplication can combine three products with only two reductions.
+
+// wide is an unreduced 512-bit product, little-endian limbs.
+type wide [8]uint64
+
+// mulWide sets t = x·y (schoolbook, no reduction). x and y may be any
+// 256-bit values.
+func mulWide(t *wide, x, y *fe) {
+	var hi, lo, c, carry uint64
+	x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
+	var t0, t1, t2, t3, t4, t5, t6, t7 uint64
+	yi0 := y[0]
+	carry, t0 = bits.Mul64(x0, yi0)
+	hi, lo = bits.Mul64(x1, yi0)
+	t1, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(x2, yi0)
+	t2, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(x3, yi0)
+	t3, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	t4 = carry
+	yi1 := y[1]
+	hi, lo = bits.Mul64(x0, yi1)
+	lo, c = bits.Add64(lo, t1, 0)
+	hi += c
+	t1 = lo
+	carry = hi
+	hi, lo = bits.Mul64(x1, yi1)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t2, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(x2, yi1)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t3, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(x3, yi1)
+	lo, c = bits.Add64(lo, t4, 0)
+	hi += c
+	t4, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	t5 = carry
+	yi2 := y[2]
+	hi, lo = bits.Mul64(x0, yi2)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t2 = lo
+	carry = hi
+	hi, lo = bits.Mul64(x1, yi2)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t3, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(x2, yi2)
+	lo, c = bits.Add64(lo, t4, 0)
+	hi += c
+	t4, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(x3, yi2)
+	lo, c = bits.Add64(lo, t5, 0)
+	hi += c
+	t5, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	t6 = carry
+	yi3 := y[3]
+	hi, lo = bits.Mul64(x0, yi3)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t3 = lo
+	carry = hi
+	hi, lo = bits.Mul64(x1, yi3)
+	lo, c = bits.Add64(lo, t4, 0)
+	hi += c
+	t4, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(x2, yi3)
+	lo, c = bits.Add64(lo, t5, 0)
+	hi += c
+	t5, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(x3, yi3)
+	lo, c = bits.Add64(lo, t6, 0)
+	hi += c
+	t6, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	t7 = carry
+	*t = wide{t0, t1, t2, t3, t4, t5, t6, t7}
+}
+
+// montReduce sets z = t·2^-256 mod p for t < p·2^256, fully reduced.
+func montReduce(z *fe, t *wide) {
+	t0, t1, t2, t3, t4, t5, t6, t7 := t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]
+	var hi, lo, c, carry, top, m uint64
+	m = t0 * pInv
+	hi, lo = bits.Mul64(m, p0)
+	lo, c = bits.Add64(lo, t0, 0)
+	hi += c
+	carry = hi
+	hi, lo = bits.Mul64(m, p1)
+	lo, c = bits.Add64(lo, t1, 0)
+	hi += c
+	t1, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(m, p2)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t2, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(m, p3)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t3, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	t4, top = bits.Add64(t4, carry, 0)
+	m = t1 * pInv
+	hi, lo = bits.Mul64(m, p0)
+	lo, c = bits.Add64(lo, t1, 0)
+	hi += c
+	carry = hi
+	hi, lo = bits.Mul64(m, p1)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	t2, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(m, p2)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t3, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(m, p3)
+	lo, c = bits.Add64(lo, t4, 0)
+	hi += c
+	t4, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	t5, top = bits.Add64(t5, carry, top)
+	m = t2 * pInv
+	hi, lo = bits.Mul64(m, p0)
+	lo, c = bits.Add64(lo, t2, 0)
+	hi += c
+	carry = hi
+	hi, lo = bits.Mul64(m, p1)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	t3, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(m, p2)
+	lo, c = bits.Add64(lo, t4, 0)
+	hi += c
+	t4, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(m, p3)
+	lo, c = bits.Add64(lo, t5, 0)
+	hi += c
+	t5, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	t6, top = bits.Add64(t6, carry, top)
+	m = t3 * pInv
+	hi, lo = bits.Mul64(m, p0)
+	lo, c = bits.Add64(lo, t3, 0)
+	hi += c
+	carry = hi
+	hi, lo = bits.Mul64(m, p1)
+	lo, c = bits.Add64(lo, t4, 0)
+	hi += c
+	t4, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(m, p2)
+	lo, c = bits.Add64(lo, t5, 0)
+	hi += c
+	t5, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(m, p3)
+	lo, c = bits.Add64(lo, t6, 0)
+	hi += c
+	t6, c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	t7, top = bits.Add64(t7, carry, top)
+	_ = top
+	r0, b := bits.Sub64(t4, p0, 0)
+	r1, b := bits.Sub64(t5, p1, b)
+	r2, b := bits.Sub64(t6, p2, b)
+	r3, b := bits.Sub64(t7, p3, b)
+	if b != 0 {
+		z[0], z[1], z[2], z[3] = t4, t5, t6, t7
+		return
+	}
+	z[0], z[1], z[2], z[3] = r0, r1, r2, r3
+}
+
+// wideSub sets t = a - b, adding p·2^256 if the difference is negative
+// (inputs below p², so the result stays below p·2^256).
+func wideSub(t, a, b *wide) {
+	var c uint64
+	t[0], c = bits.Sub64(a[0], b[0], 0)
+	t[1], c = bits.Sub64(a[1], b[1], c)
+	t[2], c = bits.Sub64(a[2], b[2], c)
+	t[3], c = bits.Sub64(a[3], b[3], c)
+	t[4], c = bits.Sub64(a[4], b[4], c)
+	t[5], c = bits.Sub64(a[5], b[5], c)
+	t[6], c = bits.Sub64(a[6], b[6], c)
+	t[7], c = bits.Sub64(a[7], b[7], c)
+	if c != 0 {
+		t[4], c = bits.Add64(t[4], p0, 0)
+		t[5], c = bits.Add64(t[5], p1, c)
+		t[6], c = bits.Add64(t[6], p2, c)
+		t[7], _ = bits.Add64(t[7], p3, c)
+	}
+}
+
+// wideSubNoBorrow sets t = a - b where a >= b is known.
+func wideSubNoBorrow(t, a, b *wide) {
+	var c uint64
+	t[0], c = bits.Sub64(a[0], b[0], 0)
+	t[1], c = bits.Sub64(a[1], b[1], c)
+	t[2], c = bits.Sub64(a[2], b[2], c)
+	t[3], c = bits.Sub64(a[3], b[3], c)
+	t[4], c = bits.Sub64(a[4], b[4], c)
+	t[5], c = bits.Sub64(a[5], b[5], c)
+	t[6], c = bits.Sub64(a[6], b[6], c)
+	t[7], _ = bits.Sub64(a[7], b[7], c)
+}
+
+// addNoReduce sets z = x + y without reduction (x, y < p, so z < 2^255).
+func addNoReduce(z, x, y *fe) {
+	var c uint64
+	z[0], c = bits.Add64(x[0], y[0], 0)
+	z[1], c = bits.Add64(x[1], y[1], c)
+	z[2], c = bits.Add64(x[2], y[2], c)
+	z[3], _ = bits.Add64(x[3], y[3], c)
+}
