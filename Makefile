@@ -6,7 +6,7 @@ BIN      := bin/chaind
 VERSION  ?= 0.1.0-dev
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build test unit conformance bench peerbench fmt vet fuzz-seeds
+.PHONY: build test unit conformance bench peerbench fmt vet fuzz-seeds sim
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/chaind
@@ -50,6 +50,10 @@ bench:
 # Ratios against go-ethereum, in its own module so the main go.mod stays clean.
 peerbench:
 	cd internal/peerbench && $(GO) run . $(PEERBENCH_ARGS)
+
+# 100,000 seeded consensus simulations with faults under 1/3 of the power.
+sim:
+	$(GO) test -count=1 -timeout 0 -run TestManySeeds ./consensus/sim -seeds 100000 -v
 
 fuzz-seeds:
 	$(GO) test -run 'Fuzz' ./...
