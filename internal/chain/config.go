@@ -181,8 +181,10 @@ func (c *Config) Check() error {
 
 func u64(v uint64) *uint64 { return &v }
 
-// AllForks returns a config with every fork through Prague active from
-// genesis, the rules chaind's own networks run.
+// AllForks returns a config with every fork through Cancun active from
+// genesis: the rules chaind's own networks run, matching the fork the
+// state-test vectors cover. Prague needs its system contracts (EIP-2935,
+// 7002, 7251) in the genesis alloc and joins when those are predeployed.
 func AllForks(chainID uint64) *Config {
 	z := u64(0)
 	return &Config{
@@ -190,7 +192,7 @@ func AllForks(chainID uint64) *Config {
 		HomesteadBlock: z, EIP150Block: z, EIP155Block: z, EIP158Block: z, ByzantiumBlock: z,
 		ConstantinopleBlock: z, PetersburgBlock: z, IstanbulBlock: z, MuirGlacierBlock: z,
 		BerlinBlock: z, LondonBlock: z, ArrowGlacierBlock: z, GrayGlacierBlock: z, MergeNetsplitBlock: z,
-		ShanghaiTime: z, CancunTime: z, PragueTime: z,
+		ShanghaiTime: z, CancunTime: z,
 		TerminalTotalDifficulty: new(BigInt), TerminalTotalDifficultyPassed: true,
 	}
 }
