@@ -1,0 +1,50 @@
+package crypto
+
+import "encoding/binary"
+
+// keccakRate is the sponge rate of keccak256 in bytes (1600 − 2·256 bits).
+const keccakRate = 136
+
+// keccak256Into is a one-shot keccak256 over the concatenated inputs with
+// the sponge on the stack: no pool, no interface calls, and the inputs do
+// not escape, so hashing a stack buffer costs no allocation.
+func keccak256Into(dst *[32]byte, data [][]byte) {
+	var s [25]uint64
+	var buf [keccakRate]byte
+	n := 0
+	for _, b := range data {
+		if n > 0 {
+			k := copy(buf[n:], b)
+			n += k
+			b = b[k:]
+			if n < keccakRate {
+				continue
+			}
+			absorbBlock(&s, buf[:])
+			n = 0
+		}
+		for len(b) >= keccakRate {
+			absorbBlock(&s, b[:keccakRate])
+			b = b[keccakRate:]
+		}
+		n = copy(buf[:], b)
+	}
+	// Keccak padding (the original submission's, not SHA-3's): 0x01 after
+	// the message, 0x80 in the last byte of the block.
+	clear(buf[n:])
+	buf[n] = 0x01
+	buf[keccakRate-1] |= 0x80
+	absorbBlock(&s, buf[:])
+	binary.LittleEndian.PutUint64(dst[0:], s[0])
+	binary.LittleEndian.PutUint64(dst[8:], s[1])
+	binary.LittleEndian.PutUint64(dst[16:], s[2])
+	binary.LittleEndian.PutUint64(dst[24:], s[3])
+}
+
+func absorbBlock(s *[25]uint64, b []byte) {
+	_ = b[keccakRate-1]
+	for i := 0; i < keccakRate/8; i++ {
+		s[i] ^= binary.LittleEndian.Uint64(b[8*i:])
+	}
+	keccakF1600(s)
+}

@@ -1,0 +1,61 @@
+package crypto
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"golang.org/x/crypto/sha3"
+)
+
+func TestKeccakMatchesXCrypto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := 0; n < 700; n++ {
+		data := make([]byte, n)
+		fillRand(rng, data)
+		ref := sha3.NewLegacyKeccak256()
+		ref.Write(data)
+		want := ref.Sum(nil)
+		var got [32]byte
+		HashInto(&got, data)
+		if !bytes.Equal(got[:], want) {
+			t.Fatalf("len %d: %x, want %x", n, got, want)
+		}
+		// Split at every kind of boundary, including empty pieces.
+		cut1 := rng.IntN(n + 1)
+		cut2 := cut1 + rng.IntN(n-cut1+1)
+		HashInto(&got, data[:cut1], nil, data[cut1:cut2], data[cut2:])
+		if !bytes.Equal(got[:], want) {
+			t.Fatalf("len %d split %d/%d: %x, want %x", n, cut1, cut2, got, want)
+		}
+	}
+}
+
+func TestHashIntoStackInputDoesNotAllocate(t *testing.T) {
+	var out [32]byte
+	if n := testing.AllocsPerRun(100, func() {
+		var word [64]byte
+		word[3] = 1
+		HashInto(&out, word[:32], word[32:])
+	}); n != 0 {
+		t.Errorf("HashInto of a stack buffer allocates %.0f times", n)
+	}
+}
+
+func FuzzKeccak(f *testing.F) {
+	f.Add([]byte(""), 0)
+	f.Add(bytes.Repeat([]byte{0xaa}, 300), 135)
+	f.Fuzz(func(t *testing.T, data []byte, cut int) {
+		ref := sha3.NewLegacyKeccak256()
+		ref.Write(data)
+		want := ref.Sum(nil)
+		if cut < 0 || cut > len(data) {
+			cut = len(data) / 2
+		}
+		var got [32]byte
+		HashInto(&got, data[:cut], data[cut:])
+		if !bytes.Equal(got[:], want) {
+			t.Fatalf("%x", data)
+		}
+	})
+}
