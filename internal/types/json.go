@@ -93,11 +93,6 @@ func (o *jsonObject) boolean(k string, v bool) {
 	}
 }
 
-func (o *jsonObject) raw(k string, v []byte) {
-	o.key(k)
-	o.b = append(o.b, v...)
-}
-
 func appendHashArray(dst []byte, hs []Hash) []byte {
 	dst = append(dst, '[')
 	for i := range hs {

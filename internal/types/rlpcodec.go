@@ -1,7 +1,6 @@
 package types
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/chaind/chaind/rlp"
@@ -280,5 +279,3 @@ func splitOneList(b []byte) ([]byte, error) {
 	}
 	return c, nil
 }
-
-var errNilValue = errors.New("types: nil value")

@@ -70,8 +70,7 @@ func IntrinsicGas(tx *types.Transaction, r Rules) (uint64, error) {
 	if r.Istanbul {
 		nzGas = TxDataNonZeroGasEIP2028
 	}
-	var add func(uint64, uint64) bool
-	add = func(x, mul uint64) bool {
+	add := func(x, mul uint64) bool {
 		if mul != 0 && x > (math.MaxUint64-gas)/mul {
 			return false
 		}
