@@ -358,6 +358,15 @@ func (api *ethAPI) estimateGas(ctx context.Context, p Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	gas, err := api.estimate(args, env)
+	if err != nil {
+		return nil, err
+	}
+	return types.HexUint64(gas), nil
+}
+
+// estimate is eth_estimateGas on decoded arguments.
+func (api *ethAPI) estimate(args *CallArgs, env *callEnv) (uint64, error) {
 	hi := env.blk.GasLimit()
 	if env.blockOver != nil && env.blockOver.GasLimit != nil {
 		hi = uint64(*env.blockOver.GasLimit)
@@ -370,7 +379,7 @@ func (api *ethAPI) estimateGas(ctx context.Context, p Params) (any, error) {
 	}
 	// A sender paying for gas can afford only balance / price of it.
 	if allowance, ok, err := api.allowance(args, env); err != nil {
-		return nil, err
+		return 0, err
 	} else if ok && allowance < hi {
 		hi = allowance
 	}
@@ -384,24 +393,24 @@ func (api *ethAPI) estimateGas(ctx context.Context, p Params) (any, error) {
 	res, err := run(hi)
 	if err != nil {
 		if errors.Is(err, evm.ErrIntrinsicGas) {
-			return nil, fmt.Errorf("gas required exceeds allowance (%d)", hi)
+			return 0, fmt.Errorf("gas required exceeds allowance (%d)", hi)
 		}
-		return nil, err
+		return 0, err
 	}
 	if res.Failed() {
 		if errors.Is(res.Err, evm.ErrExecutionReverted) {
-			return nil, newRevertError(res.ReturnData)
+			return 0, newRevertError(res.ReturnData)
 		}
 		if errors.Is(res.Err, evm.ErrOutOfGas) {
-			return nil, fmt.Errorf("gas required exceeds allowance (%d)", hi)
+			return 0, fmt.Errorf("gas required exceeds allowance (%d)", hi)
 		}
-		return nil, res.Err
+		return 0, res.Err
 	}
 	// Plain transfers need exactly what they used.
 	data, _ := args.data()
 	if args.To != nil && len(data) == 0 {
 		if st, err := api.b.StateAt(env.blk.Root()); err == nil && len(st.GetCode(*args.To)) == 0 && env.overrides == nil {
-			return types.HexUint64(res.UsedGas), nil
+			return res.UsedGas, nil
 		}
 	}
 	lo := res.UsedGas - 1
@@ -421,7 +430,7 @@ func (api *ethAPI) estimateGas(ctx context.Context, p Params) (any, error) {
 		}
 		r, err := run(mid)
 		if err != nil && !errors.Is(err, evm.ErrIntrinsicGas) {
-			return nil, err
+			return 0, err
 		}
 		if err != nil || r.Failed() {
 			lo = mid
@@ -429,7 +438,7 @@ func (api *ethAPI) estimateGas(ctx context.Context, p Params) (any, error) {
 			hi = mid
 		}
 	}
-	return types.HexUint64(hi), nil
+	return hi, nil
 }
 
 // allowance is how much gas the sender's balance pays for at the call's

@@ -1,0 +1,194 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// AccountsBackend holds keys for eth_accounts, eth_sign,
+// eth_signTransaction and eth_sendTransaction. Public nodes hold none.
+type AccountsBackend interface {
+	Accounts() []types.Address
+	// SignHash signs a 32-byte digest with the key of addr (R || S || V,
+	// V in {0, 1}).
+	SignHash(addr types.Address, digest types.Hash) ([]byte, error)
+}
+
+// ErrUnknownAccount is returned for an address the node holds no key for.
+var ErrUnknownAccount = errors.New("unknown account")
+
+type accountsAPI struct {
+	b    Backend
+	keys AccountsBackend
+	eth  *ethAPI
+}
+
+// RegisterAccounts installs the node-held account methods.
+func RegisterAccounts(s *Server, b Backend, keys AccountsBackend, opts EthOptions) {
+	api := &accountsAPI{b: b, keys: keys, eth: &ethAPI{b: b, opts: opts}}
+	s.Register("eth_accounts", 0, 0, func(context.Context, Params) (any, error) {
+		if keys == nil {
+			return []types.Address{}, nil
+		}
+		return keys.Accounts(), nil
+	})
+	s.Register("eth_coinbase", 0, 0, func(context.Context, Params) (any, error) {
+		if keys == nil || len(keys.Accounts()) == 0 {
+			return nil, errors.New("etherbase must be explicitly specified")
+		}
+		return keys.Accounts()[0], nil
+	})
+	s.Register("eth_sign", 2, 2, api.sign)
+	s.Register("eth_signTransaction", 1, 1, api.signTransaction)
+	s.Register("eth_sendTransaction", 1, 1, api.sendTransaction)
+}
+
+func (api *accountsAPI) sign(_ context.Context, p Params) (any, error) {
+	var addr types.Address
+	if err := p.Decode(0, &addr); err != nil {
+		return nil, err
+	}
+	var data types.HexBytes
+	if err := p.Decode(1, &data); err != nil {
+		return nil, err
+	}
+	if api.keys == nil {
+		return nil, ErrUnknownAccount
+	}
+	// EIP-191 personal message, as eth_sign has meant since geth 1.5.
+	digest := crypto.Keccak256([]byte(fmt.Sprintf("\x19Ethereum Signed Message:\n%d", len(data))), data)
+	sig, err := api.keys.SignHash(addr, digest)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return types.HexBytes(sig), nil
+}
+
+// fill completes a transaction object with node defaults: nonce from the
+// pool, gas by estimation, fees from the oracle, type from the fields.
+func (api *accountsAPI) fill(ctx context.Context, args *CallArgs) (*types.Transaction, error) {
+	if args.From == nil {
+		return nil, errors.New("from address is required")
+	}
+	data, err := args.data()
+	if err != nil {
+		return nil, err
+	}
+	if args.To == nil && len(data) == 0 {
+		return nil, errors.New(`contract creation without any data provided`)
+	}
+	cfg := api.b.Config()
+	head := api.b.Head()
+	nonce := api.b.PendingNonce(*args.From)
+	if args.Nonce != nil {
+		nonce = uint64(*args.Nonce)
+	}
+	value := new(uint256.Int)
+	if args.Value != nil {
+		value.Set(args.Value.Int())
+	}
+	if args.Gas == nil {
+		gas, err := api.eth.estimate(args, &callEnv{blk: head})
+		if err != nil {
+			return nil, err
+		}
+		g := types.HexUint64(gas)
+		args.Gas = &g
+	}
+	var al types.AccessList
+	if args.AccessList != nil {
+		al = *args.AccessList
+	}
+	chainID := uint256.NewInt(cfg.ChainID)
+	if args.ChainID != nil && !args.ChainID.Int().Eq(chainID) {
+		return nil, fmt.Errorf("chainId does not match node's (have=%s, want=%s)", args.ChainID.Int(), chainID)
+	}
+	london := cfg.IsLondon(head.Number() + 1)
+	if args.GasPrice != nil || !london {
+		price := api.eth.suggestTip()
+		if bf := head.BaseFee(); bf != nil {
+			price.Add(price, bf)
+		}
+		if args.GasPrice != nil {
+			price = args.GasPrice.Int()
+		}
+		if args.AccessList != nil {
+			return types.NewTx(&types.AccessListTx{ChainID: *chainID, Nonce: nonce, GasPrice: *price, Gas: uint64(*args.Gas),
+				To: args.To, Value: *value, Data: data, AccessList: al}), nil
+		}
+		return types.NewTx(&types.LegacyTx{Nonce: nonce, GasPrice: *price, Gas: uint64(*args.Gas), To: args.To, Value: *value, Data: data}), nil
+	}
+	tip := api.eth.suggestTip()
+	if args.MaxPriorityFeePerGas != nil {
+		tip = args.MaxPriorityFeePerGas.Int()
+	}
+	var feeCap *uint256.Int
+	if args.MaxFeePerGas != nil {
+		feeCap = args.MaxFeePerGas.Int()
+	} else {
+		// Twice the next base fee plus the tip survives six full blocks.
+		feeCap = new(uint256.Int).Mul(cfg.CalcBaseFee(head.HeaderRef()), uint256.NewInt(2))
+		feeCap.Add(feeCap, tip)
+	}
+	if feeCap.Lt(tip) {
+		return nil, fmt.Errorf("maxFeePerGas (%s) < maxPriorityFeePerGas (%s)", feeCap, tip)
+	}
+	return types.NewTx(&types.DynamicFeeTx{ChainID: *chainID, Nonce: nonce, GasTipCap: *tip, GasFeeCap: *feeCap,
+		Gas: uint64(*args.Gas), To: args.To, Value: *value, Data: data, AccessList: al}), nil
+}
+
+func (api *accountsAPI) signArgs(ctx context.Context, p Params) (*types.Transaction, error) {
+	var args CallArgs
+	if err := p.Decode(0, &args); err != nil {
+		return nil, err
+	}
+	if api.keys == nil {
+		return nil, ErrUnknownAccount
+	}
+	tx, err := api.fill(ctx, &args)
+	if err != nil {
+		return nil, err
+	}
+	cfg := api.b.Config()
+	head := api.b.Head()
+	signer := cfg.Signer(head.Number()+1, head.Time()+1)
+	sig, err := api.keys.SignHash(*args.From, signer.SigningHash(tx))
+	if err != nil {
+		return nil, err
+	}
+	return tx.WithSignature(signer, sig)
+}
+
+func (api *accountsAPI) signTransaction(ctx context.Context, p Params) (any, error) {
+	tx, err := api.signArgs(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	from, _ := types.Sender(tx)
+	return struct {
+		Raw types.HexBytes  `json:"raw"`
+		Tx  json.RawMessage `json:"tx"`
+	}{raw, types.TxJSON(tx, from, nil)}, nil
+}
+
+func (api *accountsAPI) sendTransaction(ctx context.Context, p Params) (any, error) {
+	tx, err := api.signArgs(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := api.b.SendTransaction(ctx, tx); err != nil {
+		return nil, err
+	}
+	return tx.Hash(), nil
+}
