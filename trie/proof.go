@@ -120,14 +120,19 @@ func followEncoded(enc, key []byte) (next, rest []byte, err error) {
 		if err != nil {
 			return nil, nil, invalid("%v", err)
 		}
-		count, err := rlp.CountValues(content)
+		// Two items make a leaf or an extension, more a branch; telling
+		// them apart needs only the first two headers.
+		_, _, second, err := rlp.Split(content)
+		if err != nil {
+			return nil, nil, invalid("%v", err)
+		}
+		_, _, third, err := rlp.Split(second)
 		if err != nil {
 			return nil, nil, invalid("%v", err)
 		}
 		var ref []byte
-		switch count {
-		case 2: // a leaf or an extension
-			compact, tail, err := rlp.SplitString(content)
+		if len(third) == 0 {
+			compact, _, err := rlp.SplitString(content)
 			if err != nil {
 				return nil, nil, invalid("%v", err)
 			}
@@ -135,20 +140,26 @@ func followEncoded(enc, key []byte) (next, rest []byte, err error) {
 			if leaf || !ok {
 				return nil, nil, nil
 			}
-			key, ref = key[plen:], tail
-		case 17: // a branch: skip to the child of the next nibble
+			key, ref = key[plen:], second
+		} else {
+			// A branch: skip to the child of the next nibble.
 			if len(key) == 0 {
 				return nil, nil, nil
 			}
-			ref = content
-			for i := byte(0); i < key[0]; i++ {
-				if _, _, ref, err = rlp.Split(ref); err != nil {
-					return nil, nil, invalid("%v", err)
+			switch key[0] {
+			case 0:
+				ref = content
+			case 1:
+				ref = second
+			default:
+				ref = third
+				for i := byte(2); i < key[0]; i++ {
+					if _, _, ref, err = rlp.Split(ref); err != nil {
+						return nil, nil, invalid("%v", err)
+					}
 				}
 			}
 			key = key[1:]
-		default:
-			return nil, nil, invalid("list of %d items", count)
 		}
 		k, c, _, err := rlp.Split(ref)
 		switch {
