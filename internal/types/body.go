@@ -135,9 +135,10 @@ func decodeTxList(c []byte) ([]*Transaction, error) {
 	}
 	store := make([]Transaction, n)
 	txs := make([]*Transaction, n)
+	arena := newTxArena(c)
 	for i := range store {
 		tx := &store[i]
-		rest, err := tx.decodeRLPItem(c)
+		rest, err := tx.decodeRLPItem(c, arena)
 		if err != nil {
 			return nil, err
 		}

@@ -58,7 +58,7 @@ func (tx *Transaction) AppendBinary(dst []byte) ([]byte, error) {
 // UnmarshalBinary decodes the canonical binary encoding. The input is
 // copied once; the transaction never aliases b.
 func (tx *Transaction) UnmarshalBinary(b []byte) error {
-	return tx.decodeBinary(bytes.Clone(b))
+	return tx.decodeBinary(bytes.Clone(b), nil)
 }
 
 // DecodeTx decodes the binary encoding of a transaction.
@@ -70,8 +70,9 @@ func DecodeTx(b []byte) (*Transaction, error) {
 	return tx, nil
 }
 
-// decodeBinary decodes b and keeps sub-slices of it.
-func (tx *Transaction) decodeBinary(b []byte) error {
+// decodeBinary decodes b and keeps sub-slices of it. Payload structs come
+// from arena when it is not nil.
+func (tx *Transaction) decodeBinary(b []byte, arena *txArena) error {
 	if len(b) == 0 {
 		return decodeErr("transaction", rlp.ErrEmptyInput)
 	}
@@ -80,7 +81,7 @@ func (tx *Transaction) decodeBinary(b []byte) error {
 		if err != nil {
 			return decodeErr("legacy transaction", err)
 		}
-		inner := new(LegacyTx)
+		inner := arena.legacy()
 		if err := inner.decodeRLP(content); err != nil {
 			return decodeErr("legacy transaction", err)
 		}
@@ -93,17 +94,8 @@ func (tx *Transaction) decodeBinary(b []byte) error {
 	if len(b) < 2 {
 		return decodeErr("transaction", ErrTxTooShort)
 	}
-	var inner TxData
-	switch b[0] {
-	case AccessListTxType:
-		inner = new(AccessListTx)
-	case DynamicFeeTxType:
-		inner = new(DynamicFeeTx)
-	case BlobTxType:
-		inner = new(BlobTx)
-	case SetCodeTxType:
-		inner = new(SetCodeTx)
-	default:
+	inner := arena.typed(b[0])
+	if inner == nil {
 		return decodeErr("transaction", ErrTxTypeNotSupported)
 	}
 	content, err := splitOneList(b[1:])
@@ -146,21 +138,21 @@ func (tx *Transaction) AppendRLP(dst []byte) []byte {
 
 // decodeRLPItem decodes one transaction item of a list (see AppendRLP) at
 // the start of b and returns what follows. It aliases b.
-func (tx *Transaction) decodeRLPItem(b []byte) (rest []byte, err error) {
+func (tx *Transaction) decodeRLPItem(b []byte, arena *txArena) (rest []byte, err error) {
 	k, content, rest, err := rlp.Split(b)
 	if err != nil {
 		return b, err
 	}
 	switch k {
 	case rlp.List:
-		return rest, tx.decodeBinary(b[:len(b)-len(rest)])
+		return rest, tx.decodeBinary(b[:len(b)-len(rest)], arena)
 	case rlp.String:
 		// A typed transaction is at least two bytes, so it is never a
 		// single-byte item.
 		if len(content) > 0 && content[0] >= 0x80 {
 			return b, decodeErr("transaction", ErrLegacyTyped)
 		}
-		return rest, tx.decodeBinary(content)
+		return rest, tx.decodeBinary(content, arena)
 	default:
 		return b, decodeErr("transaction", ErrTxTooShort)
 	}
@@ -187,4 +179,72 @@ func (tx *Transaction) appendSigningPayload(dst []byte, chainID *uint256.Int) []
 	dst = append(dst, tx.inner.txType())
 	dst = rlp.AppendListHeader(dst, size)
 	return tx.inner.appendFields(dst)
+}
+
+// txArena hands out payload structs from one slice per type, so decoding a
+// block's transactions costs a handful of allocations instead of one per
+// transaction. A nil arena allocates each struct on its own.
+type txArena struct {
+	legacies []LegacyTx
+	acls     []AccessListTx
+	dyns     []DynamicFeeTx
+	blobs    []BlobTx
+	setcodes []SetCodeTx
+}
+
+// newTxArena sizes an arena for the items of a transaction list's content.
+// Malformed items are left for the decoder to report.
+func newTxArena(c []byte) *txArena {
+	var n [5]int
+	for len(c) > 0 {
+		k, content, rest, err := rlp.Split(c)
+		if err != nil {
+			break
+		}
+		if k == rlp.List {
+			n[0]++
+		} else if len(content) > 0 && content[0] < 5 {
+			n[content[0]]++
+		}
+		c = rest
+	}
+	return &txArena{
+		legacies: make([]LegacyTx, 0, n[0]), acls: make([]AccessListTx, 0, n[1]), dyns: make([]DynamicFeeTx, 0, n[2]),
+		blobs: make([]BlobTx, 0, n[3]), setcodes: make([]SetCodeTx, 0, n[4]),
+	}
+}
+
+// take returns a pointer to a fresh element of *s, allocating alone once
+// the arena's capacity is used up.
+func take[T any](s *[]T) *T {
+	if len(*s) == cap(*s) {
+		return new(T)
+	}
+	*s = (*s)[:len(*s)+1]
+	return &(*s)[len(*s)-1]
+}
+
+func (a *txArena) legacy() *LegacyTx {
+	if a == nil {
+		return new(LegacyTx)
+	}
+	return take(&a.legacies)
+}
+
+// typed returns an empty payload of type t, or nil for an unknown type.
+func (a *txArena) typed(t byte) TxData {
+	if a == nil {
+		a = &txArena{}
+	}
+	switch t {
+	case AccessListTxType:
+		return take(&a.acls)
+	case DynamicFeeTxType:
+		return take(&a.dyns)
+	case BlobTxType:
+		return take(&a.blobs)
+	case SetCodeTxType:
+		return take(&a.setcodes)
+	}
+	return nil
 }

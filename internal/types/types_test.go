@@ -294,7 +294,7 @@ func TestTransactionRoundTrip(t *testing.T) {
 			t.Errorf("type %d: RLPSize", tx.Type())
 		}
 		var fromItem Transaction
-		if rest, err := fromItem.decodeRLPItem(item); err != nil || len(rest) != 0 || fromItem.Hash() != tx.Hash() {
+		if rest, err := fromItem.decodeRLPItem(item, nil); err != nil || len(rest) != 0 || fromItem.Hash() != tx.Hash() {
 			t.Errorf("type %d: list item round trip: %v", tx.Type(), err)
 		}
 	}
