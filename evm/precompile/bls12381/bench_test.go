@@ -171,3 +171,30 @@ func BenchmarkPairing2(b *testing.B) {
 		}
 	}
 }
+
+func benchMSMBytes(n int) []byte {
+	ps, ks := benchMSMInput(n)
+	var in []byte
+	for i := range ps {
+		in = append(in, encodeG1(&ps[i])...)
+		var s [32]byte
+		for j := 0; j < 4; j++ {
+			w := ks[i][3-j]
+			for b := 0; b < 8; b++ {
+				s[j*8+b] = byte(w >> (56 - 8*b))
+			}
+		}
+		in = append(in, s[:]...)
+	}
+	return in
+}
+
+func BenchmarkG1MSM32(b *testing.B) {
+	in := benchMSMBytes(32)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := G1MSM(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -55,32 +55,41 @@ func inverse(z, x *fe) {
 		}
 		aa := approx(&a, n)
 		bb := approx(&b, n)
-		var f0, g0, f1, g1 int64 = 1, 0, 0, 1
+		var f0, g0, f1, g1 uint64 = 1, 0, 0, 1 // two's-complement int64s
 		for j := 0; j < invSteps; j++ {
-			if aa&1 == 1 {
-				if aa < bb {
-					aa, bb = bb, aa
-					f0, g0, f1, g1 = f1, g1, f0, g0
-				}
-				aa -= bb
-				f0 -= f1
-				g0 -= g1
-			}
+			// Branch-free step: the branches would mispredict half the
+			// time. odd: aa is odd; swap: odd and aa < bb.
+			odd := -(aa & 1)
+			_, lt := bits.Sub64(aa, bb, 0)
+			swap := -lt & odd
+			t := (aa ^ bb) & swap
+			aa ^= t
+			bb ^= t
+			t = (f0 ^ f1) & swap
+			f0 ^= t
+			f1 ^= t
+			t = (g0 ^ g1) & swap
+			g0 ^= t
+			g1 ^= t
+			aa -= bb & odd
+			f0 -= f1 & odd
+			g0 -= g1 & odd
 			aa >>= 1
 			f1 <<= 1
 			g1 <<= 1
 		}
-		na, negA := linComb(&a, &b, f0, g0)
-		nb, negB := linComb(&a, &b, f1, g1)
+		sf0, sg0, sf1, sg1 := int64(f0), int64(g0), int64(f1), int64(g1)
+		na, negA := linComb(&a, &b, sf0, sg0)
+		nb, negB := linComb(&a, &b, sf1, sg1)
 		if negA {
-			f0, g0 = -f0, -g0
+			sf0, sg0 = -sf0, -sg0
 		}
 		if negB {
-			f1, g1 = -f1, -g1
+			sf1, sg1 = -sf1, -sg1
 		}
 		a, b = na, nb
-		nu := modLinComb(&u, &v, f0, g0)
-		nv := modLinComb(&u, &v, f1, g1)
+		nu := modLinComb(&u, &v, sf0, sg0)
+		nv := modLinComb(&u, &v, sf1, sg1)
 		u, v = nu, nv
 	}
 	// Now b = gcd = 1 and v·x̂R·2^(34·rounds) ≡ 1 (mod p): each round
