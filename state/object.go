@@ -52,6 +52,15 @@ func (s *StateDB) committedState(o *stateObject, key types.Hash) types.Hash {
 	if o.data.Root == EmptyRoot && o.storage == nil {
 		return types.Hash{}
 	}
+	return s.readStorage(o, key)
+}
+
+// readStorage loads a slot from the storage trie into the origin cache.
+// It is kept out of line: the key escapes into the hasher here, and the
+// cached path above must not pay for a heap copy of it.
+//
+//go:noinline
+func (s *StateDB) readStorage(o *stateObject, key types.Hash) types.Hash {
 	t := s.storageTrie(o)
 	if t == nil {
 		return types.Hash{}
