@@ -93,6 +93,7 @@ type State struct {
 	didL34, didL36, didL47 bool
 	awaitingValue          bool
 
+	maxSeen   uint64 // highest height seen in any message: are we behind?
 	started   bool
 	restored  bool
 	halted    bool
@@ -337,6 +338,7 @@ func (s *State) onVote(v Vote) {
 }
 
 func (s *State) buffer(h uint64, ev Event) {
+	s.maxSeen = max(s.maxSeen, h)
 	if h > s.h+s.cfg.FutureHeights || len(s.future[h]) >= maxBufferedPerHt {
 		return
 	}
@@ -415,6 +417,7 @@ func (s *State) RememberDecision(d Decide) {
 // senders let it skip ahead, L55). This is the gossip the paper assumes.
 func (s *State) onStatus(e StatusEvent) {
 	if e.Height > s.h || e.From == s.cfg.Self {
+		s.maxSeen = max(s.maxSeen, e.Height)
 		return
 	}
 	if e.Height == s.h {
@@ -496,6 +499,12 @@ func (s *State) decide(p Proposal, r int32) {
 	}
 	s.startRound(0) // L54
 	s.scheduleRetransmit()
+	if s.maxSeen > next {
+		// Others are ahead: ask for the next decision now rather than at
+		// the next retransmission tick, so catching up takes one round
+		// trip per height.
+		s.emit(BroadcastStatus{Height: next, Round: 0})
+	}
 	buffered := s.future[next]
 	delete(s.future, next)
 	for _, ev := range buffered {

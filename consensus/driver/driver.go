@@ -1,0 +1,349 @@
+// Package driver runs the consensus core for real: it feeds
+// consensus.State from a Transport and a Clock, signs what the core wants
+// broadcast, checks signatures of what arrives, asks an App to build,
+// validate and commit blocks, hands double-sign evidence to the staking
+// layer, and persists the core's snapshot (fsync'd) before anything it
+// signed leaves the process, so a restarted validator never double-signs.
+//
+// One goroutine owns the core; the App is called from it, synchronously.
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// Transport carries encoded consensus messages between validators. It may
+// drop, delay or reorder them; the core copes.
+type Transport interface {
+	Broadcast(msg []byte)
+	Send(to types.Address, msg []byte)
+	// Receive delivers incoming messages with the sending peer's address.
+	Receive() <-chan Inbound
+}
+
+// Inbound is one received message.
+type Inbound struct {
+	From types.Address
+	Msg  []byte
+}
+
+// Clock is the time source: the system clock in production, a fake one in
+// tests.
+type Clock interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now implements Clock.
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// AfterFunc implements Clock.
+func (SystemClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// App is the application the validator decides blocks for.
+type App interface {
+	// Propose builds the value to propose at height (getValue() of L18).
+	Propose(height uint64) (consensus.Value, error)
+	// Validate checks a proposed value: valid(v).
+	Validate(v consensus.Value) error
+	// Commit applies a decided value with its commit certificate.
+	Commit(v consensus.Value, cert *consensus.Certificate) error
+}
+
+// Config configures a Driver.
+type Config struct {
+	Signer     *consensus.Signer
+	Validators consensus.ValidatorSource
+	Timeouts   consensus.Timeouts
+	Transport  Transport
+	Clock      Clock // default SystemClock
+	App        App
+	// Height is the first height to decide: the last committed height + 1.
+	Height uint64
+	// StateFile is where the core's snapshot is persisted. Empty means no
+	// persistence, which is only safe for throwaway networks.
+	StateFile string
+	Evidence  consensus.EvidenceSink // optional
+	Logf      func(format string, args ...any)
+}
+
+// ErrWouldDoubleSign is returned when the core asks for a vote that
+// contradicts one already signed and persisted. It means a bug or a
+// corrupted state file; the driver stops rather than sign.
+var ErrWouldDoubleSign = errors.New("driver: refusing to double-sign")
+
+type signKey struct {
+	h   uint64
+	r   int32
+	typ consensus.VoteType
+}
+
+// Driver runs one validator.
+type Driver struct {
+	cfg    Config
+	core   *consensus.State
+	events []consensus.Event // local events to feed before reading inputs
+	timers chan consensus.Timeout
+	signed map[signKey]consensus.Vote // our signed votes of recent heights
+	err    error
+}
+
+// New prepares a driver, restoring the persisted snapshot when it belongs
+// to cfg.Height.
+func New(cfg Config) (*Driver, error) {
+	if cfg.Signer == nil || cfg.Validators == nil || cfg.Transport == nil || cfg.App == nil {
+		return nil, errors.New("driver: Signer, Validators, Transport and App are required")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	if cfg.Timeouts == (consensus.Timeouts{}) {
+		cfg.Timeouts = consensus.DefaultTimeouts
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	core, err := consensus.New(consensus.Config{Self: cfg.Signer.Address(), Validators: cfg.Validators, Timeouts: cfg.Timeouts}, cfg.Height)
+	if err != nil {
+		return nil, err
+	}
+	d := &Driver{cfg: cfg, core: core, timers: make(chan consensus.Timeout, 64), signed: make(map[signKey]consensus.Vote)}
+	if cfg.StateFile != "" {
+		snap, err := loadSnapshot(cfg.StateFile)
+		switch {
+		case errors.Is(err, errNoState):
+		case err != nil:
+			return nil, err
+		case snap.Height == cfg.Height:
+			if err := core.Restore(snap); err != nil {
+				return nil, err
+			}
+			for _, v := range snap.Votes {
+				d.signed[signKey{v.Height, v.Round, v.Type}] = v
+			}
+		case snap.Height > cfg.Height:
+			// We signed at a height the chain has not committed: the block
+			// store is behind the state file. Voting again could contradict.
+			return nil, fmt.Errorf("driver: state file is at height %d but the chain resumes at %d", snap.Height, cfg.Height)
+		}
+	}
+	return d, nil
+}
+
+// Height is the height the core is working on.
+func (d *Driver) Height() uint64 { return d.core.Height() }
+
+// Run drives the core until ctx is done or an unrecoverable error.
+func (d *Driver) Run(ctx context.Context) error {
+	d.step(consensus.Start{})
+	for d.err == nil {
+		for len(d.events) > 0 && d.err == nil {
+			ev := d.events[0]
+			d.events = d.events[1:]
+			d.step(ev)
+		}
+		if d.err != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case in, ok := <-d.cfg.Transport.Receive():
+			if !ok {
+				return errors.New("driver: transport closed")
+			}
+			if ev := d.decode(in); ev != nil {
+				d.step(ev)
+			}
+		case t := <-d.timers:
+			d.step(consensus.TimeoutEvent{Timeout: t})
+		}
+	}
+	return d.err
+}
+
+func (d *Driver) decode(in Inbound) consensus.Event {
+	ev, err := DecodeMessage(in.Msg)
+	if err != nil {
+		return nil
+	}
+	switch e := ev.(type) {
+	case consensus.ProposalEvent:
+		if consensus.VerifyProposal(d.cfg.Signer.ChainID(), e.Proposal) != nil {
+			return nil
+		}
+	case consensus.VoteEvent:
+		if consensus.VerifyVote(d.cfg.Signer.ChainID(), e.Vote) != nil {
+			return nil
+		}
+	case consensus.StatusEvent:
+		e.From = in.From // the claim is only a hint; the transport knows the peer
+		return e
+	}
+	return ev
+}
+
+func (d *Driver) step(ev consensus.Event) {
+	effects := d.core.Step(ev)
+	// Persist before anything we signed leaves the process.
+	if d.cfg.StateFile != "" && signsSomething(effects) {
+		if err := saveSnapshot(d.cfg.StateFile, d.core.Snapshot()); err != nil {
+			d.err = fmt.Errorf("driver: persisting state: %w", err)
+			return
+		}
+	}
+	for _, e := range effects {
+		if d.err != nil {
+			return
+		}
+		d.apply(e)
+	}
+}
+
+func (d *Driver) apply(e consensus.Effect) {
+	switch e := e.(type) {
+	case consensus.BroadcastProposal:
+		p := e.Proposal
+		d.cfg.Signer.SignProposal(&p)
+		d.cfg.Transport.Broadcast(EncodeMessage(consensus.ProposalEvent{Proposal: p}))
+	case consensus.BroadcastVote:
+		v, err := d.sign(e.Vote)
+		if err != nil {
+			d.err = err
+			return
+		}
+		d.cfg.Transport.Broadcast(EncodeMessage(consensus.VoteEvent{Vote: v}))
+	case consensus.RelayVotes:
+		for _, v := range e.Votes {
+			if v = d.withSignature(v); v.Signature != nil {
+				d.cfg.Transport.Broadcast(EncodeMessage(consensus.VoteEvent{Vote: v}))
+			}
+		}
+	case consensus.SendVotes:
+		d.sendVotes(e.To, e.Votes)
+	case consensus.SendDecision:
+		p := e.Proposal
+		if p.Signature == nil && p.Proposer == d.cfg.Signer.Address() {
+			d.cfg.Signer.SignProposal(&p) // our own proposal, kept unsigned by the core
+		}
+		d.cfg.Transport.Send(e.To, EncodeMessage(consensus.ProposalEvent{Proposal: p}))
+		d.sendVotes(e.To, e.Precommits)
+	case consensus.BroadcastStatus:
+		d.cfg.Transport.Broadcast(EncodeMessage(consensus.StatusEvent{From: d.cfg.Signer.Address(), Height: e.Height, Round: e.Round}))
+	case consensus.ScheduleTimeout:
+		t := e.Timeout
+		d.cfg.Clock.AfterFunc(e.Duration, func() {
+			select {
+			case d.timers <- t:
+			default: // the loop is gone or badly behind; the retransmit tick recovers
+			}
+		})
+	case consensus.RequestValue:
+		v, err := d.cfg.App.Propose(e.Height)
+		if err != nil {
+			d.cfg.Logf("propose at %d/%d: %v", e.Height, e.Round, err)
+			v = consensus.Value{}
+		}
+		d.events = append(d.events, consensus.ValueEvent{Height: e.Height, Round: e.Round, Value: v})
+	case consensus.RequestValidation:
+		err := d.cfg.App.Validate(e.Value)
+		if err != nil {
+			d.cfg.Logf("invalid value %x at %d: %v", e.Value.ID[:4], e.Height, err)
+		}
+		d.events = append(d.events, consensus.ValidatedEvent{Height: e.Height, ID: e.Value.ID, Valid: err == nil})
+	case consensus.Decide:
+		d.commit(e)
+	case consensus.EvidenceFound:
+		a, b := d.withSignature(e.A), d.withSignature(e.B)
+		ev := consensus.NewDuplicateVoteEvidence(a, b)
+		vals, err := d.cfg.Validators.ValidatorSet(a.Height)
+		if err == nil {
+			err = ev.Verify(d.cfg.Signer.ChainID(), vals)
+		}
+		if err != nil {
+			d.cfg.Logf("unverifiable evidence: %v", err)
+		} else if d.cfg.Evidence != nil {
+			d.cfg.Evidence.ReportDoubleSign(ev)
+		}
+	case consensus.Halt:
+		d.err = e.Err
+	}
+}
+
+// sign signs one of our votes, refusing to contradict an earlier one.
+func (d *Driver) sign(v consensus.Vote) (consensus.Vote, error) {
+	k := signKey{v.Height, v.Round, v.Type}
+	if old, ok := d.signed[k]; ok {
+		if old.ID != v.ID {
+			return v, fmt.Errorf("%w: %v at %d/%d", ErrWouldDoubleSign, v.Type, v.Height, v.Round)
+		}
+		return old, nil
+	}
+	d.cfg.Signer.SignVote(&v)
+	d.signed[k] = v
+	for key := range d.signed { // keep a few heights only
+		if key.h+2 < v.Height {
+			delete(d.signed, key)
+		}
+	}
+	return v, nil
+}
+
+// withSignature signs our own votes, which the core keeps unsigned, when
+// they must leave the process again (relays, catch-up answers,
+// certificates). The core only reports votes it really cast, and
+// signatures are deterministic (RFC 6979), so this reproduces the
+// signature sent the first time.
+func (d *Driver) withSignature(v consensus.Vote) consensus.Vote {
+	if v.Signature == nil && v.Validator == d.cfg.Signer.Address() {
+		d.cfg.Signer.SignVote(&v)
+	}
+	return v
+}
+
+func (d *Driver) sendVotes(to types.Address, votes []consensus.Vote) {
+	for _, v := range votes {
+		if v = d.withSignature(v); v.Signature != nil {
+			d.cfg.Transport.Send(to, EncodeMessage(consensus.VoteEvent{Vote: v}))
+		}
+	}
+}
+
+func (d *Driver) commit(e consensus.Decide) {
+	vals, err := d.cfg.Validators.ValidatorSet(e.Height)
+	if err != nil {
+		d.err = err
+		return
+	}
+	pcs := make([]consensus.Vote, len(e.Precommits))
+	for i, v := range e.Precommits {
+		pcs[i] = d.withSignature(v)
+	}
+	cert, err := consensus.NewCertificate(vals, e.Height, e.Round, e.Value.ID, pcs)
+	if err != nil {
+		d.err = fmt.Errorf("driver: certificate for height %d: %w", e.Height, err)
+		return
+	}
+	if err := d.cfg.App.Commit(e.Value, cert); err != nil {
+		d.err = fmt.Errorf("driver: commit of height %d: %w", e.Height, err)
+	}
+}
+
+func signsSomething(effects []consensus.Effect) bool {
+	for _, e := range effects {
+		switch e.(type) {
+		case consensus.BroadcastProposal, consensus.BroadcastVote:
+			return true
+		}
+	}
+	return false
+}
