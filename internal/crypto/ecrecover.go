@@ -482,5 +482,7 @@ func fieldFromHex(s string) *secp256k1.FieldVal {
 
 // scalarInverse sets z = x⁻¹ mod N (x ≠ 0).
 func scalarInverse(z, x *secp256k1.ModNScalar) {
-	z.InverseValNonConst(x)
+	b := x.Bytes()
+	l := modN.inverse(limbsFromBytes(&b))
+	z.SetBytes(bytesFromLimbs(&l))
 }

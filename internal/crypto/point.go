@@ -192,7 +192,9 @@ func (r *jac) finishAdd(u1, s1, z1, h, rr, z2 *fe) {
 // toAffine returns the affine coordinates of a finite point, normalized.
 func (p *jac) toAffine() (x, y fe) {
 	var zi, zi2 fe
-	zi.inv(&p.z)
+	z := p.z
+	z.normalize()
+	zi = fe(modP.inverse(z))
 	zi2.sqr(&zi)
 	x.mul(&p.x, &zi2)
 	y.mul(&p.y, &zi2)
