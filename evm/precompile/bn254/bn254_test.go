@@ -297,3 +297,35 @@ func TestCycloSquare(t *testing.T) {
 		t.Fatal("e(G1, G2) = 1")
 	}
 }
+
+// TestGLVMatchesPlain compares the GLV scalar multiplication with the
+// textbook window method for random, edge and ≥ r scalars.
+func TestGLVMatchesPlain(t *testing.T) {
+	var g g1Aff
+	decodeG1(&g, g1Gen)
+	var base g1Jac
+	base.fromAffine(&g)
+	base.double(&base)
+	r := new(big.Int).SetBytes(orderR[:])
+	scalars := []*big.Int{
+		big.NewInt(0), big.NewInt(1), big.NewInt(2), new(big.Int).Sub(r, big.NewInt(1)), r,
+		new(big.Int).Add(r, big.NewInt(5)), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1)),
+		new(big.Int).Lsh(big.NewInt(1), 128), new(big.Int).Lsh(big.NewInt(1), 255),
+	}
+	seed := big.NewInt(12345)
+	for i := 0; i < 200; i++ {
+		seed.Mul(seed, big.NewInt(6364136223846793005)).Add(seed, big.NewInt(1442695040888963407))
+		seed.Mod(seed, new(big.Int).Lsh(big.NewInt(1), 256))
+		scalars = append(scalars, new(big.Int).Set(seed))
+	}
+	for _, k := range scalars {
+		var kb [32]byte
+		k.FillBytes(kb[:])
+		var a, b g1Jac
+		a.scalarMul(&base, &kb)
+		b.scalarMulPlain(&base, &kb)
+		if !a.equal(&b) {
+			t.Fatalf("GLV and plain differ for k=%x", k)
+		}
+	}
+}

@@ -343,6 +343,6 @@ func feExp(z, x *fe, e [4]uint64) {
 	*z = r
 }
 
-// feInv sets z = x^-1 (0 for x = 0) by Fermat's little theorem; it runs a
-// handful of times per precompile call, off the hot paths.
-func feInv(z, x *fe) { feExp(z, x, pMinus2) }
+// feInvFermat sets z = x^-1 by Fermat's little theorem (x^(p-2)); tests
+// use it as the reference for feInv.
+func feInvFermat(z, x *fe) { feExp(z, x, pMinus2) }

@@ -113,3 +113,31 @@ func TestFe2MulLazy(t *testing.T) {
 		}
 	}
 }
+
+func TestFeInvMatchesFermat(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	var pm1 fe
+	feNeg(&pm1, &feOne)
+	cases := []fe{feOne, pm1}
+	for i := 0; i < 500; i++ {
+		x, _ := randFe(r)
+		cases = append(cases, x)
+	}
+	for _, x := range cases {
+		var a, b, one fe
+		feInv(&a, &x)
+		feInvFermat(&b, &x)
+		if a != b {
+			t.Fatalf("feInv mismatch")
+		}
+		feMul(&one, &a, &x)
+		if one != feOne {
+			t.Fatal("x·x^-1 != 1")
+		}
+	}
+	var z, zero fe
+	feInv(&z, &zero)
+	if !z.isZero() {
+		t.Fatal("inverse of 0 not 0")
+	}
+}

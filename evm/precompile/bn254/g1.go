@@ -144,36 +144,3 @@ func (p *g1Jac) neg(q *g1Jac) {
 	p.x, p.z = q.x, q.z
 	feNeg(&p.y, &q.y)
 }
-
-// scalarMul sets p = k·q for a 256-bit big-endian scalar k using a fixed
-// 4-bit window (the scalar is public, so no constant-time concerns).
-func (p *g1Jac) scalarMul(q *g1Jac, k *[32]byte) {
-	var table [16]g1Jac
-	table[0].setInfinity()
-	table[1] = *q
-	for i := 2; i < 16; i++ {
-		if i%2 == 0 {
-			table[i].double(&table[i/2])
-		} else {
-			table[i].add(&table[i-1], q)
-		}
-	}
-	var acc g1Jac
-	acc.setInfinity()
-	started := false
-	for _, b := range k {
-		for _, nib := range [2]byte{b >> 4, b & 15} {
-			if started {
-				acc.double(&acc)
-				acc.double(&acc)
-				acc.double(&acc)
-				acc.double(&acc)
-			}
-			if nib != 0 {
-				acc.add(&acc, &table[nib])
-				started = true
-			}
-		}
-	}
-	*p = acc
-}
