@@ -31,7 +31,8 @@ CONFORMANCE_RUNS = \
 	rlp:$(ETH)/RLPTests \
 	tx:$(ETH)/TransactionTests \
 	trie:$(ETH)/TrieTests \
-	state:$(ETH)/GeneralStateTests
+	state:$(ETH)/GeneralStateTests \
+	rpc:$(VECTORS)/execution-apis/tests
 
 conformance: build
 	@if [ ! -d "$(VECTORS)" ]; then \

@@ -520,6 +520,12 @@ func (api *ethAPI) createAccessList(ctx context.Context, p Params) (any, error) 
 		from = *args.From
 	}
 	excluded[from] = true
+	// The EVM warms the coinbase itself (EIP-3651); listing it would only
+	// cost gas.
+	excluded[env.blk.Coinbase()] = true
+	if env.blockOver != nil && env.blockOver.Coinbase != nil {
+		excluded[*env.blockOver.Coinbase] = true
+	}
 	if args.To != nil {
 		excluded[*args.To] = true
 	} else {

@@ -1,0 +1,337 @@
+package rpc
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/chaind/chaind/internal/types"
+)
+
+// HeadSource delivers new canonical heads.
+type HeadSource interface {
+	Subscribe(buffer int) (<-chan *types.Block, func())
+}
+
+// PendingSource delivers transactions as they enter the pool.
+type PendingSource interface {
+	Subscribe(buffer int) (<-chan *types.Transaction, func())
+	Get(h types.Hash) (*types.Transaction, types.Address, bool)
+}
+
+const (
+	filterTimeout    = 5 * time.Minute
+	filterBufferSize = 10_000 // hashes a block or pending filter keeps between polls
+)
+
+var errFilterNotFound = errors.New("filter not found")
+
+type filterKind int
+
+const (
+	blockFilter filterKind = iota
+	pendingFilter
+	logsFilter
+)
+
+type filter struct {
+	kind     filterKind
+	query    FilterQuery
+	hashes   []types.Hash // block or pending filters: what arrived since the last poll
+	next     uint64       // logs filters: first block not yet reported
+	lastPoll time.Time
+}
+
+type filterAPI struct {
+	eth     *ethAPI
+	heads   HeadSource
+	pending PendingSource
+
+	mu      sync.Mutex
+	filters map[string]*filter
+	started bool
+	now     func() time.Time
+}
+
+// RegisterFilters installs the polling filters (eth_newFilter and friends)
+// and the WebSocket subscriptions (eth_subscribe, eth_unsubscribe).
+func RegisterFilters(s *Server, b Backend, heads HeadSource, pending PendingSource, opts EthOptions) {
+	if opts.LogRange == 0 {
+		opts.LogRange = 10_000
+	}
+	if opts.LogLimit == 0 {
+		opts.LogLimit = 10_000
+	}
+	api := &filterAPI{eth: &ethAPI{b: b, opts: opts}, heads: heads, pending: pending,
+		filters: map[string]*filter{}, now: time.Now}
+	s.Register("eth_newFilter", 1, 1, api.newFilter)
+	s.Register("eth_newBlockFilter", 0, 0, func(context.Context, Params) (any, error) {
+		return api.install(&filter{kind: blockFilter}), nil
+	})
+	s.Register("eth_newPendingTransactionFilter", 0, 1, func(context.Context, Params) (any, error) {
+		return api.install(&filter{kind: pendingFilter}), nil
+	})
+	s.Register("eth_getFilterChanges", 1, 1, api.getFilterChanges)
+	s.Register("eth_getFilterLogs", 1, 1, api.getFilterLogs)
+	s.Register("eth_uninstallFilter", 1, 1, func(_ context.Context, p Params) (any, error) {
+		var id string
+		if err := p.Decode(0, &id); err != nil {
+			return nil, err
+		}
+		api.mu.Lock()
+		defer api.mu.Unlock()
+		_, ok := api.filters[id]
+		delete(api.filters, id)
+		return ok, nil
+	})
+	s.Register("eth_subscribe", 1, 2, api.subscribe)
+	s.RegisterUnsubscribe("eth_unsubscribe")
+}
+
+func newID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return "0x" + hex.EncodeToString(b[:])
+}
+
+// install adds a filter; the first one starts the feeds that fill block
+// and pending filters and the janitor that expires unpolled ones.
+func (api *filterAPI) install(f *filter) string {
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	if !api.started {
+		api.started = true
+		go api.feed()
+	}
+	f.lastPoll = api.now()
+	id := newID()
+	api.filters[id] = f
+	return id
+}
+
+func (api *filterAPI) feed() {
+	heads, cancelHeads := api.heads.Subscribe(256)
+	defer cancelHeads()
+	txs, cancelTxs := api.pending.Subscribe(4096)
+	defer cancelTxs()
+	janitor := time.NewTicker(30 * time.Second)
+	defer janitor.Stop()
+	for {
+		select {
+		case b, ok := <-heads:
+			if !ok {
+				return
+			}
+			api.push(blockFilter, b.Hash())
+		case tx, ok := <-txs:
+			if !ok {
+				return
+			}
+			api.push(pendingFilter, tx.Hash())
+		case <-janitor.C:
+			api.expire()
+		}
+	}
+}
+
+func (api *filterAPI) push(kind filterKind, h types.Hash) {
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	for _, f := range api.filters {
+		if f.kind == kind && len(f.hashes) < filterBufferSize {
+			f.hashes = append(f.hashes, h)
+		}
+	}
+}
+
+func (api *filterAPI) expire() {
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	now := api.now()
+	for id, f := range api.filters {
+		if now.Sub(f.lastPoll) > filterTimeout {
+			delete(api.filters, id)
+		}
+	}
+}
+
+func (api *filterAPI) newFilter(_ context.Context, p Params) (any, error) {
+	var q FilterQuery
+	if err := p.Decode(0, &q); err != nil {
+		return nil, err
+	}
+	if q.BlockHash != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: "blockHash is not allowed in eth_newFilter"}
+	}
+	next := api.eth.b.Head().Number() + 1
+	if q.FromBlock != nil && q.FromBlock.Tag == "" && q.FromBlock.Hash == nil && q.FromBlock.Number < next {
+		next = q.FromBlock.Number
+	}
+	return api.install(&filter{kind: logsFilter, query: q, next: next}), nil
+}
+
+func (api *filterAPI) get(p Params) (*filter, error) {
+	var id string
+	if err := p.Decode(0, &id); err != nil {
+		return nil, err
+	}
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	f, ok := api.filters[id]
+	if !ok {
+		return nil, errFilterNotFound
+	}
+	f.lastPoll = api.now()
+	return f, nil
+}
+
+func (api *filterAPI) getFilterChanges(_ context.Context, p Params) (any, error) {
+	f, err := api.get(p)
+	if err != nil {
+		return nil, err
+	}
+	if f.kind != logsFilter {
+		api.mu.Lock()
+		out := f.hashes
+		f.hashes = nil
+		api.mu.Unlock()
+		if out == nil {
+			out = []types.Hash{}
+		}
+		return out, nil
+	}
+	head := api.eth.b.Head().Number()
+	api.mu.Lock()
+	from := f.next
+	api.mu.Unlock()
+	to := head
+	if f.query.ToBlock != nil && f.query.ToBlock.Tag == "" && f.query.ToBlock.Hash == nil && f.query.ToBlock.Number < to {
+		to = f.query.ToBlock.Number
+	}
+	if from > to {
+		return []*types.Log{}, nil
+	}
+	q := f.query
+	fb, tb := BlockRef{Number: from}, BlockRef{Number: to}
+	q.FromBlock, q.ToBlock = &fb, &tb
+	logs, err := api.eth.FilterLogs(&q)
+	if err != nil {
+		return nil, err
+	}
+	api.mu.Lock()
+	f.next = to + 1
+	api.mu.Unlock()
+	return logs, nil
+}
+
+func (api *filterAPI) getFilterLogs(_ context.Context, p Params) (any, error) {
+	f, err := api.get(p)
+	if err != nil {
+		return nil, err
+	}
+	if f.kind != logsFilter {
+		return nil, errFilterNotFound
+	}
+	q := f.query
+	return api.eth.FilterLogs(&q)
+}
+
+// subscribe implements eth_subscribe over WebSocket.
+func (api *filterAPI) subscribe(ctx context.Context, p Params) (any, error) {
+	n, ok := NotifierFrom(ctx)
+	if !ok {
+		return nil, ErrNotificationsUnsupported
+	}
+	var kind string
+	if err := p.Decode(0, &kind); err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "newHeads":
+		sub := n.Subscribe()
+		heads, cancel := api.heads.Subscribe(256)
+		go func() {
+			defer cancel()
+			for {
+				select {
+				case <-sub.Done():
+					return
+				case b, ok := <-heads:
+					if !ok || sub.Notify(json.RawMessage(types.AppendHeaderJSON(nil, b.HeaderRef(), b.Hash(), false))) != nil {
+						return
+					}
+				}
+			}
+		}()
+		return sub.ID, nil
+	case "logs":
+		var q FilterQuery
+		if _, err := p.Optional(1, &q); err != nil {
+			return nil, err
+		}
+		sub := n.Subscribe()
+		heads, cancel := api.heads.Subscribe(256)
+		go func() {
+			defer cancel()
+			for {
+				select {
+				case <-sub.Done():
+					return
+				case b, ok := <-heads:
+					if !ok {
+						return
+					}
+					logs, err := api.eth.blockLogs(b, &q, nil)
+					if err != nil {
+						continue
+					}
+					for _, l := range logs {
+						if sub.Notify(l) != nil {
+							return
+						}
+					}
+				}
+			}
+		}()
+		return sub.ID, nil
+	case "newPendingTransactions":
+		var full bool
+		if _, err := p.Optional(1, &full); err != nil {
+			return nil, err
+		}
+		sub := n.Subscribe()
+		txs, cancel := api.pending.Subscribe(4096)
+		go func() {
+			defer cancel()
+			for {
+				select {
+				case <-sub.Done():
+					return
+				case tx, ok := <-txs:
+					if !ok {
+						return
+					}
+					var v any = tx.Hash()
+					if full {
+						_, from, _ := api.pending.Get(tx.Hash())
+						v = types.TxJSON(tx, from, nil)
+					}
+					if sub.Notify(v) != nil {
+						return
+					}
+				}
+			}
+		}()
+		return sub.ID, nil
+	case "syncing":
+		// A node that produces or follows blocks itself never changes sync
+		// state; the subscription stays open and reports changes when the
+		// p2p sync layer has any.
+		return n.Subscribe().ID, nil
+	}
+	return nil, &Error{Code: CodeInvalidParams, Message: "unsupported subscription type: " + kind}
+}
