@@ -102,5 +102,8 @@ func decodeStorageValue(b []byte) (types.Hash, error) {
 	if len(content) > 32 {
 		return types.Hash{}, rlp.ErrUintOverflow
 	}
+	if len(content) > 0 && content[0] == 0 {
+		return types.Hash{}, rlp.ErrCanonInt // zero slots are absent, never stored
+	}
 	return types.BytesToHash(content), nil
 }
