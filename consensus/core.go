@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/chaind/chaind/consensus/internal/rules"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -25,6 +26,9 @@ type Config struct {
 	// KeepDecisions is how many decided heights are remembered to help
 	// lagging validators catch up (default 64).
 	KeepDecisions int
+	// Unsafe switches safety rules off. Its type is internal, so only
+	// tests under consensus/ can set it, to show each rule is needed.
+	Unsafe rules.Set
 }
 
 // Limits on what a peer can make the core hold.
@@ -32,15 +36,6 @@ const (
 	maxRoundsAhead   = 10_000 // rounds beyond round_p+this are dropped
 	maxBufferedPerHt = 1 << 14
 )
-
-// rules switches safety rules of Algorithm 1 off. It exists only so tests
-// can show that each rule is needed: with a rule off, a crafted scenario or
-// the simulator finds an agreement violation. Production code never sets it.
-type rules struct {
-	noLocking      bool // L23/L29: ignore lockedValue_p/lockedRound_p
-	noPOLCheck     bool // L28: accept validRound without 2f+1 prevotes in it
-	majorityQuorum bool // use > 1/2 of the power instead of > 2/3
-}
 
 type validity uint8
 
@@ -64,7 +59,7 @@ type evidenceKey struct {
 // State is one process p of Algorithm 1. Field names follow the paper.
 type State struct {
 	cfg   Config
-	rules rules
+	rules rules.Set
 
 	// The variables of Algorithm 1, L1-L9. decision_p lives in the Decide
 	// effects: once decided, the state moves to the next height at once.
@@ -115,7 +110,7 @@ func New(cfg Config, h uint64) (*State, error) {
 	if cfg.KeepDecisions == 0 {
 		cfg.KeepDecisions = 64
 	}
-	s := &State{cfg: cfg, future: make(map[uint64][]Event), decisions: make(map[uint64]decision)}
+	s := &State{cfg: cfg, rules: cfg.Unsafe, future: make(map[uint64][]Event), decisions: make(map[uint64]decision)}
 	if err := s.enterHeight(h); err != nil {
 		return nil, err
 	}
@@ -174,7 +169,7 @@ func (s *State) isValidator() bool { _, ok := s.vals.Index(s.cfg.Self); return o
 
 // quorum is "2f+1": strictly more than two thirds of the power.
 func (s *State) quorum(power int64) bool {
-	if s.rules.majorityQuorum {
+	if s.rules.MajorityQuorum {
 		return 2*power > s.vals.total
 	}
 	return s.vals.HasQuorum(power)
@@ -548,7 +543,7 @@ func (s *State) currentRoundRules() bool {
 				if val == unknown {
 					continue
 				}
-				if val == valid && (s.rules.noLocking || s.lockedRound == -1 || s.lockedValue.ID == p.Value.ID) { // L23
+				if val == valid && (s.rules.NoLocking || s.lockedRound == -1 || s.lockedValue.ID == p.Value.ID) { // L23
 					s.broadcastVote(Prevote, p.Value.ID) // L24
 				} else {
 					s.broadcastVote(Prevote, NilID) // L26
@@ -559,12 +554,12 @@ func (s *State) currentRoundRules() bool {
 			// L28: upon ⟨PROPOSAL, h_p, round_p, v, vr⟩ from proposer(h_p, round_p)
 			//      AND 2f+1 ⟨PREVOTE, h_p, vr, id(v)⟩ while step_p = propose ∧ (vr ≥ 0 ∧ vr < round_p)
 			vr := p.ValidRound
-			if vr >= 0 && vr < r && (s.rules.noPOLCheck || s.quorum(s.book.Power(vr, Prevote, p.Value.ID))) {
+			if vr >= 0 && vr < r && (s.rules.NoPOLCheck || s.quorum(s.book.Power(vr, Prevote, p.Value.ID))) {
 				val := s.validity[p.Value.ID]
 				if val == unknown {
 					continue
 				}
-				if val == valid && (s.rules.noLocking || s.lockedRound <= vr || s.lockedValue.ID == p.Value.ID) { // L29
+				if val == valid && (s.rules.NoLocking || s.lockedRound <= vr || s.lockedValue.ID == p.Value.ID) { // L29
 					s.broadcastVote(Prevote, p.Value.ID) // L30
 				} else {
 					s.broadcastVote(Prevote, NilID) // L32

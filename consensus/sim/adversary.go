@@ -102,8 +102,15 @@ func (a *adversary) maybePropose(h uint64, r int32) {
 		power[side] += a.s.cfg.Stakes[i]
 	}
 	vals := [2]consensus.Value{value(h, r, p, 2), value(h, r, p, 3)}
+	// In later rounds, sometimes claim a valid round that has no polka,
+	// to lure locked validators through L28.
+	vr := int32(-1)
+	if r > 0 && a.s.rng.IntN(2) == 0 {
+		vr = r - 1
+		vals[1] = vals[0] // one value for everyone: unlock them all
+	}
 	for side, group := range sides {
-		prop := consensus.ProposalEvent{Proposal: consensus.Proposal{Height: h, Round: r, Value: vals[side], ValidRound: -1, Proposer: nodeAddr(p)}}
+		prop := consensus.ProposalEvent{Proposal: consensus.Proposal{Height: h, Round: r, Value: vals[side], ValidRound: vr, Proposer: nodeAddr(p)}}
 		for _, to := range group {
 			a.s.send(p, to, prop, 0)
 			for _, z := range a.members {

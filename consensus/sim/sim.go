@@ -23,6 +23,7 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/consensus/cycle"
+	"github.com/chaind/chaind/consensus/internal/rules"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -63,7 +64,7 @@ type Config struct {
 	// Trace, when set, receives one line per processed event.
 	Trace func(string)
 
-	configure func(*consensus.State) // test hook: adjusts every core
+	rules rules.Set // tests only: switch safety rules off in honest cores
 }
 
 // DefaultTimeouts are the simulator's timeouts: short, but well above the
@@ -242,12 +243,10 @@ func (s *Sim) index(a types.Address) int { return int(binary.BigEndian.Uint32(a[
 // restoring its persisted state when it belongs to that height.
 func (s *Sim) boot(nd *node) error {
 	h := uint64(len(nd.committed)) + 1
-	core, err := consensus.New(consensus.Config{Self: nd.addr, Validators: s.src, Timeouts: s.cfg.Timeouts, KeepDecisions: 1 << 20}, h)
+	core, err := consensus.New(consensus.Config{Self: nd.addr, Validators: s.src, Timeouts: s.cfg.Timeouts,
+		KeepDecisions: 1 << 20, Unsafe: s.cfg.rules}, h)
 	if err != nil {
 		return err
-	}
-	if s.cfg.configure != nil {
-		s.cfg.configure(core)
 	}
 	for _, d := range nd.certs[max(0, len(nd.certs)-64):] {
 		core.RememberDecision(d)
