@@ -36,8 +36,7 @@ func (s *StateDB) Finalise(deleteEmpty bool) {
 	}
 	clear(s.txObjects)
 	s.txObjects = s.txObjects[:0]
-	clear(s.journal)
-	s.journal = s.journal[:0]
+	s.journal.reset()
 	s.ripemdTouch = false
 	s.lastObj = nil
 }

@@ -54,10 +54,14 @@ func (s *StateDB) Copy() *StateDB {
 	for _, o := range s.commitObjs {
 		c.commitObjs = append(c.commitObjs, cp(o))
 	}
-	c.journal = make([]journalEntry, len(s.journal))
-	for i, e := range s.journal {
-		e.obj, e.prev = cp(e.obj), cp(e.prev)
-		c.journal[i] = e
+	for i := 0; i < s.journal.n; i++ {
+		e := *s.journal.at(i)
+		e.obj = cp(e.obj)
+		c.journal.push(&e)
+	}
+	c.journal.codes = slices.Clone(s.journal.codes)
+	for _, o := range s.journal.prevs {
+		c.journal.prevs = append(c.journal.prevs, cp(o))
 	}
 	return c
 }

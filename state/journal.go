@@ -1,14 +1,15 @@
 package state
 
 import (
+	"sync"
+
 	"github.com/chaind/chaind/internal/types"
-	"github.com/holiman/uint256"
 )
 
 type entryKind uint8
 
 const (
-	entryCreateObject entryKind = iota // obj replaced prev (flag: map had an entry)
+	entryCreateObject entryKind = iota // obj replaced journal.prevs[top] (flag: map had an entry)
 	entryCreateContract
 	entryBalance
 	entryNonce
@@ -24,23 +25,66 @@ const (
 )
 
 // journalEntry records how to undo one change. One struct for every kind,
-// stored by value in a slice, so journaling a change allocates nothing once
-// the slice has grown to the size of a typical transaction.
+// stored by value in fixed-size chunks, so journaling a change allocates
+// nothing once a chunk is in place, and growing the journal never copies.
+// Rarely needed wide values (previous code, replaced objects) live in side
+// slices indexed by u64, which keeps the entry small.
 type journalEntry struct {
 	kind entryKind
 	flag bool
 	obj  *stateObject // the object whose change this is; counted in obj.refs
-	prev *stateObject // entryCreateObject: what the map held before
 	addr types.Address
 	key  types.Hash
-	val  types.Hash
+	val  types.Hash // previous value; previous balance as 32 big-endian bytes
 	u64  uint64
-	bal  uint256.Int
-	code []byte
 }
 
-// append records e, counting it against the object it touches so Finalise
-// knows which accounts the (unreverted part of the) transaction touched.
+const journalChunk = 256
+
+// journal is the list of undo records of the current transaction.
+type journal struct {
+	chunks [][]journalEntry // each of length journalChunk
+	n      int
+	codes  [][]byte       // previous code of entryCode records
+	prevs  []*stateObject // replaced objects of entryCreateObject records
+}
+
+var chunkPool = sync.Pool{New: func() any { c := make([]journalEntry, journalChunk); return &c }}
+
+func (j *journal) push(e *journalEntry) {
+	if j.n == len(j.chunks)*journalChunk {
+		j.chunks = append(j.chunks, *chunkPool.Get().(*[]journalEntry))
+	}
+	j.chunks[j.n/journalChunk][j.n%journalChunk] = *e
+	j.n++
+}
+
+func (j *journal) at(i int) *journalEntry { return &j.chunks[i/journalChunk][i%journalChunk] }
+
+// reset empties the journal, clearing pointers for the GC and giving all
+// but the first chunk back to the pool.
+func (j *journal) reset() {
+	for i := 0; i < j.n; i++ {
+		*j.at(i) = journalEntry{}
+	}
+	for i := 1; i < len(j.chunks); i++ {
+		c := j.chunks[i]
+		chunkPool.Put(&c)
+		j.chunks[i] = nil
+	}
+	if len(j.chunks) > 1 {
+		j.chunks = j.chunks[:1]
+	}
+	j.n = 0
+	clear(j.codes)
+	j.codes = j.codes[:0]
+	clear(j.prevs)
+	j.prevs = j.prevs[:0]
+}
+
+// journalAppend records e, counting it against the object it touches so
+// Finalise knows which accounts the (unreverted part of the) transaction
+// touched.
 func (s *StateDB) journalAppend(e journalEntry) {
 	if o := e.obj; o != nil {
 		o.refs++
@@ -49,28 +93,26 @@ func (s *StateDB) journalAppend(e journalEntry) {
 			s.txObjects = append(s.txObjects, o)
 		}
 	}
-	s.journal = append(s.journal, e)
+	s.journal.push(&e)
 }
 
 // Snapshot returns an identifier of the current state of the transaction
 // that RevertToSnapshot can return to.
-func (s *StateDB) Snapshot() int { return len(s.journal) }
+func (s *StateDB) Snapshot() int { return s.journal.n }
 
 // RevertToSnapshot undoes every change made after Snapshot returned id.
 func (s *StateDB) RevertToSnapshot(id int) {
 	if id < 0 {
 		id = 0
 	}
-	for i := len(s.journal) - 1; i >= id; i-- {
-		e := &s.journal[i]
+	for i := s.journal.n - 1; i >= id; i-- {
+		e := s.journal.at(i)
 		s.undo(e)
 		if e.obj != nil {
 			e.obj.refs--
 		}
 		*e = journalEntry{} // drop references for the GC
-	}
-	if id < len(s.journal) {
-		s.journal = s.journal[:id]
+		s.journal.n = i
 	}
 }
 
@@ -78,8 +120,12 @@ func (s *StateDB) undo(e *journalEntry) {
 	o := e.obj
 	switch e.kind {
 	case entryCreateObject:
+		j := &s.journal
+		prev := j.prevs[len(j.prevs)-1]
+		j.prevs[len(j.prevs)-1] = nil
+		j.prevs = j.prevs[:len(j.prevs)-1]
 		if e.flag {
-			s.objects[e.addr] = e.prev
+			s.objects[e.addr] = prev
 		} else {
 			delete(s.objects, e.addr)
 		}
@@ -87,11 +133,14 @@ func (s *StateDB) undo(e *journalEntry) {
 	case entryCreateContract:
 		o.created = false
 	case entryBalance:
-		o.data.Balance = e.bal
+		o.data.Balance.SetBytes32(e.val[:])
 	case entryNonce:
 		o.data.Nonce = e.u64
 	case entryCode:
-		o.code = e.code
+		j := &s.journal
+		o.code = j.codes[len(j.codes)-1]
+		j.codes[len(j.codes)-1] = nil
+		j.codes = j.codes[:len(j.codes)-1]
 		o.data.CodeHash = e.val
 		o.dirtyCode = e.flag
 	case entryStorage:
@@ -102,7 +151,7 @@ func (s *StateDB) undo(e *journalEntry) {
 		}
 	case entrySelfDestruct:
 		o.selfDestructed = e.flag
-		o.data.Balance = e.bal
+		o.data.Balance.SetBytes32(e.val[:])
 	case entryTouch:
 	case entryRefund:
 		s.refund = e.u64

@@ -41,7 +41,7 @@ type StateDB struct {
 	commitObjs   []*stateObject        // objects whose storage trie changed since the last Commit
 	codes        map[types.Hash][]byte // code written since the last Commit
 
-	journal []journalEntry
+	journal journal
 	refund  uint64
 
 	accessAddrs map[types.Address]struct{}
@@ -154,7 +154,8 @@ func (s *StateDB) createObject(addr types.Address, prev *stateObject) *stateObje
 	old, had := s.objects[addr]
 	s.objects[addr] = o
 	s.lastObj = nil
-	s.journalAppend(journalEntry{kind: entryCreateObject, obj: o, prev: old, flag: had, addr: addr})
+	s.journal.prevs = append(s.journal.prevs, old)
+	s.journalAppend(journalEntry{kind: entryCreateObject, obj: o, flag: had, addr: addr})
 	return o
 }
 
@@ -199,7 +200,7 @@ func (s *StateDB) GetBalance(addr types.Address) *uint256.Int {
 // account (EIP-161).
 func (s *StateDB) AddBalance(addr types.Address, amount *uint256.Int) {
 	o := s.getOrCreate(addr)
-	s.journalAppend(journalEntry{kind: entryBalance, obj: o, bal: o.data.Balance})
+	s.journalAppend(journalEntry{kind: entryBalance, obj: o, val: o.data.Balance.Bytes32()})
 	if addr == ripemd && amount.IsZero() {
 		s.ripemdTouch = true
 	}
@@ -210,14 +211,14 @@ func (s *StateDB) AddBalance(addr types.Address, amount *uint256.Int) {
 // sufficient funds first.
 func (s *StateDB) SubBalance(addr types.Address, amount *uint256.Int) {
 	o := s.getOrCreate(addr)
-	s.journalAppend(journalEntry{kind: entryBalance, obj: o, bal: o.data.Balance})
+	s.journalAppend(journalEntry{kind: entryBalance, obj: o, val: o.data.Balance.Bytes32()})
 	o.data.Balance.Sub(&o.data.Balance, amount)
 }
 
 // SetBalance sets addr's balance (used to load genesis and test states).
 func (s *StateDB) SetBalance(addr types.Address, amount *uint256.Int) {
 	o := s.getOrCreate(addr)
-	s.journalAppend(journalEntry{kind: entryBalance, obj: o, bal: o.data.Balance})
+	s.journalAppend(journalEntry{kind: entryBalance, obj: o, val: o.data.Balance.Bytes32()})
 	o.data.Balance = *amount
 }
 
@@ -260,7 +261,8 @@ func (s *StateDB) GetCodeSize(addr types.Address) int { return len(s.GetCode(add
 // modify it afterwards.
 func (s *StateDB) SetCode(addr types.Address, code []byte) {
 	o := s.getOrCreate(addr)
-	s.journalAppend(journalEntry{kind: entryCode, obj: o, code: o.code, val: o.data.CodeHash, flag: o.dirtyCode})
+	s.journal.codes = append(s.journal.codes, o.code)
+	s.journalAppend(journalEntry{kind: entryCode, obj: o, val: o.data.CodeHash, flag: o.dirtyCode})
 	o.code = code
 	o.data.CodeHash = codeHash(code)
 	o.dirtyCode = true
@@ -364,7 +366,7 @@ func (s *StateDB) SelfDestruct(addr types.Address) {
 	if o == nil {
 		return
 	}
-	s.journalAppend(journalEntry{kind: entrySelfDestruct, obj: o, flag: o.selfDestructed, bal: o.data.Balance})
+	s.journalAppend(journalEntry{kind: entrySelfDestruct, obj: o, flag: o.selfDestructed, val: o.data.Balance.Bytes32()})
 	o.selfDestructed = true
 	o.data.Balance.Clear()
 }

@@ -296,3 +296,28 @@ func TestCreateAccountKeepsBalance(t *testing.T) {
 		t.Fatal("storage kept")
 	}
 }
+
+func TestCopyIndependent(t *testing.T) {
+	s, _ := newEmpty(t)
+	s.SetBalance(addr(1), uint256.NewInt(1))
+	s.SetState(addr(1), word(1), word(1))
+	s.Finalise(true)
+	snap := s.Snapshot()
+	s.SetState(addr(1), word(1), word(2))
+	s.SetCode(addr(1), []byte{1, 2})
+	c := s.Copy()
+	c.RevertToSnapshot(snap)
+	if got := c.GetState(addr(1), word(1)); got != word(1) {
+		t.Fatalf("copy after revert: %s", got)
+	}
+	if got := s.GetState(addr(1), word(1)); got != word(2) {
+		t.Fatalf("original changed by the copy's revert: %s", got)
+	}
+	if len(c.GetCode(addr(1))) != 0 || len(s.GetCode(addr(1))) != 2 {
+		t.Fatal("code revert leaked between copies")
+	}
+	s.RevertToSnapshot(snap)
+	if s.IntermediateRoot(true) != c.IntermediateRoot(true) {
+		t.Fatal("roots differ after the same revert")
+	}
+}
