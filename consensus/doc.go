@@ -3,15 +3,37 @@
 //
 // The core (State.Step) follows Algorithm 1 of Buchman, Kwon and Milosevic,
 // "The latest gossip on BFT consensus" (arXiv 1807.04938). Every upon-rule
-// carries the line numbers it implements ("L22", "L36-43"), so the code and
-// the paper can be read side by side. The core owns no goroutines, clocks,
-// network, disk or randomness: it consumes Events (proposals, votes, fired
-// timeouts, validation results) and returns Effects (broadcasts, timeouts to
-// schedule, values to build or validate, decisions, evidence). Running it is
-// the job of consensus/driver (real time, real transport) and consensus/sim
-// (virtual time, seeded faults).
+// carries the line numbers it implements, so the code and the paper can be
+// read side by side:
+//
+//	L1-L9    State fields h, round, step, lockedValue, lockedRound, validValue, validRound
+//	L10      Step(Start{})
+//	L11-L21  startRound
+//	L22-L48  currentRoundRules (L22, L28, L34, L36, L44, L47 in that order)
+//	L49-L54  decideRule, decide
+//	L55-L56  roundSkipRule
+//	L57-L67  onTimeout
+//
+// "2f+1" is voting power strictly above 2/3 of the total and "f+1" strictly
+// above 1/3 (ValidatorSet.HasQuorum, HasOneThird). The core owns no
+// goroutines, clocks, network, disk or randomness, and never iterates a map
+// where order matters: it consumes Events (proposals, votes, fired timeouts,
+// values to propose, validation results) and returns Effects (broadcasts,
+// timeouts to schedule, values to build or validate, decisions, evidence).
+// Running it is the job of consensus/driver (real time, real transport) and
+// consensus/sim (virtual time, seeded faults).
+//
+// Three things go beyond the pseudo-code, all standing in for the paper's
+// assumption that correct processes eventually receive what other correct
+// processes received: a retransmission tick re-sends our own messages of
+// the current height and relays the polka behind validValue; a status
+// message lets validators that are ahead send a lagging one the decision
+// (proposal plus precommits) or the votes of the rounds it missed; and
+// messages of the next few heights are buffered.
 //
 // Around the core live the pieces a chain needs: weighted proposer
-// selection (ValidatorSet), the vote book, signed messages, commit
-// certificates, double-sign evidence and cycle bookkeeping (consensus/cycle).
+// selection (ValidatorSet, CometBFT's priority algorithm), the vote book,
+// signed messages (Signer, VerifyVote), commit certificates
+// (VerifyCertificate), double-sign evidence (DuplicateVoteEvidence), crash
+// snapshots (Snapshot) and cycles (consensus/cycle).
 package consensus
