@@ -3,6 +3,7 @@ package bls12381
 import (
 	"math/big"
 	"math/bits"
+	"sync/atomic"
 )
 
 // Field inversion by Pornin's optimized binary GCD ("Optimized Binary GCD
@@ -100,7 +101,7 @@ func inverse(z, x *fe) {
 	var chk fe
 	mul(&chk, &r, x)
 	if !chk.isOne() {
-		invFallbacks++
+		invFallbacks.Add(1)
 		exp(z, x, expPMinus2)
 		return
 	}
@@ -108,7 +109,7 @@ func inverse(z, x *fe) {
 }
 
 // invFallbacks counts uses of the Fermat fallback; tests require zero.
-var invFallbacks int
+var invFallbacks atomic.Int64
 
 func bitLen6(x *[6]uint64) int {
 	for i := 5; i >= 0; i-- {
