@@ -31,7 +31,7 @@ type accountsAPI struct {
 
 // RegisterAccounts installs the node-held account methods.
 func RegisterAccounts(s *Server, b Backend, keys AccountsBackend, opts EthOptions) {
-	api := &accountsAPI{b: b, keys: keys, eth: &ethAPI{b: b, opts: opts}}
+	api := &accountsAPI{b: b, keys: keys, eth: &ethAPI{b: b, opts: opts.withDefaults()}}
 	s.Register("eth_accounts", 0, 0, func(context.Context, Params) (any, error) {
 		if keys == nil {
 			return []types.Address{}, nil

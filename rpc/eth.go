@@ -20,6 +20,21 @@ type EthOptions struct {
 	LogLimit      int    // eth_getLogs result cap (default 10,000)
 }
 
+// withDefaults fills the limits DESIGN.md sets for a node that does not
+// say otherwise.
+func (o EthOptions) withDefaults() EthOptions {
+	if o.GasCap == 0 {
+		o.GasCap = 50_000_000
+	}
+	if o.LogRange == 0 {
+		o.LogRange = 10_000
+	}
+	if o.LogLimit == 0 {
+		o.LogLimit = 10_000
+	}
+	return o
+}
+
 type ethAPI struct {
 	b    Backend
 	opts EthOptions
@@ -27,16 +42,7 @@ type ethAPI struct {
 
 // RegisterEth installs the eth_, net_, web3_ and debug_getRaw* methods.
 func RegisterEth(s *Server, b Backend, opts EthOptions) {
-	if opts.GasCap == 0 {
-		opts.GasCap = 50_000_000
-	}
-	if opts.LogRange == 0 {
-		opts.LogRange = 10_000
-	}
-	if opts.LogLimit == 0 {
-		opts.LogLimit = 10_000
-	}
-	api := &ethAPI{b: b, opts: opts}
+	api := &ethAPI{b: b, opts: opts.withDefaults()}
 	chainID := b.Config().ChainID
 	constant := func(name string, v any) {
 		s.Register(name, 0, 0, func(context.Context, Params) (any, error) { return v, nil })

@@ -60,13 +60,7 @@ type filterAPI struct {
 // RegisterFilters installs the polling filters (eth_newFilter and friends)
 // and the WebSocket subscriptions (eth_subscribe, eth_unsubscribe).
 func RegisterFilters(s *Server, b Backend, heads HeadSource, pending PendingSource, opts EthOptions) {
-	if opts.LogRange == 0 {
-		opts.LogRange = 10_000
-	}
-	if opts.LogLimit == 0 {
-		opts.LogLimit = 10_000
-	}
-	api := &filterAPI{eth: &ethAPI{b: b, opts: opts}, heads: heads, pending: pending,
+	api := &filterAPI{eth: &ethAPI{b: b, opts: opts.withDefaults()}, heads: heads, pending: pending,
 		filters: map[string]*filter{}, now: time.Now}
 	s.Register("eth_newFilter", 1, 1, api.newFilter)
 	s.Register("eth_newBlockFilter", 0, 0, func(context.Context, Params) (any, error) {

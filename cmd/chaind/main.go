@@ -41,8 +41,7 @@ func run(args []string) int {
 			return 2
 		}
 	}
-	fmt.Fprintln(os.Stderr, "chaind: running the node is not built yet; see chaind help")
-	return 2
+	return runNode(args)
 }
 
 func usage() {

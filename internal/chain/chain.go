@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -51,6 +52,17 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The genesis spec is kept so that a node restarted on this data
+		// directory needs no genesis file (and a --dev chain keeps its own).
+		spec, err := json.Marshal(g)
+		if err != nil {
+			return nil, err
+		}
+		var b store.Batch
+		b.Put(keyGenesisSpec, spec)
+		if err := kv.Write(&b); err != nil {
+			return nil, err
+		}
 		if err := db.WriteBlock(blk, nil); err != nil {
 			return nil, err
 		}
@@ -69,6 +81,23 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 		return nil, fmt.Errorf("state of head block %d: %w", c.head.Number(), err)
 	}
 	return c, nil
+}
+
+// StoredGenesis returns the genesis a data directory was initialised with,
+// or false for an empty one.
+func StoredGenesis(kv store.KV) (*Genesis, bool, error) {
+	spec, err := kv.Get(keyGenesisSpec)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	g, err := ParseGenesis(spec)
+	if err != nil {
+		return nil, false, fmt.Errorf("stored genesis: %w", err)
+	}
+	return g, true, nil
 }
 
 // DB returns the chain's store.

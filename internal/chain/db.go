@@ -23,6 +23,7 @@ var (
 	prefixNode      = []byte("n") // n + hash -> trie node or contract code
 	keyHead         = []byte("m:head")
 	keyGenesis      = []byte("m:genesis")
+	keyGenesisSpec  = []byte("m:genesis-spec")
 )
 
 func key(prefix []byte, rest ...[]byte) []byte {

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"github.com/chaind/chaind/internal/store"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/crypto/hd"
+	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// runFlags are the flags of the node itself (DESIGN.md "Command line").
+type runFlags struct {
+	dev          bool
+	network      string
+	genesis      string
+	datadir      string
+	host         string
+	httpPort     int
+	wsPort       int
+	restPort     int
+	grpcPort     int
+	explorerPort int
+	p2pPort      int
+	blockTime    time.Duration
+	public       bool
+	archive      bool
+	metrics      bool
+	chainID      uint64
+	validatorKey string
+	gasLimit     uint64
+	logLevel     string
+	config       string
+	cors         string
+}
+
+func (f *runFlags) define(fs *flag.FlagSet) {
+	fs.BoolVar(&f.dev, "dev", false, "run a throwaway single-validator network with funded dev accounts")
+	fs.StringVar(&f.network, "network", "main", "network preset: main (chain ID 8118) or test (8119)")
+	fs.StringVar(&f.genesis, "genesis", "", "go-ethereum-style genesis.json (overrides --network)")
+	fs.StringVar(&f.datadir, "datadir", "", "data directory (default: in memory)")
+	fs.StringVar(&f.host, "host", "127.0.0.1", "address every listener binds to")
+	fs.IntVar(&f.httpPort, "http.port", 8545, "JSON-RPC HTTP and WebSocket port (-1 off, 0 any free port)")
+	fs.IntVar(&f.wsPort, "ws.port", 8546, "JSON-RPC WebSocket-only port (-1 off, 0 any free port)")
+	fs.IntVar(&f.restPort, "rest.port", 1317, "REST query port (not built yet)")
+	fs.IntVar(&f.grpcPort, "grpc.port", 9090, "gRPC query port (not built yet)")
+	fs.IntVar(&f.explorerPort, "explorer.port", 8080, "explorer port (not built yet)")
+	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port (not built yet)")
+	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "time between blocks of a validator; 0 seals as soon as transactions are pending")
+	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
+	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (the default keeps all too, until pruning lands)")
+	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics (not built yet)")
+	fs.Uint64Var(&f.chainID, "chain-id", 0, "chain ID of a --dev network (default 8118)")
+	fs.StringVar(&f.validatorKey, "validator-key", "", "hex private key (or a file holding it) that signs blocks")
+	fs.Uint64Var(&f.gasLimit, "gas-limit", 0, "block gas limit a validator aims for (default: keep the genesis limit)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.config, "config", "", "JSON file of flag values, e.g. {\"http.port\": 8545}")
+	fs.StringVar(&f.cors, "http.corsdomain", "", "comma-separated origins allowed to call the JSON-RPC port (* for any)")
+}
+
+func init() {
+	register(command{"run", "run the node (the default command; see chaind --help)", runNode})
+}
+
+// applyEnvAndConfig fills flags not set on the command line from
+// CHAIND_<FLAG> environment variables, then from the config file.
+func applyEnvAndConfig(fs *flag.FlagSet, configPath string) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var fromFile map[string]any
+	if configPath != "" {
+		data, err := os.ReadFile(configPath)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(data, &fromFile); err != nil {
+			return fmt.Errorf("config file %s: %v", configPath, err)
+		}
+		for k := range fromFile {
+			if fs.Lookup(k) == nil {
+				return fmt.Errorf("config file %s: unknown flag %q", configPath, k)
+			}
+		}
+	}
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] || err != nil {
+			return
+		}
+		env := "CHAIND_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(f.Name))
+		if v, ok := os.LookupEnv(env); ok {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s: %v", env, e)
+			}
+			return
+		}
+		if v, ok := fromFile[f.Name]; ok {
+			s := fmt.Sprint(v)
+			if fv, isNum := v.(float64); isNum && fv == float64(int64(fv)) {
+				s = fmt.Sprint(int64(fv))
+			}
+			if e := fs.Set(f.Name, s); e != nil {
+				err = fmt.Errorf("config %s: %v", f.Name, e)
+			}
+		}
+	})
+	return err
+}
+
+func newLogger(level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("bad --log-level %q", level)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+}
+
+func clientVersion() string {
+	return fmt.Sprintf("chaind/v%s/%s-%s/%s", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+}
+
+// loadGenesis picks the genesis: a file, the dev network or a preset.
+func (f *runFlags) loadGenesis(devAccounts []types.Address) (*chain.Genesis, error) {
+	switch {
+	case f.genesis != "":
+		return chain.LoadGenesis(f.genesis)
+	case f.dev:
+		id := f.chainID
+		if id == 0 {
+			id = chain.MainChainID
+		}
+		return chain.DevGenesis(id, devAccounts, uint64(time.Now().Unix())), nil
+	case f.network == "main":
+		return chain.MainGenesis(), nil
+	case f.network == "test":
+		return chain.TestGenesis(), nil
+	}
+	return nil, fmt.Errorf("unknown --network %q (main or test)", f.network)
+}
+
+func parseKey(s string) (*secp256k1.PrivateKey, error) {
+	if data, err := os.ReadFile(s); err == nil {
+		s = strings.TrimSpace(string(data))
+	}
+	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
+	if err != nil {
+		return nil, errors.New("validator key is neither a file nor 64 hex digits")
+	}
+	return crypto.ToPrivateKey(b)
+}
+
+func runNode(args []string) int {
+	fs := flag.NewFlagSet("chaind", flag.ContinueOnError)
+	var f runFlags
+	f.define(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: chaind [flags]          run a node (chaind help lists the other commands)")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "chaind: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if err := applyEnvAndConfig(fs, f.config); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 2
+	}
+	log, err := newLogger(f.logLevel)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 2
+	}
+	cfg := node.Config{
+		DataDir: f.datadir, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
+		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public,
+		ClientVersion: clientVersion(), Log: log,
+	}
+	if f.cors != "" {
+		cfg.CORS = strings.Split(f.cors, ",")
+	}
+	var devAddrs []types.Address
+	if f.dev {
+		keys, err := hd.DevAccounts(hd.DevMnemonic, 10)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaind: dev accounts:", err)
+			return 1
+		}
+		cfg.Accounts, cfg.Validator = keys, keys[0]
+		for _, k := range keys {
+			devAddrs = append(devAddrs, types.Address(crypto.PubkeyToAddress(k.PubKey())))
+		}
+	}
+	if f.validatorKey != "" {
+		k, err := parseKey(f.validatorKey)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaind:", err)
+			return 2
+		}
+		cfg.Validator = k
+	}
+	// A data directory remembers its genesis: without --genesis, a node
+	// restarted on it continues that chain (a --dev chain included).
+	if stored, ok := storedGenesis(f.datadir); ok && f.genesis == "" {
+		cfg.Genesis = stored
+	} else if cfg.Genesis, err = f.loadGenesis(devAddrs); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 2
+	}
+	n, err := node.New(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 1
+	}
+	if err := n.Start(); err != nil {
+		n.Close()
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 1
+	}
+	head := n.Chain.Head()
+	log.Info("chain", "chainId", cfg.Genesis.Config.ChainID, "head", head.Number(), "hash", head.Hash(), "producing", cfg.Validator != nil)
+	if f.dev {
+		printDevAccounts(cfg.Accounts)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	log.Info("shutting down")
+	done := make(chan error, 1)
+	go func() { done <- n.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			log.Error("close", "err", err)
+			return 1
+		}
+	case <-time.After(5 * time.Second):
+		log.Error("shutdown took longer than 5s")
+		return 1
+	}
+	return 0
+}
+
+func printDevAccounts(keys []*secp256k1.PrivateKey) {
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintf(w, "Dev accounts (10,000 CHAIN each; mnemonic %q):\n", hd.DevMnemonic)
+	for i, k := range keys {
+		a := types.Address(crypto.PubkeyToAddress(k.PubKey()))
+		fmt.Fprintf(w, "(%d) %s  key 0x%x\n", i, a.Hex(), k.Serialize())
+	}
+	w.Flush()
+}
+
+// storedGenesis reads the genesis a data directory was started with.
+func storedGenesis(datadir string) (*chain.Genesis, bool) {
+	if datadir == "" {
+		return nil, false
+	}
+	if _, err := os.Stat(filepath.Join(datadir, "data.log")); err != nil {
+		return nil, false
+	}
+	kv, err := store.Open(datadir)
+	if err != nil {
+		return nil, false
+	}
+	defer kv.Close()
+	g, ok, err := chain.StoredGenesis(kv)
+	return g, ok && err == nil
+}
