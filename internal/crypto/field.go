@@ -136,6 +136,17 @@ func (z *fe) mulSmall(x *fe, k uint64) {
 	*z = fe{t0, t1, t2, t3}
 }
 
+// half sets z = x/2: x itself if even, else (x + p)/2, with the 257th bit
+// of x + p shifted back in.
+func (z *fe) half(x *fe) {
+	m := -(x[0] & 1)
+	t0, c := bits.Add64(x[0], feP[0]&m, 0)
+	t1, c := bits.Add64(x[1], feP[1]&m, c)
+	t2, c := bits.Add64(x[2], feP[2]&m, c)
+	t3, c := bits.Add64(x[3], feP[3]&m, c)
+	*z = fe{t0>>1 | t1<<63, t1>>1 | t2<<63, t2>>1 | t3<<63, t3>>1 | c<<63}
+}
+
 // neg sets z = −x.
 func (z *fe) neg(x *fe) { z.sub(&feZero, x) }
 

@@ -71,6 +71,12 @@ func TestFieldArithmetic(t *testing.T) {
 		checkFe(t, "sub", &z, new(big.Int).Sub(bx, by), &x, &y)
 		z.neg(&x)
 		checkFe(t, "neg", &z, new(big.Int).Neg(bx), &x)
+		z.half(&x)
+		var twice fe
+		twice.add(&z, &z)
+		if !twice.equal(&x) {
+			t.Fatalf("half(%x)·2 != x", bx)
+		}
 		z.mul(&x, &y)
 		checkFe(t, "mul", &z, new(big.Int).Mul(bx, by), &x, &y)
 		z.sqr(&x)
