@@ -47,10 +47,9 @@ func (p *g2Aff) inSubgroup() bool {
 	if p.inf {
 		return true
 	}
-	var q, uq, lhs, t, rhs g2Jac
-	q.fromAffine(p)
-	uq.mulU(&q)
-	lhs.add(&uq, &q) // [u+1]Q
+	var uq, lhs, t, rhs g2Jac
+	uq.mulU(p)
+	lhs.addMixed(&uq, p) // [u+1]Q
 	t.psi(&uq)
 	lhs.add(&lhs, &t) // + ψ([u]Q)
 	t.psi(&t)
@@ -84,16 +83,73 @@ func (p *g2Jac) psi(q *g2Jac) {
 	fe2Conj(&p.z, &q.z)
 }
 
-// mulU sets p = [u]q by double-and-add over the bits of u.
-func (p *g2Jac) mulU(q *g2Jac) {
-	acc := *q
-	for i := 61; i >= 0; i-- {
+// mulU sets p = [u]q for an affine q: double-and-add over the NAF of u
+// with mixed additions of ±q.
+func (p *g2Jac) mulU(q *g2Aff) {
+	var qn g2Aff
+	qn = *q
+	fe2Neg(&qn.y, &q.y)
+	var acc g2Jac
+	acc.fromAffine(q) // top NAF digit is 1
+	for i := len(uNAF) - 2; i >= 0; i-- {
 		acc.double(&acc)
-		if (bnU>>uint(i))&1 == 1 {
-			acc.add(&acc, q)
+		switch uNAF[i] {
+		case 1:
+			acc.addMixed(&acc, q)
+		case -1:
+			acc.addMixed(&acc, &qn)
 		}
 	}
 	*p = acc
+}
+
+// addMixed sets p = a + b for an affine b (madd-2007-bl).
+func (p *g2Jac) addMixed(a *g2Jac, b *g2Aff) {
+	if b.inf {
+		*p = *a
+		return
+	}
+	if a.isInfinity() {
+		p.fromAffine(b)
+		return
+	}
+	var z1z1, u2, s2, h, hh, i, j, r, v, t fe2
+	fe2Square(&z1z1, &a.z)
+	fe2Mul(&u2, &b.x, &z1z1)
+	fe2Mul(&s2, &b.y, &a.z)
+	fe2Mul(&s2, &s2, &z1z1)
+	fe2Sub(&h, &u2, &a.x)
+	fe2Sub(&r, &s2, &a.y)
+	if h.isZero() {
+		if r.isZero() {
+			p.double(a)
+		} else {
+			p.setInfinity()
+		}
+		return
+	}
+	fe2Double(&r, &r)
+	fe2Square(&hh, &h)
+	fe2Double(&i, &hh)
+	fe2Double(&i, &i)
+	fe2Mul(&j, &h, &i)
+	fe2Mul(&v, &a.x, &i)
+
+	var x3, y3, z3 fe2
+	fe2Square(&x3, &r)
+	fe2Sub(&x3, &x3, &j)
+	fe2Double(&t, &v)
+	fe2Sub(&x3, &x3, &t)
+	fe2Sub(&t, &v, &x3)
+	fe2Mul(&y3, &r, &t)
+	fe2Mul(&t, &a.y, &j)
+	fe2Double(&t, &t)
+	fe2Sub(&y3, &y3, &t)
+	fe2Add(&z3, &a.z, &h)
+	fe2Square(&z3, &z3)
+	fe2Sub(&z3, &z3, &z1z1)
+	fe2Sub(&z3, &z3, &hh)
+	p.x, p.y, p.z = x3, y3, z3
 }
 
 // equal compares two Jacobian points projectively.
