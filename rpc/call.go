@@ -252,10 +252,21 @@ func (api *ethAPI) execute(env *callEnv, msg *evm.Message, wrap func(*state.Stat
 
 // callGas is the gas a call runs with: the given gas, else the cap, never
 // above the cap.
-func (api *ethAPI) callGas(args *CallArgs) uint64 {
-	gas := api.opts.GasCap
+func (api *ethAPI) callGas(args *CallArgs, env *callEnv) uint64 {
+	gas := api.txGasCap(env)
 	if args.Gas != nil && uint64(*args.Gas) < gas {
 		gas = uint64(*args.Gas)
+	}
+	return gas
+}
+
+// txGasCap is the most gas one call may use: the node's cap, and from
+// Osaka also the protocol's per-transaction cap (EIP-7825).
+func (api *ethAPI) txGasCap(env *callEnv) uint64 {
+	gas := api.opts.GasCap
+	h := env.blk.HeaderRef()
+	if api.b.Config().Fork(h.Number, h.Time) >= evm.Osaka {
+		gas = min(gas, evm.MaxTxGas)
 	}
 	return gas
 }
@@ -265,7 +276,7 @@ func (api *ethAPI) call(ctx context.Context, p Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg, err := args.message(api.callGas(args))
+	msg, err := args.message(api.callGas(args, env))
 	if err != nil {
 		return nil, err
 	}
@@ -374,8 +385,8 @@ func (api *ethAPI) estimate(args *CallArgs, env *callEnv) (uint64, error) {
 	if args.Gas != nil && uint64(*args.Gas) >= 21000 && uint64(*args.Gas) < hi {
 		hi = uint64(*args.Gas)
 	}
-	if hi > api.opts.GasCap {
-		hi = api.opts.GasCap
+	if cap := api.txGasCap(env); hi > cap {
+		hi = cap
 	}
 	// A sender paying for gas can afford only balance / price of it.
 	if allowance, ok, err := api.allowance(args, env); err != nil {
@@ -548,7 +559,7 @@ func (api *ethAPI) createAccessList(ctx context.Context, p Params) (any, error) 
 	for range 16 {
 		a := *args
 		a.AccessList = &list
-		msg, err := a.message(api.callGas(args))
+		msg, err := a.message(api.callGas(args, env))
 		if err != nil {
 			return nil, err
 		}

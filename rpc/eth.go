@@ -102,6 +102,7 @@ func RegisterEth(s *Server, b Backend, opts EthOptions) {
 	s.Register("eth_maxPriorityFeePerGas", 0, 0, api.maxPriorityFee)
 	s.Register("eth_feeHistory", 2, 3, api.feeHistory)
 	s.Register("eth_blobBaseFee", 0, 0, api.blobBaseFee)
+	s.Register("eth_baseFee", 0, 0, api.baseFee)
 
 	s.Register("eth_getLogs", 1, 1, api.getLogs)
 

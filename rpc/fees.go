@@ -64,6 +64,16 @@ func (api *ethAPI) maxPriorityFee(context.Context, Params) (any, error) {
 	return (*types.HexU256)(api.suggestTip()), nil
 }
 
+// baseFee is the base fee of the next block.
+func (api *ethAPI) baseFee(context.Context, Params) (any, error) {
+	h := api.b.Head().HeaderRef()
+	cfg := api.b.Config()
+	if !cfg.IsLondon(h.Number + 1) {
+		return nil, errors.New("base fee is not available before London")
+	}
+	return (*types.HexU256)(cfg.CalcBaseFee(h)), nil
+}
+
 func (api *ethAPI) blobBaseFee(context.Context, Params) (any, error) {
 	h := api.b.Head().HeaderRef()
 	if h.ExcessBlobGas == nil {
