@@ -257,12 +257,17 @@ func Pairing(input []byte) ([]byte, error) {
 			errs[i] = err
 			return
 		}
-		if !p.InSubgroup() || !q.InSubgroup() {
+		if !p.InSubgroup() {
+			errs[i] = ErrNotInSubgroup
+			return
+		}
+		pr, ok := prepareG2Checked(&q)
+		if !ok {
 			errs[i] = ErrNotInSubgroup
 			return
 		}
 		g1s[i] = p
-		g2s[i] = PrepareG2(&q)
+		g2s[i] = pr
 	})
 	if err := firstError(errs); err != nil {
 		return nil, err

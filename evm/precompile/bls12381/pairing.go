@@ -26,8 +26,41 @@ const millerSteps = 63 + 5
 // PrepareG2 precomputes the lines for q. q must be on the curve; subgroup
 // membership is the caller's business.
 func PrepareG2(q *G2) *G2Prepared {
+	pr, _ := prepareG2(q)
+	return pr
+}
+
+// prepareG2Checked prepares q and also decides whether q is in G2. The
+// loop that produces the lines computes T = [|x|]Q on the way, which is
+// exactly the multiple the ψ(Q) = [x]Q = -T membership test needs. The
+// shortcut is only trusted when every step was a regular doubling or
+// addition (no point at infinity, T ≠ ±Q); otherwise the separate test runs.
+func prepareG2Checked(q *G2) (*G2Prepared, bool) {
+	pr, t := prepareG2(q)
+	if pr.infinity {
+		return pr, true
+	}
+	if t == nil {
+		return pr, q.InSubgroup()
+	}
+	var pq G2
+	pq.psi(q)
+	px, py, _ := pq.affine()
+	var a fe2
+	mul2(&a, &px, &t[2])
+	if a != t[0] {
+		return pr, false
+	}
+	mul2(&a, &py, &t[2])
+	neg2(&a, &a)
+	return pr, a == t[1]
+}
+
+// prepareG2 computes the lines and returns the final T = [|x|]Q in
+// homogeneous coordinates, or nil for T when some step was exceptional.
+func prepareG2(q *G2) (*G2Prepared, *[3]fe2) {
 	if q.isInfinity() {
-		return &G2Prepared{infinity: true}
+		return &G2Prepared{infinity: true}, nil
 	}
 	qx, qy, _ := q.affine()
 	pr := &G2Prepared{lines: make([]lineCoeffs, 0, millerSteps)}
@@ -35,13 +68,25 @@ func PrepareG2(q *G2) *G2Prepared {
 	tx, ty := qx, qy
 	var tz fe2
 	tz.setOne()
+	regular := true
 	for i := 62; i >= 0; i-- {
+		if ty.isZero() || tz.isZero() {
+			regular = false
+		}
 		pr.lines = append(pr.lines, doubleStep(&tx, &ty, &tz))
 		if (blsX>>uint(i))&1 == 1 {
-			pr.lines = append(pr.lines, addStep(&tx, &ty, &tz, &qx, &qy))
+			l := addStep(&tx, &ty, &tz, &qx, &qy)
+			// l[2] is λ = X - x₂Z, zero exactly when T = ±Q or T = O.
+			if l[2].isZero() {
+				regular = false
+			}
+			pr.lines = append(pr.lines, l)
 		}
 	}
-	return pr
+	if !regular || tz.isZero() {
+		return pr, nil
+	}
+	return pr, &[3]fe2{tx, ty, tz}
 }
 
 // doubleStep doubles T = (X, Y, Z) in place and returns the tangent line at

@@ -177,3 +177,31 @@ func TestCompressedRejects(t *testing.T) {
 		t.Fatal("accepted short input")
 	}
 }
+
+func TestPrepareG2Checked(t *testing.T) {
+	r := rand.New(rand.NewSource(41))
+	g2 := G2Generator()
+	for i := 0; i < 30; i++ {
+		var s [32]byte
+		r.Read(s[:])
+		var q G2
+		q.ScalarMult(&g2, &s)
+		if _, ok := prepareG2Checked(&q); !ok {
+			t.Fatal("subgroup point rejected")
+		}
+		e := randomE2(r)
+		if _, ok := prepareG2Checked(&e); ok != e.InSubgroup() || ok {
+			t.Fatal("non-subgroup point accepted")
+		}
+		// A subgroup point plus a non-subgroup point is outside G2.
+		var m G2
+		m.Add(&q, &e)
+		m.normalize()
+		if _, ok := prepareG2Checked(&m); ok {
+			t.Fatal("mixed point accepted")
+		}
+	}
+	if _, ok := prepareG2Checked(&G2{}); !ok {
+		t.Fatal("infinity rejected")
+	}
+}
