@@ -92,7 +92,7 @@ type State struct {
 	started   bool
 	restored  bool
 	halted    bool
-	dirty     map[int32]bool // rounds that got new messages since the last evaluation
+	dirty     []int32 // rounds that got new messages since the last evaluation (a set; usually one or two)
 	future    map[uint64][]Event
 	decisions map[uint64]decision
 	effects   []Effect
@@ -152,7 +152,7 @@ func (s *State) enterHeight(h uint64) error {
 	s.evidence = make(map[evidenceKey]bool)
 	s.own = nil
 	s.proposerSeq, s.proposerPrio = nil, slices.Clone(vals.prio)
-	s.dirty = make(map[int32]bool)
+	s.dirty = s.dirty[:0]
 	s.didL34, s.didL36, s.didL47, s.awaitingValue = false, false, false, false
 	return nil
 }
@@ -220,7 +220,7 @@ func (s *State) startRound(r int32) {
 	s.step = StepPropose // L13
 	s.didL34, s.didL36, s.didL47 = false, false, false
 	s.awaitingValue = false
-	s.dirty[r] = true                                   // messages of r may have arrived before we got here
+	s.markDirty(r)                                   // messages of r may have arrived before we got here
 	if s.proposer(r) == s.cfg.Self && s.isValidator() { // L14
 		if !s.validValue.IsNil() { // L15
 			s.broadcastProposal(s.validValue, s.validRound) // L16, L19
@@ -271,7 +271,7 @@ func (s *State) broadcastVote(t VoteType, id types.Hash) {
 	s.own = append(s.own, VoteEvent{v})
 	s.emit(BroadcastVote{v})
 	s.book.Add(v)
-	s.dirty[v.Round] = true
+	s.markDirty(v.Round)
 }
 
 func (s *State) onProposal(p Proposal) {
@@ -297,7 +297,7 @@ func (s *State) addProposal(p Proposal) {
 	}
 	s.proposals[p.Round] = append(s.proposals[p.Round], p)
 	s.book.MarkSender(p.Round, p.Proposer)
-	s.dirty[p.Round] = true
+	s.markDirty(p.Round)
 	if s.validity[p.Value.ID] == unknown && !s.asked[p.Value.ID] {
 		s.asked[p.Value.ID] = true
 		s.emit(RequestValidation{Height: s.h, Value: p.Value})
@@ -321,9 +321,9 @@ func (s *State) onVote(v Vote) {
 	}
 	switch res {
 	case Added:
-		s.dirty[v.Round] = true
+		s.markDirty(v.Round)
 	case Conflict:
-		s.dirty[v.Round] = true // the vote still counts for its value
+		s.markDirty(v.Round) // the vote still counts for its value
 		k := evidenceKey{v.Validator, v.Round, v.Type}
 		if !s.evidence[k] {
 			s.evidence[k] = true
@@ -352,7 +352,7 @@ func (s *State) onValidated(e ValidatedEvent) {
 	for r, ps := range s.proposals {
 		for _, p := range ps {
 			if p.Value.ID == e.ID {
-				s.dirty[r] = true
+				s.markDirty(r)
 			}
 		}
 	}
@@ -448,7 +448,13 @@ func (s *State) evaluate() {
 		}
 		break
 	}
-	clear(s.dirty)
+	s.dirty = s.dirty[:0]
+}
+
+func (s *State) markDirty(r int32) {
+	if !slices.Contains(s.dirty, r) {
+		s.dirty = append(s.dirty, r)
+	}
 }
 
 // decideRule is L49-L54:
@@ -456,12 +462,8 @@ func (s *State) evaluate() {
 //	upon ⟨PROPOSAL, h_p, r, v, ∗⟩ from proposer(h_p, r) AND
 //	     2f+1 ⟨PRECOMMIT, h_p, r, id(v)⟩ while decision_p[h_p] = nil
 func (s *State) decideRule() bool {
-	rounds := make([]int32, 0, len(s.dirty))
-	for r := range s.dirty {
-		rounds = append(rounds, r)
-	}
-	slices.Sort(rounds) // map order is random; the core must not be
-	for _, r := range rounds {
+	slices.Sort(s.dirty) // lowest round first, whatever the arrival order
+	for _, r := range s.dirty {
 		for _, p := range s.proposals[r] {
 			if !s.quorum(s.book.Power(r, Precommit, p.Value.ID)) {
 				continue
@@ -517,7 +519,7 @@ func (s *State) decide(p Proposal, r int32) {
 //	upon f+1 ⟨∗, h_p, round, ∗, ∗⟩ with round > round_p do StartRound(round)
 func (s *State) roundSkipRule() bool {
 	best := int32(-1)
-	for r := range s.dirty {
+	for _, r := range s.dirty {
 		if r > s.round && r > best && s.vals.HasOneThird(s.book.SenderPower(r)) {
 			best = r
 		}

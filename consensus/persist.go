@@ -64,7 +64,7 @@ func (s *State) Restore(snap Snapshot) error {
 	for _, v := range snap.Votes {
 		s.own = append(s.own, VoteEvent{v})
 		s.book.Add(v)
-		s.dirty[v.Round] = true
+		s.markDirty(v.Round)
 	}
 	if !s.lockedValue.IsNil() {
 		s.validity[s.lockedValue.ID] = valid
@@ -81,7 +81,7 @@ func (s *State) Restore(snap Snapshot) error {
 // of the step we were in. Rules with "for the first time" guards may fire
 // again; that only re-schedules timeouts.
 func (s *State) resume() {
-	s.dirty[s.round] = true
+	s.markDirty(s.round)
 	for _, ev := range s.own {
 		switch e := ev.(type) {
 		case ProposalEvent:

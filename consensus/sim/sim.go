@@ -13,7 +13,6 @@
 package sim
 
 import (
-	"container/heap"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -112,22 +111,54 @@ type item struct {
 	ev   consensus.Event
 }
 
-type queue []*item
+// queue is a binary min-heap of events by (time, sequence). Items are
+// stored by value: with a hundred validators it holds tens of thousands of
+// messages, and chasing pointers in comparisons dominated the run time.
+type queue []item
 
-func (q queue) Len() int { return len(q) }
-func (q queue) Less(i, j int) bool {
+func (q queue) less(i, j int) bool {
 	if q[i].at != q[j].at {
 		return q[i].at < q[j].at
 	}
 	return q[i].seq < q[j].seq
 }
-func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)   { *q = append(*q, x.(*item)) }
-func (q *queue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
+
+func (q *queue) push(it item) {
+	*q = append(*q, it)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *queue) pop() item {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = item{}
+	h = h[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h.less(c+1, c) {
+			c++
+		}
+		if !h.less(c, i) {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	*q = h
+	return top
 }
 
 type node struct {
@@ -166,6 +197,7 @@ type Sim struct {
 	adv       *adversary
 	trace     hash.Hash
 	partUntil time.Duration
+	behind    int // honest validators still short of the target height
 }
 
 // Run executes a simulation to completion.
@@ -219,6 +251,11 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s.adv = newAdversary(s)
 	for _, nd := range s.nodes {
+		if !nd.byz && cfg.Heights > 0 {
+			s.behind++
+		}
+	}
+	for _, nd := range s.nodes {
 		if nd.byz && (nd.behaviour == Silent || nd.behaviour == Equivocate) {
 			continue
 		}
@@ -264,7 +301,7 @@ func (s *Sim) boot(nd *node) error {
 func (s *Sim) push(it *item) {
 	s.seq++
 	it.seq = s.seq
-	heap.Push(&s.q, it)
+	s.q.push(*it)
 }
 
 // planFaults schedules partitions and crash/restart episodes before GST.
@@ -293,13 +330,13 @@ func (s *Sim) planFaults() {
 // Run processes events until every honest validator reached the target
 // height or the time bound passed, then checks liveness.
 func (s *Sim) Run() Result {
-	for s.q.Len() > 0 && !s.done() {
-		it := heap.Pop(&s.q).(*item)
+	for len(s.q) > 0 && !s.done() {
+		it := s.q.pop()
 		if it.at > s.cfg.MaxTime {
 			break
 		}
 		s.now = it.at
-		s.step(it)
+		s.step(&it)
 	}
 	s.res.EndTime = s.now
 	for _, nd := range s.nodes {
@@ -315,14 +352,7 @@ func (s *Sim) Run() Result {
 	return s.res
 }
 
-func (s *Sim) done() bool {
-	for _, nd := range s.nodes {
-		if !nd.byz && uint64(len(nd.committed)) < s.cfg.Heights {
-			return false
-		}
-	}
-	return true
-}
+func (s *Sim) done() bool { return s.behind == 0 }
 
 func (s *Sim) violation(format string, args ...any) {
 	if len(s.res.Violations) < 20 {
@@ -469,6 +499,9 @@ func (s *Sim) decide(nd *node, d consensus.Decide) {
 	delete(nd.signed, d.Height-min(d.Height, 3))
 	if nd.byz {
 		return
+	}
+	if uint64(len(nd.committed)) == s.cfg.Heights {
+		s.behind--
 	}
 	if !validValue(d.Value.ID) {
 		s.violation("validity: validator %d decided invalid value %x at height %d", nd.idx, d.Value.ID[:20], d.Height)
