@@ -220,7 +220,7 @@ func (s *State) startRound(r int32) {
 	s.step = StepPropose // L13
 	s.didL34, s.didL36, s.didL47 = false, false, false
 	s.awaitingValue = false
-	s.markDirty(r)                                   // messages of r may have arrived before we got here
+	s.markDirty(r)                                      // messages of r may have arrived before we got here
 	if s.proposer(r) == s.cfg.Self && s.isValidator() { // L14
 		if !s.validValue.IsNil() { // L15
 			s.broadcastProposal(s.validValue, s.validRound) // L16, L19
