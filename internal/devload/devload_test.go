@@ -1,0 +1,99 @@
+package devload
+
+import (
+	"testing"
+
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// TestGeneratedChainsImport builds both workloads with the proposer's path
+// and replays them through full validation: the token must move balances,
+// emit its event, and the blocks must import to the same head.
+func TestGeneratedChainsImport(t *testing.T) {
+	for _, kind := range []Kind{KindTransfer, KindERC20} {
+		t.Run(string(kind), func(t *testing.T) {
+			senders := Keys("devload-test", 3)
+			g := GenesisWithToken(1337, senders, 1_700_000_000)
+			blocks, err := GenerateChain(g, senders, kind, 3, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := chain.Open(g, store.NewMem())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range blocks {
+				rs, err := c.InsertBlock(b)
+				if err != nil {
+					t.Fatalf("block %d: %v", b.Number(), err)
+				}
+				if len(rs) != 7 {
+					t.Fatalf("block %d: %d receipts, want 7", b.Number(), len(rs))
+				}
+				if kind == KindERC20 {
+					for _, r := range rs {
+						if len(r.Logs) != 1 || r.Logs[0].Topics[0] != TransferTopic {
+							t.Fatalf("block %d: token transfer logged %v", b.Number(), r.Logs)
+						}
+					}
+				}
+			}
+			if c.Head().Hash() != blocks[len(blocks)-1].Hash() {
+				t.Fatal("imported head differs from the built one")
+			}
+			st, err := c.StateAt(c.Head().Root())
+			if err != nil {
+				t.Fatal(err)
+			}
+			from := Address(senders[0])
+			to := Recipient(from, 0)
+			switch kind {
+			case KindTransfer:
+				if got := st.GetBalance(to); !got.Eq(uint256.NewInt(1)) {
+					t.Fatalf("recipient balance %s, want 1", got)
+				}
+			case KindERC20:
+				if got := st.GetState(TokenAddress, TokenSlot(to)); got != types.BytesToHash([]byte{1}) {
+					t.Fatalf("recipient token balance %s, want 1", got)
+				}
+				want := new(uint256.Int).Sub(TokenSupply, uint256.NewInt(9)) // 3 blocks x 3 transfers
+				if got := st.GetState(TokenAddress, TokenSlot(from)); got != types.Hash(want.Bytes32()) {
+					t.Fatalf("sender token balance %s, want %s", got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestTokenDeploy runs the init code through a block and checks the
+// deployed code and the deployer's balance.
+func TestTokenDeploy(t *testing.T) {
+	keys := Keys("devload-deploy", 1)
+	g := chain.DevGenesis(1337, []types.Address{Address(keys[0])}, 1_700_000_000)
+	c, err := chain.Open(g, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSigner(1337)
+	tx, err := s.Sign(keys[0], 0, nil, nil, DeployGas, TokenInitCode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := c.BuildBlock(chain.BuildParams{Time: c.Head().Time() + 1}, []*types.Transaction{tx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(built.Receipts) != 1 || built.Receipts[0].Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("deploy failed: %+v", built.Receipts)
+	}
+	addr := CreateAddress(Address(keys[0]), 0)
+	if got := built.State.GetCode(addr); string(got) != string(TokenRuntime()) {
+		t.Fatalf("deployed code %x, want %x", got, TokenRuntime())
+	}
+	if got := built.State.GetState(addr, TokenSlot(Address(keys[0]))); got != types.Hash(TokenSupply.Bytes32()) {
+		t.Fatalf("deployer balance %s", got)
+	}
+}
