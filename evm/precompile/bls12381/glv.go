@@ -154,3 +154,91 @@ func (p *G2) ScalarMultSubgroup(q *G2, k *[32]byte) *G2 {
 	w := scalarWords(k)
 	return p.mulSubgroup(q, &w)
 }
+
+// strausG1 returns Σ k_i·P_i for a few subgroup points: every pair is split
+// with φ and all halves share one chain of 128 doublings (Straus–Shamir
+// with 4-bit windows).
+func strausG1(points []G1, scalars [][4]uint64) G1 {
+	n := len(points)
+	tables := make([][16]G1, 2*n)
+	digits := make([][2]uint64, 2*n)
+	for i := range points {
+		a, b := g1Split(scalars[i])
+		digits[2*i], digits[2*i+1] = a, b
+		t1, t2 := &tables[2*i], &tables[2*i+1]
+		t1[1] = points[i]
+		for j := 2; j < 16; j++ {
+			t1[j].Add(&t1[j-1], &points[i])
+		}
+		for j := 1; j < 16; j++ {
+			t2[j].phi(&t1[j])
+			t2[j].Neg(&t2[j])
+		}
+	}
+	var r G1
+	for w := 31; w >= 0; w-- {
+		if !r.isInfinity() {
+			r.Double(&r)
+			r.Double(&r)
+			r.Double(&r)
+			r.Double(&r)
+		}
+		for i := range digits {
+			if d := nibble(digits[i][:], w); d != 0 {
+				r.Add(&r, &tables[i][d])
+			}
+		}
+	}
+	return r
+}
+
+// strausG2 is strausG1 for G2 with the four-way ψ split (64 doublings).
+func strausG2(points []G2, scalars [][4]uint64) G2 {
+	n := len(points)
+	tables := make([][16]G2, 4*n)
+	digits := make([]uint64, 4*n)
+	for i := range points {
+		d := xDigits(reduceScalar(scalars[i]))
+		copy(digits[4*i:], d[:])
+		t := tables[4*i : 4*i+4]
+		t[0][1] = points[i]
+		for j := 2; j < 16; j++ {
+			t[0][j].Add(&t[0][j-1], &points[i])
+		}
+		for k := 1; k < 4; k++ {
+			for j := 1; j < 16; j++ {
+				t[k][j].psi(&t[k-1][j])
+			}
+		}
+		// Odd powers of ψ carry the sign of x.
+		for j := 1; j < 16; j++ {
+			t[1][j].Neg(&t[1][j])
+			t[3][j].Neg(&t[3][j])
+		}
+	}
+	var r G2
+	for w := 15; w >= 0; w-- {
+		if !r.isInfinity() {
+			r.Double(&r)
+			r.Double(&r)
+			r.Double(&r)
+			r.Double(&r)
+		}
+		for i, d := range digits {
+			if n := (d >> (uint(w) * 4)) & 15; n != 0 {
+				r.Add(&r, &tables[i][n])
+			}
+		}
+	}
+	return r
+}
+
+// MultiScalarMultSubgroup returns Σ k_i·P_i (32-byte big-endian scalars)
+// for points of G1, sharing the doublings between all terms.
+func MultiScalarMultSubgroup(points []G1, scalars [][32]byte) G1 {
+	ks := make([][4]uint64, len(scalars))
+	for i := range scalars {
+		ks[i] = scalarWords(&scalars[i])
+	}
+	return msmG1(points, ks)
+}

@@ -4,18 +4,12 @@ import "runtime"
 
 // msmG1 returns Σ k_i·P_i for affine points of the subgroup (z = 1 or
 // infinity) and 256-bit scalars. Each pair is first split with the
-// endomorphism (see glv.go) into two pairs with 128-bit scalars; a few
-// pairs are then multiplied directly, more go through the bucket method
+// endomorphism (see glv.go) into two pairs with 128-bit scalars; up to four
+// pairs share one Straus doubling chain, more go through the bucket method
 // with signed digits.
 func msmG1(points []G1, scalars [][4]uint64) G1 {
-	var acc G1
-	if len(points) <= 2 {
-		var t G1
-		for i := range points {
-			t.mulSubgroup(&points[i], &scalars[i])
-			acc.Add(&acc, &t)
-		}
-		return acc
+	if len(points) <= 4 {
+		return strausG1(points, scalars)
 	}
 	ps := make([]G1, 0, 2*len(points))
 	ks := make([][2]uint64, 0, 2*len(points))

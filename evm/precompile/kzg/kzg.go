@@ -50,6 +50,7 @@ var (
 	g2Lines     *bls12381.G2Prepared
 	negTauLines *bls12381.G2Prepared
 	g1Gen       = bls12381.G1Generator()
+	negG1       = *new(bls12381.G1).Neg(&g1Gen)
 )
 
 func init() {
@@ -117,12 +118,9 @@ func VerifyProof(commitment, proof []byte, z, y *[32]byte) error {
 	if err != nil {
 		return errors.Join(ErrInvalidProof, err)
 	}
-	var lhs, t bls12381.G1
-	t.ScalarMultSubgroup(&g1Gen, y)
-	t.Neg(&t)
-	lhs.Add(&c, &t)
-	t.ScalarMultSubgroup(&pi, z)
-	lhs.Add(&lhs, &t)
+	// C - [y]G1 + [z]π, both products sharing one doubling chain.
+	lhs := bls12381.MultiScalarMultSubgroup([]bls12381.G1{negG1, pi}, [][32]byte{*y, *z})
+	lhs.Add(&lhs, &c)
 	if !bls12381.PairingCheck([]bls12381.G1{lhs, pi}, []*bls12381.G2Prepared{g2Lines, negTauLines}) {
 		return ErrVerificationFailed
 	}
