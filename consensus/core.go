@@ -33,8 +33,9 @@ type Config struct {
 
 // Limits on what a peer can make the core hold.
 const (
-	maxRoundsAhead   = 10_000 // rounds beyond round_p+this are dropped
-	maxBufferedPerHt = 1 << 14
+	maxRoundsAhead       = 1000 // rounds beyond round_p+this are dropped (memory bound against Byzantine senders)
+	maxBufferedPerHt     = 1 << 14
+	maxProposalsPerRound = 4 // an honest proposer sends one; more is equivocation
 )
 
 type validity uint8
@@ -294,6 +295,9 @@ func (s *State) addProposal(p Proposal) {
 		if q.Value.ID == p.Value.ID && q.ValidRound == p.ValidRound {
 			return
 		}
+	}
+	if len(s.proposals[p.Round]) >= maxProposalsPerRound {
+		return
 	}
 	s.proposals[p.Round] = append(s.proposals[p.Round], p)
 	s.book.MarkSender(p.Round, p.Proposer)
