@@ -196,3 +196,17 @@ func ExampleRun() {
 	fmt.Println(r.OK(), r.Decided, r.RoundsMax)
 	// Output: true [10 10 10 10] 1
 }
+
+// The liveness check can fail too: with 2 of 4 validators silent nothing
+// can be decided, and the simulator says so.
+func TestSilentThirdHaltsAndIsReported(t *testing.T) {
+	r := Run(Config{Stakes: []int64{1, 1, 1, 1}, Byzantine: 2, Behaviour: Silent, Seed: 1, Heights: 3, MaxTime: 30 * time.Second})
+	if r.OK() || !contains(r.Violations[0], "liveness") {
+		t.Fatalf("expected a liveness violation, got %v", r.Violations)
+	}
+	for _, v := range r.Violations {
+		if contains(v, "agreement") {
+			t.Fatalf("silence must not break agreement: %v", v)
+		}
+	}
+}
