@@ -118,12 +118,54 @@ func fe2MulXi(z, x *fe2) {
 	z.c0 = t
 }
 
+// mul9 sets z = 9x: the five-limb product is brought below p by
+// subtracting 8p, 4p, 2p and p where they fit.
 func mul9(z, x *fe) {
-	var t fe
-	feDouble(&t, x)
-	feDouble(&t, &t)
-	feDouble(&t, &t)
-	feAdd(z, &t, x)
+	var t [5]uint64
+	var hi, lo, c, carry uint64
+	carry, t[0] = bits.Mul64(x[0], 9)
+	hi, lo = bits.Mul64(x[1], 9)
+	t[1], c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(x[2], 9)
+	t[2], c = bits.Add64(lo, carry, 0)
+	carry = hi + c
+	hi, lo = bits.Mul64(x[3], 9)
+	t[3], c = bits.Add64(lo, carry, 0)
+	t[4] = hi + c
+	for i := range pMultiples {
+		subIfGE(&t, &pMultiples[i])
+	}
+	z[0], z[1], z[2], z[3] = t[0], t[1], t[2], t[3]
+}
+
+// pMultiples holds 8p, 4p, 2p, p as five-limb integers.
+var pMultiples [4][5]uint64
+
+func init() {
+	for i, k := range []uint{3, 2, 1, 0} {
+		m := [5]uint64{p0, p1, p2, p3, 0}
+		for range k {
+			m[4] = m[4]<<1 | m[3]>>63
+			m[3] = m[3]<<1 | m[2]>>63
+			m[2] = m[2]<<1 | m[1]>>63
+			m[1] = m[1]<<1 | m[0]>>63
+			m[0] <<= 1
+		}
+		pMultiples[i] = m
+	}
+}
+
+// subIfGE sets t = t - m when t >= m.
+func subIfGE(t, m *[5]uint64) {
+	r0, b := bits.Sub64(t[0], m[0], 0)
+	r1, b := bits.Sub64(t[1], m[1], b)
+	r2, b := bits.Sub64(t[2], m[2], b)
+	r3, b := bits.Sub64(t[3], m[3], b)
+	r4, b := bits.Sub64(t[4], m[4], b)
+	if b == 0 {
+		*t = [5]uint64{r0, r1, r2, r3, r4}
+	}
 }
 
 // fe2Inv sets z = x^-1 via the norm: 1/(a+bi) = (a-bi)/(a²+b²).

@@ -141,3 +141,25 @@ func TestFeInvMatchesFermat(t *testing.T) {
 		t.Fatal("inverse of 0 not 0")
 	}
 }
+
+func TestMul9(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	var pm1 fe
+	feNeg(&pm1, &feOne)
+	xs := []fe{{}, feOne, pm1}
+	for i := 0; i < 1000; i++ {
+		x, _ := randFe(r)
+		xs = append(xs, x)
+	}
+	for _, x := range xs {
+		var a, b fe
+		mul9(&a, &x)
+		feDouble(&b, &x)
+		feDouble(&b, &b)
+		feDouble(&b, &b)
+		feAdd(&b, &b, &x)
+		if a != b {
+			t.Fatal("mul9 mismatch")
+		}
+	}
+}
