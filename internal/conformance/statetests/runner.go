@@ -97,7 +97,7 @@ func Run(dir string, opts Options, r *conformance.Report) error {
 		}()
 	}
 	go func() {
-		for i := range files {
+		for _, i := range dispatchOrder(files) {
 			next <- i
 		}
 		close(next)
@@ -115,6 +115,26 @@ func Run(dir string, opts Options, r *conformance.Report) error {
 		}
 	}
 	return nil
+}
+
+// dispatchOrder returns the order in which files are handed to workers:
+// the categories known to hold single very long cases (a BLAKE2 call of
+// 2^32-1 rounds, interpreter loops) first, so they overlap everything
+// else instead of running alone at the end, then the rest largest first.
+func dispatchOrder(files []string) []int {
+	order := make([]int, len(files))
+	size := make([]int64, len(files))
+	for i, f := range files {
+		order[i] = i
+		if st, err := os.Stat(f); err == nil {
+			size[i] = st.Size()
+		}
+		if strings.Contains(f, "TimeConsuming") || strings.Contains(f, "vmPerformance") {
+			size[i] += 1 << 40
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size[order[a]] > size[order[b]] })
+	return order
 }
 
 type outcomeKind int
