@@ -73,29 +73,58 @@ func divsteps62(delta int64, f, g uint64) (int64, int64, int64, int64, int64) {
 	return delta, u, v, q, r
 }
 
-// mulSigned returns x·s as a signed 384-bit value (six limbs).
-func mulSigned(x *s320, s int64) [6]uint64 {
-	ext := -(x[4] >> 63) // sign extension limb
-	us := uint64(s)
-	var out [6]uint64
-	var carry uint64
-	for i := 0; i < 5; i++ {
-		hi, lo := bits.Mul64(x[i], us)
-		var c uint64
-		out[i], c = bits.Add64(lo, carry, 0)
-		carry = hi + c
+// linComb returns u·f + v·g as a signed 384-bit value (six limbs, two's
+// complement): unsigned products of the sign-extended inputs, then the
+// 2^64·x corrections for negative multipliers.
+func linComb(f, g *s320, u, v int64) [6]uint64 {
+	uu, vv := uint64(u), uint64(v)
+	var c, c2 uint64
+
+	h0, l0 := bits.Mul64(f[0], uu)
+	h1, l1 := bits.Mul64(f[1], uu)
+	h2, l2 := bits.Mul64(f[2], uu)
+	h3, l3 := bits.Mul64(f[3], uu)
+	h4, l4 := bits.Mul64(f[4], uu)
+	a0 := l0
+	a1, c := bits.Add64(l1, h0, 0)
+	a2, c := bits.Add64(l2, h1, c)
+	a3, c := bits.Add64(l3, h2, c)
+	a4, c := bits.Add64(l4, h3, c)
+	a5 := h4 + c + -(f[4]>>63)*uu
+
+	h0, l0 = bits.Mul64(g[0], vv)
+	h1, l1 = bits.Mul64(g[1], vv)
+	h2, l2 = bits.Mul64(g[2], vv)
+	h3, l3 = bits.Mul64(g[3], vv)
+	h4, l4 = bits.Mul64(g[4], vv)
+	b1, c := bits.Add64(l1, h0, 0)
+	b2, c := bits.Add64(l2, h1, c)
+	b3, c := bits.Add64(l3, h2, c)
+	b4, c := bits.Add64(l4, h3, c)
+	b5 := h4 + c + -(g[4]>>63)*vv
+
+	a0, c2 = bits.Add64(a0, l0, 0)
+	a1, c2 = bits.Add64(a1, b1, c2)
+	a2, c2 = bits.Add64(a2, b2, c2)
+	a3, c2 = bits.Add64(a3, b3, c2)
+	a4, c2 = bits.Add64(a4, b4, c2)
+	a5, _ = bits.Add64(a5, b5, c2)
+
+	if u < 0 {
+		a1, c = bits.Sub64(a1, f[0], 0)
+		a2, c = bits.Sub64(a2, f[1], c)
+		a3, c = bits.Sub64(a3, f[2], c)
+		a4, c = bits.Sub64(a4, f[3], c)
+		a5, _ = bits.Sub64(a5, f[4], c)
 	}
-	out[5] = carry + ext*us
-	if s < 0 {
-		// uint64(s) = s + 2^64: take x·2^64 back off.
-		var b uint64
-		out[1], b = bits.Sub64(out[1], x[0], 0)
-		out[2], b = bits.Sub64(out[2], x[1], b)
-		out[3], b = bits.Sub64(out[3], x[2], b)
-		out[4], b = bits.Sub64(out[4], x[3], b)
-		out[5], _ = bits.Sub64(out[5], x[4], b)
+	if v < 0 {
+		a1, c = bits.Sub64(a1, g[0], 0)
+		a2, c = bits.Sub64(a2, g[1], c)
+		a3, c = bits.Sub64(a3, g[2], c)
+		a4, c = bits.Sub64(a4, g[3], c)
+		a5, _ = bits.Sub64(a5, g[4], c)
 	}
-	return out
+	return [6]uint64{a0, a1, a2, a3, a4, a5}
 }
 
 func add384(a, b [6]uint64) [6]uint64 {
@@ -121,16 +150,16 @@ func shr62(a [6]uint64) s320 {
 
 // applyFG sets (f, g) ← T·(f, g) / 2^62 (exact).
 func applyFG(f, g *s320, u, v, q, r int64) {
-	nf := add384(mulSigned(f, u), mulSigned(g, v))
-	ng := add384(mulSigned(f, q), mulSigned(g, r))
+	nf := linComb(f, g, u, v)
+	ng := linComb(f, g, q, r)
 	*f, *g = shr62(nf), shr62(ng)
 }
 
 // applyDE sets (d, e) ← T·(d, e) / 2^62 mod M, adding the multiple of M
 // that makes each numerator divisible by 2^62.
 func (m *modulus) applyDE(d, e *s320, u, v, q, r int64) {
-	nd := add384(mulSigned(d, u), mulSigned(e, v))
-	ne := add384(mulSigned(d, q), mulSigned(e, r))
+	nd := linComb(d, e, u, v)
+	ne := linComb(d, e, q, r)
 	nd = add384(nd, m.mulSmall(nd[0]*m.mneg&(1<<62-1)))
 	ne = add384(ne, m.mulSmall(ne[0]*m.mneg&(1<<62-1)))
 	*d, *e = shr62(nd), shr62(ne)
