@@ -1,0 +1,16 @@
+// The end-to-end suite: one chaind --dev node for every suite under
+// suites/ (built and started once; each file spends from its own dev
+// account). Run with `node --test` from this directory.
+import { before, after } from 'node:test';
+import { setup, teardown } from './lib/env.js';
+
+before(setup, { timeout: 240_000 });
+after(teardown, { timeout: 30_000 });
+
+await import('./suites/basics.js');
+await import('./suites/transfers.js');
+await import('./suites/contracts.js');
+await import('./suites/subscriptions.js');
+await import('./suites/filters.js');
+await import('./suites/accounts.js');
+await import('./suites/viem.js');

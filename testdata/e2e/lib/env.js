@@ -1,0 +1,136 @@
+// The suite's shared world: one dev node, the compiled contracts, ethers and
+// viem clients, and the dev keys derived client-side from the mnemonic (so a
+// wrong derivation on the node shows up as a mismatch, not as silence).
+import { ethers } from 'ethers';
+import { createPublicClient, createWalletClient, defineChain, http, webSocket } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { buildChaind, startNode } from './node.js';
+import { compile } from './compile.js';
+
+export const MNEMONIC = 'test test test test test test test test test test test junk';
+export const CHAIN_ID = 8118;
+export const DEV_BALANCE = ethers.parseEther('10000');
+
+/** Dev wallet i (m/44'/60'/0'/0/i), not connected. */
+export function devWallet(i) {
+  return ethers.HDNodeWallet.fromPhrase(MNEMONIC, undefined, `m/44'/60'/0'/0/${i}`);
+}
+
+// Which dev account each suite spends from, so suites never race on nonces
+// and balance checks stay exact.
+export const ACCOUNTS = {
+  nodeHeld: 0,
+  legacy: 1,
+  accessList: 2,
+  dynamic: 3,
+  contracts: 4,
+  subscriptions: 5,
+  filters: 6,
+  viem: 7,
+  untouched: 9,
+};
+
+export const env = {};
+
+export async function setup() {
+  const building = buildChaind();
+  env.artifacts = compile(); // CPU-bound; runs while go build does
+  const built = await building;
+  env.cleanup = built.cleanup;
+  env.node = await startNode(built.bin);
+
+  env.provider = new ethers.JsonRpcProvider(env.node.http, { chainId: CHAIN_ID, name: 'chaind-dev' }, {
+    staticNetwork: true,
+    pollingInterval: 50,
+    cacheTimeout: -1,
+  });
+  env.wallet = (i) => devWallet(i).connect(env.provider);
+
+  env.chain = defineChain({
+    id: CHAIN_ID,
+    name: 'chaind dev',
+    nativeCurrency: { name: 'CHAIN', symbol: 'CHAIN', decimals: 18 },
+    rpcUrls: { default: { http: [env.node.http], webSocket: [env.node.ws] } },
+  });
+  env.publicClient = createPublicClient({ chain: env.chain, transport: http(env.node.http), pollingInterval: 50 });
+  env.walletClient = (i) =>
+    createWalletClient({
+      account: privateKeyToAccount(devWallet(i).privateKey),
+      chain: env.chain,
+      transport: http(env.node.http),
+      pollingInterval: 50,
+    });
+  env.wsClient = (url = env.node.ws) => createPublicClient({ chain: env.chain, transport: webSocket(url, { reconnect: false }), pollingInterval: 50 });
+  return env;
+}
+
+export async function teardown() {
+  env.provider?.destroy();
+  if (env.node) {
+    const e = await env.node.stop();
+    // A clean exit on SIGTERM is part of what we test.
+    if (e.code !== 0) {
+      throw new Error(`chaind exited with code ${e.code} signal ${e.sig}; output:\n${env.node.output()}`);
+    }
+  }
+  env.cleanup?.();
+}
+
+/** Raw JSON-RPC over HTTP, returning the whole response object (result or error). */
+export async function rpc(method, params = [], url = env.node.http) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return res.json();
+}
+
+/** Waits until pred() is truthy, polling; fails with msg after timeoutMs. */
+export async function waitFor(pred, msg, timeoutMs = 15_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await pred();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${msg}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Resolves with the first value a callback-registering fn delivers, or rejects after timeoutMs. */
+export function nextEvent(register, msg, timeoutMs = 15_000) {
+  return new Promise((res, rej) => {
+    const t = setTimeout(() => rej(new Error(`timed out waiting for ${msg}`)), timeoutMs);
+    register((v) => {
+      clearTimeout(t);
+      res(v);
+    });
+  });
+}
+
+/**
+ * Sends 1-wei transfers from dev account i until stop() is called. A
+ * --block-time 0 node seals only when something is pending, and a client
+ * cannot tell exactly when its subscription is live on the server, so tests
+ * that wait for a pushed event keep the chain moving until it arrives.
+ * stop() resolves to the hashes sent.
+ */
+export function pump(i, intervalMs = 200) {
+  const w = env.wallet(i);
+  const sink = '0x000000000000000000000000000000000000dEaD';
+  const hashes = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const tx = await w.sendTransaction({ to: sink, value: 1n });
+      hashes.push(tx.hash);
+      await tx.wait();
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    return hashes;
+  };
+}
