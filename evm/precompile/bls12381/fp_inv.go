@@ -19,20 +19,21 @@ import (
 
 const (
 	invSteps  = 30 // binary-GCD steps per round (k-1 with k = 31)
-	invRounds = 26 // ⌈(2·381 - 1)/30⌉ rounds always suffice
+	invRounds = 26 // ⌈(2·381 - 1)/30⌉ rounds always suffice; most inputs need fewer
 )
 
-// invFactor is 2^(34·invRounds)·R³: mul(v, invFactor) turns the final GCD
-// coefficient v into 1/x in Montgomery form (see inverse).
-var invFactor = func() fe {
-	e := uint(34*invRounds + 3*384)
-	v := new(big.Int).Lsh(big.NewInt(1), e)
-	v.Mod(v, bigP)
-	var raw fe
-	for i, w := range v.Bits() {
-		raw[i] = uint64(w)
+// invFactors[k] is 2^(34·k)·R³ mod p in plain (non-Montgomery) limbs:
+// after k rounds, mul(v, invFactors[k]) turns the GCD coefficient v into
+// 1/x in Montgomery form (see inverse).
+var invFactors = func() (t [invRounds + 1]fe) {
+	for k := range t {
+		v := new(big.Int).Lsh(big.NewInt(1), uint(34*k+3*384))
+		v.Mod(v, bigP)
+		for i, w := range v.Bits() {
+			t[k][i] = uint64(w)
+		}
 	}
-	return raw
+	return t
 }()
 
 // inverse sets z = 1/x (and 0 for x = 0, the inv0 of RFC 9380).
@@ -46,6 +47,7 @@ func inverse(z, x *fe) {
 	b := [6]uint64(pModulus)
 	var u, v fe
 	u = fe{1}
+	rounds := invRounds
 	for round := 0; round < invRounds; round++ {
 		n := bitLen6(&a)
 		if m := bitLen6(&b); m > n {
@@ -92,11 +94,16 @@ func inverse(z, x *fe) {
 		nu := modLinComb(&u, &v, sf0, sg0)
 		nv := modLinComb(&u, &v, sf1, sg1)
 		u, v = nu, nv
+		if a == ([6]uint64{}) {
+			// Done early (the usual case): b = gcd = 1.
+			rounds = round + 1
+			break
+		}
 	}
-	// Now b = gcd = 1 and v·x̂R·2^(34·rounds) ≡ 1 (mod p): each round
-	// divided a, b by 2^30 but u, v by 2^64.
+	// Now b = 1 and v·x̂R·2^(34·rounds) ≡ 1 (mod p): each round divided
+	// a, b by 2^30 but u, v by 2^64.
 	var r fe
-	mul(&r, &v, &invFactor)
+	mul(&r, &v, &invFactors[rounds])
 	// Guard: should the round bound ever fall short, use Fermat instead.
 	var chk fe
 	mul(&chk, &r, x)
