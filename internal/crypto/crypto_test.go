@@ -252,3 +252,27 @@ func BenchmarkSign(b *testing.B) {
 		Sign(d, k)
 	}
 }
+
+func FuzzPubkeyParsing(f *testing.F) {
+	k, _ := ToPrivateKey(one32())
+	f.Add(CompressPubkey(k.PubKey()))
+	f.Add(FromPubkey(k.PubKey()))
+	f.Add([]byte{0x02})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if p, err := DecompressPubkey(b); err == nil {
+			if !bytes.Equal(CompressPubkey(p), b) {
+				t.Fatalf("compressed round trip of %x", b)
+			}
+		}
+		if p, err := UnmarshalPubkey(b); err == nil {
+			if !bytes.Equal(FromPubkey(p), b) {
+				t.Fatalf("uncompressed round trip of %x", b)
+			}
+		}
+		if k, err := PrivateKeyFromHex(string(b)); err == nil {
+			if len(FromPrivateKey(k)) != 32 {
+				t.Fatal("bad key length")
+			}
+		}
+	})
+}
