@@ -297,3 +297,26 @@ func TestSquareMatchesMul(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyInputs checks mul on unreduced inputs up to 2p-1, the bound that
+// addLazy produces.
+func TestLazyInputs(t *testing.T) {
+	r := rand.New(rand.NewSource(51))
+	pm1 := feFromBig(new(big.Int).Sub(bigP, big.NewInt(1)))
+	for i := 0; i < 3000; i++ {
+		a, b, c, d := randFe(r), randFe(r), randFe(r), randFe(r)
+		if i == 0 {
+			a, b, c, d = pm1, pm1, pm1, pm1
+		}
+		var s1, s2, z, w, r1, r2 fe
+		addLazy(&s1, &a, &b)
+		addLazy(&s2, &c, &d)
+		mul(&z, &s1, &s2)
+		add(&r1, &a, &b)
+		add(&r2, &c, &d)
+		mul(&w, &r1, &r2)
+		if z != w {
+			t.Fatalf("lazy product differs")
+		}
+	}
+}

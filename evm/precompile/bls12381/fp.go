@@ -173,6 +173,19 @@ func add(z, x, y *fe) {
 
 func double(z, x *fe) { add(z, x, x) }
 
+// addLazy sets z = x + y without reducing, so z < 2p (it fits: 2p < 2^382).
+// Only mul may consume such a value: Montgomery multiplication of inputs
+// below 2p still ends below 2p (p/2^384 < 1/8) and reduces fully.
+func addLazy(z, x, y *fe) {
+	var c uint64
+	z[0], c = bits.Add64(x[0], y[0], 0)
+	z[1], c = bits.Add64(x[1], y[1], c)
+	z[2], c = bits.Add64(x[2], y[2], c)
+	z[3], c = bits.Add64(x[3], y[3], c)
+	z[4], c = bits.Add64(x[4], y[4], c)
+	z[5], _ = bits.Add64(x[5], y[5], c)
+}
+
 func sub(z, x, y *fe) {
 	var b uint64
 	var t0, t1, t2, t3, t4, t5 uint64

@@ -42,8 +42,8 @@ func mul2(z, x, y *fe2) {
 	var t0, t1, s0, s1 fe
 	mul(&t0, &x[0], &y[0])
 	mul(&t1, &x[1], &y[1])
-	add(&s0, &x[0], &x[1])
-	add(&s1, &y[0], &y[1])
+	addLazy(&s0, &x[0], &x[1])
+	addLazy(&s1, &y[0], &y[1])
 	mul(&s0, &s0, &s1)
 	sub(&z[0], &t0, &t1)
 	sub(&s0, &s0, &t0)
@@ -53,7 +53,7 @@ func mul2(z, x, y *fe2) {
 // square2 uses (a0+a1)(a0-a1) and 2·a0·a1: two products.
 func square2(z, x *fe2) {
 	var s, d, m fe
-	add(&s, &x[0], &x[1])
+	addLazy(&s, &x[0], &x[1])
 	sub(&d, &x[0], &x[1])
 	mul(&m, &x[0], &x[1])
 	mul(&z[0], &s, &d)
