@@ -321,3 +321,35 @@ func TestCopyIndependent(t *testing.T) {
 		t.Fatal("roots differ after the same revert")
 	}
 }
+
+func TestSetStorageReplacesAll(t *testing.T) {
+	s, db := newEmpty(t)
+	a := addr(1)
+	s.SetNonce(a, 3)
+	s.SetBalance(a, uint256.NewInt(9))
+	s.SetCode(a, []byte{0x60})
+	s.SetState(a, word(1), word(1))
+	s.SetState(a, word(2), word(2))
+	root, _ := s.Commit(true)
+	s, _ = New(root, db)
+	s.SetStorage(a, map[types.Hash]types.Hash{word(2): word(7), word(3): word(3)})
+	s.Finalise(false)
+	if got := s.GetState(a, word(1)); !got.IsZero() {
+		t.Fatalf("old slot survived: %s", got)
+	}
+	if got := s.GetCommittedState(a, word(2)); got != word(7) {
+		t.Fatalf("committed slot 2 = %s", got)
+	}
+	if s.GetNonce(a) != 3 || s.GetBalance(a).Uint64() != 9 || len(s.GetCode(a)) != 1 {
+		t.Fatal("account fields not kept")
+	}
+	want, _ := newEmpty(t)
+	want.SetNonce(a, 3)
+	want.SetBalance(a, uint256.NewInt(9))
+	want.SetCode(a, []byte{0x60})
+	want.SetState(a, word(2), word(7))
+	want.SetState(a, word(3), word(3))
+	if got, w := s.IntermediateRoot(false), want.IntermediateRoot(false); got != w {
+		t.Fatalf("root %s, want %s", got, w)
+	}
+}
