@@ -6,9 +6,10 @@
 package txpool
 
 import (
+	"bytes"
+	"container/heap"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 
 	"github.com/chaind/chaind/evm"
@@ -33,14 +34,14 @@ var (
 type Config struct {
 	PriceBump    uint64 // percent a replacement must raise both fee fields by (10)
 	AccountSlots int    // transactions per sender, pending and queued (64)
-	GlobalSlots  int    // transactions in the pool (16384)
-	MaxNonceGap  uint64 // how far ahead of the state nonce a queued tx may be (64)
+	GlobalSlots  int    // transactions in the pool (32768)
+	MaxNonceGap  uint64 // how far past the sender's pending nonce a queued tx may be (64)
 	MaxTxSize    int    // encoded bytes (128 KiB)
 	MinTip       uint64 // wei per gas a transaction must tip at least (0)
 }
 
 // DefaultConfig are the limits of a node that does not say otherwise.
-var DefaultConfig = Config{PriceBump: 10, AccountSlots: 64, GlobalSlots: 16384, MaxNonceGap: 64, MaxTxSize: 128 << 10}
+var DefaultConfig = Config{PriceBump: 10, AccountSlots: 64, GlobalSlots: 32768, MaxNonceGap: 64, MaxTxSize: 128 << 10}
 
 // State is the head state the pool validates against.
 type State interface {
@@ -76,6 +77,7 @@ type Pool struct {
 
 	mu       sync.RWMutex
 	head     Head
+	stMu     sync.Mutex // head.State is not safe for concurrent use; readers under mu.RLock share it
 	all      map[types.Hash]*entry
 	accounts map[types.Address]*account
 
@@ -107,6 +109,14 @@ func New(cfg Config, head Head) *Pool {
 // Add validates tx and adds it, replacing a transaction with the same
 // sender and nonce if it pays enough more.
 func (p *Pool) Add(tx *types.Transaction) error {
+	// Recover the sender before taking the lock: it is the costly step and
+	// the result is cached in tx, so concurrent submitters overlap here.
+	p.mu.RLock()
+	signer := p.head.Signer
+	p.mu.RUnlock()
+	if signer.Supports(tx.Type()) {
+		signer.Sender(tx)
+	}
 	p.mu.Lock()
 	err := p.add(tx)
 	p.mu.Unlock()
@@ -136,7 +146,10 @@ func (p *Pool) add(tx *types.Transaction) error {
 		}
 		delete(p.all, old.tx.Hash())
 	} else {
-		if len(acc.txs) >= p.cfg.AccountSlots {
+		// AccountSlots is what every sender is guaranteed; while the pool
+		// is less than half full a busy sender may use more, so one account
+		// streaming transactions is not capped at a few per block.
+		if len(acc.txs) >= p.cfg.AccountSlots && 2*len(p.all) >= p.cfg.GlobalSlots {
 			return ErrAccountLimit
 		}
 		if len(p.all) >= p.cfg.GlobalSlots && !p.evictCheaper(tx) {
@@ -210,15 +223,14 @@ func (p *Pool) validate(tx *types.Transaction) (types.Address, error) {
 			return from, evm.ErrEmptyAuthList
 		}
 	}
-	st := hd.State
-	nonce := st.GetNonce(from)
+	nonce := p.stateNonce(from)
 	if tx.Nonce() < nonce {
 		return from, fmt.Errorf("%w: address %s, tx: %d state: %d", evm.ErrNonceTooLow, from.Hex(), tx.Nonce(), nonce)
 	}
-	if tx.Nonce() > nonce+p.cfg.MaxNonceGap {
+	if tx.Nonce() > p.pendingNonce(from, nonce)+p.cfg.MaxNonceGap {
 		return from, fmt.Errorf("%w: address %s, tx: %d state: %d", ErrFutureNonce, from.Hex(), tx.Nonce(), nonce)
 	}
-	if code := st.GetCode(from); len(code) > 0 {
+	if code := p.stateCode(from); len(code) > 0 {
 		if _, delegated := evm.ParseDelegation(code); !delegated {
 			return from, fmt.Errorf("%w: address %s, len(code): %d", evm.ErrSenderNoEOA, from.Hex(), len(code))
 		}
@@ -227,10 +239,26 @@ func (p *Pool) validate(tx *types.Transaction) (types.Address, error) {
 	if !ok {
 		return from, fmt.Errorf("%w: cost overflows 256 bits", evm.ErrInsufficientFunds)
 	}
-	if bal := st.GetBalance(from); bal.Lt(cost) {
+	if bal := p.stateBalance(from); bal.Lt(cost) {
 		return from, fmt.Errorf("%w: address %s have %s want %s", evm.ErrInsufficientFunds, from.Hex(), bal, cost)
 	}
 	return from, nil
+}
+
+// pendingNonce is the nonce after the run of pooled transactions of from
+// that starts at the state nonce: the gap limit counts from there, so a
+// sender may keep any number of consecutive transactions in flight.
+func (p *Pool) pendingNonce(from types.Address, stateNonce uint64) uint64 {
+	n := stateNonce
+	if acc := p.accounts[from]; acc != nil {
+		for {
+			if _, ok := acc.txs[n]; !ok {
+				break
+			}
+			n++
+		}
+	}
+	return n
 }
 
 // bumped reports whether repl raises both fee fields of old by the price
@@ -307,16 +335,25 @@ func (p *Pool) Get(h types.Hash) (*types.Transaction, types.Address, bool) {
 func (p *Pool) Nonce(addr types.Address) uint64 {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	n := p.head.State.GetNonce(addr)
-	if acc := p.accounts[addr]; acc != nil {
-		for {
-			if _, ok := acc.txs[n]; !ok {
-				break
-			}
-			n++
-		}
-	}
-	return n
+	return p.pendingNonce(addr, p.stateNonce(addr))
+}
+
+func (p *Pool) stateNonce(a types.Address) uint64 {
+	p.stMu.Lock()
+	defer p.stMu.Unlock()
+	return p.head.State.GetNonce(a)
+}
+
+func (p *Pool) stateBalance(a types.Address) *uint256.Int {
+	p.stMu.Lock()
+	defer p.stMu.Unlock()
+	return p.head.State.GetBalance(a)
+}
+
+func (p *Pool) stateCode(a types.Address) []byte {
+	p.stMu.Lock()
+	defer p.stMu.Unlock()
+	return p.head.State.GetCode(a)
 }
 
 // Stats counts pending (executable) and queued transactions.
@@ -324,7 +361,7 @@ func (p *Pool) Stats() (pending, queued int) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for from, acc := range p.accounts {
-		n := p.head.State.GetNonce(from)
+		n := p.stateNonce(from)
 		run := 0
 		for {
 			if _, ok := acc.txs[n+uint64(run)]; !ok {
@@ -344,7 +381,7 @@ func (p *Pool) Pending() map[types.Address][]*types.Transaction {
 	defer p.mu.RUnlock()
 	out := make(map[types.Address][]*types.Transaction, len(p.accounts))
 	for from, acc := range p.accounts {
-		n := p.head.State.GetNonce(from)
+		n := p.stateNonce(from)
 		var run []*types.Transaction
 		for {
 			e, ok := acc.txs[n]
@@ -409,42 +446,64 @@ func (p *Pool) notify(tx *types.Transaction) {
 
 // ByPrice orders pending transactions for a block: repeatedly the best
 // paying next transaction among all senders, keeping each sender's nonce
-// order.
+// order. Equal tips go to the lower sender address, so the order is
+// deterministic. A heap of the senders' next transactions makes it
+// O(n log senders).
 func ByPrice(pending map[types.Address][]*types.Transaction, baseFee *uint256.Int) []*types.Transaction {
-	type head struct {
-		from types.Address
-		i    int
-	}
-	heads := make([]head, 0, len(pending))
+	h := make(priceHeap, 0, len(pending))
 	total := 0
 	for from, txs := range pending {
-		heads = append(heads, head{from: from})
+		if len(txs) == 0 {
+			continue
+		}
+		h = append(h, &priceHead{from: from, txs: txs, tip: tipOf(txs[0], baseFee)})
 		total += len(txs)
 	}
-	tip := func(tx *types.Transaction) *uint256.Int {
-		t, err := tx.EffectiveGasTip(baseFee)
-		if err != nil {
-			return new(uint256.Int)
-		}
-		return t
-	}
-	// Deterministic order for equal tips: by sender address.
-	sort.Slice(heads, func(i, j int) bool { return string(heads[i].from[:]) < string(heads[j].from[:]) })
+	heap.Init(&h)
 	out := make([]*types.Transaction, 0, total)
-	for len(heads) > 0 {
-		best := 0
-		bestTip := tip(pending[heads[0].from][heads[0].i])
-		for k := 1; k < len(heads); k++ {
-			if t := tip(pending[heads[k].from][heads[k].i]); t.Gt(bestTip) {
-				best, bestTip = k, t
-			}
+	for len(h) > 0 {
+		top := h[0]
+		out = append(out, top.txs[top.i])
+		top.i++
+		if top.i == len(top.txs) {
+			heap.Pop(&h)
+			continue
 		}
-		h := &heads[best]
-		out = append(out, pending[h.from][h.i])
-		h.i++
-		if h.i == len(pending[h.from]) {
-			heads = append(heads[:best], heads[best+1:]...)
-		}
+		top.tip = tipOf(top.txs[top.i], baseFee)
+		heap.Fix(&h, 0)
 	}
 	return out
+}
+
+func tipOf(tx *types.Transaction, baseFee *uint256.Int) uint256.Int {
+	t, err := tx.EffectiveGasTip(baseFee)
+	if err != nil {
+		return uint256.Int{}
+	}
+	return *t
+}
+
+type priceHead struct {
+	from types.Address
+	txs  []*types.Transaction
+	i    int
+	tip  uint256.Int
+}
+
+type priceHeap []*priceHead
+
+func (h priceHeap) Len() int { return len(h) }
+func (h priceHeap) Less(i, j int) bool {
+	if c := h[i].tip.Cmp(&h[j].tip); c != 0 {
+		return c > 0
+	}
+	return bytes.Compare(h[i].from[:], h[j].from[:]) < 0
+}
+func (h priceHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *priceHeap) Push(x any)   { *h = append(*h, x.(*priceHead)) }
+func (h *priceHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

@@ -178,3 +178,23 @@ func TestSubscribe(t *testing.T) {
 		t.Fatal("wrong tx delivered")
 	}
 }
+
+// A sender streaming consecutive nonces is not capped by AccountSlots or the
+// nonce gap while the pool has room: both count from its pending run.
+func TestStreamingSender(t *testing.T) {
+	f := newFixture(t, Config{AccountSlots: 4, GlobalSlots: 100, MaxNonceGap: 2}, 1)
+	for n := uint64(0); n < 20; n++ {
+		if err := f.pool.Add(f.tx(0, n, 2e9, 1e9)); err != nil {
+			t.Fatalf("nonce %d: %v", n, err)
+		}
+	}
+	if got := f.pool.Nonce(f.addr[0]); got != 20 {
+		t.Fatalf("pending nonce %d, want 20", got)
+	}
+	if err := f.pool.Add(f.tx(0, 22, 2e9, 1e9)); err != nil {
+		t.Fatalf("nonce within the gap of the pending run: %v", err)
+	}
+	if err := f.pool.Add(f.tx(0, 23, 2e9, 1e9)); !errors.Is(err, ErrFutureNonce) {
+		t.Fatalf("nonce past the gap: %v", err)
+	}
+}
