@@ -6,14 +6,15 @@ BIN      := bin/chaind
 VERSION  ?= 0.1.0-dev
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build test unit conformance bench peerbench fmt vet fuzz-seeds sim
+.PHONY: build test unit conformance bench peerbench fmt vet fuzz-seeds sim e2e
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/chaind
 
 # Everything CI checks: formatting, vet, unit tests (fuzz seeds included),
-# then every conformance runner over the shared vectors when they exist.
-test: vet unit conformance
+# every conformance runner over the shared vectors when they exist, then
+# the end-to-end suite (e2e).
+test: vet unit conformance e2e
 
 unit:
 	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -44,6 +45,12 @@ conformance: build
 	  echo "== chaind conformance $$kind $$dir"; \
 	  ./$(BIN) conformance $$kind $$dir || status=1; \
 	done; exit $$status
+
+# ethers, viem and solc-js against a throwaway chaind --dev node. npm must
+# reach its registry (or cache): without it this fails, it never skips.
+e2e:
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "e2e: FAILED — node and npm (Node >= 20) are required"; exit 1; }
+	cd testdata/e2e && npm ci --no-audit --no-fund && node --test
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
