@@ -320,3 +320,15 @@ func TestLazyInputs(t *testing.T) {
 		}
 	}
 }
+
+// pair computes the full pairing value e(p, q).
+func pair(p *G1, q *G2) fe12 {
+	x, y, ok := p.affine()
+	if !ok || q.isInfinity() {
+		var one fe12
+		one.setOne()
+		return one
+	}
+	f := millerLoop([]fe{x}, []fe{y}, []*G2Prepared{PrepareG2(q)})
+	return finalExp(&f)
+}

@@ -39,15 +39,14 @@ var (
 	feR2 = fe{0xf4df1f341c341746, 0x0a76e6a609d104f1, 0x8de5476c4c95b6d5, 0x67eb88a9939d83c0, 0x9a793e85b519952d, 0x11988fe592cae3aa}
 )
 
-// Exponents used by inversion, square roots and the quadratic character,
+// Exponents used by the Fermat inversion fallback and square roots,
 // as little-endian words. They are package variables (not init code) so that
 // Go orders them before every init function that needs field arithmetic.
 var (
-	bigP           = feToBigRaw(&pModulus)
-	expPMinus2     = bigToWords(new(big.Int).Sub(bigP, big.NewInt(2)))
-	expPPlus1Div4  = bigToWords(new(big.Int).Rsh(new(big.Int).Add(bigP, big.NewInt(1)), 2))
-	expPMinus1Div2 = bigToWords(new(big.Int).Rsh(new(big.Int).Sub(bigP, big.NewInt(1)), 1))
-	feHalf         = func() fe {
+	bigP          = feToBigRaw(&pModulus)
+	expPMinus2    = bigToWords(new(big.Int).Sub(bigP, big.NewInt(2)))
+	expPPlus1Div4 = bigToWords(new(big.Int).Rsh(new(big.Int).Add(bigP, big.NewInt(1)), 2))
+	feHalf        = func() fe {
 		var two, h fe
 		two.setUint(2)
 		inverse(&h, &two)
@@ -260,16 +259,6 @@ func sqrt(z, x *fe) bool {
 	}
 	*z = r
 	return true
-}
-
-// isSquare reports whether x is a square in Fp (0 counts as a square).
-func isSquare(x *fe) bool {
-	if x.isZero() {
-		return true
-	}
-	var r fe
-	exp(&r, x, expPMinus1Div2)
-	return r.isOne()
 }
 
 // sgn0 is the parity of the canonical value, as RFC 9380 defines it.

@@ -342,15 +342,3 @@ func PairingCheck(g1 []G1, g2 []*G2Prepared) bool {
 	}
 	return pairingCheck(ps, g2)
 }
-
-// pair computes the full pairing value (used by tests of bilinearity).
-func pair(p *G1, q *G2) fe12 {
-	x, y, ok := p.affine()
-	if !ok || q.isInfinity() {
-		var one fe12
-		one.setOne()
-		return one
-	}
-	f := millerLoop([]fe{x}, []fe{y}, []*G2Prepared{PrepareG2(q)})
-	return finalExp(&f)
-}
