@@ -353,7 +353,7 @@ func runCase(name string, t *stTest, fork evm.Fork, p *stPost, pre *prepared, ve
 	}
 	msgText := strings.Join(why, "; ")
 	if verbose {
-		msgText += "\n" + dumpState(st)
+		msgText += "\n" + diffState(t, st)
 	}
 	return outcome{fail, name, msgText}
 }
@@ -533,22 +533,71 @@ func LogsHash(logs []*types.Log) types.Hash {
 	return types.Hash(crypto.Keccak256(b.Bytes()))
 }
 
-func dumpState(st *state.StateDB) string {
+// diffState describes how the accounts the case touched differ from the
+// pre-state: "+" a new account, "-" a deleted one, "~" a changed one with
+// only the changed fields and slots listed.
+func diffState(t *stTest, st *state.StateDB) string {
+	pre := map[types.Address]stAccount{}
+	for as, a := range t.Pre {
+		if addr, err := parseAddress(as); err == nil {
+			pre[addr] = a
+		}
+	}
 	var sb strings.Builder
+	seen := map[types.Address]bool{}
 	for _, a := range st.DumpLoaded() {
-		fmt.Fprintf(&sb, "  %x nonce=%d balance=%s codehash=%s root=%s\n", a.Address[:], a.Nonce, a.Balance.Dec(), a.CodeHash, a.Root)
+		seen[a.Address] = true
+		p, existed := pre[a.Address]
+		var fields []string
+		preBal, _ := parseU256(p.Balance)
+		preNonce, _ := parseU64(p.Nonce)
+		preCode, _ := parseBytes(p.Code)
+		if !existed || !preBal.Eq(&a.Balance) {
+			fields = append(fields, "balance="+a.Balance.Dec())
+		}
+		if !existed || preNonce != a.Nonce {
+			fields = append(fields, fmt.Sprintf("nonce=%d", a.Nonce))
+		}
+		if !existed || string(preCode) != string(a.Code) {
+			fields = append(fields, fmt.Sprintf("code=%d bytes", len(a.Code)))
+		}
+		preStore := map[types.Hash]types.Hash{}
+		for ks, vs := range p.Storage {
+			k, _ := parseHash(ks)
+			v, _ := parseHash(vs)
+			preStore[k] = v
+		}
 		keys := make([]types.Hash, 0, len(a.Storage))
 		for k := range a.Storage {
 			keys = append(keys, k)
 		}
 		sort.Slice(keys, func(i, j int) bool { return string(keys[i][:]) < string(keys[j][:]) })
 		for _, k := range keys {
-			if v := a.Storage[k]; !v.IsZero() {
-				fmt.Fprintf(&sb, "    [%x] = %x\n", strings.TrimLeft(fmt.Sprintf("%x", k[:]), "0"), v[:])
+			if v := a.Storage[k]; v != preStore[k] {
+				fields = append(fields, fmt.Sprintf("[%s]=%s", shortHex(k), shortHex(v)))
 			}
+		}
+		switch {
+		case !existed:
+			fmt.Fprintf(&sb, "  + %x %s\n", a.Address[:], strings.Join(fields, " "))
+		case len(fields) > 0:
+			fmt.Fprintf(&sb, "  ~ %x %s\n", a.Address[:], strings.Join(fields, " "))
+		}
+	}
+	for addr := range pre {
+		if !seen[addr] && !st.Exist(addr) {
+			fmt.Fprintf(&sb, "  - %x\n", addr[:])
 		}
 	}
 	return strings.TrimRight(sb.String(), "\n")
+}
+
+func shortHex(h types.Hash) string {
+	s := strings.TrimLeft(fmt.Sprintf("%x", h[:]), "0")
+	if s == "" {
+		s = "0"
+	}
+	return "0x" + s
 }
 
 // firstFrames keeps the part of a stack trace that names where a panic
