@@ -258,3 +258,132 @@ TEXT ·feSqrAsm(SB), NOSPLIT, $0-16
 	MOVQ R10, 16(DI)
 	MOVQ R11, 24(DI)
 	RET
+
+// func feMulADX(z, x, y *fe)
+// z = x·y mod p (weakly reduced) with BMI2/ADX: MULX leaves the flags
+// alone, and ADCX/ADOX carry on CF and OF separately, so the low and high
+// halves of each row go into two independent carry chains.
+TEXT ·feMulADX(SB), NOSPLIT, $24-24
+	MOVQ x+8(FP), DI
+	MOVQ y+16(FP), SI
+	XORQ R13, R13
+	// row 0: t0..t4
+	MOVQ 0(DI), DX
+	MULXQ 0(SI), AX, R8
+	MOVQ AX, t0-8(SP)
+	MULXQ 8(SI), AX, R9
+	ADDQ AX, R8
+	MULXQ 16(SI), AX, R10
+	ADCQ AX, R9
+	MULXQ 24(SI), AX, R11
+	ADCQ AX, R10
+	ADCQ $0, R11
+	// row 1: t1..t5 (R8, R9, R10, R11, R12)
+	MOVQ 8(DI), DX
+	XORQ R12, R12
+	MULXQ 0(SI), AX, BX
+	ADCXQ AX, R8
+	ADOXQ BX, R9
+	MULXQ 8(SI), AX, BX
+	ADCXQ AX, R9
+	ADOXQ BX, R10
+	MULXQ 16(SI), AX, BX
+	ADCXQ AX, R10
+	ADOXQ BX, R11
+	MULXQ 24(SI), AX, BX
+	ADCXQ AX, R11
+	ADOXQ BX, R12
+	ADCXQ R13, R12
+	MOVQ R8, t1-16(SP)
+	// row 2: t2..t6 (R9, R10, R11, R12, R8)
+	MOVQ 16(DI), DX
+	XORQ R8, R8
+	MULXQ 0(SI), AX, BX
+	ADCXQ AX, R9
+	ADOXQ BX, R10
+	MULXQ 8(SI), AX, BX
+	ADCXQ AX, R10
+	ADOXQ BX, R11
+	MULXQ 16(SI), AX, BX
+	ADCXQ AX, R11
+	ADOXQ BX, R12
+	MULXQ 24(SI), AX, BX
+	ADCXQ AX, R12
+	ADOXQ BX, R8
+	ADCXQ R13, R8
+	MOVQ R9, t2-24(SP)
+	// row 3: t3..t7 (R10, R11, R12, R8, R9)
+	MOVQ 24(DI), DX
+	XORQ R9, R9
+	MULXQ 0(SI), AX, BX
+	ADCXQ AX, R10
+	ADOXQ BX, R11
+	MULXQ 8(SI), AX, BX
+	ADCXQ AX, R11
+	ADOXQ BX, R12
+	MULXQ 16(SI), AX, BX
+	ADCXQ AX, R12
+	ADOXQ BX, R8
+	MULXQ 24(SI), AX, BX
+	ADCXQ AX, R8
+	ADOXQ BX, R9
+	ADCXQ R13, R9
+	// reduce: (t0, t1, t2, t3) = (CX, DI, SI, R10), high limbs R11, R12, R8, R9
+	MOVQ t0-8(SP), CX
+	MOVQ t1-16(SP), DI
+	MOVQ t2-24(SP), SI
+	MOVQ $0x1000003d1, DX
+	XORQ AX, AX
+	MULXQ R11, AX, R11
+	ADCXQ AX, CX
+	ADOXQ R11, DI
+	MULXQ R12, AX, R12
+	ADCXQ AX, DI
+	ADOXQ R12, SI
+	MULXQ R8, AX, R8
+	ADCXQ AX, SI
+	ADOXQ R8, R10
+	MULXQ R9, AX, R9
+	ADCXQ AX, R10
+	ADOXQ R13, R9
+	ADCXQ R13, R9
+	// fold the top limb r4 (R9, below 2^35)
+	MULXQ R9, AX, BX
+	ADDQ AX, CX
+	ADCQ BX, DI
+	ADCQ $0, SI
+	ADCQ $0, R10
+	// a final carry leaves a value below 2^67: add c once more
+	SBBQ AX, AX
+	ANDQ DX, AX
+	ADDQ AX, CX
+	ADCQ $0, DI
+	MOVQ z+0(FP), BX
+	MOVQ CX, 0(BX)
+	MOVQ DI, 8(BX)
+	MOVQ SI, 16(BX)
+	MOVQ R10, 24(BX)
+	RET
+
+// func cpuHasADX() bool
+// Reports BMI2 (MULX) and ADX (ADCX/ADOX) support, CPUID leaf 7 EBX bits 8
+// and 19.
+TEXT ·cpuHasADX(SB), NOSPLIT, $0-1
+	XORL AX, AX
+	XORL CX, CX
+	CPUID
+	CMPL AX, $7
+	JB   no
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	MOVL BX, AX
+	SHRL $8, AX
+	SHRL $19, BX
+	ANDL BX, AX
+	ANDL $1, AX
+	MOVB AX, ret+0(FP)
+	RET
+no:
+	MOVB $0, ret+0(FP)
+	RET
