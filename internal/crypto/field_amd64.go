@@ -5,7 +5,8 @@ package crypto
 // The Go compiler schedules all sixteen 64×64 multiplies of a field product
 // ahead of the carry chains and spills most of them; the assembly version
 // (product scanning with a three-register accumulator) needs half the
-// instructions. It uses only baseline amd64 instructions (MULQ/ADCQ).
+// instructions. feMulAsm and feSqrAsm use only baseline amd64 (MULQ/ADCQ);
+// feMulADX needs BMI2 and ADX and is chosen at init when CPUID has them.
 
 //go:noescape
 func feMulAsm(z, x, y *fe)
@@ -30,7 +31,6 @@ func (z *fe) mul(x, y *fe) {
 	feMulAsm(z, x, y)
 }
 
-// sqr sets z = x².
-// The dedicated squaring (ten products) is as fast as the ADX multiply
-// here, so it is used on every CPU.
+// sqr sets z = x². The dedicated squaring (ten products) measured as fast
+// as the ADX multiply, so it is used on every CPU.
 func (z *fe) sqr(x *fe) { feSqrAsm(z, x) }
