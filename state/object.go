@@ -34,11 +34,7 @@ type stateObject struct {
 }
 
 func newObject(addr types.Address, data Account) *stateObject {
-	return &stateObject{
-		addr:   addr,
-		data:   data,
-		origin: make(map[types.Hash]types.Hash),
-	}
+	return &stateObject{addr: addr, data: data} // maps are made on first use
 }
 
 // committedState returns the slot's value at the start of the transaction.
@@ -76,6 +72,9 @@ func (s *StateDB) readStorage(o *stateObject, key types.Hash) types.Hash {
 			s.setError(err)
 			return types.Hash{}
 		}
+	}
+	if o.origin == nil {
+		o.origin = make(map[types.Hash]types.Hash)
 	}
 	o.origin[key] = v
 	return v
@@ -120,6 +119,9 @@ func (s *StateDB) updateStorage(o *stateObject) {
 		return
 	}
 	var buf [33]byte
+	if o.origin == nil {
+		o.origin = make(map[types.Hash]types.Hash, len(o.pending))
+	}
 	for k, v := range o.pending {
 		if ov, ok := o.origin[k]; ok && ov == v {
 			continue
