@@ -103,7 +103,7 @@ func mustHex(s string) []byte {
 // buildContract assembles the test contract by hand and wraps it in init code.
 func buildContract() []byte {
 	var rt []byte
-	rt = append(rt, 0x36, 0x15, 0x60, 0x00, 0x57) // CALLDATASIZE ISZERO PUSH1 <revert> JUMPI (patched)
+	rt = append(rt, 0x36, 0x15, 0x60, 0x00, 0x57)       // CALLDATASIZE ISZERO PUSH1 <revert> JUMPI (patched)
 	rt = append(rt, 0x36, 0x60, 0x00, 0x60, 0x00, 0x37) // CALLDATACOPY(0, 0, size)
 	rt = append(rt, 0x60, 0xaa, 0x36, 0x60, 0x00, 0xa1) // LOG1(0, size, 0xaa)
 	rt = append(rt, 0x00)                               // STOP
