@@ -1,5 +1,7 @@
 package crypto
 
+//go:generate go run gen_keccakf.go
+
 import "encoding/binary"
 
 // keccakRate is the sponge rate of keccak256 in bytes (1600 − 2·256 bits).
