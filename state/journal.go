@@ -43,17 +43,17 @@ const journalChunk = 256
 
 // journal is the list of undo records of the current transaction.
 type journal struct {
-	chunks [][]journalEntry // each of length journalChunk
+	chunks []*[journalChunk]journalEntry
 	n      int
 	codes  [][]byte       // previous code of entryCode records
 	prevs  []*stateObject // replaced objects of entryCreateObject records
 }
 
-var chunkPool = sync.Pool{New: func() any { c := make([]journalEntry, journalChunk); return &c }}
+var chunkPool = sync.Pool{New: func() any { return new([journalChunk]journalEntry) }}
 
 func (j *journal) push(e *journalEntry) {
 	if j.n == len(j.chunks)*journalChunk {
-		j.chunks = append(j.chunks, *chunkPool.Get().(*[]journalEntry))
+		j.chunks = append(j.chunks, chunkPool.Get().(*[journalChunk]journalEntry))
 	}
 	j.chunks[j.n/journalChunk][j.n%journalChunk] = *e
 	j.n++
@@ -68,8 +68,7 @@ func (j *journal) reset() {
 		*j.at(i) = journalEntry{}
 	}
 	for i := 1; i < len(j.chunks); i++ {
-		c := j.chunks[i]
-		chunkPool.Put(&c)
+		chunkPool.Put(j.chunks[i])
 		j.chunks[i] = nil
 	}
 	if len(j.chunks) > 1 {
