@@ -48,6 +48,7 @@ type runFlags struct {
 	logLevel     string
 	config       string
 	cors         string
+	vhosts       string
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -72,6 +73,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.config, "config", "", "JSON file of flag values, e.g. {\"http.port\": 8545}")
 	fs.StringVar(&f.cors, "http.corsdomain", "", "comma-separated origins allowed to call the JSON-RPC port (* for any)")
+	fs.StringVar(&f.vhosts, "http.vhosts", "", "comma-separated Host header names the JSON-RPC port accepts (default: any)")
 }
 
 func init() {
@@ -200,6 +202,9 @@ func runNode(args []string) int {
 	if f.cors != "" {
 		cfg.CORS = strings.Split(f.cors, ",")
 	}
+	if f.vhosts != "" {
+		cfg.VHosts = strings.Split(f.vhosts, ",")
+	}
 	var devAddrs []types.Address
 	if f.dev {
 		keys, err := hd.DevAccounts(hd.DevMnemonic, 10)
@@ -280,7 +285,9 @@ func storedGenesis(datadir string) (*chain.Genesis, bool) {
 	if _, err := os.Stat(filepath.Join(datadir, "data.log")); err != nil {
 		return nil, false
 	}
-	kv, err := store.Open(datadir)
+	// Read-only: a damaged tail must be left for the node's own open to
+	// cut and report, not repaired silently here.
+	kv, err := store.OpenReadOnly(datadir)
 	if err != nil {
 		return nil, false
 	}

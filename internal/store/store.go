@@ -32,6 +32,7 @@ import (
 var (
 	ErrNotFound = errors.New("store: not found")
 	ErrClosed   = errors.New("store: closed")
+	ErrReadOnly = errors.New("store: opened read-only")
 )
 
 // Reader reads keys.
@@ -149,6 +150,7 @@ type DB struct {
 	live    int64            // bytes of live values
 	NoSync  bool             // skip fsync (tests and benchmarks only)
 	closed  bool
+	ro      bool
 	Recover RecoverInfo // what Open found and cut, if anything
 }
 
@@ -168,7 +170,22 @@ func Open(dir string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{dir: dir, f: f, index: make(map[string]entry)}
+	return open(dir, f, false)
+}
+
+// OpenReadOnly opens an existing store for reading without repairing it: a
+// damaged tail is left on disk (and reported in Recover) for the next Open
+// to cut and report, so peeking at a data directory never hides damage.
+func OpenReadOnly(dir string) (*DB, error) {
+	f, err := os.Open(filepath.Join(dir, logName))
+	if err != nil {
+		return nil, err
+	}
+	return open(dir, f, true)
+}
+
+func open(dir string, f *os.File, ro bool) (*DB, error) {
+	db := &DB{dir: dir, f: f, index: make(map[string]entry), ro: ro}
 	if err := db.replay(); err != nil {
 		f.Close()
 		return nil, err
@@ -224,6 +241,9 @@ func (db *DB) replay() error {
 	if off < total {
 		db.Recover.CutBytes = total - off
 		db.Recover.Reason = reason
+		if db.ro {
+			return nil
+		}
 		if err := db.f.Truncate(off); err != nil {
 			return err
 		}
@@ -275,6 +295,9 @@ func (db *DB) Write(b *Batch) error {
 	defer db.mu.Unlock()
 	if db.closed {
 		return ErrClosed
+	}
+	if db.ro {
+		return ErrReadOnly
 	}
 	if _, err := db.f.WriteAt(rec, db.size); err != nil {
 		// A partial write is cut on the next open; keep serving what we had.
@@ -390,6 +413,9 @@ func (db *DB) Compact() error {
 	if db.closed {
 		return ErrClosed
 	}
+	if db.ro {
+		return ErrReadOnly
+	}
 	tmpPath := filepath.Join(db.dir, logName+".compact")
 	tmp, err := os.Create(tmpPath)
 	if err != nil {
@@ -455,6 +481,9 @@ func (db *DB) Close() error {
 		return nil
 	}
 	db.closed = true
+	if db.ro {
+		return db.f.Close()
+	}
 	if err := db.f.Sync(); err != nil {
 		db.f.Close()
 		return err

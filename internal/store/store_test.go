@@ -276,3 +276,36 @@ func BenchmarkWriteNoSync(b *testing.B) {
 		db.Write(&bt)
 	}
 }
+
+// A read-only open sees the damage but leaves it for the next writer to cut
+// and report.
+func TestReadOnlyLeavesDamage(t *testing.T) {
+	dir := t.TempDir()
+	sizes := writeN(t, dir, 3)
+	path := filepath.Join(dir, logName)
+	if err := os.Truncate(path, sizes[2]-3); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ro.Recover.CutBytes == 0 || ro.Len() != 2 {
+		t.Fatalf("read-only open: recover %+v, %d keys", ro.Recover, ro.Len())
+	}
+	if err := ro.Put([]byte("x"), []byte("y")); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("write to a read-only store: %v", err)
+	}
+	ro.Close()
+	if st, _ := os.Stat(path); st.Size() != sizes[2]-3 {
+		t.Fatalf("read-only open changed the file to %d bytes", st.Size())
+	}
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.Recover.CutBytes == 0 {
+		t.Fatal("the writer did not see the damage the read-only open left")
+	}
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/chaind/chaind/internal/devload"
+)
+
+func init() {
+	register(command{"bench", "measure a dev node: bench startup | idle | dev (see bench --help)", runBench})
+}
+
+func runBench(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Println(`usage: chaind bench startup [--runs 20]     process start to the first answered eth_blockNumber
+       chaind bench idle [--wait 10s]       resident memory of an idle chaind --dev
+       chaind bench dev [flags]             sustained throughput of signed raw transactions (bench dev --help)`)
+		return 0
+	}
+	switch args[0] {
+	case "startup":
+		return benchStartup(args[1:])
+	case "idle":
+		return benchIdle(args[1:])
+	case "dev":
+		return benchDev(args[1:])
+	}
+	fmt.Fprintf(os.Stderr, "chaind bench: unknown benchmark %q\n", args[0])
+	return 2
+}
+
+// selfBinary is the chaind the benchmarks start as children.
+func selfBinary(flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	return os.Executable()
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func benchStartup(args []string) int {
+	fs := flag.NewFlagSet("chaind bench startup", flag.ContinueOnError)
+	runs := fs.Int("runs", 20, "number of starts; the median is reported")
+	bin := fs.String("bin", "", "chaind binary to start (default: this one)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	exe, err := selfBinary(*bin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind bench:", err)
+		return 1
+	}
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`)
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	var times []time.Duration
+	for i := 0; i < *runs; i++ {
+		port, err := freePort()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaind bench:", err)
+			return 1
+		}
+		url := "http://127.0.0.1:" + strconv.Itoa(port)
+		cmd := exec.Command(exe, "--dev", "--http.port", strconv.Itoa(port), "--ws.port", "-1", "--log-level", "warn")
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "chaind bench:", err)
+			return 1
+		}
+		var took time.Duration
+		for {
+			resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					took = time.Since(start)
+					break
+				}
+			}
+			if time.Since(start) > 20*time.Second {
+				cmd.Process.Kill()
+				cmd.Wait()
+				fmt.Fprintln(os.Stderr, "chaind bench: no answer within 20s")
+				return 1
+			}
+			time.Sleep(500 * time.Microsecond)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		times = append(times, took)
+		fmt.Printf("run %2d: %s\n", i+1, took.Round(100*time.Microsecond))
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	fmt.Printf("startup to first eth_blockNumber: median %s (min %s, max %s, %d runs)\n",
+		times[len(times)/2].Round(100*time.Microsecond), times[0].Round(100*time.Microsecond), times[len(times)-1].Round(100*time.Microsecond), len(times))
+	return 0
+}
+
+func benchIdle(args []string) int {
+	fs := flag.NewFlagSet("chaind bench idle", flag.ContinueOnError)
+	wait := fs.Duration("wait", 10*time.Second, "how long the node idles before its RSS is read")
+	runs := fs.Int("runs", 3, "number of nodes measured; the median is reported")
+	bin := fs.String("bin", "", "chaind binary to start (default: this one)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	exe, err := selfBinary(*bin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind bench:", err)
+		return 1
+	}
+	var rss []uint64
+	for i := 0; i < *runs; i++ {
+		p, err := devload.Start(exe, "--dev", "--http.port", "0", "--ws.port", "0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaind bench:", err)
+			return 1
+		}
+		time.Sleep(*wait)
+		r, err := p.RSS()
+		p.Stop(5 * time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaind bench:", err)
+			return 1
+		}
+		rss = append(rss, r)
+		fmt.Printf("run %d: VmRSS %.1f MiB after %s idle\n", i+1, float64(r)/(1<<20), *wait)
+	}
+	sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
+	fmt.Printf("idle RSS of chaind --dev: median %.1f MiB (%d runs)\n", float64(rss[len(rss)/2])/(1<<20), len(rss))
+	return 0
+}

@@ -1,0 +1,125 @@
+package devload
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Proc is a chaind child process.
+type Proc struct {
+	Cmd *exec.Cmd
+	URL string // JSON-RPC over HTTP
+
+	mu   sync.Mutex
+	log  bytes.Buffer // everything the child wrote to stderr
+	done chan struct{}
+}
+
+// Start runs bin with args (which should include --http.port 0) and waits
+// until the node logs its HTTP listener.
+func Start(bin string, args ...string) (*Proc, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout = io.Discard
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &Proc{Cmd: cmd, done: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.log.WriteString(line)
+			p.log.WriteByte('\n')
+			p.mu.Unlock()
+			if strings.Contains(line, "listening") && strings.Contains(line, "kind=http") {
+				if i := strings.Index(line, "addr="); i >= 0 {
+					select {
+					case addr <- strings.Fields(line[i+5:])[0]:
+					default:
+					}
+				}
+			}
+		}
+		cmd.Wait()
+		close(p.done)
+	}()
+	select {
+	case a := <-addr:
+		p.URL = "http://" + a
+		return p, nil
+	case <-p.done:
+		return nil, fmt.Errorf("chaind exited before listening: %s", p.Log())
+	case <-time.After(30 * time.Second):
+		p.Kill()
+		return nil, fmt.Errorf("chaind did not listen within 30s: %s", p.Log())
+	}
+}
+
+// Log returns what the child has written to stderr so far.
+func (p *Proc) Log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.String()
+}
+
+// Kill sends SIGKILL and waits for the process to go.
+func (p *Proc) Kill() {
+	p.Cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// Stop asks the node to shut down (SIGTERM) and waits up to timeout.
+func (p *Proc) Stop(timeout time.Duration) error {
+	p.Cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		if st := p.Cmd.ProcessState; st != nil && !st.Success() {
+			return fmt.Errorf("chaind exited with %v", st)
+		}
+		return nil
+	case <-time.After(timeout):
+		p.Kill()
+		return errors.New("chaind did not stop in time; killed")
+	}
+}
+
+// Exited is closed when the process has ended.
+func (p *Proc) Exited() <-chan struct{} { return p.done }
+
+// RSS returns the resident set size of the process in bytes, from
+// /proc/PID/status (Linux only).
+func (p *Proc) RSS() (uint64, error) { return RSS(p.Cmd.Process.Pid) }
+
+// RSS reads VmRSS of a process.
+func RSS(pid int) (uint64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb uint64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
+				return 0, err
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, errors.New("no VmRSS line")
+}
