@@ -124,7 +124,10 @@ func RegisterChain(s *Server, nb NetworkBackend) {
 		all := nb.Nodes()
 		out := nodeList{Nodes: []NodeInfo{}, TotalNodes: len(all), Page: page, Limit: limit,
 			TotalPages: (len(all) + limit - 1) / limit}
-		if start := (page - 1) * limit; start < len(all) {
+		// Bound the page before multiplying: (page-1)*limit overflows for
+		// huge pages.
+		if page-1 < out.TotalPages {
+			start := (page - 1) * limit
 			out.Nodes = all[start:min(start+limit, len(all))]
 		}
 		return out, nil
