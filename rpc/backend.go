@@ -28,4 +28,5 @@ type Backend interface {
 	PoolTransaction(h types.Hash) (*types.Transaction, types.Address, bool)
 	PendingNonce(addr types.Address) uint64
 	Syncing() (any, bool) // false when in sync
+	PeerCount() int
 }

@@ -50,6 +50,9 @@ func RegisterEth(s *Server, b Backend, opts EthOptions) {
 	constant("eth_chainId", types.HexUint64(chainID))
 	constant("net_version", strconv.FormatUint(chainID, 10))
 	constant("net_listening", true)
+	s.Register("net_peerCount", 0, 0, func(context.Context, Params) (any, error) {
+		return types.HexUint64(b.PeerCount()), nil
+	})
 	constant("web3_clientVersion", opts.ClientVersion)
 	constant("eth_mining", false)
 	constant("eth_hashrate", "0x0")

@@ -97,6 +97,9 @@ func (b *backend) PendingNonce(addr types.Address) uint64 { return b.pool.Nonce(
 // a peer; the p2p layer will report real sync progress.
 func (b *backend) Syncing() (any, bool) { return nil, false }
 
+// PeerCount is zero until the p2p layer connects nodes.
+func (b *backend) PeerCount() int { return 0 }
+
 // poolHead describes the next block to the pool.
 func poolHead(c *chain.Chain) (txpool.Head, error) {
 	head := c.Head()

@@ -41,6 +41,7 @@ type Config struct {
 	Accounts []*secp256k1.PrivateKey // node-held keys (dev accounts)
 	Public   bool                    // apply the public rate and connection limits
 	CORS     []string
+	VHosts   []string // Host header values the HTTP port accepts (empty: any)
 
 	ClientVersion string
 	Log           *slog.Logger
@@ -123,7 +124,7 @@ func New(cfg Config) (*Node, error) {
 
 // Handler is the HTTP handler of the JSON-RPC port (POST and WebSocket).
 func (n *Node) Handler() http.Handler {
-	cfg := rpc.HTTPConfig{WebSocket: true, CORSOrigins: n.cfg.CORS}
+	cfg := rpc.HTTPConfig{WebSocket: true, CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts}
 	if n.cfg.Public {
 		cfg.Limiter = rpc.NewLimiter(rpc.PublicLimits)
 	}
