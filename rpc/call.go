@@ -138,9 +138,7 @@ func applyOverrides(st *state.StateDB, overrides map[types.Address]StateOverride
 			st.SetCode(addr, *o.Code)
 		}
 		if o.State != nil {
-			if err := replaceStorage(st, addr, o.State); err != nil {
-				return err
-			}
+			st.SetStorage(addr, o.State)
 		}
 		for k, v := range o.StateDiff {
 			st.SetState(addr, k, v)
@@ -614,9 +612,3 @@ func sortHashes(hs []types.Hash) {
 	slices.SortFunc(hs, func(a, b types.Hash) int { return bytes.Compare(a[:], b[:]) })
 }
 
-// replaceStorage implements the "state" override: the account's storage
-// becomes exactly the given slots.
-func replaceStorage(st *state.StateDB, addr types.Address, slots map[types.Hash]types.Hash) error {
-	st.SetStorage(addr, slots)
-	return nil
-}
