@@ -611,4 +611,3 @@ func accessListEqual(a, b types.AccessList) bool {
 func sortHashes(hs []types.Hash) {
 	slices.SortFunc(hs, func(a, b types.Hash) int { return bytes.Compare(a[:], b[:]) })
 }
-
