@@ -248,19 +248,9 @@ func (api *filterAPI) subscribe(ctx context.Context, p Params) (any, error) {
 	case "newHeads":
 		sub := n.Subscribe()
 		heads, cancel := api.heads.Subscribe(256)
-		go func() {
-			defer cancel()
-			for {
-				select {
-				case <-sub.Done():
-					return
-				case b, ok := <-heads:
-					if !ok || sub.Notify(json.RawMessage(types.AppendHeaderJSON(nil, b.HeaderRef(), b.Hash(), false))) != nil {
-						return
-					}
-				}
-			}
-		}()
+		go forward(sub, heads, cancel, func(b *types.Block) error {
+			return sub.Notify(json.RawMessage(types.AppendHeaderJSON(nil, b.HeaderRef(), b.Hash(), false)))
+		})
 		return sub.ID, nil
 	case "logs":
 		var q FilterQuery
@@ -269,28 +259,18 @@ func (api *filterAPI) subscribe(ctx context.Context, p Params) (any, error) {
 		}
 		sub := n.Subscribe()
 		heads, cancel := api.heads.Subscribe(256)
-		go func() {
-			defer cancel()
-			for {
-				select {
-				case <-sub.Done():
-					return
-				case b, ok := <-heads:
-					if !ok {
-						return
-					}
-					logs, err := api.eth.blockLogs(b, &q, nil)
-					if err != nil {
-						continue
-					}
-					for _, l := range logs {
-						if sub.Notify(l) != nil {
-							return
-						}
-					}
+		go forward(sub, heads, cancel, func(b *types.Block) error {
+			logs, err := api.eth.blockLogs(b, &q, nil)
+			if err != nil {
+				return nil // a block whose receipts cannot be read has no logs to send
+			}
+			for _, l := range logs {
+				if err := sub.Notify(l); err != nil {
+					return err
 				}
 			}
-		}()
+			return nil
+		})
 		return sub.ID, nil
 	case "newPendingTransactions":
 		var full bool
@@ -299,27 +279,13 @@ func (api *filterAPI) subscribe(ctx context.Context, p Params) (any, error) {
 		}
 		sub := n.Subscribe()
 		txs, cancel := api.pending.Subscribe(4096)
-		go func() {
-			defer cancel()
-			for {
-				select {
-				case <-sub.Done():
-					return
-				case tx, ok := <-txs:
-					if !ok {
-						return
-					}
-					var v any = tx.Hash()
-					if full {
-						_, from, _ := api.pending.Get(tx.Hash())
-						v = types.TxJSON(tx, from, nil)
-					}
-					if sub.Notify(v) != nil {
-						return
-					}
-				}
+		go forward(sub, txs, cancel, func(tx *types.Transaction) error {
+			if !full {
+				return sub.Notify(tx.Hash())
 			}
-		}()
+			_, from, _ := api.pending.Get(tx.Hash())
+			return sub.Notify(types.TxJSON(tx, from, nil))
+		})
 		return sub.ID, nil
 	case "syncing":
 		// A node that produces or follows blocks itself never changes sync
@@ -328,4 +294,20 @@ func (api *filterAPI) subscribe(ctx context.Context, p Params) (any, error) {
 		return n.Subscribe().ID, nil
 	}
 	return nil, &Error{Code: CodeInvalidParams, Message: "unsupported subscription type: " + kind}
+}
+
+// forward feeds a subscription from a channel until the subscription ends,
+// the channel closes or send fails (the client is gone).
+func forward[T any](sub *Subscription, ch <-chan T, cancel func(), send func(T) error) {
+	defer cancel()
+	for {
+		select {
+		case <-sub.Done():
+			return
+		case v, ok := <-ch:
+			if !ok || send(v) != nil {
+				return
+			}
+		}
+	}
 }
