@@ -9,21 +9,23 @@ import (
 )
 
 // Public-key recovery computes Q = r⁻¹·(s·R − e·G). The library's generic
-// path does this as two separate scalar multiplications (one of them with a
-// 2-bit NAF); sender recovery is the hottest operation a node does on
-// incoming transactions, so here it is done as a single interleaved
-// (Strauss–Shamir) multiplication:
+// path does this as two separate scalar multiplications on 26-bit limbs;
+// sender recovery is the hottest operation a node does on incoming
+// transactions, so here it has its own arithmetic (field.go, point.go,
+// modinv.go) and is done as a single interleaved (Strauss–Shamir)
+// multiplication:
 //
 //   - both scalars are split with the GLV endomorphism φ(x, y) = (β·x, y),
 //     which multiplies a point by λ, into four ~128-bit scalars that share
 //     one run of ~128 doublings;
 //   - the variable point R uses a width-5 wNAF with a table of its odd
-//     multiples built per call;
-//   - G uses a wide wNAF with affine tables of odd multiples built once, so
-//     its additions take the cheaper mixed (Z = 1) formula.
+//     multiples built per call and brought to "effective affine" form;
+//   - G uses a 12-bit wNAF with affine tables of odd multiples built once;
+//   - r⁻¹ and the final Z⁻¹ use variable-time safegcd.
 //
 // Everything here is variable-time, which is fine: recovery only handles
-// public data (signatures and digests).
+// public data (signatures and digests). Signing keeps the library's
+// constant-time code.
 
 const (
 	wnafVar  = 5  // window for the per-signature point R
@@ -42,7 +44,7 @@ var (
 	// λ: φ(P) = λ·P for every point P on the curve.
 	endoLambda = scalarFromHex("5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72")
 	// β: the cube root of unity in the field that realises φ on x.
-	endoBeta = fieldFromHex("7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee")
+	feBeta = feFromHex("7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee")
 
 	// Short lattice basis {(a1, b1), (a2, b2)} of the kernel of
 	// (x, y) ↦ x + y·λ mod N, with b1 < 0 and b2 = a1, and the rounding
@@ -61,12 +63,9 @@ var (
 	baseTablesOnce sync.Once
 	baseTableG     *[baseTableSize]aff
 	baseTableLG    *[baseTableSize]aff
-	feBeta         fe
 )
 
 func buildBaseTables() {
-	b := endoBeta.Bytes()
-	feBeta.setBytes(b)
 	g := aff{x: feFromHex("79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"),
 		y: feFromHex("483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8")}
 
@@ -469,15 +468,6 @@ func scalarFromHex(s string) *secp256k1.ModNScalar {
 		panic("crypto: constant overflows the order " + s)
 	}
 	return &k
-}
-
-func fieldFromHex(s string) *secp256k1.FieldVal {
-	b := mustHex32(s)
-	var f secp256k1.FieldVal
-	if f.SetBytes(&b) != 0 {
-		panic("crypto: constant overflows the field " + s)
-	}
-	return &f
 }
 
 // scalarInverse sets z = x⁻¹ mod N (x ≠ 0).

@@ -30,7 +30,7 @@ func referenceRecover(digest [32]byte, sig []byte) ([]byte, error) {
 
 func TestRecoverMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	n := 3000
+	n := 2000
 	if testing.Short() {
 		n = 300
 	}
