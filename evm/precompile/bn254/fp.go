@@ -110,9 +110,11 @@ func reduce(z *fe) {
 	r1, b := bits.Sub64(z[1], p1, b)
 	r2, b := bits.Sub64(z[2], p2, b)
 	r3, b := bits.Sub64(z[3], p3, b)
-	if b == 0 {
-		z[0], z[1], z[2], z[3] = r0, r1, r2, r3
-	}
+	mask := -b // all ones when the subtraction borrowed: keep the input
+	z[0] = r0 ^ ((z[0] ^ r0) & mask)
+	z[1] = r1 ^ ((z[1] ^ r1) & mask)
+	z[2] = r2 ^ ((z[2] ^ r2) & mask)
+	z[3] = r3 ^ ((z[3] ^ r3) & mask)
 }
 
 func feAdd(z, x, y *fe) {
@@ -133,13 +135,13 @@ func feSub(z, x, y *fe) {
 	z[1], b = bits.Sub64(x[1], y[1], b)
 	z[2], b = bits.Sub64(x[2], y[2], b)
 	z[3], b = bits.Sub64(x[3], y[3], b)
-	if b != 0 {
-		var c uint64
-		z[0], c = bits.Add64(z[0], p0, 0)
-		z[1], c = bits.Add64(z[1], p1, c)
-		z[2], c = bits.Add64(z[2], p2, c)
-		z[3], _ = bits.Add64(z[3], p3, c)
-	}
+	// Add p back when the subtraction borrowed, without a branch.
+	mask := -b
+	var c uint64
+	z[0], c = bits.Add64(z[0], p0&mask, 0)
+	z[1], c = bits.Add64(z[1], p1&mask, c)
+	z[2], c = bits.Add64(z[2], p2&mask, c)
+	z[3], _ = bits.Add64(z[3], p3&mask, c)
 }
 
 func feNeg(z, x *fe) {
@@ -318,11 +320,11 @@ func feMul(z, x, y *fe) {
 	r1, b := bits.Sub64(t1, p1, b)
 	r2, b := bits.Sub64(t2, p2, b)
 	r3, b := bits.Sub64(t3, p3, b)
-	if b != 0 {
-		z[0], z[1], z[2], z[3] = t0, t1, t2, t3
-		return
-	}
-	z[0], z[1], z[2], z[3] = r0, r1, r2, r3
+	mask := -b // all ones when the subtraction borrowed: keep the input
+	z[0] = r0 ^ ((t0 ^ r0) & mask)
+	z[1] = r1 ^ ((t1 ^ r1) & mask)
+	z[2] = r2 ^ ((t2 ^ r2) & mask)
+	z[3] = r3 ^ ((t3 ^ r3) & mask)
 }
 
 // feSquare sets z = x².

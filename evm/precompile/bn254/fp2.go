@@ -38,23 +38,21 @@ func fe2Sub(z, x, y *fe2) {
 	r1, b = bits.Sub64(x.c0[1], y.c0[1], b)
 	r2, b = bits.Sub64(x.c0[2], y.c0[2], b)
 	r3, b = bits.Sub64(x.c0[3], y.c0[3], b)
-	if b != 0 {
-		r0, b = bits.Add64(r0, p0, 0)
-		r1, b = bits.Add64(r1, p1, b)
-		r2, b = bits.Add64(r2, p2, b)
-		r3, _ = bits.Add64(r3, p3, b)
-	}
+	mr := -b
+	r0, b = bits.Add64(r0, p0&mr, 0)
+	r1, b = bits.Add64(r1, p1&mr, b)
+	r2, b = bits.Add64(r2, p2&mr, b)
+	r3, _ = bits.Add64(r3, p3&mr, b)
 	var s0, s1, s2, s3 uint64
 	s0, b = bits.Sub64(x.c1[0], y.c1[0], 0)
 	s1, b = bits.Sub64(x.c1[1], y.c1[1], b)
 	s2, b = bits.Sub64(x.c1[2], y.c1[2], b)
 	s3, b = bits.Sub64(x.c1[3], y.c1[3], b)
-	if b != 0 {
-		s0, b = bits.Add64(s0, p0, 0)
-		s1, b = bits.Add64(s1, p1, b)
-		s2, b = bits.Add64(s2, p2, b)
-		s3, _ = bits.Add64(s3, p3, b)
-	}
+	ms := -b
+	s0, b = bits.Add64(s0, p0&ms, 0)
+	s1, b = bits.Add64(s1, p1&ms, b)
+	s2, b = bits.Add64(s2, p2&ms, b)
+	s3, _ = bits.Add64(s3, p3&ms, b)
 	z.c0 = fe{r0, r1, r2, r3}
 	z.c1 = fe{s0, s1, s2, s3}
 }

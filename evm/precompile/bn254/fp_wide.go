@@ -189,11 +189,11 @@ func montReduce(z *fe, t *wide) {
 	r1, b := bits.Sub64(t5, p1, b)
 	r2, b := bits.Sub64(t6, p2, b)
 	r3, b := bits.Sub64(t7, p3, b)
-	if b != 0 {
-		z[0], z[1], z[2], z[3] = t4, t5, t6, t7
-		return
-	}
-	z[0], z[1], z[2], z[3] = r0, r1, r2, r3
+	mask := -b // all ones when the subtraction borrowed: keep the input
+	z[0] = r0 ^ ((t4 ^ r0) & mask)
+	z[1] = r1 ^ ((t5 ^ r1) & mask)
+	z[2] = r2 ^ ((t6 ^ r2) & mask)
+	z[3] = r3 ^ ((t7 ^ r3) & mask)
 }
 
 // wideSub sets t = a - b, adding p·2^256 if the difference is negative
