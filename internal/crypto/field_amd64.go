@@ -17,6 +17,9 @@ func feSqrAsm(z, x *fe)
 //go:noescape
 func feMulADX(z, x, y *fe)
 
+//go:noescape
+func feSqrADX(z, x *fe)
+
 func cpuHasADX() bool
 
 // useADX selects the MULX/ADCX/ADOX multiply where the CPU has it.
@@ -31,6 +34,11 @@ func (z *fe) mul(x, y *fe) {
 	feMulAsm(z, x, y)
 }
 
-// sqr sets z = x². The dedicated squaring (ten products) measured as fast
-// as the ADX multiply, so it is used on every CPU.
-func (z *fe) sqr(x *fe) { feSqrAsm(z, x) }
+// sqr sets z = x².
+func (z *fe) sqr(x *fe) {
+	if useADX {
+		feSqrADX(z, x)
+		return
+	}
+	feSqrAsm(z, x)
+}

@@ -387,3 +387,91 @@ TEXT ·cpuHasADX(SB), NOSPLIT, $0-1
 no:
 	MOVB $0, ret+0(FP)
 	RET
+
+// func feSqrADX(z, x *fe)
+// z = x² mod p (weakly reduced) with BMI2/ADX: cross products, doubled,
+// plus the diagonal; MULX leaves the flags alone, so the diagonal is one
+// carry chain.
+TEXT ·feSqrADX(SB), NOSPLIT, $0-16
+	MOVQ x+8(FP), SI
+	// x0·(x1, x2, x3) into t1..t4 (R9..R12)
+	MOVQ 0(SI), DX
+	MULXQ 8(SI), R9, R10
+	MULXQ 16(SI), AX, R11
+	ADDQ AX, R10
+	MULXQ 24(SI), AX, R12
+	ADCQ AX, R11
+	ADCQ $0, R12
+	// x1·(x2, x3) into t3..t5 (R13)
+	MOVQ 8(SI), DX
+	XORQ R13, R13
+	XORQ CX, CX
+	MULXQ 16(SI), AX, BX
+	ADCXQ AX, R11
+	ADOXQ BX, R12
+	MULXQ 24(SI), AX, BX
+	ADCXQ AX, R12
+	ADOXQ BX, R13
+	ADCXQ CX, R13
+	// x2·x3 into t5..t6 (DI)
+	MOVQ 16(SI), DX
+	XORQ DI, DI
+	MULXQ 24(SI), AX, BX
+	ADDQ AX, R13
+	ADCQ BX, DI
+	// double t1..t6, top bit into t7 (BX)
+	XORQ BX, BX
+	ADDQ R9, R9
+	ADCQ R10, R10
+	ADCQ R11, R11
+	ADCQ R12, R12
+	ADCQ R13, R13
+	ADCQ DI, DI
+	ADCQ $0, BX
+	// diagonal squares in one carry chain
+	MOVQ 0(SI), DX
+	MULXQ DX, R8, AX
+	ADDQ AX, R9
+	MOVQ 8(SI), DX
+	MULXQ DX, AX, CX
+	ADCQ AX, R10
+	ADCQ CX, R11
+	MOVQ 16(SI), DX
+	MULXQ DX, AX, CX
+	ADCQ AX, R12
+	ADCQ CX, R13
+	MOVQ 24(SI), DX
+	MULXQ DX, AX, CX
+	ADCQ AX, DI
+	ADCQ CX, BX
+	// reduce: t0..t3 = R8..R11, t4..t7 = R12, R13, DI, BX
+	MOVQ $0x1000003d1, DX
+	XORQ SI, SI
+	MULXQ R12, AX, R12
+	ADCXQ AX, R8
+	ADOXQ R12, R9
+	MULXQ R13, AX, R13
+	ADCXQ AX, R9
+	ADOXQ R13, R10
+	MULXQ DI, AX, DI
+	ADCXQ AX, R10
+	ADOXQ DI, R11
+	MULXQ BX, AX, BX
+	ADCXQ AX, R11
+	ADOXQ SI, BX
+	ADCXQ SI, BX
+	MULXQ BX, AX, CX
+	ADDQ AX, R8
+	ADCQ CX, R9
+	ADCQ $0, R10
+	ADCQ $0, R11
+	SBBQ AX, AX
+	ANDQ DX, AX
+	ADDQ AX, R8
+	ADCQ $0, R9
+	MOVQ z+0(FP), DI
+	MOVQ R8, 0(DI)
+	MOVQ R9, 8(DI)
+	MOVQ R10, 16(DI)
+	MOVQ R11, 24(DI)
+	RET

@@ -26,6 +26,11 @@ func TestFieldAsmVariants(t *testing.T) {
 			checkFe(t, "feMulADX", &z, new(big.Int).Mul(bx, by), &x, &y)
 			feMulADX(&z, &x, &x)
 			checkFe(t, "feMulADX sqr", &z, new(big.Int).Mul(bx, bx), &x)
+			feSqrADX(&z, &x)
+			checkFe(t, "feSqrADX", &z, new(big.Int).Mul(bx, bx), &x)
+			z = x
+			feSqrADX(&z, &z)
+			checkFe(t, "feSqrADX alias", &z, new(big.Int).Mul(bx, bx), &x)
 			// Aliasing: z is also an input.
 			z = x
 			feMulADX(&z, &z, &y)
