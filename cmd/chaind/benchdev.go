@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"time"
@@ -22,7 +23,7 @@ func benchDev(args []string) int {
 	kind := fs.String("kind", "transfer", "workload: transfer (ETH) or erc20 (token transfers)")
 	senders := fs.Int("senders", 16, "concurrent senders, each its own funded account")
 	duration := fs.Duration("duration", 20*time.Second, "how long the senders submit")
-	maxRate := fs.Int("max-rate", 0, "transactions per second the pre-signed supply covers (default 10000 for transfer, 4000 for erc20)")
+	maxRate := fs.Int("max-rate", 0, "transactions per second the pre-signed supply covers (default 6000 for transfer, 2500 for erc20; senders that run dry report it)")
 	url := fs.String("url", "", "JSON-RPC URL of a running --dev node (default: start one)")
 	blockTime := fs.Duration("block-time", time.Second, "--block-time of the node this starts")
 	datadir := fs.String("datadir", "", "data directory of the node this starts (default: a fresh temporary one, so every block is fsync'd)")
@@ -37,14 +38,15 @@ func benchDev(args []string) int {
 		return 2
 	}
 	if *maxRate == 0 {
-		*maxRate = 10_000
+		*maxRate = 6_000
 		if k == devload.KindERC20 {
-			*maxRate = 4_000
+			*maxRate = 2_500
 		}
 	}
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "chaind bench dev:", err); return 1 }
 
 	target := *url
+	var proc *devload.Proc
 	if target == "" {
 		exe, err := selfBinary(*bin)
 		if err != nil {
@@ -66,7 +68,7 @@ func benchDev(args []string) int {
 			return fail(err)
 		}
 		defer p.Stop(10 * time.Second)
-		target = p.URL
+		target, proc = p.URL, p
 		fmt.Printf("started %s %v\n", exe, nodeArgs)
 	}
 	c := devload.NewClient(target)
@@ -97,6 +99,10 @@ func benchDev(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
+	var cpu0 time.Duration
+	if proc != nil {
+		cpu0, _ = proc.CPUTime()
+	}
 	stop := make(chan struct{})
 	timer := time.AfterFunc(*duration, func() { close(stop) })
 	start := time.Now()
@@ -126,6 +132,11 @@ func benchDev(args []string) int {
 		}
 	}
 	drained := time.Since(start)
+	var nodeCPU time.Duration
+	if proc != nil {
+		c1, _ := proc.CPUTime()
+		nodeCPU = c1 - cpu0
+	}
 	endBlock, err := c.BlockNumber()
 	if err != nil {
 		return fail(err)
@@ -177,6 +188,11 @@ func benchDev(args []string) int {
 	fmt.Printf("transactions per block: %v\n", perBlock)
 	fmt.Printf("%s: %.0f tx/s committed over the run (%d receipted in %s from first submission to last commit); median %d tx per block = %.0f tx/s at %s blocks\n",
 		k, float64(receipted)/drained.Seconds(), receipted, drained.Round(time.Millisecond), med, float64(med)/blockTime.Seconds(), blockTime)
+	if nodeCPU > 0 && receipted > 0 {
+		per := nodeCPU / time.Duration(receipted)
+		fmt.Printf("node CPU: %s for %d transactions = %s per transaction (RPC, pool, block building, commit); %d cores would sustain %.0f tx/s\n",
+			nodeCPU.Round(10*time.Millisecond), receipted, per.Round(time.Microsecond), runtime.NumCPU(), float64(runtime.NumCPU())*float64(time.Second)/float64(per))
+	}
 	if len(want) > 0 || failed > 0 {
 		return 1
 	}

@@ -123,3 +123,31 @@ func RSS(pid int) (uint64, error) {
 	}
 	return 0, errors.New("no VmRSS line")
 }
+
+// CPUTime returns the user plus system CPU time the process has used, from
+// /proc/PID/stat (Linux only).
+func (p *Proc) CPUTime() (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the parenthesised command name; utime and stime are the
+	// 14th and 15th fields of the whole line, in clock ticks (100 Hz).
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	var ut, st uint64
+	if _, err := fmt.Sscan(f[11], &ut); err != nil {
+		return 0, err
+	}
+	if _, err := fmt.Sscan(f[12], &st); err != nil {
+		return 0, err
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond, nil
+}
