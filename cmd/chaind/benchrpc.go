@@ -243,7 +243,9 @@ func (r benchResult) String() string {
 	return s
 }
 
-func fmtLatency(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/float64(time.Millisecond)) }
+func fmtLatency(d time.Duration) string {
+	return fmt.Sprintf("%.3fms", float64(d)/float64(time.Millisecond))
+}
 
 // load runs conns closed-loop workers for d and collects every latency.
 func (c *rpcClient) load(body []byte, conns int, d time.Duration) benchResult {
