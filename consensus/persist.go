@@ -3,6 +3,7 @@ package consensus
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/chaind/chaind/rlp"
 )
@@ -10,18 +11,25 @@ import (
 // Snapshot is what a validator must keep on disk so that after a crash it
 // neither signs a vote that contradicts one it already sent nor forgets a
 // lock: h_p, round_p, step_p, the locked and valid values, and its own
-// messages of h_p. The runtime saves it (fsync'd) after every Step that
-// broadcast something, before sending.
+// messages of h_p. It also carries the messages received at h_p (the part
+// of a write-ahead log that matters): a validator that moved on because of
+// a message only it received, perhaps a Byzantine one that is never sent
+// again, must still be able to pass it on after a restart, or the
+// validators behind it could wait forever. The runtime saves the snapshot
+// (fsync'd) after every Step that broadcast something or changed the
+// height or round, before sending.
 type Snapshot struct {
-	Height      uint64
-	Round       int32
-	Step        Step
-	LockedValue Value
-	LockedRound int32
-	ValidValue  Value
-	ValidRound  int32
-	Proposals   []Proposal
-	Votes       []Vote
+	Height            uint64
+	Round             int32
+	Step              Step
+	LockedValue       Value
+	LockedRound       int32
+	ValidValue        Value
+	ValidRound        int32
+	Proposals         []Proposal // our own
+	Votes             []Vote     // our own
+	Received          []Vote     // everyone else's votes of Height
+	ReceivedProposals []Proposal
 }
 
 // Snapshot returns the state to persist.
@@ -35,6 +43,23 @@ func (s *State) Snapshot() Snapshot {
 			snap.Proposals = append(snap.Proposals, e.Proposal)
 		case VoteEvent:
 			snap.Votes = append(snap.Votes, e.Vote)
+		}
+	}
+	for _, v := range s.book.All() {
+		if v.Validator != s.cfg.Self {
+			snap.Received = append(snap.Received, v)
+		}
+	}
+	rounds := make([]int32, 0, len(s.proposals))
+	for r := range s.proposals {
+		rounds = append(rounds, r)
+	}
+	slices.Sort(rounds)
+	for _, r := range rounds {
+		for _, p := range s.proposals[r] {
+			if p.Proposer != s.cfg.Self {
+				snap.ReceivedProposals = append(snap.ReceivedProposals, p)
+			}
 		}
 	}
 	return snap
@@ -66,6 +91,17 @@ func (s *State) Restore(snap Snapshot) error {
 		s.book.Add(v)
 		s.markDirty(v.Round)
 	}
+	for _, p := range snap.ReceivedProposals {
+		s.onProposal(p)
+	}
+	for _, v := range snap.Received {
+		if v.Height == s.h {
+			s.book.Add(v)
+			s.markDirty(v.Round)
+		}
+	}
+	s.effects = nil
+	clear(s.asked) // validation is asked again by resume
 	if !s.lockedValue.IsNil() {
 		s.validity[s.lockedValue.ID] = valid
 	}
@@ -82,6 +118,19 @@ func (s *State) Restore(snap Snapshot) error {
 // again; that only re-schedules timeouts.
 func (s *State) resume() {
 	s.markDirty(s.round)
+	rounds := make([]int32, 0, len(s.proposals))
+	for r := range s.proposals {
+		rounds = append(rounds, r)
+	}
+	slices.Sort(rounds)
+	for _, r := range rounds {
+		for _, p := range s.proposals[r] {
+			if s.validity[p.Value.ID] == unknown && !s.asked[p.Value.ID] {
+				s.asked[p.Value.ID] = true
+				s.emit(RequestValidation{Height: s.h, Value: p.Value})
+			}
+		}
+	}
 	for _, ev := range s.own {
 		switch e := ev.(type) {
 		case ProposalEvent:
@@ -108,7 +157,8 @@ func (s *State) resume() {
 }
 
 // Encode returns the RLP encoding of the snapshot:
-// [height, round+1, step, lockedValue, lockedRound+1, validValue, validRound+1, [proposals], [votes]]
+// [height, round+1, step, lockedValue, lockedRound+1, validValue, validRound+1,
+// [proposals], [votes], [received votes], [received proposals]]
 // with values as [id, data]. Rounds are offset by one so -1 encodes as 0.
 func (snap *Snapshot) Encode() []byte {
 	var b rlp.Buffer
@@ -130,6 +180,16 @@ func (snap *Snapshot) Encode() []byte {
 		b.WriteRaw(EncodeVote(v))
 	}
 	b.ListEnd(vl)
+	rl := b.List()
+	for _, v := range snap.Received {
+		b.WriteRaw(EncodeVote(v))
+	}
+	b.ListEnd(rl)
+	rpl := b.List()
+	for _, p := range snap.ReceivedProposals {
+		b.WriteRaw(EncodeProposal(p))
+	}
+	b.ListEnd(rpl)
 	b.ListEnd(l)
 	return b.Bytes()
 }
@@ -165,6 +225,20 @@ func DecodeSnapshot(enc []byte) (Snapshot, error) {
 			return Snapshot{}, err
 		}
 		snap.Votes = append(snap.Votes, v)
+	}
+	for _, raw := range d.items() {
+		v, err := DecodeVote(raw)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		snap.Received = append(snap.Received, v)
+	}
+	for _, raw := range d.items() {
+		p, err := DecodeProposal(raw)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		snap.ReceivedProposals = append(snap.ReceivedProposals, p)
 	}
 	if err := d.finish(); err != nil {
 		return Snapshot{}, fmt.Errorf("consensus: snapshot: %w", err)

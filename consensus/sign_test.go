@@ -192,8 +192,11 @@ func TestCodecsRoundTrip(t *testing.T) {
 		t.Fatalf("vote round trip: %+v, %v", gv, err)
 	}
 	snap := Snapshot{Height: 4, Round: 2, Step: StepPrecommit, LockedValue: val(1), LockedRound: 1, ValidRound: -1,
-		Proposals: []Proposal{p}, Votes: []Vote{v}}
+		Proposals: []Proposal{p}, Votes: []Vote{v}, Received: []Vote{v, v}, ReceivedProposals: []Proposal{p}}
 	gs, err := DecodeSnapshot(snap.Encode())
+	if err == nil && (len(gs.Received) != 2 || len(gs.ReceivedProposals) != 1) {
+		t.Fatalf("snapshot lost received messages: %+v", gs)
+	}
 	if err != nil || gs.Height != 4 || gs.Round != 2 || gs.Step != StepPrecommit || gs.LockedRound != 1 ||
 		gs.ValidRound != -1 || gs.LockedValue.ID != snap.LockedValue.ID || len(gs.Proposals) != 1 || len(gs.Votes) != 1 {
 		t.Fatalf("snapshot round trip: %+v, %v", gs, err)

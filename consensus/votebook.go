@@ -204,3 +204,23 @@ func (b *VoteBook) IDs(r int32, t VoteType) []types.Hash {
 	slices.SortFunc(out, func(a, b types.Hash) int { return bytes.Compare(a[:], b[:]) })
 	return out
 }
+
+// All returns every vote in the book, ordered by round, type and
+// validator, conflicting ones included.
+func (b *VoteBook) All() []Vote {
+	rounds := b.Rounds()
+	slices.Sort(rounds)
+	var out []Vote
+	for _, r := range rounds {
+		for ti := range b.rounds[r].tallies {
+			t := &b.rounds[r].tallies[ti]
+			for i, v := range t.votes {
+				if v.Type != 0 {
+					out = append(out, v)
+				}
+				out = append(out, t.extra[i]...)
+			}
+		}
+	}
+	return out
+}

@@ -95,6 +95,9 @@ type Driver struct {
 	timers chan consensus.Timeout
 	signed map[signKey]consensus.Vote // our signed votes of recent heights
 	err    error
+
+	savedHeight uint64 // height and round of the last persisted snapshot
+	savedRound  int32
 }
 
 // New prepares a driver, restoring the persisted snapshot when it belongs
@@ -195,11 +198,16 @@ func (d *Driver) decode(in Inbound) consensus.Event {
 func (d *Driver) step(ev consensus.Event) {
 	effects := d.core.Step(ev)
 	// Persist before anything we signed leaves the process.
-	if d.cfg.StateFile != "" && signsSomething(effects) {
+	// Also persist every change of height or round: a validator that forgot
+	// it had moved on would need, after a restart, the very messages
+	// (perhaps Byzantine ones, never re-sent) that moved it.
+	moved := d.core.Height() != d.savedHeight || d.core.Round() != d.savedRound
+	if d.cfg.StateFile != "" && (moved || signsSomething(effects)) {
 		if err := saveSnapshot(d.cfg.StateFile, d.core.Snapshot()); err != nil {
 			d.err = fmt.Errorf("driver: persisting state: %w", err)
 			return
 		}
+		d.savedHeight, d.savedRound = d.core.Height(), d.core.Round()
 	}
 	for _, e := range effects {
 		if d.err != nil {

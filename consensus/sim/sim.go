@@ -462,8 +462,11 @@ func (s *Sim) apply(nd *node, effects []consensus.Effect) {
 			s.violation("validator %d halted: %v", nd.idx, e.Err)
 		}
 	}
-	if persist {
-		snap := nd.core.Snapshot()
+	// Persist what was signed, and every change of round: a validator
+	// that forgot it had moved on would need, after a restart, the very
+	// messages (perhaps Byzantine ones, never re-sent) that moved it.
+	if c := nd.core; persist || nd.snapshot == nil || nd.snapshot.Height != c.Height() || nd.snapshot.Round != c.Round() {
+		snap := c.Snapshot()
 		nd.snapshot = &snap
 	}
 }
