@@ -101,7 +101,10 @@ const (
 )
 
 func (k TimeoutKind) String() string {
-	return [...]string{"propose", "prevote", "precommit", "retransmit"}[k]
+	if names := [...]string{"propose", "prevote", "precommit", "retransmit"}; int(k) < len(names) {
+		return names[k]
+	}
+	return fmt.Sprintf("timeout(%d)", uint8(k))
 }
 
 // Timeout identifies one scheduled timeout.

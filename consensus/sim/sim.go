@@ -39,7 +39,10 @@ const (
 )
 
 func (b Behaviour) String() string {
-	return [...]string{"silent", "equivocate", "invalid", "late", "mixed"}[b]
+	if names := [...]string{"silent", "equivocate", "invalid", "late", "mixed"}; int(b) < len(names) {
+		return names[b]
+	}
+	return fmt.Sprintf("behaviour(%d)", uint8(b))
 }
 
 // Config describes one simulation.
