@@ -58,6 +58,9 @@ type Node struct {
 	RPC     *rpc.Server
 	keys    *keyring
 
+	resetMu sync.Mutex
+	poolAt  types.Hash // head the pool was last reset to
+
 	mu        sync.Mutex
 	listeners []net.Listener
 	servers   []*http.Server
@@ -103,15 +106,16 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{
-		cfg:   cfg,
-		log:   cfg.Log,
-		kv:    kv,
-		Chain: c,
-		Pool:  txpool.New(txpool.DefaultConfig, ph),
-		RPC:   rpc.NewServer(cfg.Log),
-		keys:  newKeyring(cfg.Accounts),
-		addrs: map[string]string{},
-		stop:  make(chan struct{}),
+		cfg:    cfg,
+		log:    cfg.Log,
+		kv:     kv,
+		Chain:  c,
+		Pool:   txpool.New(txpool.DefaultConfig, ph),
+		RPC:    rpc.NewServer(cfg.Log),
+		keys:   newKeyring(cfg.Accounts),
+		addrs:  map[string]string{},
+		stop:   make(chan struct{}),
+		poolAt: c.Head().Hash(),
 	}
 	n.backend = newBackend(c, n.Pool)
 	opts := rpc.EthOptions{ClientVersion: cfg.ClientVersion}
@@ -194,13 +198,24 @@ func (n *Node) followHeads() {
 	}
 }
 
+// resetPool moves the pool to the chain's head, once per head: the
+// producer calls it right after committing (so the next block is built from
+// a pool that knows what the last one took) and followHeads for blocks from
+// elsewhere.
 func (n *Node) resetPool() {
+	n.resetMu.Lock()
+	defer n.resetMu.Unlock()
+	head := n.Chain.Head().Hash()
+	if head == n.poolAt {
+		return
+	}
 	ph, err := poolHead(n.Chain)
 	if err != nil {
 		n.log.Error("pool reset", "err", err)
 		return
 	}
 	n.Pool.Reset(ph)
+	n.poolAt = head
 }
 
 // ImportFile imports a file of concatenated RLP blocks, validating each

@@ -76,6 +76,7 @@ func (n *Node) sealOne(coinbase types.Address) (bool, error) {
 	if err := n.Chain.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
 		return false, err
 	}
+	n.resetPool()
 	b := built.Block
 	n.log.Debug("sealed block", "number", b.Number(), "txs", len(b.Transactions()), "gas", b.GasUsed(), "hash", b.Hash())
 	return len(b.Transactions()) < len(ordered) && len(b.Transactions()) > 0, nil
