@@ -125,8 +125,13 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			pc++
 			continue
 		case opcode >= 0x90 && opcode <= 0x9f: // SWAP1..SWAP16
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
 			top, other := &stack.data[stack.n-1], &stack.data[stack.n-int(opcode-0x8e)]
-			*top, *other = *other, *top
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
 			pc++
 			continue
 		}
