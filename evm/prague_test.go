@@ -115,3 +115,22 @@ func TestOsakaGasCap(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestSystemCallHistory(t *testing.T) {
+	st := newMemState()
+	// The EIP-2935 contract code: set() stores calldata at (number-1) % 8191.
+	st.SetCode(HistoryStorageAddress, mustHex(t, "3373fffffffffffffffffffffffffffffffffffffffe14604657602036036042575f35600143038111604257611fff81430311604257611fff9006545f5260205ff35b5f5ffd5b5f35611fff60014303065500"))
+	e := NewEVM(BlockContext{Number: 100, GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, Prague)
+	parent := types.Hash{0xab, 0xcd}
+	if _, err := e.SystemCall(HistoryStorageAddress, parent[:]); err != nil {
+		t.Fatal(err)
+	}
+	var slot types.Hash
+	slot[31] = 99
+	if got := st.GetState(HistoryStorageAddress, slot); got != parent {
+		t.Fatalf("slot 99 = %x", got)
+	}
+	if ret, err := e.SystemCall(BeaconRootsAddress, parent[:]); ret != nil || err != nil {
+		t.Fatalf("call without code: %x %v", ret, err)
+	}
+}
