@@ -21,7 +21,7 @@ func (s *StateDB) Finalise(deleteEmpty bool) {
 		}
 		if o.selfDestructed || (deleteEmpty && o.data.isEmpty()) {
 			o.deleted = true
-			o.dirty, o.pending = nil, nil
+			o.slots, o.dirtyKeys, o.pendingKeys = nil, nil, nil
 		} else {
 			o.finalise()
 			if o.dirtyCode {

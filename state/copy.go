@@ -69,9 +69,15 @@ func (s *StateDB) Copy() *StateDB {
 func (o *stateObject) copy() *stateObject {
 	n := *o
 	n.code = o.code // code is never modified in place
-	n.origin = maps.Clone(o.origin)
-	n.pending = maps.Clone(o.pending)
-	n.dirty = maps.Clone(o.dirty)
+	if o.slots != nil {
+		n.slots = make(map[types.Hash]*slot, len(o.slots))
+		for k, sl := range o.slots {
+			c := *sl
+			n.slots[k] = &c
+		}
+	}
+	n.dirtyKeys = slices.Clone(o.dirtyKeys)
+	n.pendingKeys = slices.Clone(o.pendingKeys)
 	if o.storage != nil {
 		n.storage = o.storage.Copy()
 	}
@@ -101,9 +107,11 @@ func (s *StateDB) DumpLoaded() []AccountDump {
 		}
 		d := AccountDump{Address: a, Nonce: o.data.Nonce, Balance: o.data.Balance, Root: o.data.Root,
 			CodeHash: o.data.CodeHash, Code: s.loadCode(o), Storage: map[types.Hash]types.Hash{}}
-		for _, m := range []map[types.Hash]types.Hash{o.origin, o.pending, o.dirty} {
-			for k, v := range m {
-				d.Storage[k] = v
+		for k, sl := range o.slots {
+			if sl.flags&isDirty != 0 {
+				d.Storage[k] = sl.cur
+			} else {
+				d.Storage[k] = sl.committed()
 			}
 		}
 		out = append(out, d)

@@ -14,7 +14,7 @@ const (
 	entryBalance
 	entryNonce
 	entryCode
-	entryStorage // flag: key was in the dirty map before
+	entryStorage // flag: the slot was dirty before; val: its previous cur
 	entrySelfDestruct
 	entryTouch
 	entryRefund
@@ -143,10 +143,11 @@ func (s *StateDB) undo(e *journalEntry) {
 		o.data.CodeHash = e.val
 		o.dirtyCode = e.flag
 	case entryStorage:
+		sl := o.slots[e.key]
 		if e.flag {
-			o.dirty[e.key] = e.val
+			sl.cur = e.val
 		} else {
-			delete(o.dirty, e.key)
+			sl.flags &^= isDirty
 		}
 	case entrySelfDestruct:
 		o.selfDestructed = e.flag

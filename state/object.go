@@ -6,10 +6,13 @@ import (
 	"github.com/chaind/chaind/trie"
 )
 
-// stateObject is one account being read or changed. Storage lives in three
-// layers, newest first: dirty (written by the current transaction), pending
-// (written by earlier transactions of the block, not yet in the trie) and
-// origin (a cache of what the storage trie holds).
+// stateObject is one account being read or changed.
+//
+// Each storage slot it has seen is one map entry holding up to three
+// layers, newest first: the current transaction's value, the value left by
+// earlier transactions of the block (pending, not yet in the trie), and a
+// cached copy of what the storage trie holds (origin). One map lookup thus
+// answers both SLOAD and the "original value" SSTORE gas needs.
 type stateObject struct {
 	addr types.Address
 	data Account
@@ -17,10 +20,10 @@ type stateObject struct {
 	code      []byte // nil until loaded (or when the account has no code)
 	dirtyCode bool
 
-	storage *trie.Trie // opened on first miss; nil for fresh accounts until needed
-	origin  map[types.Hash]types.Hash
-	pending map[types.Hash]types.Hash
-	dirty   map[types.Hash]types.Hash
+	storage     *trie.Trie // opened on first miss; nil for fresh accounts until needed
+	slots       map[types.Hash]*slot
+	dirtyKeys   []types.Hash // keys written by this tx (may repeat or have been reverted)
+	pendingKeys []types.Hash // keys whose pending value is not in the trie yet
 
 	created        bool // created by the current transaction (EIP-6780)
 	selfDestructed bool
@@ -33,51 +36,57 @@ type stateObject struct {
 	inCommitList bool  // listed in StateDB.commitObjs
 }
 
+// slot is the layered state of one storage slot.
+type slot struct {
+	origin  types.Hash // valid with hasOrigin
+	pending types.Hash // valid with hasPending
+	cur     types.Hash // valid with isDirty
+	flags   uint8
+}
+
+const (
+	hasOrigin  uint8 = 1 << iota // origin is the value in the storage trie
+	hasPending                   // pending is the value after earlier txs of the block
+	isDirty                      // cur is the value written by the current tx
+)
+
+// committed is the value at the start of the current transaction.
+func (sl *slot) committed() types.Hash {
+	if sl.flags&hasPending != 0 {
+		return sl.pending
+	}
+	return sl.origin
+}
+
 func newObject(addr types.Address, data Account) *stateObject {
 	return &stateObject{addr: addr, data: data} // maps are made on first use
 }
 
-// committedState returns the slot's value at the start of the transaction.
-func (s *StateDB) committedState(o *stateObject, key types.Hash) types.Hash {
-	if v, ok := o.pending[key]; ok {
-		return v
-	}
-	if v, ok := o.origin[key]; ok {
-		return v
-	}
-	if o.data.Root == EmptyRoot && o.storage == nil {
-		return types.Hash{}
-	}
-	return s.readStorage(o, key)
-}
-
-// readStorage loads a slot from the storage trie into the origin cache.
-// It is kept out of line: the key escapes into the hasher here, and the
-// cached path above must not pay for a heap copy of it.
+// loadSlot reads a slot the object has not seen from the storage trie and
+// caches it as origin. It is kept out of line: the key escapes into the
+// hasher here, and the cached paths must not pay for a heap copy of it.
 //
 //go:noinline
-func (s *StateDB) readStorage(o *stateObject, key types.Hash) types.Hash {
-	t := s.storageTrie(o)
-	if t == nil {
-		return types.Hash{}
-	}
-	enc, err := secureGet(t, key[:])
-	if err != nil {
-		s.setError(err)
-		return types.Hash{}
-	}
+func (s *StateDB) loadSlot(o *stateObject, key types.Hash) *slot {
 	var v types.Hash
-	if len(enc) > 0 {
-		if v, err = decodeStorageValue(enc); err != nil {
-			s.setError(err)
-			return types.Hash{}
+	if o.data.Root != EmptyRoot || o.storage != nil {
+		if t := s.storageTrie(o); t != nil {
+			enc, err := secureGet(t, key[:])
+			if err != nil {
+				s.setError(err)
+			} else if len(enc) > 0 {
+				if v, err = decodeStorageValue(enc); err != nil {
+					s.setError(err)
+				}
+			}
 		}
 	}
-	if o.origin == nil {
-		o.origin = make(map[types.Hash]types.Hash)
+	if o.slots == nil {
+		o.slots = make(map[types.Hash]*slot)
 	}
-	o.origin[key] = v
-	return v
+	sl := &slot{origin: v, flags: hasOrigin}
+	o.slots[key] = sl
+	return sl
 }
 
 // storageTrie opens the object's storage trie on first use.
@@ -96,22 +105,25 @@ func (s *StateDB) storageTrie(o *stateObject) *trie.Trie {
 
 // finalise moves the transaction's storage writes into pending.
 func (o *stateObject) finalise() {
-	if len(o.dirty) == 0 {
-		return
+	for _, k := range o.dirtyKeys {
+		sl := o.slots[k]
+		if sl.flags&isDirty == 0 {
+			continue // reverted, or a repeat of a key already moved
+		}
+		if sl.flags&hasPending == 0 {
+			o.pendingKeys = append(o.pendingKeys, k)
+		}
+		sl.pending = sl.cur
+		sl.flags = sl.flags&^isDirty | hasPending
 	}
-	if o.pending == nil {
-		o.pending = make(map[types.Hash]types.Hash, len(o.dirty))
-	}
-	for k, v := range o.dirty {
-		o.pending[k] = v
-	}
-	clear(o.dirty)
+	clear(o.dirtyKeys)
+	o.dirtyKeys = o.dirtyKeys[:0]
 }
 
 // updateStorage writes pending slots into the storage trie and refreshes
 // the account's storage root.
 func (s *StateDB) updateStorage(o *stateObject) {
-	if len(o.pending) == 0 {
+	if len(o.pendingKeys) == 0 {
 		return
 	}
 	t := s.storageTrie(o)
@@ -119,25 +131,25 @@ func (s *StateDB) updateStorage(o *stateObject) {
 		return
 	}
 	var buf [33]byte
-	if o.origin == nil {
-		o.origin = make(map[types.Hash]types.Hash, len(o.pending))
+	for _, k := range o.pendingKeys {
+		sl := o.slots[k]
+		v := sl.pending
+		if sl.flags&hasOrigin == 0 || sl.origin != v {
+			var err error
+			if v.IsZero() {
+				err = secureDelete(t, k[:])
+			} else {
+				err = secureUpdate(t, k[:], appendStorageValue(buf[:0], &v))
+			}
+			if err != nil {
+				s.setError(err)
+			}
+		}
+		sl.origin = v
+		sl.flags = sl.flags&^hasPending | hasOrigin
 	}
-	for k, v := range o.pending {
-		if ov, ok := o.origin[k]; ok && ov == v {
-			continue
-		}
-		var err error
-		if v.IsZero() {
-			err = secureDelete(t, k[:])
-		} else {
-			err = secureUpdate(t, k[:], appendStorageValue(buf[:0], &v))
-		}
-		if err != nil {
-			s.setError(err)
-		}
-		o.origin[k] = v
-	}
-	clear(o.pending)
+	clear(o.pendingKeys)
+	o.pendingKeys = o.pendingKeys[:0]
 	o.data.Root = t.Hash()
 	o.trieDirty = true
 }

@@ -291,10 +291,15 @@ func (s *StateDB) GetRefund() uint64 { return s.refund }
 // GetCommittedState returns the value the slot had when the current
 // transaction started.
 func (s *StateDB) GetCommittedState(addr types.Address, key types.Hash) types.Hash {
-	if o := s.getObject(addr); o != nil {
-		return s.committedState(o, key)
+	o := s.getObject(addr)
+	if o == nil {
+		return types.Hash{}
 	}
-	return types.Hash{}
+	sl, ok := o.slots[key]
+	if !ok {
+		sl = s.loadSlot(o, key)
+	}
+	return sl.committed()
 }
 
 // GetState returns the current value of a storage slot.
@@ -303,29 +308,37 @@ func (s *StateDB) GetState(addr types.Address, key types.Hash) types.Hash {
 	if o == nil {
 		return types.Hash{}
 	}
-	if len(o.dirty) > 0 {
-		if v, ok := o.dirty[key]; ok {
-			return v
-		}
+	sl, ok := o.slots[key]
+	if !ok {
+		sl = s.loadSlot(o, key)
 	}
-	return s.committedState(o, key)
+	if sl.flags&isDirty != 0 {
+		return sl.cur
+	}
+	return sl.committed()
 }
 
 // SetState writes a storage slot.
 func (s *StateDB) SetState(addr types.Address, key, value types.Hash) {
 	o := s.getOrCreate(addr)
-	prev, had := o.dirty[key]
-	if !had {
-		prev = s.committedState(o, key)
+	sl, ok := o.slots[key]
+	if !ok {
+		sl = s.loadSlot(o, key)
+	}
+	wasDirty := sl.flags&isDirty != 0
+	prev := sl.cur
+	if !wasDirty {
+		prev = sl.committed()
 	}
 	if prev == value {
 		return
 	}
-	s.journalAppend(journalEntry{kind: entryStorage, obj: o, key: key, val: prev, flag: had})
-	if o.dirty == nil {
-		o.dirty = make(map[types.Hash]types.Hash)
+	s.journalAppend(journalEntry{kind: entryStorage, obj: o, key: key, val: sl.cur, flag: wasDirty})
+	if !wasDirty {
+		o.dirtyKeys = append(o.dirtyKeys, key)
 	}
-	o.dirty[key] = value
+	sl.cur = value
+	sl.flags |= isDirty
 }
 
 // GetStorageRoot returns the storage root of addr as of the last
