@@ -85,8 +85,9 @@ func DecompressPubkey(b []byte) (*secp256k1.PublicKey, error) {
 	return p, nil
 }
 
-// AddressOf is the address of a private key's public key.
-func AddressOf(k *secp256k1.PrivateKey) [20]byte { return PubkeyToAddress(k.PubKey()) }
+// AddressOf is the address of a private key's public key (the same as
+// PrivkeyToAddress).
+func AddressOf(k *secp256k1.PrivateKey) [20]byte { return PrivkeyToAddress(k) }
 
 func decodeHex(s string) ([]byte, error) {
 	if len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {

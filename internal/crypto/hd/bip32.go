@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chaind/chaind/internal/crypto"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"golang.org/x/crypto/ripemd160" //nolint:staticcheck // BIP-32 fingerprints are defined with RIPEMD-160.
 )
@@ -108,8 +109,10 @@ func (k *ExtendedKey) ChainCode() [32]byte { return k.chainCode }
 // Depth is the number of derivation steps from the master key.
 func (k *ExtendedKey) Depth() uint8 { return k.depth }
 
+// publicKey uses crypto.PublicKey, which avoids the start-up cost of the
+// library's precomputed table (dev mode derives keys while starting).
 func (k *ExtendedKey) publicKey() *secp256k1.PublicKey {
-	return secp256k1.NewPrivateKey(&k.key).PubKey()
+	return crypto.PublicKey(secp256k1.NewPrivateKey(&k.key))
 }
 
 // fingerprint is the first 4 bytes of HASH160 of the compressed public key.
