@@ -159,6 +159,7 @@ func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64)
 		gp     = evm.GasPool(h.GasLimit)
 		signer = c.Signer(h.Number, h.Time)
 	)
+	defer recoverSenders(signer, b.Transactions())()
 	for i, tx := range b.Transactions() {
 		from, err := signer.Sender(tx)
 		if err != nil {
