@@ -1,5 +1,13 @@
 // Package crypto holds the hashing and signature primitives Ethereum is
 // built on: keccak256 and recoverable secp256k1 signatures.
+//
+// Signing and key handling use github.com/decred/dcrd/dcrec/secp256k1.
+// The two operations a node runs for every transaction and trie node have
+// their own code: HashInto is an allocation-free keccak256, and sender
+// recovery (RecoverAddress, RecoverPubkey) uses a 64-bit-limb field with
+// amd64 assembly, a GLV/wNAF double multiplication and safegcd inversion
+// (see ecrecover.go); both are cross-checked against the libraries in the
+// tests.
 package crypto
 
 import (
