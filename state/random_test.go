@@ -50,12 +50,11 @@ func TestRandomBlocksRootMatchesRebuild(t *testing.T) {
 			}
 			s.Finalise(true)
 			for a, x := range m.accts {
-				if x.destructed || (m.touched[a] && x.nonce == 0 && x.bal.IsZero() && len(x.code) == 0) {
+				if x.destructed || (m.touchedAtEnd(a) && x.nonce == 0 && x.bal.IsZero() && len(x.code) == 0) {
 					delete(m.accts, a)
-				} else if a == ripemd && !s.Exist(a) {
-					delete(m.accts, a) // reverted touch of 0x03 (the quirk)
 				}
 			}
+			*m.ripemdQuirk = false
 			block = m
 			compare(t, s, m, "seed "+itoa(seed)+" after tx")
 			switch r.Intn(4) {
