@@ -329,3 +329,31 @@ func TestGLVMatchesPlain(t *testing.T) {
 		}
 	}
 }
+
+// TestExpByU checks the windowed exponentiation by u against plain
+// square-and-multiply on a cyclotomic element.
+func TestExpByU(t *testing.T) {
+	var p g1Aff
+	var q g2Aff
+	decodeG1(&p, g1Gen)
+	decodeG2(&q, g2Gen)
+	f := millerLoop([]millerPair{{xP: p.x, yP: p.y, q: q}})
+	var c, inv, c2 fe12
+	fe12Conj(&c, &f)
+	fe12Inv(&inv, &f)
+	fe12Mul(&c, &c, &inv)
+	fe12Frob(&c2, &c, 2)
+	fe12Mul(&c, &c2, &c)
+	want := fe12One()
+	for i := 63; i >= 0; i-- {
+		fe12Square(&want, &want)
+		if (bnU>>uint(i))&1 == 1 {
+			fe12Mul(&want, &want, &c)
+		}
+	}
+	var got fe12
+	expByU(&got, &c)
+	if got != want {
+		t.Fatal("expByU differs from square-and-multiply")
+	}
+}

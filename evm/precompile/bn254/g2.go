@@ -310,3 +310,20 @@ func (p *g2Jac) scalarMul(q *g2Jac, k *[32]byte) {
 	}
 	*p = acc
 }
+
+// uNAF is the non-adjacent form of u, least significant digit first.
+var uNAF []int8
+
+func init() {
+	s := new(big.Int).SetUint64(bnU)
+	for s.Sign() > 0 {
+		if s.Bit(0) == 1 {
+			d := int8(2 - int(s.Bits()[0]&3))
+			uNAF = append(uNAF, d)
+			s.Sub(s, big.NewInt(int64(d)))
+		} else {
+			uNAF = append(uNAF, 0)
+		}
+		s.Rsh(s, 1)
+	}
+}

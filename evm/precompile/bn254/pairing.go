@@ -162,36 +162,49 @@ func millerLoop(pairs []millerPair) fe12 {
 	return f
 }
 
-// uNAF is the non-adjacent form of u, least significant digit first.
-var uNAF []int8
+// uWNAF is the width-4 NAF of u (digits in {0, ±1, ±3, ±5, ±7}), least
+// significant first: 16 multiplications instead of 23 for the plain NAF.
+var uWNAF []int8
 
 func init() {
 	s := new(big.Int).SetUint64(bnU)
 	for s.Sign() > 0 {
 		if s.Bit(0) == 1 {
-			d := int8(2 - int(s.Bits()[0]&3))
-			uNAF = append(uNAF, d)
+			d := int(s.Bits()[0] & 15)
+			if d >= 8 {
+				d -= 16
+			}
+			uWNAF = append(uWNAF, int8(d))
 			s.Sub(s, big.NewInt(int64(d)))
 		} else {
-			uNAF = append(uNAF, 0)
+			uWNAF = append(uWNAF, 0)
 		}
 		s.Rsh(s, 1)
 	}
 }
 
 // expByU sets z = x^u for x in the cyclotomic subgroup, where inversion
-// is conjugation, so the NAF of u saves a few multiplications.
+// is conjugation, so negative digits cost nothing extra.
 func expByU(z, x *fe12) {
-	var inv fe12
-	fe12Conj(&inv, x)
-	r := *x // top NAF digit is 1
-	for i := len(uNAF) - 2; i >= 0; i-- {
+	var odd [4]fe12 // x, x³, x⁵, x⁷
+	var x2 fe12
+	odd[0] = *x
+	cycloSquare(&x2, x)
+	for i := 1; i < 4; i++ {
+		fe12Mul(&odd[i], &odd[i-1], &x2)
+	}
+	top := uWNAF[len(uWNAF)-1]
+	r := odd[(top-1)/2] // the top digit is positive
+	var t fe12
+	for i := len(uWNAF) - 2; i >= 0; i-- {
 		cycloSquare(&r, &r)
-		switch uNAF[i] {
-		case 1:
-			fe12Mul(&r, &r, x)
-		case -1:
-			fe12Mul(&r, &r, &inv)
+		d := uWNAF[i]
+		switch {
+		case d > 0:
+			fe12Mul(&r, &r, &odd[(d-1)/2])
+		case d < 0:
+			fe12Conj(&t, &odd[(-d-1)/2])
+			fe12Mul(&r, &r, &t)
 		}
 	}
 	*z = r
