@@ -7,6 +7,11 @@
 // Reads of untouched accounts and slots go to the tries of the parent root
 // and are cached; changes stay in memory until IntermediateRoot hashes them
 // and Commit hands the new trie nodes to the database.
+//
+// A block is processed as: New(parentRoot, db); for each transaction
+// BeginTx, execute, Finalise(deleteEmpty) (or IntermediateRoot when a
+// receipt needs the root); then Commit. Contract code is stored in the
+// database under keccak256(code), in the same key space as trie nodes.
 package state
 
 import (
