@@ -17,14 +17,15 @@ import (
 )
 
 func init() {
-	register(command{"bench", "measure a dev node: bench startup | idle | dev (see bench --help)", runBench})
+	register(command{"bench", "measure a dev node: bench startup | idle | dev | rpc (see bench --help)", runBench})
 }
 
 func runBench(args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Println(`usage: chaind bench startup [--runs 20]     process start to the first answered eth_blockNumber
        chaind bench idle [--wait 10s]       resident memory of an idle chaind --dev
-       chaind bench dev [flags]             sustained throughput of signed raw transactions (bench dev --help)`)
+       chaind bench dev [flags]             sustained throughput of signed raw transactions (bench dev --help)
+       chaind bench rpc [flags]             JSON-RPC request rate and latency (bench rpc --help)`)
 		return 0
 	}
 	switch args[0] {
@@ -34,6 +35,8 @@ func runBench(args []string) int {
 		return benchIdle(args[1:])
 	case "dev":
 		return benchDev(args[1:])
+	case "rpc":
+		return benchRPC(args[1:])
 	}
 	fmt.Fprintf(os.Stderr, "chaind bench: unknown benchmark %q\n", args[0])
 	return 2

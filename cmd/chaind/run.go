@@ -214,7 +214,7 @@ func runNode(args []string) int {
 		}
 		cfg.Accounts, cfg.Validator = keys, keys[0]
 		for _, k := range keys {
-			devAddrs = append(devAddrs, types.Address(crypto.PubkeyToAddress(k.PubKey())))
+			devAddrs = append(devAddrs, types.Address(crypto.PrivkeyToAddress(k)))
 		}
 	}
 	if f.validatorKey != "" {
@@ -271,7 +271,7 @@ func printDevAccounts(keys []*secp256k1.PrivateKey) {
 	w := bufio.NewWriter(os.Stdout)
 	fmt.Fprintf(w, "Dev accounts (10,000 CHAIN each; mnemonic %q):\n", hd.DevMnemonic)
 	for i, k := range keys {
-		a := types.Address(crypto.PubkeyToAddress(k.PubKey()))
+		a := types.Address(crypto.PrivkeyToAddress(k))
 		fmt.Fprintf(w, "(%d) %s  key 0x%x\n", i, a.Hex(), k.Serialize())
 	}
 	w.Flush()

@@ -26,7 +26,7 @@ func (nw *network) Nodes() []rpc.NodeInfo {
 	if v == nil {
 		return []rpc.NodeInfo{}
 	}
-	pub := v.PubKey().SerializeCompressed()
+	pub := crypto.PublicKey(v).SerializeCompressed()
 	id := crypto.Keccak256(pub)
 	return []rpc.NodeInfo{{
 		ID:        hex.EncodeToString(id[:]),

@@ -276,7 +276,7 @@ type keyring struct {
 func newKeyring(keys []*secp256k1.PrivateKey) *keyring {
 	kr := &keyring{keys: map[types.Address]*secp256k1.PrivateKey{}}
 	for _, k := range keys {
-		a := types.Address(crypto.PubkeyToAddress(k.PubKey()))
+		a := types.Address(crypto.PrivkeyToAddress(k))
 		kr.order = append(kr.order, a)
 		kr.keys[a] = k
 	}

@@ -15,7 +15,7 @@ import (
 // steps the BFT driver uses, so swapping engines changes no block rule.
 func (n *Node) produce() {
 	defer n.wg.Done()
-	coinbase := types.Address(crypto.PubkeyToAddress(n.cfg.Validator.PubKey()))
+	coinbase := types.Address(crypto.PrivkeyToAddress(n.cfg.Validator))
 	var tick <-chan time.Time
 	var txs <-chan *types.Transaction
 	if n.cfg.BlockTime > 0 {
