@@ -100,6 +100,7 @@ func RegisterEth(s *Server, b Backend, opts EthOptions) {
 	s.Register("eth_call", 1, 4, api.call)
 	s.Register("eth_estimateGas", 1, 4, api.estimateGas)
 	s.Register("eth_createAccessList", 1, 2, api.createAccessList)
+	s.Register("eth_simulateV1", 1, 2, api.simulate)
 
 	s.Register("eth_gasPrice", 0, 0, api.gasPrice)
 	s.Register("eth_maxPriorityFeePerGas", 0, 0, api.maxPriorityFee)

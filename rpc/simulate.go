@@ -1,0 +1,690 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+	"github.com/chaind/chaind/trie"
+	"github.com/holiman/uint256"
+)
+
+// eth_simulateV1 error codes (execution-apis, src/eth/execute.yaml).
+const (
+	codeNonceTooLow       = -38010
+	codeNonceTooHigh      = -38011
+	codeFeeTooLow         = -38012
+	codeIntrinsicGas      = -38013
+	codeInsufficientFunds = -38014
+	codeBlockGasLimit     = -38015
+	codeBlockNumber       = -38020
+	codeBlockTimestamp    = -38021
+	codeSenderNotEOA      = -38024
+	codeInitCodeTooLarge  = -38025
+	codeClientLimit       = -38026
+	codeVMError           = -32015
+)
+
+const (
+	maxSimulateBlocks = 256
+	// simTimeStep is the time between simulated blocks whose time is not
+	// given, one slot of the beacon chain.
+	simTimeStep = 12
+)
+
+// simWithdrawal is a withdrawal in the JSON shape block overrides use.
+type simWithdrawal struct {
+	Index     types.HexUint64 `json:"index"`
+	Validator types.HexUint64 `json:"validatorIndex"`
+	Address   types.Address   `json:"address"`
+	Amount    types.HexUint64 `json:"amount"`
+}
+
+// simBlockOverrides are the header fields a simulated block may set.
+type simBlockOverrides struct {
+	Number       *types.HexUint64 `json:"number"`
+	Difficulty   *types.HexU256   `json:"difficulty"`
+	Time         *types.HexUint64 `json:"time"`
+	GasLimit     *types.HexUint64 `json:"gasLimit"`
+	FeeRecipient *types.Address   `json:"feeRecipient"`
+	PrevRandao   *types.Hash      `json:"prevRandao"`
+	BaseFee      *types.HexU256   `json:"baseFeePerGas"`
+	BlobBaseFee  *types.HexU256   `json:"blobBaseFee"`
+	BeaconRoot   *types.Hash      `json:"beaconRoot"`
+	Withdrawals  []simWithdrawal  `json:"withdrawals"`
+}
+
+type simBlock struct {
+	BlockOverrides *simBlockOverrides              `json:"blockOverrides"`
+	StateOverrides map[types.Address]StateOverride `json:"stateOverrides"`
+	Calls          []CallArgs                      `json:"calls"`
+}
+
+type simOpts struct {
+	BlockStateCalls        []simBlock `json:"blockStateCalls"`
+	TraceTransfers         bool       `json:"traceTransfers"`
+	Validation             bool       `json:"validation"`
+	ReturnFullTransactions bool       `json:"returnFullTransactions"`
+}
+
+type simCallError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    string `json:"data,omitempty"`
+}
+
+type simCallResult struct {
+	ReturnData types.HexBytes  `json:"returnData"`
+	Logs       []*types.Log    `json:"logs"`
+	GasUsed    types.HexUint64 `json:"gasUsed"`
+	MaxUsedGas types.HexUint64 `json:"maxUsedGas"`
+	Status     types.HexUint64 `json:"status"`
+	Error      *simCallError   `json:"error,omitempty"`
+}
+
+// simulator runs the blocks of one eth_simulateV1 request on one state.
+type simulator struct {
+	b        Backend
+	cfg      *chain.Config
+	st       *state.StateDB
+	base     *types.Header
+	gp       evm.GasPool // the node's gas cap, shared by every call of the request
+	validate bool
+	trace    bool
+	fullTx   bool
+	headers  []*types.Header // finished simulated blocks, for BLOCKHASH
+}
+
+func (api *ethAPI) simulate(ctx context.Context, p Params) (any, error) {
+	var opts simOpts
+	if err := p.Decode(0, &opts); err != nil {
+		return nil, err
+	}
+	if len(opts.BlockStateCalls) == 0 {
+		return nil, &Error{Code: CodeInvalidParams, Message: "empty input"}
+	}
+	if len(opts.BlockStateCalls) > maxSimulateBlocks {
+		return nil, &Error{Code: codeClientLimit, Message: "too many blocks"}
+	}
+	ref, err := blockRef(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	blk, err := resolveState(api.b, ref)
+	if err != nil {
+		return nil, err
+	}
+	st, err := api.b.StateAt(blk.Root())
+	if err != nil {
+		return nil, err
+	}
+	sim := &simulator{
+		b: api.b, cfg: api.b.Config(), st: st, base: blk.Header(),
+		gp: evm.GasPool(api.opts.GasCap), validate: opts.Validation,
+		trace: opts.TraceTransfers, fullTx: opts.ReturnFullTransactions,
+	}
+	blocks, err := sim.sanitize(opts.BlockStateCalls)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, 0, len(blocks))
+	parent := sim.base
+	for i := range blocks {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res, h, err := sim.processBlock(&blocks[i], parent)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+		sim.headers = append(sim.headers, h)
+		parent = h
+	}
+	return out, nil
+}
+
+// sanitize fills in block numbers and times, inserting empty blocks into
+// gaps between numbers, and rejects numbers or times out of order.
+func (sim *simulator) sanitize(blocks []simBlock) ([]simBlock, error) {
+	var (
+		out      []simBlock
+		prevNum  = sim.base.Number
+		prevTime = sim.base.Time
+	)
+	for _, b := range blocks {
+		o := simBlockOverrides{}
+		if b.BlockOverrides != nil {
+			o = *b.BlockOverrides
+		}
+		num := prevNum + 1
+		if o.Number != nil {
+			num = uint64(*o.Number)
+		}
+		if num <= prevNum {
+			return nil, &Error{Code: codeBlockNumber, Message: fmt.Sprintf("block numbers must be in order: %d <= %d", num, prevNum)}
+		}
+		if num-sim.base.Number > maxSimulateBlocks {
+			return nil, &Error{Code: codeClientLimit, Message: "too many blocks"}
+		}
+		for n := prevNum + 1; n < num; n++ {
+			prevTime += simTimeStep
+			gn, gt := types.HexUint64(n), types.HexUint64(prevTime)
+			out = append(out, simBlock{BlockOverrides: &simBlockOverrides{Number: &gn, Time: &gt}})
+		}
+		prevNum = num
+		t := prevTime + simTimeStep
+		if o.Time != nil {
+			t = uint64(*o.Time)
+			if t <= prevTime {
+				return nil, &Error{Code: codeBlockTimestamp, Message: fmt.Sprintf("block timestamps must be in order: %d <= %d", t, prevTime)}
+			}
+		}
+		prevTime = t
+		n, tt := types.HexUint64(num), types.HexUint64(t)
+		o.Number, o.Time = &n, &tt
+		b.BlockOverrides = &o
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// getHash answers BLOCKHASH in a simulated block: the simulated blocks
+// before it, else the canonical chain below the base.
+func (sim *simulator) getHash(n uint64) types.Hash {
+	if n == sim.base.Number {
+		return sim.base.Hash()
+	}
+	if n < sim.base.Number {
+		return sim.b.GetHash(n)
+	}
+	for _, h := range sim.headers {
+		if h.Number == n {
+			return h.Hash()
+		}
+	}
+	return types.Hash{}
+}
+
+// header builds the header of a simulated block before execution.
+func (sim *simulator) header(o *simBlockOverrides, parent *types.Header) *types.Header {
+	num, t := uint64(*o.Number), uint64(*o.Time)
+	h := &types.Header{
+		ParentHash:  parent.Hash(),
+		UncleHash:   types.EmptyUncleHash,
+		Coinbase:    parent.Coinbase,
+		Number:      num,
+		Time:        t,
+		GasLimit:    parent.GasLimit,
+		TxHash:      types.EmptyRootHash,
+		ReceiptHash: types.EmptyRootHash,
+	}
+	if !sim.cfg.IsMerged(num) {
+		h.Difficulty = parent.Difficulty
+	}
+	if o.Difficulty != nil {
+		h.Difficulty = *o.Difficulty.Int()
+	}
+	if o.GasLimit != nil {
+		h.GasLimit = uint64(*o.GasLimit)
+	}
+	if o.FeeRecipient != nil {
+		h.Coinbase = *o.FeeRecipient
+	}
+	if o.PrevRandao != nil {
+		h.MixDigest = *o.PrevRandao
+	}
+	fork := sim.cfg.Fork(num, t)
+	if fork >= evm.London {
+		switch {
+		case o.BaseFee != nil:
+			h.BaseFee = new(uint256.Int).Set(o.BaseFee.Int())
+		case sim.validate:
+			h.BaseFee = sim.cfg.CalcBaseFee(parent)
+		default:
+			// Without validation a zero base fee lets calls with no price run.
+			h.BaseFee = new(uint256.Int)
+		}
+	}
+	if fork >= evm.Shanghai {
+		wr := types.EmptyRootHash
+		h.WithdrawalsHash = &wr
+	}
+	if fork >= evm.Cancun {
+		var excess, used uint64
+		if sim.cfg.IsCancunAt(parent) && parent.ExcessBlobGas != nil && parent.BlobGasUsed != nil {
+			excess = sim.cfg.Blob(num, t).ExcessBlobGas(fork, *parent.ExcessBlobGas, *parent.BlobGasUsed, parent.BaseFee)
+		}
+		h.ExcessBlobGas, h.BlobGasUsed = &excess, &used
+		br := types.Hash{}
+		if o.BeaconRoot != nil {
+			br = *o.BeaconRoot
+		}
+		h.ParentBeaconRoot = &br
+	}
+	return h
+}
+
+// simError maps a transaction validation error to the simulate codes.
+func simError(err error) error {
+	code := CodeInternal
+	switch {
+	case errors.Is(err, evm.ErrNonceTooHigh):
+		code = codeNonceTooHigh
+	case errors.Is(err, evm.ErrNonceTooLow):
+		code = codeNonceTooLow
+	case errors.Is(err, evm.ErrSenderNoEOA):
+		code = codeSenderNotEOA
+	case errors.Is(err, evm.ErrFeeCapTooLow):
+		code = codeFeeTooLow
+	case errors.Is(err, evm.ErrFeeCapVeryHigh), errors.Is(err, evm.ErrTipVeryHigh), errors.Is(err, evm.ErrTipAboveFeeCap):
+		code = CodeInvalidParams
+	case errors.Is(err, evm.ErrInsufficientFunds), errors.Is(err, evm.ErrInsufficientFundsValue):
+		code = codeInsufficientFunds
+	case errors.Is(err, evm.ErrIntrinsicGas):
+		code = codeIntrinsicGas
+	case errors.Is(err, evm.ErrMaxInitCodeSizeExceeded):
+		code = codeInitCodeTooLarge
+	}
+	return &Error{Code: code, Message: "err: " + err.Error()}
+}
+
+// processBlock executes one simulated block and renders its result.
+func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawMessage, *types.Header, error) {
+	o := b.BlockOverrides
+	h := sim.header(o, parent)
+	fork := sim.cfg.Fork(h.Number, h.Time)
+	bctx := sim.cfg.BlockContext(h, sim.getHash)
+	if o.BlobBaseFee != nil {
+		bctx.BlobBaseFee = new(uint256.Int).Set(o.BlobBaseFee.Int())
+	}
+	if err := sim.applyOverrides(b.StateOverrides); err != nil {
+		return nil, nil, err
+	}
+	tr := &transferTracer{StateDB: sim.st, marks: map[int]int{}}
+	var sdb evm.StateDB = sim.st
+	if sim.trace {
+		sdb = tr
+	}
+	vm := evm.NewEVM(bctx, sdb, sim.cfg.ChainID, fork)
+	vm.Config.NoBaseFee = !sim.validate
+	deleteEmpty := fork >= evm.SpuriousDragon
+	if fork >= evm.Prague {
+		sim.st.BeginTx(types.Hash{}, -1)
+		if _, err := vm.SystemCall(evm.HistoryStorageAddress, h.ParentHash[:]); err != nil {
+			return nil, nil, err
+		}
+		sim.st.Finalise(deleteEmpty)
+	}
+	if h.ParentBeaconRoot != nil {
+		sim.st.BeginTx(types.Hash{}, -1)
+		if _, err := vm.SystemCall(evm.BeaconRootsAddress, h.ParentBeaconRoot[:]); err != nil {
+			return nil, nil, err
+		}
+		sim.st.Finalise(deleteEmpty)
+	}
+	var (
+		gasUsed, blobGas uint64
+		txs              []*types.Transaction
+		senders          []types.Address
+		receipts         types.Receipts
+		calls            = make([]simCallResult, 0, len(b.Calls))
+		stateLogs        []*types.Log
+	)
+	for i := range b.Calls {
+		call := b.Calls[i]
+		tx, msg, err := sim.prepareCall(&call, h, bctx.GasLimit, gasUsed)
+		if err != nil {
+			return nil, nil, err
+		}
+		txHash := tx.Hash()
+		sim.st.BeginTx(txHash, i)
+		tr.reset()
+		res, err := evm.ApplyMessage(vm, msg, &sim.gp)
+		if err != nil {
+			return nil, nil, simError(err)
+		}
+		if len(res.MissingPrecompiles) > 0 {
+			return nil, nil, fmt.Errorf("call reached precompile %s, which this build lacks", res.MissingPrecompiles[0])
+		}
+		var root []byte
+		if fork >= evm.Byzantium {
+			sim.st.Finalise(true)
+		} else {
+			r := sim.st.IntermediateRoot(deleteEmpty)
+			root = r[:]
+		}
+		gasUsed += res.UsedGas
+		blobGas += tx.BlobGas()
+		rc := &types.Receipt{Type: tx.Type(), PostState: root, CumulativeGasUsed: gasUsed}
+		if !res.Failed() {
+			rc.Status = types.ReceiptStatusSuccessful
+		}
+		rc.Logs = append([]*types.Log(nil), sim.st.Logs()...)
+		rc.Bloom = types.LogsBloom(rc.Logs)
+		receipts = append(receipts, rc)
+		txs = append(txs, tx)
+		senders = append(senders, msg.From)
+
+		cr := simCallResult{
+			ReturnData: res.ReturnData,
+			GasUsed:    types.HexUint64(res.UsedGas),
+			MaxUsedGas: types.HexUint64(res.UsedGas + res.Refund),
+			Status:     types.HexUint64(rc.Status),
+		}
+		if sim.trace {
+			cr.Logs = tr.logs
+		} else {
+			cr.Logs = rc.Logs
+		}
+		switch {
+		case errors.Is(res.Err, evm.ErrExecutionReverted):
+			rev := newRevertError(res.ReturnData)
+			cr.Error = &simCallError{Code: CodeServer, Message: rev.Error(), Data: string(types.AppendHexBytes(nil, res.ReturnData))}
+			cr.Logs = nil
+		case res.Err != nil:
+			cr.Error = &simCallError{Code: codeVMError, Message: res.Err.Error()}
+			cr.Logs = nil
+			cr.ReturnData = nil
+		default:
+			stateLogs = append(stateLogs, rc.Logs...)
+		}
+		if cr.Logs == nil {
+			cr.Logs = []*types.Log{}
+		}
+		calls = append(calls, cr)
+	}
+	h.GasUsed = gasUsed
+	if h.BlobGasUsed != nil {
+		*h.BlobGasUsed = blobGas
+	}
+	if fork >= evm.Prague {
+		rh, err := sim.requests(vm, stateLogs, deleteEmpty)
+		if err != nil {
+			return nil, nil, err
+		}
+		h.RequestsHash = &rh
+	}
+	var body types.Body
+	body.Transactions = txs
+	if fork >= evm.Shanghai {
+		body.Withdrawals = []*types.Withdrawal{}
+		gwei := uint256.NewInt(1_000_000_000)
+		for _, w := range o.Withdrawals {
+			body.Withdrawals = append(body.Withdrawals, &types.Withdrawal{
+				Index: uint64(w.Index), Validator: uint64(w.Validator), Address: w.Address, Amount: uint64(w.Amount),
+			})
+			amt := new(uint256.Int).Mul(uint256.NewInt(uint64(w.Amount)), gwei)
+			sim.st.AddBalance(w.Address, amt)
+		}
+		wr := types.DeriveWithdrawalsRoot(body.Withdrawals, trie.NewStackTrie())
+		h.WithdrawalsHash = &wr
+	}
+	h.Root = sim.st.IntermediateRoot(deleteEmpty)
+	h.TxHash = types.DeriveTxRoot(txs, trie.NewStackTrie())
+	h.ReceiptHash = types.DeriveReceiptRoot(receipts, trie.NewStackTrie())
+	h.Bloom = types.CreateBloom(receipts)
+	blk := types.NewBlock(h, &body)
+	hash := blk.Hash()
+
+	logIndex := uint(0)
+	for i := range calls {
+		for _, l := range calls[i].Logs {
+			l.BlockHash, l.BlockNumber, l.BlockTimestamp = hash, h.Number, h.Time
+			l.TxHash, l.TxIndex, l.Index = txs[i].Hash(), uint(i), logIndex
+			logIndex++
+		}
+	}
+	rendered, err := sim.render(blk, calls, senders)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rendered, blk.Header(), nil
+}
+
+// render is the block object with the call results, and with full
+// transactions carrying the senders the calls named (they are unsigned).
+func (sim *simulator) render(blk *types.Block, calls []simCallResult, senders []types.Address) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(types.BlockJSON(blk, types.BlockJSONOptions{}), &obj); err != nil {
+		return nil, err
+	}
+	c, err := json.Marshal(calls)
+	if err != nil {
+		return nil, err
+	}
+	obj["calls"] = c
+	if sim.fullTx {
+		h := blk.HeaderRef()
+		list := make([]json.RawMessage, len(blk.Transactions()))
+		for i, tx := range blk.Transactions() {
+			list[i] = types.TxJSON(tx, senders[i], &types.TxLocation{
+				BlockHash: blk.Hash(), BlockNumber: h.Number, BlockTime: h.Time, Index: uint64(i), BaseFee: h.BaseFee,
+			})
+		}
+		t, err := json.Marshal(list)
+		if err != nil {
+			return nil, err
+		}
+		obj["transactions"] = t
+	}
+	return json.Marshal(obj)
+}
+
+// prepareCall fills a call's defaults the way a simulated transaction gets
+// them and returns the (unsigned) transaction and the message to run.
+func (sim *simulator) prepareCall(a *CallArgs, h *types.Header, gasLimit, gasUsed uint64) (*types.Transaction, *evm.Message, error) {
+	if a.GasPrice != nil && (a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil) {
+		return nil, nil, &Error{Code: CodeInvalidParams, Message: "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified"}
+	}
+	from := types.Address{}
+	if a.From != nil {
+		from = *a.From
+	}
+	nonce := sim.st.GetNonce(from)
+	if a.Nonce != nil {
+		nonce = uint64(*a.Nonce)
+	}
+	gas := gasLimit - gasUsed
+	if a.Gas != nil {
+		gas = uint64(*a.Gas)
+	}
+	if gasUsed+gas > gasLimit {
+		return nil, nil, &Error{Code: codeBlockGasLimit, Message: fmt.Sprintf("block gas limit reached: %d >= %d", gasUsed, gasLimit)}
+	}
+	if gp := uint64(sim.gp); gas > gp {
+		gas = gp
+	}
+	chainID := uint256.NewInt(sim.cfg.ChainID)
+	if a.ChainID != nil && !a.ChainID.Int().Eq(chainID) {
+		return nil, nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("chainId does not match node's (have=%v, want=%v)", a.ChainID.Int(), chainID)}
+	}
+	data, err := a.data()
+	if err != nil {
+		return nil, nil, err
+	}
+	value := new(uint256.Int)
+	if a.Value != nil {
+		value.Set(a.Value.Int())
+	}
+	u := func(x *types.HexU256) *uint256.Int {
+		if x == nil {
+			return new(uint256.Int)
+		}
+		return new(uint256.Int).Set(x.Int())
+	}
+	var al types.AccessList
+	if a.AccessList != nil {
+		al = *a.AccessList
+	}
+	feeCap, tipCap := u(a.MaxFeePerGas), u(a.MaxPriorityFeePerGas)
+	// Simulated transactions skip the EIP-7825 per-transaction cap, as
+	// go-ethereum's do; the EVM has no switch for that, so the call runs
+	// with at most the cap while the block keeps the requested limit.
+	runGas := gas
+	if sim.cfg.Fork(h.Number, h.Time) >= evm.Osaka {
+		runGas = min(runGas, evm.MaxTxGas)
+	}
+	msg := &evm.Message{
+		From: from, To: a.To, Nonce: nonce, Value: value, GasLimit: runGas, Data: data,
+		AccessList: al, BlobHashes: a.BlobHashes, AuthList: a.AuthorizationList,
+		SkipNonceChecks: !sim.validate, SkipFromEOACheck: true,
+	}
+	if a.BlobHashes != nil {
+		msg.BlobGasFeeCap = u(a.MaxFeePerBlobGas)
+	}
+	switch {
+	case h.BaseFee == nil:
+		msg.GasPrice = u(a.GasPrice)
+	case a.GasPrice != nil:
+		msg.GasPrice = u(a.GasPrice)
+		msg.GasFeeCap, msg.GasTipCap = u(a.GasPrice), u(a.GasPrice)
+	default:
+		msg.GasFeeCap, msg.GasTipCap = feeCap, tipCap
+		price := new(uint256.Int)
+		if !feeCap.IsZero() || !tipCap.IsZero() {
+			price.Add(tipCap, h.BaseFee)
+			if price.Gt(feeCap) {
+				price.Set(feeCap)
+			}
+		}
+		msg.GasPrice = price
+	}
+
+	// The transaction the block carries: the newest type the arguments
+	// allow, legacy when a gas price was given.
+	var inner types.TxData
+	switch {
+	case a.GasPrice != nil:
+		inner = &types.LegacyTx{Nonce: nonce, GasPrice: *u(a.GasPrice), Gas: gas, To: a.To, Value: *value, Data: data}
+	case a.AuthorizationList != nil && a.To != nil:
+		inner = &types.SetCodeTx{ChainID: *chainID, Nonce: nonce, GasTipCap: *tipCap, GasFeeCap: *feeCap, Gas: gas, To: *a.To,
+			Value: *value, Data: data, AccessList: nonNilList(al), AuthList: a.AuthorizationList}
+	case a.BlobHashes != nil && a.To != nil:
+		inner = &types.BlobTx{ChainID: *chainID, Nonce: nonce, GasTipCap: *tipCap, GasFeeCap: *feeCap, Gas: gas, To: *a.To,
+			Value: *value, Data: data, AccessList: nonNilList(al), BlobFeeCap: *u(a.MaxFeePerBlobGas), BlobHashes: a.BlobHashes}
+	default:
+		inner = &types.DynamicFeeTx{ChainID: *chainID, Nonce: nonce, GasTipCap: *tipCap, GasFeeCap: *feeCap, Gas: gas, To: a.To,
+			Value: *value, Data: data, AccessList: nonNilList(al)}
+	}
+	return types.NewTx(inner), msg, nil
+}
+
+func nonNilList(al types.AccessList) types.AccessList {
+	if al == nil {
+		return types.AccessList{}
+	}
+	return al
+}
+
+// requests computes the EIP-7685 requests hash of a simulated Prague
+// block: the deposit list from the calls' logs and the withdrawal and
+// consolidation queues drained by system calls.
+func (sim *simulator) requests(vm *evm.EVM, logs []*types.Log, deleteEmpty bool) (types.Hash, error) {
+	reqs := [][]byte{{0x00}}
+	if dc := sim.cfg.DepositContractAddress; dc != nil {
+		for _, l := range logs {
+			if l.Address == *dc {
+				// chain does not export its deposit-log parser yet.
+				return types.Hash{}, errors.New("simulated deposits are not supported")
+			}
+		}
+	}
+	for i, addr := range []types.Address{evm.WithdrawalQueueAddress, evm.ConsolidationQueueAddress} {
+		sim.st.BeginTx(types.Hash{}, -1)
+		out, err := vm.SystemCall(addr, nil)
+		if err != nil {
+			return types.Hash{}, fmt.Errorf("system call to %s: %w", addr, err)
+		}
+		sim.st.Finalise(deleteEmpty)
+		reqs = append(reqs, append([]byte{byte(i + 1)}, out...))
+	}
+	return chain.RequestsHash(reqs), nil
+}
+
+// applyOverrides applies one block's state overrides.
+func (sim *simulator) applyOverrides(overrides map[types.Address]StateOverride) error {
+	for addr, o := range overrides {
+		if o.MovePrecompileTo != nil {
+			return fmt.Errorf("account %s: movePrecompileToAddress is not supported", addr)
+		}
+	}
+	return applyOverrides(sim.st, overrides)
+}
+
+// transferTracer adds an ERC-7528 Transfer log for every value transfer
+// between accounts. The EVM moves value as a SubBalance immediately
+// followed by an AddBalance of the same amount; gas purchase and refunds
+// never pair up that way. Logs of reverted frames are dropped with them.
+type transferTracer struct {
+	*state.StateDB
+	logs    []*types.Log
+	marks   map[int]int
+	pending *pendingSub
+}
+
+type pendingSub struct {
+	from   types.Address
+	amount *uint256.Int
+}
+
+// transferLogAddress is the ERC-7528 pseudo-address of ETH.
+var transferLogAddress = types.MustAddress("0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee")
+
+// transferTopic is keccak256("Transfer(address,address,uint256)").
+var transferTopic = types.MustHash("0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
+
+func (t *transferTracer) reset() {
+	t.logs, t.pending = nil, nil
+	clear(t.marks)
+}
+
+func (t *transferTracer) SubBalance(a types.Address, amount *uint256.Int) {
+	t.pending = &pendingSub{from: a, amount: amount}
+	t.StateDB.SubBalance(a, amount)
+}
+
+func (t *transferTracer) AddBalance(a types.Address, amount *uint256.Int) {
+	if p := t.pending; p != nil && p.amount == amount && !amount.IsZero() {
+		v := amount.Bytes32()
+		t.logs = append(t.logs, &types.Log{
+			Address: transferLogAddress,
+			Topics:  []types.Hash{transferTopic, addrTopic(p.from), addrTopic(a)},
+			Data:    v[:],
+		})
+	}
+	t.pending = nil
+	t.StateDB.AddBalance(a, amount)
+}
+
+func addrTopic(a types.Address) types.Hash {
+	var h types.Hash
+	copy(h[12:], a[:])
+	return h
+}
+
+func (t *transferTracer) AddLog(l *types.Log) {
+	t.pending = nil
+	t.logs = append(t.logs, l)
+	t.StateDB.AddLog(l)
+}
+
+func (t *transferTracer) Snapshot() int {
+	t.pending = nil
+	id := t.StateDB.Snapshot()
+	t.marks[id] = len(t.logs)
+	return id
+}
+
+func (t *transferTracer) RevertToSnapshot(id int) {
+	t.pending = nil
+	if n, ok := t.marks[id]; ok && n <= len(t.logs) {
+		t.logs = t.logs[:n]
+	}
+	t.StateDB.RevertToSnapshot(id)
+}
