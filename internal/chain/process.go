@@ -16,17 +16,16 @@ import (
 
 // System contracts that blocks call before or after their transactions.
 var (
-	SystemAddress         = types.MustAddress("0xfffffffffffffffffffffffffffffffffffffffe")
-	BeaconRootsAddress    = types.MustAddress("0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02") // EIP-4788
-	HistoryStorageAddress = types.MustAddress("0x0000F90827F1C53a10cb7A02335B175320002935") // EIP-2935
-	WithdrawalQueue       = types.MustAddress("0x00000961Ef480Eb55e80D19ad83579A64c007002") // EIP-7002
-	ConsolidationQueue    = types.MustAddress("0x0000BBdDc7CE488642fb579F8B00f3a590007251") // EIP-7251
+	// The system contracts are the EVM's (one definition of the system-call rules).
+	SystemAddress         = evm.SystemAddress
+	BeaconRootsAddress    = evm.BeaconRootsAddress        // EIP-4788
+	HistoryStorageAddress = evm.HistoryStorageAddress     // EIP-2935
+	WithdrawalQueue       = evm.WithdrawalQueueAddress    // EIP-7002
+	ConsolidationQueue    = evm.ConsolidationQueueAddress // EIP-7251
 
 	// keccak256("DepositEvent(bytes,bytes,bytes,bytes,bytes)"), EIP-6110.
 	depositEventTopic = types.MustHash("0x649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5")
 )
-
-const systemCallGas = 30_000_000
 
 // Errors of block processing.
 var (
@@ -215,13 +214,12 @@ func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64)
 	return res, nil
 }
 
-// systemCall runs a system contract as SYSTEM_ADDRESS: no gas is bought,
-// no nonce changes, and the system address is not left touched.
+// systemCall runs a system contract as SYSTEM_ADDRESS (evm.SystemCall: no
+// gas is bought, no nonce changes) in a journal scope of its own, finalised
+// so the system address is not left touched.
 func systemCall(vm *evm.EVM, st *state.StateDB, to types.Address, input []byte, deleteEmpty bool) ([]byte, error) {
 	st.BeginTx(types.Hash{}, -1)
-	vm.SetTxContext(evm.TxContext{Origin: SystemAddress, GasPrice: new(uint256.Int)})
-	st.AddAddressToAccessList(to)
-	out, _, err := vm.Call(SystemAddress, to, input, systemCallGas, new(uint256.Int))
+	out, err := vm.SystemCall(to, input)
 	st.Finalise(deleteEmpty)
 	return out, err
 }
