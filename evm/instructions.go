@@ -3,6 +3,7 @@ package evm
 import (
 	"math/bits"
 
+	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -196,10 +197,9 @@ func opCLZ(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 func opKeccak256(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	offset, size := scope.Stack.pop(), scope.Stack.peek()
 	data := scope.Memory.GetPtr(offset.Uint64(), size.Uint64())
-	evm.hasher.Reset()
-	evm.hasher.Write(data)
-	evm.hasher.Read(evm.hasherBuf[:])
-	size.SetBytes32(evm.hasherBuf[:])
+	var h [32]byte
+	crypto.HashInto(&h, data)
+	size.SetBytes32(h[:])
 	return nil, nil
 }
 

@@ -76,6 +76,22 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 		}
 		contract.Gas -= op.constantGas
 
+		// MLOAD/MSTORE inside already-paid memory cost nothing dynamic;
+		// handle them here before the generic gas path.
+		if opcode == 0x51 || opcode == 0x52 {
+			off := &stack.data[stack.n-1]
+			if l := uint64(len(mem.store)); off[1]|off[2]|off[3] == 0 && l >= 32 && off[0] <= l-32 {
+				o := off[0]
+				if opcode == 0x51 {
+					off.SetBytes32(mem.store[o : o+32])
+				} else {
+					stack.n -= 2
+					stack.data[stack.n].PutUint256(mem.store[o : o+32])
+				}
+				pc++
+				continue
+			}
+		}
 		if op.dynamicGas != nil {
 			var memorySize uint64
 			if op.memorySize != nil {
