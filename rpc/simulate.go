@@ -111,9 +111,14 @@ func (api *ethAPI) simulate(ctx context.Context, p Params) (any, error) {
 	if len(opts.BlockStateCalls) > maxSimulateBlocks {
 		return nil, &Error{Code: codeClientLimit, Message: "too many blocks"}
 	}
-	ref, err := blockRef(p, 1)
-	if err != nil {
+	// Decoded into a zero BlockRef: a number must not keep the "latest"
+	// tag blockRef starts from.
+	ref := latestRef
+	var given BlockRef
+	if ok, err := p.Optional(1, &given); err != nil {
 		return nil, err
+	} else if ok {
+		ref = given
 	}
 	blk, err := resolveState(api.b, ref)
 	if err != nil {
@@ -385,8 +390,9 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 		switch {
 		case errors.Is(res.Err, evm.ErrExecutionReverted):
 			rev := newRevertError(res.ReturnData)
-			cr.Error = &simCallError{Code: CodeServer, Message: rev.Error(), Data: string(types.AppendHexBytes(nil, res.ReturnData))}
+			cr.Error = &simCallError{Code: CodeReverted, Message: rev.Error(), Data: string(types.AppendHexBytes(nil, res.ReturnData))}
 			cr.Logs = nil
+			cr.ReturnData = nil
 		case res.Err != nil:
 			cr.Error = &simCallError{Code: codeVMError, Message: res.Err.Error()}
 			cr.Logs = nil
