@@ -94,6 +94,7 @@ func RegisterEth(s *Server, b Backend, opts EthOptions) {
 	s.Register("eth_getTransactionCount", 1, 2, api.getTransactionCount)
 	s.Register("eth_getCode", 1, 2, api.getCode)
 	s.Register("eth_getStorageAt", 2, 3, api.getStorageAt)
+	s.Register("eth_getStorageValues", 1, 2, api.getStorageValues)
 	s.Register("eth_getProof", 2, 3, api.getProof)
 	s.Register("eth_sendRawTransaction", 1, 1, api.sendRawTransaction)
 
@@ -107,6 +108,7 @@ func RegisterEth(s *Server, b Backend, opts EthOptions) {
 	s.Register("eth_feeHistory", 2, 3, api.feeHistory)
 	s.Register("eth_blobBaseFee", 0, 0, api.blobBaseFee)
 	s.Register("eth_baseFee", 0, 0, api.baseFee)
+	s.Register("eth_config", 0, 0, api.config)
 
 	s.Register("eth_getLogs", 1, 1, api.getLogs)
 

@@ -1,0 +1,56 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/chaind/chaind/internal/types"
+)
+
+// maxStorageValues bounds the slots one eth_getStorageValues call reads.
+const maxStorageValues = 1024
+
+// getStorageValues reads many storage slots of many accounts at one block:
+// params [{address: [slot, ...]}, block?].
+func (api *ethAPI) getStorageValues(_ context.Context, p Params) (any, error) {
+	var req map[types.Address][]json.RawMessage
+	if err := p.Decode(0, &req); err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, keys := range req {
+		total += len(keys)
+	}
+	if total > maxStorageValues {
+		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("too many slots requested: %d > %d", total, maxStorageValues)}
+	}
+	ref := latestRef
+	var given BlockRef
+	if ok, err := p.Optional(1, &given); err != nil {
+		return nil, err
+	} else if ok {
+		ref = given
+	}
+	blk, err := resolveState(api.b, ref)
+	if err != nil {
+		return nil, err
+	}
+	st, err := api.b.StateAt(blk.Root())
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[types.Address][]types.Hash, len(req))
+	for addr, keys := range req {
+		vals := make([]types.Hash, len(keys))
+		for i, raw := range keys {
+			k, err := storageKey(raw)
+			if err != nil {
+				return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+			}
+			vals[i] = st.GetState(addr, k)
+		}
+		out[addr] = vals
+	}
+	return out, nil
+}
