@@ -137,10 +137,24 @@ func (c *Chain) StateAt(root types.Hash) (*state.StateDB, error) { return state.
 func (c *Chain) InsertBlock(b *types.Block) (types.Receipts, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	built, err := c.validate(b, c.head)
+	if err != nil {
+		return nil, err
+	}
+	return built.Receipts, c.commit(b, built.State, built.Receipts)
+}
+
+// Validate checks b completely and executes it on the head's state without
+// storing anything: a validator votes on the result and, once the block is
+// decided, stores it with CommitBuilt (no second execution).
+func (c *Chain) Validate(b *types.Block) (*Built, error) {
+	return c.validate(b, c.Head())
+}
+
+func (c *Chain) validate(b *types.Block, parent *types.Block) (*Built, error) {
 	if _, ok := c.db.BlockNumber(b.Hash()); ok {
 		return nil, ErrKnownBlock
 	}
-	parent := c.head
 	if b.ParentHash() != parent.Hash() {
 		return nil, fmt.Errorf("%w: block %d builds on %s, head is %d (%s)", ErrUnknownParent, b.Number(), b.ParentHash(), parent.Number(), parent.Hash())
 	}
@@ -161,11 +175,12 @@ func (c *Chain) InsertBlock(b *types.Block) (types.Receipts, error) {
 	if err := c.Config.ValidateResult(b, res); err != nil {
 		return nil, err
 	}
-	return res.Receipts, c.commit(b, st, res.Receipts)
+	return &Built{Block: b, State: st, Receipts: res.Receipts}, nil
 }
 
-// CommitBuilt stores a block this node built itself (its execution already
-// produced st and receipts), skipping re-execution.
+// CommitBuilt stores a block this node built (BuildBlock) or checked
+// (Validate) itself: its execution already produced st and receipts, so it
+// is not executed again.
 func (c *Chain) CommitBuilt(b *types.Block, st *state.StateDB, receipts types.Receipts) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

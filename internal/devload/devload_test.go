@@ -97,3 +97,36 @@ func TestTokenDeploy(t *testing.T) {
 		t.Fatalf("deployer balance %s", got)
 	}
 }
+
+// Validate followed by CommitBuilt (a BFT validator's path) stores the same
+// chain as InsertBlock, and Validate alone stores nothing.
+func TestValidateThenCommit(t *testing.T) {
+	senders := Keys("devload-validate", 2)
+	g := GenesisWithToken(1337, senders, 1_700_000_000)
+	blocks, err := GenerateChain(g, senders, KindERC20, 3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := chain.Open(g, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		v, err := c.Validate(b)
+		if err != nil {
+			t.Fatalf("block %d: %v", b.Number(), err)
+		}
+		if c.Head().Number() != b.Number()-1 {
+			t.Fatal("Validate moved the head")
+		}
+		if err := c.CommitBuilt(v.Block, v.State, v.Receipts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.Head().Hash() != blocks[len(blocks)-1].Hash() {
+		t.Fatal("head differs from the generated chain")
+	}
+	if _, err := c.Validate(blocks[1]); err == nil {
+		t.Fatal("an already stored block validated again")
+	}
+}
