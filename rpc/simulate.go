@@ -410,24 +410,17 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 		*h.BlobGasUsed = blobGas
 	}
 	if fork >= evm.Prague {
-		rh, err := sim.requests(vm, stateLogs, deleteEmpty)
+		reqs, err := sim.requestList(vm, stateLogs, deleteEmpty)
 		if err != nil {
 			return nil, nil, err
 		}
+		rh := requestsHash(reqs)
 		h.RequestsHash = &rh
 	}
 	var body types.Body
 	body.Transactions = txs
 	if fork >= evm.Shanghai {
-		body.Withdrawals = []*types.Withdrawal{}
-		gwei := uint256.NewInt(1_000_000_000)
-		for _, w := range o.Withdrawals {
-			body.Withdrawals = append(body.Withdrawals, &types.Withdrawal{
-				Index: uint64(w.Index), Validator: uint64(w.Validator), Address: w.Address, Amount: uint64(w.Amount),
-			})
-			amt := new(uint256.Int).Mul(uint256.NewInt(uint64(w.Amount)), gwei)
-			sim.st.AddBalance(w.Address, amt)
-		}
+		body.Withdrawals = creditWithdrawals(sim.st, o.Withdrawals)
 		wr := types.DeriveWithdrawalsRoot(body.Withdrawals, trie.NewStackTrie())
 		h.WithdrawalsHash = &wr
 	}
@@ -588,16 +581,16 @@ func nonNilList(al types.AccessList) types.AccessList {
 	return al
 }
 
-// requests computes the EIP-7685 requests hash of a simulated Prague
-// block: the deposit list from the calls' logs and the withdrawal and
-// consolidation queues drained by system calls.
-func (sim *simulator) requests(vm *evm.EVM, logs []*types.Log, deleteEmpty bool) (types.Hash, error) {
+// requestList collects the EIP-7685 requests of a Prague block: the
+// deposit list from the block's logs and the withdrawal and consolidation
+// queues drained by system calls.
+func (sim *simulator) requestList(vm *evm.EVM, logs []*types.Log, deleteEmpty bool) ([][]byte, error) {
 	reqs := [][]byte{{0x00}}
 	if dc := sim.cfg.DepositContractAddress; dc != nil {
 		for _, l := range logs {
 			if l.Address == *dc {
 				// chain does not export its deposit-log parser yet.
-				return types.Hash{}, errors.New("simulated deposits are not supported")
+				return nil, errors.New("deposits in built or simulated blocks are not supported")
 			}
 		}
 	}
@@ -605,12 +598,28 @@ func (sim *simulator) requests(vm *evm.EVM, logs []*types.Log, deleteEmpty bool)
 		sim.st.BeginTx(types.Hash{}, -1)
 		out, err := vm.SystemCall(addr, nil)
 		if err != nil {
-			return types.Hash{}, fmt.Errorf("system call to %s: %w", addr, err)
+			return nil, fmt.Errorf("system call to %s: %w", addr, err)
 		}
 		sim.st.Finalise(deleteEmpty)
 		reqs = append(reqs, append([]byte{byte(i + 1)}, out...))
 	}
-	return chain.RequestsHash(reqs), nil
+	return reqs, nil
+}
+
+func requestsHash(reqs [][]byte) types.Hash { return chain.RequestsHash(reqs) }
+
+// creditWithdrawals pays out withdrawals (amounts in gwei) and returns
+// them as block body entries.
+func creditWithdrawals(st *state.StateDB, ws []simWithdrawal) []*types.Withdrawal {
+	out := []*types.Withdrawal{}
+	gwei := uint256.NewInt(1_000_000_000)
+	for _, w := range ws {
+		out = append(out, &types.Withdrawal{
+			Index: uint64(w.Index), Validator: uint64(w.Validator), Address: w.Address, Amount: uint64(w.Amount),
+		})
+		st.AddBalance(w.Address, new(uint256.Int).Mul(uint256.NewInt(uint64(w.Amount)), gwei))
+	}
+	return out
 }
 
 // applyOverrides applies one block's state overrides.
