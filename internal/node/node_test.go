@@ -1,0 +1,123 @@
+package node
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/types"
+)
+
+func newTestNode(t *testing.T, dir string, blockTime time.Duration) *Node {
+	t.Helper()
+	keys := devload.Keys("node-test", 3)
+	g := devload.GenesisWithToken(8118, keys, 1_700_000_000)
+	n, err := New(Config{Genesis: g, DataDir: dir, HTTPPort: -1, WSPort: -1, Validator: keys[0], BlockTime: blockTime, Accounts: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitNonce waits until the chain has committed addr's transactions up to
+// nonce want.
+func waitNonce(t *testing.T, n *Node, addr types.Address, want uint64) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, err := n.Chain.StateAt(n.Chain.Head().Root())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.GetNonce(addr) >= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nonce of %s stuck at %d, want %d (pool %d)", addr, st.GetNonce(addr), want, n.Pool.Len())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Transactions submitted to a producing node end up in blocks with
+// receipts, lookups and an empty pool, for both workloads.
+func TestProduceAndReceipt(t *testing.T) {
+	n := newTestNode(t, "", 0)
+	defer n.Close()
+	keys := devload.Keys("node-test", 3)
+	s := devload.NewSigner(8118)
+	var all []*types.Transaction
+	for _, kind := range []devload.Kind{devload.KindTransfer, devload.KindERC20} {
+		for i, k := range keys[1:] {
+			from := devload.Address(k)
+			start := n.Pool.Nonce(from)
+			txs, err := s.Workload(kind, k, start, 30, devload.TokenAddress)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tx := range txs {
+				if err := n.backend.SendTransaction(context.Background(), tx); err != nil {
+					t.Fatalf("sender %d nonce %d: %v", i, tx.Nonce(), err)
+				}
+			}
+			all = append(all, txs...)
+		}
+		for _, k := range keys[1:] {
+			waitNonce(t, n, devload.Address(k), n.Pool.Nonce(devload.Address(k)))
+		}
+	}
+	for _, tx := range all {
+		bh, idx, ok := n.backend.TxLookup(tx.Hash())
+		if !ok {
+			t.Fatalf("no lookup for %s", tx.Hash())
+		}
+		blk, err := n.backend.BlockByHash(bh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := n.backend.Receipts(blk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs[idx].Status != types.ReceiptStatusSuccessful || rs[idx].TxHash != tx.Hash() {
+			t.Fatalf("receipt of %s: status %d, hash %s", tx.Hash(), rs[idx].Status, rs[idx].TxHash)
+		}
+	}
+	if n.Pool.Len() != 0 {
+		t.Fatalf("%d transactions left in the pool", n.Pool.Len())
+	}
+}
+
+// A node on a data directory resumes at the head it had, with its state.
+func TestRestartResumes(t *testing.T) {
+	dir := t.TempDir()
+	n := newTestNode(t, dir, 0)
+	keys := devload.Keys("node-test", 3)
+	s := devload.NewSigner(8118)
+	txs, err := s.Workload(devload.KindTransfer, keys[1], 0, 10, types.Address{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range txs {
+		if err := n.Pool.Add(tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitNonce(t, n, devload.Address(keys[1]), 10)
+	head := n.Chain.Head()
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n = newTestNode(t, dir, time.Hour)
+	defer n.Close()
+	if got := n.Chain.Head(); got.Hash() != head.Hash() {
+		t.Fatalf("restarted at %d %s, want %d %s", got.Number(), got.Hash(), head.Number(), head.Hash())
+	}
+	if got := n.Pool.Nonce(devload.Address(keys[1])); got != 10 {
+		t.Fatalf("pending nonce after restart %d, want 10", got)
+	}
+}
