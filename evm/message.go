@@ -51,6 +51,9 @@ type Message struct {
 
 	SkipNonceChecks  bool
 	SkipFromEOACheck bool
+	// SkipGasLimitCap lifts EIP-7825's per-transaction gas cap, for
+	// simulated calls (eth_simulateV1, eth_call) that are no transactions.
+	SkipGasLimitCap bool
 }
 
 // Result is the outcome of a transaction that was valid and got executed.

@@ -134,3 +134,24 @@ func TestSystemCallHistory(t *testing.T) {
 		t.Fatalf("call without code: %x %v", ret, err)
 	}
 }
+
+func TestSetPrecompiles(t *testing.T) {
+	st := newMemState()
+	e := NewEVM(BlockContext{}, st, 1, Cancun)
+	m := PrecompilesFor(Cancun)
+	id := types.Address{19: 4}
+	moved := types.Address{19: 0x77}
+	m[moved] = m[id]
+	delete(m, id)
+	e.SetPrecompiles(m)
+	ret, _, err := e.Call(testCaller, moved, []byte{1, 2, 3}, 10000, new(uint256.Int))
+	if err != nil || string(ret) != "\x01\x02\x03" {
+		t.Fatalf("moved identity: %x %v", ret, err)
+	}
+	if _, ok := e.precs.get(id); ok {
+		t.Fatal("old address still a precompile")
+	}
+	if len(e.PrecompileAddresses()) != len(m) {
+		t.Fatal("addresses not updated")
+	}
+}

@@ -1,7 +1,9 @@
 package evm
 
 import (
+	"bytes"
 	"errors"
+	"slices"
 
 	"github.com/chaind/chaind/evm/precompile"
 	"github.com/chaind/chaind/internal/types"
@@ -16,11 +18,46 @@ type Precompile = precompile.Contract
 var ErrPrecompileMissing = precompile.ErrNotImplemented
 
 type precompileSet struct {
-	set   *precompile.Set
-	addrs []types.Address
+	set      *precompile.Set
+	override map[types.Address]Precompile // replaces set when non-nil
+	addrs    []types.Address
 }
 
-func (s *precompileSet) get(addr types.Address) (Precompile, bool) { return s.set.Get(addr) }
+func (s *precompileSet) get(addr types.Address) (Precompile, bool) {
+	if s.override != nil {
+		p, ok := s.override[addr]
+		return p, ok
+	}
+	return s.set.Get(addr)
+}
+
+// PrecompilesFor returns a fresh map of the precompiles active under fork,
+// for callers that edit the set (eth_simulateV1 overrides).
+func PrecompilesFor(f Fork) map[types.Address]Precompile {
+	if f < 0 || f >= numForks {
+		f = numForks - 1
+	}
+	s := precompileSets[f]
+	m := make(map[types.Address]Precompile, len(s.addrs))
+	for _, a := range s.addrs {
+		p, _ := s.set.Get(a)
+		m[a] = p
+	}
+	return m
+}
+
+// SetPrecompiles replaces the precompiles of this EVM only: calls to the
+// map's addresses run the given contracts and those addresses are warm
+// from the start of each transaction; any other address runs its code.
+func (evm *EVM) SetPrecompiles(m map[types.Address]Precompile) {
+	s := &precompileSet{override: make(map[types.Address]Precompile, len(m))}
+	for a, p := range m {
+		s.override[a] = p
+		s.addrs = append(s.addrs, a)
+	}
+	slices.SortFunc(s.addrs, func(a, b types.Address) int { return bytes.Compare(a[:], b[:]) })
+	evm.precs = s
+}
 
 var precompileSets [numForks]*precompileSet
 

@@ -161,7 +161,7 @@ func (evm *EVM) validate(msg *Message, p *msgPrices, gp *GasPool) (intrinsic, fl
 			return 0, 0, nil, ErrSenderNoEOA
 		}
 	}
-	if fork >= Osaka && msg.GasLimit > MaxTxGas {
+	if fork >= Osaka && msg.GasLimit > MaxTxGas && !msg.SkipGasLimitCap {
 		return 0, 0, nil, ErrGasLimitTooHigh
 	}
 	if fork >= London {
