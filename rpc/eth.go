@@ -117,6 +117,9 @@ func RegisterEth(s *Server, b Backend, opts EthOptions) {
 	s.Register("debug_getRawReceipts", 1, 1, api.rawReceipts)
 	s.Register("debug_getRawTransaction", 1, 1, api.rawTransaction)
 	s.Register("testing_buildBlockV1", 2, 4, api.buildBlock)
+	if r, ok := b.(TxPoolReader); ok {
+		registerTxPool(s, r)
+	}
 }
 
 // blockRef decodes parameter i as a block reference, "latest" when absent.
