@@ -308,7 +308,8 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 	if o.BlobBaseFee != nil {
 		bctx.BlobBaseFee = new(uint256.Int).Set(o.BlobBaseFee.Int())
 	}
-	if err := sim.applyOverrides(b.StateOverrides); err != nil {
+	precs, err := sim.applyOverrides(b.StateOverrides)
+	if err != nil {
 		return nil, nil, err
 	}
 	tr := &transferTracer{StateDB: sim.st, marks: map[int]int{}}
@@ -318,6 +319,7 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 	}
 	vm := evm.NewEVM(bctx, sdb, sim.cfg.ChainID, fork)
 	vm.Config.NoBaseFee = !sim.validate
+	vm.SetPrecompiles(precs)
 	deleteEmpty := fork >= evm.SpuriousDragon
 	if fork >= evm.Prague {
 		sim.st.BeginTx(types.Hash{}, -1)
@@ -522,17 +524,12 @@ func (sim *simulator) prepareCall(a *CallArgs, h *types.Header, gasLimit, gasUse
 		al = *a.AccessList
 	}
 	feeCap, tipCap := u(a.MaxFeePerGas), u(a.MaxPriorityFeePerGas)
-	// Simulated transactions skip the EIP-7825 per-transaction cap, as
-	// go-ethereum's do; the EVM has no switch for that, so the call runs
-	// with at most the cap while the block keeps the requested limit.
-	runGas := gas
-	if sim.cfg.Fork(h.Number, h.Time) >= evm.Osaka {
-		runGas = min(runGas, evm.MaxTxGas)
-	}
 	msg := &evm.Message{
-		From: from, To: a.To, Nonce: nonce, Value: value, GasLimit: runGas, Data: data,
+		From: from, To: a.To, Nonce: nonce, Value: value, GasLimit: gas, Data: data,
 		AccessList: al, BlobHashes: a.BlobHashes, AuthList: a.AuthorizationList,
-		SkipNonceChecks: !sim.validate, SkipFromEOACheck: true,
+		// Simulated transactions skip the EIP-7825 per-transaction cap,
+		// as go-ethereum's do.
+		SkipNonceChecks: !sim.validate, SkipFromEOACheck: true, SkipGasLimitCap: true,
 	}
 	if a.BlobHashes != nil {
 		msg.BlobGasFeeCap = u(a.MaxFeePerBlobGas)
@@ -622,14 +619,40 @@ func creditWithdrawals(st *state.StateDB, ws []simWithdrawal) []*types.Withdrawa
 	return out
 }
 
-// applyOverrides applies one block's state overrides.
-func (sim *simulator) applyOverrides(overrides map[types.Address]StateOverride) error {
+// applyOverrides applies one block's state overrides and returns the
+// precompiles in force for it: those of the base block's fork, minus any
+// replaced by code, plus any moved to a new address.
+func (sim *simulator) applyOverrides(overrides map[types.Address]StateOverride) (map[types.Address]evm.Precompile, error) {
+	precs := evm.PrecompilesFor(sim.cfg.Fork(sim.base.Number, sim.base.Time))
+	moved := map[types.Address]bool{}
 	for addr, o := range overrides {
+		if moved[addr] {
+			return nil, fmt.Errorf("account %s has already been overridden by a precompile", addr)
+		}
+		p, isPrecompile := precs[addr]
 		if o.MovePrecompileTo != nil {
-			return fmt.Errorf("account %s: movePrecompileToAddress is not supported", addr)
+			if !isPrecompile {
+				return nil, fmt.Errorf("account %s is not a precompile", addr)
+			}
+			if _, ok := overrides[*o.MovePrecompileTo]; ok {
+				return nil, fmt.Errorf("account %s is already overridden", *o.MovePrecompileTo)
+			}
+			precs[*o.MovePrecompileTo] = p
+			moved[*o.MovePrecompileTo] = true
+		}
+		if isPrecompile {
+			delete(precs, addr)
 		}
 	}
-	return applyOverrides(sim.st, overrides)
+	plain := make(map[types.Address]StateOverride, len(overrides))
+	for addr, o := range overrides {
+		o.MovePrecompileTo = nil
+		plain[addr] = o
+	}
+	if err := applyOverrides(sim.st, plain); err != nil {
+		return nil, err
+	}
+	return precs, nil
 }
 
 // transferTracer adds an ERC-7528 Transfer log for every value transfer
