@@ -165,7 +165,25 @@ func startDevnet(cfg devnetConfig, log *slog.Logger) (*devnet, error) {
 			}
 		}()
 	}
+	dn.relayTransactions()
 	return dn, nil
+}
+
+// relayTransactions copies every transaction the first node's pool accepts
+// (it is the one serving JSON-RPC) into the other validators' pools, so
+// whoever proposes next includes it: a stand-in for transaction gossip.
+func (dn *devnet) relayTransactions() {
+	txs, cancel := dn.nodes[0].Pool.Subscribe(1024)
+	dn.cancels = append(dn.cancels, cancel)
+	dn.wg.Add(1)
+	go func() {
+		defer dn.wg.Done()
+		for tx := range txs {
+			for _, n := range dn.nodes[1:] {
+				n.Pool.Add(tx) // a pool that already has it or rejects it is fine
+			}
+		}
+	}()
 }
 
 // stop crashes validator i: it leaves the network and its driver stops.
