@@ -312,12 +312,8 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 	if err != nil {
 		return nil, nil, err
 	}
-	tr := &transferTracer{StateDB: sim.st, marks: map[int]int{}}
-	var sdb evm.StateDB = sim.st
-	if sim.trace {
-		sdb = tr
-	}
-	vm := evm.NewEVM(bctx, sdb, sim.cfg.ChainID, fork)
+	tr := &logTracer{StateDB: sim.st, transfers: sim.trace, marks: map[int]int{}}
+	vm := evm.NewEVM(bctx, tr, sim.cfg.ChainID, fork)
 	vm.Config.NoBaseFee = !sim.validate
 	vm.SetPrecompiles(precs)
 	deleteEmpty := fork >= evm.SpuriousDragon
@@ -384,11 +380,7 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 			MaxUsedGas: types.HexUint64(res.UsedGas + res.Refund),
 			Status:     types.HexUint64(rc.Status),
 		}
-		if sim.trace {
-			cr.Logs = tr.logs
-		} else {
-			cr.Logs = rc.Logs
-		}
+		cr.Logs = tr.logs
 		switch {
 		case errors.Is(res.Err, evm.ErrExecutionReverted):
 			rev := newRevertError(res.ReturnData)
@@ -433,12 +425,10 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 	blk := types.NewBlock(h, &body)
 	hash := blk.Hash()
 
-	logIndex := uint(0)
 	for i := range calls {
 		for _, l := range calls[i].Logs {
 			l.BlockHash, l.BlockNumber, l.BlockTimestamp = hash, h.Number, h.Time
-			l.TxHash, l.TxIndex, l.Index = txs[i].Hash(), uint(i), logIndex
-			logIndex++
+			l.TxHash, l.TxIndex = txs[i].Hash(), uint(i)
 		}
 	}
 	rendered, err := sim.render(blk, calls, senders)
@@ -655,15 +645,19 @@ func (sim *simulator) applyOverrides(overrides map[types.Address]StateOverride) 
 	return precs, nil
 }
 
-// transferTracer adds an ERC-7528 Transfer log for every value transfer
-// between accounts. The EVM moves value as a SubBalance immediately
-// followed by an AddBalance of the same amount; gas purchase and refunds
-// never pair up that way. Logs of reverted frames are dropped with them.
-type transferTracer struct {
+// logTracer collects the logs a simulated call reports: its own, and with
+// transfers set an ERC-7528 Transfer log for every value transfer between
+// accounts. The EVM moves value as a SubBalance immediately followed by an
+// AddBalance of the same amount; gas purchase and refunds never pair up
+// that way. Logs of reverted frames are dropped with them, but keep the
+// block-wide log index they took, as go-ethereum's simulator numbers them.
+type logTracer struct {
 	*state.StateDB
-	logs    []*types.Log
-	marks   map[int]int
-	pending *pendingSub
+	transfers bool
+	logs      []*types.Log
+	count     uint
+	marks     map[int]int
+	pending   *pendingSub
 }
 
 type pendingSub struct {
@@ -677,20 +671,25 @@ var transferLogAddress = types.MustAddress("0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee
 // transferTopic is keccak256("Transfer(address,address,uint256)").
 var transferTopic = types.MustHash("0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
 
-func (t *transferTracer) reset() {
+func (t *logTracer) capture(l *types.Log) {
+	t.logs = append(t.logs, &types.Log{Address: l.Address, Topics: l.Topics, Data: l.Data, Index: t.count})
+	t.count++
+}
+
+func (t *logTracer) reset() {
 	t.logs, t.pending = nil, nil
 	clear(t.marks)
 }
 
-func (t *transferTracer) SubBalance(a types.Address, amount *uint256.Int) {
+func (t *logTracer) SubBalance(a types.Address, amount *uint256.Int) {
 	t.pending = &pendingSub{from: a, amount: amount}
 	t.StateDB.SubBalance(a, amount)
 }
 
-func (t *transferTracer) AddBalance(a types.Address, amount *uint256.Int) {
-	if p := t.pending; p != nil && p.amount == amount && !amount.IsZero() {
+func (t *logTracer) AddBalance(a types.Address, amount *uint256.Int) {
+	if p := t.pending; t.transfers && p != nil && p.amount == amount && !amount.IsZero() {
 		v := amount.Bytes32()
-		t.logs = append(t.logs, &types.Log{
+		t.capture(&types.Log{
 			Address: transferLogAddress,
 			Topics:  []types.Hash{transferTopic, addrTopic(p.from), addrTopic(a)},
 			Data:    v[:],
@@ -706,20 +705,20 @@ func addrTopic(a types.Address) types.Hash {
 	return h
 }
 
-func (t *transferTracer) AddLog(l *types.Log) {
+func (t *logTracer) AddLog(l *types.Log) {
 	t.pending = nil
-	t.logs = append(t.logs, l)
+	t.capture(l)
 	t.StateDB.AddLog(l)
 }
 
-func (t *transferTracer) Snapshot() int {
+func (t *logTracer) Snapshot() int {
 	t.pending = nil
 	id := t.StateDB.Snapshot()
 	t.marks[id] = len(t.logs)
 	return id
 }
 
-func (t *transferTracer) RevertToSnapshot(id int) {
+func (t *logTracer) RevertToSnapshot(id int) {
 	t.pending = nil
 	if n, ok := t.marks[id]; ok && n <= len(t.logs) {
 		t.logs = t.logs[:n]
