@@ -294,6 +294,8 @@ func (d *Driver) sign(v consensus.Vote) (consensus.Vote, error) {
 		if old.ID != v.ID {
 			return v, fmt.Errorf("%w: %v at %d/%d", ErrWouldDoubleSign, v.Type, v.Height, v.Round)
 		}
+		old = d.withSignature(old) // restored from the state file unsigned
+		d.signed[k] = old
 		return old, nil
 	}
 	d.cfg.Signer.SignVote(&v)

@@ -286,8 +286,8 @@ func TestStateFileGuard(t *testing.T) {
 	if _, err := d.sign(other); !errors.Is(err, ErrWouldDoubleSign) {
 		t.Fatalf("sign contradicting vote: %v", err)
 	}
-	if _, err := d.sign(nilVote); err != nil {
-		t.Fatalf("re-signing the same vote: %v", err)
+	if v, err := d.sign(nilVote); err != nil || consensus.VerifyVote(chainID, v) != nil {
+		t.Fatalf("re-signing the same vote: %v, signature ok: %v", err, consensus.VerifyVote(chainID, v))
 	}
 	// A state file ahead of the chain is refused.
 	if _, err := New(Config{Signer: tn.signers[0], Validators: tn.sched, Transport: tn.net.Join(tn.signers[0].Address()), App: tn.apps[0], Height: 0 + 1, StateFile: path}); err != nil {
