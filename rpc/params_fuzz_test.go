@@ -315,8 +315,16 @@ func (fx *fixture) seeds() map[string][]string {
 		"eth_newPendingTransactionFilter": {`[true]`, `[false]`},
 		"eth_subscribe":                   {`["newHeads"]`, `["logs",{"address":` + c + `}]`, `["logs",{"topics":[["` + logTopic + `"]]}]`, `["newPendingTransactions"]`, `["newPendingTransactions",true]`, `["syncing"]`, `["bogus"]`, `["logs",{"blockHash":` + b1 + `}]`},
 		"eth_unsubscribe":                 {`["0x0"]`, `[1]`},
-		"chain_getNodeList":               {`[{"page":1,"limit":10}]`, `[{"page":0}]`, `[{"page":9223372036854775807,"limit":1000}]`, `[{"limit":-1}]`, `[{"page":"1"}]`, `[7]`},
-		"chain_getCycleInfo":              {`[0]`, `["0x0"]`, `[18446744073709551615]`, `[-1]`, `["latest"]`, `[1.5]`},
+		"eth_getStorageValues":            {`[{` + c + `:["0x0","0x1"]},"latest"]`, `[{` + c + `:["0x` + strings.Repeat("f", 64) + `"]}]`, `[{` + c + `:[1]}]`, `[{` + a0 + `:[]},"0x0"]`, `[{}]`},
+		"eth_simulateV1": {`[{"blockStateCalls":[{"calls":[` + callObj + `]}]},"latest"]`,
+			`[{"blockStateCalls":[{"blockOverrides":{"number":"0x10","time":"0xffffffff","baseFeePerGas":"0x0"},"stateOverrides":{` + a1 + `:{"balance":"0xffffffffffffffffffff"}},"calls":[{"from":` + a1 + `,"to":` + a0 + `,"value":"0x1"},{"from":` + a1 + `,"data":"0x5b600056","gas":"0x10000"}]},{"calls":[]}],"traceTransfers":true,"validation":true,"returnFullTransactions":true}]`,
+			`[{"blockStateCalls":[{"blockOverrides":{"number":"0x0"}},{"blockOverrides":{"number":"0xffffffffffffffff"}}]}]`,
+			`[{"blockStateCalls":[{"blockOverrides":{"withdrawals":[{"index":"0x0","validatorIndex":"0x1","address":` + a0 + `,"amount":"0xffffffffffffffff"}]}}]}]`,
+			`[{"blockStateCalls":[]},"0x1"]`, `[{}]`},
+		"testing_buildBlockV1": {`[` + b1 + `,{"timestamp":"0xffffffff","prevRandao":` + g + `,"suggestedFeeRecipient":` + a0 + `,"withdrawals":[],"parentBeaconBlockRoot":` + g + `},[],"0x"]`,
+			`[` + g + `,{"timestamp":"0x0"},["0x00"]]`, `[` + b1 + `,{"timestamp":"0x1"},["0xc0"],"0x` + strings.Repeat("ff", 40) + `"]`},
+		"chain_getNodeList":  {`[{"page":1,"limit":10}]`, `[{"page":0}]`, `[{"page":9223372036854775807,"limit":1000}]`, `[{"limit":-1}]`, `[{"page":"1"}]`, `[7]`},
+		"chain_getCycleInfo": {`[0]`, `["0x0"]`, `[18446744073709551615]`, `[-1]`, `["latest"]`, `[1.5]`},
 	}
 	for _, ref := range blockRefs {
 		s["eth_getBalance"] = append(s["eth_getBalance"], `[`+a0+`,`+ref+`]`)
