@@ -193,25 +193,18 @@ func runTest(out []outcome, name string, t *stTest, opts *Options, verbose bool)
 	var pre *prepared
 	var preErr error
 	for _, fname := range forks {
-		if opts.Fork != "" && !strings.EqualFold(fname, opts.Fork) {
-			if f1, ok1 := evm.ForkByName(fname); ok1 {
-				if f2, _ := evm.ForkByName(opts.Fork); f1 == f2 {
-					goto selected
-				}
-			}
+		if !forkSelected(fname, opts.Fork) {
 			continue
 		}
-	selected:
 		fork, known := evm.ForkByName(fname)
-		for i, p := range t.Post[fname] {
-			cname := fmt.Sprintf("%s/%s/%d", name, fname, i)
+		for _, p := range t.Post[fname] {
+			cname := fmt.Sprintf("%s/%s/d%dg%dv%d", name, fname, p.Indexes.Data, p.Indexes.Gas, p.Indexes.Value)
 			if opts.Filter != nil && !opts.Filter.MatchString(cname) {
 				continue
 			}
 			if opts.Exclude != nil && opts.Exclude.MatchString(cname) {
 				continue
 			}
-			cname = fmt.Sprintf("%s/%s/d%dg%dv%d", name, fname, p.Indexes.Data, p.Indexes.Gas, p.Indexes.Value)
 			if !known {
 				out = append(out, outcome{skip, cname, "fork " + fname + " not supported by the EVM"})
 				continue
@@ -227,6 +220,18 @@ func runTest(out []outcome, name string, t *stTest, opts *Options, verbose bool)
 		}
 	}
 	return out
+}
+
+// forkSelected reports whether the post section named fname runs under
+// --fork want ("" selects all). Aliases (EIP158 = SpuriousDragon, Merge =
+// Paris, ...) select each other.
+func forkSelected(fname, want string) bool {
+	if want == "" || strings.EqualFold(fname, want) {
+		return true
+	}
+	f1, ok1 := evm.ForkByName(fname)
+	f2, ok2 := evm.ForkByName(want)
+	return ok1 && ok2 && f1 == f2
 }
 
 // loadPre writes the pre-state into a fresh in-memory database.
