@@ -223,3 +223,29 @@ func TestBuildBlock(t *testing.T) {
 		t.Error("building a block moved the head")
 	}
 }
+
+func TestSimulateMovePrecompile(t *testing.T) {
+	_, _, addr := devNode(t)
+	from, to := "0xc000000000000000000000000000000000000000", "0xc100000000000000000000000000000000000000"
+	identity := "0x0000000000000000000000000000000000000004"
+	r := simulate(t, addr, map[string]any{"blockStateCalls": []any{map[string]any{
+		"stateOverrides": map[string]any{identity: map[string]any{"movePrecompileToAddress": to}},
+		"calls":          []simCall{{"from": from, "to": to, "input": "0x1234"}, {"from": from, "to": identity, "input": "0x1234"}},
+	}}})
+	if r.Error != nil {
+		t.Fatal(r.Error.Message)
+	}
+	var blocks []simBlockResult
+	if err := json.Unmarshal(r.Result, &blocks); err != nil {
+		t.Fatal(err)
+	}
+	if c := blocks[0].Calls; len(c) != 2 || string(c[0].ReturnData) != "\x12\x34" || len(c[1].ReturnData) != 0 {
+		t.Errorf("moved identity: %s", r.Result)
+	}
+	r = simulate(t, addr, map[string]any{"blockStateCalls": []any{map[string]any{
+		"stateOverrides": map[string]any{to: map[string]any{"movePrecompileToAddress": from}},
+	}}})
+	if r.Error == nil || r.Error.Code != -32000 {
+		t.Errorf("moving a non-precompile: %+v", r.Error)
+	}
+}
