@@ -65,7 +65,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port (not built yet)")
 	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "time between blocks of a validator; 0 seals as soon as transactions are pending")
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
-	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (the default keeps all too, until pruning lands)")
+	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics (not built yet)")
 	fs.Uint64Var(&f.chainID, "chain-id", 0, "chain ID of a --dev network (default 8118)")
 	fs.StringVar(&f.validatorKey, "validator-key", "", "hex private key (or a file holding it) that signs blocks")
@@ -196,7 +196,7 @@ func runNode(args []string) int {
 	}
 	cfg := node.Config{
 		DataDir: f.datadir, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
-		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public,
+		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public, Archive: f.archive,
 		ClientVersion: clientVersion(), Log: log,
 	}
 	if f.cors != "" {

@@ -51,6 +51,32 @@ type DB struct {
 	mu      sync.RWMutex
 	pending store.Batch
 	overlay map[[32]byte][]byte
+	track   map[[32]byte]struct{} // nodes written while a pruning pass marks; nil when none runs
+}
+
+// startTracking begins recording the hashes of written nodes; it reports
+// false if a pruning pass already does.
+func (db *DB) startTracking() bool {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.track != nil {
+		return false
+	}
+	db.track = map[[32]byte]struct{}{}
+	return true
+}
+
+func (db *DB) stopTracking() {
+	db.mu.Lock()
+	db.track = nil
+	db.mu.Unlock()
+}
+
+// tracked returns the nodes written since startTracking.
+func (db *DB) tracked() map[[32]byte]struct{} {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.track
 }
 
 // NewDB wraps a key-value store.
@@ -77,6 +103,9 @@ func (db *DB) Update(set *trie.NodeSet) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	set.ForEach(func(hash [32]byte, blob []byte) {
+		if db.track != nil {
+			db.track[hash] = struct{}{}
+		}
 		if _, ok := db.overlay[hash]; ok {
 			return
 		}

@@ -1,6 +1,7 @@
 package devload
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/chaind/chaind/internal/chain"
@@ -128,5 +129,68 @@ func TestValidateThenCommit(t *testing.T) {
 	}
 	if _, err := c.Validate(blocks[1]); err == nil {
 		t.Fatal("an already stored block validated again")
+	}
+}
+
+// Pruning keeps every node the last states need, also while blocks are
+// inserted during the pass, and the chain keeps importing on the pruned
+// store (which re-derives every root from it).
+func TestPruneKeepsRecentStates(t *testing.T) {
+	senders := Keys("devload-prune", 4)
+	g := GenesisWithToken(1337, senders, 1_700_000_000)
+	blocks, err := GenerateChain(g, senders, KindERC20, 40, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := chain.Open(g, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks[:20] {
+		if _, err := c.InsertBlock(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := c.Prune(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Deleted == 0 || st.Roots != 5 {
+		t.Fatalf("first pass: %+v", st)
+	}
+	if _, err := c.DB().Node([32]byte(blocks[2].Root())); err == nil {
+		t.Fatal("the state root of block 3 survived pruning to the last 5 blocks")
+	}
+	// Insert the rest while passes run.
+	done := make(chan error, 1)
+	go func() {
+		for _, b := range blocks[20:] {
+			if _, err := c.InsertBlock(b); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; i < 5; i++ {
+		if _, err := c.Prune(3); err != nil && !errors.Is(err, chain.ErrPruneBusy) {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("import after pruning: %v", err)
+	}
+	// A pass over the last 3 states reads every node they use: it fails
+	// on a missing one.
+	if _, err := c.Prune(3); err != nil {
+		t.Fatalf("a kept state lost a node: %v", err)
+	}
+	last := blocks[len(blocks)-1]
+	s, err := c.StateAt(last.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.GetState(TokenAddress, TokenSlot(Recipient(Address(senders[0]), 0))); got != types.BytesToHash([]byte{1}) {
+		t.Fatalf("token balance after pruning: %s", got)
 	}
 }

@@ -36,7 +36,13 @@ type Config struct {
 	// serves what it has and pools transactions.
 	Validator *secp256k1.PrivateKey
 	BlockTime time.Duration // 0: seal as soon as transactions are pending
-	GasLimit  uint64        // block gas limit the proposer aims for (0: keep the parent's)
+
+	// Archive keeps the state of every block; otherwise only the last
+	// StateHistory blocks' states stay readable (older trie nodes are
+	// pruned in the background).
+	Archive      bool
+	StateHistory uint64 // default 128
+	GasLimit     uint64 // block gas limit the proposer aims for (0: keep the parent's)
 
 	Accounts []*secp256k1.PrivateKey // node-held keys (dev accounts)
 	Public   bool                    // apply the public rate and connection limits
@@ -81,6 +87,9 @@ func New(cfg Config) (*Node, error) {
 	}
 	if cfg.Host == "" {
 		cfg.Host = "127.0.0.1"
+	}
+	if cfg.StateHistory == 0 {
+		cfg.StateHistory = 128
 	}
 	var kv store.KV
 	if cfg.DataDir == "" {
@@ -150,6 +159,10 @@ func (n *Node) Start() error {
 	}
 	n.wg.Add(1)
 	go n.followHeads()
+	if !n.cfg.Archive {
+		n.wg.Add(1)
+		go n.pruneStates()
+	}
 	if n.cfg.Validator != nil {
 		n.wg.Add(1)
 		go n.produce()

@@ -66,5 +66,17 @@ func (db *MemDB) Iterate(prefix []byte, fn func(key, value []byte) bool) error {
 	return nil
 }
 
+// IterateKeys calls fn for each key with prefix, in no particular order.
+func (db *MemDB) IterateKeys(prefix []byte, fn func(key []byte) bool) error {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	for k := range db.m {
+		if strings.HasPrefix(k, string(prefix)) && !fn([]byte(k)) {
+			break
+		}
+	}
+	return nil
+}
+
 // Close does nothing; an in-memory store has nothing to flush.
 func (db *MemDB) Close() error { return nil }

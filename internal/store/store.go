@@ -53,6 +53,9 @@ type KV interface {
 	// Iterate calls fn for every key with the given prefix, in key order,
 	// until fn returns false.
 	Iterate(prefix []byte, fn func(key, value []byte) bool) error
+	// IterateKeys calls fn for every key with the given prefix, in no
+	// particular order, without reading values.
+	IterateKeys(prefix []byte, fn func(key []byte) bool) error
 	Close() error
 }
 
@@ -381,6 +384,23 @@ func (db *DB) Iterate(prefix []byte, fn func(key, value []byte) bool) error {
 			return err
 		}
 		if !fn([]byte(k), v) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// IterateKeys calls fn for each key with prefix, in no particular order,
+// reading no values. The store is read-locked meanwhile.
+func (db *DB) IterateKeys(prefix []byte, fn func(key []byte) bool) error {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return ErrClosed
+	}
+	p := string(prefix)
+	for k := range db.index {
+		if strings.HasPrefix(k, p) && !fn([]byte(k)) {
 			return nil
 		}
 	}

@@ -1,0 +1,54 @@
+package node
+
+import (
+	"errors"
+	"time"
+
+	"github.com/chaind/chaind/internal/chain"
+)
+
+// compactor is the part of a disk store that reclaims deleted space.
+type compactor interface {
+	Garbage() float64
+	Compact() error
+}
+
+// pruneStates keeps the stored state to the last StateHistory blocks: every
+// StateHistory new blocks it runs a mark-and-sweep pass (chain.Prune), and
+// rewrites the store once most of the file is garbage.
+func (n *Node) pruneStates() {
+	defer n.wg.Done()
+	heads, cancel := n.Chain.Subscribe(16)
+	defer cancel()
+	keep := n.cfg.StateHistory
+	last := n.Chain.Head().Number()
+	for {
+		select {
+		case <-n.stop:
+			return
+		case b, ok := <-heads:
+			if !ok {
+				return
+			}
+			if b.Number() < last+keep {
+				continue
+			}
+			last = b.Number()
+			start := time.Now()
+			st, err := n.Chain.Prune(keep)
+			if err != nil && !errors.Is(err, chain.ErrPruneBusy) {
+				n.log.Error("pruning old state failed", "err", err)
+				continue
+			}
+			n.log.Debug("pruned old state", "head", b.Number(), "roots", st.Roots, "kept", st.Kept, "deleted", st.Deleted, "took", time.Since(start))
+			if c, ok := n.kv.(compactor); ok && c.Garbage() > 0.5 {
+				start := time.Now()
+				if err := c.Compact(); err != nil {
+					n.log.Error("compacting the store failed", "err", err)
+					continue
+				}
+				n.log.Info("compacted the store", "took", time.Since(start))
+			}
+		}
+	}
+}
