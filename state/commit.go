@@ -1,6 +1,10 @@
 package state
 
 import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/trie"
 )
@@ -46,6 +50,8 @@ func (s *StateDB) Finalise(deleteEmpty bool) {
 // for accounts whose storage changed.
 func (s *StateDB) IntermediateRoot(deleteEmpty bool) types.Hash {
 	s.Finalise(deleteEmpty)
+	live := s.blockObjects[:0]
+	rehash := s.rehash[:0]
 	for _, o := range s.blockObjects {
 		o.inBlockList = false
 		if s.objects[o.addr] != o {
@@ -58,20 +64,59 @@ func (s *StateDB) IntermediateRoot(deleteEmpty bool) types.Hash {
 			s.objects[o.addr] = nil
 			continue
 		}
-		s.updateStorage(o)
-		if o.trieDirty && !o.inCommitList {
-			o.inCommitList = true
-			s.commitObjs = append(s.commitObjs, o)
+		if s.updateStorage(o) {
+			rehash = append(rehash, o)
+			if !o.inCommitList {
+				o.inCommitList = true
+				s.commitObjs = append(s.commitObjs, o)
+			}
 		}
+		live = append(live, o)
+	}
+	hashStorage(rehash)
+	for _, o := range live {
 		s.encBuf = o.data.AppendRLP(s.encBuf[:0])
 		if err := secureUpdate(s.trie, o.addr[:], s.encBuf); err != nil {
 			s.setError(err)
 		}
 	}
+	clear(rehash)
+	s.rehash = rehash[:0]
 	clear(s.blockObjects)
 	s.blockObjects = s.blockObjects[:0]
 	return types.Hash(s.trie.Hash())
 }
+
+// hashStorage recomputes the storage roots of objs. The tries are
+// independent, so with several of them the work is spread over the CPUs;
+// the account trie can only be updated once all are done.
+func hashStorage(objs []*stateObject) {
+	workers := min(runtime.GOMAXPROCS(0), len(objs)/parallelStorageMin)
+	if workers < 2 {
+		for _, o := range objs {
+			o.data.Root = o.storage.Hash()
+		}
+		return
+	}
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(objs); i = int(next.Add(1) - 1) {
+				objs[i].data.Root = objs[i].storage.Hash()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// parallelStorageMin is how many changed storage tries each extra hashing
+// goroutine must have to be worth starting.
+const parallelStorageMin = 8
 
 // Commit computes the state root like IntermediateRoot and writes the new
 // trie nodes and code to the database. Storage tries are written before

@@ -120,15 +120,15 @@ func (o *stateObject) finalise() {
 	o.dirtyKeys = o.dirtyKeys[:0]
 }
 
-// updateStorage writes pending slots into the storage trie and refreshes
-// the account's storage root.
-func (s *StateDB) updateStorage(o *stateObject) {
+// updateStorage writes pending slots into the storage trie. It reports
+// whether the trie changed; the caller then rehashes it (see hashStorage).
+func (s *StateDB) updateStorage(o *stateObject) bool {
 	if len(o.pendingKeys) == 0 {
-		return
+		return false
 	}
 	t := s.storageTrie(o)
 	if t == nil {
-		return
+		return false
 	}
 	var buf [33]byte
 	for _, k := range o.pendingKeys {
@@ -150,8 +150,8 @@ func (s *StateDB) updateStorage(o *stateObject) {
 	}
 	clear(o.pendingKeys)
 	o.pendingKeys = o.pendingKeys[:0]
-	o.data.Root = t.Hash()
 	o.trieDirty = true
+	return true
 }
 
 func (s *StateDB) loadCode(o *stateObject) []byte {

@@ -91,3 +91,26 @@ func TestRandomBlocksRootMatchesRebuild(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelStorageHashing changes enough storage tries at once for
+// IntermediateRoot to hash them concurrently, and compares with the same
+// changes hashed a few accounts at a time (sequentially).
+func TestParallelStorageHashing(t *testing.T) {
+	big, _ := newEmpty(t)
+	small, _ := newEmpty(t)
+	for i := 0; i < 200; i++ {
+		a := types.Address{0: byte(i), 19: 7}
+		for _, s := range []*StateDB{big, small} {
+			s.SetNonce(a, 1)
+			for k := 0; k < 5; k++ {
+				s.SetState(a, types.Hash{31: byte(k)}, types.Hash{0: byte(i), 31: byte(k + 1)})
+			}
+		}
+		if i%3 == 0 {
+			small.IntermediateRoot(true)
+		}
+	}
+	if got, want := big.IntermediateRoot(true), small.IntermediateRoot(true); got != want {
+		t.Fatalf("parallel root %s, sequential %s", got, want)
+	}
+}

@@ -44,6 +44,7 @@ type StateDB struct {
 	txObjects    []*stateObject        // objects the current transaction journaled changes on
 	blockObjects []*stateObject        // objects finalised since the last IntermediateRoot
 	commitObjs   []*stateObject        // objects whose storage trie changed since the last Commit
+	rehash       []*stateObject        // scratch for IntermediateRoot
 	codes        map[types.Hash][]byte // code written since the last Commit
 
 	journal journal
