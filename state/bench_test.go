@@ -91,3 +91,20 @@ func BenchmarkIntermediateRoot(b *testing.B) {
 		s.IntermediateRoot(true)
 	}
 }
+
+// BenchmarkGetStateInDirtyTx is SLOAD of clean slots while the transaction
+// has written many others: the lookup must not get slower with them.
+func BenchmarkGetStateInDirtyTx(b *testing.B) {
+	s, _ := benchState(b, 1, 64)
+	a := types.Address{3: 1}
+	for j := 0; j < 32; j++ {
+		s.SetState(a, types.Hash{31: byte(j)}, types.Hash{31: 0xff})
+	}
+	k := types.Hash{31: 40}
+	s.GetState(a, k)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.GetState(a, k)
+	}
+}
