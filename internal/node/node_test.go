@@ -121,3 +121,70 @@ func TestRestartResumes(t *testing.T) {
 		t.Fatalf("pending nonce after restart %d, want 10", got)
 	}
 }
+
+// A producing node on disk prunes states older than StateHistory blocks in
+// the background and still serves (and restarts on) the recent ones.
+func TestPruneLive(t *testing.T) {
+	dir := t.TempDir()
+	keys := devload.Keys("node-test", 3)
+	g := devload.GenesisWithToken(8118, keys, 1_700_000_000)
+	n, err := New(Config{Genesis: g, DataDir: dir, HTTPPort: -1, WSPort: -1, Validator: keys[0], BlockTime: 0, StateHistory: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := devload.NewSigner(8118)
+	from := devload.Address(keys[1])
+	for i := uint64(0); i < 14; i++ {
+		tx, err := s.Sign(keys[1], i, &from, nil, devload.TransferGas, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Pool.Add(tx); err != nil {
+			t.Fatal(err)
+		}
+		waitNonce(t, n, from, i+1)
+	}
+	old, err := n.Chain.BlockByNumber(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := n.Chain.DB().Node([32]byte(old.Root())); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("state of block 1 still stored at head %d", n.Chain.Head().Number())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	head := n.Chain.Head()
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n, err = New(Config{Genesis: g, DataDir: dir, HTTPPort: -1, WSPort: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if n.Chain.Head().Hash() != head.Hash() {
+		t.Fatal("restart after pruning moved the head")
+	}
+	for k := head.Number() - 3; k <= head.Number(); k++ {
+		b, err := n.Chain.BlockByNumber(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := n.Chain.StateAt(b.Root())
+		if err != nil {
+			t.Fatalf("state of kept block %d: %v", k, err)
+		}
+		// Each block took one transfer (sent one at a time).
+		if got := st.GetNonce(from); got != k {
+			t.Fatalf("nonce at kept block %d: %d", k, got)
+		}
+	}
+}
