@@ -53,6 +53,9 @@ type EVM struct {
 	returnData  []byte
 	callGasTemp uint64
 
+	hasher    crypto.KeccakState
+	hasherBuf types.Hash
+
 	missing []types.Address
 }
 
@@ -67,6 +70,7 @@ func NewEVM(block BlockContext, statedb StateDB, chainID uint64, fork Fork) *EVM
 		fork:    fork,
 		table:   tableFor(fork),
 		precs:   precompilesFor(fork),
+		hasher:  crypto.NewKeccak(),
 	}
 	evm.chainID.SetUint64(chainID)
 	return evm
