@@ -158,8 +158,10 @@ func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64)
 		gp     = evm.GasPool(h.GasLimit)
 		signer = c.Signer(h.Number, h.Time)
 	)
-	defer recoverSenders(signer, b.Transactions())()
+	senders := recoverSenders(signer, b.Transactions())
+	defer senders.stop()
 	for i, tx := range b.Transactions() {
+		senders.wait(i)
 		from, err := signer.Sender(tx)
 		if err != nil {
 			return nil, fmt.Errorf("%w %d (%s): %v", ErrInvalidTx, i, tx.Hash(), err)
