@@ -33,6 +33,8 @@ type Config struct {
 	// NoBaseFee lets eth_call and gas estimation run with a zero gas price
 	// even though the block has a base fee.
 	NoBaseFee bool
+	// Tracer, when set, is told about every frame and opcode.
+	Tracer *Hooks
 }
 
 // EVM runs transactions and call frames against a StateDB for one block.
@@ -132,7 +134,12 @@ func (evm *EVM) codeOf(addr types.Address) ([]byte, types.Hash) {
 
 // Call runs the code at addr with input, transferring value from caller.
 // It returns the output, the gas left and the frame's error.
-func (evm *EVM) Call(caller, addr types.Address, input []byte, gas uint64, value *uint256.Int) ([]byte, uint64, error) {
+func (evm *EVM) Call(caller, addr types.Address, input []byte, gas uint64, value *uint256.Int) (ret []byte, leftOver uint64, err error) {
+	if evm.Config.Tracer != nil {
+		evm.traceEnter(FrameCall, caller, addr, input, gas, value)
+		startGas := gas
+		defer func() { evm.traceExit(startGas, leftOver, ret, err) }()
+	}
 	if evm.depth > MaxCallDepth {
 		return nil, gas, ErrDepth
 	}
@@ -151,10 +158,6 @@ func (evm *EVM) Call(caller, addr types.Address, input []byte, gas uint64, value
 	}
 	evm.transfer(caller, addr, value)
 
-	var (
-		ret []byte
-		err error
-	)
 	if isPrecompile {
 		ret, gas, err = evm.runPrecompile(p, addr, input, gas)
 	} else if code, hash := evm.codeOf(addr); len(code) > 0 {
@@ -172,7 +175,12 @@ func (evm *EVM) Call(caller, addr types.Address, input []byte, gas uint64, value
 }
 
 // CallCode runs addr's code in caller's context (the CALLCODE opcode).
-func (evm *EVM) CallCode(caller, addr types.Address, input []byte, gas uint64, value *uint256.Int) ([]byte, uint64, error) {
+func (evm *EVM) CallCode(caller, addr types.Address, input []byte, gas uint64, value *uint256.Int) (ret []byte, leftOver uint64, err error) {
+	if evm.Config.Tracer != nil {
+		evm.traceEnter(FrameCallCode, caller, addr, input, gas, value)
+		startGas := gas
+		defer func() { evm.traceExit(startGas, leftOver, ret, err) }()
+	}
 	if evm.depth > MaxCallDepth {
 		return nil, gas, ErrDepth
 	}
@@ -180,10 +188,6 @@ func (evm *EVM) CallCode(caller, addr types.Address, input []byte, gas uint64, v
 		return nil, gas, ErrInsufficientBalance
 	}
 	snapshot := evm.StateDB.Snapshot()
-	var (
-		ret []byte
-		err error
-	)
 	if p, ok := evm.precs.get(addr); ok {
 		ret, gas, err = evm.runPrecompile(p, addr, input, gas)
 	} else if code, hash := evm.codeOf(addr); len(code) > 0 {
@@ -202,15 +206,16 @@ func (evm *EVM) CallCode(caller, addr types.Address, input []byte, gas uint64, v
 
 // DelegateCall runs addr's code in the context of the current frame: the
 // same address, caller and value (the DELEGATECALL opcode).
-func (evm *EVM) DelegateCall(origCaller, caller, addr types.Address, input []byte, gas uint64, value *uint256.Int) ([]byte, uint64, error) {
+func (evm *EVM) DelegateCall(origCaller, caller, addr types.Address, input []byte, gas uint64, value *uint256.Int) (ret []byte, leftOver uint64, err error) {
+	if evm.Config.Tracer != nil {
+		evm.traceEnter(FrameDelegateCall, caller, addr, input, gas, value)
+		startGas := gas
+		defer func() { evm.traceExit(startGas, leftOver, ret, err) }()
+	}
 	if evm.depth > MaxCallDepth {
 		return nil, gas, ErrDepth
 	}
 	snapshot := evm.StateDB.Snapshot()
-	var (
-		ret []byte
-		err error
-	)
 	if p, ok := evm.precs.get(addr); ok {
 		ret, gas, err = evm.runPrecompile(p, addr, input, gas)
 	} else if code, hash := evm.codeOf(addr); len(code) > 0 {
@@ -228,17 +233,18 @@ func (evm *EVM) DelegateCall(origCaller, caller, addr types.Address, input []byt
 }
 
 // StaticCall runs addr's code with state changes forbidden (STATICCALL).
-func (evm *EVM) StaticCall(caller, addr types.Address, input []byte, gas uint64) ([]byte, uint64, error) {
+func (evm *EVM) StaticCall(caller, addr types.Address, input []byte, gas uint64) (ret []byte, leftOver uint64, err error) {
+	if evm.Config.Tracer != nil {
+		evm.traceEnter(FrameStaticCall, caller, addr, input, gas, new(uint256.Int))
+		startGas := gas
+		defer func() { evm.traceExit(startGas, leftOver, ret, err) }()
+	}
 	if evm.depth > MaxCallDepth {
 		return nil, gas, ErrDepth
 	}
 	snapshot := evm.StateDB.Snapshot()
 	// A zero-value transfer touches the callee, as CALL would.
 	evm.StateDB.AddBalance(addr, new(uint256.Int))
-	var (
-		ret []byte
-		err error
-	)
 	if p, ok := evm.precs.get(addr); ok {
 		ret, gas, err = evm.runPrecompile(p, addr, input, gas)
 	} else if code, hash := evm.codeOf(addr); len(code) > 0 {
@@ -311,17 +317,22 @@ func CreateAddress2(sender types.Address, salt [32]byte, initCodeHash []byte) ty
 // Create deploys a contract with code as init code at the CREATE address.
 func (evm *EVM) Create(caller types.Address, code []byte, gas uint64, value *uint256.Int) ([]byte, types.Address, uint64, error) {
 	addr := CreateAddress(caller, evm.StateDB.GetNonce(caller))
-	return evm.create(caller, code, gas, value, addr)
+	return evm.create(FrameCreate, caller, code, gas, value, addr)
 }
 
 // Create2 deploys a contract at the CREATE2 address for salt.
 func (evm *EVM) Create2(caller types.Address, code []byte, gas uint64, value *uint256.Int, salt *uint256.Int) ([]byte, types.Address, uint64, error) {
 	codeHash := crypto.Keccak256(code)
 	addr := CreateAddress2(caller, salt.Bytes32(), codeHash[:])
-	return evm.create(caller, code, gas, value, addr)
+	return evm.create(FrameCreate2, caller, code, gas, value, addr)
 }
 
-func (evm *EVM) create(caller types.Address, code []byte, gas uint64, value *uint256.Int, addr types.Address) ([]byte, types.Address, uint64, error) {
+func (evm *EVM) create(typ byte, caller types.Address, code []byte, gas uint64, value *uint256.Int, addr types.Address) (ret []byte, _ types.Address, leftOver uint64, err error) {
+	if evm.Config.Tracer != nil {
+		evm.traceEnter(typ, caller, addr, code, gas, value)
+		startGas := gas
+		defer func() { evm.traceExit(startGas, leftOver, ret, err) }()
+	}
 	if evm.depth > MaxCallDepth {
 		return nil, types.Address{}, gas, ErrDepth
 	}
@@ -353,7 +364,7 @@ func (evm *EVM) create(caller types.Address, code []byte, gas uint64, value *uin
 	evm.transfer(caller, addr, value)
 
 	c := Contract{Caller: caller, Address: addr, Value: *value, Code: code, Gas: gas}
-	ret, err := evm.run(&c, nil, false)
+	ret, err = evm.run(&c, nil, false)
 	if err == nil && evm.fork >= SpuriousDragon && len(ret) > MaxCodeSize {
 		err = ErrMaxCodeSizeExceeded
 	}

@@ -139,6 +139,10 @@ func opSelfdestruct(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	beneficiary := types.Address(b.Bytes20())
 	self := scope.Contract.Address
 	balance := new(uint256.Int).Set(evm.StateDB.GetBalance(self))
+	if evm.Config.Tracer != nil {
+		evm.traceEnter(FrameSelfDestruct, self, beneficiary, nil, 0, balance)
+		evm.traceExit(0, 0, nil, nil)
+	}
 	if evm.fork >= Cancun {
 		// EIP-6780: the balance always moves; the account only goes away
 		// if it was created in this transaction.

@@ -59,6 +59,9 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 		returnStack(stack)
 		returnMemory(mem)
 	}()
+	if evm.Config.Tracer != nil && evm.Config.Tracer.OnOpcode != nil {
+		return evm.interpretTraced(&scope)
+	}
 
 	for {
 		var opcode byte
