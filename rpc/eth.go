@@ -117,6 +117,9 @@ func RegisterEth(s *Server, b Backend, opts EthOptions) {
 	s.Register("debug_getRawReceipts", 1, 1, api.rawReceipts)
 	s.Register("debug_getRawTransaction", 1, 1, api.rawTransaction)
 	s.Register("testing_buildBlockV1", 2, 4, api.buildBlock)
+	s.Register("debug_traceTransaction", 1, 2, api.traceTransaction)
+	s.Register("debug_traceBlockByNumber", 1, 2, api.traceBlockByNumber)
+	s.Register("debug_traceBlockByHash", 1, 2, api.traceBlockByHash)
 	if r, ok := b.(TxPoolReader); ok {
 		registerTxPool(s, r)
 	}
