@@ -27,16 +27,23 @@ func (n *Node) produce() {
 		defer cancel()
 		txs = ch
 	}
+	// Transactions pooled before the subscription sent no notification:
+	// seal them at once.
+	pendingAtStart := txs != nil && n.Pool.Len() > 0
 	for {
-		select {
-		case <-n.stop:
-			return
-		case <-tick:
-		case <-txs:
-			// Let a burst of submissions land in one block.
-			time.Sleep(5 * time.Millisecond)
-			for len(txs) > 0 {
-				<-txs
+		if pendingAtStart {
+			pendingAtStart = false
+		} else {
+			select {
+			case <-n.stop:
+				return
+			case <-tick:
+			case <-txs:
+				// Let a burst of submissions land in one block.
+				time.Sleep(5 * time.Millisecond)
+				for len(txs) > 0 {
+					<-txs
+				}
 			}
 		}
 		for {
@@ -59,6 +66,9 @@ func (n *Node) produce() {
 func (n *Node) sealOne(coinbase types.Address) (bool, error) {
 	head := n.Chain.Head()
 	pending := n.Pool.Pending()
+	if len(pending) == 0 && n.cfg.BlockTime == 0 {
+		return false, nil // only queued transactions: nothing to seal yet
+	}
 	ordered := txpool.ByPrice(pending, n.Chain.Config.CalcBaseFee(head.HeaderRef()))
 	now := uint64(time.Now().Unix())
 	built, err := n.Chain.BuildBlock(chain.BuildParams{
