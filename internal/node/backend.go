@@ -93,6 +93,11 @@ func (b *backend) PoolTransaction(h types.Hash) (*types.Transaction, types.Addre
 
 func (b *backend) PendingNonce(addr types.Address) uint64 { return b.pool.Nonce(addr) }
 
+// PoolContent serves the txpool_ namespace.
+func (b *backend) PoolContent() (pending, queued map[types.Address][]*types.Transaction) {
+	return b.pool.Content()
+}
+
 // Syncing: a node that produces or imports blocks itself is never behind
 // a peer; the p2p layer will report real sync progress.
 func (b *backend) Syncing() (any, bool) { return nil, false }

@@ -10,6 +10,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/chaind/chaind/evm"
@@ -396,6 +397,34 @@ func (p *Pool) Pending() map[types.Address][]*types.Transaction {
 		}
 	}
 	return out
+}
+
+// Content returns, under one lock, each sender's executable run (pending,
+// in nonce order) and the rest of its transactions (queued, behind a nonce
+// gap, in nonce order), as txpool_content shows them.
+func (p *Pool) Content() (pending, queued map[types.Address][]*types.Transaction) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	pending = make(map[types.Address][]*types.Transaction)
+	queued = make(map[types.Address][]*types.Transaction)
+	for from, acc := range p.accounts {
+		next := p.stateNonce(from)
+		nonces := make([]uint64, 0, len(acc.txs))
+		for n := range acc.txs {
+			nonces = append(nonces, n)
+		}
+		slices.Sort(nonces)
+		for _, n := range nonces {
+			tx := acc.txs[n].tx
+			if n == next {
+				pending[from] = append(pending[from], tx)
+				next++
+			} else {
+				queued[from] = append(queued[from], tx)
+			}
+		}
+	}
+	return pending, queued
 }
 
 // Remove drops transactions by hash (e.g. ones a block builder found invalid).

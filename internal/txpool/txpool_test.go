@@ -2,6 +2,7 @@ package txpool
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/chaind/chaind/evm"
@@ -196,5 +197,34 @@ func TestStreamingSender(t *testing.T) {
 	}
 	if err := f.pool.Add(f.tx(0, 23, 2e9, 1e9)); !errors.Is(err, ErrFutureNonce) {
 		t.Fatalf("nonce past the gap: %v", err)
+	}
+}
+
+func TestContent(t *testing.T) {
+	f := newFixture(t, Config{}, 2)
+	for _, n := range []uint64{0, 1, 3, 5} {
+		if err := f.pool.Add(f.tx(0, n, 2e9, 1e9)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.pool.Add(f.tx(1, 2, 2e9, 1e9)); err != nil {
+		t.Fatal(err)
+	}
+	pending, queued := f.pool.Content()
+	nonces := func(txs []*types.Transaction) []uint64 {
+		var out []uint64
+		for _, tx := range txs {
+			out = append(out, tx.Nonce())
+		}
+		return out
+	}
+	if got := nonces(pending[f.addr[0]]); !slices.Equal(got, []uint64{0, 1}) {
+		t.Fatalf("pending of sender 0: %v", got)
+	}
+	if got := nonces(queued[f.addr[0]]); !slices.Equal(got, []uint64{3, 5}) {
+		t.Fatalf("queued of sender 0: %v", got)
+	}
+	if len(pending[f.addr[1]]) != 0 || !slices.Equal(nonces(queued[f.addr[1]]), []uint64{2}) {
+		t.Fatalf("sender 1: pending %v queued %v", nonces(pending[f.addr[1]]), nonces(queued[f.addr[1]]))
 	}
 }
