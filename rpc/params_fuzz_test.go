@@ -64,11 +64,13 @@ func (w *panicWatch) take() []string {
 // constructor logs and whose runtime returns SLOAD(0), and the hashes and
 // addresses the seeds refer to.
 type fixture struct {
-	n       *node.Node
-	watch   *panicWatch
-	methods []string
-	ws      *websocket.Conn
-	wsMu    sync.Mutex
+	n         *node.Node
+	watch     *panicWatch
+	methods   []string
+	ws        *websocket.Conn
+	wsMu      sync.Mutex
+	wsReplies chan []byte
+	wsErr     error
 
 	acct0, acct1 types.Address
 	contract     types.Address
@@ -136,6 +138,8 @@ func newFixture(tb testing.TB) *fixture {
 		tb.Fatal(err)
 	}
 	fx.ws.SetReadLimit(64 << 20)
+	fx.wsReplies = make(chan []byte, 1)
+	go fx.readWS()
 
 	fx.genesis = fx.mustResult(tb, "eth_getBlockByNumber", `["0x0",false]`, "hash")
 	fx.transferTx = fx.mustHash(tb, "eth_sendTransaction", fmt.Sprintf(`[{"from":"%s","to":"%s","value":"0x1000"}]`, fx.acct0.Hex(), fx.acct1.Hex()))
@@ -229,8 +233,25 @@ func (fx *fixture) mustHash(tb testing.TB, method, params string) types.Hash {
 	return h
 }
 
-// viaWS sends one message over the fixture's WebSocket and returns the
-// reply, skipping subscription notifications.
+// readWS keeps reading the fixture's WebSocket, as a real client does (a
+// connection nobody reads cannot answer the server's pings and is closed),
+// and hands replies, not notifications, to viaWS.
+func (fx *fixture) readWS() {
+	defer close(fx.wsReplies)
+	for {
+		_, b, err := fx.ws.Read(context.Background())
+		if err != nil {
+			fx.wsErr = err
+			return
+		}
+		if bytes.Contains(b, []byte(`"eth_subscription"`)) {
+			continue
+		}
+		fx.wsReplies <- b
+	}
+}
+
+// viaWS sends one message over the fixture's WebSocket and returns the reply.
 func (fx *fixture) viaWS(t *testing.T, msg []byte) []byte {
 	fx.wsMu.Lock()
 	defer fx.wsMu.Unlock()
@@ -239,15 +260,15 @@ func (fx *fixture) viaWS(t *testing.T, msg []byte) []byte {
 	if err := fx.ws.Write(ctx, websocket.MessageText, msg); err != nil {
 		t.Fatalf("websocket write: %v", err)
 	}
-	for {
-		_, b, err := fx.ws.Read(ctx)
-		if err != nil {
-			t.Fatalf("websocket read after %q: %v", msg, err)
-		}
-		if bytes.Contains(b, []byte(`"eth_subscription"`)) {
-			continue
+	select {
+	case b, ok := <-fx.wsReplies:
+		if !ok {
+			t.Fatalf("websocket closed after %q: %v", msg, fx.wsErr)
 		}
 		return b
+	case <-ctx.Done():
+		t.Fatalf("no websocket reply to %q", msg)
+		return nil
 	}
 }
 
@@ -323,8 +344,12 @@ func (fx *fixture) seeds() map[string][]string {
 			`[{"blockStateCalls":[]},"0x1"]`, `[{}]`},
 		"testing_buildBlockV1": {`[` + b1 + `,{"timestamp":"0xffffffff","prevRandao":` + g + `,"suggestedFeeRecipient":` + a0 + `,"withdrawals":[],"parentBeaconBlockRoot":` + g + `},[],"0x"]`,
 			`[` + g + `,{"timestamp":"0x0"},["0x00"]]`, `[` + b1 + `,{"timestamp":"0x1"},["0xc0"],"0x` + strings.Repeat("ff", 40) + `"]`},
-		"chain_getNodeList":  {`[{"page":1,"limit":10}]`, `[{"page":0}]`, `[{"page":9223372036854775807,"limit":1000}]`, `[{"limit":-1}]`, `[{"page":"1"}]`, `[7]`},
-		"chain_getCycleInfo": {`[0]`, `["0x0"]`, `[18446744073709551615]`, `[-1]`, `["latest"]`, `[1.5]`},
+		"debug_traceTransaction": {`[` + dtx + `]`, `[` + tx + `,{"tracer":"callTracer","tracerConfig":{"onlyTopCall":true,"withLog":true}}]`,
+			`[` + dtx + `,{"enableMemory":true,"enableReturnData":true,"disableStack":true,"timeout":"1s"}]`, `[` + dtx + `,{"tracer":"prestateTracer"}]`, `[` + tx + `,{"timeout":"-1h"}]`, `[` + tx + `,{"timeout":"zz"}]`},
+		"debug_traceBlockByNumber": {`["0x1"]`, `["latest",{"tracer":"callTracer"}]`, `["0x0",{"disableStorage":true}]`, `["0xffff"]`},
+		"debug_traceBlockByHash":   {`[` + b1 + `]`, `[` + b1 + `,{"tracer":"callTracer","tracerConfig":{"withLog":true}}]`, `[` + g + `]`},
+		"chain_getNodeList":        {`[{"page":1,"limit":10}]`, `[{"page":0}]`, `[{"page":9223372036854775807,"limit":1000}]`, `[{"limit":-1}]`, `[{"page":"1"}]`, `[7]`},
+		"chain_getCycleInfo":       {`[0]`, `["0x0"]`, `[18446744073709551615]`, `[-1]`, `["latest"]`, `[1.5]`},
 	}
 	for _, ref := range blockRefs {
 		s["eth_getBalance"] = append(s["eth_getBalance"], `[`+a0+`,`+ref+`]`)
@@ -354,10 +379,15 @@ func (fx *fixture) pickMethod(name string) string {
 func (fx *fixture) check(t *testing.T, method, params string) {
 	msg := request(method, params)
 	var out []byte
+	start := time.Now()
 	if method == "eth_subscribe" || method == "eth_unsubscribe" {
 		out = fx.viaWS(t, msg)
 	} else {
 		out = fx.n.RPC.HandleMessage(context.Background(), msg)
+	}
+	// The node caps eth_call at 5 s; nothing may take much longer than that.
+	if d := time.Since(start); d > 15*time.Second {
+		t.Fatalf("%s %s: took %s", method, params, d)
 	}
 	if p := fx.watch.take(); len(p) > 0 {
 		t.Fatalf("%s %s: handler panicked:\n%s", method, params, strings.Join(p, "\n"))
