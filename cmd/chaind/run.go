@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"github.com/chaind/chaind/internal/store"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -49,6 +52,7 @@ type runFlags struct {
 	config       string
 	cors         string
 	vhosts       string
+	pprof        string
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -73,6 +77,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.config, "config", "", "JSON file of flag values, e.g. {\"http.port\": 8545}")
 	fs.StringVar(&f.cors, "http.corsdomain", "", "comma-separated origins allowed to call the JSON-RPC port (* for any)")
+	fs.StringVar(&f.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6061")
 	fs.StringVar(&f.vhosts, "http.vhosts", "", "comma-separated Host header names the JSON-RPC port accepts (default: any)")
 }
 
@@ -232,6 +237,19 @@ func runNode(args []string) int {
 	} else if cfg.Genesis, err = f.loadGenesis(devAddrs); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
+	}
+	if f.pprof != "" {
+		ln, err := net.Listen("tcp", f.pprof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaind: --pprof:", err)
+			return 2
+		}
+		log.Info("listening", "kind", "pprof", "addr", ln.Addr().String())
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		go http.Serve(ln, mux)
 	}
 	n, err := node.New(cfg)
 	if err != nil {
