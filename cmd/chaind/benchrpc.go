@@ -212,7 +212,10 @@ func (c *rpcClient) deploy(initcode string) (string, error) {
 			ContractAddress string `json:"contractAddress"`
 		}
 		if err := c.call("eth_getTransactionReceipt", fmt.Sprintf(`[%q]`, hash), &rc); err != nil {
-			return "", err
+			// go-ethereum answers this while it builds its index after start.
+			if !strings.Contains(err.Error(), "indexing is in progress") {
+				return "", err
+			}
 		}
 		if rc != nil {
 			if rc.Status != "0x1" {
