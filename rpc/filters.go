@@ -259,8 +259,9 @@ func (api *filterAPI) subscribe(ctx context.Context, p Params) (any, error) {
 		}
 		sub := n.Subscribe()
 		heads, cancel := api.heads.Subscribe(256)
+		keys := q.bloomKeys()
 		go forward(sub, heads, cancel, func(b *types.Block) error {
-			logs, err := api.eth.blockLogs(b, &q, nil)
+			logs, err := api.eth.blockLogs(b, &q, keys, nil)
 			if err != nil {
 				return nil // a block whose receipts cannot be read has no logs to send
 			}

@@ -115,43 +115,62 @@ func (q *FilterQuery) Match(l *types.Log) bool {
 	return true
 }
 
-// mayMatch is the bloom pre-check: false means the block surely has no
-// matching log.
-func (q *FilterQuery) mayMatch(bloom types.Bloom) bool {
-	if len(q.Addresses) > 0 {
-		ok := false
-		for _, a := range q.Addresses {
-			if bloom.Test(a[:]) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
+// bloomKeys are a query's addresses and topics as bloom bit positions,
+// hashed once per query rather than once per block.
+type bloomKeys struct {
+	addrs  []types.BloomKey
+	topics [][]types.BloomKey
+}
+
+func (q *FilterQuery) bloomKeys() *bloomKeys {
+	k := &bloomKeys{}
+	for _, a := range q.Addresses {
+		k.addrs = append(k.addrs, types.NewBloomKey(a[:]))
 	}
 	for _, set := range q.Topics {
-		if len(set) == 0 {
-			continue
-		}
-		ok := false
+		var ks []types.BloomKey
 		for _, t := range set {
-			if bloom.Test(t[:]) {
-				ok = true
-				break
-			}
+			ks = append(ks, types.NewBloomKey(t[:]))
 		}
-		if !ok {
+		k.topics = append(k.topics, ks)
+	}
+	return k
+}
+
+// mayMatch is the bloom pre-check: false means the block surely has no
+// matching log.
+func (k *bloomKeys) mayMatch(bloom *types.Bloom) bool {
+	if !anyKey(bloom, k.addrs) {
+		return false
+	}
+	for _, set := range k.topics {
+		if !anyKey(bloom, set) {
 			return false
 		}
 	}
 	return true
 }
 
-// HeaderBackend is implemented by backends that read a header without
-// its block body; log queries use it to skip blocks by bloom cheaply.
-type HeaderBackend interface {
-	HeaderByNumber(n uint64) (*types.Header, error)
+// anyKey reports whether one of keys may be in bloom; an empty set is a
+// wildcard.
+func anyKey(bloom *types.Bloom, keys []types.BloomKey) bool {
+	if len(keys) == 0 {
+		return true
+	}
+	for i := range keys {
+		if bloom.TestKey(&keys[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// BloomBackend is implemented by backends that read block blooms without
+// reading blocks; log queries use it to skip blocks cheaply. BloomScanner
+// returns a reader for one query (it may cache between calls); ok false
+// means no bloom is stored for that block.
+type BloomBackend interface {
+	BloomScanner() func(n uint64) (bloom types.Bloom, ok bool, err error)
 }
 
 var errInvalidRange = &Error{Code: CodeInvalidParams, Message: "invalid block range params"}
@@ -184,7 +203,7 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 		if blk == nil {
 			return nil, errors.New("unknown block")
 		}
-		return api.blockLogs(blk, q, nil)
+		return api.blockLogs(blk, q, q.bloomKeys(), nil)
 	}
 	head := api.b.Head().Number()
 	from, err := api.rangeEnd(q.FromBlock, head)
@@ -208,16 +227,20 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 		return nil, &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("query exceeds max block range %d", api.opts.LogRange)}
 	}
 	logs := []*types.Log{}
-	hb, headers := api.b.(HeaderBackend)
+	keys := q.bloomKeys()
+	var bloomOf func(uint64) (types.Bloom, bool, error)
+	if bb, ok := api.b.(BloomBackend); ok {
+		bloomOf = bb.BloomScanner()
+	}
 	for n := from; n <= to; n++ {
-		// Most blocks of a selective query fail the bloom test: read only
-		// the header for them when the backend can.
-		if headers {
-			h, err := hb.HeaderByNumber(n)
+		// Most blocks of a selective query fail the bloom test: test the
+		// stored bloom before reading the block when the backend can.
+		if bloomOf != nil {
+			bloom, ok, err := bloomOf(n)
 			if err != nil {
 				return nil, err
 			}
-			if h.GasUsed == 0 || !q.mayMatch(h.Bloom) {
+			if ok && !keys.mayMatch(&bloom) {
 				continue
 			}
 		}
@@ -225,7 +248,7 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 		if err != nil {
 			return nil, err
 		}
-		if logs, err = api.blockLogs(blk, q, logs); err != nil {
+		if logs, err = api.blockLogs(blk, q, keys, logs); err != nil {
 			return nil, err
 		}
 		if len(logs) > api.opts.LogLimit {
@@ -235,11 +258,11 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 	return logs, nil
 }
 
-func (api *ethAPI) blockLogs(blk *types.Block, q *FilterQuery, out []*types.Log) ([]*types.Log, error) {
+func (api *ethAPI) blockLogs(blk *types.Block, q *FilterQuery, keys *bloomKeys, out []*types.Log) ([]*types.Log, error) {
 	if out == nil {
 		out = []*types.Log{}
 	}
-	if len(blk.Transactions()) == 0 || !q.mayMatch(blk.HeaderRef().Bloom) {
+	if len(blk.Transactions()) == 0 || !keys.mayMatch(&blk.HeaderRef().Bloom) {
 		return out, nil
 	}
 	rs, err := api.b.Receipts(blk)

@@ -141,6 +141,10 @@ func (db *DB) WriteBlock(b *types.Block, receipts types.Receipts) error {
 		th := tx.Hash()
 		db.pending.Put(key(prefixTxLookup, th[:]), binary.BigEndian.AppendUint32(append([]byte(nil), h[:]...), uint32(i)))
 	}
+	bloom := b.HeaderRef().Bloom
+	if err := db.putBloom(b.Number(), &bloom); err != nil {
+		return err // the caller discards the pending batch
+	}
 	db.pending.Put(keyHead, h[:])
 	if b.Number() == 0 {
 		db.pending.Put(keyGenesis, h[:])

@@ -102,6 +102,11 @@ func (b *backend) PoolContent() (pending, queued map[types.Address][]*types.Tran
 // a peer; the p2p layer will report real sync progress.
 func (b *backend) Syncing() (any, bool) { return nil, false }
 
+// BloomScanner reads block blooms from the chain store's bloom table.
+func (b *backend) BloomScanner() func(uint64) (types.Bloom, bool, error) {
+	return b.chain.DB().NewBloomReader().Bloom
+}
+
 // PeerCount is zero until the p2p layer connects nodes.
 func (b *backend) PeerCount() int { return 0 }
 

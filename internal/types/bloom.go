@@ -33,6 +33,24 @@ func (b *Bloom) Add(data []byte) {
 	}
 }
 
+// BloomKey is the three bit positions of one value, computed once so that
+// testing many blooms for the same address or topic hashes it only once.
+type BloomKey struct {
+	idx  [3]int
+	mask [3]byte
+}
+
+// NewBloomKey returns the bit positions of data.
+func NewBloomKey(data []byte) BloomKey {
+	idx, mask := bloomBits(data)
+	return BloomKey{idx, mask}
+}
+
+// TestKey is Test for precomputed positions.
+func (b *Bloom) TestKey(k *BloomKey) bool {
+	return b[k.idx[0]]&k.mask[0] != 0 && b[k.idx[1]]&k.mask[1] != 0 && b[k.idx[2]]&k.mask[2] != 0
+}
+
 // Test reports whether all bits of data are set: false means data was
 // certainly not added, true that it may have been.
 func (b *Bloom) Test(data []byte) bool {
