@@ -26,6 +26,7 @@ var (
 // UnmarshalJSON accepts "latest"-style tags, hex quantities, 32-byte block
 // hashes and the EIP-1898 object forms.
 func (r *BlockRef) UnmarshalJSON(input []byte) error {
+	*r = BlockRef{} // callers decode over a default ("latest"); nothing of it may survive
 	if len(input) > 0 && input[0] == '{' {
 		var obj struct {
 			BlockNumber      *string     `json:"blockNumber"`

@@ -187,11 +187,12 @@ func idOf(raw json.RawMessage) json.RawMessage {
 }
 
 func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) []byte {
-	if !json.Valid(raw) {
-		return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errParse})
-	}
 	var req request
 	if err := json.Unmarshal(raw, &req); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errParse})
+		}
 		// Well-formed JSON of the wrong shape: a number, or a method that
 		// is not a string.
 		return marshal(response{JSONRPC: "2.0", ID: idOf(raw), Error: errInvalidRequest})
@@ -207,18 +208,21 @@ func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) []byte {
 	if req.isNotification() {
 		return nil
 	}
-	resp := response{JSONRPC: "2.0", ID: req.ID}
 	if err != nil {
-		resp.Error = toError(err)
-	} else {
-		b, merr := json.Marshal(result)
-		if merr != nil {
-			resp.Error = &Error{Code: CodeInternal, Message: "cannot encode result: " + merr.Error()}
-		} else {
-			resp.Result = b
-		}
+		return marshal(response{JSONRPC: "2.0", ID: req.ID, Error: toError(err)})
 	}
-	return marshal(resp)
+	b, merr := json.Marshal(result)
+	if merr != nil {
+		return marshal(response{JSONRPC: "2.0", ID: req.ID, Error: &Error{Code: CodeInternal, Message: "cannot encode result: " + merr.Error()}})
+	}
+	// Assembled by hand: json.Marshal of the envelope would scan the
+	// already-encoded result and id a second time.
+	out := make([]byte, 0, len(b)+len(req.ID)+36)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, bytes.TrimSpace(req.ID)...)
+	out = append(out, `,"result":`...)
+	out = append(out, b...)
+	return append(out, '}')
 }
 
 // call runs the handler, turning a panic into an internal error so one bad
