@@ -111,14 +111,9 @@ func (api *ethAPI) simulate(ctx context.Context, p Params) (any, error) {
 	if len(opts.BlockStateCalls) > maxSimulateBlocks {
 		return nil, &Error{Code: codeClientLimit, Message: "too many blocks"}
 	}
-	// Decoded into a zero BlockRef: a number must not keep the "latest"
-	// tag blockRef starts from.
-	ref := latestRef
-	var given BlockRef
-	if ok, err := p.Optional(1, &given); err != nil {
+	ref, err := blockRef(p, 1)
+	if err != nil {
 		return nil, err
-	} else if ok {
-		ref = given
 	}
 	blk, err := resolveState(api.b, ref)
 	if err != nil {

@@ -25,12 +25,9 @@ func (api *ethAPI) getStorageValues(_ context.Context, p Params) (any, error) {
 	if total > maxStorageValues {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("too many slots requested: %d > %d", total, maxStorageValues)}
 	}
-	ref := latestRef
-	var given BlockRef
-	if ok, err := p.Optional(1, &given); err != nil {
+	ref, err := blockRef(p, 1)
+	if err != nil {
 		return nil, err
-	} else if ok {
-		ref = given
 	}
 	blk, err := resolveState(api.b, ref)
 	if err != nil {
