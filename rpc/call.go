@@ -223,6 +223,7 @@ func (api *ethAPI) execute(env *callEnv, msg *evm.Message, wrap func(*state.Stat
 	if err != nil {
 		return nil, err
 	}
+	defer st.Release()
 	if err := applyOverrides(st, env.overrides); err != nil {
 		return nil, err
 	}

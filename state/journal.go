@@ -174,3 +174,14 @@ func (s *StateDB) undo(e *journalEntry) {
 		}
 	}
 }
+
+// Release gives the journal's pooled chunks back. Call it on a StateDB that
+// will not be used again, such as one opened for a single eth_call, which
+// would otherwise leave its chunks to the garbage collector.
+func (s *StateDB) Release() {
+	s.journal.reset()
+	if len(s.journal.chunks) == 1 {
+		chunkPool.Put(s.journal.chunks[0])
+		s.journal.chunks = nil
+	}
+}
