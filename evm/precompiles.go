@@ -1,9 +1,7 @@
 package evm
 
 import (
-	"bytes"
 	"errors"
-	"slices"
 
 	"github.com/chaind/chaind/evm/precompile"
 	"github.com/chaind/chaind/internal/types"
@@ -47,15 +45,15 @@ func PrecompilesFor(f Fork) map[types.Address]Precompile {
 }
 
 // SetPrecompiles replaces the precompiles of this EVM only: calls to the
-// map's addresses run the given contracts and those addresses are warm
-// from the start of each transaction; any other address runs its code.
+// map's addresses run the given contracts; any other address runs its code.
+// The addresses warm at the start of a transaction stay the fork's own
+// precompile addresses, as go-ethereum keeps them: an override changes
+// what runs, not the EIP-2929 access list.
 func (evm *EVM) SetPrecompiles(m map[types.Address]Precompile) {
-	s := &precompileSet{override: make(map[types.Address]Precompile, len(m))}
+	s := &precompileSet{override: make(map[types.Address]Precompile, len(m)), addrs: precompilesFor(evm.fork).addrs}
 	for a, p := range m {
 		s.override[a] = p
-		s.addrs = append(s.addrs, a)
 	}
-	slices.SortFunc(s.addrs, func(a, b types.Address) int { return bytes.Compare(a[:], b[:]) })
 	evm.precs = s
 }
 
