@@ -9,6 +9,7 @@ import (
 
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
 )
 
@@ -311,26 +312,34 @@ func (api *ethAPI) getBlockReceipts(_ context.Context, p Params) (any, error) {
 	return rs, nil
 }
 
-// stateParams decodes an address and a block reference at position i.
-func (api *ethAPI) addrAndState(p Params, refPos int) (types.Address, *types.Block, error) {
+// stateAt opens the state of the block named by parameter refPos
+// ("latest" when absent); an unknown block is an error.
+func (api *ethAPI) stateAt(p Params, refPos int) (*types.Block, *state.StateDB, error) {
+	ref, err := blockRef(p, refPos)
+	if err != nil {
+		return nil, nil, err
+	}
+	blk, err := resolveState(api.b, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := api.b.StateAt(blk.Root())
+	return blk, st, err
+}
+
+// addrAndState decodes an address at position 0 and opens the state of
+// the block at refPos.
+func (api *ethAPI) addrAndState(p Params, refPos int) (types.Address, *state.StateDB, error) {
 	var addr types.Address
 	if err := p.Decode(0, &addr); err != nil {
 		return addr, nil, err
 	}
-	ref, err := blockRef(p, refPos)
-	if err != nil {
-		return addr, nil, err
-	}
-	blk, err := resolveState(api.b, ref)
-	return addr, blk, err
+	_, st, err := api.stateAt(p, refPos)
+	return addr, st, err
 }
 
 func (api *ethAPI) getBalance(_ context.Context, p Params) (any, error) {
-	addr, blk, err := api.addrAndState(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	st, err := api.b.StateAt(blk.Root())
+	addr, st, err := api.addrAndState(p, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -349,11 +358,7 @@ func (api *ethAPI) getTransactionCount(_ context.Context, p Params) (any, error)
 		}
 		return types.HexUint64(api.b.PendingNonce(addr)), nil
 	}
-	addr, blk, err := api.addrAndState(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	st, err := api.b.StateAt(blk.Root())
+	addr, st, err := api.addrAndState(p, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -361,11 +366,7 @@ func (api *ethAPI) getTransactionCount(_ context.Context, p Params) (any, error)
 }
 
 func (api *ethAPI) getCode(_ context.Context, p Params) (any, error) {
-	addr, blk, err := api.addrAndState(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	st, err := api.b.StateAt(blk.Root())
+	addr, st, err := api.addrAndState(p, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -402,15 +403,7 @@ func (api *ethAPI) getStorageAt(_ context.Context, p Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref, err := blockRef(p, 2)
-	if err != nil {
-		return nil, err
-	}
-	blk, err := resolveState(api.b, ref)
-	if err != nil {
-		return nil, err
-	}
-	st, err := api.b.StateAt(blk.Root())
+	_, st, err := api.stateAt(p, 2)
 	if err != nil {
 		return nil, err
 	}

@@ -45,15 +45,7 @@ func (api *ethAPI) getProof(_ context.Context, p Params) (any, error) {
 	if err := p.Decode(1, &rawKeys); err != nil {
 		return nil, err
 	}
-	ref, err := blockRef(p, 2)
-	if err != nil {
-		return nil, err
-	}
-	blk, err := resolveState(api.b, ref)
-	if err != nil {
-		return nil, err
-	}
-	st, err := api.b.StateAt(blk.Root())
+	blk, st, err := api.stateAt(p, 2)
 	if err != nil {
 		return nil, err
 	}

@@ -25,15 +25,7 @@ func (api *ethAPI) getStorageValues(_ context.Context, p Params) (any, error) {
 	if total > maxStorageValues {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("too many slots requested: %d > %d", total, maxStorageValues)}
 	}
-	ref, err := blockRef(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	blk, err := resolveState(api.b, ref)
-	if err != nil {
-		return nil, err
-	}
-	st, err := api.b.StateAt(blk.Root())
+	_, st, err := api.stateAt(p, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -83,15 +83,8 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	}
 	deleteEmpty := fork >= evm.SpuriousDragon
 	vm := evm.NewEVM(cfg.BlockContext(h, c.GetHash), st, cfg.ChainID, fork)
-	if h.ParentBeaconRoot != nil {
-		if _, err := systemCall(vm, st, BeaconRootsAddress, h.ParentBeaconRoot[:], deleteEmpty); err != nil {
-			return nil, err
-		}
-	}
-	if fork >= evm.Prague {
-		if _, err := systemCall(vm, st, HistoryStorageAddress, h.ParentHash[:], deleteEmpty); err != nil {
-			return nil, err
-		}
+	if err := preBlockCalls(vm, st, h, fork, deleteEmpty); err != nil {
+		return nil, err
 	}
 	signer := cfg.Signer(h.Number, h.Time)
 	var (

@@ -142,15 +142,8 @@ func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64)
 	deleteEmpty := fork >= evm.SpuriousDragon
 	vm := evm.NewEVM(c.BlockContext(h, getHash), st, c.ChainID, fork)
 
-	if fork >= evm.Cancun && h.ParentBeaconRoot != nil {
-		if _, err := systemCall(vm, st, BeaconRootsAddress, h.ParentBeaconRoot[:], deleteEmpty); err != nil {
-			return nil, err
-		}
-	}
-	if fork >= evm.Prague && h.Number > 0 {
-		if _, err := systemCall(vm, st, HistoryStorageAddress, h.ParentHash[:], deleteEmpty); err != nil {
-			return nil, err
-		}
+	if err := preBlockCalls(vm, st, h, fork, deleteEmpty); err != nil {
+		return nil, err
 	}
 
 	var (
@@ -214,6 +207,23 @@ func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64)
 		return nil, err
 	}
 	return res, nil
+}
+
+// preBlockCalls makes the system calls that open a block, before its
+// transactions: the EIP-4788 beacon root (Cancun) and the EIP-2935 parent
+// hash (Prague). Block execution and block building share it.
+func preBlockCalls(vm *evm.EVM, st *state.StateDB, h *types.Header, fork evm.Fork, deleteEmpty bool) error {
+	if fork >= evm.Cancun && h.ParentBeaconRoot != nil {
+		if _, err := systemCall(vm, st, BeaconRootsAddress, h.ParentBeaconRoot[:], deleteEmpty); err != nil {
+			return err
+		}
+	}
+	if fork >= evm.Prague && h.Number > 0 {
+		if _, err := systemCall(vm, st, HistoryStorageAddress, h.ParentHash[:], deleteEmpty); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // systemCall runs a system contract as SYSTEM_ADDRESS (evm.SystemCall: no
