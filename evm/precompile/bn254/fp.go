@@ -156,10 +156,10 @@ func feNeg(z, x *fe) {
 	z[3], _ = bits.Sub64(p3, x[3], b)
 }
 
-// feMul sets z = x·y·2^-256 mod p (Montgomery multiplication, CIOS). Because
+// feMulGeneric sets z = x·y·2^-256 mod p (Montgomery multiplication, CIOS). Because
 // the top limb of p is below 2^62 the running total never needs a fifth
 // limb.
-func feMul(z, x, y *fe) {
+func feMulGeneric(z, x, y *fe) {
 	x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
 	var t0, t1, t2, t3, a, cc, c, hi, lo, m uint64
 	// word 0 of y

@@ -8,10 +8,10 @@ import "math/bits"
 // wide is an unreduced 512-bit product, little-endian limbs.
 type wide [8]uint64
 
-// mulWide sets t = x·y (no reduction) by product scanning: each output
+// mulWideGeneric sets t = x·y (no reduction) by product scanning: each output
 // limb sums the partial products of its column in a three-word
 // accumulator, which keeps register pressure low.
-func mulWide(t *wide, x, y *fe) {
+func mulWideGeneric(t *wide, x, y *fe) {
 	x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
 	y0, y1, y2, y3 := y[0], y[1], y[2], y[3]
 	var r0, r1, r2, hi, lo, c uint64
@@ -96,8 +96,8 @@ func mulWide(t *wide, x, y *fe) {
 	t[7] = r0
 }
 
-// montReduce sets z = t·2^-256 mod p for t < p·2^256, fully reduced.
-func montReduce(z *fe, t *wide) {
+// montReduceGeneric sets z = t·2^-256 mod p for t < p·2^256, fully reduced.
+func montReduceGeneric(z *fe, t *wide) {
 	t0, t1, t2, t3, t4, t5, t6, t7 := t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]
 	var hi, lo, c, carry, top, m uint64
 	m = t0 * pInv

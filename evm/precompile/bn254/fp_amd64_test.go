@@ -1,0 +1,109 @@
+//go:build amd64 && !purego
+
+package bn254
+
+import (
+	"encoding/binary"
+	"math/rand"
+	"testing"
+)
+
+func TestAsmConstants(t *testing.T) {
+	if pInv != 0x87d20782e4866389 {
+		t.Fatalf("pInv = %#x, the assembly hard-codes 0x87d20782e4866389", pInv)
+	}
+	if !useADX {
+		t.Log("CPU lacks BMI2/ADX: the assembly paths are not exercised")
+	}
+}
+
+// edgeFes are values where carries and the final subtraction are most
+// likely to go wrong.
+func edgeFes() []fe {
+	pm1 := pMod
+	pm1[0]--
+	return []fe{
+		{}, {1}, feOne, pm1,
+		{^uint64(0), 0, 0, 0},
+		{^uint64(0), ^uint64(0), ^uint64(0), 0},
+		{0, 0, 0, p3},
+		{p0 - 1, p1, p2, p3},
+		{1, 0, 0, p3},
+	}
+}
+
+func checkMulAsm(t *testing.T, x, y *fe) {
+	t.Helper()
+	if !useADX {
+		t.Skip("CPU lacks BMI2/ADX")
+	}
+	var want, got fe
+	feMulGeneric(&want, x, y)
+	feMulADX(&got, x, y)
+	if got != want {
+		t.Fatalf("feMulADX(%x, %x) = %x, want %x", *x, *y, got, want)
+	}
+	var ww, gw wide
+	mulWideGeneric(&ww, x, y)
+	mulWideADX(&gw, x, y)
+	if gw != ww {
+		t.Fatalf("mulWideADX(%x, %x) = %x, want %x", *x, *y, gw, ww)
+	}
+	var wr, gr fe
+	montReduceGeneric(&wr, &ww)
+	montReduceADX(&gr, &ww)
+	if gr != wr {
+		t.Fatalf("montReduceADX(%x) = %x, want %x", ww, gr, wr)
+	}
+	// The largest input montReduce accepts: just below p·2^256.
+	top := wide{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), p0 - 1, p1, p2, p3}
+	ww = top
+	ww[0] ^= x[0]
+	montReduceGeneric(&wr, &ww)
+	montReduceADX(&gr, &ww)
+	if gr != wr {
+		t.Fatalf("montReduceADX(%x) = %x, want %x", ww, gr, wr)
+	}
+}
+
+func TestAsmMatchesGeneric(t *testing.T) {
+	edges := edgeFes()
+	for i := range edges {
+		for j := range edges {
+			checkMulAsm(t, &edges[i], &edges[j])
+		}
+	}
+	r := rand.New(rand.NewSource(7))
+	for range 20000 {
+		x, _ := randFe(r)
+		y, _ := randFe(r)
+		checkMulAsm(t, &x, &y)
+	}
+}
+
+func FuzzAsmMul(f *testing.F) {
+	f.Add(make([]byte, 64))
+	pm1 := pMod
+	pm1[0]--
+	le := make([]byte, 64)
+	for i := range 4 {
+		binary.LittleEndian.PutUint64(le[8*i:], pm1[i])
+		binary.LittleEndian.PutUint64(le[32+8*i:], pm1[i])
+	}
+	f.Add(le)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < 64 {
+			return
+		}
+		var x, y fe
+		for i := range 4 {
+			x[i] = binary.LittleEndian.Uint64(b[8*i:])
+			y[i] = binary.LittleEndian.Uint64(b[32+8*i:])
+		}
+		// The field operations require reduced inputs.
+		if !lessThanP(&x) || !lessThanP(&y) {
+			return
+		}
+		checkMulAsm(t, &x, &y)
+	})
+}
