@@ -13,7 +13,7 @@ func (x *fe2) isOne() bool { return x.c0 == feOne && x.c1.isZero() }
 // Fp2 element instead of one per coefficient: they are as frequent as
 // multiplications in the tower and call overhead showed in profiles.
 
-func fe2Add(z, x, y *fe2) {
+func fe2AddGeneric(z, x, y *fe2) {
 	var c uint64
 	var r0, r1, r2, r3 uint64
 	r0, c = bits.Add64(x.c0[0], y.c0[0], 0)
@@ -31,7 +31,7 @@ func fe2Add(z, x, y *fe2) {
 	reduce(&z.c1)
 }
 
-func fe2Sub(z, x, y *fe2) {
+func fe2SubGeneric(z, x, y *fe2) {
 	var b uint64
 	var r0, r1, r2, r3 uint64
 	r0, b = bits.Sub64(x.c0[0], y.c0[0], 0)
@@ -57,7 +57,7 @@ func fe2Sub(z, x, y *fe2) {
 	z.c1 = fe{s0, s1, s2, s3}
 }
 
-func fe2Double(z, x *fe2) { fe2Add(z, x, x) }
+func fe2DoubleGeneric(z, x *fe2) { fe2AddGeneric(z, x, x) }
 
 func fe2Neg(z, x *fe2) {
 	feNeg(&z.c0, &x.c0)
@@ -70,11 +70,11 @@ func fe2Conj(z, x *fe2) {
 	feNeg(&z.c1, &x.c1)
 }
 
-// fe2Mul uses Karatsuba with lazy reduction: three 512-bit products and
+// fe2MulGeneric uses Karatsuba with lazy reduction: three 512-bit products and
 // two Montgomery reductions. (x0+x1)(y0+y1) - x0y0 - x1y1 = x0y1 + x1y0 <
 // 2p² and x0y0 - x1y1 (+p·2^256 when negative) stay below p·2^256, the
 // bound montReduce needs.
-func fe2Mul(z, x, y *fe2) {
+func fe2MulGeneric(z, x, y *fe2) {
 	var a, b, s wide
 	var sx, sy fe
 	mulWide(&a, &x.c0, &y.c0)
@@ -89,8 +89,8 @@ func fe2Mul(z, x, y *fe2) {
 	montReduce(&z.c0, &a)
 }
 
-// fe2Square: (c0+c1 i)² = (c0+c1)(c0-c1) + 2c0c1 i.
-func fe2Square(z, x *fe2) {
+// fe2SquareGeneric: (c0+c1 i)² = (c0+c1)(c0-c1) + 2c0c1 i.
+func fe2SquareGeneric(z, x *fe2) {
 	var s, d, m fe
 	feAdd(&s, &x.c0, &x.c1)
 	feSub(&d, &x.c0, &x.c1)
@@ -105,9 +105,9 @@ func fe2MulFp(z, x *fe2, y *fe) {
 	feMul(&z.c1, &x.c1, y)
 }
 
-// fe2MulXi multiplies by the non-residue ξ = 9 + i:
+// fe2MulXiGeneric multiplies by the non-residue ξ = 9 + i:
 // (a + b i)(9 + i) = (9a - b) + (a + 9b) i.
-func fe2MulXi(z, x *fe2) {
+func fe2MulXiGeneric(z, x *fe2) {
 	var a9, b9, t fe
 	mul9(&a9, &x.c0)
 	mul9(&b9, &x.c1)

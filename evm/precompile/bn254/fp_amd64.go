@@ -46,3 +46,49 @@ func montReduce(z *fe, t *wide) {
 	}
 	montReduceGeneric(z, t)
 }
+
+// The Fp2 layer in assembly: one call per Fp2 operation instead of
+// several Fp calls plus Go glue. Additions need only baseline amd64.
+
+//go:noescape
+func fe2AddAsm(z, x, y *fe2)
+
+//go:noescape
+func fe2SubAsm(z, x, y *fe2)
+
+//go:noescape
+func fe2DoubleAsm(z, x *fe2)
+
+//go:noescape
+func fe2MulXiAsm(z, x *fe2)
+
+//go:noescape
+func fe2MulADX(z, x, y *fe2)
+
+//go:noescape
+func fe2SquareADX(z, x *fe2)
+
+func fe2Add(z, x, y *fe2) { fe2AddAsm(z, x, y) }
+
+func fe2Sub(z, x, y *fe2) { fe2SubAsm(z, x, y) }
+
+func fe2Double(z, x *fe2) { fe2DoubleAsm(z, x) }
+
+// fe2MulXi multiplies by the non-residue ξ = 9 + i.
+func fe2MulXi(z, x *fe2) { fe2MulXiAsm(z, x) }
+
+func fe2Mul(z, x, y *fe2) {
+	if useADX {
+		fe2MulADX(z, x, y)
+		return
+	}
+	fe2MulGeneric(z, x, y)
+}
+
+func fe2Square(z, x *fe2) {
+	if useADX {
+		fe2SquareADX(z, x)
+		return
+	}
+	fe2SquareGeneric(z, x)
+}

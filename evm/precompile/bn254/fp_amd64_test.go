@@ -107,3 +107,85 @@ func FuzzAsmMul(f *testing.F) {
 		checkMulAsm(t, &x, &y)
 	})
 }
+
+func checkFe2Asm(t *testing.T, x, y *fe2) {
+	t.Helper()
+	type op2 struct {
+		name      string
+		asm, want func(z, x, y *fe2)
+		needsADX  bool
+	}
+	type op1 struct {
+		name      string
+		asm, want func(z, x *fe2)
+		needsADX  bool
+	}
+	ops2 := []op2{
+		{"add", fe2AddAsm, fe2AddGeneric, false},
+		{"sub", fe2SubAsm, fe2SubGeneric, false},
+		{"mul", fe2MulADX, fe2MulGeneric, true},
+	}
+	ops1 := []op1{
+		{"double", fe2DoubleAsm, fe2DoubleGeneric, false},
+		{"mulXi", fe2MulXiAsm, fe2MulXiGeneric, false},
+		{"square", fe2SquareADX, fe2SquareGeneric, true},
+	}
+	for _, op := range ops2 {
+		if op.needsADX && !useADX {
+			continue
+		}
+		var want, got fe2
+		op.want(&want, x, y)
+		op.asm(&got, x, y)
+		if got != want {
+			t.Fatalf("%s(%x, %x) = %x, want %x", op.name, *x, *y, got, want)
+		}
+		// z aliasing either input
+		got = *x
+		op.asm(&got, &got, y)
+		if got != want {
+			t.Fatalf("%s with z = x: %x, want %x", op.name, got, want)
+		}
+		got = *y
+		op.asm(&got, x, &got)
+		if got != want {
+			t.Fatalf("%s with z = y: %x, want %x", op.name, got, want)
+		}
+	}
+	for _, op := range ops1 {
+		if op.needsADX && !useADX {
+			continue
+		}
+		var want, got fe2
+		op.want(&want, x)
+		op.asm(&got, x)
+		if got != want {
+			t.Fatalf("%s(%x) = %x, want %x", op.name, *x, got, want)
+		}
+		got = *x
+		op.asm(&got, &got)
+		if got != want {
+			t.Fatalf("%s with z = x: %x, want %x", op.name, got, want)
+		}
+	}
+}
+
+func TestFe2AsmMatchesGeneric(t *testing.T) {
+	edges := edgeFes()
+	for i := range edges {
+		for j := range edges {
+			x := fe2{edges[i], edges[j]}
+			y := fe2{edges[j], edges[(i+j)%len(edges)]}
+			checkFe2Asm(t, &x, &y)
+		}
+	}
+	r := rand.New(rand.NewSource(9))
+	for range 5000 {
+		var x, y fe2
+		x.c0, _ = randFe(r)
+		x.c1, _ = randFe(r)
+		y.c0, _ = randFe(r)
+		y.c1, _ = randFe(r)
+		checkFe2Asm(t, &x, &y)
+	}
+}
