@@ -88,3 +88,21 @@ func BenchmarkFe2Mul(b *testing.B) {
 		fe2Mul(&x, &x, &y)
 	}
 }
+
+func BenchmarkFe2Square(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	var x fe2
+	x.c0, _ = randFe(r)
+	x.c1, _ = randFe(r)
+	for i := 0; i < b.N; i++ {
+		fe2Square(&x, &x)
+	}
+}
+
+func BenchmarkCycloSquare(b *testing.B) {
+	f := millerLoop(benchPairs())
+	finalExp(&f, &f)
+	for i := 0; i < b.N; i++ {
+		cycloSquare(&f, &f)
+	}
+}
