@@ -36,7 +36,7 @@ func (p Params) Decode(i int, v any) error {
 	if i >= len(p) {
 		return InvalidParams(i, errors.New("missing value"))
 	}
-	if err := json.Unmarshal(p[i], v); err != nil {
+	if err := decodeParam(p[i], v); err != nil {
 		return InvalidParams(i, err)
 	}
 	return nil
@@ -188,7 +188,7 @@ func idOf(raw json.RawMessage) json.RawMessage {
 
 func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) []byte {
 	var req request
-	if err := json.Unmarshal(raw, &req); err != nil {
+	if err := decodeRequest(raw, &req); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errParse})
@@ -211,17 +211,17 @@ func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) []byte {
 	if err != nil {
 		return marshal(response{JSONRPC: "2.0", ID: req.ID, Error: toError(err)})
 	}
-	b, merr := json.Marshal(result)
+	// Assembled by hand: json.Marshal of the envelope would scan the
+	// already-encoded result and id a second time.
+	id := bytes.TrimSpace(req.ID)
+	out := make([]byte, 0, len(id)+96)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out, merr := appendResult(out, result)
 	if merr != nil {
 		return marshal(response{JSONRPC: "2.0", ID: req.ID, Error: &Error{Code: CodeInternal, Message: "cannot encode result: " + merr.Error()}})
 	}
-	// Assembled by hand: json.Marshal of the envelope would scan the
-	// already-encoded result and id a second time.
-	out := make([]byte, 0, len(b)+len(req.ID)+36)
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, bytes.TrimSpace(req.ID)...)
-	out = append(out, `,"result":`...)
-	out = append(out, b...)
 	return append(out, '}')
 }
 
@@ -263,9 +263,13 @@ func splitParams(raw json.RawMessage) (Params, error) {
 	if raw[0] != '[' {
 		return nil, &Error{Code: CodeInvalidParams, Message: "non-array args"}
 	}
-	var p []json.RawMessage
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
+	p, ok := splitArray(raw)
+	if !ok {
+		// Not reached for params that came through decodeRequest; kept so
+		// a caller with unchecked bytes still gets encoding/json's error.
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
+		}
 	}
 	// Trailing nulls count as absent optional parameters, as geth does.
 	for len(p) > 0 && bytes.Equal(bytes.TrimSpace(p[len(p)-1]), []byte("null")) {
