@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+)
+
+// gcFloor keeps the garbage collector from running more often than once
+// per headroom bytes of allocation. Go's default (GOGC=100) sets the next
+// collection at twice the live heap, and a node's live heap is small (a
+// --dev node holds a few MiB) while its RPC port allocates tens of MiB a
+// second under load: that was a collection every few tens of
+// milliseconds, each taking one of the machine's cores for its mark phase,
+// and it showed as a doubled p99 latency. Above headroom×(100/GOGC) of live
+// heap the rule is Go's own again, so memory stays proportional to the
+// working set. GOGC set in the environment always wins.
+type gcFloor struct {
+	headroom uint64
+	pct      int
+	sample   []metrics.Sample
+}
+
+func startGCFloor(headroom uint64) {
+	if headroom == 0 || os.Getenv("GOGC") != "" {
+		return
+	}
+	f := &gcFloor{headroom: headroom, pct: 100, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	f.tune()
+	f.arm()
+}
+
+// arm runs tune once after the next collection, and re-arms itself, so the
+// percentage follows the live heap each cycle.
+func (f *gcFloor) arm() {
+	sentinel := new([64]byte)
+	runtime.AddCleanup(sentinel, func(f *gcFloor) { f.tune(); f.arm() }, f)
+}
+
+func (f *gcFloor) tune() {
+	metrics.Read(f.sample)
+	live := uint64(0)
+	if f.sample[0].Value.Kind() == metrics.KindUint64 {
+		live = f.sample[0].Value.Uint64()
+	}
+	// The runtime's own floor, a 4 MiB heap, is scaled by the percentage
+	// too: cap it so that floor never exceeds the headroom asked for.
+	most := max(100, f.headroom*100/(4<<20))
+	pct := int(most)
+	if live > 0 {
+		pct = int(min(max(f.headroom*100/live, 100), most))
+	}
+	// SetGCPercent is cheap but recomputes the pacer; skip small changes.
+	if pct < f.pct*9/10 || pct > f.pct*11/10 {
+		debug.SetGCPercent(pct)
+		f.pct = pct
+	}
+}
