@@ -45,6 +45,9 @@ func (c modExp) Run(input []byte) ([]byte, error) {
 	mod := padded(data, h.baseLen+h.expLen, h.modLen)
 
 	out := make([]byte, h.modLen)
+	if modExpMont(out, base, exp, expTail, mod) {
+		return out, nil
+	}
 	if r := modExpCompute(base, exp, expTail, mod); r != nil {
 		r.FillBytes(out)
 	}
