@@ -34,7 +34,7 @@ func scalarBytes(k int64) []byte {
 	return b
 }
 
-func mulG1(t *testing.T, p []byte, k int64) []byte {
+func mulG1(t testing.TB, p []byte, k int64) []byte {
 	t.Helper()
 	out, err := ScalarMul(append(append([]byte{}, p...), scalarBytes(k)...))
 	if err != nil {
@@ -54,7 +54,7 @@ func negG1(p []byte) []byte {
 	return append(out, b...)
 }
 
-func mulG2(t *testing.T, q []byte, k int64) []byte {
+func mulG2(t testing.TB, q []byte, k int64) []byte {
 	t.Helper()
 	var a g2Aff
 	if err := decodeG2(&a, q); err != nil {

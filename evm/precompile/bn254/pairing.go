@@ -267,19 +267,31 @@ func triplePlusDouble(z, a, g *fe2) {
 // finalExp raises f to (p¹² - 1)/r: the easy part (p⁶-1)(p²+1), then the
 // hard part (p⁴ - p² + 1)/r by the Scott et al. addition chain in u.
 func finalExp(z, f *fe12) {
+	var t fe12
+	finalExpEasy(&t, f)
+	finalExpHard(z, &t)
+}
+
+// finalExpEasy sets z = f^((p⁶-1)(p²+1)), which lies in the cyclotomic
+// subgroup.
+func finalExpEasy(z, f *fe12) {
 	var t, inv fe12
 	fe12Conj(&t, f)
 	fe12Inv(&inv, f)
 	fe12Mul(&t, &t, &inv) // f^(p⁶-1)
 	var t2 fe12
 	fe12Frob(&t2, &t, 2)
-	fe12Mul(&t, &t2, &t) // ^(p²+1)
+	fe12Mul(z, &t2, &t) // ^(p²+1)
+}
 
+// finalExpHard sets z = t^((p⁴ - p² + 1)/r) for t in the cyclotomic
+// subgroup.
+func finalExpHard(z, t *fe12) {
 	var fp, fp2, fp3, fu, fu2, fu3, y3, fu2p, fu3p, y2 fe12
-	fe12Frob(&fp, &t, 1)
-	fe12Frob(&fp2, &t, 2)
-	fe12Frob(&fp3, &t, 3)
-	expByU(&fu, &t)
+	fe12Frob(&fp, t, 1)
+	fe12Frob(&fp2, t, 2)
+	fe12Frob(&fp3, t, 3)
+	expByU(&fu, t)
 	expByU(&fu2, &fu)
 	expByU(&fu3, &fu2)
 	fe12Frob(&y3, &fu, 1)
@@ -290,7 +302,7 @@ func finalExp(z, f *fe12) {
 	var y0, y1, y4, y5, y6 fe12
 	fe12Mul(&y0, &fp, &fp2)
 	fe12Mul(&y0, &y0, &fp3)
-	fe12Conj(&y1, &t)
+	fe12Conj(&y1, t)
 	fe12Conj(&y5, &fu2)
 	fe12Conj(&y3, &y3)
 	fe12Mul(&y4, &fu, &fu2p)
