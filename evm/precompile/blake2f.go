@@ -26,23 +26,27 @@ func (blake2F) Run(input []byte) ([]byte, error) {
 	if final > 1 {
 		return nil, ErrBlake2fFlag
 	}
-	rounds := binary.BigEndian.Uint32(input[:4])
+	out := make([]byte, 64)
+	blake2fCompress((*[64]byte)(out), (*[208]byte)(input[4:212]), binary.BigEndian.Uint32(input[:4]), final == 1)
+	return out, nil
+}
+
+// blake2fCompressGeneric is blake2fCompress in portable Go.
+func blake2fCompressGeneric(out *[64]byte, in *[208]byte, rounds uint32, final bool) {
 	var h [8]uint64
 	var m [16]uint64
 	for i := range h {
-		h[i] = binary.LittleEndian.Uint64(input[4+8*i:])
+		h[i] = binary.LittleEndian.Uint64(in[8*i:])
 	}
 	for i := range m {
-		m[i] = binary.LittleEndian.Uint64(input[68+8*i:])
+		m[i] = binary.LittleEndian.Uint64(in[64+8*i:])
 	}
-	t0 := binary.LittleEndian.Uint64(input[196:])
-	t1 := binary.LittleEndian.Uint64(input[204:])
-	blake2bF(&h, &m, t0, t1, final == 1, rounds)
-	out := make([]byte, 64)
+	t0 := binary.LittleEndian.Uint64(in[192:])
+	t1 := binary.LittleEndian.Uint64(in[200:])
+	blake2bF(&h, &m, t0, t1, final, rounds)
 	for i := range h {
 		binary.LittleEndian.PutUint64(out[8*i:], h[i])
 	}
-	return out, nil
 }
 
 // blake2bIV is BLAKE2b's initialisation vector (that of SHA-512).

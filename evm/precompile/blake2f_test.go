@@ -28,3 +28,12 @@ func BenchmarkBlake2f12(b *testing.B) {
 		blake2F{}.Run(in)
 	}
 }
+
+// TestBlake2fAllocs checks that a call allocates only its output.
+func TestBlake2fAllocs(t *testing.T) {
+	in := make([]byte, blake2FInputLen)
+	binary.BigEndian.PutUint32(in, 12)
+	if a := testing.AllocsPerRun(100, func() { blake2F{}.Run(in) }); a > 1 {
+		t.Errorf("%v allocations per call, want 1", a)
+	}
+}
