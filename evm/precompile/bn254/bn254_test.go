@@ -347,7 +347,7 @@ func TestExpByU(t *testing.T) {
 	want := fe12One()
 	for i := 63; i >= 0; i-- {
 		fe12Square(&want, &want)
-		if (bnU>>uint(i))&1 == 1 {
+		if (uint64(bnU)>>uint(i))&1 == 1 {
 			fe12Mul(&want, &want, &c)
 		}
 	}
