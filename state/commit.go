@@ -57,6 +57,7 @@ func (s *StateDB) IntermediateRoot(deleteEmpty bool) types.Hash {
 		if s.objects[o.addr] != o {
 			continue
 		}
+		s.trieChanged = true
 		if o.deleted {
 			if err := secureDelete(s.trie, o.addr[:]); err != nil {
 				s.setError(err)

@@ -29,6 +29,8 @@ func (s *StateDB) Copy() *StateDB {
 		txIndex:     s.txIndex,
 		ripemdTouch: s.ripemdTouch,
 		err:         s.err,
+		readCache:   s.readCache,
+		trieChanged: s.trieChanged,
 	}
 	memo := make(map[*stateObject]*stateObject, len(s.objects))
 	cp := func(o *stateObject) *stateObject {

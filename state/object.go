@@ -20,10 +20,14 @@ type stateObject struct {
 	code      []byte // nil until loaded (or when the account has no code)
 	dirtyCode bool
 
-	storage     *trie.Trie // opened on first miss; nil for fresh accounts until needed
-	slots       map[types.Hash]*slot
-	dirtyKeys   []types.Hash // keys written by this tx (may repeat or have been reverted)
-	pendingKeys []types.Hash // keys whose pending value is not in the trie yet
+	storage *trie.Trie // opened on first miss; nil for fresh accounts until needed
+	// storageOrigin is the root storage was opened at; storageClean says
+	// the trie still holds exactly that (reads may go through ReadCache).
+	storageOrigin types.Hash
+	storageClean  bool
+	slots         map[types.Hash]*slot
+	dirtyKeys     []types.Hash // keys written by this tx (may repeat or have been reverted)
+	pendingKeys   []types.Hash // keys whose pending value is not in the trie yet
 
 	created        bool // created by the current transaction (EIP-6780)
 	selfDestructed bool
@@ -71,7 +75,7 @@ func (s *StateDB) loadSlot(o *stateObject, key types.Hash) *slot {
 	var v types.Hash
 	if o.data.Root != EmptyRoot || o.storage != nil {
 		if t := s.storageTrie(o); t != nil {
-			enc, err := secureGet(t, key[:])
+			enc, err := s.readSlotEnc(o, t, key)
 			if err != nil {
 				s.setError(err)
 			} else if len(enc) > 0 {
@@ -100,6 +104,7 @@ func (s *StateDB) storageTrie(o *stateObject) *trie.Trie {
 		return nil
 	}
 	o.storage = t
+	o.storageOrigin, o.storageClean = o.data.Root, true
 	return t
 }
 
@@ -151,6 +156,7 @@ func (s *StateDB) updateStorage(o *stateObject) bool {
 	clear(o.pendingKeys)
 	o.pendingKeys = o.pendingKeys[:0]
 	o.trieDirty = true
+	o.storageClean = false
 	return true
 }
 

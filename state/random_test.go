@@ -11,10 +11,21 @@ import (
 // snapshots, reverts, intermediate roots, commits and reopening at the
 // committed root) and checks that the incrementally maintained root equals
 // the root of the same final state written into an empty trie at once.
+//
+// With a ReadCache shared by every StateDB of a run, the same must hold:
+// the cache may only answer for tries that still hold the root it names.
 func TestRandomBlocksRootMatchesRebuild(t *testing.T) {
+	t.Run("direct", func(t *testing.T) { randomBlocks(t, nil) })
+	t.Run("read cache", func(t *testing.T) { randomBlocks(t, NewReadCache(64)) })
+}
+
+func randomBlocks(t *testing.T, rc *ReadCache) {
 	for seed := int64(0); seed < 60; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		s, db := newEmpty(t)
+		if rc != nil {
+			s.SetReadCache(rc)
+		}
 		block := newModel()
 		for tx := 0; tx < 25; tx++ {
 			s.BeginTx(types.Hash{}, tx)
@@ -68,6 +79,9 @@ func TestRandomBlocksRootMatchesRebuild(t *testing.T) {
 				if r.Intn(2) == 0 {
 					if s, err = New(root, db); err != nil {
 						t.Fatalf("seed %d: reopen: %v", seed, err)
+					}
+					if rc != nil {
+						s.SetReadCache(rc)
 					}
 				}
 			}

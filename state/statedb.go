@@ -62,6 +62,9 @@ type StateDB struct {
 
 	encBuf []byte // scratch for account encodings (the trie copies values)
 
+	readCache   *ReadCache // shared reads of unmodified tries (nil: none)
+	trieChanged bool       // the account trie no longer holds exactly origRoot
+
 	err error // first database error; later reads return zero values
 }
 
@@ -125,7 +128,7 @@ func (s *StateDB) getObject(addr types.Address) *stateObject {
 }
 
 func (s *StateDB) loadObject(addr types.Address) *stateObject {
-	enc, err := secureGet(s.trie, addr[:])
+	enc, err := s.readAccountEnc(addr)
 	if err != nil {
 		s.setError(err)
 		return nil

@@ -32,7 +32,14 @@ type Chain struct {
 
 	subMu sync.Mutex
 	subs  map[chan *types.Block]struct{}
+
+	// reads is shared by the StateDBs StateAt opens: RPC calls open many
+	// on the same few roots and read the same accounts and slots.
+	reads *state.ReadCache
 }
+
+// stateReadCacheEntries bounds the shared read cache (a few MiB).
+const stateReadCacheEntries = 16 << 10
 
 // Open opens the chain stored in kv, writing the genesis block first if kv
 // is empty. A store that holds another genesis is refused.
@@ -42,7 +49,7 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 		return nil, err
 	}
 	db := NewDB(kv)
-	c := &Chain{Config: g.Config, db: db, subs: map[chan *types.Block]struct{}{}}
+	c := &Chain{Config: g.Config, db: db, subs: map[chan *types.Block]struct{}{}, reads: state.NewReadCache(stateReadCacheEntries)}
 	if gh, ok := db.GenesisHash(); ok {
 		if gh != want.Hash() {
 			return nil, fmt.Errorf("%w: stored genesis %s, genesis file gives %s", ErrGenesisMismatch, gh, want.Hash())
@@ -130,7 +137,13 @@ func (c *Chain) BlockByNumber(n uint64) (*types.Block, error) {
 }
 
 // StateAt opens the world state at a root.
-func (c *Chain) StateAt(root types.Hash) (*state.StateDB, error) { return state.New(root, c.db) }
+func (c *Chain) StateAt(root types.Hash) (*state.StateDB, error) {
+	st, err := state.New(root, c.db)
+	if err == nil {
+		st.SetReadCache(c.reads)
+	}
+	return st, err
+}
 
 // InsertBlock validates b completely, executes it on its parent's state and
 // makes it the new head. On any error nothing is stored.

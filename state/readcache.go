@@ -1,0 +1,126 @@
+package state
+
+import (
+	"bytes"
+	"sync"
+
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/trie"
+)
+
+// ReadCache remembers trie reads across StateDBs: the encoded account (or
+// storage value) found under a key in the trie of a given root. A root
+// fixes every value below it, so an entry can never go stale; the cache
+// only has to bound its size. It serves the JSON-RPC pattern of many
+// short-lived StateDBs opened on the same head, where every eth_call or
+// eth_getBalance would otherwise walk and decode the same trie nodes and
+// hash the same keys again. It is safe for concurrent use.
+type ReadCache struct {
+	perShard int
+	shards   [readCacheShards]readShard
+}
+
+const readCacheShards = 16
+
+type readShard struct {
+	mu       sync.Mutex
+	cur, old map[readKey][]byte
+}
+
+// readKey names one read. The kind keeps an account read and a slot read
+// of equal bytes apart even in the (theoretical) case of an account trie
+// and a storage trie with the same root.
+type readKey struct {
+	root types.Hash
+	key  types.Hash // address (left-aligned) or slot
+	kind uint8
+}
+
+const (
+	readAccount uint8 = iota + 1
+	readSlot
+)
+
+// NewReadCache returns a cache of about entries reads (at most twice that
+// many are held: it keeps two generations and drops the older one when the
+// newer fills up, an LRU approximation without per-read bookkeeping).
+func NewReadCache(entries int) *ReadCache {
+	per := max(entries/readCacheShards, 16)
+	return &ReadCache{perShard: per}
+}
+
+func (c *ReadCache) shard(k *readKey) *readShard {
+	return &c.shards[(k.root[0]^k.key[0]^k.key[19]^k.key[31])%readCacheShards]
+}
+
+func (c *ReadCache) get(k readKey) ([]byte, bool) {
+	sh := c.shard(&k)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if v, ok := sh.cur[k]; ok {
+		return v, true
+	}
+	if v, ok := sh.old[k]; ok {
+		sh.insert(k, v, c.perShard)
+		return v, true
+	}
+	return nil, false
+}
+
+func (c *ReadCache) put(k readKey, v []byte) {
+	v = bytes.Clone(v) // the trie's buffers are not ours to keep
+	sh := c.shard(&k)
+	sh.mu.Lock()
+	sh.insert(k, v, c.perShard)
+	sh.mu.Unlock()
+}
+
+func (sh *readShard) insert(k readKey, v []byte, limit int) {
+	if sh.cur == nil {
+		sh.cur = make(map[readKey][]byte, limit)
+	}
+	if len(sh.cur) >= limit {
+		sh.old, sh.cur = sh.cur, make(map[readKey][]byte, limit)
+	}
+	sh.cur[k] = v
+}
+
+// SetReadCache makes s consult and fill c for reads of accounts and slots
+// from tries it has not modified. Tries a StateDB has changed are read
+// directly: their content no longer matches any root the cache knows.
+func (s *StateDB) SetReadCache(c *ReadCache) { s.readCache = c }
+
+// readAccountEnc is secureGet on the account trie, through the read cache
+// while the trie still holds exactly origRoot.
+func (s *StateDB) readAccountEnc(addr types.Address) ([]byte, error) {
+	if s.readCache == nil || s.trieChanged {
+		return secureGet(s.trie, addr[:])
+	}
+	k := readKey{root: s.origRoot, kind: readAccount}
+	copy(k.key[:], addr[:])
+	if enc, ok := s.readCache.get(k); ok {
+		return enc, nil
+	}
+	enc, err := secureGet(s.trie, addr[:])
+	if err == nil {
+		s.readCache.put(k, enc)
+	}
+	return enc, err
+}
+
+// readSlotEnc is secureGet on o's storage trie, through the read cache
+// while that trie is the one its storage root named when it was opened.
+func (s *StateDB) readSlotEnc(o *stateObject, t *trie.Trie, key types.Hash) ([]byte, error) {
+	if s.readCache == nil || !o.storageClean {
+		return secureGet(t, key[:])
+	}
+	k := readKey{root: o.storageOrigin, key: key, kind: readSlot}
+	if enc, ok := s.readCache.get(k); ok {
+		return enc, nil
+	}
+	enc, err := secureGet(t, key[:])
+	if err == nil {
+		s.readCache.put(k, enc)
+	}
+	return enc, err
+}
