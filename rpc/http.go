@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"compress/gzip"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -20,15 +19,6 @@ type HTTPConfig struct {
 	Limiter      *Limiter // per-client limits (nil: none)
 	WebSocket    bool     // accept WebSocket upgrades on this endpoint
 	WS           WSConfig
-}
-
-// ClientAddr is the context key under which handlers find the caller's IP.
-type clientAddrKey struct{}
-
-// ClientIP returns the address of the client that made the call, if known.
-func ClientIP(ctx context.Context) string {
-	s, _ := ctx.Value(clientAddrKey{}).(string)
-	return s
 }
 
 // HTTPHandler serves JSON-RPC over HTTP POST, and WebSocket upgrades when
@@ -51,7 +41,6 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.cors(w, r)
-	ip := remoteIP(r)
 	if h.cfg.WebSocket && isWebSocket(r) {
 		h.s.ServeWS(w, r, h.cfg.WS, h.cfg.Limiter)
 		return
@@ -74,14 +63,14 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if lim := h.cfg.Limiter; lim != nil {
-		release, wait, ok := lim.Acquire(ip)
+		release, wait, ok := lim.Acquire(remoteIP(r))
 		if !ok {
 			writeLimited(w, wait)
 			return
 		}
 		defer release()
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.BodyLimit))
+	body, err := h.readBody(w, r)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -91,23 +80,45 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cannot read body", http.StatusBadRequest)
 		return
 	}
-	ctx := context.WithValue(r.Context(), clientAddrKey{}, ip)
-	resp := h.s.HandleMessage(ctx, body)
-	w.Header().Set("Content-Type", "application/json")
+	resp := h.s.HandleMessage(r.Context(), body)
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonContentType
 	if resp == nil {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
 	if len(resp) > 1024 && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-		w.Header().Set("Content-Encoding", "gzip")
-		w.Header().Add("Vary", "Accept-Encoding")
+		hdr.Set("Content-Encoding", "gzip")
+		hdr.Add("Vary", "Accept-Encoding")
 		gz := gzip.NewWriter(w)
 		gz.Write(resp)
 		gz.Close()
 		return
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(resp)))
+	// net/http adds Content-Length itself to an answer that fits its
+	// buffer; larger ones would otherwise be sent chunked.
+	if len(resp) >= 2048 {
+		hdr.Set("Content-Length", strconv.Itoa(len(resp)))
+	}
 	w.Write(resp)
+}
+
+// jsonContentType is shared by every answer; net/http only reads it.
+var jsonContentType = []string{"application/json"}
+
+// readBody reads the request body within the configured limit. A small
+// body whose length is declared is read into one buffer of exactly that
+// size; larger ones grow as they arrive, so a client cannot make the node
+// reserve megabytes by merely announcing them.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n >= 0 && n <= min(h.cfg.BodyLimit, 64<<10) {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.BodyLimit))
 }
 
 // writeLimited answers a rate-limited request: HTTP 429, Retry-After, and a

@@ -51,7 +51,7 @@ func (s *Server) ServeWS(w http.ResponseWriter, r *http.Request, cfg WSConfig, l
 		return // Accept already answered the client
 	}
 	c.SetReadLimit(cfg.MessageLimit)
-	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), clientAddrKey{}, ip))
+	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	n := &Notifier{out: make(chan []byte, cfg.QueueLimit), subs: map[string]*Subscription{}, closed: make(chan struct{})}
 	ctx = context.WithValue(ctx, notifierKey{}, n)
