@@ -14,14 +14,21 @@ import (
 // works for every exponent length with a single scratch buffer reused
 // across calls, and uses a sliding window sized to the exponent.
 
-// montMaxWords bounds the moduli taken by the Montgomery path; larger ones
-// go to math/big, whose assembly inner loops win at that size.
-const montMaxWords = 48
-
-// montMinExpBits is the longest exponent left to math/big's plain
-// square-and-multiply with division: for squares and cubes the conversions
-// into and out of Montgomery form cost more than they save.
-const montMinExpBits = 5
+// Which of this path and math/big takes a call was settled by measuring
+// both (BenchmarkModExp, .../big and .../mont):
+//   - exponents of at most montMinExpBits bits (squares, cubes) go to
+//     math/big: the conversions into and out of Montgomery form cost more
+//     than they save;
+//   - exponents of one word go here up to montMaxWords: math/big runs them
+//     as square-and-multiply with a long division per step;
+//   - longer exponents go here only up to montMaxWordsLongExp: math/big
+//     then runs its own Montgomery loop, whose ADX assembly wins once the
+//     per-call overhead no longer dominates.
+const (
+	montMinExpBits      = 5
+	montMaxWords        = 48
+	montMaxWordsLongExp = 16
+)
 
 // montScratch is the working memory of one call, pooled so that a call
 // allocates only its output once the pool is warm.
@@ -255,11 +262,19 @@ func montWindow(expBits int) int {
 
 // modExpMont writes base^(exp·256^expTail) mod mod, big-endian, into out
 // (len(out) ≥ the modulus' byte length, zero-filled by the caller) and
-// reports true, or reports false without touching out when the operands
-// are not for this path: an even, zero or oversized modulus, or a base
-// longer than the modulus. exp must be nonzero.
+// reports true, or reports false without touching out when the call is
+// math/big's by the rules above, or not for Montgomery at all: an even or
+// zero modulus, a zero exponent, or a base longer than the modulus.
 func modExpMont(out, base, exp []byte, expTail uint64, mod []byte) bool {
-	if e := trimBytes(exp); expTail == 0 && (len(e) == 0 || len(e) == 1 && bits.Len8(e[0]) <= montMinExpBits) {
+	e := trimBytes(exp)
+	if expTail == 0 && len(e) == 1 && bits.Len8(e[0]) <= montMinExpBits {
+		return false
+	}
+	limit := montMaxWords
+	if uint64(len(e))+expTail > 8 {
+		limit = montMaxWordsLongExp
+	}
+	if (len(trimBytes(mod))+7)/8 > limit {
 		return false
 	}
 	return montModExp(out, base, exp, expTail, mod)

@@ -173,15 +173,22 @@ func TestModExpAllocs(t *testing.T) {
 
 func BenchmarkModExp(b *testing.B) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{32, 64, 128, 256, 512} {
-		mod := randOperand(r, n)
-		mod[0] |= 0x80
+	uniform := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		b[0] |= 0x80
+		return b
+	}
+	for _, n := range []int{32, 64, 96, 128, 192, 256, 512} {
+		mod := uniform(n)
 		mod[n-1] |= 1
-		base := randOperand(r, n)
+		base := uniform(n)
 		for _, e := range []struct {
 			name string
 			exp  []byte
-		}{{"square", []byte{2}}, {"F4", []byte{1, 0, 1}}, {"full", randOperand(r, n)}} {
+		}{{"square", []byte{2}}, {"F4", []byte{1, 0, 1}}, {"exp8", uniform(8)}, {"exp16", uniform(16)}, {"full", uniform(n)}} {
 			in := modExpInput(base, e.exp, mod, 0)
 			b.Run(fmt.Sprintf("%d/%s", n, e.name), func(b *testing.B) {
 				c := modExp{gas: modExpGasEIP2565}
@@ -195,6 +202,13 @@ func BenchmarkModExp(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					modExpCompute(base, e.exp, 0, mod)
+				}
+			})
+			// The Montgomery path whatever the dispatch prefers.
+			b.Run(fmt.Sprintf("%d/%s/mont", n, e.name), func(b *testing.B) {
+				out := make([]byte, n)
+				for b.Loop() {
+					montModExp(out, base, e.exp, 0, mod)
 				}
 			})
 		}
