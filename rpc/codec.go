@@ -343,21 +343,25 @@ func splitArray(raw []byte) ([]json.RawMessage, bool) {
 	}
 }
 
-// decodeParam is json.Unmarshal(raw, v) with a shortcut for the common
-// parameter: a plain string (address, hash, quantity, block tag) into a
-// type that decodes itself. encoding/json would validate the bytes, walk v
-// by reflection and then make the same single method call, returning its
-// error unchanged; a plain quoted string needs none of that.
+// decodeParam is json.Unmarshal(raw, v) without encoding/json's walk
+// where that walk would end in a single method call anyway: a type that
+// decodes itself (UnmarshalJSON gets the value once it is checked to be
+// valid JSON, exactly the bytes encoding/json would pass), or a plain
+// string for a type that decodes text. Errors come back unchanged, as
+// encoding/json returns them.
 func decodeParam(raw []byte, v any) error {
+	if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return json.Unmarshal(raw, v) // and its InvalidUnmarshalError
+	}
 	s := trimJSONSpace(raw)
-	if len(s) >= 2 && s[0] == '"' {
+	switch u := v.(type) {
+	case json.Unmarshaler:
+		if end, ok := skipValue(s, 0, 0); ok && end == len(s) {
+			return u.UnmarshalJSON(s)
+		}
+	case encoding.TextUnmarshaler:
 		if text, end, ok := plainString(s, 0); ok && end == len(s) {
-			switch u := v.(type) {
-			case json.Unmarshaler: // encoding/json prefers it to UnmarshalText
-				return u.UnmarshalJSON(s)
-			case encoding.TextUnmarshaler:
-				return u.UnmarshalText(text)
-			}
+			return u.UnmarshalText(text)
 		}
 	}
 	return json.Unmarshal(raw, v)

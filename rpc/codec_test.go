@@ -149,12 +149,14 @@ func TestAppendResultMatchesEncodingJSON(t *testing.T) {
 func TestDecodeParamMatchesEncodingJSON(t *testing.T) {
 	inputs := []string{`"0x00000000000000000000000000000000000e2c20"`, ` "0x0000000000000000000000000000000000000E2c20" `,
 		`"0x1"`, `"0x"`, `"0x01"`, `"latest"`, `"0xzz"`, `null`, `1`, `"\u0030x1"`, `"é"`, `""`, `"0x` + strings.Repeat("f", 64) + `"`,
-		`"0x` + strings.Repeat("f", 65) + `"`}
+		`"0x` + strings.Repeat("f", 65) + `"`, ` {"to":"0x0000000000000000000000000000000000000002","data":"0x01"} `, `{"gas":1}`,
+		`{"gas":"0x1","gas":"0x2"}`, `[1]`, `{"blockHash":"0x` + strings.Repeat("a", 64) + `"}`, `"earliest"`, `"0x10"`}
 	for _, in := range inputs {
 		for _, mk := range []func() any{
 			func() any { return new(types.Address) }, func() any { return new(types.Hash) },
 			func() any { return new(types.HexUint64) }, func() any { return new(types.HexU256) },
 			func() any { return new(types.HexBytes) }, func() any { return new(string) },
+			func() any { return new(CallArgs) }, func() any { return new(BlockRef) },
 		} {
 			got, want := mk(), mk()
 			gotErr := decodeParam([]byte(in), got)

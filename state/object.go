@@ -74,14 +74,12 @@ func newObject(addr types.Address, data Account) *stateObject {
 func (s *StateDB) loadSlot(o *stateObject, key types.Hash) *slot {
 	var v types.Hash
 	if o.data.Root != EmptyRoot || o.storage != nil {
-		if t := s.storageTrie(o); t != nil {
-			enc, err := s.readSlotEnc(o, t, key)
-			if err != nil {
+		enc, err := s.readSlotEnc(o, key)
+		if err != nil {
+			s.setError(err)
+		} else if len(enc) > 0 {
+			if v, err = decodeStorageValue(enc); err != nil {
 				s.setError(err)
-			} else if len(enc) > 0 {
-				if v, err = decodeStorageValue(enc); err != nil {
-					s.setError(err)
-				}
 			}
 		}
 	}

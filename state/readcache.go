@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/trie"
 )
 
 // ReadCache remembers trie reads across StateDBs: the encoded account (or
@@ -108,19 +107,32 @@ func (s *StateDB) readAccountEnc(addr types.Address) ([]byte, error) {
 	return enc, err
 }
 
-// readSlotEnc is secureGet on o's storage trie, through the read cache
-// while that trie is the one its storage root named when it was opened.
-func (s *StateDB) readSlotEnc(o *stateObject, t *trie.Trie, key types.Hash) ([]byte, error) {
-	if s.readCache == nil || !o.storageClean {
-		return secureGet(t, key[:])
+// readSlotEnc reads a slot from o's storage trie, through the read cache
+// while that trie still is (or, not opened yet, will be) the one its
+// storage root names. A hit does not even open the trie.
+func (s *StateDB) readSlotEnc(o *stateObject, key types.Hash) ([]byte, error) {
+	origin, clean := o.data.Root, true
+	if o.storage != nil {
+		origin, clean = o.storageOrigin, o.storageClean
 	}
-	k := readKey{root: o.storageOrigin, key: key, kind: readSlot}
+	if s.readCache == nil || !clean {
+		return s.slotFromTrie(o, key)
+	}
+	k := readKey{root: origin, key: key, kind: readSlot}
 	if enc, ok := s.readCache.get(k); ok {
 		return enc, nil
 	}
-	enc, err := secureGet(t, key[:])
+	enc, err := s.slotFromTrie(o, key)
 	if err == nil {
 		s.readCache.put(k, enc)
 	}
 	return enc, err
+}
+
+func (s *StateDB) slotFromTrie(o *stateObject, key types.Hash) ([]byte, error) {
+	t := s.storageTrie(o)
+	if t == nil {
+		return nil, s.err // storageTrie recorded why
+	}
+	return secureGet(t, key[:])
 }
