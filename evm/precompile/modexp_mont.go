@@ -21,13 +21,13 @@ import (
 //     than they save;
 //   - exponents of one word go here up to montMaxWords: math/big runs them
 //     as square-and-multiply with a long division per step;
-//   - longer exponents go here only up to montMaxWordsLongExp: math/big
-//     then runs its own Montgomery loop, whose ADX assembly wins once the
-//     per-call overhead no longer dominates.
+//   - longer exponents go here up to montLongExpMaxWords(): math/big
+//     then runs its own Montgomery loop with ADX assembly, which beats the
+//     portable and MULQ multiplications above 16 words but not the ADX
+//     rows of modexp_mont_amd64.go.
 const (
-	montMinExpBits      = 5
-	montMaxWords        = 48
-	montMaxWordsLongExp = 16
+	montMinExpBits = 5
+	montMaxWords   = 128 // EIP-7823's 1024 bytes
 )
 
 // montScratch is the working memory of one call, pooled so that a call
@@ -43,7 +43,7 @@ var montPool = sync.Pool{New: func() any { return new(montScratch) }}
 type montCtx struct {
 	m    []uint64 // modulus, little-endian, m[n-1] != 0
 	minv uint64   // -m⁻¹ mod 2⁶⁴
-	t    []uint64 // n+2 words of product scratch
+	t    []uint64 // 2n+2 words of product scratch
 }
 
 // negInvWord returns -x⁻¹ mod 2⁶⁴ for odd x.
@@ -129,19 +129,7 @@ func (c *montCtx) sqrGeneric(z, x, p []uint64) {
 		}
 		p[i+n] = carry
 	}
-	// Double them and add the squares on the diagonal.
-	var shiftIn, carry uint64
-	for i := 0; i < n; i++ {
-		hi, lo := bits.Mul64(x[i], x[i])
-		a, b := p[2*i], p[2*i+1]
-		da := a<<1 | shiftIn
-		db := b<<1 | a>>63
-		shiftIn = b >> 63
-		var cc uint64
-		da, cc = bits.Add64(da, lo, carry)
-		db, carry = bits.Add64(db, hi, cc)
-		p[2*i], p[2*i+1] = da, db
-	}
+	addSquareDiagonal(p, x)
 	// Montgomery reduction of the 2n-word p: clear one low word per step;
 	// the carries out of each step accumulate in p[i+n].
 	var top uint64
@@ -165,6 +153,26 @@ func (c *montCtx) sqrGeneric(z, x, p []uint64) {
 	}
 	p[2*n] = top
 	c.reduce(z, p[n:2*n+1])
+}
+
+// addSquareDiagonal doubles the sum of the off-diagonal products in p
+// (2n words) and adds the squares x[i]² on the diagonal, turning it into
+// x².
+func addSquareDiagonal(p, x []uint64) {
+	n := len(x)
+	p = p[:2*n]
+	var shiftIn, carry uint64
+	for i := 0; i < n; i++ {
+		hi, lo := bits.Mul64(x[i], x[i])
+		a, b := p[2*i], p[2*i+1]
+		da := a<<1 | shiftIn
+		db := b<<1 | a>>63
+		shiftIn = b >> 63
+		var cc uint64
+		da, cc = bits.Add64(da, lo, carry)
+		db, carry = bits.Add64(db, hi, cc)
+		p[2*i], p[2*i+1] = da, db
+	}
 }
 
 // reduce sets z = t mod m for an (n+1)-word t < 2m.
@@ -272,7 +280,7 @@ func modExpMont(out, base, exp []byte, expTail uint64, mod []byte) bool {
 	}
 	limit := montMaxWords
 	if uint64(len(e))+expTail > 8 {
-		limit = montMaxWordsLongExp
+		limit = montLongExpMaxWords()
 	}
 	if (len(trimBytes(mod))+7)/8 > limit {
 		return false
@@ -296,8 +304,8 @@ func montModExp(out, base, exp []byte, expTail uint64, mod []byte) bool {
 	w := montWindow(expBits)
 	tbl := 1 << (w - 1)
 
-	// Scratch layout: m | t (n+2) | p (2n+2) | acc | one | table.
-	need := n + (n + 2) + (2*n + 2) + 2*n + tbl*n
+	// Scratch layout: m | t (2n+2) | p (2n+2) | acc | one | table.
+	need := n + 2*(2*n+2) + 2*n + tbl*n
 	sc := montPool.Get().(*montScratch)
 	defer montPool.Put(sc)
 	if cap(sc.words) < need {
@@ -311,7 +319,7 @@ func montModExp(out, base, exp []byte, expTail uint64, mod []byte) bool {
 		return s
 	}
 	c := montCtx{m: take(n)}
-	c.t = take(n + 2)
+	c.t = take(2*n + 2)
 	p := take(2*n + 2)
 	acc := take(n)
 	one := take(n)

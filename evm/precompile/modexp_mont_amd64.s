@@ -90,3 +90,89 @@ tail:
 	CMPQ AX, yend-16(SP)
 	JCS  outer
 	RET
+
+// func addMulRowADX(z, x *uint64, n int, y uint64) uint64
+//
+// z[0..n) += x[0..n)·y, returning the carry word. Blocks of four words
+// use MULX with two carry chains: CF (ADCX) adds each low half to the
+// previous high half, OF (ADOX) adds z. Both chains are folded into the
+// carry word at the end of a block, so the loop control may clobber the
+// flags. The last n mod 4 words use MULQ. Needs BMI2 and ADX.
+TEXT ·addMulRowADX(SB), NOSPLIT, $0-40
+	MOVQ z+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ y+24(FP), DX
+	XORQ BX, BX
+	CMPQ CX, $4
+	JLT  rowtail
+
+rowblock:
+	XORQ  AX, AX // clears CF and OF
+	MULXQ 0(SI), R8, R9
+	ADCXQ BX, R8
+	ADOXQ 0(DI), R8
+	MOVQ  R8, 0(DI)
+	MULXQ 8(SI), R10, R11
+	ADCXQ R9, R10
+	ADOXQ 8(DI), R10
+	MOVQ  R10, 8(DI)
+	MULXQ 16(SI), R12, R13
+	ADCXQ R11, R12
+	ADOXQ 16(DI), R12
+	MOVQ  R12, 16(DI)
+	MULXQ 24(SI), R8, R9
+	ADCXQ R13, R8
+	ADOXQ 24(DI), R8
+	MOVQ  R8, 24(DI)
+	MOVQ  $0, AX // MOV keeps the flags
+	ADCXQ AX, R9
+	ADOXQ AX, R9
+	MOVQ  R9, BX
+	ADDQ  $32, SI
+	ADDQ  $32, DI
+	SUBQ  $4, CX
+	CMPQ  CX, $4
+	JGE   rowblock
+
+rowtail:
+	TESTQ CX, CX
+	JZ    rowdone
+	MOVQ  DX, R8
+
+rowtailloop:
+	MOVQ (SI), AX
+	MULQ R8
+	ADDQ BX, AX
+	ADCQ $0, DX
+	ADDQ AX, (DI)
+	ADCQ $0, DX
+	MOVQ DX, BX
+	ADDQ $8, SI
+	ADDQ $8, DI
+	DECQ CX
+	JNZ  rowtailloop
+
+rowdone:
+	MOVQ BX, ret+32(FP)
+	RET
+
+// func montHasADX() bool
+TEXT ·montHasADX(SB), NOSPLIT, $0-1
+	XORL AX, AX
+	XORL CX, CX
+	CPUID
+	CMPL AX, $7
+	JLT  noadx
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	ANDL $0x80100, BX // BMI2 (bit 8) | ADX (bit 19)
+	CMPL BX, $0x80100
+	JNE  noadx
+	MOVB $1, ret+0(FP)
+	RET
+
+noadx:
+	MOVB $0, ret+0(FP)
+	RET

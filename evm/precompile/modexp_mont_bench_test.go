@@ -9,7 +9,7 @@ import (
 // per modulus size.
 func BenchmarkMontMulRaw(b *testing.B) {
 	for _, n := range []int{4, 8, 16, 32, 64} {
-		c := montCtx{m: make([]uint64, n), t: make([]uint64, n+2)}
+		c := montCtx{m: make([]uint64, n), t: make([]uint64, 2*n+2)}
 		x := make([]uint64, n)
 		p := make([]uint64, 2*n+2)
 		for i := range c.m {

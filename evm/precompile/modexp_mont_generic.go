@@ -5,3 +5,5 @@ package precompile
 func (c *montCtx) mul(z, x, y []uint64) { c.mulGeneric(z, x, y) }
 
 func (c *montCtx) sqr(z, x, p []uint64) { c.sqrGeneric(z, x, p) }
+
+func montLongExpMaxWords() int { return 16 }

@@ -181,7 +181,7 @@ func BenchmarkModExp(b *testing.B) {
 		b[0] |= 0x80
 		return b
 	}
-	for _, n := range []int{32, 64, 96, 128, 192, 256, 512} {
+	for _, n := range []int{32, 64, 96, 128, 192, 256, 512, 1024} {
 		mod := uniform(n)
 		mod[n-1] |= 1
 		base := uniform(n)
@@ -221,7 +221,7 @@ func BenchmarkModExp(b *testing.B) {
 func TestMontMulPaths(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for n := 1; n <= 70; n++ {
-		c := montCtx{m: make([]uint64, n), t: make([]uint64, n+2)}
+		c := montCtx{m: make([]uint64, n), t: make([]uint64, 2*n+2)}
 		for it := 0; it < 20; it++ {
 			for i := range c.m {
 				c.m[i] = r.Uint64()
