@@ -6,7 +6,7 @@ BIN      := bin/chaind
 VERSION  ?= 0.1.0-dev
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build test unit conformance bench peerbench fmt vet fuzz-seeds sim e2e
+.PHONY: build test unit conformance bench peerbench rpcbench fmt vet fuzz-seeds sim e2e
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/chaind
@@ -58,6 +58,10 @@ bench:
 # Ratios against go-ethereum, in its own module so the main go.mod stays clean.
 peerbench:
 	cd internal/peerbench && $(GO) run . $(PEERBENCH_ARGS)
+
+# JSON-RPC load on chaind --dev and geth --dev v1.16.9, alternating runs.
+rpcbench:
+	bash internal/peerbench/rpcbench.sh $(RPCBENCH_ARGS)
 
 # 100,000 seeded consensus simulations with faults under 1/3 of the power.
 sim:
