@@ -42,7 +42,7 @@ func BenchmarkRPCHandler(b *testing.B) {
 	for _, c := range []struct{ name, body string }{
 		{"eth_blockNumber", `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`},
 		{"eth_getBalance", `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["` + holder + `","latest"]}`},
-		{"eth_call", `{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"to":"` + devload.TokenAddress.Hex() + `","data":"` + callData + `"},"latest"]}`},
+		{"eth_call", `{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"to":"` + strings.ToLower(devload.TokenAddress.Hex()) + `","data":"` + callData + `"},"latest"]}`},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			body := []byte(c.body)
