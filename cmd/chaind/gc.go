@@ -44,16 +44,22 @@ func (f *gcFloor) tune() {
 	if f.sample[0].Value.Kind() == metrics.KindUint64 {
 		live = f.sample[0].Value.Uint64()
 	}
-	// The runtime's own floor, a 4 MiB heap, is scaled by the percentage
-	// too: cap it so that floor never exceeds the headroom asked for.
-	most := max(100, f.headroom*100/(4<<20))
-	pct := int(most)
-	if live > 0 {
-		pct = int(min(max(f.headroom*100/live, 100), most))
-	}
+	pct := gcPercentFor(live, f.headroom)
 	// SetGCPercent is cheap but recomputes the pacer; skip small changes.
 	if pct < f.pct*9/10 || pct > f.pct*11/10 {
 		debug.SetGCPercent(pct)
 		f.pct = pct
 	}
+}
+
+// gcPercentFor is the GOGC that leaves headroom bytes between collections
+// for a live heap of live bytes, never below Go's default of 100. The
+// runtime's own floor, a 4 MiB heap, is scaled by the percentage too, so
+// the percentage is capped where that floor would exceed the headroom.
+func gcPercentFor(live, headroom uint64) int {
+	most := max(100, headroom*100/(4<<20))
+	if live == 0 {
+		return int(most)
+	}
+	return int(min(max(headroom*100/live, 100), most))
 }
