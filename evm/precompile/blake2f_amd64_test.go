@@ -3,6 +3,7 @@
 package precompile
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 )
@@ -49,4 +50,24 @@ func BenchmarkBlake2fAVX2Round(b *testing.B) {
 	for n := b.N; n > 0; n -= chunk {
 		blake2fAVX2(&out, &in, uint64(min(n, chunk)), 0)
 	}
+}
+
+// FuzzBlake2fAVX2 compares the assembly F with the Go one.
+func FuzzBlake2fAVX2(f *testing.F) {
+	if !blake2fUseAVX2 {
+		f.Skip("CPU without AVX2: the assembly is not in use")
+	}
+	f.Add(make([]byte, 208), uint16(12), true)
+	f.Add(bytes.Repeat([]byte{0xff}, 208), uint16(0), false)
+	f.Add(bytes.Repeat([]byte{0x5a}, 208), uint16(23), true)
+	f.Fuzz(func(t *testing.T, data []byte, rounds uint16, final bool) {
+		var in [208]byte
+		copy(in[:], data)
+		var got, want [64]byte
+		blake2fCompress(&got, &in, uint32(rounds%256), final)
+		blake2fCompressGeneric(&want, &in, uint32(rounds%256), final)
+		if got != want {
+			t.Fatalf("rounds %d final %v input %x: got %x want %x", rounds%256, final, in, got, want)
+		}
+	})
 }

@@ -277,3 +277,22 @@ func TestMontMulPaths(t *testing.T) {
 		}
 	}
 }
+
+// FuzzModExpMont compares the Montgomery path, taken whenever it can be,
+// with math/big.
+func FuzzModExpMont(f *testing.F) {
+	f.Add([]byte{3}, []byte{1, 0, 1}, []byte{0x0f}, uint8(0))
+	f.Add(bytes.Repeat([]byte{0xff}, 64), bytes.Repeat([]byte{0xee}, 40), bytes.Repeat([]byte{0xdd}, 64), uint8(1))
+	f.Add([]byte{}, []byte{5}, []byte{0, 0, 1}, uint8(2))
+	f.Add(bytes.Repeat([]byte{7}, 130), []byte{0xff, 0xff}, bytes.Repeat([]byte{0x81}, 129), uint8(0))
+	f.Fuzz(func(t *testing.T, base, exp, mod []byte, tail uint8) {
+		if len(base) > 1100 || len(exp) > 300 || len(mod) > 1100 {
+			return
+		}
+		want := refModExp(base, exp, uint64(tail%4), mod)
+		got := make([]byte, len(mod))
+		if montModExp(got, base, exp, uint64(tail%4), mod) && !bytes.Equal(got, want) {
+			t.Fatalf("base %x exp %x tail %d mod %x: got %x want %x", base, exp, tail%4, mod, got, want)
+		}
+	})
+}
