@@ -61,10 +61,12 @@ var (
 	}()
 )
 
+// bigToWords returns x's 64-bit limbs, least significant first, on any
+// platform (a big.Word is 32 bits on 386 and arm).
 func bigToWords(x *big.Int) []uint64 {
-	var out []uint64
-	for _, w := range x.Bits() {
-		out = append(out, uint64(w))
+	out := make([]uint64, (x.BitLen()+63)/64)
+	for i, w := range x.Bits() {
+		out[i*bits.UintSize/64] |= uint64(w) << (i * bits.UintSize % 64)
 	}
 	return out
 }

@@ -29,9 +29,7 @@ var invFactors = func() (t [invRounds + 1]fe) {
 	for k := range t {
 		v := new(big.Int).Lsh(big.NewInt(1), uint(34*k+3*384))
 		v.Mod(v, bigP)
-		for i, w := range v.Bits() {
-			t[k][i] = uint64(w)
-		}
+		copy(t[k][:], bigToWords(v))
 	}
 	return t
 }()
