@@ -231,15 +231,17 @@ func (c *rpcClient) deploy(initcode string) (string, error) {
 type benchResult struct {
 	requests, errors int
 	elapsed          time.Duration
-	p50, p99, max    time.Duration
+	p50, p90, p99    time.Duration
+	p999, max        time.Duration
 	firstErr         error
 }
 
 func (r benchResult) rate() float64 { return float64(r.requests) / r.elapsed.Seconds() }
 
 func (r benchResult) String() string {
-	s := fmt.Sprintf("%d requests in %.1fs: %.0f req/s  p50 %s  p99 %s  max %s  errors %d",
-		r.requests, r.elapsed.Seconds(), r.rate(), fmtLatency(r.p50), fmtLatency(r.p99), fmtLatency(r.max), r.errors)
+	s := fmt.Sprintf("%d requests in %.1fs: %.0f req/s  p50 %s  p99 %s  max %s  errors %d  (p90 %s  p99.9 %s)",
+		r.requests, r.elapsed.Seconds(), r.rate(), fmtLatency(r.p50), fmtLatency(r.p99), fmtLatency(r.max), r.errors,
+		fmtLatency(r.p90), fmtLatency(r.p999))
 	if r.firstErr != nil {
 		s += " (first: " + r.firstErr.Error() + ")"
 	}
@@ -304,7 +306,9 @@ func (c *rpcClient) load(body []byte, conns int, d time.Duration) benchResult {
 	if len(lat) > 0 {
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 		r.p50 = lat[len(lat)/2]
+		r.p90 = lat[min(len(lat)-1, len(lat)*90/100)]
 		r.p99 = lat[min(len(lat)-1, len(lat)*99/100)]
+		r.p999 = lat[min(len(lat)-1, len(lat)*999/1000)]
 		r.max = lat[len(lat)-1]
 	}
 	return r
@@ -355,7 +359,9 @@ func medianResult(rs []benchResult) benchResult {
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].rate() < sorted[j].rate() })
 	m := sorted[len(sorted)/2]
 	m.p50 = med(func(r benchResult) time.Duration { return r.p50 })
+	m.p90 = med(func(r benchResult) time.Duration { return r.p90 })
 	m.p99 = med(func(r benchResult) time.Duration { return r.p99 })
+	m.p999 = med(func(r benchResult) time.Duration { return r.p999 })
 	m.max = med(func(r benchResult) time.Duration { return r.max })
 	m.errors = 0
 	for _, r := range rs {

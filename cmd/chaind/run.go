@@ -54,6 +54,7 @@ type runFlags struct {
 	vhosts       string
 	pprof        string
 	gcHeadroom   uint64
+	procs        int
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -79,6 +80,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "JSON file of flag values, e.g. {\"http.port\": 8545}")
 	fs.StringVar(&f.cors, "http.corsdomain", "", "comma-separated origins allowed to call the JSON-RPC port (* for any)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6061")
+	fs.IntVar(&f.procs, "procs", 0, "goroutines running at once (GOMAXPROCS); 0: 8 on machines with 4 or fewer CPUs, else one per CPU")
 	fs.Uint64Var(&f.gcHeadroom, "gc.headroom", 64, "MiB the heap may grow between garbage collections while the live heap is small (0: Go's default; GOGC overrides)")
 	fs.StringVar(&f.vhosts, "http.vhosts", "", "comma-separated Host header names the JSON-RPC port accepts (default: any)")
 }
@@ -253,6 +255,7 @@ func runNode(args []string) int {
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 		go http.Serve(ln, mux)
 	}
+	setProcs(f.procs)
 	startGCFloor(f.gcHeadroom << 20)
 	n, err := node.New(cfg)
 	if err != nil {
