@@ -45,17 +45,30 @@ func RegisterAccounts(s *Server, b Backend, keys AccountsBackend, opts EthOption
 		return keys.Accounts()[0], nil
 	})
 	s.Register("eth_sign", 2, 2, api.sign)
+	// personal_sign is eth_sign with the parameters swapped. geth dropped
+	// the personal namespace with its account manager, but anvil serves
+	// this method and ethers' JsonRpcSigner.signMessage and viem's
+	// JSON-RPC accounts call it, so a dev node answers it too.
+	s.Register("personal_sign", 2, 2, func(_ context.Context, p Params) (any, error) {
+		return api.signMessage(p, 1, 0)
+	})
 	s.Register("eth_signTransaction", 1, 1, api.signTransaction)
 	s.Register("eth_sendTransaction", 1, 1, api.sendTransaction)
 }
 
 func (api *accountsAPI) sign(_ context.Context, p Params) (any, error) {
+	return api.signMessage(p, 0, 1)
+}
+
+// signMessage signs the EIP-191 message at parameter dataPos with the
+// account at parameter addrPos.
+func (api *accountsAPI) signMessage(p Params, addrPos, dataPos int) (any, error) {
 	var addr types.Address
-	if err := p.Decode(0, &addr); err != nil {
+	if err := p.Decode(addrPos, &addr); err != nil {
 		return nil, err
 	}
 	var data types.HexBytes
-	if err := p.Decode(1, &data); err != nil {
+	if err := p.Decode(dataPos, &data); err != nil {
 		return nil, err
 	}
 	if api.keys == nil {

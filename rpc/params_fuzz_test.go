@@ -327,6 +327,7 @@ func (fx *fixture) seeds() map[string][]string {
 		"debug_getRawReceipts":            {`["0x1"]`, `["0x2"]`},
 		"debug_getRawTransaction":         {`[` + tx + `]`, `[` + dtx + `]`},
 		"eth_sign":                        {`[` + a0 + `,"0x68656c6c6f"]`, `[` + c + `,"0x00"]`, `[` + a0 + `,"hello"]`},
+		"personal_sign":                   {`["0x68656c6c6f",` + a0 + `]`, `["0x00",` + c + `]`, `["hello",` + a0 + `]`},
 		"eth_signTransaction":             {`[{"from":` + a0 + `,"to":` + a1 + `,"value":"0x1","gas":"0x5208","gasPrice":"0x3b9aca00","nonce":"0x7"}]`, `[{"from":` + a0 + `,"to":` + a1 + `,"maxFeePerGas":"0x1","maxPriorityFeePerGas":"0x2"}]`, `[{"from":` + a0 + `,"chainId":"0x1"}]`, `[{"from":` + a0 + `,"to":` + a1 + `,"accessList":[],"gasPrice":"0x1","gas":"0x5208"}]`},
 		"eth_sendTransaction":             {`[{"from":` + a1 + `,"to":` + a0 + `,"value":"0x1"}]`, `[{"from":` + a1 + `,"to":` + c + `,"gas":"0xffffffffffffffff"}]`, `[{"from":` + a1 + `,"nonce":"0x0","to":` + a0 + `}]`, `[{"to":` + a0 + `}]`},
 		"eth_newFilter":                   {`[{"address":` + c + `,"fromBlock":"0x0"}]`, `[{"topics":[["` + logTopic + `"]],"fromBlock":"latest","toBlock":"pending"}]`, `[{"blockHash":` + b1 + `}]`},

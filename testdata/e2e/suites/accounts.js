@@ -1,5 +1,5 @@
 // Node-held accounts: eth_sendTransaction through ethers' JsonRpcSigner,
-// eth_sign and eth_signTransaction verified client-side by ethers (the
+// eth_sign, personal_sign and eth_signTransaction verified client-side by ethers (the
 // signatures must recover to the dev address and match a local signature).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,18 +37,21 @@ describe('node-held accounts', () => {
     assert.equal(await env.provider.getCode(rc.contractAddress), Reverter.deployed);
   });
 
-  it('eth_sign signs an EIP-191 message ethers can verify', async () => {
+  it('eth_sign and personal_sign sign EIP-191 messages ethers can verify', async () => {
     const signer = await env.provider.getSigner(0);
-    // ethers' JsonRpcSigner.signMessage speaks personal_sign, which chaind
-    // does not serve; eth_sign is called directly.
     for (const msg of ['hello chaind', ethers.getBytes('0xdeadbeef00ff')]) {
+      // RFC 6979 signatures are deterministic: the node and ethers agree bit for bit.
+      const want = await devWallet(ACCOUNTS.nodeHeld).signMessage(msg);
       const sig = await env.provider.send('eth_sign', [signer.address, ethers.hexlify(typeof msg === 'string' ? ethers.toUtf8Bytes(msg) : msg)]);
       assert.equal(ethers.verifyMessage(msg, sig), signer.address);
-      // RFC 6979 signatures are deterministic: the node and ethers agree bit for bit.
-      assert.equal(sig, await devWallet(ACCOUNTS.nodeHeld).signMessage(msg));
+      assert.equal(sig, want);
+      // JsonRpcSigner.signMessage speaks personal_sign (message first).
+      assert.equal(await signer.signMessage(msg), want);
     }
     const res = await rpc('eth_sign', [ethers.Wallet.createRandom().address, '0x00']);
     assert.match(res.error.message, /unknown account/);
+    const bad = await rpc('personal_sign', ['0x00', ethers.Wallet.createRandom().address]);
+    assert.match(bad.error.message, /unknown account/);
   });
 
   it('eth_signTransaction round trip: sign on the node, verify and broadcast', async () => {

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import {
   BaseError,
   ContractFunctionRevertedError,
+  createWalletClient,
+  http,
   decodeEventLog,
   parseEther,
   parseGwei,
@@ -145,5 +147,13 @@ describe('viem', () => {
     const sig = await pc.request({ method: 'eth_sign', params: [addr, toHex('chaind')] });
     assert.equal(await verifyMessage({ address: addr, message: 'chaind', signature: sig }), true);
     assert.equal(await verifyMessage({ address: wc.account.address, message: 'chaind', signature: sig }), false);
+  });
+
+  it('signs with a node-held (JSON-RPC) account through personal_sign', async () => {
+    const addr = devWallet(ACCOUNTS.nodeHeld).address;
+    const rpcWallet = createWalletClient({ account: addr, chain: env.chain, transport: http(env.node.http) });
+    const sig = await rpcWallet.signMessage({ message: 'chaind via viem' });
+    assert.equal(await verifyMessage({ address: addr, message: 'chaind via viem', signature: sig }), true);
+    assert.equal(sig, await devWallet(ACCOUNTS.nodeHeld).signMessage('chaind via viem'));
   });
 });
