@@ -6,31 +6,32 @@ import (
 	"sync/atomic"
 )
 
-// Field inversion by Pornin's optimized binary GCD ("Optimized Binary GCD
-// for Modular Inversion", 2020). Every outer round works on 62-bit
-// approximations of a and b (the low 30 bits and the top 32 bits) for 30
-// binary-GCD steps, collecting them in a 2×2 matrix with entries below 2^31,
-// and only then applies the matrix to the full 381-bit values. That is
-// about 26 rounds of word operations instead of the ~570 multiplications of
-// Fermat's little theorem.
+// Field inversion by Bernstein–Yang divsteps, variable time (the inputs are
+// public precompile arguments). Each batch decides 62 divsteps from the low
+// 64 bits of f and g alone, as a 2×2 matrix of int64 entries, and only then
+// applies it to the full numbers: a dozen or so batches of word-by-limb
+// products for a 381-bit input. The optimized binary GCD this replaced
+// (Pornin's, 30 steps per round) needed about twice as many rounds, and each
+// round's four linear combinations cost as much as a batch here; turning an
+// addition result into affine coordinates is one inversion, so it dominated
+// the G1ADD and G2ADD precompiles.
 //
-// Inputs are not secret (precompile arguments), so the variable-time
-// behaviour is fine.
+// State: f, g start as (p, a) and d, e as (0, 1), with f ≡ d·a and
+// g ≡ e·a (mod p) throughout. f stays odd. When g reaches 0, f = ±gcd(p, a)
+// = ±1, so a^-1 = ±d.
 
-const (
-	invSteps  = 30 // binary-GCD steps per round (k-1 with k = 31)
-	invRounds = 26 // ⌈(2·381 - 1)/30⌉ rounds always suffice; most inputs need fewer
-)
+// maxDivstepBatches caps the loop well above the worst case: Bernstein and
+// Yang bound a 381-bit input by ⌊(49·381 + 57)/17⌋ = 1101 divsteps, i.e. 18
+// batches of 62.
+const maxDivstepBatches = 24
 
-// invFactors[k] is 2^(34·k)·R³ mod p in plain (non-Montgomery) limbs:
-// after k rounds, mul(v, invFactors[k]) turns the GCD coefficient v into
-// 1/x in Montgomery form (see inverse).
-var invFactors = func() (t [invRounds + 1]fe) {
-	for k := range t {
-		v := new(big.Int).Lsh(big.NewInt(1), uint(34*k+3*384))
-		v.Mod(v, bigP)
-		copy(t[k][:], bigToWords(v))
-	}
+// invRCube is R³ mod p (R = 2^384) as plain limbs: the divsteps invert the
+// Montgomery representative x·R as an integer, giving x^-1·R^-1, and one
+// Montgomery multiplication by R³ turns that into x^-1·R.
+var invRCube = func() (t fe) {
+	v := new(big.Int).Lsh(big.NewInt(1), 3*384)
+	v.Mod(v, bigP)
+	copy(t[:], bigToWords(v))
 	return t
 }()
 
@@ -40,202 +41,192 @@ func inverse(z, x *fe) {
 		*z = fe{}
 		return
 	}
-	// x is x̂·R in Montgomery form; invert the raw value x̂R as an integer.
-	a := [6]uint64(*x)
-	b := [6]uint64(pModulus)
-	var u, v fe
-	u = fe{1}
-	rounds := invRounds
-	for round := 0; round < invRounds; round++ {
-		n := bitLen6(&a)
-		if m := bitLen6(&b); m > n {
-			n = m
-		}
-		if n < 64 {
-			n = 64
-		}
-		aa := approx(&a, n)
-		bb := approx(&b, n)
-		var f0, g0, f1, g1 uint64 = 1, 0, 0, 1 // two's-complement int64s
-		for j := 0; j < invSteps; j++ {
-			// Branch-free step: the branches would mispredict half the
-			// time. odd: aa is odd; swap: odd and aa < bb.
-			odd := -(aa & 1)
-			_, lt := bits.Sub64(aa, bb, 0)
-			swap := -lt & odd
-			t := (aa ^ bb) & swap
-			aa ^= t
-			bb ^= t
-			t = (f0 ^ f1) & swap
-			f0 ^= t
-			f1 ^= t
-			t = (g0 ^ g1) & swap
-			g0 ^= t
-			g1 ^= t
-			aa -= bb & odd
-			f0 -= f1 & odd
-			g0 -= g1 & odd
-			aa >>= 1
-			f1 <<= 1
-			g1 <<= 1
-		}
-		sf0, sg0, sf1, sg1 := int64(f0), int64(g0), int64(f1), int64(g1)
-		na, negA := linComb(&a, &b, sf0, sg0)
-		nb, negB := linComb(&a, &b, sf1, sg1)
-		if negA {
-			sf0, sg0 = -sf0, -sg0
-		}
-		if negB {
-			sf1, sg1 = -sf1, -sg1
-		}
-		a, b = na, nb
-		nu := modLinComb(&u, &v, sf0, sg0)
-		nv := modLinComb(&u, &v, sf1, sg1)
-		u, v = nu, nv
-		if a == ([6]uint64{}) {
-			// Done early (the usual case): b = gcd = 1.
-			rounds = round + 1
-			break
-		}
-	}
-	// Now b = 1 and v·x̂R·2^(34·rounds) ≡ 1 (mod p): each round divided
-	// a, b by 2^30 but u, v by 2^64.
-	var r fe
-	mul(&r, &v, &invFactors[rounds])
-	// Guard: should the round bound ever fall short, use Fermat instead.
-	var chk fe
-	mul(&chk, &r, x)
-	if !chk.isOne() {
+	var d fe
+	if !invertDivsteps(&d, x) {
+		// Unreachable for a prime modulus and a nonzero x < p; kept so a
+		// broken bound degrades to slow instead of wrong.
 		invFallbacks.Add(1)
 		exp(z, x, expPMinus2)
 		return
 	}
-	*z = r
+	mul(z, &d, &invRCube)
 }
 
 // invFallbacks counts uses of the Fermat fallback; tests require zero.
 var invFallbacks atomic.Int64
 
-func bitLen6(x *[6]uint64) int {
-	for i := 5; i >= 0; i-- {
-		if x[i] != 0 {
-			return i*64 + bits.Len64(x[i])
+// s384 is a signed integer in 384-bit two's complement, least significant
+// word first. |f|, |g| <= p < 2^381 and d, e in [0, p) all fit.
+type s384 [6]uint64
+
+func (x *s384) isNeg() bool { return int64(x[5]) < 0 }
+
+func (x *s384) isZero() bool { return x[0]|x[1]|x[2]|x[3]|x[4]|x[5] == 0 }
+
+// invertDivsteps sets z = a^-1 mod p for the integer a (0 < a < p), in
+// [0, p), and reports false only if the batch cap is hit.
+func invertDivsteps(z, a *fe) bool {
+	f := s384(pModulus)
+	g := s384(*a)
+	var d, e s384
+	e[0] = 1
+	delta := int64(1)
+	for range maxDivstepBatches {
+		var m divMatrix
+		delta = divsteps62(&m, delta, f[0], g[0])
+		var f2, g2 s384
+		applyMatrix(&f2, &f, &g, m.u, m.v)
+		applyMatrix(&g2, &f, &g, m.q, m.r)
+		f, g = f2, g2
+		var d2, e2 s384
+		applyMatrixModP(&d2, &d, &e, m.u, m.v)
+		applyMatrixModP(&e2, &d, &e, m.q, m.r)
+		d, e = d2, e2
+		if g.isZero() {
+			r := fe(d)
+			if f.isNeg() {
+				neg(&r, &r)
+			}
+			*z = r
+			return true
 		}
 	}
-	return 0
+	return false
 }
 
-// approx returns the low 30 bits of x joined with its bits n-32 … n-1.
-func approx(x *[6]uint64, n int) uint64 {
-	lo := x[0] & (1<<invSteps - 1)
-	s := n - 32
-	w, o := s/64, uint(s%64)
-	hi := x[w] >> o
-	if o > 32 && w+1 < 6 {
-		hi |= x[w+1] << (64 - o)
+// divMatrix is the transition of one batch: 2^62·(f', g') =
+// (u·f + v·g, q·f + r·g). |u| + |v| <= 2^62 and |q| + |r| <= 2^62.
+type divMatrix struct{ u, v, q, r int64 }
+
+// divsteps62 runs 62 divsteps on the low 64 bits of f (odd) and g, which
+// decide them exactly, fills m and returns the new delta. One divstep:
+//
+//	delta > 0 and g odd: (1 - delta, g, (g - f)/2)
+//	g odd:               (1 + delta, f, (g + f)/2)
+//	g even:              (1 + delta, f, g/2)
+//
+// A run of even g is taken as one shift.
+func divsteps62(m *divMatrix, delta int64, f, g uint64) int64 {
+	u, v, q, r := int64(1), int64(0), int64(0), int64(1)
+	for i := 0; i < 62; {
+		if g&1 == 0 {
+			n := bits.TrailingZeros64(g) // 64 for g = 0
+			if n > 62-i {
+				n = 62 - i
+			}
+			g >>= uint(n)
+			u <<= uint(n)
+			v <<= uint(n)
+			delta += int64(n)
+			i += n
+			continue
+		}
+		if delta > 0 {
+			f, g = g, g-f
+			u, v, q, r = q, r, q-u, r-v
+			delta = -delta
+		} else {
+			g += f
+			q += u
+			r += v
+		}
+		// g is even now; halving it is the same as doubling f's row.
+		g >>= 1
+		u <<= 1
+		v <<= 1
+		delta++
+		i++
 	}
-	hi &= 0xffffffff
-	return lo | hi<<invSteps
+	m.u, m.v, m.q, m.r = u, v, q, r
+	return delta
 }
 
-// mulSigned returns x·f as a 7-word two's-complement integer.
-func mulSigned(x *[6]uint64, f int64) [7]uint64 {
-	neg := f < 0
-	m := uint64(f)
-	if neg {
-		m = uint64(-f)
-	}
-	var r [7]uint64
-	var carry uint64
-	for i := 0; i < 6; i++ {
-		hi, lo := bits.Mul64(x[i], m)
-		var c uint64
-		r[i], c = bits.Add64(lo, carry, 0)
-		carry = hi + c
-	}
-	r[6] = carry
-	if neg {
-		negate7(&r)
-	}
-	return r
-}
-
-func negate7(r *[7]uint64) {
-	var b uint64
-	for i := 0; i < 7; i++ {
-		r[i], b = bits.Sub64(0, r[i], b)
-	}
-}
-
-func add7(x, y *[7]uint64) [7]uint64 {
-	var r [7]uint64
+// mulAdd sets t += x·k modulo 2^448 for signed x and k. It adds the product
+// of the unsigned patterns and corrects it: with x = xu - sx·2^384 and
+// k = ku - sk·2^64, modulo 2^448 x·k = xu·ku - sk·(xu << 64) - sx·(ku << 384).
+func mulAdd(t *[7]uint64, x *s384, k int64) {
+	ku := uint64(k)
+	h0, l0 := bits.Mul64(x[0], ku)
+	h1, l1 := bits.Mul64(x[1], ku)
+	h2, l2 := bits.Mul64(x[2], ku)
+	h3, l3 := bits.Mul64(x[3], ku)
+	h4, l4 := bits.Mul64(x[4], ku)
+	h5, l5 := bits.Mul64(x[5], ku)
 	var c uint64
-	for i := 0; i < 7; i++ {
-		r[i], c = bits.Add64(x[i], y[i], c)
+	l1, c = bits.Add64(l1, h0, 0)
+	l2, c = bits.Add64(l2, h1, c)
+	l3, c = bits.Add64(l3, h2, c)
+	l4, c = bits.Add64(l4, h3, c)
+	l5, c = bits.Add64(l5, h4, c)
+	l6 := h5 + c
+	if k < 0 {
+		var b uint64
+		l1, b = bits.Sub64(l1, x[0], 0)
+		l2, b = bits.Sub64(l2, x[1], b)
+		l3, b = bits.Sub64(l3, x[2], b)
+		l4, b = bits.Sub64(l4, x[3], b)
+		l5, b = bits.Sub64(l5, x[4], b)
+		l6, _ = bits.Sub64(l6, x[5], b)
 	}
-	return r
+	if x.isNeg() {
+		l6 -= ku
+	}
+	t[0], c = bits.Add64(t[0], l0, 0)
+	t[1], c = bits.Add64(t[1], l1, c)
+	t[2], c = bits.Add64(t[2], l2, c)
+	t[3], c = bits.Add64(t[3], l3, c)
+	t[4], c = bits.Add64(t[4], l4, c)
+	t[5], c = bits.Add64(t[5], l5, c)
+	t[6], _ = bits.Add64(t[6], l6, c)
 }
 
-// linComb returns |(x·f + y·g) / 2^30| and whether the value was negative.
-// The division is exact by construction of the round.
-func linComb(x, y *[6]uint64, f, g int64) ([6]uint64, bool) {
-	p := mulSigned(x, f)
-	q := mulSigned(y, g)
-	s := add7(&p, &q)
-	neg := s[6]>>63 == 1
-	if neg {
-		negate7(&s)
-	}
-	var r [6]uint64
-	for i := 0; i < 6; i++ {
-		r[i] = s[i]>>invSteps | s[i+1]<<(64-invSteps)
-	}
-	return r, neg
+// shr62 sets out to t >> 62 (arithmetic), which the callers know fits in
+// 384 bits.
+func shr62(out *s384, t *[7]uint64) {
+	out[0] = t[0]>>62 | t[1]<<2
+	out[1] = t[1]>>62 | t[2]<<2
+	out[2] = t[2]>>62 | t[3]<<2
+	out[3] = t[3]>>62 | t[4]<<2
+	out[4] = t[4]>>62 | t[5]<<2
+	out[5] = t[5]>>62 | t[6]<<2
 }
 
-// modLinComb returns (x·f + y·g)/2^64 mod p for x, y < p, using one word of
-// Montgomery reduction for the division.
-func modLinComb(x, y *fe, f, g int64) fe {
-	p := mulSigned((*[6]uint64)(x), f)
-	q := mulSigned((*[6]uint64)(y), g)
-	s := add7(&p, &q)
-	// s is a signed 7-word value with |s| < 2^32·p. Add m·p with
-	// m = -s·p^-1 mod 2^64 so the low word vanishes, then drop it.
-	m := s[0] * qInvNeg
-	var t [8]uint64
-	var carry uint64
-	for i := 0; i < 6; i++ {
-		hi, lo := bits.Mul64(m, pModulus[i])
+// applyMatrix sets out = (u·f + v·g)/2^62; the matrix makes the division
+// exact, and |out| <= max(|f|, |g|).
+func applyMatrix(out, f, g *s384, u, v int64) {
+	var t [7]uint64
+	mulAdd(&t, f, u)
+	mulAdd(&t, g, v)
+	shr62(out, &t)
+}
+
+// applyMatrixModP sets out = (u·d + v·e)/2^62 mod p, in [0, p), for d, e in
+// [0, p). Adding k·p with k ≡ -(u·d + v·e)·p^-1 (mod 2^62) makes the
+// division exact; as |u| + |v| <= 2^62 and k < 2^62, the quotient lies in
+// (-p, 2p), so one correction suffices.
+func applyMatrixModP(out, d, e *s384, u, v int64) {
+	var t [7]uint64
+	mulAdd(&t, d, u)
+	mulAdd(&t, e, v)
+	k := (t[0] * qInvNeg) & (1<<62 - 1)
+	mulAdd(&t, (*s384)(&pModulus), int64(k))
+	shr62(out, &t)
+	r := (*fe)(out)
+	if out.isNeg() {
 		var c uint64
-		lo, c = bits.Add64(lo, carry, 0)
-		hi += c
-		t[i], c = bits.Add64(s[i], lo, 0)
-		carry = hi + c
+		r[0], c = bits.Add64(r[0], q0, 0)
+		r[1], c = bits.Add64(r[1], q1, c)
+		r[2], c = bits.Add64(r[2], q2, c)
+		r[3], c = bits.Add64(r[3], q3, c)
+		r[4], c = bits.Add64(r[4], q4, c)
+		r[5], _ = bits.Add64(r[5], q5, c)
+	} else if !r.lessThanP() {
+		var b uint64
+		r[0], b = bits.Sub64(r[0], q0, 0)
+		r[1], b = bits.Sub64(r[1], q1, b)
+		r[2], b = bits.Sub64(r[2], q2, b)
+		r[3], b = bits.Sub64(r[3], q3, b)
+		r[4], b = bits.Sub64(r[4], q4, b)
+		r[5], _ = bits.Sub64(r[5], q5, b)
 	}
-	// Sign-extend s into word 7 and finish the addition.
-	ext := uint64(0)
-	if s[6]>>63 == 1 {
-		ext = ^uint64(0)
-	}
-	var c uint64
-	t[6], c = bits.Add64(s[6], carry, 0)
-	t[7] = ext + c
-	// Result (t >> 64) is in (-p, 2p) as a signed 7-word value t[1..7].
-	var r fe
-	copy(r[:], t[1:7])
-	if t[7]>>63 == 1 {
-		// Negative: add p.
-		var cc uint64
-		for i := 0; i < 6; i++ {
-			r[i], cc = bits.Add64(r[i], pModulus[i], cc)
-		}
-		return r
-	}
-	if t[7] != 0 || !r.lessThanP() {
-		var bb uint64
-		for i := 0; i < 6; i++ {
-			r[i], bb = bits.Sub64(r[i], pModulus[i], bb)
-		}
-	}
-	return r
 }
