@@ -84,19 +84,11 @@ func encodeFp(out []byte, x *fe) {
 func decodeG1(in []byte) (G1, error) {
 	var p G1
 	var x, y fe
-	if err := decodeFp(&x, in[:64]); err != nil {
+	inf, err := decodeG1Affine(&x, &y, in)
+	if err != nil || inf {
 		return p, err
-	}
-	if err := decodeFp(&y, in[64:128]); err != nil {
-		return p, err
-	}
-	if x.isZero() && y.isZero() {
-		return p, nil
 	}
 	p.setAffine(&x, &y)
-	if !p.isOnCurve() {
-		return G1{}, ErrNotOnCurve
-	}
 	return p, nil
 }
 
@@ -120,19 +112,11 @@ func decodeFp2(z *fe2, in []byte) error {
 func decodeG2(in []byte) (G2, error) {
 	var p G2
 	var x, y fe2
-	if err := decodeFp2(&x, in[:128]); err != nil {
+	inf, err := decodeG2Affine(&x, &y, in)
+	if err != nil || inf {
 		return p, err
-	}
-	if err := decodeFp2(&y, in[128:256]); err != nil {
-		return p, err
-	}
-	if x.isZero() && y.isZero() {
-		return p, nil
 	}
 	p.setAffine(&x, &y)
-	if !p.isOnCurve() {
-		return G2{}, ErrNotOnCurve
-	}
 	return p, nil
 }
 
@@ -153,16 +137,18 @@ func G1Add(input []byte) ([]byte, error) {
 	if len(input) != 2*g1Len {
 		return nil, ErrInvalidLength
 	}
-	a, err := decodeG1(input[:g1Len])
+	var x1, y1, x2, y2 fe
+	inf1, err := decodeG1Affine(&x1, &y1, input[:g1Len])
 	if err != nil {
 		return nil, err
 	}
-	b, err := decodeG1(input[g1Len:])
+	inf2, err := decodeG1Affine(&x2, &y2, input[g1Len:])
 	if err != nil {
 		return nil, err
 	}
-	a.Add(&a, &b)
-	return encodeG1(&a), nil
+	out := make([]byte, g1Len)
+	addG1Affine(out, &x1, &y1, inf1, &x2, &y2, inf2)
+	return out, nil
 }
 
 // G2Add is BLS12_G2ADD (0x0d): the sum of two G2 points, on-curve checked
@@ -171,16 +157,18 @@ func G2Add(input []byte) ([]byte, error) {
 	if len(input) != 2*g2Len {
 		return nil, ErrInvalidLength
 	}
-	a, err := decodeG2(input[:g2Len])
+	var x1, y1, x2, y2 fe2
+	inf1, err := decodeG2Affine(&x1, &y1, input[:g2Len])
 	if err != nil {
 		return nil, err
 	}
-	b, err := decodeG2(input[g2Len:])
+	inf2, err := decodeG2Affine(&x2, &y2, input[g2Len:])
 	if err != nil {
 		return nil, err
 	}
-	a.Add(&a, &b)
-	return encodeG2(&a), nil
+	out := make([]byte, g2Len)
+	addG2Affine(out, &x1, &y1, inf1, &x2, &y2, inf2)
+	return out, nil
 }
 
 // G1MSM is BLS12_G1MSM (0x0c): Σ k_i·P_i over k ≥ 1 (point, scalar) pairs;
