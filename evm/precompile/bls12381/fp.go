@@ -7,7 +7,9 @@
 //
 // Everything is written against fixed-size 6×64-bit Montgomery limbs; big
 // integers appear only when constants are set up at package init. The
-// main speed-ups over textbook code: a batched binary-GCD inversion, the
+// main speed-ups over textbook code: a MULX/ADX assembly Montgomery
+// multiplication on amd64 (pure Go elsewhere and with -tags purego),
+// Bernstein–Yang divsteps inversion, affine addition for G1ADD/G2ADD, the
 // φ/ψ endomorphisms for subgroup checks and split scalar multiplication,
 // prepared Miller-loop lines (fixed G2 points cost no curve arithmetic),
 // Granger–Scott squaring in the final exponentiation, and per-point input

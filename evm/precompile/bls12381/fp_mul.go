@@ -17,8 +17,9 @@ package bls12381
 
 import "math/bits"
 
-// mul sets z = x*y*R^-1 mod p. z may alias x or y.
-func mul(z, x, y *fe) {
+// mulGeneric sets z = x*y*R^-1 mod p. z may alias x or y. Inputs below 2p
+// (lazy sums) are fine; the result is fully reduced.
+func mulGeneric(z, x, y *fe) {
 	var t0, t1, t2, t3, t4, t5 uint64
 	var h0, h1, h2, h3, h4, h5 uint64
 	var l0, l1, l2, l3, l4, l5 uint64
