@@ -114,3 +114,34 @@ func TestAddAffineRejectsOffCurve(t *testing.T) {
 		t.Fatalf("G2Add off-curve: %v", err)
 	}
 }
+
+// TestAddDoublingMatchesMSM checks P + P against 2·P from the MSM
+// precompile, a path that shares no addition code with G1ADD/G2ADD.
+func TestAddDoublingMatchesMSM(t *testing.T) {
+	two := make([]byte, 32)
+	two[31] = 2
+	g, h := G1Generator(), G2Generator()
+	e1, e2 := encodeG1(&g), encodeG2(&h)
+	sum1, err := G1Add(append(append([]byte{}, e1...), e1...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbl1, err := G1MSM(append(append([]byte{}, e1...), two...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(sum1, dbl1) {
+		t.Fatalf("G1: G+G = %x, 2G = %x", sum1, dbl1)
+	}
+	sum2, err := G2Add(append(append([]byte{}, e2...), e2...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbl2, err := G2MSM(append(append([]byte{}, e2...), two...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(sum2, dbl2) {
+		t.Fatalf("G2: G+G = %x, 2G = %x", sum2, dbl2)
+	}
+}
