@@ -105,40 +105,52 @@ type divMatrix struct{ u, v, q, r int64 }
 //	g odd:               (1 + delta, f, (g + f)/2)
 //	g even:              (1 + delta, f, g/2)
 //
-// A run of even g is taken as one shift.
+// Variable-time shortcuts take several divsteps per iteration, about a
+// third as many iterations: a run of even g is one shift, and for an odd g
+// (after the swap, if due) b = min(1 - delta, 6, steps left) steps
+// cannot swap, because delta stays <= 0 throughout, so together they add
+// the one multiple w·f (0 <= w < 2^b) that makes g divisible by 2^b and
+// divide by 2^b: exactly the same steps, computed at once. Halving g is
+// done as doubling f's row of the matrix, so after k steps both rows have
+// |·| + |·| <= 2^k: adding w < 2^b times one row to the other is followed
+// by at least b doublings.
 func divsteps62(m *divMatrix, delta int64, f, g uint64) int64 {
 	u, v, q, r := int64(1), int64(0), int64(0), int64(1)
-	for i := 0; i < 62; {
-		if g&1 == 0 {
-			n := bits.TrailingZeros64(g) // 64 for g = 0
-			if n > 62-i {
-				n = 62 - i
-			}
-			g >>= uint(n)
-			u <<= uint(n)
-			v <<= uint(n)
-			delta += int64(n)
-			i += n
-			continue
+	eta := -delta
+	left := 62
+	for {
+		// The mask stops the shift at the steps left (g may be 0).
+		n := bits.TrailingZeros64(g | ^uint64(0)<<uint(left))
+		g >>= uint(n)
+		u <<= uint(n)
+		v <<= uint(n)
+		eta -= int64(n)
+		left -= n
+		if left == 0 {
+			break
 		}
-		if delta > 0 {
-			f, g = g, g-f
-			u, v, q, r = q, r, q-u, r-v
-			delta = -delta
-		} else {
-			g += f
-			q += u
-			r += v
+		if eta < 0 {
+			// delta > 0 and g odd: f takes g's place and g becomes -f,
+			// to which the multiple of the new f is added below.
+			eta = -eta
+			f, g = g, -f
+			u, v, q, r = q, r, -u, -v
 		}
-		// g is even now; halving it is the same as doubling f's row.
-		g >>= 1
-		u <<= 1
-		v <<= 1
-		delta++
-		i++
+		b := int(eta) + 1
+		if b > left {
+			b = left
+		}
+		if b > 6 {
+			b = 6
+		}
+		// w = -g/f mod 2^b: for odd f, f·(2 - f²) inverts f mod 64.
+		w := f * g * (f*f - 2) & (1<<uint(b) - 1)
+		g += f * w
+		q += u * int64(w)
+		r += v * int64(w)
 	}
 	m.u, m.v, m.q, m.r = u, v, q, r
-	return delta
+	return -eta
 }
 
 // mulAdd sets t += x·k modulo 2^448 for signed x and k. It adds the product
