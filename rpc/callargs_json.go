@@ -24,43 +24,13 @@ func (a *CallArgs) UnmarshalJSON(b []byte) error {
 }
 
 func (a *CallArgs) decodePlain(b []byte) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return skipSpace(b, i+1) == len(b)
-	}
-	for {
-		key, end, ok := plainString(b, i)
-		if !ok {
-			return false
+	return scanPlainObject(b, func(key []byte, i int) (int, bool) {
+		_, end, ok := plainString(b, i)
+		if !ok || !a.setPlain(string(key), b[i:end]) {
+			return 0, false
 		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipSpace(b, i+1)
-		_, vend, ok := plainString(b, i)
-		if !ok {
-			return false
-		}
-		if !a.setPlain(string(key), b[i:vend]) {
-			return false
-		}
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return false
-		}
-		if b[i] == '}' {
-			return skipSpace(b, i+1) == len(b)
-		}
-		if b[i] != ',' {
-			return false
-		}
-		i = skipSpace(b, i+1)
-	}
+		return end, true
+	})
 }
 
 // setPlain decodes one quoted value into a field not set before.

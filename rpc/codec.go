@@ -29,88 +29,89 @@ func decodeRequest(b []byte, req *request) error {
 }
 
 func decodeRequestFast(b []byte, req *request) bool {
+	var seen [4]bool
+	return scanPlainObject(b, func(key []byte, i int) (int, bool) {
+		var k int
+		switch string(key) {
+		case "jsonrpc":
+			k = 0
+		case "id":
+			k = 1
+		case "method":
+			k = 2
+		case "params":
+			k = 3
+		default:
+			return 0, false
+		}
+		if seen[k] {
+			return 0, false
+		}
+		seen[k] = true
+		if k == 0 || k == 2 {
+			s, end, ok := plainString(b, i)
+			if !ok {
+				return 0, false
+			}
+			if k == 0 {
+				req.JSONRPC = internVersion(s)
+			} else {
+				req.Method = string(s)
+			}
+			return end, true
+		}
+		end, ok := skipValue(b, i, 0)
+		if !ok {
+			return 0, false
+		}
+		// encoding/json leaves a RawMessage nil for an absent key and
+		// "null" for an explicit null; slicing b does the same.
+		if k == 1 {
+			req.ID = json.RawMessage(b[i:end])
+		} else {
+			req.Params = json.RawMessage(b[i:end])
+		}
+		return end, true
+	})
+}
+
+// scanPlainObject walks the object that is the whole of b (space aside),
+// calling field with each member's key — plain, see plainString — and the
+// offset of its value; field returns where the value ends. It reports
+// false when b is not such an object or field turns a member down.
+func scanPlainObject(b []byte, field func(key []byte, i int) (int, bool)) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
 	i = skipSpace(b, i+1)
-	var seen [4]bool
 	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return false
-			}
-			key, end, ok := plainString(b, i)
-			if !ok {
-				return false
-			}
-			i = skipSpace(b, end)
-			if i >= len(b) || b[i] != ':' {
-				return false
-			}
-			i = skipSpace(b, i+1)
-			k := -1
-			switch string(key) {
-			case "jsonrpc":
-				k = 0
-			case "id":
-				k = 1
-			case "method":
-				k = 2
-			case "params":
-				k = 3
-			}
-			if k < 0 || seen[k] {
-				return false
-			}
-			seen[k] = true
-			switch k {
-			case 0, 2:
-				s, end, ok := plainString(b, i)
-				if !ok {
-					return false
-				}
-				if k == 0 {
-					req.JSONRPC = internVersion(s)
-				} else {
-					req.Method = string(s)
-				}
-				i = end
-			case 1, 3:
-				end, ok := skipValue(b, i, 0)
-				if !ok {
-					return false
-				}
-				raw := json.RawMessage(b[i:end])
-				if k == 1 {
-					req.ID = raw
-				} else {
-					req.Params = raw
-				}
-				i = end
-			}
-			i = skipSpace(b, i)
-			if i >= len(b) {
-				return false
-			}
-			if b[i] == '}' {
-				i++
-				break
-			}
-			if b[i] != ',' {
-				return false
-			}
-			i = skipSpace(b, i+1)
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		key, end, ok := plainString(b, i)
+		if !ok {
+			return false
 		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		if i, ok = field(key, skipSpace(b, i+1)); !ok {
+			return false
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			return skipSpace(b, i+1) == len(b)
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i = skipSpace(b, i+1)
 	}
-	if skipSpace(b, i) != len(b) {
-		return false
-	}
-	// encoding/json leaves a RawMessage nil for an absent key but sets it to
-	// "null" for an explicit null; the scanner already matches that.
-	return true
 }
 
 func internVersion(s []byte) string {

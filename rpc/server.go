@@ -265,8 +265,8 @@ func splitParams(raw json.RawMessage) (Params, error) {
 	}
 	p, ok := splitArray(raw)
 	if !ok {
-		// Not reached for params that came through decodeRequest; kept so
-		// a caller with unchecked bytes still gets encoding/json's error.
+		// Deeper than the scanner goes (maxFastDepth): encoding/json splits
+		// it, or gives its error.
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return nil, &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
 		}
