@@ -3,6 +3,7 @@ package evm
 import (
 	"testing"
 
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -15,7 +16,7 @@ func benchCode(b *testing.B, file, input string) {
 	st := newMemState()
 	st.SetCode(testContract, code)
 	e := NewEVM(BlockContext{Number: 1, GasLimit: 1 << 40, BaseFee: new(uint256.Int),
-		GetHash: func(uint64) types.Hash { return types.Hash{} }}, st, 1, Osaka)
+		GetHash: func(uint64) types.Hash { return types.Hash{} }}, st, 1, forks.Osaka)
 	e.SetTxContext(TxContext{Origin: testCaller, GasPrice: new(uint256.Int)})
 	var gasUsed uint64
 	b.ReportAllocs()

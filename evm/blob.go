@@ -3,6 +3,7 @@ package evm
 import (
 	"math/big"
 
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/holiman/uint256"
 )
 
@@ -13,11 +14,11 @@ type BlobConfig struct {
 }
 
 // BlobSchedule returns the blob parameters of fork (zero before Cancun).
-func BlobSchedule(fork Fork) BlobConfig {
+func BlobSchedule(fork forks.Fork) BlobConfig {
 	switch {
-	case fork >= Prague:
+	case fork >= forks.Prague:
 		return BlobConfig{Target: 6, Max: 9, UpdateFraction: 5007716}
-	case fork >= Cancun:
+	case fork >= forks.Cancun:
 		return BlobConfig{Target: 3, Max: 6, UpdateFraction: 3338477}
 	}
 	return BlobConfig{}
@@ -28,7 +29,7 @@ const blobBaseCost = 1 << 13
 
 // CalcBlobBaseFee returns the blob base fee for a block with the given
 // excess blob gas under fork's default schedule.
-func CalcBlobBaseFee(fork Fork, excessBlobGas uint64) *uint256.Int {
+func CalcBlobBaseFee(fork forks.Fork, excessBlobGas uint64) *uint256.Int {
 	return BlobSchedule(fork).BaseFee(excessBlobGas)
 }
 
@@ -64,19 +65,19 @@ func (c BlobConfig) BaseFee(excessBlobGas uint64) *uint256.Int {
 
 // CalcExcessBlobGas returns a block's excess blob gas from its parent's
 // under fork's default schedule.
-func CalcExcessBlobGas(fork Fork, parentExcess, parentBlobGasUsed uint64, parentBaseFee *uint256.Int) uint64 {
+func CalcExcessBlobGas(fork forks.Fork, parentExcess, parentBlobGasUsed uint64, parentBaseFee *uint256.Int) uint64 {
 	return BlobSchedule(fork).ExcessBlobGas(fork, parentExcess, parentBlobGasUsed, parentBaseFee)
 }
 
 // ExcessBlobGas returns a block's excess blob gas from its parent's. From
 // Osaka (EIP-7918) blob gas stops being discounted while the execution
 // base fee dominates the blob price.
-func (c BlobConfig) ExcessBlobGas(fork Fork, parentExcess, parentBlobGasUsed uint64, parentBaseFee *uint256.Int) uint64 {
+func (c BlobConfig) ExcessBlobGas(fork forks.Fork, parentExcess, parentBlobGasUsed uint64, parentBaseFee *uint256.Int) uint64 {
 	target := c.Target * BlobGasPerBlob
 	if parentExcess+parentBlobGasUsed < target {
 		return 0
 	}
-	if fork >= Osaka && parentBaseFee != nil && c.Max > 0 {
+	if fork >= forks.Osaka && parentBaseFee != nil && c.Max > 0 {
 		var exec, blob uint256.Int
 		exec.Mul(uint256.NewInt(blobBaseCost), parentBaseFee)
 		blob.Mul(uint256.NewInt(BlobGasPerBlob), c.BaseFee(parentExcess))

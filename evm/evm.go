@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rlp"
 	"github.com/holiman/uint256"
@@ -45,7 +46,7 @@ type EVM struct {
 	StateDB   StateDB
 	Config    Config
 
-	fork    Fork
+	fork    forks.Fork
 	chainID uint256.Int
 	table   *JumpTable
 	precs   *precompileSet
@@ -62,9 +63,9 @@ type EVM struct {
 }
 
 // NewEVM returns an EVM for one block under the rules of fork.
-func NewEVM(block BlockContext, statedb StateDB, chainID uint64, fork Fork) *EVM {
-	if fork < 0 || fork >= numForks {
-		fork = numForks - 1
+func NewEVM(block BlockContext, statedb StateDB, chainID uint64, fork forks.Fork) *EVM {
+	if fork < 0 || fork >= forks.Count {
+		fork = forks.Count - 1
 	}
 	evm := &EVM{
 		Context: block,
@@ -79,7 +80,7 @@ func NewEVM(block BlockContext, statedb StateDB, chainID uint64, fork Fork) *EVM
 }
 
 // Fork returns the rules the EVM runs under.
-func (evm *EVM) Fork() Fork { return evm.fork }
+func (evm *EVM) Fork() forks.Fork { return evm.fork }
 
 // SetTxContext sets the transaction part of the environment; ApplyMessage
 // calls it, direct users of Call/Create must.
@@ -121,7 +122,7 @@ func DelegationCode(addr types.Address) []byte {
 // EIP-7702 delegation from Prague on.
 func (evm *EVM) codeOf(addr types.Address) ([]byte, types.Hash) {
 	code := evm.StateDB.GetCode(addr)
-	if evm.fork >= Prague {
+	if evm.fork >= forks.Prague {
 		if target, ok := ParseDelegation(code); ok {
 			return evm.StateDB.GetCode(target), evm.StateDB.GetCodeHash(target)
 		}
@@ -149,7 +150,7 @@ func (evm *EVM) Call(caller, addr types.Address, input []byte, gas uint64, value
 	snapshot := evm.StateDB.Snapshot()
 	p, isPrecompile := evm.precs.get(addr)
 	if !evm.StateDB.Exist(addr) {
-		if !isPrecompile && evm.fork >= SpuriousDragon && value.IsZero() {
+		if !isPrecompile && evm.fork >= forks.SpuriousDragon && value.IsZero() {
 			// Calling a non-existent account with no value does not
 			// create it (EIP-161).
 			return nil, gas, nil
@@ -344,7 +345,7 @@ func (evm *EVM) create(typ byte, caller types.Address, code []byte, gas uint64, 
 		return nil, types.Address{}, gas, ErrNonceUintOverflow
 	}
 	evm.StateDB.SetNonce(caller, nonce+1)
-	if evm.fork >= Berlin {
+	if evm.fork >= forks.Berlin {
 		evm.StateDB.AddAddressToAccessList(addr)
 	}
 	// EIP-684 and EIP-7610: never deploy over an account that has code,
@@ -358,17 +359,17 @@ func (evm *EVM) create(typ byte, caller types.Address, code []byte, gas uint64, 
 		evm.StateDB.CreateAccount(addr)
 	}
 	evm.StateDB.CreateContract(addr)
-	if evm.fork >= SpuriousDragon {
+	if evm.fork >= forks.SpuriousDragon {
 		evm.StateDB.SetNonce(addr, 1)
 	}
 	evm.transfer(caller, addr, value)
 
 	c := Contract{Caller: caller, Address: addr, Value: *value, Code: code, Gas: gas}
 	ret, err = evm.run(&c, nil, false)
-	if err == nil && evm.fork >= SpuriousDragon && len(ret) > MaxCodeSize {
+	if err == nil && evm.fork >= forks.SpuriousDragon && len(ret) > MaxCodeSize {
 		err = ErrMaxCodeSizeExceeded
 	}
-	if err == nil && len(ret) > 0 && ret[0] == 0xef && evm.fork >= London {
+	if err == nil && len(ret) > 0 && ret[0] == 0xef && evm.fork >= forks.London {
 		err = ErrInvalidCode // EIP-3541
 	}
 	if err == nil {
@@ -380,7 +381,7 @@ func (evm *EVM) create(typ byte, caller types.Address, code []byte, gas uint64, 
 	}
 	// Frontier kept the account (without code) when the deposit could not
 	// be paid for.
-	if err != nil && (evm.fork >= Homestead || err != ErrCodeStoreOutOfGas) {
+	if err != nil && (evm.fork >= forks.Homestead || err != ErrCodeStoreOutOfGas) {
 		evm.StateDB.RevertToSnapshot(snapshot)
 		if err != ErrExecutionReverted {
 			c.Gas = 0

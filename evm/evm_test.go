@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -27,7 +28,7 @@ func mustHex(t testing.TB, s string) []byte {
 }
 
 // runCode installs code at testContract and calls it with input.
-func runCode(t testing.TB, fork Fork, code, input []byte, gas uint64) ([]byte, uint64, error, *memState) {
+func runCode(t testing.TB, fork forks.Fork, code, input []byte, gas uint64) ([]byte, uint64, error, *memState) {
 	st := newMemState()
 	st.SetCode(testContract, code)
 	st.AddBalance(testCaller, uint256.NewInt(1e18))
@@ -44,65 +45,65 @@ const ret32 = "60005260206000f3"
 func TestOpcodes(t *testing.T) {
 	tests := []struct {
 		name string
-		fork Fork
+		fork forks.Fork
 		code string
 		want string // returned word in hex (right-aligned)
 		gas  uint64 // total gas used, 0 = don't check
 		err  error
 	}{
-		{"add", Cancun, "6002600301" + ret32, "05", 0, nil},
-		{"sub wraps", Cancun, "6001600003" + ret32, strings.Repeat("ff", 32), 0, nil},
-		{"mul", Cancun, "6007600602" + ret32, "2a", 0, nil},
-		{"div by zero", Cancun, "6000600704" + ret32, "00", 0, nil},
-		{"sdiv -8/2", Cancun, "6002" + "7f" + strings.Repeat("ff", 31) + "f8" + "05" + ret32, strings.Repeat("ff", 31) + "fc", 0, nil},
-		{"mod", Cancun, "6003600806" + ret32, "02", 0, nil},
-		{"addmod", Cancun, "600560046003" + "08" + ret32, "02", 0, nil},
-		{"mulmod", Cancun, "600560046003" + "09" + ret32, "02", 0, nil},
-		{"exp", Cancun, "600a60020a" + ret32, "0400", 0, nil},
-		{"signextend", Cancun, "60ff60000b" + ret32, strings.Repeat("ff", 32), 0, nil},
-		{"lt", Cancun, "600260011" + "0" + ret32, "01", 0, nil},
-		{"byte", Cancun, "61abcd601e1a" + ret32, "ab", 0, nil},
-		{"shl", Cancun, "600160041b" + ret32, "10", 0, nil},
-		{"shr", Cancun, "601060041c" + ret32, "01", 0, nil},
-		{"sar negative", Cancun, "7ff000000000000000000000000000000000000000000000000000000000000000" + "60041d" + ret32, "ff" + strings.Repeat("00", 31), 0, nil},
-		{"shl before constantinople", Byzantium, "600160041b", "", 0, ErrInvalidOpCode},
-		{"clz", Osaka, "60011e" + ret32, "ff", 0, nil},
-		{"clz zero", Osaka, "60001e" + ret32, "0100", 0, nil},
-		{"clz before osaka", Prague, "60011e", "", 0, ErrInvalidOpCode},
-		{"push0", Shanghai, "5f" + ret32, "00", 0, nil},
-		{"push0 before shanghai", Paris, "5f", "", 0, ErrInvalidOpCode},
-		{"keccak empty", Cancun, "60006000" + "20" + ret32, "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470", 0, nil},
-		{"address", Cancun, "30" + ret32, "0c0de0", 0, nil},
-		{"caller", Cancun, "33" + ret32, "ca11", 0, nil},
-		{"chainid", Cancun, "46" + ret32, "01", 0, nil},
-		{"basefee", Cancun, "48" + ret32, "07", 0, nil},
-		{"number", Cancun, "43" + ret32, "0a", 0, nil},
-		{"blockhash in range", Cancun, "600940" + ret32, "09" + strings.Repeat("00", 31), 0, nil},
-		{"blockhash current", Cancun, "600a40" + ret32, "00", 0, nil},
-		{"msize", Cancun, "600051505959" + "50" + ret32, "20", 0, nil},
-		{"mcopy", Cancun, "60ff600052" + "6001601f6000" + "5e" + "600051" + ret32, "ff" + strings.Repeat("00", 30) + "ff", 0, nil},
-		{"tstore/tload", Cancun, "602a60015d60015c" + ret32, "2a", 0, nil},
-		{"sstore/sload", Cancun, "602a600155600154" + ret32, "2a", 0, nil},
-		{"jump to jumpdest", Cancun, "600456005b6001" + ret32, "01", 0, nil},
-		{"jump into push data", Cancun, "60035660005b", "", 0, ErrInvalidJump},
-		{"jumpi not taken", Cancun, "6000600757600260005260206000f35b", "02", 0, nil},
-		{"stack underflow", Cancun, "01", "", 0, ErrStackUnderflow},
-		{"invalid opcode", Cancun, "fe", "", 0, ErrInvalidOpCode},
-		{"revert", Cancun, "60016000fd", "", 0, ErrExecutionReverted},
-		{"returndatasize empty", Cancun, "3d" + ret32, "00", 0, nil},
-		{"returndatacopy out of bounds", Cancun, "600160006000" + "3e", "", 0, ErrReturnDataOutOfBounds},
+		{"add", forks.Cancun, "6002600301" + ret32, "05", 0, nil},
+		{"sub wraps", forks.Cancun, "6001600003" + ret32, strings.Repeat("ff", 32), 0, nil},
+		{"mul", forks.Cancun, "6007600602" + ret32, "2a", 0, nil},
+		{"div by zero", forks.Cancun, "6000600704" + ret32, "00", 0, nil},
+		{"sdiv -8/2", forks.Cancun, "6002" + "7f" + strings.Repeat("ff", 31) + "f8" + "05" + ret32, strings.Repeat("ff", 31) + "fc", 0, nil},
+		{"mod", forks.Cancun, "6003600806" + ret32, "02", 0, nil},
+		{"addmod", forks.Cancun, "600560046003" + "08" + ret32, "02", 0, nil},
+		{"mulmod", forks.Cancun, "600560046003" + "09" + ret32, "02", 0, nil},
+		{"exp", forks.Cancun, "600a60020a" + ret32, "0400", 0, nil},
+		{"signextend", forks.Cancun, "60ff60000b" + ret32, strings.Repeat("ff", 32), 0, nil},
+		{"lt", forks.Cancun, "600260011" + "0" + ret32, "01", 0, nil},
+		{"byte", forks.Cancun, "61abcd601e1a" + ret32, "ab", 0, nil},
+		{"shl", forks.Cancun, "600160041b" + ret32, "10", 0, nil},
+		{"shr", forks.Cancun, "601060041c" + ret32, "01", 0, nil},
+		{"sar negative", forks.Cancun, "7ff000000000000000000000000000000000000000000000000000000000000000" + "60041d" + ret32, "ff" + strings.Repeat("00", 31), 0, nil},
+		{"shl before constantinople", forks.Byzantium, "600160041b", "", 0, ErrInvalidOpCode},
+		{"clz", forks.Osaka, "60011e" + ret32, "ff", 0, nil},
+		{"clz zero", forks.Osaka, "60001e" + ret32, "0100", 0, nil},
+		{"clz before osaka", forks.Prague, "60011e", "", 0, ErrInvalidOpCode},
+		{"push0", forks.Shanghai, "5f" + ret32, "00", 0, nil},
+		{"push0 before shanghai", forks.Paris, "5f", "", 0, ErrInvalidOpCode},
+		{"keccak empty", forks.Cancun, "60006000" + "20" + ret32, "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470", 0, nil},
+		{"address", forks.Cancun, "30" + ret32, "0c0de0", 0, nil},
+		{"caller", forks.Cancun, "33" + ret32, "ca11", 0, nil},
+		{"chainid", forks.Cancun, "46" + ret32, "01", 0, nil},
+		{"basefee", forks.Cancun, "48" + ret32, "07", 0, nil},
+		{"number", forks.Cancun, "43" + ret32, "0a", 0, nil},
+		{"blockhash in range", forks.Cancun, "600940" + ret32, "09" + strings.Repeat("00", 31), 0, nil},
+		{"blockhash current", forks.Cancun, "600a40" + ret32, "00", 0, nil},
+		{"msize", forks.Cancun, "600051505959" + "50" + ret32, "20", 0, nil},
+		{"mcopy", forks.Cancun, "60ff600052" + "6001601f6000" + "5e" + "600051" + ret32, "ff" + strings.Repeat("00", 30) + "ff", 0, nil},
+		{"tstore/tload", forks.Cancun, "602a60015d60015c" + ret32, "2a", 0, nil},
+		{"sstore/sload", forks.Cancun, "602a600155600154" + ret32, "2a", 0, nil},
+		{"jump to jumpdest", forks.Cancun, "600456005b6001" + ret32, "01", 0, nil},
+		{"jump into push data", forks.Cancun, "60035660005b", "", 0, ErrInvalidJump},
+		{"jumpi not taken", forks.Cancun, "6000600757600260005260206000f35b", "02", 0, nil},
+		{"stack underflow", forks.Cancun, "01", "", 0, ErrStackUnderflow},
+		{"invalid opcode", forks.Cancun, "fe", "", 0, ErrInvalidOpCode},
+		{"revert", forks.Cancun, "60016000fd", "", 0, ErrExecutionReverted},
+		{"returndatasize empty", forks.Cancun, "3d" + ret32, "00", 0, nil},
+		{"returndatacopy out of bounds", forks.Cancun, "600160006000" + "3e", "", 0, ErrReturnDataOutOfBounds},
 		// 3+3 (PUSH) + 3 (ADD) = 9; no memory.
-		{"gas of add", Cancun, "6001600101", "", 9, nil},
+		{"gas of add", forks.Cancun, "6001600101", "", 9, nil},
 		// MSTORE at 0: 3+3+3 + 3 (one word).
-		{"gas of mstore", Cancun, "6001600052", "", 12, nil},
+		{"gas of mstore", forks.Cancun, "6001600052", "", 12, nil},
 		// Cold SLOAD 2100 + PUSH 3.
-		{"gas of cold sload", Berlin, "600054", "", 2103, nil},
-		{"gas of sload istanbul", Istanbul, "600054", "", 803, nil},
-		{"gas of sload frontier", Frontier, "600054", "", 53, nil},
+		{"gas of cold sload", forks.Berlin, "600054", "", 2103, nil},
+		{"gas of sload istanbul", forks.Istanbul, "600054", "", 803, nil},
+		{"gas of sload frontier", forks.Frontier, "600054", "", 53, nil},
 		// SSTORE 0->1 on a clean slot: cold 2100 + 20000 + 2 PUSH.
-		{"gas of sstore set", Cancun, "6001600055", "", 22106, nil},
-		{"gas of exp spurious", SpuriousDragon, "61010060020a", "", 3 + 3 + 10 + 100, nil},
-		{"gas of exp frontier", Frontier, "61010060020a", "", 3 + 3 + 10 + 20, nil},
+		{"gas of sstore set", forks.Cancun, "6001600055", "", 22106, nil},
+		{"gas of exp spurious", forks.SpuriousDragon, "61010060020a", "", 3 + 3 + 10 + 100, nil},
+		{"gas of exp frontier", forks.Frontier, "61010060020a", "", 3 + 3 + 10 + 20, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,18 +125,6 @@ func TestOpcodes(t *testing.T) {
 	}
 }
 
-func TestForkByName(t *testing.T) {
-	for name, want := range map[string]Fork{"Frontier": Frontier, "EIP150": TangerineWhistle, "EIP158": SpuriousDragon,
-		"ConstantinopleFix": Petersburg, "Merge": Paris, "Paris": Paris, "Osaka": Osaka} {
-		if got, ok := ForkByName(name); !ok || got != want {
-			t.Errorf("ForkByName(%q) = %v, %v", name, got, ok)
-		}
-	}
-	if _, ok := ForkByName("Nope"); ok {
-		t.Error("unknown fork accepted")
-	}
-}
-
 func TestCallStaticWriteProtection(t *testing.T) {
 	st := newMemState()
 	callee := types.MustAddress("0x00000000000000000000000000000000000000bb")
@@ -143,7 +132,7 @@ func TestCallStaticWriteProtection(t *testing.T) {
 	// STATICCALL(gas, callee, 0,0,0,0) and return the success flag.
 	code := mustHex(t, "6000600060006000"+"73"+hex.EncodeToString(callee[:])+"61fffffa"+ret32)
 	st.SetCode(testContract, code)
-	e := NewEVM(BlockContext{}, st, 1, Cancun)
+	e := NewEVM(BlockContext{}, st, 1, forks.Cancun)
 	ret, _, err := e.Call(testCaller, testContract, nil, 1_000_000, new(uint256.Int))
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +149,7 @@ func TestCreateAndCall(t *testing.T) {
 	// Init code returning runtime 602a60005260206000f3 (returns 42).
 	initcode := mustHex(t, "69602a60005260206000f3600052600a6016f3")
 	gp := GasPool(30_000_000)
-	e := NewEVM(BlockContext{GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, Cancun)
+	e := NewEVM(BlockContext{GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, forks.Cancun)
 	res, err := ApplyMessage(e, &Message{From: from, Value: new(uint256.Int), GasLimit: 200000, GasPrice: uint256.NewInt(2), Data: initcode}, &gp)
 	if err != nil || res.Err != nil {
 		t.Fatal(err, res)
@@ -225,7 +214,7 @@ func TestBenchInputs(t *testing.T) {
 			if testing.Short() && strings.HasPrefix(tc.file, "Snail") {
 				t.Skip("long")
 			}
-			ret, used, err, _ := runCode(t, Cancun, benchInput(t, tc.file), mustHex(t, tc.input), 1_000_000_000)
+			ret, used, err, _ := runCode(t, forks.Cancun, benchInput(t, tc.file), mustHex(t, tc.input), 1_000_000_000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,21 +231,21 @@ func TestBenchInputs(t *testing.T) {
 
 func TestBlobBaseFee(t *testing.T) {
 	for _, tc := range []struct {
-		fork   Fork
+		fork   forks.Fork
 		excess uint64
 		want   uint64
 	}{
-		{Cancun, 0, 1},
-		{Cancun, 3338477, 2},          // floor(e)
-		{Cancun, 10 * 3338477, 22026}, // floor(e^10) within the series' rounding
-		{Prague, 5007716 * 10, 22026},
+		{forks.Cancun, 0, 1},
+		{forks.Cancun, 3338477, 2},          // floor(e)
+		{forks.Cancun, 10 * 3338477, 22026}, // floor(e^10) within the series' rounding
+		{forks.Prague, 5007716 * 10, 22026},
 	} {
 		got := CalcBlobBaseFee(tc.fork, tc.excess)
 		if d := int64(got.Uint64()) - int64(tc.want); d < -2 || d > 2 {
 			t.Errorf("%v excess %d: fee %d, want ~%d", tc.fork, tc.excess, got.Uint64(), tc.want)
 		}
 	}
-	if f := CalcBlobBaseFee(Cancun, 1<<62); !f.Eq(new(uint256.Int).SetAllOne()) {
+	if f := CalcBlobBaseFee(forks.Cancun, 1<<62); !f.Eq(new(uint256.Int).SetAllOne()) {
 		t.Errorf("huge excess: %v, want saturation", f)
 	}
 }

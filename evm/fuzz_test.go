@@ -1,6 +1,10 @@
 package evm
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/chaind/chaind/internal/forks"
+)
 
 // FuzzRun executes arbitrary bytecode: hostile code must end in a result
 // or an error value, never a panic, and never use more gas than given.
@@ -16,10 +20,10 @@ func FuzzRun(f *testing.F) {
 		"60016000fd",   // REVERT
 		"ff",           // SELFDESTRUCT with empty stack
 	} {
-		f.Add(mustHex(f, seed), []byte{1, 2, 3}, uint8(Cancun))
+		f.Add(mustHex(f, seed), []byte{1, 2, 3}, uint8(forks.Cancun))
 	}
 	f.Fuzz(func(t *testing.T, code, input []byte, forkByte uint8) {
-		fork := Fork(int(forkByte) % int(numForks))
+		fork := forks.Fork(int(forkByte) % int(forks.Count))
 		const gas = 200_000
 		_, used, _, _ := runCode(t, fork, code, input, gas)
 		if used > gas {

@@ -3,6 +3,7 @@ package evm
 import (
 	"math/bits"
 
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -200,12 +201,12 @@ func gasCallFunc(hasValue, isCall bool) gasFunc {
 	return func(evm *EVM, c *Contract, s *Stack, mem *Memory, memorySize uint64) (uint64, error) {
 		var gas uint64
 		addr := types.Address(s.back(1).Bytes20())
-		if evm.fork >= Berlin {
+		if evm.fork >= forks.Berlin {
 			if !evm.StateDB.AddressInAccessList(addr) {
 				evm.StateDB.AddAddressToAccessList(addr)
 				gas = coldAccountAccess - warmStorageRead
 			}
-			if evm.fork >= Prague {
+			if evm.fork >= forks.Prague {
 				if target, ok := ParseDelegation(evm.StateDB.GetCode(addr)); ok {
 					if evm.StateDB.AddressInAccessList(target) {
 						gas += warmStorageRead
@@ -218,7 +219,7 @@ func gasCallFunc(hasValue, isCall bool) gasFunc {
 		}
 		transfers := hasValue && !s.back(2).IsZero()
 		if isCall {
-			if evm.fork >= SpuriousDragon {
+			if evm.fork >= forks.SpuriousDragon {
 				if transfers && evm.StateDB.Empty(addr) {
 					gas += callNewAccount
 				}
@@ -236,7 +237,7 @@ func gasCallFunc(hasValue, isCall bool) gasFunc {
 		if gas, err = safeAdd(gas, m); err != nil {
 			return 0, err
 		}
-		evm.callGasTemp, err = callGas(evm.fork >= TangerineWhistle, c.Gas, gas, s.back(0))
+		evm.callGasTemp, err = callGas(evm.fork >= forks.TangerineWhistle, c.Gas, gas, s.back(0))
 		if err != nil {
 			return 0, err
 		}
@@ -364,18 +365,18 @@ var (
 func gasSelfdestruct(evm *EVM, c *Contract, s *Stack, mem *Memory, memorySize uint64) (uint64, error) {
 	var gas uint64
 	addr := types.Address(s.back(0).Bytes20())
-	if evm.fork >= Berlin && !evm.StateDB.AddressInAccessList(addr) {
+	if evm.fork >= forks.Berlin && !evm.StateDB.AddressInAccessList(addr) {
 		evm.StateDB.AddAddressToAccessList(addr)
 		gas = coldAccountAccess
 	}
-	if evm.fork >= SpuriousDragon {
+	if evm.fork >= forks.SpuriousDragon {
 		if evm.StateDB.Empty(addr) && !evm.StateDB.GetBalance(c.Address).IsZero() {
 			gas += createBySelfdestruct
 		}
-	} else if evm.fork >= TangerineWhistle && !evm.StateDB.Exist(addr) {
+	} else if evm.fork >= forks.TangerineWhistle && !evm.StateDB.Exist(addr) {
 		gas += createBySelfdestruct
 	}
-	if evm.fork < London && !evm.StateDB.HasSelfDestructed(c.Address) {
+	if evm.fork < forks.London && !evm.StateDB.HasSelfDestructed(c.Address) {
 		evm.StateDB.AddRefund(selfdestructRefund)
 	}
 	return gas, nil

@@ -1,6 +1,7 @@
 package evm
 
 import (
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -15,7 +16,7 @@ func opCreate(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	value, offset, size := st.pop(), st.pop(), st.peek()
 	input := scope.Memory.GetCopy(offset.Uint64(), size.Uint64())
 	gas := scope.Contract.Gas
-	if evm.fork >= TangerineWhistle {
+	if evm.fork >= forks.TangerineWhistle {
 		gas -= gas / 64 // EIP-150
 	}
 	scope.Contract.Gas -= gas
@@ -55,7 +56,7 @@ func opCreate2(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 // Frontier counted a create whose code deposit could not be paid as a
 // success.
 func pushCreateResult(evm *EVM, slot *uint256.Int, addr types.Address, err error) {
-	if err != nil && (evm.fork >= Homestead || err != ErrCodeStoreOutOfGas) {
+	if err != nil && (evm.fork >= forks.Homestead || err != ErrCodeStoreOutOfGas) {
 		slot.Clear()
 	} else {
 		slot.SetBytes20(addr[:])
@@ -143,7 +144,7 @@ func opSelfdestruct(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 		evm.traceEnter(FrameSelfDestruct, self, beneficiary, nil, 0, balance)
 		evm.traceExit(0, 0, nil, nil)
 	}
-	if evm.fork >= Cancun {
+	if evm.fork >= forks.Cancun {
 		// EIP-6780: the balance always moves; the account only goes away
 		// if it was created in this transaction.
 		evm.StateDB.SubBalance(self, balance)

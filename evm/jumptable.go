@@ -1,33 +1,35 @@
 package evm
 
+import "github.com/chaind/chaind/internal/forks"
+
 // Each fork's table is the previous fork's table with that fork's EIPs
 // applied, so a fork reads as a diff.
 
-var tables [numForks]*JumpTable
+var tables [forks.Count]*JumpTable
 
-func tableFor(f Fork) *JumpTable { return tables[f] }
+func tableFor(f forks.Fork) *JumpTable { return tables[f] }
 
 func init() {
 	t := newFrontierTable()
-	tables[Frontier] = t
+	tables[forks.Frontier] = t
 	steps := []struct {
-		fork  Fork
+		fork  forks.Fork
 		apply func(*JumpTable)
 	}{
-		{Homestead, enableHomestead},
-		{TangerineWhistle, enable150},
-		{SpuriousDragon, enable160},
-		{Byzantium, enableByzantium},
-		{Constantinople, enableConstantinople},
-		{Petersburg, enablePetersburg},
-		{Istanbul, enableIstanbul},
-		{Berlin, enable2929},
-		{London, enableLondon},
-		{Paris, enableParis},
-		{Shanghai, enableShanghai},
-		{Cancun, enableCancun},
-		{Prague, func(*JumpTable) {}}, // EIP-7702 lives in the call paths
-		{Osaka, enableOsaka},
+		{forks.Homestead, enableHomestead},
+		{forks.TangerineWhistle, enable150},
+		{forks.SpuriousDragon, enable160},
+		{forks.Byzantium, enableByzantium},
+		{forks.Constantinople, enableConstantinople},
+		{forks.Petersburg, enablePetersburg},
+		{forks.Istanbul, enableIstanbul},
+		{forks.Berlin, enable2929},
+		{forks.London, enableLondon},
+		{forks.Paris, enableParis},
+		{forks.Shanghai, enableShanghai},
+		{forks.Cancun, enableCancun},
+		{forks.Prague, func(*JumpTable) {}}, // EIP-7702 lives in the call paths
+		{forks.Osaka, enableOsaka},
 	}
 	for _, s := range steps {
 		next := *t

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -28,7 +29,7 @@ func TestSetCodeTransaction(t *testing.T) {
 	target := types.MustAddress("0x00000000000000000000000000000000000000ee")
 	st.SetCode(target, mustHex(t, "602a60005260206000f3")) // returns 42
 
-	e := NewEVM(BlockContext{GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, Prague)
+	e := NewEVM(BlockContext{GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, forks.Prague)
 	auths := []types.SetCodeAuthorization{
 		sign(types.SetCodeAuthorization{ChainID: *uint256.NewInt(1), Address: target, Nonce: 0}),
 		sign(types.SetCodeAuthorization{ChainID: *uint256.NewInt(5), Address: target, Nonce: 1}), // wrong chain: skipped
@@ -67,9 +68,9 @@ func TestSetCodeTransaction(t *testing.T) {
 			t.Errorf("got %v, want %v", err, tc.want)
 		}
 	}
-	old := NewEVM(BlockContext{GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, Cancun)
+	old := NewEVM(BlockContext{GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, forks.Cancun)
 	if _, err := ApplyMessage(old, msg, nil); !errors.Is(err, ErrTxTypeNotSupported) {
-		t.Errorf("set-code tx before Prague: %v", err)
+		t.Errorf("set-code tx before forks.Prague: %v", err)
 	}
 }
 
@@ -83,7 +84,7 @@ func TestCalldataFloor(t *testing.T) {
 		data[i] = 0xaa
 	}
 	// Intrinsic 21000 + 100*16 = 22600; floor 21000 + 400*10 = 25000.
-	e := NewEVM(BlockContext{GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, Prague)
+	e := NewEVM(BlockContext{GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, forks.Prague)
 	msg := &Message{From: sender, To: &to, GasLimit: 24000, GasPrice: uint256.NewInt(1), Data: data}
 	if _, err := ApplyMessage(e, msg, nil); !errors.Is(err, ErrFloorDataGas) {
 		t.Fatalf("below floor: %v", err)
@@ -95,7 +96,7 @@ func TestCalldataFloor(t *testing.T) {
 	}
 	// Cancun has no floor.
 	msg.Nonce = 1
-	res, err = ApplyMessage(NewEVM(BlockContext{GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, Cancun), msg, nil)
+	res, err = ApplyMessage(NewEVM(BlockContext{GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, forks.Cancun), msg, nil)
 	if err != nil || res.UsedGas != 22600 {
 		t.Fatalf("cancun used %v, err %v; want 22600", res, err)
 	}
@@ -105,7 +106,7 @@ func TestOsakaGasCap(t *testing.T) {
 	st := newMemState()
 	sender := types.MustAddress("0x1000000000000000000000000000000000000001")
 	st.AddBalance(sender, uint256.NewInt(1e18))
-	e := NewEVM(BlockContext{GasLimit: 60_000_000, BaseFee: uint256.NewInt(1)}, st, 1, Osaka)
+	e := NewEVM(BlockContext{GasLimit: 60_000_000, BaseFee: uint256.NewInt(1)}, st, 1, forks.Osaka)
 	msg := &Message{From: sender, To: &sender, GasLimit: MaxTxGas + 1, GasPrice: uint256.NewInt(1)}
 	if _, err := ApplyMessage(e, msg, nil); !errors.Is(err, ErrGasLimitTooHigh) {
 		t.Fatalf("got %v", err)
@@ -120,7 +121,7 @@ func TestSystemCallHistory(t *testing.T) {
 	st := newMemState()
 	// The EIP-2935 contract code: set() stores calldata at (number-1) % 8191.
 	st.SetCode(HistoryStorageAddress, mustHex(t, "3373fffffffffffffffffffffffffffffffffffffffe14604657602036036042575f35600143038111604257611fff81430311604257611fff9006545f5260205ff35b5f5ffd5b5f35611fff60014303065500"))
-	e := NewEVM(BlockContext{Number: 100, GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, Prague)
+	e := NewEVM(BlockContext{Number: 100, GasLimit: 30_000_000, BaseFee: uint256.NewInt(1)}, st, 1, forks.Prague)
 	parent := types.Hash{0xab, 0xcd}
 	if _, err := e.SystemCall(HistoryStorageAddress, parent[:]); err != nil {
 		t.Fatal(err)
@@ -137,8 +138,8 @@ func TestSystemCallHistory(t *testing.T) {
 
 func TestSetPrecompiles(t *testing.T) {
 	st := newMemState()
-	e := NewEVM(BlockContext{}, st, 1, Cancun)
-	m := PrecompilesFor(Cancun)
+	e := NewEVM(BlockContext{}, st, 1, forks.Cancun)
+	m := PrecompilesFor(forks.Cancun)
 	id := types.Address{19: 4}
 	moved := types.Address{19: 0x77}
 	m[moved] = m[id]

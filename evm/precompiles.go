@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/chaind/chaind/evm/precompile"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -31,9 +32,9 @@ func (s *precompileSet) get(addr types.Address) (Precompile, bool) {
 
 // PrecompilesFor returns a fresh map of the precompiles active under fork,
 // for callers that edit the set (eth_simulateV1 overrides).
-func PrecompilesFor(f Fork) map[types.Address]Precompile {
-	if f < 0 || f >= numForks {
-		f = numForks - 1
+func PrecompilesFor(f forks.Fork) map[types.Address]Precompile {
+	if f < 0 || f >= forks.Count {
+		f = forks.Count - 1
 	}
 	s := precompileSets[f]
 	m := make(map[types.Address]Precompile, len(s.addrs))
@@ -57,25 +58,25 @@ func (evm *EVM) SetPrecompiles(m map[types.Address]Precompile) {
 	evm.precs = s
 }
 
-var precompileSets [numForks]*precompileSet
+var precompileSets [forks.Count]*precompileSet
 
-func precompilesFor(f Fork) *precompileSet { return precompileSets[f] }
+func precompilesFor(f forks.Fork) *precompileSet { return precompileSets[f] }
 
 func init() {
-	for f := Frontier; f < numForks; f++ {
+	for f := forks.Frontier; f < forks.Count; f++ {
 		var s *precompile.Set
 		switch {
-		case f >= Osaka:
+		case f >= forks.Osaka:
 			s = precompile.Osaka
-		case f >= Prague:
+		case f >= forks.Prague:
 			s = precompile.Prague
-		case f >= Cancun:
+		case f >= forks.Cancun:
 			s = precompile.Cancun
-		case f >= Berlin:
+		case f >= forks.Berlin:
 			s = precompile.Berlin
-		case f >= Istanbul:
+		case f >= forks.Istanbul:
 			s = precompile.Istanbul
-		case f >= Byzantium:
+		case f >= forks.Byzantium:
 			s = precompile.Byzantium
 		default:
 			s = precompile.Homestead

@@ -3,6 +3,7 @@ package evm
 import (
 	"testing"
 
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -11,39 +12,39 @@ import (
 // three SSTOREs to slot 0 with a given original value.
 func TestSstoreNetMetering(t *testing.T) {
 	tests := []struct {
-		fork         Fork
+		fork         forks.Fork
 		code         string
 		original     byte
 		used, refund uint64
 	}{
-		{Constantinople, "60006000556000600055", 0, 412, 0},
-		{Constantinople, "60006000556001600055", 0, 20212, 0},
-		{Constantinople, "60016000556000600055", 0, 20212, 19800},
-		{Constantinople, "60016000556002600055", 0, 20212, 0},
-		{Constantinople, "60016000556001600055", 0, 20212, 0},
-		{Constantinople, "60006000556000600055", 1, 5212, 15000},
-		{Constantinople, "60006000556001600055", 1, 5212, 4800},
-		{Constantinople, "60006000556002600055", 1, 5212, 0},
-		{Constantinople, "60026000556000600055", 1, 5212, 15000},
-		{Constantinople, "60026000556003600055", 1, 5212, 0},
-		{Constantinople, "60026000556001600055", 1, 5212, 4800},
-		{Constantinople, "60026000556002600055", 1, 5212, 0},
-		{Constantinople, "60016000556000600055", 1, 5212, 15000},
-		{Constantinople, "60016000556002600055", 1, 5212, 0},
-		{Constantinople, "60016000556001600055", 1, 412, 0},
-		{Constantinople, "600160005560006000556001600055", 0, 40218, 19800},
-		{Constantinople, "600060005560016000556000600055", 1, 10218, 19800},
-		{Istanbul, "60006000556000600055", 0, 1612, 0},
-		{Istanbul, "60016000556000600055", 0, 20812, 19200},
-		{Istanbul, "60006000556001600055", 1, 5812, 4200},
-		{Istanbul, "60006000556000600055", 1, 5812, 15000},
-		{Istanbul, "600160005560006000556001600055", 0, 40818, 19200},
+		{forks.Constantinople, "60006000556000600055", 0, 412, 0},
+		{forks.Constantinople, "60006000556001600055", 0, 20212, 0},
+		{forks.Constantinople, "60016000556000600055", 0, 20212, 19800},
+		{forks.Constantinople, "60016000556002600055", 0, 20212, 0},
+		{forks.Constantinople, "60016000556001600055", 0, 20212, 0},
+		{forks.Constantinople, "60006000556000600055", 1, 5212, 15000},
+		{forks.Constantinople, "60006000556001600055", 1, 5212, 4800},
+		{forks.Constantinople, "60006000556002600055", 1, 5212, 0},
+		{forks.Constantinople, "60026000556000600055", 1, 5212, 15000},
+		{forks.Constantinople, "60026000556003600055", 1, 5212, 0},
+		{forks.Constantinople, "60026000556001600055", 1, 5212, 4800},
+		{forks.Constantinople, "60026000556002600055", 1, 5212, 0},
+		{forks.Constantinople, "60016000556000600055", 1, 5212, 15000},
+		{forks.Constantinople, "60016000556002600055", 1, 5212, 0},
+		{forks.Constantinople, "60016000556001600055", 1, 412, 0},
+		{forks.Constantinople, "600160005560006000556001600055", 0, 40218, 19800},
+		{forks.Constantinople, "600060005560016000556000600055", 1, 10218, 19800},
+		{forks.Istanbul, "60006000556000600055", 0, 1612, 0},
+		{forks.Istanbul, "60016000556000600055", 0, 20812, 19200},
+		{forks.Istanbul, "60006000556001600055", 1, 5812, 4200},
+		{forks.Istanbul, "60006000556000600055", 1, 5812, 15000},
+		{forks.Istanbul, "600160005560006000556001600055", 0, 40818, 19200},
 		// Petersburg is back to the original rule: 20000 to set, 5000 else.
-		{Petersburg, "60016000556000600055", 0, 25012, 15000},
+		{forks.Petersburg, "60016000556000600055", 0, 25012, 15000},
 		// Berlin: cold slot 2100 once, then warm 100 (EIP-2929).
-		{Berlin, "60016000556000600055", 0, 2100 + 20000 + 100 + 12, 19900},
+		{forks.Berlin, "60016000556000600055", 0, 2100 + 20000 + 100 + 12, 19900},
 		// London: clearing refunds 4800 (EIP-3529).
-		{London, "60006000556000600055", 1, 2100 + 2900 + 100 + 12, 4800},
+		{forks.London, "60006000556000600055", 1, 2100 + 2900 + 100 + 12, 4800},
 	}
 	for _, tt := range tests {
 		st := newMemState()
@@ -74,9 +75,9 @@ func TestCallGasForwarding(t *testing.T) {
 		return mustHex(t, "6020600060006000600"+value+"73"+"00000000000000000000000000000000000000bb"+"5a"+"f1"+"5060206000f3")
 	}
 	for _, tc := range []struct {
-		fork  Fork
+		fork  forks.Fork
 		value string
-	}{{Cancun, "0"}, {Cancun, "1"}, {Homestead, "0"}} {
+	}{{forks.Cancun, "0"}, {forks.Cancun, "1"}, {forks.Homestead, "0"}} {
 		st := newMemState()
 		callee := types.MustAddress("0x00000000000000000000000000000000000000bb")
 		st.SetCode(callee, mustHex(t, "5a"+ret32)) // returns GAS
@@ -85,7 +86,7 @@ func TestCallGasForwarding(t *testing.T) {
 		e := NewEVM(BlockContext{}, st, 1, tc.fork)
 		const gas = 100000
 		ret, _, err := e.Call(testCaller, testContract, nil, gas, new(uint256.Int))
-		if tc.fork == Homestead {
+		if tc.fork == forks.Homestead {
 			// Before EIP-150 asking for more than is left fails the frame.
 			if err != ErrOutOfGas {
 				t.Errorf("homestead: err %v", err)

@@ -3,6 +3,7 @@ package evm
 import (
 	"testing"
 
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -12,12 +13,12 @@ import (
 func TestTracerSeesEverything(t *testing.T) {
 	code := benchInput(t, "ERC20Transfer.runtime.hex")
 	input := mustHex(t, "30627b7c")
-	plainRet, plainUsed, plainErr, _ := runCode(t, Cancun, code, input, 100_000_000)
+	plainRet, plainUsed, plainErr, _ := runCode(t, forks.Cancun, code, input, 100_000_000)
 
 	st := newMemState()
 	st.SetCode(testContract, code)
 	e := NewEVM(BlockContext{Number: 10, Time: 1000, GasLimit: 30_000_000, BaseFee: uint256.NewInt(7),
-		GetHash: func(n uint64) types.Hash { return types.Hash{byte(n)} }}, st, 1, Cancun)
+		GetHash: func(n uint64) types.Hash { return types.Hash{byte(n)} }}, st, 1, forks.Cancun)
 	e.SetTxContext(TxContext{Origin: testCaller, GasPrice: uint256.NewInt(1)})
 	var (
 		ops, enters, exits int

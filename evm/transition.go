@@ -1,6 +1,7 @@
 package evm
 
 import (
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -36,9 +37,9 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 // IntrinsicGas is the gas a transaction costs before any code runs.
-func IntrinsicGas(fork Fork, data []byte, accessList types.AccessList, authCount int, isCreate bool) (uint64, error) {
+func IntrinsicGas(fork forks.Fork, data []byte, accessList types.AccessList, authCount int, isCreate bool) (uint64, error) {
 	gas := uint64(txGas)
-	if isCreate && fork >= Homestead {
+	if isCreate && fork >= forks.Homestead {
 		gas = txGasContractCreation
 	}
 	if n := uint64(len(data)); n > 0 {
@@ -49,7 +50,7 @@ func IntrinsicGas(fork Fork, data []byte, accessList types.AccessList, authCount
 			}
 		}
 		perNZ := uint64(txDataNonZeroFrontier)
-		if fork >= Istanbul {
+		if fork >= forks.Istanbul {
 			perNZ = txDataNonZeroIstanbul
 		}
 		d, err := safeMul(nz, perNZ)
@@ -63,7 +64,7 @@ func IntrinsicGas(fork Fork, data []byte, accessList types.AccessList, authCount
 		if gas, err = safeAdd(gas, d+z); err != nil {
 			return 0, err
 		}
-		if isCreate && fork >= Shanghai {
+		if isCreate && fork >= forks.Shanghai {
 			if gas, err = safeAdd(gas, toWords(n)*initCodeWordGas); err != nil {
 				return 0, err
 			}
@@ -90,9 +91,9 @@ func FloorDataGas(data []byte) uint64 {
 // MaxBlobsPerTx is the most blobs one transaction may carry under fork
 // with blob schedule cfg: the block maximum, and from Osaka at most 6
 // (EIP-7594).
-func MaxBlobsPerTx(fork Fork, cfg BlobConfig) int {
+func MaxBlobsPerTx(fork forks.Fork, cfg BlobConfig) int {
 	n := int(cfg.Max)
-	if fork >= Osaka {
+	if fork >= forks.Osaka {
 		n = min(n, 6)
 	}
 	return n
@@ -123,7 +124,7 @@ func (evm *EVM) prices(msg *Message) msgPrices {
 			p.tipCap.Set(msg.GasTipCap)
 		}
 	}
-	if evm.fork >= London && evm.Context.BaseFee != nil && !(evm.Config.NoBaseFee && p.feeCap.IsZero() && p.tipCap.IsZero()) {
+	if evm.fork >= forks.London && evm.Context.BaseFee != nil && !(evm.Config.NoBaseFee && p.feeCap.IsZero() && p.tipCap.IsZero()) {
 		// Effective price: base fee plus the tip, capped by the fee cap.
 		p.gasPrice.Add(evm.Context.BaseFee, &p.tipCap)
 		if p.gasPrice.Gt(&p.feeCap) {
@@ -141,7 +142,7 @@ func (evm *EVM) prices(msg *Message) msgPrices {
 func (evm *EVM) validate(msg *Message, p *msgPrices, gp *GasPool) (intrinsic, floor uint64, upfront *uint256.Int, err error) {
 	st := evm.StateDB
 	fork := evm.fork
-	if msg.BlobHashes != nil && fork < Cancun || msg.AuthList != nil && fork < Prague {
+	if msg.BlobHashes != nil && fork < forks.Cancun || msg.AuthList != nil && fork < forks.Prague {
 		return 0, 0, nil, ErrTxTypeNotSupported
 	}
 	if !msg.SkipNonceChecks {
@@ -161,10 +162,10 @@ func (evm *EVM) validate(msg *Message, p *msgPrices, gp *GasPool) (intrinsic, fl
 			return 0, 0, nil, ErrSenderNoEOA
 		}
 	}
-	if fork >= Osaka && msg.GasLimit > MaxTxGas && !msg.SkipGasLimitCap {
+	if fork >= forks.Osaka && msg.GasLimit > MaxTxGas && !msg.SkipGasLimitCap {
 		return 0, 0, nil, ErrGasLimitTooHigh
 	}
-	if fork >= London {
+	if fork >= forks.London {
 		skip := evm.Config.NoBaseFee && p.feeCap.IsZero() && p.tipCap.IsZero()
 		if !skip {
 			if p.tipCap.Gt(&p.feeCap) {
@@ -205,7 +206,7 @@ func (evm *EVM) validate(msg *Message, p *msgPrices, gp *GasPool) (intrinsic, fl
 		}
 	}
 	isCreate := msg.To == nil
-	if isCreate && fork >= Shanghai && len(msg.Data) > MaxInitCodeSize {
+	if isCreate && fork >= forks.Shanghai && len(msg.Data) > MaxInitCodeSize {
 		return 0, 0, nil, ErrMaxInitCodeSizeExceeded
 	}
 	intrinsic, err = IntrinsicGas(fork, msg.Data, msg.AccessList, len(msg.AuthList), isCreate)
@@ -215,7 +216,7 @@ func (evm *EVM) validate(msg *Message, p *msgPrices, gp *GasPool) (intrinsic, fl
 	if msg.GasLimit < intrinsic {
 		return 0, 0, nil, ErrIntrinsicGas
 	}
-	if fork >= Prague {
+	if fork >= forks.Prague {
 		floor = FloorDataGas(msg.Data)
 		if msg.GasLimit < floor {
 			return 0, 0, nil, ErrFloorDataGas
@@ -295,7 +296,7 @@ func ApplyMessage(evm *EVM, msg *Message, gp *GasPool) (*Result, error) {
 	evm.SetTxContext(TxContext{Origin: msg.From, GasPrice: &p.gasPrice, BlobHashes: msg.BlobHashes, BlobFeeCap: msg.BlobGasFeeCap})
 	evm.missing = nil
 
-	if fork >= Berlin {
+	if fork >= forks.Berlin {
 		st.AddAddressToAccessList(msg.From)
 		if msg.To != nil {
 			st.AddAddressToAccessList(*msg.To)
@@ -309,7 +310,7 @@ func ApplyMessage(evm *EVM, msg *Message, gp *GasPool) (*Result, error) {
 				st.AddSlotToAccessList(t.Address, k)
 			}
 		}
-		if fork >= Shanghai {
+		if fork >= forks.Shanghai {
 			st.AddAddressToAccessList(evm.Context.Coinbase) // EIP-3651
 		}
 	}
@@ -323,7 +324,7 @@ func ApplyMessage(evm *EVM, msg *Message, gp *GasPool) (*Result, error) {
 		ret, _, gas, vmerr = evm.Create(msg.From, msg.Data, gas, value)
 	} else {
 		st.SetNonce(msg.From, st.GetNonce(msg.From)+1)
-		if fork >= Prague {
+		if fork >= forks.Prague {
 			for i := range msg.AuthList {
 				_ = evm.applyAuthorization(&msg.AuthList[i]) // invalid ones are skipped
 			}
@@ -336,14 +337,14 @@ func ApplyMessage(evm *EVM, msg *Message, gp *GasPool) (*Result, error) {
 
 	// Refund: capped at a half (a fifth from London, EIP-3529) of the gas used.
 	quotient := uint64(2)
-	if fork >= London {
+	if fork >= forks.London {
 		quotient = 5
 	}
 	used := msg.GasLimit - gas
 	refund := min(used/quotient, st.GetRefund())
 	gas += refund
 	used -= refund
-	if fork >= Prague && used < floor {
+	if fork >= forks.Prague && used < floor {
 		used = floor
 		gas = msg.GasLimit - floor
 	}
@@ -357,7 +358,7 @@ func ApplyMessage(evm *EVM, msg *Message, gp *GasPool) (*Result, error) {
 
 	// The coinbase gets the tip; from London the base fee is burned.
 	tip := p.gasPrice
-	if fork >= London && evm.Context.BaseFee != nil {
+	if fork >= forks.London && evm.Context.BaseFee != nil {
 		if tip.Lt(evm.Context.BaseFee) {
 			tip.Clear()
 		} else {

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
@@ -264,7 +265,7 @@ func (api *ethAPI) callGas(args *CallArgs, env *callEnv) uint64 {
 func (api *ethAPI) txGasCap(env *callEnv) uint64 {
 	gas := api.opts.GasCap
 	h := env.blk.HeaderRef()
-	if api.b.Config().Fork(h.Number, h.Time) >= evm.Osaka {
+	if api.b.Config().Fork(h.Number, h.Time) >= forks.Osaka {
 		gas = min(gas, evm.MaxTxGas)
 	}
 	return gas

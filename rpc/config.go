@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -116,12 +117,12 @@ func (api *ethAPI) forkAt(genesis *types.Header, t uint64) *forkConfig {
 	}
 	id := ForkID(cfg, genesis, allBlocks, t)
 	fc.ForkID = id[:]
-	if fork >= evm.Cancun {
+	if fork >= forks.Cancun {
 		b := cfg.Blob(allBlocks, t)
 		fc.BlobSchedule = &blobScheduleJSON{Target: b.Target, Max: b.Max, BaseFeeUpdateFraction: b.UpdateFraction}
 		fc.SystemContracts["BEACON_ROOTS_ADDRESS"] = evm.BeaconRootsAddress
 	}
-	if fork >= evm.Prague {
+	if fork >= forks.Prague {
 		fc.SystemContracts["HISTORY_STORAGE_ADDRESS"] = evm.HistoryStorageAddress
 		fc.SystemContracts["WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS"] = evm.WithdrawalQueueAddress
 		fc.SystemContracts["CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS"] = evm.ConsolidationQueueAddress

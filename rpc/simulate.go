@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/chaind/chaind/trie"
@@ -240,7 +241,7 @@ func (sim *simulator) header(o *simBlockOverrides, parent *types.Header) *types.
 		h.MixDigest = *o.PrevRandao
 	}
 	fork := sim.cfg.Fork(num, t)
-	if fork >= evm.London {
+	if fork >= forks.London {
 		switch {
 		case o.BaseFee != nil:
 			h.BaseFee = new(uint256.Int).Set(o.BaseFee.Int())
@@ -251,11 +252,11 @@ func (sim *simulator) header(o *simBlockOverrides, parent *types.Header) *types.
 			h.BaseFee = new(uint256.Int)
 		}
 	}
-	if fork >= evm.Shanghai {
+	if fork >= forks.Shanghai {
 		wr := types.EmptyRootHash
 		h.WithdrawalsHash = &wr
 	}
-	if fork >= evm.Cancun {
+	if fork >= forks.Cancun {
 		var excess, used uint64
 		if sim.cfg.IsCancunAt(parent) && parent.ExcessBlobGas != nil && parent.BlobGasUsed != nil {
 			excess = sim.cfg.Blob(num, t).ExcessBlobGas(fork, *parent.ExcessBlobGas, *parent.BlobGasUsed, parent.BaseFee)
@@ -311,8 +312,8 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 	vm := evm.NewEVM(bctx, tr, sim.cfg.ChainID, fork)
 	vm.Config.NoBaseFee = !sim.validate
 	vm.SetPrecompiles(precs)
-	deleteEmpty := fork >= evm.SpuriousDragon
-	if fork >= evm.Prague {
+	deleteEmpty := fork >= forks.SpuriousDragon
+	if fork >= forks.Prague {
 		sim.st.BeginTx(types.Hash{}, -1)
 		if _, err := vm.SystemCall(evm.HistoryStorageAddress, h.ParentHash[:]); err != nil {
 			return nil, nil, err
@@ -351,7 +352,7 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 			return nil, nil, fmt.Errorf("call reached precompile %s, which this build lacks", res.MissingPrecompiles[0])
 		}
 		var root []byte
-		if fork >= evm.Byzantium {
+		if fork >= forks.Byzantium {
 			sim.st.Finalise(true)
 		} else {
 			r := sim.st.IntermediateRoot(deleteEmpty)
@@ -398,7 +399,7 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 	if h.BlobGasUsed != nil {
 		*h.BlobGasUsed = blobGas
 	}
-	if fork >= evm.Prague {
+	if fork >= forks.Prague {
 		reqs, err := sim.requestList(vm, stateLogs, deleteEmpty)
 		if err != nil {
 			return nil, nil, err
@@ -408,7 +409,7 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 	}
 	var body types.Body
 	body.Transactions = txs
-	if fork >= evm.Shanghai {
+	if fork >= forks.Shanghai {
 		body.Withdrawals = creditWithdrawals(sim.st, o.Withdrawals)
 		wr := types.DeriveWithdrawalsRoot(body.Withdrawals, trie.NewStackTrie())
 		h.WithdrawalsHash = &wr

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/trie"
 	"github.com/holiman/uint256"
@@ -70,10 +71,10 @@ func (api *ethAPI) buildBlock(_ context.Context, p Params) (any, error) {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("timestamp %d not after parent's %d", h.Time, parent.Time)}
 	}
 	fork := cfg.Fork(h.Number, h.Time)
-	if fork >= evm.London {
+	if fork >= forks.London {
 		h.BaseFee = cfg.CalcBaseFee(parent)
 	}
-	if fork >= evm.Cancun {
+	if fork >= forks.Cancun {
 		var excess, used uint64
 		if cfg.IsCancunAt(parent) && parent.ExcessBlobGas != nil && parent.BlobGasUsed != nil {
 			excess = cfg.Blob(h.Number, h.Time).ExcessBlobGas(fork, *parent.ExcessBlobGas, *parent.BlobGasUsed, parent.BaseFee)
@@ -89,9 +90,9 @@ func (api *ethAPI) buildBlock(_ context.Context, p Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	deleteEmpty := fork >= evm.SpuriousDragon
+	deleteEmpty := fork >= forks.SpuriousDragon
 	vm := evm.NewEVM(cfg.BlockContext(h, api.b.GetHash), st, cfg.ChainID, fork)
-	if fork >= evm.Prague {
+	if fork >= forks.Prague {
 		st.BeginTx(types.Hash{}, -1)
 		if _, err := vm.SystemCall(evm.HistoryStorageAddress, h.ParentHash[:]); err != nil {
 			return nil, err
@@ -129,7 +130,7 @@ func (api *ethAPI) buildBlock(_ context.Context, p Params) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: address %s", err, from)
 		}
-		if fork >= evm.Byzantium {
+		if fork >= forks.Byzantium {
 			st.Finalise(true)
 		}
 		gasUsed += res.UsedGas
@@ -138,7 +139,7 @@ func (api *ethAPI) buildBlock(_ context.Context, p Params) (any, error) {
 			value.Add(value, new(uint256.Int).Mul(tip, uint256.NewInt(res.UsedGas)))
 		}
 		rc := &types.Receipt{Type: tx.Type(), CumulativeGasUsed: gasUsed}
-		if fork < evm.Byzantium {
+		if fork < forks.Byzantium {
 			r := st.IntermediateRoot(deleteEmpty)
 			rc.PostState = r[:]
 		} else if !res.Failed() {
@@ -155,7 +156,7 @@ func (api *ethAPI) buildBlock(_ context.Context, p Params) (any, error) {
 		*h.BlobGasUsed = blobGas
 	}
 	requests := [][]byte{}
-	if fork >= evm.Prague {
+	if fork >= forks.Prague {
 		sim := &simulator{cfg: cfg, st: st}
 		reqs, err := sim.requestList(vm, logs, deleteEmpty)
 		if err != nil {
@@ -170,7 +171,7 @@ func (api *ethAPI) buildBlock(_ context.Context, p Params) (any, error) {
 		h.RequestsHash = &rh
 	}
 	body := types.Body{Transactions: txs}
-	if fork >= evm.Shanghai {
+	if fork >= forks.Shanghai {
 		body.Withdrawals = creditWithdrawals(st, attrs.Withdrawals)
 		wr := types.DeriveWithdrawalsRoot(body.Withdrawals, trie.NewStackTrie())
 		h.WithdrawalsHash = &wr

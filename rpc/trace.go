@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
@@ -67,7 +68,7 @@ func (api *ethAPI) traceBlock(ctx context.Context, blk *types.Block, cfg *traceC
 	c := api.b.Config()
 	h := blk.HeaderRef()
 	fork := c.Fork(h.Number, h.Time)
-	deleteEmpty := fork >= evm.SpuriousDragon
+	deleteEmpty := fork >= forks.SpuriousDragon
 	vm := evm.NewEVM(c.BlockContext(h, api.b.GetHash), st, c.ChainID, fork)
 	if h.ParentBeaconRoot != nil {
 		st.BeginTx(types.Hash{}, -1)
@@ -76,7 +77,7 @@ func (api *ethAPI) traceBlock(ctx context.Context, blk *types.Block, cfg *traceC
 		}
 		st.Finalise(deleteEmpty)
 	}
-	if fork >= evm.Prague {
+	if fork >= forks.Prague {
 		st.BeginTx(types.Hash{}, -1)
 		if _, err := vm.SystemCall(evm.HistoryStorageAddress, h.ParentHash[:]); err != nil {
 			return nil, err

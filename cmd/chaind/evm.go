@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/chaind/chaind/trie"
@@ -73,7 +74,7 @@ func evmCommand(args []string) int {
 	return 0
 }
 
-func evmRunArgs(codeHex, codeFile, inputHex, forkName string) (code, input []byte, fork evm.Fork, err error) {
+func evmRunArgs(codeHex, codeFile, inputHex, forkName string) (code, input []byte, fork forks.Fork, err error) {
 	switch {
 	case codeHex != "" && codeFile != "":
 		return nil, nil, 0, errors.New("give --code or --codefile, not both")
@@ -92,7 +93,7 @@ func evmRunArgs(codeHex, codeFile, inputHex, forkName string) (code, input []byt
 	if input, err = decodeHexArg(inputHex); err != nil {
 		return nil, nil, 0, fmt.Errorf("input: %w", err)
 	}
-	fork, ok := evm.ForkByName(forkName)
+	fork, ok := forks.ByName(forkName)
 	if !ok {
 		return nil, nil, 0, fmt.Errorf("unknown fork %q", forkName)
 	}
@@ -113,7 +114,7 @@ type evmRunResult struct {
 
 // evmRunOnce installs code at a fixed address in a fresh in-memory state
 // and calls it from a funded sender, as go-ethereum's "evm run" does.
-func evmRunOnce(code, input []byte, gas uint64, fork evm.Fork) (evmRunResult, error) {
+func evmRunOnce(code, input []byte, gas uint64, fork forks.Fork) (evmRunResult, error) {
 	st, err := state.New(types.Hash{}, trie.NewMemoryDB())
 	if err != nil {
 		return evmRunResult{}, err
@@ -130,15 +131,15 @@ func evmRunOnce(code, input []byte, gas uint64, fork evm.Fork) (evmRunResult, er
 		Difficulty: new(uint256.Int),
 		GetHash:    func(uint64) types.Hash { return types.Hash{} },
 	}
-	if fork >= evm.Paris {
+	if fork >= forks.Paris {
 		block.Random = &random
 	}
-	if fork >= evm.Cancun {
+	if fork >= forks.Cancun {
 		block.BlobBaseFee = evm.CalcBlobBaseFee(fork, 0)
 	}
 	e := evm.NewEVM(block, st, 1, fork)
 	e.SetTxContext(evm.TxContext{Origin: sender, GasPrice: new(uint256.Int)})
-	if fork >= evm.Berlin {
+	if fork >= forks.Berlin {
 		st.AddAddressToAccessList(sender)
 		st.AddAddressToAccessList(contract)
 		for _, a := range e.PrecompileAddresses() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/chaind/chaind/trie"
@@ -56,14 +57,14 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if !cfg.IsMerged(h.Number) {
 		return nil, errors.New("chaind builds proof-of-stake blocks only; the chain config is pre-merge at this height")
 	}
-	if fork >= evm.London {
+	if fork >= forks.London {
 		h.BaseFee = cfg.CalcBaseFee(ph)
 	}
-	if fork >= evm.Shanghai {
+	if fork >= forks.Shanghai {
 		wr := types.EmptyRootHash
 		h.WithdrawalsHash = &wr
 	}
-	if fork >= evm.Cancun {
+	if fork >= forks.Cancun {
 		var pe, pu uint64
 		if ph.ExcessBlobGas != nil {
 			pe, pu = *ph.ExcessBlobGas, *ph.BlobGasUsed
@@ -81,7 +82,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
-	deleteEmpty := fork >= evm.SpuriousDragon
+	deleteEmpty := fork >= forks.SpuriousDragon
 	vm := evm.NewEVM(cfg.BlockContext(h, c.GetHash), st, cfg.ChainID, fork)
 	if err := preBlockCalls(vm, st, h, fork, deleteEmpty); err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 		out.Receipts = append(out.Receipts, rc)
 		txs = append(txs, tx)
 	}
-	if fork >= evm.Prague {
+	if fork >= forks.Prague {
 		reqs, err := cfg.collectRequests(vm, st, out.Receipts, deleteEmpty)
 		if err != nil {
 			return nil, err
@@ -152,7 +153,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	h.ReceiptHash = types.DeriveReceiptRoot(out.Receipts, trie.NewStackTrie())
 	h.Bloom = types.CreateBloom(out.Receipts)
 	body := &types.Body{Transactions: txs}
-	if fork >= evm.Shanghai {
+	if fork >= forks.Shanghai {
 		body.Withdrawals = []*types.Withdrawal{}
 	}
 	out.Block = types.NewBlock(h, body)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
@@ -204,7 +204,7 @@ func (c *Chain) CommitBuilt(b *types.Block, st *state.StateDB, receipts types.Re
 }
 
 func (c *Chain) commit(b *types.Block, st *state.StateDB, receipts types.Receipts) error {
-	if _, err := st.Commit(c.Config.Fork(b.Number(), b.Time()) >= evm.SpuriousDragon); err != nil {
+	if _, err := st.Commit(c.Config.Fork(b.Number(), b.Time()) >= forks.SpuriousDragon); err != nil {
 		c.db.Discard()
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -80,38 +81,38 @@ func (c *Config) IsMerged(number uint64) bool {
 }
 
 // Fork returns the EVM rules in force for a block.
-func (c *Config) Fork(number, time uint64) evm.Fork {
+func (c *Config) Fork(number, time uint64) forks.Fork {
 	switch {
 	case active(c.OsakaTime, time):
-		return evm.Osaka
+		return forks.Osaka
 	case active(c.PragueTime, time):
-		return evm.Prague
+		return forks.Prague
 	case active(c.CancunTime, time):
-		return evm.Cancun
+		return forks.Cancun
 	case active(c.ShanghaiTime, time):
-		return evm.Shanghai
+		return forks.Shanghai
 	case c.IsMerged(number) && active(c.LondonBlock, number):
-		return evm.Paris
+		return forks.Paris
 	case active(c.LondonBlock, number):
-		return evm.London
+		return forks.London
 	case active(c.BerlinBlock, number):
-		return evm.Berlin
+		return forks.Berlin
 	case active(c.IstanbulBlock, number):
-		return evm.Istanbul
+		return forks.Istanbul
 	case active(c.PetersburgBlock, number):
-		return evm.Petersburg
+		return forks.Petersburg
 	case active(c.ConstantinopleBlock, number):
-		return evm.Constantinople
+		return forks.Constantinople
 	case active(c.ByzantiumBlock, number):
-		return evm.Byzantium
+		return forks.Byzantium
 	case active(c.EIP158Block, number):
-		return evm.SpuriousDragon
+		return forks.SpuriousDragon
 	case active(c.EIP150Block, number):
-		return evm.TangerineWhistle
+		return forks.TangerineWhistle
 	case active(c.HomesteadBlock, number):
-		return evm.Homestead
+		return forks.Homestead
 	}
-	return evm.Frontier
+	return forks.Frontier
 }
 
 // Blob returns the blob parameters in force at time, from the config's
@@ -124,11 +125,11 @@ func (c *Config) Blob(number, time uint64) evm.BlobConfig {
 		name = "bpo2"
 	case active(c.BPO1Time, time):
 		name = "bpo1"
-	case fork >= evm.Osaka:
+	case fork >= forks.Osaka:
 		name = "osaka"
-	case fork >= evm.Prague:
+	case fork >= forks.Prague:
 		name = "prague"
-	case fork >= evm.Cancun:
+	case fork >= forks.Cancun:
 		name = "cancun"
 	}
 	if p, ok := c.BlobSchedule[name]; ok {

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/chaind/chaind/trie"
@@ -165,7 +165,7 @@ func (g *Genesis) Commit(db trie.Database) (*types.Block, error) {
 // withdrawals is the genesis body's withdrawal list: empty (not absent)
 // once Shanghai is active at genesis.
 func (g *Genesis) withdrawals() []*types.Withdrawal {
-	if g.Config.Fork(uint64(g.Number), uint64(g.Timestamp)) >= evm.Shanghai {
+	if g.Config.Fork(uint64(g.Number), uint64(g.Timestamp)) >= forks.Shanghai {
 		return []*types.Withdrawal{}
 	}
 	return nil
@@ -193,18 +193,18 @@ func (g *Genesis) header(root types.Hash) *types.Header {
 		h.GasLimit = 30_000_000
 	}
 	fork := g.Config.Fork(num, tm)
-	if fork >= evm.London {
+	if fork >= forks.London {
 		bf := uint256.NewInt(1_000_000_000) // EIP-1559's initial base fee
 		if g.BaseFee != nil {
 			bf = new(uint256.Int).Set(&g.BaseFee.Int)
 		}
 		h.BaseFee = bf
 	}
-	if fork >= evm.Shanghai {
+	if fork >= forks.Shanghai {
 		wr := types.EmptyRootHash
 		h.WithdrawalsHash = &wr
 	}
-	if fork >= evm.Cancun {
+	if fork >= forks.Cancun {
 		var used, excess uint64
 		if g.BlobGasUsed != nil {
 			used = uint64(*g.BlobGasUsed)
@@ -215,7 +215,7 @@ func (g *Genesis) header(root types.Hash) *types.Header {
 		h.BlobGasUsed, h.ExcessBlobGas = &used, &excess
 		h.ParentBeaconRoot = new(types.Hash)
 	}
-	if fork >= evm.Prague {
+	if fork >= forks.Prague {
 		rh := types.EmptyRequestsHash
 		h.RequestsHash = &rh
 	}

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/conformance"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/trie"
 )
 
@@ -46,12 +46,12 @@ func TestForkSchedule(t *testing.T) {
 	c := g.Config
 	for _, tc := range []struct {
 		num, time uint64
-		want      evm.Fork
+		want      forks.Fork
 	}{
-		{0, 0, evm.Homestead}, {3, 30, evm.TangerineWhistle}, {6, 60, evm.SpuriousDragon}, {9, 90, evm.Byzantium},
-		{12, 120, evm.Constantinople}, {15, 150, evm.Petersburg}, {18, 180, evm.Istanbul}, {24, 240, evm.Berlin},
-		{27, 270, evm.London}, {36, 360, evm.Paris}, {39, 390, evm.Shanghai}, {42, 420, evm.Cancun},
-		{45, 450, evm.Prague}, {48, 480, evm.Osaka},
+		{0, 0, forks.Homestead}, {3, 30, forks.TangerineWhistle}, {6, 60, forks.SpuriousDragon}, {9, 90, forks.Byzantium},
+		{12, 120, forks.Constantinople}, {15, 150, forks.Petersburg}, {18, 180, forks.Istanbul}, {24, 240, forks.Berlin},
+		{27, 270, forks.London}, {36, 360, forks.Paris}, {39, 390, forks.Shanghai}, {42, 420, forks.Cancun},
+		{45, 450, forks.Prague}, {48, 480, forks.Osaka},
 	} {
 		if got := c.Fork(tc.num, tc.time); got != tc.want {
 			t.Errorf("block %d time %d: %v, want %v", tc.num, tc.time, got, tc.want)

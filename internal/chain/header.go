@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -55,7 +56,7 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 	}
 	fork := c.Fork(h.Number, h.Time)
 	parentLimit := parent.GasLimit
-	if fork >= evm.London && !c.IsLondon(parent.Number) {
+	if fork >= forks.London && !c.IsLondon(parent.Number) {
 		parentLimit *= elasticity // the London block doubles the limit at once
 	}
 	if err := checkGasLimit(parentLimit, h.GasLimit); err != nil {
@@ -64,7 +65,7 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 	if err := c.checkForkFields(fork, h); err != nil {
 		return err
 	}
-	if fork >= evm.London {
+	if fork >= forks.London {
 		want := c.CalcBaseFee(parent)
 		if h.BaseFee.Cmp(want) != 0 {
 			return fmt.Errorf("%w: have %s, want %s", ErrBadBaseFee, h.BaseFee, want)
@@ -86,7 +87,7 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 			return fmt.Errorf("%w: have %s, want %s", ErrBadDifficulty, &h.Difficulty, want)
 		}
 	}
-	if fork >= evm.Cancun {
+	if fork >= forks.Cancun {
 		var pExcess, pUsed uint64
 		if parent.ExcessBlobGas != nil {
 			pExcess, pUsed = *parent.ExcessBlobGas, *parent.BlobGasUsed
@@ -109,7 +110,7 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 }
 
 // IsCancunAt reports whether a header was built under Cancun or later.
-func (c *Config) IsCancunAt(h *types.Header) bool { return c.Fork(h.Number, h.Time) >= evm.Cancun }
+func (c *Config) IsCancunAt(h *types.Header) bool { return c.Fork(h.Number, h.Time) >= forks.Cancun }
 
 func checkGasLimit(parent, limit uint64) error {
 	if limit > maxGasLimit || limit < minGasLimit {
@@ -127,18 +128,18 @@ func checkGasLimit(parent, limit uint64) error {
 
 // checkForkFields makes sure the optional header fields are present
 // exactly from the fork that introduced them.
-func (c *Config) checkForkFields(fork evm.Fork, h *types.Header) error {
+func (c *Config) checkForkFields(fork forks.Fork, h *types.Header) error {
 	fields := []struct {
 		name    string
 		present bool
-		from    evm.Fork
+		from    forks.Fork
 	}{
-		{"baseFeePerGas", h.BaseFee != nil, evm.London},
-		{"withdrawalsRoot", h.WithdrawalsHash != nil, evm.Shanghai},
-		{"blobGasUsed", h.BlobGasUsed != nil, evm.Cancun},
-		{"excessBlobGas", h.ExcessBlobGas != nil, evm.Cancun},
-		{"parentBeaconBlockRoot", h.ParentBeaconRoot != nil, evm.Cancun},
-		{"requestsHash", h.RequestsHash != nil, evm.Prague},
+		{"baseFeePerGas", h.BaseFee != nil, forks.London},
+		{"withdrawalsRoot", h.WithdrawalsHash != nil, forks.Shanghai},
+		{"blobGasUsed", h.BlobGasUsed != nil, forks.Cancun},
+		{"excessBlobGas", h.ExcessBlobGas != nil, forks.Cancun},
+		{"parentBeaconBlockRoot", h.ParentBeaconRoot != nil, forks.Cancun},
+		{"requestsHash", h.RequestsHash != nil, forks.Prague},
 	}
 	for _, f := range fields {
 		switch {
@@ -200,25 +201,25 @@ func (c *Config) CalcDifficulty(time uint64, parent *types.Header) *uint256.Int 
 		bombDelay = 11_400_000
 	case active(c.ArrowGlacierBlock, number):
 		bombDelay = 10_700_000
-	case fork >= evm.London:
+	case fork >= forks.London:
 		bombDelay = 9_700_000
 	case active(c.MuirGlacierBlock, number):
 		bombDelay = 9_000_000
-	case fork >= evm.Constantinople:
+	case fork >= forks.Constantinople:
 		bombDelay = 5_000_000
-	case fork >= evm.Byzantium:
+	case fork >= forks.Byzantium:
 		bombDelay = 3_000_000
 	}
 
 	switch {
-	case fork >= evm.Byzantium:
+	case fork >= forks.Byzantium:
 		// EIP-100: parent uncles raise the target; adjustment floored at -99.
 		var base int64 = 1
 		if parent.UncleHash != types.EmptyUncleHash {
 			base = 2
 		}
 		adjust(d, step, base-int64(dt/9))
-	case fork >= evm.Homestead:
+	case fork >= forks.Homestead:
 		adjust(d, step, 1-int64(dt/10))
 	default:
 		if dt < 13 {

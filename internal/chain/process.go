@@ -7,6 +7,7 @@ import (
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rlp"
 	"github.com/chaind/chaind/state"
@@ -45,29 +46,19 @@ type Result struct {
 	Root        types.Hash
 }
 
-// Signer returns the transaction signer in force for a block.
+// Signer returns the transaction signer in force for a block. EIP-155
+// replay protection belongs to SpuriousDragon in the fork enum, but a
+// genesis file may schedule eip155Block apart from eip158Block; the signer
+// follows eip155Block.
 func (c *Config) Signer(number, time uint64) types.Signer {
 	f := c.Fork(number, time)
-	var tf types.Fork
-	switch {
-	case f >= evm.Osaka:
-		tf = types.Osaka
-	case f >= evm.Prague:
-		tf = types.Prague
-	case f >= evm.Cancun:
-		tf = types.Cancun
-	case f >= evm.London:
-		tf = types.London
-	case f >= evm.Berlin:
-		tf = types.Berlin
-	case c.IsEIP155(number):
-		tf = types.EIP155
-	case f >= evm.Homestead:
-		tf = types.Homestead
-	default:
-		tf = types.Frontier
+	switch eip155 := c.IsEIP155(number); {
+	case eip155 && f < forks.SpuriousDragon:
+		f = forks.SpuriousDragon
+	case !eip155 && f >= forks.SpuriousDragon && f < forks.Berlin:
+		f = forks.TangerineWhistle
 	}
-	return types.NewSigner(c.ChainID, tf)
+	return types.NewSigner(c.ChainID, f)
 }
 
 // BlockContext returns the EVM's view of header.
@@ -109,7 +100,7 @@ func (c *Config) ValidateBody(b *types.Block) error {
 		return fmt.Errorf("%w: %d uncles, at most 2", ErrBadBody, len(b.Uncles()))
 	}
 	fork := c.Fork(h.Number, h.Time)
-	if fork >= evm.Shanghai {
+	if fork >= forks.Shanghai {
 		if b.Withdrawals() == nil {
 			return fmt.Errorf("%w: missing withdrawals", ErrBadBody)
 		}
@@ -127,7 +118,7 @@ func (c *Config) ValidateBody(b *types.Block) error {
 		}
 		blobs += uint64(len(tx.BlobHashes()))
 	}
-	if fork >= evm.Cancun && blobs*evm.BlobGasPerBlob != *h.BlobGasUsed {
+	if fork >= forks.Cancun && blobs*evm.BlobGasPerBlob != *h.BlobGasUsed {
 		return fmt.Errorf("%w: blob gas used %d, header says %d", ErrBadBody, blobs*evm.BlobGasPerBlob, *h.BlobGasUsed)
 	}
 	return nil
@@ -139,7 +130,7 @@ func (c *Config) ValidateBody(b *types.Block) error {
 func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64) types.Hash) (*Result, error) {
 	h := b.HeaderRef()
 	fork := c.Fork(h.Number, h.Time)
-	deleteEmpty := fork >= evm.SpuriousDragon
+	deleteEmpty := fork >= forks.SpuriousDragon
 	vm := evm.NewEVM(c.BlockContext(h, getHash), st, c.ChainID, fork)
 
 	if err := preBlockCalls(vm, st, h, fork, deleteEmpty); err != nil {
@@ -170,7 +161,7 @@ func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64)
 		}
 		res.GasUsed += r.UsedGas
 		rc := &types.Receipt{Type: tx.Type(), CumulativeGasUsed: res.GasUsed}
-		if fork >= evm.Byzantium {
+		if fork >= forks.Byzantium {
 			st.Finalise(deleteEmpty)
 			if !r.Failed() {
 				rc.Status = types.ReceiptStatusSuccessful
@@ -195,7 +186,7 @@ func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64)
 	if !c.IsMerged(h.Number) {
 		c.accumulateRewards(fork, h, b.Uncles(), st)
 	}
-	if fork >= evm.Prague {
+	if fork >= forks.Prague {
 		reqs, err := c.collectRequests(vm, st, res.Receipts, deleteEmpty)
 		if err != nil {
 			return nil, err
@@ -212,13 +203,13 @@ func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64)
 // preBlockCalls makes the system calls that open a block, before its
 // transactions: the EIP-4788 beacon root (Cancun) and the EIP-2935 parent
 // hash (Prague). Block execution and block building share it.
-func preBlockCalls(vm *evm.EVM, st *state.StateDB, h *types.Header, fork evm.Fork, deleteEmpty bool) error {
-	if fork >= evm.Cancun && h.ParentBeaconRoot != nil {
+func preBlockCalls(vm *evm.EVM, st *state.StateDB, h *types.Header, fork forks.Fork, deleteEmpty bool) error {
+	if fork >= forks.Cancun && h.ParentBeaconRoot != nil {
 		if _, err := systemCall(vm, st, BeaconRootsAddress, h.ParentBeaconRoot[:], deleteEmpty); err != nil {
 			return err
 		}
 	}
-	if fork >= evm.Prague && h.Number > 0 {
+	if fork >= forks.Prague && h.Number > 0 {
 		if _, err := systemCall(vm, st, HistoryStorageAddress, h.ParentHash[:], deleteEmpty); err != nil {
 			return err
 		}
@@ -310,12 +301,12 @@ func RequestsHash(reqs [][]byte) types.Hash {
 }
 
 // accumulateRewards pays proof-of-work block and uncle rewards.
-func (c *Config) accumulateRewards(fork evm.Fork, h *types.Header, uncles []*types.Header, st *state.StateDB) {
+func (c *Config) accumulateRewards(fork forks.Fork, h *types.Header, uncles []*types.Header, st *state.StateDB) {
 	reward := uint256.NewInt(5e18)
 	switch {
-	case fork >= evm.Constantinople:
+	case fork >= forks.Constantinople:
 		reward = uint256.NewInt(2e18)
-	case fork >= evm.Byzantium:
+	case fork >= forks.Byzantium:
 		reward = uint256.NewInt(3e18)
 	}
 	total := new(uint256.Int).Set(reward)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/holiman/uint256"
@@ -65,7 +66,7 @@ type Signer struct {
 // (a dev chain's base fee falls toward zero, so 100 gwei covers it).
 func NewSigner(chainID uint64) *Signer {
 	return &Signer{ChainID: chainID, FeeCap: uint256.NewInt(100e9), Tip: uint256.NewInt(1e9),
-		signer: types.NewSigner(chainID, types.Cancun)}
+		signer: types.NewSigner(chainID, forks.Cancun)}
 }
 
 // Sign signs one dynamic-fee transaction.

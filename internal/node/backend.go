@@ -5,8 +5,8 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
@@ -129,7 +129,7 @@ func poolHead(c *chain.Chain) (txpool.Head, error) {
 	if cfg.IsLondon(next) {
 		ph.BaseFee = cfg.CalcBaseFee(h)
 	}
-	if ph.Fork >= evm.Cancun {
+	if ph.Fork >= forks.Cancun {
 		bc := cfg.Blob(next, t)
 		ph.MaxBlobs = bc.Max
 		if h.ExcessBlobGas != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/chaind/chaind/trie"
@@ -55,7 +56,7 @@ func runOurs(code, input []byte) ([]byte, uint64, error) {
 	rnd := types.Hash{}
 	e := evm.NewEVM(evm.BlockContext{GasLimit: evmBenchGas, BaseFee: uint256.NewInt(1_000_000_000),
 		BlobBaseFee: uint256.NewInt(1), Difficulty: new(uint256.Int), Random: &rnd,
-		GetHash: func(uint64) types.Hash { return types.Hash{} }}, st, 1, evm.Cancun)
+		GetHash: func(uint64) types.Hash { return types.Hash{} }}, st, 1, forks.Cancun)
 	e.SetTxContext(evm.TxContext{Origin: origin, GasPrice: new(uint256.Int)})
 	st.AddAddressToAccessList(origin)
 	st.AddAddressToAccessList(contract)

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -54,7 +55,7 @@ type State interface {
 // Head describes the block the next one builds on.
 type Head struct {
 	Signer      types.Signer
-	Fork        evm.Fork
+	Fork        forks.Fork
 	GasLimit    uint64
 	BaseFee     *uint256.Int // of the next block; nil before London
 	BlobBaseFee *uint256.Int // of the next block; nil before Cancun
@@ -190,10 +191,10 @@ func (p *Pool) validate(tx *types.Transaction) (types.Address, error) {
 	if tx.Gas() < intrinsic {
 		return from, fmt.Errorf("%w: have %d, want %d", evm.ErrIntrinsicGas, tx.Gas(), intrinsic)
 	}
-	if hd.Fork >= evm.Prague && tx.Gas() < evm.FloorDataGas(data) {
+	if hd.Fork >= forks.Prague && tx.Gas() < evm.FloorDataGas(data) {
 		return from, fmt.Errorf("%w: have %d, want %d", evm.ErrFloorDataGas, tx.Gas(), evm.FloorDataGas(data))
 	}
-	if tx.To() == nil && hd.Fork >= evm.Shanghai && len(data) > evm.MaxInitCodeSize {
+	if tx.To() == nil && hd.Fork >= forks.Shanghai && len(data) > evm.MaxInitCodeSize {
 		return from, fmt.Errorf("%w: code size %d, limit %d", evm.ErrMaxInitCodeSizeExceeded, len(data), evm.MaxInitCodeSize)
 	}
 	if hd.BaseFee != nil && tx.GasFeeCap().Lt(hd.BaseFee) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/holiman/uint256"
@@ -29,7 +30,7 @@ func (s *fakeState) GetCode(a types.Address) []byte { return s.code[a] }
 
 const chainID = 8118
 
-var signer = types.NewSigner(chainID, types.Cancun)
+var signer = types.NewSigner(chainID, forks.Cancun)
 
 type fixture struct {
 	pool *Pool
@@ -54,7 +55,7 @@ func newFixture(t *testing.T, cfg Config, n int) *fixture {
 }
 
 func (f *fixture) head() Head {
-	return Head{Signer: signer, Fork: evm.Cancun, GasLimit: 30_000_000, BaseFee: uint256.NewInt(1e9), MaxBlobs: 6, State: f.st}
+	return Head{Signer: signer, Fork: forks.Cancun, GasLimit: 30_000_000, BaseFee: uint256.NewInt(1e9), MaxBlobs: 6, State: f.st}
 }
 
 func (f *fixture) tx(i int, nonce uint64, feeCap, tip uint64) *types.Transaction {

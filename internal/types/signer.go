@@ -5,34 +5,11 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/rlp"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/holiman/uint256"
 )
-
-// Fork selects which signature rules a Signer applies. Forks are ordered;
-// each one keeps the rules of the earlier ones.
-type Fork uint8
-
-const (
-	Frontier  Fork = iota // unprotected legacy, any s
-	Homestead             // EIP-2: s at most N/2
-	EIP155                // Spurious Dragon: chain id in legacy V
-	Berlin                // EIP-2930 access-list transactions
-	London                // EIP-1559 dynamic-fee transactions
-	Cancun                // EIP-4844 blob transactions
-	Prague                // EIP-7702 set-code transactions
-	Osaka
-)
-
-var forkNames = [...]string{"Frontier", "Homestead", "EIP155", "Berlin", "London", "Cancun", "Prague", "Osaka"}
-
-func (f Fork) String() string {
-	if int(f) < len(forkNames) {
-		return forkNames[f]
-	}
-	return fmt.Sprintf("Fork(%d)", f)
-}
 
 // Errors of signature checking.
 var (
@@ -46,11 +23,14 @@ var (
 type Signer struct {
 	chainID  uint256.Int
 	chainMul uint256.Int // chainID * 2, for EIP-155 V values
-	fork     Fork
+	fork     forks.Fork
 }
 
-// NewSigner returns the signer for chainID under the rules of fork.
-func NewSigner(chainID uint64, fork Fork) Signer {
+// NewSigner returns the signer for chainID under the rules of fork:
+// low-s signatures from Homestead, EIP-155 replay protection from
+// SpuriousDragon, and each transaction type from the fork that introduced
+// it.
+func NewSigner(chainID uint64, fork forks.Fork) Signer {
 	s := Signer{fork: fork}
 	s.chainID.SetUint64(chainID)
 	s.chainMul.Lsh(&s.chainID, 1)
@@ -58,13 +38,13 @@ func NewSigner(chainID uint64, fork Fork) Signer {
 }
 
 // LatestSigner accepts every transaction type this package knows.
-func LatestSigner(chainID uint64) Signer { return NewSigner(chainID, Osaka) }
+func LatestSigner(chainID uint64) Signer { return NewSigner(chainID, forks.Latest) }
 
 // ChainID returns the chain id the signer checks against.
 func (s Signer) ChainID() *uint256.Int { return new(uint256.Int).Set(&s.chainID) }
 
 // Fork returns the rule set of the signer.
-func (s Signer) Fork() Fork { return s.fork }
+func (s Signer) Fork() forks.Fork { return s.fork }
 
 // Supports reports whether the signer's fork knows transaction type t.
 func (s Signer) Supports(t uint8) bool {
@@ -72,13 +52,13 @@ func (s Signer) Supports(t uint8) bool {
 	case LegacyTxType:
 		return true
 	case AccessListTxType:
-		return s.fork >= Berlin
+		return s.fork >= forks.Berlin
 	case DynamicFeeTxType:
-		return s.fork >= London
+		return s.fork >= forks.London
 	case BlobTxType:
-		return s.fork >= Cancun
+		return s.fork >= forks.Cancun
 	case SetCodeTxType:
-		return s.fork >= Prague
+		return s.fork >= forks.Prague
 	}
 	return false
 }
@@ -110,7 +90,7 @@ func (s Signer) legacyProtected(tx *Transaction) bool {
 	v, r, sv := tx.inner.rawSignatureValues()
 	if v.IsZero() && r.IsZero() && sv.IsZero() {
 		// unsigned: sign the way SignatureValues will fill V in
-		return s.fork >= EIP155 && !s.chainID.IsZero()
+		return s.fork >= forks.SpuriousDragon && !s.chainID.IsZero()
 	}
 	return isProtectedV(v)
 }
@@ -126,14 +106,14 @@ func (tx *Transaction) signingHash(legacyChainID *uint256.Int) Hash {
 // id and the signature values against the signer's rules. The result is
 // cached in tx.
 func (s Signer) Sender(tx *Transaction) (Address, error) {
-	if c := tx.from.Load(); c != nil && c.chainID.Eq(&s.chainID) && c.lowS == (s.fork >= Homestead) && s.Supports(tx.Type()) {
+	if c := tx.from.Load(); c != nil && c.chainID.Eq(&s.chainID) && c.lowS == (s.fork >= forks.Homestead) && s.Supports(tx.Type()) {
 		return c.from, nil
 	}
 	from, err := s.recoverSender(tx)
 	if err != nil {
 		return Address{}, err
 	}
-	tx.from.Store(&senderCache{chainID: s.chainID, lowS: s.fork >= Homestead, from: from})
+	tx.from.Store(&senderCache{chainID: s.chainID, lowS: s.fork >= forks.Homestead, from: from})
 	return from, nil
 }
 
@@ -146,7 +126,7 @@ func (s Signer) recoverSender(tx *Transaction) (Address, error) {
 	var legacyChain *uint256.Int
 	if tx.Type() == LegacyTxType {
 		if isProtectedV(v) {
-			if s.fork < EIP155 {
+			if s.fork < forks.SpuriousDragon {
 				return Address{}, ErrInvalidChainID
 			}
 			// V = chainID*2 + 35 + recid
@@ -174,7 +154,7 @@ func (s Signer) recoverSender(tx *Transaction) (Address, error) {
 		}
 		recID.Set(v)
 	}
-	return recoverPlain(tx.signingHash(legacyChain), r, sv, byte(recID.Uint64()), s.fork >= Homestead)
+	return recoverPlain(tx.signingHash(legacyChain), r, sv, byte(recID.Uint64()), s.fork >= forks.Homestead)
 }
 
 // recoverPlain checks the signature values (crypto.ValidateSignatureValues:

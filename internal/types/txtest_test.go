@@ -10,6 +10,7 @@ import (
 
 	"github.com/chaind/chaind/internal/conformance"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/holiman/uint256"
 )
 
@@ -44,7 +45,7 @@ func TestBasicTxTest(t *testing.T) {
 	if len(cases) == 0 {
 		t.Fatal("no cases")
 	}
-	signer := NewSigner(0, Homestead)
+	signer := NewSigner(0, forks.Homestead)
 	for i, c := range cases {
 		keyb, _ := hex.DecodeString(c.Key)
 		key, err := crypto.ToPrivateKey(keyb)
@@ -95,7 +96,7 @@ func TestBasicTxTest(t *testing.T) {
 				t.Errorf("case %d: signed\n got %x\nwant %s", i, enc, c.Signed)
 			}
 			// The vector's own high-s signature is valid before Homestead.
-			from, err := NewSigner(0, Frontier).Sender(want)
+			from, err := NewSigner(0, forks.Frontier).Sender(want)
 			if err != nil || from != Address(crypto.PubkeyToAddress(key.PubKey())) {
 				t.Errorf("case %d: vector signature recovers %s, %v", i, from, err)
 			}

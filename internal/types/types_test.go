@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/rlp"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/holiman/uint256"
@@ -274,7 +275,7 @@ func TestTransactionRoundTrip(t *testing.T) {
 		if back.Hash() != tx.Hash() || Hash(crypto.Keccak256(bin)) != tx.Hash() || NewTx(back.Inner()).Hash() != tx.Hash() {
 			t.Fatalf("type %d: hash differs", tx.Type())
 		}
-		for _, s := range []Signer{LatestSigner(chainID), NewSigner(chainID, Prague)} {
+		for _, s := range []Signer{LatestSigner(chainID), NewSigner(chainID, forks.Prague)} {
 			from, err := s.Sender(back)
 			if err != nil || from != want {
 				t.Fatalf("type %d: sender %s, %v", tx.Type(), from, err)
@@ -284,7 +285,7 @@ func TestTransactionRoundTrip(t *testing.T) {
 			t.Errorf("type %d: wrong chain accepted: %v", tx.Type(), err)
 		}
 		if tx.Type() >= BlobTxType {
-			if _, err := NewSigner(chainID, London).Sender(DecodeMust(t, bin)); !errors.Is(err, ErrTxTypeNotSupported) {
+			if _, err := NewSigner(chainID, forks.London).Sender(DecodeMust(t, bin)); !errors.Is(err, ErrTxTypeNotSupported) {
 				t.Errorf("type %d accepted under London: %v", tx.Type(), err)
 			}
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/conformance"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rlp"
 	"github.com/chaind/chaind/state"
@@ -66,7 +67,7 @@ func Main(dir string, args []string, r *conformance.Report) error {
 		opts.Exclude = re
 	}
 	if opts.Fork != "" {
-		if _, ok := evm.ForkByName(opts.Fork); !ok {
+		if _, ok := forks.ByName(opts.Fork); !ok {
 			return fmt.Errorf("--fork: unknown fork %q", opts.Fork)
 		}
 	}
@@ -185,18 +186,18 @@ type prepared struct {
 }
 
 func runTest(out []outcome, name string, t *stTest, opts *Options, verbose bool) []outcome {
-	forks := make([]string, 0, len(t.Post))
+	names := make([]string, 0, len(t.Post))
 	for f := range t.Post {
-		forks = append(forks, f)
+		names = append(names, f)
 	}
-	sort.Strings(forks)
+	sort.Strings(names)
 	var pre *prepared
 	var preErr error
-	for _, fname := range forks {
+	for _, fname := range names {
 		if !forkSelected(fname, opts.Fork) {
 			continue
 		}
-		fork, known := evm.ForkByName(fname)
+		fork, known := forks.ByName(fname)
 		for _, p := range t.Post[fname] {
 			cname := fmt.Sprintf("%s/%s/d%dg%dv%d", name, fname, p.Indexes.Data, p.Indexes.Gas, p.Indexes.Value)
 			if opts.Filter != nil && !opts.Filter.MatchString(cname) {
@@ -229,8 +230,8 @@ func forkSelected(fname, want string) bool {
 	if want == "" || strings.EqualFold(fname, want) {
 		return true
 	}
-	f1, ok1 := evm.ForkByName(fname)
-	f2, ok2 := evm.ForkByName(want)
+	f1, ok1 := forks.ByName(fname)
+	f2, ok2 := forks.ByName(want)
 	return ok1 && ok2 && f1 == f2
 }
 
@@ -283,7 +284,7 @@ func loadPre(t *stTest) (*prepared, error) {
 	return &prepared{db: db, preRoot: root}, nil
 }
 
-func runCase(name string, t *stTest, fork evm.Fork, p *stPost, pre *prepared, verbose bool) (o outcome) {
+func runCase(name string, t *stTest, fork forks.Fork, p *stPost, pre *prepared, verbose bool) (o outcome) {
 	// A panic in the code under test is one failed case, not a dead run.
 	defer func() {
 		if e := recover(); e != nil {
@@ -328,7 +329,7 @@ func runCase(name string, t *stTest, fork evm.Fork, p *stPost, pre *prepared, ve
 	// The reference runners credit the coinbase with nothing, which touches
 	// it, so a coinbase left empty is deleted under EIP-161.
 	st.AddBalance(block.Coinbase, new(uint256.Int))
-	root := st.IntermediateRoot(fork >= evm.SpuriousDragon)
+	root := st.IntermediateRoot(fork >= forks.SpuriousDragon)
 	if err := st.Error(); err != nil {
 		return outcome{fail, name, "state: " + err.Error()}
 	}
@@ -369,7 +370,7 @@ var errTypeNotSupported = errors.New("transaction type not supported")
 
 // buildMessage assembles the transaction variant of p from the shared
 // fields. A field that does not fit its type makes the transaction invalid.
-func buildMessage(tx *stTx, p *stPost, fork evm.Fork) (*evm.Message, error) {
+func buildMessage(tx *stTx, p *stPost, fork forks.Fork) (*evm.Message, error) {
 	di, gi, vi := p.Indexes.Data, p.Indexes.Gas, p.Indexes.Value
 	if di >= len(tx.Data) || gi >= len(tx.GasLimit) || vi >= len(tx.Value) {
 		return nil, errors.New("post indexes out of range")
@@ -410,7 +411,7 @@ func buildMessage(tx *stTx, p *stPost, fork evm.Fork) (*evm.Message, error) {
 			return nil, fmt.Errorf("gas price: %w", err)
 		}
 	} else {
-		if fork < evm.London {
+		if fork < forks.London {
 			return nil, errTypeNotSupported
 		}
 		if msg.GasFeeCap, err = parseU256(tx.MaxFeePerGas); err != nil {
@@ -421,7 +422,7 @@ func buildMessage(tx *stTx, p *stPost, fork evm.Fork) (*evm.Message, error) {
 		}
 	}
 	if di < len(tx.AccessLists) && tx.AccessLists[di] != nil {
-		if fork < evm.Berlin {
+		if fork < forks.Berlin {
 			return nil, errTypeNotSupported
 		}
 		for _, tup := range *tx.AccessLists[di] {
@@ -467,7 +468,7 @@ func senderOf(secretKey string) (types.Address, error) {
 	return types.Address(crypto.PubkeyToAddress(priv.PubKey())), nil
 }
 
-func blockContext(t *stTest, fork evm.Fork) (evm.BlockContext, error) {
+func blockContext(t *stTest, fork forks.Fork) (evm.BlockContext, error) {
 	var (
 		b   evm.BlockContext
 		err error
@@ -490,19 +491,19 @@ func blockContext(t *stTest, fork evm.Fork) (evm.BlockContext, error) {
 			return b, fmt.Errorf("difficulty: %w", err)
 		}
 	}
-	if fork >= evm.Paris && e.Random != "" {
+	if fork >= forks.Paris && e.Random != "" {
 		r, err := parseHash(e.Random)
 		if err != nil {
 			return b, fmt.Errorf("random: %w", err)
 		}
 		b.Random = &r
 	}
-	if fork >= evm.London {
+	if fork >= forks.London {
 		if b.BaseFee, err = parseU256(e.BaseFee); err != nil {
 			return b, fmt.Errorf("base fee: %w", err)
 		}
 	}
-	if fork >= evm.Cancun {
+	if fork >= forks.Cancun {
 		excess, err := parseU64(e.ExcessBlobGas)
 		if err != nil {
 			return b, fmt.Errorf("excess blob gas: %w", err)

@@ -3,35 +3,36 @@ package txtests
 import (
 	"math"
 
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 )
 
 // Rules are the parts of a fork that stateless transaction validation
 // depends on.
 type Rules struct {
-	Signer    types.Fork // which types and signature rules apply
+	Signer    forks.Fork // which types and signature rules apply
 	Homestead bool       // contract creation costs 53000
 	Istanbul  bool       // EIP-2028: 16 gas per non-zero calldata byte
 	Shanghai  bool       // EIP-3860: initcode word cost and size limit
 	Prague    bool       // EIP-7623: calldata floor
 }
 
-// forks maps the fork names of the vectors to their rules.
-var forks = map[string]Rules{
-	"Frontier":          {Signer: types.Frontier},
-	"Homestead":         {Signer: types.Homestead, Homestead: true},
-	"EIP150":            {Signer: types.Homestead, Homestead: true},
-	"EIP158":            {Signer: types.EIP155, Homestead: true},
-	"Byzantium":         {Signer: types.EIP155, Homestead: true},
-	"Constantinople":    {Signer: types.EIP155, Homestead: true},
-	"ConstantinopleFix": {Signer: types.EIP155, Homestead: true},
-	"Istanbul":          {Signer: types.EIP155, Homestead: true, Istanbul: true},
-	"Berlin":            {Signer: types.Berlin, Homestead: true, Istanbul: true},
-	"London":            {Signer: types.London, Homestead: true, Istanbul: true},
-	"Paris":             {Signer: types.London, Homestead: true, Istanbul: true},
-	"Shanghai":          {Signer: types.London, Homestead: true, Istanbul: true, Shanghai: true},
-	"Cancun":            {Signer: types.Cancun, Homestead: true, Istanbul: true, Shanghai: true},
-	"Prague":            {Signer: types.Prague, Homestead: true, Istanbul: true, Shanghai: true, Prague: true},
+// ruleSets maps the fork names of the vectors to their rules.
+var ruleSets = map[string]Rules{
+	"Frontier":          {Signer: forks.Frontier},
+	"Homestead":         {Signer: forks.Homestead, Homestead: true},
+	"EIP150":            {Signer: forks.Homestead, Homestead: true},
+	"EIP158":            {Signer: forks.SpuriousDragon, Homestead: true},
+	"Byzantium":         {Signer: forks.SpuriousDragon, Homestead: true},
+	"Constantinople":    {Signer: forks.SpuriousDragon, Homestead: true},
+	"ConstantinopleFix": {Signer: forks.SpuriousDragon, Homestead: true},
+	"Istanbul":          {Signer: forks.SpuriousDragon, Homestead: true, Istanbul: true},
+	"Berlin":            {Signer: forks.Berlin, Homestead: true, Istanbul: true},
+	"London":            {Signer: forks.London, Homestead: true, Istanbul: true},
+	"Paris":             {Signer: forks.London, Homestead: true, Istanbul: true},
+	"Shanghai":          {Signer: forks.London, Homestead: true, Istanbul: true, Shanghai: true},
+	"Cancun":            {Signer: forks.Cancun, Homestead: true, Istanbul: true, Shanghai: true},
+	"Prague":            {Signer: forks.Prague, Homestead: true, Istanbul: true, Shanghai: true, Prague: true},
 }
 
 // Gas constants of intrinsic gas. The EVM package holds the authoritative

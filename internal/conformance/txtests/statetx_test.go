@@ -9,6 +9,7 @@ import (
 
 	"github.com/chaind/chaind/internal/conformance"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -96,7 +97,7 @@ func TestStateTestTransactions(t *testing.T) {
 					}
 					s := signer
 					if tx.Type() == types.LegacyTxType && !tx.Protected() {
-						s = types.NewSigner(0, types.Homestead)
+						s = types.NewSigner(0, forks.Homestead)
 					}
 					signed, err := types.SignTx(types.NewTx(inner), s, key)
 					if err != nil {

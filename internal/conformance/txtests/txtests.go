@@ -36,10 +36,10 @@ type testCase struct {
 
 // Run runs every JSON file below dir under the named fork.
 func Run(dir, fork string, r *conformance.Report) error {
-	rules, ok := forks[fork]
+	rules, ok := ruleSets[fork]
 	if !ok {
-		names := make([]string, 0, len(forks))
-		for n := range forks {
+		names := make([]string, 0, len(ruleSets))
+		for n := range ruleSets {
 			names = append(names, n)
 		}
 		sort.Strings(names)

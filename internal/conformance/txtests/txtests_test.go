@@ -28,10 +28,10 @@ func TestSubset(t *testing.T) {
 func TestRunCaseCanFail(t *testing.T) {
 	// Frontier-style legacy transaction from the vectors' own set of shapes:
 	// an empty input must be rejected, and claiming it valid must fail.
-	if err := runCase("0x", forkResult{Hash: "0x00", Sender: "0x00", IntrinsicGas: "0x5208"}, forks["Cancun"]); err == nil {
+	if err := runCase("0x", forkResult{Hash: "0x00", Sender: "0x00", IntrinsicGas: "0x5208"}, ruleSets["Cancun"]); err == nil {
 		t.Fatal("empty transaction accepted")
 	}
-	if err := runCase("0x", forkResult{Exception: "X"}, forks["Cancun"]); err != nil {
+	if err := runCase("0x", forkResult{Exception: "X"}, ruleSets["Cancun"]); err != nil {
 		t.Fatal(err)
 	}
 }
