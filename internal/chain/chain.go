@@ -203,10 +203,18 @@ func (c *Chain) CommitBuilt(b *types.Block, st *state.StateDB, receipts types.Re
 	return c.commit(b, st, receipts)
 }
 
+// commit writes the block's state and the block. The state root the
+// commit computes must be the header's: a block whose state does not
+// match it is refused before anything of it is stored.
 func (c *Chain) commit(b *types.Block, st *state.StateDB, receipts types.Receipts) error {
-	if _, err := st.Commit(c.Config.Fork(b.Number(), b.Time()) >= forks.SpuriousDragon); err != nil {
+	root, err := st.Commit(c.Config.Fork(b.Number(), b.Time()) >= forks.SpuriousDragon)
+	if err != nil {
 		c.db.Discard()
 		return err
+	}
+	if root != b.Root() {
+		c.db.Discard()
+		return fmt.Errorf("%w: state root %s, header says %s", ErrBadPostState, root, b.Root())
 	}
 	if err := c.db.WriteBlock(b, receipts); err != nil {
 		c.db.Discard()

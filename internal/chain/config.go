@@ -54,6 +54,11 @@ type Config struct {
 	// proof-of-work seals of imported blocks instead of verifying them.
 	Ethash json.RawMessage `json:"ethash,omitempty"`
 	Clique json.RawMessage `json:"clique,omitempty"`
+
+	// EndBlock is the chain's own end-of-block rule (staking, rewards), run
+	// by the block executor on every path that executes a block. It is
+	// code, not configuration, and is not part of the genesis file.
+	EndBlock EndBlockHook `json:"-"`
 }
 
 // BlobParams are the EIP-4844 / EIP-7840 blob parameters of one fork.

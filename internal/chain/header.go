@@ -88,16 +88,7 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 		}
 	}
 	if fork >= forks.Cancun {
-		var pExcess, pUsed uint64
-		if parent.ExcessBlobGas != nil {
-			pExcess, pUsed = *parent.ExcessBlobGas, *parent.BlobGasUsed
-		}
-		// The new block's schedule sets the target, as go-ethereum does at a
-		// BPO boundary.
-		want := c.Blob(h.Number, h.Time).ExcessBlobGas(fork, pExcess, pUsed, parent.BaseFee)
-		if !c.IsCancunAt(parent) {
-			want = 0
-		}
+		want := c.NextExcessBlobGas(parent, h.Number, h.Time)
 		if *h.ExcessBlobGas != want {
 			return fmt.Errorf("%w: have %d, want %d", ErrBadExcessBlobGas, *h.ExcessBlobGas, want)
 		}

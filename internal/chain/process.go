@@ -127,137 +127,25 @@ func (c *Config) ValidateBody(b *types.Block) error {
 // Process executes block b on st, which must hold the parent's post-state.
 // getHash answers BLOCKHASH for the block's ancestors. It returns the
 // receipts and the new state root; st holds the post-state afterwards.
+// Senders are recovered in parallel ahead of execution.
 func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64) types.Hash) (*Result, error) {
-	h := b.HeaderRef()
-	fork := c.Fork(h.Number, h.Time)
-	deleteEmpty := fork >= forks.SpuriousDragon
-	vm := evm.NewEVM(c.BlockContext(h, getHash), st, c.ChainID, fork)
-
-	if err := preBlockCalls(vm, st, h, fork, deleteEmpty); err != nil {
+	x, err := c.Open(b.HeaderRef(), st, getHash, nil)
+	if err != nil {
 		return nil, err
 	}
-
-	var (
-		res    = &Result{Receipts: make(types.Receipts, 0, len(b.Transactions()))}
-		gp     = evm.GasPool(h.GasLimit)
-		signer = c.Signer(h.Number, h.Time)
-	)
-	senders := recoverSenders(signer, b.Transactions())
+	senders := recoverSenders(x.Signer, b.Transactions())
 	defer senders.stop()
 	for i, tx := range b.Transactions() {
 		senders.wait(i)
-		from, err := signer.Sender(tx)
+		from, err := x.Signer.Sender(tx)
 		if err != nil {
 			return nil, fmt.Errorf("%w %d (%s): %v", ErrInvalidTx, i, tx.Hash(), err)
 		}
-		msg := evm.TransactionToMessage(tx, from)
-		st.BeginTx(tx.Hash(), i)
-		r, err := evm.ApplyMessage(vm, msg, &gp)
-		if err != nil {
+		if _, _, err := x.Apply(tx, evm.TransactionToMessage(tx, from)); err != nil {
 			return nil, fmt.Errorf("%w %d (%s): %v", ErrInvalidTx, i, tx.Hash(), err)
 		}
-		if len(r.MissingPrecompiles) > 0 {
-			return nil, fmt.Errorf("%w %d (%s): calls precompile %s, which this build lacks", ErrInvalidTx, i, tx.Hash(), r.MissingPrecompiles[0])
-		}
-		res.GasUsed += r.UsedGas
-		rc := &types.Receipt{Type: tx.Type(), CumulativeGasUsed: res.GasUsed}
-		if fork >= forks.Byzantium {
-			st.Finalise(deleteEmpty)
-			if !r.Failed() {
-				rc.Status = types.ReceiptStatusSuccessful
-			}
-		} else {
-			root := st.IntermediateRoot(deleteEmpty)
-			rc.PostState = root.Bytes()
-		}
-		rc.Logs = append([]*types.Log(nil), st.Logs()...)
-		rc.Bloom = types.LogsBloom(rc.Logs)
-		if tx.Type() == types.BlobTxType {
-			res.BlobGasUsed += tx.BlobGas()
-		}
-		res.Receipts = append(res.Receipts, rc)
 	}
-
-	// Withdrawals are credited in gwei; they are not transactions and cost no gas.
-	for _, w := range b.Withdrawals() {
-		amount := new(uint256.Int).Mul(uint256.NewInt(w.Amount), uint256.NewInt(1_000_000_000))
-		st.AddBalance(w.Address, amount)
-	}
-	if !c.IsMerged(h.Number) {
-		c.accumulateRewards(fork, h, b.Uncles(), st)
-	}
-	if fork >= forks.Prague {
-		reqs, err := c.collectRequests(vm, st, res.Receipts, deleteEmpty)
-		if err != nil {
-			return nil, err
-		}
-		res.Requests = reqs
-	}
-	res.Root = st.IntermediateRoot(deleteEmpty)
-	if err := st.Error(); err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// preBlockCalls makes the system calls that open a block, before its
-// transactions: the EIP-4788 beacon root (Cancun) and the EIP-2935 parent
-// hash (Prague). Block execution and block building share it.
-func preBlockCalls(vm *evm.EVM, st *state.StateDB, h *types.Header, fork forks.Fork, deleteEmpty bool) error {
-	if fork >= forks.Cancun && h.ParentBeaconRoot != nil {
-		if _, err := systemCall(vm, st, BeaconRootsAddress, h.ParentBeaconRoot[:], deleteEmpty); err != nil {
-			return err
-		}
-	}
-	if fork >= forks.Prague && h.Number > 0 {
-		if _, err := systemCall(vm, st, HistoryStorageAddress, h.ParentHash[:], deleteEmpty); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// systemCall runs a system contract as SYSTEM_ADDRESS (evm.SystemCall: no
-// gas is bought, no nonce changes) in a journal scope of its own, finalised
-// so the system address is not left touched.
-func systemCall(vm *evm.EVM, st *state.StateDB, to types.Address, input []byte, deleteEmpty bool) ([]byte, error) {
-	st.BeginTx(types.Hash{}, -1)
-	out, err := vm.SystemCall(to, input)
-	st.Finalise(deleteEmpty)
-	return out, err
-}
-
-// collectRequests gathers the EIP-7685 requests of a Prague block: deposits
-// from the deposit contract's logs (EIP-6110), then the withdrawal (EIP-7002)
-// and consolidation (EIP-7251) queues, each drained by a system call.
-func (c *Config) collectRequests(vm *evm.EVM, st *state.StateDB, receipts types.Receipts, deleteEmpty bool) ([][]byte, error) {
-	deposits := []byte{0x00}
-	if c.DepositContractAddress != nil {
-		for _, r := range receipts {
-			for _, l := range r.Logs {
-				if l.Address != *c.DepositContractAddress || len(l.Topics) == 0 || l.Topics[0] != depositEventTopic {
-					continue
-				}
-				d, err := parseDeposit(l.Data)
-				if err != nil {
-					return nil, err
-				}
-				deposits = append(deposits, d...)
-			}
-		}
-	}
-	reqs := [][]byte{deposits}
-	for i, addr := range []types.Address{WithdrawalQueue, ConsolidationQueue} {
-		if st.GetCodeSize(addr) == 0 {
-			return nil, fmt.Errorf("%w: no code at %s", ErrSystemCall, addr)
-		}
-		out, err := systemCall(vm, st, addr, nil, deleteEmpty)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrSystemCall, addr, err)
-		}
-		reqs = append(reqs, append([]byte{byte(i + 1)}, out...))
-	}
-	return reqs, nil
+	return x.Finish(b.Withdrawals(), b.Uncles())
 }
 
 // parseDeposit turns the ABI-encoded DepositEvent data (five dynamic byte

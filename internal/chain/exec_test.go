@@ -1,0 +1,190 @@
+package chain
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	"github.com/holiman/uint256"
+)
+
+// execFixture is a chain with one funded key.
+func execFixture(t *testing.T) (*Genesis, *Chain, *secp256k1.PrivateKey) {
+	t.Helper()
+	key, _ := crypto.GenerateKey()
+	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
+	var bal U256
+	bal.SetUint64(1e18)
+	g.Alloc[types.Address(crypto.PubkeyToAddress(key.PubKey()))] = Account{Balance: bal}
+	c, err := Open(g, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, c, key
+}
+
+func transfer(c *Chain, key *secp256k1.PrivateKey, nonce uint64) *types.Transaction {
+	to := types.Address{0x42}
+	return types.MustSignNewTx(key, c.Config.Signer(1, 1), &types.DynamicFeeTx{ChainID: *uint256.NewInt(c.Config.ChainID),
+		Nonce: nonce, GasTipCap: *uint256.NewInt(1), GasFeeCap: *uint256.NewInt(2e9), Gas: 21000, To: &to, Value: *uint256.NewInt(1)})
+}
+
+// TestCommitChecksStateRoot: a block whose header claims another state root
+// than its execution produced is refused at commit, and nothing of it is
+// stored, even on the path that skips validation (CommitBuilt).
+func TestCommitChecksStateRoot(t *testing.T) {
+	_, c, key := execFixture(t)
+	built, err := c.BuildBlock(BuildParams{Time: 10}, []*types.Transaction{transfer(c, key, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := built.Block.Header()
+	h.Root = types.Hash{0xba, 0xd}
+	forged := types.NewBlock(h, built.Block.Body())
+	err = c.CommitBuilt(forged, built.State, built.Receipts)
+	if !errors.Is(err, ErrBadPostState) {
+		t.Fatalf("commit of a block with a wrong state root: %v, want ErrBadPostState", err)
+	}
+	if c.Head().Number() != 0 {
+		t.Fatalf("head moved to %d", c.Head().Number())
+	}
+	if _, ok := c.DB().BlockNumber(forged.Hash()); ok {
+		t.Fatal("the refused block was stored")
+	}
+	// The honest block still commits afterwards.
+	built, err = c.BuildBlock(BuildParams{Time: 10}, []*types.Transaction{transfer(c, key, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEndBlockHookOnEveryPath: the chain's end-of-block hook changes the
+// state of a block the builder makes, and an importing node reaches the
+// same root only because it runs the hook too.
+func TestEndBlockHookOnEveryPath(t *testing.T) {
+	reward := types.Address{0xee}
+	hook := func(x *Exec) error {
+		x.State.AddBalance(reward, uint256.NewInt(x.Header.Number))
+		return nil
+	}
+	g, proposer, key := execFixture(t)
+	proposer.Config.EndBlock = hook
+	built, err := proposer.BuildBlock(BuildParams{Time: 10}, []*types.Transaction{transfer(proposer, key, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proposer.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := proposer.StateAt(proposer.Head().Root())
+	if got := st.GetBalance(reward); got.Uint64() != 1 {
+		t.Fatalf("hook's credit: %v", got)
+	}
+
+	withHook, err := Open(&Genesis{Config: copyConfig(g.Config, hook), GasLimit: g.GasLimit, Alloc: g.Alloc}, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := withHook.InsertBlock(built.Block); err != nil {
+		t.Fatalf("importer running the hook: %v", err)
+	}
+	without, err := Open(&Genesis{Config: copyConfig(g.Config, nil), GasLimit: g.GasLimit, Alloc: g.Alloc}, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := without.InsertBlock(built.Block); !errors.Is(err, ErrBadPostState) {
+		t.Fatalf("importer without the hook: %v, want ErrBadPostState", err)
+	}
+
+	// A failing hook makes the block invalid.
+	withHook.Config.EndBlock = func(*Exec) error { return errors.New("boom") }
+	if _, err := withHook.BuildBlock(BuildParams{Time: 20}, nil); err == nil {
+		t.Fatal("a failing end-of-block hook went unnoticed")
+	}
+}
+
+func copyConfig(c *Config, hook EndBlockHook) *Config {
+	cp := *c
+	cp.EndBlock = hook
+	return &cp
+}
+
+// TestNextHeader: the fields a parent determines, and the attributes'.
+func TestNextHeader(t *testing.T) {
+	_, c, _ := execFixture(t)
+	parent := c.Head().Header()
+	br := types.Hash{0xbe}
+	h, err := c.Config.NextHeader(parent, Attributes{Coinbase: types.Address{1}, Time: parent.Time + 5,
+		GasLimit: 60_000_000, Extra: []byte("x"), Random: types.Hash{2}, ParentBeaconRoot: &br})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Number != 1 || h.ParentHash != parent.Hash() || h.Coinbase != (types.Address{1}) || h.MixDigest != (types.Hash{2}) {
+		t.Fatalf("header: %+v", h)
+	}
+	if want := parent.GasLimit + parent.GasLimit/1024 - 1; h.GasLimit != want {
+		t.Fatalf("gas limit %d, want one step up %d", h.GasLimit, want)
+	}
+	if h.BaseFee == nil || h.BaseFee.Cmp(c.Config.CalcBaseFee(parent)) != 0 {
+		t.Fatalf("base fee %v", h.BaseFee)
+	}
+	if h.ParentBeaconRoot == nil || *h.ParentBeaconRoot != br || h.ExcessBlobGas == nil || h.WithdrawalsHash == nil {
+		t.Fatalf("fork fields: %+v", h)
+	}
+	if _, err := c.Config.NextHeader(parent, Attributes{Time: parent.Time}); !errors.Is(err, ErrBadTimestamp) {
+		t.Fatalf("timestamp not after parent: %v", err)
+	}
+	if err := c.Config.ValidateHeader(parent, h); err != nil {
+		t.Fatalf("the next header does not validate: %v", err)
+	}
+}
+
+// TestTryApplyRestores: an invalid transaction leaves neither state nor
+// gas pool changed.
+func TestTryApplyRestores(t *testing.T) {
+	_, c, key := execFixture(t)
+	parent := c.Head().Header()
+	h, _ := c.Config.NextHeader(parent, Attributes{Time: parent.Time + 1})
+	st, _ := c.StateAt(parent.Root)
+	x, err := c.Config.Open(h, st, c.GetHash, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, gas := st.IntermediateRoot(true), x.GasLeft()
+	bad := transfer(c, key, 7) // nonce gap
+	from, _ := x.Signer.Sender(bad)
+	if _, _, err := x.TryApply(bad, evmMessage(bad, from)); err == nil {
+		t.Fatal("nonce gap applied")
+	}
+	if st.IntermediateRoot(true) != before || x.GasLeft() != gas || len(x.Txs) != 0 {
+		t.Fatal("a refused transaction changed the block")
+	}
+	if _, _, err := x.ApplyTx(transfer(c, key, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if x.GasUsed != 21000 || len(x.Receipts) != 1 || x.Receipts[0].CumulativeGasUsed != 21000 {
+		t.Fatalf("gas used %d, receipts %d", x.GasUsed, len(x.Receipts))
+	}
+	res, err := x.Finish(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := x.ApplyTx(transfer(c, key, 1)); err == nil {
+		t.Fatal("applied to a finished block")
+	}
+	blk := x.Seal(res)
+	if _, err := c.InsertBlock(blk); err != nil {
+		t.Fatalf("sealed block does not import: %v", err)
+	}
+}
+
+func evmMessage(tx *types.Transaction, from types.Address) *evm.Message {
+	return evm.TransactionToMessage(tx, from)
+}
