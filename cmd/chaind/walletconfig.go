@@ -29,8 +29,9 @@ type nativeCurrency struct {
 	Decimals int    `json:"decimals"`
 }
 
-// walletNetworks are the networks of DESIGN.md "Identity": dev shares the
-// main chain ID unless --chain-id says otherwise.
+// walletNetworks are the networks a wallet can be configured for: the main
+// network (chain ID 8118), the test network (8119), and a --dev chain, which
+// shares the main chain ID unless --chain-id says otherwise.
 var walletNetworks = map[string]struct {
 	chainID uint64
 	name    string
