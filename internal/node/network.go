@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/crypto"
-	"github.com/chaind/chaind/rpc"
+	"github.com/chaind/chaind/rpc/ethapi"
 )
 
 // network answers the chain_ namespace. Until the BFT and staking layers
@@ -21,14 +21,14 @@ const (
 	tenChain           = "8ac7230489e80000"
 )
 
-func (nw *network) Nodes() []rpc.NodeInfo {
+func (nw *network) Nodes() []ethapi.NodeInfo {
 	v := nw.n.cfg.Validator
 	if v == nil {
-		return []rpc.NodeInfo{}
+		return []ethapi.NodeInfo{}
 	}
 	pub := crypto.PublicKey(v).SerializeCompressed()
 	id := crypto.Keccak256(pub)
-	return []rpc.NodeInfo{{
+	return []ethapi.NodeInfo{{
 		ID:        hex.EncodeToString(id[:]),
 		IP:        nw.n.cfg.Host,
 		Port:      26656,
@@ -36,16 +36,16 @@ func (nw *network) Nodes() []rpc.NodeInfo {
 	}}
 }
 
-func (nw *network) NetworkAccount() (rpc.NetworkAccount, error) {
-	return rpc.NetworkAccount{
+func (nw *network) NetworkAccount() (ethapi.NetworkAccount, error) {
+	return ethapi.NetworkAccount{
 		ActiveVersion: versionOf(nw.n.cfg.ClientVersion), LatestVersion: versionOf(nw.n.cfg.ClientVersion), MinVersion: versionOf(nw.n.cfg.ClientVersion),
 		CertCycleDuration:   30,
 		MaintenanceFee:      0,
 		MaintenanceInterval: 86_400_000,
-		Penalty:             rpc.Amount{Amount: tenChain, Currency: "CHAIN"},
-		Slashing:            rpc.SlashingParams{LeftNetworkEarlyPenaltyPercent: 0.2, NodeRefutedPenaltyPercent: 0.2, SyncTimeoutPenaltyPercent: 0.2},
-		Reward:              rpc.Reward{Amount: weiPerChain, Currency: "CHAIN", NodeRewardInterval: 3_600_000},
-		RequiredStake:       rpc.Amount{Amount: tenChain, Currency: "CHAIN"},
+		Penalty:             ethapi.Amount{Amount: tenChain, Currency: "CHAIN"},
+		Slashing:            ethapi.SlashingParams{LeftNetworkEarlyPenaltyPercent: 0.2, NodeRefutedPenaltyPercent: 0.2, SyncTimeoutPenaltyPercent: 0.2},
+		Reward:              ethapi.Reward{Amount: weiPerChain, Currency: "CHAIN", NodeRewardInterval: 3_600_000},
+		RequiredStake:       ethapi.Amount{Amount: tenChain, Currency: "CHAIN"},
 		RestakeCooldown:     1_800_000,
 		Timestamp:           nw.n.Chain.Head().Time() * 1000,
 	}, nil
@@ -67,18 +67,18 @@ func versionOf(cv string) string {
 
 // CycleInfo derives a cycle record from the blocks of the cycle: cycle c
 // holds blocks 10c .. 10c+9.
-func (nw *network) CycleInfo(c *uint64) (*rpc.CycleInfo, error) {
+func (nw *network) CycleInfo(c *uint64) (*ethapi.CycleInfo, error) {
 	head := nw.n.Chain.Head()
 	cur := head.Number() / cycleBlocks
 	if c == nil {
 		c = &cur
 	}
 	if *c > cur {
-		return nil, rpc.ErrCycleNotFound
+		return nil, ethapi.ErrCycleNotFound
 	}
 	first, err := nw.n.Chain.BlockByNumber(*c * cycleBlocks)
 	if err != nil {
-		return nil, rpc.ErrCycleNotFound
+		return nil, ethapi.ErrCycleNotFound
 	}
 	blockTime := uint64(nw.n.cfg.BlockTime / time.Second)
 	if blockTime == 0 {
@@ -94,11 +94,11 @@ func (nw *network) CycleInfo(c *uint64) (*rpc.CycleInfo, error) {
 	if nw.n.cfg.Validator != nil {
 		active = 1
 	}
-	return &rpc.CycleInfo{
+	return &ethapi.CycleInfo{
 		CycleCounter: *c,
 		StartTime:    start * 1000,
 		EndTime:      end * 1000,
-		Nodes:        rpc.NodeCounts{Active: active},
+		Nodes:        ethapi.NodeCounts{Active: active},
 		Desired:      uint64(active),
 		Duration:     duration,
 		MaxSyncTime:  defaultMaxSyncTime,

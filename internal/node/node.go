@@ -20,6 +20,7 @@ import (
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
+	"github.com/chaind/chaind/rpc/ethapi"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
@@ -127,11 +128,11 @@ func New(cfg Config) (*Node, error) {
 		poolAt: c.Head().Hash(),
 	}
 	n.backend = newBackend(c, n.Pool)
-	opts := rpc.EthOptions{ClientVersion: cfg.ClientVersion}
-	rpc.RegisterEth(n.RPC, n.backend, opts)
-	rpc.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
-	rpc.RegisterChain(n.RPC, &network{n: n})
-	rpc.RegisterFilters(n.RPC, n.backend, n.Chain, n.Pool, opts)
+	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion}
+	ethapi.RegisterEth(n.RPC, n.backend, opts)
+	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
+	ethapi.RegisterChain(n.RPC, &network{n: n})
+	ethapi.RegisterFilters(n.RPC, n.backend, n.Chain, n.Pool, opts)
 	return n, nil
 }
 
@@ -301,7 +302,7 @@ func (k *keyring) Accounts() []types.Address { return append([]types.Address{}, 
 func (k *keyring) SignHash(addr types.Address, digest types.Hash) ([]byte, error) {
 	key, ok := k.keys[addr]
 	if !ok {
-		return nil, fmt.Errorf("%w %s", rpc.ErrUnknownAccount, addr.Hex())
+		return nil, fmt.Errorf("%w %s", ethapi.ErrUnknownAccount, addr.Hex())
 	}
 	sig := crypto.Sign(digest, key)
 	return sig[:], nil

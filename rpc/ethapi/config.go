@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 )
 
 // forkConfig is one fork's entry of eth_config (EIP-7910).
@@ -143,7 +144,7 @@ func (api *ethAPI) forkAt(genesis *types.Header, t uint64) *forkConfig {
 
 // config is eth_config (EIP-7910): the fork in force at the head, the
 // next scheduled one and the last scheduled one (null when none).
-func (api *ethAPI) config(context.Context, Params) (any, error) {
+func (api *ethAPI) config(context.Context, rpc.Params) (any, error) {
 	gen, err := api.b.BlockByNumber(0)
 	if err != nil {
 		return nil, err

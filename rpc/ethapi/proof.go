@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math/big"
 
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/trie"
 	"github.com/holiman/uint256"
 )
@@ -32,10 +33,10 @@ type accountResult struct {
 	StorageProof []storageResult  `json:"storageProof"`
 }
 
-func (api *ethAPI) getProof(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getProof(_ context.Context, p rpc.Params) (any, error) {
 	pb, ok := api.b.(ProofBackend)
 	if !ok {
-		return nil, errMethodNotFound("eth_getProof")
+		return nil, rpc.Errorf(rpc.CodeMethodNotFound, "the method eth_getProof does not exist/is not available")
 	}
 	var addr types.Address
 	if err := p.Decode(0, &addr); err != nil {
@@ -79,7 +80,7 @@ func (api *ethAPI) getProof(_ context.Context, p Params) (any, error) {
 	for _, raw := range rawKeys {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, InvalidParams(1, err)
+			return nil, rpc.InvalidParams(1, err)
 		}
 		key, err := storageKey(raw)
 		if err != nil {

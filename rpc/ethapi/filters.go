@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 )
 
 // HeadSource delivers new canonical heads.
@@ -59,19 +60,19 @@ type filterAPI struct {
 
 // RegisterFilters installs the polling filters (eth_newFilter and friends)
 // and the WebSocket subscriptions (eth_subscribe, eth_unsubscribe).
-func RegisterFilters(s *Server, b Backend, heads HeadSource, pending PendingSource, opts EthOptions) {
+func RegisterFilters(s *rpc.Server, b Backend, heads HeadSource, pending PendingSource, opts EthOptions) {
 	api := &filterAPI{eth: &ethAPI{b: b, opts: opts.withDefaults()}, heads: heads, pending: pending,
 		filters: map[string]*filter{}, now: time.Now}
 	s.Register("eth_newFilter", 1, 1, api.newFilter)
-	s.Register("eth_newBlockFilter", 0, 0, func(context.Context, Params) (any, error) {
+	s.Register("eth_newBlockFilter", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return api.install(&filter{kind: blockFilter}), nil
 	})
-	s.Register("eth_newPendingTransactionFilter", 0, 1, func(context.Context, Params) (any, error) {
+	s.Register("eth_newPendingTransactionFilter", 0, 1, func(context.Context, rpc.Params) (any, error) {
 		return api.install(&filter{kind: pendingFilter}), nil
 	})
 	s.Register("eth_getFilterChanges", 1, 1, api.getFilterChanges)
 	s.Register("eth_getFilterLogs", 1, 1, api.getFilterLogs)
-	s.Register("eth_uninstallFilter", 1, 1, func(_ context.Context, p Params) (any, error) {
+	s.Register("eth_uninstallFilter", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
 		var id string
 		if err := p.Decode(0, &id); err != nil {
 			return nil, err
@@ -153,13 +154,13 @@ func (api *filterAPI) expire() {
 	}
 }
 
-func (api *filterAPI) newFilter(_ context.Context, p Params) (any, error) {
+func (api *filterAPI) newFilter(_ context.Context, p rpc.Params) (any, error) {
 	var q FilterQuery
 	if err := p.Decode(0, &q); err != nil {
 		return nil, err
 	}
 	if q.BlockHash != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: "blockHash is not allowed in eth_newFilter"}
+		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "blockHash is not allowed in eth_newFilter"}
 	}
 	next := api.eth.b.Head().Number() + 1
 	if q.FromBlock != nil && q.FromBlock.Tag == "" && q.FromBlock.Hash == nil && q.FromBlock.Number < next {
@@ -168,7 +169,7 @@ func (api *filterAPI) newFilter(_ context.Context, p Params) (any, error) {
 	return api.install(&filter{kind: logsFilter, query: q, next: next}), nil
 }
 
-func (api *filterAPI) get(p Params) (*filter, error) {
+func (api *filterAPI) get(p rpc.Params) (*filter, error) {
 	var id string
 	if err := p.Decode(0, &id); err != nil {
 		return nil, err
@@ -183,7 +184,7 @@ func (api *filterAPI) get(p Params) (*filter, error) {
 	return f, nil
 }
 
-func (api *filterAPI) getFilterChanges(_ context.Context, p Params) (any, error) {
+func (api *filterAPI) getFilterChanges(_ context.Context, p rpc.Params) (any, error) {
 	f, err := api.get(p)
 	if err != nil {
 		return nil, err
@@ -222,7 +223,7 @@ func (api *filterAPI) getFilterChanges(_ context.Context, p Params) (any, error)
 	return logs, nil
 }
 
-func (api *filterAPI) getFilterLogs(_ context.Context, p Params) (any, error) {
+func (api *filterAPI) getFilterLogs(_ context.Context, p rpc.Params) (any, error) {
 	f, err := api.get(p)
 	if err != nil {
 		return nil, err
@@ -235,10 +236,10 @@ func (api *filterAPI) getFilterLogs(_ context.Context, p Params) (any, error) {
 }
 
 // subscribe implements eth_subscribe over WebSocket.
-func (api *filterAPI) subscribe(ctx context.Context, p Params) (any, error) {
-	n, ok := NotifierFrom(ctx)
+func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) {
+	n, ok := rpc.NotifierFrom(ctx)
 	if !ok {
-		return nil, ErrNotificationsUnsupported
+		return nil, rpc.ErrNotificationsUnsupported
 	}
 	var kind string
 	if err := p.Decode(0, &kind); err != nil {
@@ -294,12 +295,12 @@ func (api *filterAPI) subscribe(ctx context.Context, p Params) (any, error) {
 		// p2p sync layer has any.
 		return n.Subscribe().ID, nil
 	}
-	return nil, &Error{Code: CodeInvalidParams, Message: "unsupported subscription type: " + kind}
+	return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "unsupported subscription type: " + kind}
 }
 
 // forward feeds a subscription from a channel until the subscription ends,
 // the channel closes or send fails (the client is gone).
-func forward[T any](sub *Subscription, ch <-chan T, cancel func(), send func(T) error) {
+func forward[T any](sub *rpc.Subscription, ch <-chan T, cancel func(), send func(T) error) {
 	defer cancel()
 	for {
 		select {

@@ -1,9 +1,10 @@
-package rpc
+package ethapi
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/chaind/chaind/rpc"
 )
 
 // NodeInfo is one element of chain_getNodeList.
@@ -100,21 +101,21 @@ type nodeList struct {
 
 // RegisterChain installs chain_getNodeList, chain_getNetworkAccount and
 // chain_getCycleInfo.
-func RegisterChain(s *Server, nb NetworkBackend) {
-	s.Register("chain_getNodeList", 0, 1, func(_ context.Context, p Params) (any, error) {
+func RegisterChain(s *rpc.Server, nb NetworkBackend) {
+	s.Register("chain_getNodeList", 0, 1, func(_ context.Context, p rpc.Params) (any, error) {
 		var opts struct {
 			Page  *int `json:"page"`
 			Limit *int `json:"limit"`
 		}
 		if p.Has(0) {
 			if err := json.Unmarshal(p[0], &opts); err != nil {
-				return nil, &Error{Code: CodeInvalidParams, Message: "invalid params: expected an object {page, limit} or no parameters"}
+				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: expected an object {page, limit} or no parameters"}
 			}
 		}
 		page, limit := 1, nodeListDefaultLimit
 		if opts.Page != nil {
 			if *opts.Page < 1 {
-				return nil, &Error{Code: CodeInvalidParams, Message: "invalid params: page must be 1 or greater"}
+				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: page must be 1 or greater"}
 			}
 			page = *opts.Page
 		}
@@ -132,17 +133,17 @@ func RegisterChain(s *Server, nb NetworkBackend) {
 		}
 		return out, nil
 	})
-	s.Register("chain_getNetworkAccount", 0, 0, func(context.Context, Params) (any, error) {
+	s.Register("chain_getNetworkAccount", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return nb.NetworkAccount()
 	})
-	s.Register("chain_getCycleInfo", 0, 1, func(_ context.Context, p Params) (any, error) {
+	s.Register("chain_getCycleInfo", 0, 1, func(_ context.Context, p rpc.Params) (any, error) {
 		var n *uint64
 		if p.Has(0) {
 			var v uint64
 			if err := json.Unmarshal(p[0], &v); err != nil {
 				var q Quantity
 				if json.Unmarshal(p[0], &q) != nil {
-					return nil, &Error{Code: CodeInvalidParams, Message: "invalid params: expected a single cycle number or null"}
+					return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: expected a single cycle number or null"}
 				}
 				v = uint64(q)
 			}

@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 	"github.com/holiman/uint256"
 )
 
@@ -30,15 +31,15 @@ type accountsAPI struct {
 }
 
 // RegisterAccounts installs the node-held account methods.
-func RegisterAccounts(s *Server, b Backend, keys AccountsBackend, opts EthOptions) {
+func RegisterAccounts(s *rpc.Server, b Backend, keys AccountsBackend, opts EthOptions) {
 	api := &accountsAPI{b: b, keys: keys, eth: &ethAPI{b: b, opts: opts.withDefaults()}}
-	s.Register("eth_accounts", 0, 0, func(context.Context, Params) (any, error) {
+	s.Register("eth_accounts", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		if keys == nil {
 			return []types.Address{}, nil
 		}
 		return keys.Accounts(), nil
 	})
-	s.Register("eth_coinbase", 0, 0, func(context.Context, Params) (any, error) {
+	s.Register("eth_coinbase", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		if keys == nil || len(keys.Accounts()) == 0 {
 			return nil, errors.New("etherbase must be explicitly specified")
 		}
@@ -49,20 +50,20 @@ func RegisterAccounts(s *Server, b Backend, keys AccountsBackend, opts EthOption
 	// the personal namespace with its account manager, but anvil serves
 	// this method and ethers' JsonRpcSigner.signMessage and viem's
 	// JSON-RPC accounts call it, so a dev node answers it too.
-	s.Register("personal_sign", 2, 2, func(_ context.Context, p Params) (any, error) {
+	s.Register("personal_sign", 2, 2, func(_ context.Context, p rpc.Params) (any, error) {
 		return api.signMessage(p, 1, 0)
 	})
 	s.Register("eth_signTransaction", 1, 1, api.signTransaction)
 	s.Register("eth_sendTransaction", 1, 1, api.sendTransaction)
 }
 
-func (api *accountsAPI) sign(_ context.Context, p Params) (any, error) {
+func (api *accountsAPI) sign(_ context.Context, p rpc.Params) (any, error) {
 	return api.signMessage(p, 0, 1)
 }
 
 // signMessage signs the EIP-191 message at parameter dataPos with the
 // account at parameter addrPos.
-func (api *accountsAPI) signMessage(p Params, addrPos, dataPos int) (any, error) {
+func (api *accountsAPI) signMessage(p rpc.Params, addrPos, dataPos int) (any, error) {
 	var addr types.Address
 	if err := p.Decode(addrPos, &addr); err != nil {
 		return nil, err
@@ -157,7 +158,7 @@ func (api *accountsAPI) fill(ctx context.Context, args *CallArgs) (*types.Transa
 		Gas: uint64(*args.Gas), To: args.To, Value: *value, Data: data, AccessList: al}), nil
 }
 
-func (api *accountsAPI) signArgs(ctx context.Context, p Params) (*types.Transaction, error) {
+func (api *accountsAPI) signArgs(ctx context.Context, p rpc.Params) (*types.Transaction, error) {
 	var args CallArgs
 	if err := p.Decode(0, &args); err != nil {
 		return nil, err
@@ -179,7 +180,7 @@ func (api *accountsAPI) signArgs(ctx context.Context, p Params) (*types.Transact
 	return tx.WithSignature(signer, sig)
 }
 
-func (api *accountsAPI) signTransaction(ctx context.Context, p Params) (any, error) {
+func (api *accountsAPI) signTransaction(ctx context.Context, p rpc.Params) (any, error) {
 	tx, err := api.signArgs(ctx, p)
 	if err != nil {
 		return nil, err
@@ -195,7 +196,7 @@ func (api *accountsAPI) signTransaction(ctx context.Context, p Params) (any, err
 	}{raw, types.TxJSON(tx, from, nil)}, nil
 }
 
-func (api *accountsAPI) sendTransaction(ctx context.Context, p Params) (any, error) {
+func (api *accountsAPI) sendTransaction(ctx context.Context, p rpc.Params) (any, error) {
 	tx, err := api.signArgs(ctx, p)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 )
 
 // FilterQuery is the filter object of eth_getLogs, eth_newFilter and the
@@ -173,7 +174,7 @@ type BloomBackend interface {
 	BloomScanner() func(n uint64) (bloom types.Bloom, ok bool, err error)
 }
 
-var errInvalidRange = &Error{Code: CodeInvalidParams, Message: "invalid block range params"}
+var errInvalidRange = &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid block range params"}
 
 // blockNumber resolves a range end, with def for an absent one.
 func (api *ethAPI) rangeEnd(ref *BlockRef, def uint64) (uint64, error) {
@@ -224,7 +225,7 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 		return []*types.Log{}, nil
 	}
 	if to-from+1 > api.opts.LogRange {
-		return nil, &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("query exceeds max block range %d", api.opts.LogRange)}
+		return nil, &rpc.Error{Code: rpc.CodeLimitExceeded, Message: fmt.Sprintf("query exceeds max block range %d", api.opts.LogRange)}
 	}
 	logs := []*types.Log{}
 	keys := q.bloomKeys()
@@ -252,7 +253,7 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 			return nil, err
 		}
 		if len(logs) > api.opts.LogLimit {
-			return nil, &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("query returned more than %d results", api.opts.LogLimit)}
+			return nil, &rpc.Error{Code: rpc.CodeLimitExceeded, Message: fmt.Sprintf("query returned more than %d results", api.opts.LogLimit)}
 		}
 	}
 	return logs, nil
@@ -279,7 +280,7 @@ func (api *ethAPI) blockLogs(blk *types.Block, q *FilterQuery, keys *bloomKeys, 
 	return out, nil
 }
 
-func (api *ethAPI) getLogs(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getLogs(_ context.Context, p rpc.Params) (any, error) {
 	var q FilterQuery
 	if err := p.Decode(0, &q); err != nil {
 		return nil, err

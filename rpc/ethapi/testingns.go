@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/trie"
 	"github.com/holiman/uint256"
 )
@@ -27,7 +28,7 @@ type payloadAttributes struct {
 // block on the given parent from exactly the given transactions, failing
 // when one of them does not apply, and returns it as an engine-API
 // payload envelope.
-func (api *ethAPI) buildBlock(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) buildBlock(_ context.Context, p rpc.Params) (any, error) {
 	var (
 		parentHash types.Hash
 		attrs      payloadAttributes
@@ -68,7 +69,7 @@ func (api *ethAPI) buildBlock(_ context.Context, p Params) (any, error) {
 		ReceiptHash: types.EmptyRootHash,
 	}
 	if h.Time <= parent.Time {
-		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("timestamp %d not after parent's %d", h.Time, parent.Time)}
+		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: fmt.Sprintf("timestamp %d not after parent's %d", h.Time, parent.Time)}
 	}
 	fork := cfg.Fork(h.Number, h.Time)
 	if fork >= forks.London {
@@ -119,7 +120,7 @@ func (api *ethAPI) buildBlock(_ context.Context, p Params) (any, error) {
 	for i, raw := range raws {
 		tx := new(types.Transaction)
 		if err := tx.UnmarshalBinary(raw); err != nil {
-			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("transaction %d: %v", i, err)}
+			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: fmt.Sprintf("transaction %d: %v", i, err)}
 		}
 		from, err := signer.Sender(tx)
 		if err != nil {

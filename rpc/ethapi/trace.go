@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
 )
@@ -43,7 +44,7 @@ func newTxTracer(cfg *traceConfig, st *state.StateDB) (txTracer, error) {
 	return nil, fmt.Errorf("tracer %q is not supported (the default struct logger and callTracer are)", cfg.Tracer)
 }
 
-func decodeTraceConfig(p Params, i int) (*traceConfig, error) {
+func decodeTraceConfig(p rpc.Params, i int) (*traceConfig, error) {
 	cfg := &traceConfig{}
 	if _, err := p.Optional(i, cfg); err != nil {
 		return nil, err
@@ -129,7 +130,7 @@ func (api *ethAPI) traceBlock(ctx context.Context, blk *types.Block, cfg *traceC
 	return out, nil
 }
 
-func (api *ethAPI) traceTransaction(ctx context.Context, p Params) (any, error) {
+func (api *ethAPI) traceTransaction(ctx context.Context, p rpc.Params) (any, error) {
 	var h types.Hash
 	if err := p.Decode(0, &h); err != nil {
 		return nil, err
@@ -156,7 +157,7 @@ func (api *ethAPI) traceTransaction(ctx context.Context, p Params) (any, error) 
 	return res[0], nil
 }
 
-func (api *ethAPI) traceBlockByNumber(ctx context.Context, p Params) (any, error) {
+func (api *ethAPI) traceBlockByNumber(ctx context.Context, p rpc.Params) (any, error) {
 	var ref BlockRef
 	if err := p.Decode(0, &ref); err != nil {
 		return nil, err
@@ -175,7 +176,7 @@ func (api *ethAPI) traceBlockByNumber(ctx context.Context, p Params) (any, error
 	return api.traceBlock(ctx, blk, cfg, -1)
 }
 
-func (api *ethAPI) traceBlockByHash(ctx context.Context, p Params) (any, error) {
+func (api *ethAPI) traceBlockByHash(ctx context.Context, p rpc.Params) (any, error) {
 	var h types.Hash
 	if err := p.Decode(0, &h); err != nil {
 		return nil, err

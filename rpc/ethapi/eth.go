@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
 )
@@ -42,16 +43,16 @@ type ethAPI struct {
 }
 
 // RegisterEth installs the eth_, net_, web3_ and debug_getRaw* methods.
-func RegisterEth(s *Server, b Backend, opts EthOptions) {
+func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 	api := &ethAPI{b: b, opts: opts.withDefaults()}
 	chainID := b.Config().ChainID
 	constant := func(name string, v any) {
-		s.Register(name, 0, 0, func(context.Context, Params) (any, error) { return v, nil })
+		s.Register(name, 0, 0, func(context.Context, rpc.Params) (any, error) { return v, nil })
 	}
 	constant("eth_chainId", types.HexUint64(chainID))
 	constant("net_version", strconv.FormatUint(chainID, 10))
 	constant("net_listening", true)
-	s.Register("net_peerCount", 0, 0, func(context.Context, Params) (any, error) {
+	s.Register("net_peerCount", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return types.HexUint64(b.PeerCount()), nil
 	})
 	constant("web3_clientVersion", opts.ClientVersion)
@@ -59,7 +60,7 @@ func RegisterEth(s *Server, b Backend, opts EthOptions) {
 	constant("eth_hashrate", "0x0")
 	constant("eth_getWork", []string{})
 	constant("eth_protocolVersion", "0x44")
-	s.Register("web3_sha3", 1, 1, func(_ context.Context, p Params) (any, error) {
+	s.Register("web3_sha3", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
 		var data types.HexBytes
 		if err := p.Decode(0, &data); err != nil {
 			return nil, err
@@ -67,10 +68,10 @@ func RegisterEth(s *Server, b Backend, opts EthOptions) {
 		h := crypto.Keccak256(data)
 		return types.Hash(h), nil
 	})
-	s.Register("eth_blockNumber", 0, 0, func(context.Context, Params) (any, error) {
+	s.Register("eth_blockNumber", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return types.HexUint64(b.Head().Number()), nil
 	})
-	s.Register("eth_syncing", 0, 0, func(context.Context, Params) (any, error) {
+	s.Register("eth_syncing", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		if st, ok := b.Syncing(); ok {
 			return st, nil
 		}
@@ -127,7 +128,7 @@ func RegisterEth(s *Server, b Backend, opts EthOptions) {
 }
 
 // blockRef decodes parameter i as a block reference, "latest" when absent.
-func blockRef(p Params, i int) (BlockRef, error) {
+func blockRef(p rpc.Params, i int) (BlockRef, error) {
 	ref := latestRef
 	if _, err := p.Optional(i, &ref); err != nil {
 		return ref, err
@@ -140,7 +141,7 @@ func (api *ethAPI) renderBlock(blk *types.Block, full bool) json.RawMessage {
 	return types.BlockJSON(blk, types.BlockJSONOptions{FullTx: full, Signer: &signer})
 }
 
-func (api *ethAPI) getBlockByNumber(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getBlockByNumber(_ context.Context, p rpc.Params) (any, error) {
 	var ref BlockRef
 	if err := p.Decode(0, &ref); err != nil {
 		return nil, err
@@ -156,7 +157,7 @@ func (api *ethAPI) getBlockByNumber(_ context.Context, p Params) (any, error) {
 	return api.renderBlock(blk, full), nil
 }
 
-func (api *ethAPI) getBlockByHash(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getBlockByHash(_ context.Context, p rpc.Params) (any, error) {
 	var h types.Hash
 	if err := p.Decode(0, &h); err != nil {
 		return nil, err
@@ -173,7 +174,7 @@ func (api *ethAPI) getBlockByHash(_ context.Context, p Params) (any, error) {
 }
 
 // blockParam decodes parameter 0 as a hash (byHash) or a number/tag.
-func (api *ethAPI) blockParam(p Params, byHash bool) (*types.Block, error) {
+func (api *ethAPI) blockParam(p rpc.Params, byHash bool) (*types.Block, error) {
 	if byHash {
 		var h types.Hash
 		if err := p.Decode(0, &h); err != nil {
@@ -188,8 +189,8 @@ func (api *ethAPI) blockParam(p Params, byHash bool) (*types.Block, error) {
 	return resolve(api.b, ref)
 }
 
-func (api *ethAPI) txCount(byHash bool) Handler {
-	return func(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) txCount(byHash bool) rpc.Handler {
+	return func(_ context.Context, p rpc.Params) (any, error) {
 		blk, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
@@ -198,8 +199,8 @@ func (api *ethAPI) txCount(byHash bool) Handler {
 	}
 }
 
-func (api *ethAPI) uncleCount(byHash bool) Handler {
-	return func(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) uncleCount(byHash bool) rpc.Handler {
+	return func(_ context.Context, p rpc.Params) (any, error) {
 		blk, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
@@ -208,8 +209,8 @@ func (api *ethAPI) uncleCount(byHash bool) Handler {
 	}
 }
 
-func (api *ethAPI) uncle(byHash bool) Handler {
-	return func(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) uncle(byHash bool) rpc.Handler {
+	return func(_ context.Context, p rpc.Params) (any, error) {
 		blk, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
@@ -235,7 +236,7 @@ func (api *ethAPI) txAt(blk *types.Block, i int) json.RawMessage {
 	})
 }
 
-func (api *ethAPI) getTransactionByHash(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getTransactionByHash(_ context.Context, p rpc.Params) (any, error) {
 	var h types.Hash
 	if err := p.Decode(0, &h); err != nil {
 		return nil, err
@@ -253,8 +254,8 @@ func (api *ethAPI) getTransactionByHash(_ context.Context, p Params) (any, error
 	return nil, nil
 }
 
-func (api *ethAPI) txByIndex(byHash bool) Handler {
-	return func(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) txByIndex(byHash bool) rpc.Handler {
+	return func(_ context.Context, p rpc.Params) (any, error) {
 		blk, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
@@ -270,7 +271,7 @@ func (api *ethAPI) txByIndex(byHash bool) Handler {
 	}
 }
 
-func (api *ethAPI) getTransactionReceipt(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getTransactionReceipt(_ context.Context, p rpc.Params) (any, error) {
 	var h types.Hash
 	if err := p.Decode(0, &h); err != nil {
 		return nil, err
@@ -293,7 +294,7 @@ func (api *ethAPI) getTransactionReceipt(_ context.Context, p Params) (any, erro
 	return rs[idx], nil
 }
 
-func (api *ethAPI) getBlockReceipts(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getBlockReceipts(_ context.Context, p rpc.Params) (any, error) {
 	var ref BlockRef
 	if err := p.Decode(0, &ref); err != nil {
 		return nil, err
@@ -314,7 +315,7 @@ func (api *ethAPI) getBlockReceipts(_ context.Context, p Params) (any, error) {
 
 // stateAt opens the state of the block named by parameter refPos
 // ("latest" when absent); an unknown block is an error.
-func (api *ethAPI) stateAt(p Params, refPos int) (*types.Block, *state.StateDB, error) {
+func (api *ethAPI) stateAt(p rpc.Params, refPos int) (*types.Block, *state.StateDB, error) {
 	ref, err := blockRef(p, refPos)
 	if err != nil {
 		return nil, nil, err
@@ -329,7 +330,7 @@ func (api *ethAPI) stateAt(p Params, refPos int) (*types.Block, *state.StateDB, 
 
 // addrAndState decodes an address at position 0 and opens the state of
 // the block at refPos.
-func (api *ethAPI) addrAndState(p Params, refPos int) (types.Address, *state.StateDB, error) {
+func (api *ethAPI) addrAndState(p rpc.Params, refPos int) (types.Address, *state.StateDB, error) {
 	var addr types.Address
 	if err := p.Decode(0, &addr); err != nil {
 		return addr, nil, err
@@ -338,7 +339,7 @@ func (api *ethAPI) addrAndState(p Params, refPos int) (types.Address, *state.Sta
 	return addr, st, err
 }
 
-func (api *ethAPI) getBalance(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getBalance(_ context.Context, p rpc.Params) (any, error) {
 	addr, st, err := api.addrAndState(p, 1)
 	if err != nil {
 		return nil, err
@@ -346,7 +347,7 @@ func (api *ethAPI) getBalance(_ context.Context, p Params) (any, error) {
 	return (*types.HexU256)(new(uint256.Int).Set(st.GetBalance(addr))), nil
 }
 
-func (api *ethAPI) getTransactionCount(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getTransactionCount(_ context.Context, p rpc.Params) (any, error) {
 	ref, err := blockRef(p, 1)
 	if err != nil {
 		return nil, err
@@ -365,7 +366,7 @@ func (api *ethAPI) getTransactionCount(_ context.Context, p Params) (any, error)
 	return types.HexUint64(st.GetNonce(addr)), nil
 }
 
-func (api *ethAPI) getCode(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getCode(_ context.Context, p rpc.Params) (any, error) {
 	addr, st, err := api.addrAndState(p, 1)
 	if err != nil {
 		return nil, err
@@ -394,7 +395,7 @@ func evenHex(s string) string {
 	return s
 }
 
-func (api *ethAPI) getStorageAt(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getStorageAt(_ context.Context, p rpc.Params) (any, error) {
 	var addr types.Address
 	if err := p.Decode(0, &addr); err != nil {
 		return nil, err
@@ -410,14 +411,14 @@ func (api *ethAPI) getStorageAt(_ context.Context, p Params) (any, error) {
 	return st.GetState(addr, key), nil
 }
 
-func (api *ethAPI) sendRawTransaction(ctx context.Context, p Params) (any, error) {
+func (api *ethAPI) sendRawTransaction(ctx context.Context, p rpc.Params) (any, error) {
 	var raw types.HexBytes
 	if err := p.Decode(0, &raw); err != nil {
 		return nil, err
 	}
 	tx := new(types.Transaction)
 	if err := tx.UnmarshalBinary(raw); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: "invalid transaction: " + err.Error()}
+		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid transaction: " + err.Error()}
 	}
 	if err := api.b.SendTransaction(ctx, tx); err != nil {
 		return nil, err

@@ -1,12 +1,13 @@
-package rpc
+package ethapi
 
 import (
 	"context"
 
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 )
 
-func (api *ethAPI) refParam(p Params) (*types.Block, error) {
+func (api *ethAPI) refParam(p rpc.Params) (*types.Block, error) {
 	var ref BlockRef
 	if err := p.Decode(0, &ref); err != nil {
 		return nil, err
@@ -21,9 +22,9 @@ func (api *ethAPI) refParam(p Params) (*types.Block, error) {
 	return blk, nil
 }
 
-var errBlockNotFound = &Error{Code: CodeServer, Message: "block not found"}
+var errBlockNotFound = &rpc.Error{Code: rpc.CodeServer, Message: "block not found"}
 
-func (api *ethAPI) rawBlock(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) rawBlock(_ context.Context, p rpc.Params) (any, error) {
 	blk, err := api.refParam(p)
 	if err != nil {
 		return nil, err
@@ -31,7 +32,7 @@ func (api *ethAPI) rawBlock(_ context.Context, p Params) (any, error) {
 	return types.HexBytes(blk.EncodeRLP()), nil
 }
 
-func (api *ethAPI) rawHeader(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) rawHeader(_ context.Context, p rpc.Params) (any, error) {
 	blk, err := api.refParam(p)
 	if err != nil {
 		return nil, err
@@ -39,7 +40,7 @@ func (api *ethAPI) rawHeader(_ context.Context, p Params) (any, error) {
 	return types.HexBytes(blk.HeaderRef().EncodeRLP()), nil
 }
 
-func (api *ethAPI) rawReceipts(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) rawReceipts(_ context.Context, p rpc.Params) (any, error) {
 	blk, err := api.refParam(p)
 	if err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func (api *ethAPI) rawReceipts(_ context.Context, p Params) (any, error) {
 	return out, nil
 }
 
-func (api *ethAPI) rawTransaction(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) rawTransaction(_ context.Context, p rpc.Params) (any, error) {
 	var h types.Hash
 	if err := p.Decode(0, &h); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 	"github.com/holiman/uint256"
 )
 
@@ -52,7 +53,7 @@ func (api *ethAPI) suggestTip() *uint256.Int {
 	return tip
 }
 
-func (api *ethAPI) gasPrice(context.Context, Params) (any, error) {
+func (api *ethAPI) gasPrice(context.Context, rpc.Params) (any, error) {
 	price := api.suggestTip()
 	if bf := api.b.Head().BaseFee(); bf != nil {
 		price.Add(price, bf)
@@ -60,12 +61,12 @@ func (api *ethAPI) gasPrice(context.Context, Params) (any, error) {
 	return (*types.HexU256)(price), nil
 }
 
-func (api *ethAPI) maxPriorityFee(context.Context, Params) (any, error) {
+func (api *ethAPI) maxPriorityFee(context.Context, rpc.Params) (any, error) {
 	return (*types.HexU256)(api.suggestTip()), nil
 }
 
 // baseFee is the base fee of the next block.
-func (api *ethAPI) baseFee(context.Context, Params) (any, error) {
+func (api *ethAPI) baseFee(context.Context, rpc.Params) (any, error) {
 	h := api.b.Head().HeaderRef()
 	cfg := api.b.Config()
 	if !cfg.IsLondon(h.Number + 1) {
@@ -74,7 +75,7 @@ func (api *ethAPI) baseFee(context.Context, Params) (any, error) {
 	return (*types.HexU256)(cfg.CalcBaseFee(h)), nil
 }
 
-func (api *ethAPI) blobBaseFee(context.Context, Params) (any, error) {
+func (api *ethAPI) blobBaseFee(context.Context, rpc.Params) (any, error) {
 	h := api.b.Head().HeaderRef()
 	if h.ExcessBlobGas == nil {
 		return nil, errors.New("blob base fee is not available before Cancun")
@@ -91,7 +92,7 @@ type feeHistory struct {
 	BlobGasUsedRatio []float64          `json:"blobGasUsedRatio,omitempty"`
 }
 
-func (api *ethAPI) feeHistory(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) feeHistory(_ context.Context, p rpc.Params) (any, error) {
 	var count Quantity
 	if err := p.Decode(0, &count); err != nil {
 		var n uint64 // some clients send a plain number
@@ -110,10 +111,10 @@ func (api *ethAPI) feeHistory(_ context.Context, p Params) (any, error) {
 	}
 	for i, q := range percentiles {
 		if q < 0 || q > 100 {
-			return nil, &Error{Code: CodeInvalidParams, Message: "invalid reward percentile"}
+			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid reward percentile"}
 		}
 		if i > 0 && q < percentiles[i-1] {
-			return nil, &Error{Code: CodeInvalidParams, Message: "reward percentiles not in ascending order"}
+			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "reward percentiles not in ascending order"}
 		}
 	}
 	newest, err := resolveState(api.b, ref)

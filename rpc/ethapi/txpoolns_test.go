@@ -1,4 +1,4 @@
-package rpc_test
+package ethapi_test
 
 import (
 	"encoding/json"

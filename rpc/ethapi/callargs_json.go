@@ -1,9 +1,10 @@
-package rpc
+package ethapi
 
 import (
 	"encoding/json"
 
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 )
 
 // UnmarshalJSON decodes a call object. The object every eth_call and
@@ -24,18 +25,12 @@ func (a *CallArgs) UnmarshalJSON(b []byte) error {
 }
 
 func (a *CallArgs) decodePlain(b []byte) bool {
-	return scanPlainObject(b, func(key []byte, i int) (int, bool) {
-		_, end, ok := plainString(b, i)
-		if !ok || !a.setPlain(string(key), b[i:end]) {
-			return 0, false
-		}
-		return end, true
-	})
+	return rpc.DecodePlainObject(b, a.setPlain)
 }
 
 // setPlain decodes one quoted value into a field not set before.
-func (a *CallArgs) setPlain(key string, v []byte) bool {
-	switch key {
+func (a *CallArgs) setPlain(key, v []byte) bool {
+	switch string(key) {
 	case "from":
 		return setOnce(&a.From, v)
 	case "to":
@@ -71,7 +66,7 @@ func setOnce[T types.Address | types.HexUint64 | types.HexU256 | types.HexBytes]
 		return false
 	}
 	v := new(T)
-	if decodeParam(quoted, v) != nil {
+	if rpc.DecodeValue(quoted, v) != nil {
 		return false
 	}
 	*field = v

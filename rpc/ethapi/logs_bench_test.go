@@ -1,4 +1,4 @@
-package rpc_test
+package ethapi_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
+	"github.com/chaind/chaind/rpc/ethapi"
 	"github.com/holiman/uint256"
 )
 
@@ -16,10 +17,10 @@ import (
 // 1,000th block holds one transaction whose receipt has a log of the
 // watched address; the rest are empty.
 type logChain struct {
-	rpc.Backend // methods a log query never calls
-	cfg         *chain.Config
-	db          *chain.DB
-	head        *types.Block
+	ethapi.Backend // methods a log query never calls
+	cfg            *chain.Config
+	db             *chain.DB
+	head           *types.Block
 }
 
 func (c *logChain) Config() *chain.Config { return c.cfg }
@@ -93,7 +94,7 @@ func getLogs(tb testing.TB, s *rpc.Server, from, to uint64) []map[string]any {
 func TestLogsAcrossBloomGroups(t *testing.T) {
 	c := buildLogChain(t, 3_100)
 	s := rpc.NewServer(nil)
-	rpc.RegisterEth(s, c, rpc.EthOptions{})
+	ethapi.RegisterEth(s, c, ethapi.EthOptions{})
 	logs := getLogs(t, s, 0, 3_099)
 	if len(logs) != 3 {
 		t.Fatalf("%d logs, want 3", len(logs))
@@ -113,7 +114,7 @@ func TestLogsAcrossBloomGroups(t *testing.T) {
 func BenchmarkGetLogs100k(b *testing.B) {
 	c := buildLogChain(b, 100_000)
 	s := rpc.NewServer(nil)
-	rpc.RegisterEth(s, c, rpc.EthOptions{LogRange: 100_000})
+	ethapi.RegisterEth(s, c, ethapi.EthOptions{LogRange: 100_000})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if logs := getLogs(b, s, 0, 99_999); len(logs) != 100 {

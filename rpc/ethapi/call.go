@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
 )
@@ -196,7 +197,7 @@ type callEnv struct {
 }
 
 // decodeCall reads [args, block?, stateOverrides?, blockOverrides?].
-func (api *ethAPI) decodeCall(p Params) (*CallArgs, *callEnv, error) {
+func (api *ethAPI) decodeCall(p rpc.Params) (*CallArgs, *callEnv, error) {
 	var args CallArgs
 	if err := p.Decode(0, &args); err != nil {
 		return nil, nil, err
@@ -271,7 +272,7 @@ func (api *ethAPI) txGasCap(env *callEnv) uint64 {
 	return gas
 }
 
-func (api *ethAPI) call(ctx context.Context, p Params) (any, error) {
+func (api *ethAPI) call(ctx context.Context, p rpc.Params) (any, error) {
 	args, env, err := api.decodeCall(p)
 	if err != nil {
 		return nil, err
@@ -309,7 +310,7 @@ func newRevertError(data []byte) *RevertError {
 }
 
 func (e *RevertError) Error() string  { return e.reason }
-func (e *RevertError) ErrorCode() int { return CodeReverted }
+func (e *RevertError) ErrorCode() int { return rpc.CodeReverted }
 func (e *RevertError) ErrorData() any { return types.HexBytes(e.data) }
 
 var panicReasons = map[uint64]string{
@@ -364,7 +365,7 @@ func UnpackRevert(data []byte) (string, bool) {
 
 // estimateGas finds the smallest gas limit with which the call succeeds,
 // by binary search between the gas the call used and the allowance.
-func (api *ethAPI) estimateGas(ctx context.Context, p Params) (any, error) {
+func (api *ethAPI) estimateGas(ctx context.Context, p rpc.Params) (any, error) {
 	args, env, err := api.decodeCall(p)
 	if err != nil {
 		return nil, err
@@ -514,7 +515,7 @@ func (r *accessRecorder) AddSlotToAccessList(a types.Address, k types.Hash) {
 	r.StateDB.AddSlotToAccessList(a, k)
 }
 
-func (api *ethAPI) createAccessList(ctx context.Context, p Params) (any, error) {
+func (api *ethAPI) createAccessList(ctx context.Context, p rpc.Params) (any, error) {
 	args, env, err := api.decodeCall(p)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/state"
 	"github.com/chaind/chaind/trie"
 	"github.com/holiman/uint256"
@@ -101,16 +102,16 @@ type simulator struct {
 	headers  []*types.Header // finished simulated blocks, for BLOCKHASH
 }
 
-func (api *ethAPI) simulate(ctx context.Context, p Params) (any, error) {
+func (api *ethAPI) simulate(ctx context.Context, p rpc.Params) (any, error) {
 	var opts simOpts
 	if err := p.Decode(0, &opts); err != nil {
 		return nil, err
 	}
 	if len(opts.BlockStateCalls) == 0 {
-		return nil, &Error{Code: CodeInvalidParams, Message: "empty input"}
+		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "empty input"}
 	}
 	if len(opts.BlockStateCalls) > maxSimulateBlocks {
-		return nil, &Error{Code: codeClientLimit, Message: "too many blocks"}
+		return nil, &rpc.Error{Code: codeClientLimit, Message: "too many blocks"}
 	}
 	ref, err := blockRef(p, 1)
 	if err != nil {
@@ -168,10 +169,10 @@ func (sim *simulator) sanitize(blocks []simBlock) ([]simBlock, error) {
 			num = uint64(*o.Number)
 		}
 		if num <= prevNum {
-			return nil, &Error{Code: codeBlockNumber, Message: fmt.Sprintf("block numbers must be in order: %d <= %d", num, prevNum)}
+			return nil, &rpc.Error{Code: codeBlockNumber, Message: fmt.Sprintf("block numbers must be in order: %d <= %d", num, prevNum)}
 		}
 		if num-sim.base.Number > maxSimulateBlocks {
-			return nil, &Error{Code: codeClientLimit, Message: "too many blocks"}
+			return nil, &rpc.Error{Code: codeClientLimit, Message: "too many blocks"}
 		}
 		for n := prevNum + 1; n < num; n++ {
 			prevTime += simTimeStep
@@ -183,7 +184,7 @@ func (sim *simulator) sanitize(blocks []simBlock) ([]simBlock, error) {
 		if o.Time != nil {
 			t = uint64(*o.Time)
 			if t <= prevTime {
-				return nil, &Error{Code: codeBlockTimestamp, Message: fmt.Sprintf("block timestamps must be in order: %d <= %d", t, prevTime)}
+				return nil, &rpc.Error{Code: codeBlockTimestamp, Message: fmt.Sprintf("block timestamps must be in order: %d <= %d", t, prevTime)}
 			}
 		}
 		prevTime = t
@@ -273,7 +274,7 @@ func (sim *simulator) header(o *simBlockOverrides, parent *types.Header) *types.
 
 // simError maps a transaction validation error to the simulate codes.
 func simError(err error) error {
-	code := CodeInternal
+	code := rpc.CodeInternal
 	switch {
 	case errors.Is(err, evm.ErrNonceTooHigh):
 		code = codeNonceTooHigh
@@ -284,7 +285,7 @@ func simError(err error) error {
 	case errors.Is(err, evm.ErrFeeCapTooLow):
 		code = codeFeeTooLow
 	case errors.Is(err, evm.ErrFeeCapVeryHigh), errors.Is(err, evm.ErrTipVeryHigh), errors.Is(err, evm.ErrTipAboveFeeCap):
-		code = CodeInvalidParams
+		code = rpc.CodeInvalidParams
 	case errors.Is(err, evm.ErrInsufficientFunds), errors.Is(err, evm.ErrInsufficientFundsValue):
 		code = codeInsufficientFunds
 	case errors.Is(err, evm.ErrIntrinsicGas):
@@ -292,7 +293,7 @@ func simError(err error) error {
 	case errors.Is(err, evm.ErrMaxInitCodeSizeExceeded):
 		code = codeInitCodeTooLarge
 	}
-	return &Error{Code: code, Message: "err: " + err.Error()}
+	return &rpc.Error{Code: code, Message: "err: " + err.Error()}
 }
 
 // processBlock executes one simulated block and renders its result.
@@ -380,7 +381,7 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 		switch {
 		case errors.Is(res.Err, evm.ErrExecutionReverted):
 			rev := newRevertError(res.ReturnData)
-			cr.Error = &simCallError{Code: CodeReverted, Message: rev.Error(), Data: string(types.AppendHexBytes(nil, res.ReturnData))}
+			cr.Error = &simCallError{Code: rpc.CodeReverted, Message: rev.Error(), Data: string(types.AppendHexBytes(nil, res.ReturnData))}
 			cr.Logs = nil
 			cr.ReturnData = nil
 		case res.Err != nil:
@@ -467,7 +468,7 @@ func (sim *simulator) render(blk *types.Block, calls []simCallResult, senders []
 // them and returns the (unsigned) transaction and the message to run.
 func (sim *simulator) prepareCall(a *CallArgs, h *types.Header, gasLimit, gasUsed uint64) (*types.Transaction, *evm.Message, error) {
 	if a.GasPrice != nil && (a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil) {
-		return nil, nil, &Error{Code: CodeInvalidParams, Message: "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified"}
+		return nil, nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified"}
 	}
 	from := types.Address{}
 	if a.From != nil {
@@ -482,14 +483,14 @@ func (sim *simulator) prepareCall(a *CallArgs, h *types.Header, gasLimit, gasUse
 		gas = uint64(*a.Gas)
 	}
 	if gasUsed+gas > gasLimit {
-		return nil, nil, &Error{Code: codeBlockGasLimit, Message: fmt.Sprintf("block gas limit reached: %d >= %d", gasUsed, gasLimit)}
+		return nil, nil, &rpc.Error{Code: codeBlockGasLimit, Message: fmt.Sprintf("block gas limit reached: %d >= %d", gasUsed, gasLimit)}
 	}
 	if gp := uint64(sim.gp); gas > gp {
 		gas = gp
 	}
 	chainID := uint256.NewInt(sim.cfg.ChainID)
 	if a.ChainID != nil && !a.ChainID.Int().Eq(chainID) {
-		return nil, nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("chainId does not match node's (have=%v, want=%v)", a.ChainID.Int(), chainID)}
+		return nil, nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: fmt.Sprintf("chainId does not match node's (have=%v, want=%v)", a.ChainID.Int(), chainID)}
 	}
 	data, err := a.data()
 	if err != nil {

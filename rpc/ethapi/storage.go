@@ -1,4 +1,4 @@
-package rpc
+package ethapi
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
 )
 
 // maxStorageValues bounds the slots one eth_getStorageValues call reads.
@@ -13,7 +14,7 @@ const maxStorageValues = 1024
 
 // getStorageValues reads many storage slots of many accounts at one block:
 // params [{address: [slot, ...]}, block?].
-func (api *ethAPI) getStorageValues(_ context.Context, p Params) (any, error) {
+func (api *ethAPI) getStorageValues(_ context.Context, p rpc.Params) (any, error) {
 	var req map[types.Address][]json.RawMessage
 	if err := p.Decode(0, &req); err != nil {
 		return nil, err
@@ -23,7 +24,7 @@ func (api *ethAPI) getStorageValues(_ context.Context, p Params) (any, error) {
 		total += len(keys)
 	}
 	if total > maxStorageValues {
-		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("too many slots requested: %d > %d", total, maxStorageValues)}
+		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: fmt.Sprintf("too many slots requested: %d > %d", total, maxStorageValues)}
 	}
 	_, st, err := api.stateAt(p, 1)
 	if err != nil {
@@ -35,7 +36,7 @@ func (api *ethAPI) getStorageValues(_ context.Context, p Params) (any, error) {
 		for i, raw := range keys {
 			k, err := storageKey(raw)
 			if err != nil {
-				return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
 			}
 			vals[i] = st.GetState(addr, k)
 		}
