@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -189,3 +190,21 @@ type BuiltBlock struct {
 	Value    *uint256.Int
 	Requests [][]byte
 }
+
+// CallData returns Input, or Data when Input is absent; both given must
+// agree.
+func (a *CallArgs) CallData() ([]byte, error) {
+	if a.Input != nil && a.Data != nil && string(*a.Input) != string(*a.Data) {
+		return nil, errors.New(`both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`)
+	}
+	if a.Input != nil {
+		return *a.Input, nil
+	}
+	if a.Data != nil {
+		return *a.Data, nil
+	}
+	return nil, nil
+}
+
+// MaxSimulateBlocks is the most blocks one simulation may span.
+const MaxSimulateBlocks = 256

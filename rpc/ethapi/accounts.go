@@ -6,55 +6,46 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 	"github.com/holiman/uint256"
 )
 
-// AccountsBackend holds keys for eth_accounts, eth_sign,
-// eth_signTransaction and eth_sendTransaction. Public nodes hold none.
-type AccountsBackend interface {
-	Accounts() []types.Address
-	// SignHash signs a 32-byte digest with the key of addr (R || S || V,
-	// V in {0, 1}).
-	SignHash(addr types.Address, digest types.Hash) ([]byte, error)
-}
-
-// ErrUnknownAccount is returned for an address the node holds no key for.
-var ErrUnknownAccount = errors.New("unknown account")
-
 type accountsAPI struct {
 	b    Backend
-	keys AccountsBackend
+	keys backend.Accounts
 	eth  *ethAPI
 }
 
-// RegisterAccounts installs the node-held account methods.
-func RegisterAccounts(s *rpc.Server, b Backend, keys AccountsBackend, opts EthOptions) {
+// RegisterAccounts installs the node-held account methods (eth_accounts,
+// eth_sign, personal_sign, eth_signTransaction, eth_sendTransaction); keys
+// may be nil for a node that holds none.
+func RegisterAccounts(s *rpc.Server, b Backend, keys backend.Accounts, opts EthOptions) {
 	api := &accountsAPI{b: b, keys: keys, eth: &ethAPI{b: b, opts: opts.withDefaults()}}
-	s.Register("eth_accounts", 0, 0, func(context.Context, rpc.Params) (any, error) {
+	register(s, "eth_accounts", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		if keys == nil {
 			return []types.Address{}, nil
 		}
 		return keys.Accounts(), nil
 	})
-	s.Register("eth_coinbase", 0, 0, func(context.Context, rpc.Params) (any, error) {
+	register(s, "eth_coinbase", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		if keys == nil || len(keys.Accounts()) == 0 {
 			return nil, errors.New("etherbase must be explicitly specified")
 		}
 		return keys.Accounts()[0], nil
 	})
-	s.Register("eth_sign", 2, 2, api.sign)
+	register(s, "eth_sign", 2, 2, api.sign)
 	// personal_sign is eth_sign with the parameters swapped. geth dropped
 	// the personal namespace with its account manager, but anvil serves
 	// this method and ethers' JsonRpcSigner.signMessage and viem's
 	// JSON-RPC accounts call it, so a dev node answers it too.
-	s.Register("personal_sign", 2, 2, func(_ context.Context, p rpc.Params) (any, error) {
+	register(s, "personal_sign", 2, 2, func(_ context.Context, p rpc.Params) (any, error) {
 		return api.signMessage(p, 1, 0)
 	})
-	s.Register("eth_signTransaction", 1, 1, api.signTransaction)
-	s.Register("eth_sendTransaction", 1, 1, api.sendTransaction)
+	register(s, "eth_signTransaction", 1, 1, api.signTransaction)
+	register(s, "eth_sendTransaction", 1, 1, api.sendTransaction)
 }
 
 func (api *accountsAPI) sign(_ context.Context, p rpc.Params) (any, error) {
@@ -73,7 +64,7 @@ func (api *accountsAPI) signMessage(p rpc.Params, addrPos, dataPos int) (any, er
 		return nil, err
 	}
 	if api.keys == nil {
-		return nil, ErrUnknownAccount
+		return nil, backend.ErrUnknownAccount
 	}
 	// EIP-191 personal message, as eth_sign has meant since geth 1.5.
 	digest := crypto.Keccak256([]byte(fmt.Sprintf("\x19Ethereum Signed Message:\n%d", len(data))), data)
@@ -91,14 +82,14 @@ func (api *accountsAPI) fill(ctx context.Context, args *CallArgs) (*types.Transa
 	if args.From == nil {
 		return nil, errors.New("from address is required")
 	}
-	data, err := args.data()
+	ba := args.toBackend()
+	data, err := ba.CallData()
 	if err != nil {
 		return nil, err
 	}
 	if args.To == nil && len(data) == 0 {
 		return nil, errors.New(`contract creation without any data provided`)
 	}
-	cfg := api.b.Config()
 	head := api.b.Head()
 	nonce := api.b.PendingNonce(*args.From)
 	if args.Nonce != nil {
@@ -109,7 +100,7 @@ func (api *accountsAPI) fill(ctx context.Context, args *CallArgs) (*types.Transa
 		value.Set(args.Value.Int())
 	}
 	if args.Gas == nil {
-		gas, err := api.eth.estimate(args, &callEnv{blk: head})
+		gas, err := api.b.EstimateGas(ctx, &backend.CallRequest{Block: head, Args: args.toBackend()})
 		if err != nil {
 			return nil, err
 		}
@@ -120,12 +111,12 @@ func (api *accountsAPI) fill(ctx context.Context, args *CallArgs) (*types.Transa
 	if args.AccessList != nil {
 		al = *args.AccessList
 	}
-	chainID := uint256.NewInt(cfg.ChainID)
+	chainID := uint256.NewInt(api.b.ChainID())
 	if args.ChainID != nil && !args.ChainID.Int().Eq(chainID) {
 		return nil, fmt.Errorf("chainId does not match node's (have=%s, want=%s)", args.ChainID.Int(), chainID)
 	}
-	london := cfg.IsLondon(head.Number() + 1)
-	if args.GasPrice != nil || !london {
+	nextBaseFee := api.b.NextBaseFee(head.HeaderRef())
+	if args.GasPrice != nil || nextBaseFee == nil {
 		price := api.eth.suggestTip()
 		if bf := head.BaseFee(); bf != nil {
 			price.Add(price, bf)
@@ -148,7 +139,7 @@ func (api *accountsAPI) fill(ctx context.Context, args *CallArgs) (*types.Transa
 		feeCap = args.MaxFeePerGas.Int()
 	} else {
 		// Twice the next base fee plus the tip survives six full blocks.
-		feeCap = new(uint256.Int).Mul(cfg.CalcBaseFee(head.HeaderRef()), uint256.NewInt(2))
+		feeCap = new(uint256.Int).Mul(nextBaseFee, uint256.NewInt(2))
 		feeCap.Add(feeCap, tip)
 	}
 	if feeCap.Lt(tip) {
@@ -164,15 +155,14 @@ func (api *accountsAPI) signArgs(ctx context.Context, p rpc.Params) (*types.Tran
 		return nil, err
 	}
 	if api.keys == nil {
-		return nil, ErrUnknownAccount
+		return nil, backend.ErrUnknownAccount
 	}
 	tx, err := api.fill(ctx, &args)
 	if err != nil {
 		return nil, err
 	}
-	cfg := api.b.Config()
 	head := api.b.Head()
-	signer := cfg.Signer(head.Number()+1, head.Time()+1)
+	signer := api.b.Signer(head.Number()+1, head.Time()+1)
 	sig, err := api.keys.SignHash(*args.From, signer.SigningHash(tx))
 	if err != nil {
 		return nil, err

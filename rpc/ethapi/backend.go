@@ -1,32 +1,23 @@
 package ethapi
 
-import (
-	"context"
+import "github.com/chaind/chaind/internal/backend"
 
-	"github.com/chaind/chaind/internal/chain"
-	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/state"
-)
-
-// Backend is everything the Ethereum namespaces read or change: the
-// canonical chain, world state, the transaction pool and node-held keys.
-// The node implements it; tests implement it over a bare chain.
+// Backend is everything the Ethereum namespaces read, run or change: the
+// chain, its rules, world state, execution, the pool and the network.
+// The node implements it; tests may implement parts of it.
 type Backend interface {
-	Config() *chain.Config
-	Head() *types.Block
-	BlockByNumber(n uint64) (*types.Block, error) // chain.ErrNotFound when absent
-	BlockByHash(h types.Hash) (*types.Block, error)
-	// Receipts returns a block's receipts with every derived field set.
-	Receipts(b *types.Block) (types.Receipts, error)
-	TxLookup(h types.Hash) (blockHash types.Hash, index int, ok bool)
-	StateAt(root types.Hash) (*state.StateDB, error)
-	GetHash(n uint64) types.Hash
-
-	// SendTransaction validates tx against the head state and adds it to
-	// the pool; the error carries go-ethereum's wording.
-	SendTransaction(ctx context.Context, tx *types.Transaction) error
-	PoolTransaction(h types.Hash) (*types.Transaction, types.Address, bool)
-	PendingNonce(addr types.Address) uint64
-	Syncing() (any, bool) // false when in sync
-	PeerCount() int
+	backend.Blocks
+	backend.Receipts
+	backend.TxIndex
+	backend.Blooms
+	backend.HeadFeed
+	backend.ChainConfig
+	backend.StateReader
+	backend.Proofs
+	backend.TxPool
+	backend.PendingFeed
+	backend.Network
+	backend.Executor
+	backend.Tracer
+	backend.BlockBuilder
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -131,13 +131,13 @@ var latestRef = BlockRef{Tag: "latest"}
 
 // resolve finds the block a reference names; a nil block with a nil error
 // means it does not exist (methods answer null).
-func resolve(b Backend, ref BlockRef) (*types.Block, error) {
+func resolve(b backend.Blocks, ref BlockRef) (*types.Block, error) {
 	if ref.Hash != nil {
 		blk, err := b.BlockByHash(*ref.Hash)
-		if errors.Is(err, chain.ErrNotFound) {
+		if errors.Is(err, backend.ErrNotFound) {
 			return nil, nil
 		}
-		if err == nil && ref.RequireCanonical && b.GetHash(blk.Number()) != blk.Hash() {
+		if err == nil && ref.RequireCanonical && b.CanonicalHash(blk.Number()) != blk.Hash() {
 			return nil, fmt.Errorf("hash %s is not currently canonical", ref.Hash)
 		}
 		return blk, err
@@ -153,7 +153,7 @@ func resolve(b Backend, ref BlockRef) (*types.Block, error) {
 }
 
 func orNil(blk *types.Block, err error) (*types.Block, error) {
-	if errors.Is(err, chain.ErrNotFound) {
+	if errors.Is(err, backend.ErrNotFound) {
 		return nil, nil
 	}
 	return blk, err
@@ -161,7 +161,7 @@ func orNil(blk *types.Block, err error) (*types.Block, error) {
 
 // resolveState is resolve for methods that read state: an unknown block is
 // an error there, as go-ethereum reports it.
-func resolveState(b Backend, ref BlockRef) (*types.Block, error) {
+func resolveState(b backend.Blocks, ref BlockRef) (*types.Block, error) {
 	blk, err := resolve(b, ref)
 	if err != nil {
 		return nil, err

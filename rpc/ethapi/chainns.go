@@ -2,89 +2,123 @@ package ethapi
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
-	"errors"
+	"strings"
+	"time"
+
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/rpc"
 )
 
-// NodeInfo is one element of chain_getNodeList.
-type NodeInfo struct {
+// nodeInfo is one element of chain_getNodeList.
+type nodeInfo struct {
 	ID        string `json:"id"`
 	IP        string `json:"ip"`
 	Port      int    `json:"port"`
 	PublicKey string `json:"publicKey"`
 }
 
-// NetworkAccount is the result of chain_getNetworkAccount: amounts are hex
-// wei without 0x and intervals are milliseconds, as the network this
+// networkAccount is the result of chain_getNetworkAccount: amounts are
+// hex wei without 0x and intervals are milliseconds, as the network this
 // interface comes from renders them.
-type NetworkAccount struct {
+type networkAccount struct {
 	ActiveVersion       string         `json:"activeVersion"`
 	LatestVersion       string         `json:"latestVersion"`
 	MinVersion          string         `json:"minVersion"`
 	CertCycleDuration   uint64         `json:"certCycleDuration"`
 	MaintenanceFee      uint64         `json:"maintenanceFee"`
 	MaintenanceInterval uint64         `json:"maintenanceInterval"`
-	Penalty             Amount         `json:"penalty"`
-	Slashing            SlashingParams `json:"slashing"`
-	Reward              Reward         `json:"reward"`
-	RequiredStake       Amount         `json:"requiredStake"`
+	Penalty             amount         `json:"penalty"`
+	Slashing            slashingParams `json:"slashing"`
+	Reward              reward         `json:"reward"`
+	RequiredStake       amount         `json:"requiredStake"`
 	RestakeCooldown     uint64         `json:"restakeCooldown"`
 	Timestamp           uint64         `json:"timestamp"`
 }
 
-// Amount is a currency amount in hex wei without 0x.
-type Amount struct {
+// amount is a currency amount in hex wei without 0x.
+type amount struct {
 	Amount   string `json:"amount"`
 	Currency string `json:"currency"`
 }
 
-// Reward is the node reward and the interval (ms) it is paid per.
-type Reward struct {
+// reward is the node reward and the interval (ms) it is paid per.
+type reward struct {
 	Amount             string `json:"amount"`
 	Currency           string `json:"currency"`
 	NodeRewardInterval uint64 `json:"nodeRewardInterval"`
 }
 
-// SlashingParams are the penalty fractions.
-type SlashingParams struct {
+// slashingParams are the penalty fractions.
+type slashingParams struct {
 	LeftNetworkEarlyPenaltyPercent float64 `json:"leftNetworkEarlyPenaltyPercent"`
 	NodeRefutedPenaltyPercent      float64 `json:"nodeRefutedPenaltyPercent"`
 	SyncTimeoutPenaltyPercent      float64 `json:"syncTimeoutPenaltyPercent"`
 }
 
-// CycleInfo is one cycle record: times in ms, duration and maxSyncTime in
+// cycleInfo is one cycle record: times in ms, duration and maxSyncTime in
 // seconds.
-type CycleInfo struct {
+type cycleInfo struct {
 	CycleCounter uint64     `json:"cycleCounter"`
 	StartTime    uint64     `json:"startTime"`
 	EndTime      uint64     `json:"endTime"`
-	Nodes        NodeCounts `json:"nodes"`
+	Nodes        nodeCounts `json:"nodes"`
 	Desired      uint64     `json:"desired"`
 	Duration     uint64     `json:"duration"`
 	MaxSyncTime  uint64     `json:"maxSyncTime"`
 	Timestamp    uint64     `json:"timestamp"`
 }
 
-// NodeCounts counts nodes by state.
-type NodeCounts struct {
+// nodeCounts counts nodes by state.
+type nodeCounts struct {
 	Active  int `json:"active"`
 	Standby int `json:"standby"`
 	Syncing int `json:"syncing"`
 }
 
-// NetworkBackend serves the chain_ namespace from the consensus and
-// staking state.
-type NetworkBackend interface {
-	Nodes() []NodeInfo
-	NetworkAccount() (NetworkAccount, error)
-	// CycleInfo returns cycle n, or the latest when n is nil.
-	CycleInfo(n *uint64) (*CycleInfo, error)
+func renderNode(n backend.NodeInfo) nodeInfo {
+	return nodeInfo{ID: hex.EncodeToString(n.ID), IP: n.IP, Port: n.Port, PublicKey: hex.EncodeToString(n.PublicKey)}
 }
 
-// ErrCycleNotFound answers chain_getCycleInfo for a cycle that has not
-// started.
-var ErrCycleNotFound = errors.New("cycle info not found")
+// hexAmount is an amount as hex without 0x.
+func hexAmount(a backend.Amount) amount {
+	return amount{Amount: strings.TrimPrefix(a.Amount.Hex(), "0x"), Currency: a.Currency}
+}
+
+func millis(d time.Duration) uint64 { return uint64(d.Milliseconds()) }
+
+func renderNetworkAccount(a backend.NetworkAccount) networkAccount {
+	return networkAccount{
+		ActiveVersion: a.ActiveVersion, LatestVersion: a.LatestVersion, MinVersion: a.MinVersion,
+		CertCycleDuration:   a.CertCycleDuration,
+		MaintenanceFee:      a.MaintenanceFee,
+		MaintenanceInterval: millis(a.MaintenanceInterval),
+		Penalty:             hexAmount(a.Penalty),
+		Slashing: slashingParams{
+			LeftNetworkEarlyPenaltyPercent: a.Slashing.LeftNetworkEarlyPenaltyPercent,
+			NodeRefutedPenaltyPercent:      a.Slashing.NodeRefutedPenaltyPercent,
+			SyncTimeoutPenaltyPercent:      a.Slashing.SyncTimeoutPenaltyPercent,
+		},
+		Reward:          reward{Amount: hexAmount(a.Reward).Amount, Currency: a.Reward.Currency, NodeRewardInterval: millis(a.RewardInterval)},
+		RequiredStake:   hexAmount(a.RequiredStake),
+		RestakeCooldown: millis(a.RestakeCooldown),
+		Timestamp:       uint64(a.Timestamp.UnixMilli()),
+	}
+}
+
+func renderCycle(c *backend.CycleInfo) *cycleInfo {
+	return &cycleInfo{
+		CycleCounter: c.Counter,
+		StartTime:    uint64(c.Start.UnixMilli()),
+		EndTime:      uint64(c.End.UnixMilli()),
+		Nodes:        nodeCounts{Active: c.Nodes.Active, Standby: c.Nodes.Standby, Syncing: c.Nodes.Syncing},
+		Desired:      c.Desired,
+		Duration:     uint64(c.Duration / time.Second),
+		MaxSyncTime:  uint64(c.MaxSyncTime / time.Second),
+		Timestamp:    uint64(c.Timestamp.UnixMilli()),
+	}
+}
 
 const (
 	nodeListDefaultLimit = 100
@@ -92,7 +126,7 @@ const (
 )
 
 type nodeList struct {
-	Nodes      []NodeInfo `json:"nodes"`
+	Nodes      []nodeInfo `json:"nodes"`
 	TotalNodes int        `json:"totalNodes"`
 	Page       int        `json:"page"`
 	Limit      int        `json:"limit"`
@@ -101,8 +135,8 @@ type nodeList struct {
 
 // RegisterChain installs chain_getNodeList, chain_getNetworkAccount and
 // chain_getCycleInfo.
-func RegisterChain(s *rpc.Server, nb NetworkBackend) {
-	s.Register("chain_getNodeList", 0, 1, func(_ context.Context, p rpc.Params) (any, error) {
+func RegisterChain(s *rpc.Server, nb backend.Validators) {
+	register(s, "chain_getNodeList", 0, 1, func(_ context.Context, p rpc.Params) (any, error) {
 		var opts struct {
 			Page  *int `json:"page"`
 			Limit *int `json:"limit"`
@@ -123,20 +157,26 @@ func RegisterChain(s *rpc.Server, nb NetworkBackend) {
 			limit = min(max(*opts.Limit, 1), nodeListMaxLimit)
 		}
 		all := nb.Nodes()
-		out := nodeList{Nodes: []NodeInfo{}, TotalNodes: len(all), Page: page, Limit: limit,
+		out := nodeList{Nodes: []nodeInfo{}, TotalNodes: len(all), Page: page, Limit: limit,
 			TotalPages: (len(all) + limit - 1) / limit}
 		// Bound the page before multiplying: (page-1)*limit overflows for
 		// huge pages.
 		if page-1 < out.TotalPages {
 			start := (page - 1) * limit
-			out.Nodes = all[start:min(start+limit, len(all))]
+			for _, n := range all[start:min(start+limit, len(all))] {
+				out.Nodes = append(out.Nodes, renderNode(n))
+			}
 		}
 		return out, nil
 	})
-	s.Register("chain_getNetworkAccount", 0, 0, func(context.Context, rpc.Params) (any, error) {
-		return nb.NetworkAccount()
+	register(s, "chain_getNetworkAccount", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		a, err := nb.NetworkAccount()
+		if err != nil {
+			return nil, err
+		}
+		return renderNetworkAccount(a), nil
 	})
-	s.Register("chain_getCycleInfo", 0, 1, func(_ context.Context, p rpc.Params) (any, error) {
+	register(s, "chain_getCycleInfo", 0, 1, func(_ context.Context, p rpc.Params) (any, error) {
 		var n *uint64
 		if p.Has(0) {
 			var v uint64
@@ -154,7 +194,7 @@ func RegisterChain(s *rpc.Server, nb NetworkBackend) {
 			return nil, err
 		}
 		return struct {
-			CycleInfo *CycleInfo `json:"cycleInfo"`
-		}{ci}, nil
+			CycleInfo *cycleInfo `json:"cycleInfo"`
+		}{renderCycle(ci)}, nil
 	})
 }

@@ -7,27 +7,24 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
-	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
 )
 
 // EthOptions configure the Ethereum namespaces.
 type EthOptions struct {
 	ClientVersion string
-	GasCap        uint64 // eth_call / eth_estimateGas gas cap (default 50M)
 	LogRange      uint64 // eth_getLogs block range cap (default 10,000)
 	LogLimit      int    // eth_getLogs result cap (default 10,000)
 }
 
-// withDefaults fills the limits DESIGN.md sets for a node that does not
-// say otherwise.
+// withDefaults fills the limits of a node that does not say otherwise:
+// generous enough for explorers and indexers, small enough that one query
+// cannot hold the node for long.
 func (o EthOptions) withDefaults() EthOptions {
-	if o.GasCap == 0 {
-		o.GasCap = 50_000_000
-	}
 	if o.LogRange == 0 {
 		o.LogRange = 10_000
 	}
@@ -42,17 +39,18 @@ type ethAPI struct {
 	opts EthOptions
 }
 
-// RegisterEth installs the eth_, net_, web3_ and debug_getRaw* methods.
+// RegisterEth installs the eth_, net_, web3_, debug_, testing_ and
+// txpool_ methods.
 func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 	api := &ethAPI{b: b, opts: opts.withDefaults()}
-	chainID := b.Config().ChainID
+	chainID := b.ChainID()
 	constant := func(name string, v any) {
-		s.Register(name, 0, 0, func(context.Context, rpc.Params) (any, error) { return v, nil })
+		register(s, name, 0, 0, func(context.Context, rpc.Params) (any, error) { return v, nil })
 	}
 	constant("eth_chainId", types.HexUint64(chainID))
 	constant("net_version", strconv.FormatUint(chainID, 10))
 	constant("net_listening", true)
-	s.Register("net_peerCount", 0, 0, func(context.Context, rpc.Params) (any, error) {
+	register(s, "net_peerCount", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return types.HexUint64(b.PeerCount()), nil
 	})
 	constant("web3_clientVersion", opts.ClientVersion)
@@ -60,7 +58,7 @@ func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 	constant("eth_hashrate", "0x0")
 	constant("eth_getWork", []string{})
 	constant("eth_protocolVersion", "0x44")
-	s.Register("web3_sha3", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
+	register(s, "web3_sha3", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
 		var data types.HexBytes
 		if err := p.Decode(0, &data); err != nil {
 			return nil, err
@@ -68,63 +66,70 @@ func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 		h := crypto.Keccak256(data)
 		return types.Hash(h), nil
 	})
-	s.Register("eth_blockNumber", 0, 0, func(context.Context, rpc.Params) (any, error) {
+	register(s, "eth_blockNumber", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return types.HexUint64(b.Head().Number()), nil
 	})
-	s.Register("eth_syncing", 0, 0, func(context.Context, rpc.Params) (any, error) {
+	register(s, "eth_syncing", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		if st, ok := b.Syncing(); ok {
-			return st, nil
+			return syncStatus(st), nil
 		}
 		return false, nil
 	})
 
-	s.Register("eth_getBlockByNumber", 1, 2, api.getBlockByNumber)
-	s.Register("eth_getBlockByHash", 1, 2, api.getBlockByHash)
-	s.Register("eth_getBlockTransactionCountByNumber", 1, 1, api.txCount(false))
-	s.Register("eth_getBlockTransactionCountByHash", 1, 1, api.txCount(true))
-	s.Register("eth_getUncleCountByBlockNumber", 1, 1, api.uncleCount(false))
-	s.Register("eth_getUncleCountByBlockHash", 1, 1, api.uncleCount(true))
-	s.Register("eth_getUncleByBlockNumberAndIndex", 2, 2, api.uncle(false))
-	s.Register("eth_getUncleByBlockHashAndIndex", 2, 2, api.uncle(true))
-	s.Register("eth_getTransactionByHash", 1, 1, api.getTransactionByHash)
-	s.Register("eth_getTransactionByBlockNumberAndIndex", 2, 2, api.txByIndex(false))
-	s.Register("eth_getTransactionByBlockHashAndIndex", 2, 2, api.txByIndex(true))
-	s.Register("eth_getTransactionReceipt", 1, 1, api.getTransactionReceipt)
-	s.Register("eth_getBlockReceipts", 1, 1, api.getBlockReceipts)
+	register(s, "eth_getBlockByNumber", 1, 2, api.getBlockByNumber)
+	register(s, "eth_getBlockByHash", 1, 2, api.getBlockByHash)
+	register(s, "eth_getBlockTransactionCountByNumber", 1, 1, api.txCount(false))
+	register(s, "eth_getBlockTransactionCountByHash", 1, 1, api.txCount(true))
+	register(s, "eth_getUncleCountByBlockNumber", 1, 1, api.uncleCount(false))
+	register(s, "eth_getUncleCountByBlockHash", 1, 1, api.uncleCount(true))
+	register(s, "eth_getUncleByBlockNumberAndIndex", 2, 2, api.uncle(false))
+	register(s, "eth_getUncleByBlockHashAndIndex", 2, 2, api.uncle(true))
+	register(s, "eth_getTransactionByHash", 1, 1, api.getTransactionByHash)
+	register(s, "eth_getTransactionByBlockNumberAndIndex", 2, 2, api.txByIndex(false))
+	register(s, "eth_getTransactionByBlockHashAndIndex", 2, 2, api.txByIndex(true))
+	register(s, "eth_getTransactionReceipt", 1, 1, api.getTransactionReceipt)
+	register(s, "eth_getBlockReceipts", 1, 1, api.getBlockReceipts)
 
-	s.Register("eth_getBalance", 1, 2, api.getBalance)
-	s.Register("eth_getTransactionCount", 1, 2, api.getTransactionCount)
-	s.Register("eth_getCode", 1, 2, api.getCode)
-	s.Register("eth_getStorageAt", 2, 3, api.getStorageAt)
-	s.Register("eth_getStorageValues", 1, 2, api.getStorageValues)
-	s.Register("eth_getProof", 2, 3, api.getProof)
-	s.Register("eth_sendRawTransaction", 1, 1, api.sendRawTransaction)
+	register(s, "eth_getBalance", 1, 2, api.getBalance)
+	register(s, "eth_getTransactionCount", 1, 2, api.getTransactionCount)
+	register(s, "eth_getCode", 1, 2, api.getCode)
+	register(s, "eth_getStorageAt", 2, 3, api.getStorageAt)
+	register(s, "eth_getStorageValues", 1, 2, api.getStorageValues)
+	register(s, "eth_getProof", 2, 3, api.getProof)
+	register(s, "eth_sendRawTransaction", 1, 1, api.sendRawTransaction)
 
-	s.Register("eth_call", 1, 4, api.call)
-	s.Register("eth_estimateGas", 1, 4, api.estimateGas)
-	s.Register("eth_createAccessList", 1, 2, api.createAccessList)
-	s.Register("eth_simulateV1", 1, 2, api.simulate)
+	register(s, "eth_call", 1, 4, api.call)
+	register(s, "eth_estimateGas", 1, 4, api.estimateGas)
+	register(s, "eth_createAccessList", 1, 2, api.createAccessList)
+	register(s, "eth_simulateV1", 1, 2, api.simulate)
 
-	s.Register("eth_gasPrice", 0, 0, api.gasPrice)
-	s.Register("eth_maxPriorityFeePerGas", 0, 0, api.maxPriorityFee)
-	s.Register("eth_feeHistory", 2, 3, api.feeHistory)
-	s.Register("eth_blobBaseFee", 0, 0, api.blobBaseFee)
-	s.Register("eth_baseFee", 0, 0, api.baseFee)
-	s.Register("eth_config", 0, 0, api.config)
+	register(s, "eth_gasPrice", 0, 0, api.gasPrice)
+	register(s, "eth_maxPriorityFeePerGas", 0, 0, api.maxPriorityFee)
+	register(s, "eth_feeHistory", 2, 3, api.feeHistory)
+	register(s, "eth_blobBaseFee", 0, 0, api.blobBaseFee)
+	register(s, "eth_baseFee", 0, 0, api.baseFee)
+	register(s, "eth_config", 0, 0, api.config)
 
-	s.Register("eth_getLogs", 1, 1, api.getLogs)
+	register(s, "eth_getLogs", 1, 1, api.getLogs)
 
-	s.Register("debug_getRawBlock", 1, 1, api.rawBlock)
-	s.Register("debug_getRawHeader", 1, 1, api.rawHeader)
-	s.Register("debug_getRawReceipts", 1, 1, api.rawReceipts)
-	s.Register("debug_getRawTransaction", 1, 1, api.rawTransaction)
-	s.Register("testing_buildBlockV1", 2, 4, api.buildBlock)
-	s.Register("debug_traceTransaction", 1, 2, api.traceTransaction)
-	s.Register("debug_traceBlockByNumber", 1, 2, api.traceBlockByNumber)
-	s.Register("debug_traceBlockByHash", 1, 2, api.traceBlockByHash)
-	if r, ok := b.(TxPoolReader); ok {
-		registerTxPool(s, r)
-	}
+	register(s, "debug_getRawBlock", 1, 1, api.rawBlock)
+	register(s, "debug_getRawHeader", 1, 1, api.rawHeader)
+	register(s, "debug_getRawReceipts", 1, 1, api.rawReceipts)
+	register(s, "debug_getRawTransaction", 1, 1, api.rawTransaction)
+	register(s, "testing_buildBlockV1", 2, 4, api.buildBlock)
+	register(s, "debug_traceTransaction", 1, 2, api.traceTransaction)
+	register(s, "debug_traceBlockByNumber", 1, 2, api.traceBlockByNumber)
+	register(s, "debug_traceBlockByHash", 1, 2, api.traceBlockByHash)
+	registerTxPool(s, b)
+}
+
+// syncStatus is eth_syncing's object form.
+func syncStatus(p backend.SyncProgress) any {
+	return struct {
+		StartingBlock types.HexUint64 `json:"startingBlock"`
+		CurrentBlock  types.HexUint64 `json:"currentBlock"`
+		HighestBlock  types.HexUint64 `json:"highestBlock"`
+	}{types.HexUint64(p.StartingBlock), types.HexUint64(p.CurrentBlock), types.HexUint64(p.HighestBlock)}
 }
 
 // blockRef decodes parameter i as a block reference, "latest" when absent.
@@ -137,7 +142,7 @@ func blockRef(p rpc.Params, i int) (BlockRef, error) {
 }
 
 func (api *ethAPI) renderBlock(blk *types.Block, full bool) json.RawMessage {
-	signer := api.b.Config().Signer(blk.Number(), blk.Time())
+	signer := api.b.Signer(blk.Number(), blk.Time())
 	return types.BlockJSON(blk, types.BlockJSONOptions{FullTx: full, Signer: &signer})
 }
 
@@ -229,7 +234,7 @@ func (api *ethAPI) uncle(byHash bool) rpc.Handler {
 
 func (api *ethAPI) txAt(blk *types.Block, i int) json.RawMessage {
 	tx := blk.Transactions()[i]
-	signer := api.b.Config().Signer(blk.Number(), blk.Time())
+	signer := api.b.Signer(blk.Number(), blk.Time())
 	from, _ := signer.Sender(tx)
 	return types.TxJSON(tx, from, &types.TxLocation{
 		BlockHash: blk.Hash(), BlockNumber: blk.Number(), BlockTime: blk.Time(), Index: uint64(i), BaseFee: blk.BaseFee(),
@@ -315,7 +320,7 @@ func (api *ethAPI) getBlockReceipts(_ context.Context, p rpc.Params) (any, error
 
 // stateAt opens the state of the block named by parameter refPos
 // ("latest" when absent); an unknown block is an error.
-func (api *ethAPI) stateAt(p rpc.Params, refPos int) (*types.Block, *state.StateDB, error) {
+func (api *ethAPI) stateAt(p rpc.Params, refPos int) (*types.Block, backend.State, error) {
 	ref, err := blockRef(p, refPos)
 	if err != nil {
 		return nil, nil, err
@@ -324,13 +329,13 @@ func (api *ethAPI) stateAt(p rpc.Params, refPos int) (*types.Block, *state.State
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := api.b.StateAt(blk.Root())
+	st, err := api.b.StateAt(blk.HeaderRef())
 	return blk, st, err
 }
 
 // addrAndState decodes an address at position 0 and opens the state of
 // the block at refPos.
-func (api *ethAPI) addrAndState(p rpc.Params, refPos int) (types.Address, *state.StateDB, error) {
+func (api *ethAPI) addrAndState(p rpc.Params, refPos int) (types.Address, backend.State, error) {
 	var addr types.Address
 	if err := p.Decode(0, &addr); err != nil {
 		return addr, nil, err
@@ -344,7 +349,7 @@ func (api *ethAPI) getBalance(_ context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (*types.HexU256)(new(uint256.Int).Set(st.GetBalance(addr))), nil
+	return (*types.HexU256)(new(uint256.Int).Set(st.Balance(addr))), nil
 }
 
 func (api *ethAPI) getTransactionCount(_ context.Context, p rpc.Params) (any, error) {
@@ -363,7 +368,7 @@ func (api *ethAPI) getTransactionCount(_ context.Context, p rpc.Params) (any, er
 	if err != nil {
 		return nil, err
 	}
-	return types.HexUint64(st.GetNonce(addr)), nil
+	return types.HexUint64(st.Nonce(addr)), nil
 }
 
 func (api *ethAPI) getCode(_ context.Context, p rpc.Params) (any, error) {
@@ -371,7 +376,7 @@ func (api *ethAPI) getCode(_ context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return types.HexBytes(st.GetCode(addr)), nil
+	return types.HexBytes(st.Code(addr)), nil
 }
 
 // storageKey parses a storage slot the way go-ethereum does: any hex of up
@@ -408,7 +413,7 @@ func (api *ethAPI) getStorageAt(_ context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return st.GetState(addr, key), nil
+	return st.Storage(addr, key), nil
 }
 
 func (api *ethAPI) sendRawTransaction(ctx context.Context, p rpc.Params) (any, error) {

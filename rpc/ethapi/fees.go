@@ -67,20 +67,19 @@ func (api *ethAPI) maxPriorityFee(context.Context, rpc.Params) (any, error) {
 
 // baseFee is the base fee of the next block.
 func (api *ethAPI) baseFee(context.Context, rpc.Params) (any, error) {
-	h := api.b.Head().HeaderRef()
-	cfg := api.b.Config()
-	if !cfg.IsLondon(h.Number + 1) {
+	fee := api.b.NextBaseFee(api.b.Head().HeaderRef())
+	if fee == nil {
 		return nil, errors.New("base fee is not available before London")
 	}
-	return (*types.HexU256)(cfg.CalcBaseFee(h)), nil
+	return (*types.HexU256)(fee), nil
 }
 
 func (api *ethAPI) blobBaseFee(context.Context, rpc.Params) (any, error) {
-	h := api.b.Head().HeaderRef()
-	if h.ExcessBlobGas == nil {
+	fee := api.b.BlobBaseFee(api.b.Head().HeaderRef())
+	if fee == nil {
 		return nil, errors.New("blob base fee is not available before Cancun")
 	}
-	return (*types.HexU256)(api.b.Config().Blob(h.Number, h.Time).BaseFee(*h.ExcessBlobGas)), nil
+	return (*types.HexU256)(fee), nil
 }
 
 type feeHistory struct {
@@ -131,7 +130,6 @@ func (api *ethAPI) feeHistory(_ context.Context, p rpc.Params) (any, error) {
 		count = Quantity(newest.Number() + 1)
 	}
 	oldest := newest.Number() + 1 - uint64(count)
-	cfg := api.b.Config()
 	out := feeHistory{OldestBlock: types.HexUint64(oldest)}
 	for n := oldest; n <= newest.Number(); n++ {
 		blk, err := api.b.BlockByNumber(n)
@@ -142,8 +140,8 @@ func (api *ethAPI) feeHistory(_ context.Context, p rpc.Params) (any, error) {
 		out.BaseFee = append(out.BaseFee, hexOrZero(h.BaseFee))
 		out.GasUsedRatio = append(out.GasUsedRatio, float64(h.GasUsed)/float64(h.GasLimit))
 		if h.ExcessBlobGas != nil {
-			bc := cfg.Blob(h.Number, h.Time)
-			out.BlobBaseFee = append(out.BlobBaseFee, (*types.HexU256)(bc.BaseFee(*h.ExcessBlobGas)))
+			bc := api.b.BlobParams(h.Number, h.Time)
+			out.BlobBaseFee = append(out.BlobBaseFee, (*types.HexU256)(api.b.BlobBaseFee(h)))
 			ratio := 0.0
 			if bc.Max > 0 {
 				ratio = float64(*h.BlobGasUsed) / float64(bc.Max*blobGasPerBlob)
@@ -160,13 +158,11 @@ func (api *ethAPI) feeHistory(_ context.Context, p rpc.Params) (any, error) {
 	}
 	// The fee fields also give the next block's values.
 	nh := newest.HeaderRef()
-	if cfg.IsLondon(nh.Number + 1) {
-		out.BaseFee = append(out.BaseFee, (*types.HexU256)(cfg.CalcBaseFee(nh)))
+	if fee := api.b.NextBaseFee(nh); fee != nil {
+		out.BaseFee = append(out.BaseFee, (*types.HexU256)(fee))
 	}
-	if nh.ExcessBlobGas != nil {
-		next := cfg.Blob(nh.Number+1, nh.Time+1)
-		excess := next.ExcessBlobGas(cfg.Fork(nh.Number+1, nh.Time+1), *nh.ExcessBlobGas, *nh.BlobGasUsed, nh.BaseFee)
-		out.BlobBaseFee = append(out.BlobBaseFee, (*types.HexU256)(next.BaseFee(excess)))
+	if fee := api.b.NextBlobBaseFee(nh); fee != nil {
+		out.BlobBaseFee = append(out.BlobBaseFee, (*types.HexU256)(fee))
 	}
 	return out, nil
 }

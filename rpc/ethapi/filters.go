@@ -13,17 +13,6 @@ import (
 	"github.com/chaind/chaind/rpc"
 )
 
-// HeadSource delivers new canonical heads.
-type HeadSource interface {
-	Subscribe(buffer int) (<-chan *types.Block, func())
-}
-
-// PendingSource delivers transactions as they enter the pool.
-type PendingSource interface {
-	Subscribe(buffer int) (<-chan *types.Transaction, func())
-	Get(h types.Hash) (*types.Transaction, types.Address, bool)
-}
-
 const (
 	filterTimeout    = 5 * time.Minute
 	filterBufferSize = 10_000 // hashes a block or pending filter keeps between polls
@@ -48,9 +37,7 @@ type filter struct {
 }
 
 type filterAPI struct {
-	eth     *ethAPI
-	heads   HeadSource
-	pending PendingSource
+	eth *ethAPI
 
 	mu      sync.Mutex
 	filters map[string]*filter
@@ -60,19 +47,18 @@ type filterAPI struct {
 
 // RegisterFilters installs the polling filters (eth_newFilter and friends)
 // and the WebSocket subscriptions (eth_subscribe, eth_unsubscribe).
-func RegisterFilters(s *rpc.Server, b Backend, heads HeadSource, pending PendingSource, opts EthOptions) {
-	api := &filterAPI{eth: &ethAPI{b: b, opts: opts.withDefaults()}, heads: heads, pending: pending,
-		filters: map[string]*filter{}, now: time.Now}
-	s.Register("eth_newFilter", 1, 1, api.newFilter)
-	s.Register("eth_newBlockFilter", 0, 0, func(context.Context, rpc.Params) (any, error) {
+func RegisterFilters(s *rpc.Server, b Backend, opts EthOptions) {
+	api := &filterAPI{eth: &ethAPI{b: b, opts: opts.withDefaults()}, filters: map[string]*filter{}, now: time.Now}
+	register(s, "eth_newFilter", 1, 1, api.newFilter)
+	register(s, "eth_newBlockFilter", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return api.install(&filter{kind: blockFilter}), nil
 	})
-	s.Register("eth_newPendingTransactionFilter", 0, 1, func(context.Context, rpc.Params) (any, error) {
+	register(s, "eth_newPendingTransactionFilter", 0, 1, func(context.Context, rpc.Params) (any, error) {
 		return api.install(&filter{kind: pendingFilter}), nil
 	})
-	s.Register("eth_getFilterChanges", 1, 1, api.getFilterChanges)
-	s.Register("eth_getFilterLogs", 1, 1, api.getFilterLogs)
-	s.Register("eth_uninstallFilter", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
+	register(s, "eth_getFilterChanges", 1, 1, api.getFilterChanges)
+	register(s, "eth_getFilterLogs", 1, 1, api.getFilterLogs)
+	register(s, "eth_uninstallFilter", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
 		var id string
 		if err := p.Decode(0, &id); err != nil {
 			return nil, err
@@ -83,7 +69,7 @@ func RegisterFilters(s *rpc.Server, b Backend, heads HeadSource, pending Pending
 		delete(api.filters, id)
 		return ok, nil
 	})
-	s.Register("eth_subscribe", 1, 2, api.subscribe)
+	register(s, "eth_subscribe", 1, 2, api.subscribe)
 	s.RegisterUnsubscribe("eth_unsubscribe")
 }
 
@@ -109,9 +95,9 @@ func (api *filterAPI) install(f *filter) string {
 }
 
 func (api *filterAPI) feed() {
-	heads, cancelHeads := api.heads.Subscribe(256)
+	heads, cancelHeads := api.eth.b.SubscribeHeads(256)
 	defer cancelHeads()
-	txs, cancelTxs := api.pending.Subscribe(4096)
+	txs, cancelTxs := api.eth.b.SubscribePending(4096)
 	defer cancelTxs()
 	janitor := time.NewTicker(30 * time.Second)
 	defer janitor.Stop()
@@ -248,7 +234,7 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 	switch kind {
 	case "newHeads":
 		sub := n.Subscribe()
-		heads, cancel := api.heads.Subscribe(256)
+		heads, cancel := api.eth.b.SubscribeHeads(256)
 		go forward(sub, heads, cancel, func(b *types.Block) error {
 			return sub.Notify(json.RawMessage(types.AppendHeaderJSON(nil, b.HeaderRef(), b.Hash(), false)))
 		})
@@ -259,7 +245,7 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 			return nil, err
 		}
 		sub := n.Subscribe()
-		heads, cancel := api.heads.Subscribe(256)
+		heads, cancel := api.eth.b.SubscribeHeads(256)
 		keys := q.bloomKeys()
 		go forward(sub, heads, cancel, func(b *types.Block) error {
 			logs, err := api.eth.blockLogs(b, &q, keys, nil)
@@ -280,12 +266,12 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 			return nil, err
 		}
 		sub := n.Subscribe()
-		txs, cancel := api.pending.Subscribe(4096)
+		txs, cancel := api.eth.b.SubscribePending(4096)
 		go forward(sub, txs, cancel, func(tx *types.Transaction) error {
 			if !full {
 				return sub.Notify(tx.Hash())
 			}
-			_, from, _ := api.pending.Get(tx.Hash())
+			_, from, _ := api.eth.b.PoolTransaction(tx.Hash())
 			return sub.Notify(types.TxJSON(tx, from, nil))
 		})
 		return sub.ID, nil

@@ -166,14 +166,6 @@ func anyKey(bloom *types.Bloom, keys []types.BloomKey) bool {
 	return false
 }
 
-// BloomBackend is implemented by backends that read block blooms without
-// reading blocks; log queries use it to skip blocks cheaply. BloomScanner
-// returns a reader for one query (it may cache between calls); ok false
-// means no bloom is stored for that block.
-type BloomBackend interface {
-	BloomScanner() func(n uint64) (bloom types.Bloom, ok bool, err error)
-}
-
 var errInvalidRange = &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid block range params"}
 
 // blockNumber resolves a range end, with def for an absent one.
@@ -229,21 +221,16 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 	}
 	logs := []*types.Log{}
 	keys := q.bloomKeys()
-	var bloomOf func(uint64) (types.Bloom, bool, error)
-	if bb, ok := api.b.(BloomBackend); ok {
-		bloomOf = bb.BloomScanner()
-	}
+	bloomOf := api.b.BloomScanner()
 	for n := from; n <= to; n++ {
 		// Most blocks of a selective query fail the bloom test: test the
-		// stored bloom before reading the block when the backend can.
-		if bloomOf != nil {
-			bloom, ok, err := bloomOf(n)
-			if err != nil {
-				return nil, err
-			}
-			if ok && !keys.mayMatch(&bloom) {
-				continue
-			}
+		// stored bloom before reading the block.
+		bloom, ok, err := bloomOf(n)
+		if err != nil {
+			return nil, err
+		}
+		if ok && !keys.mayMatch(&bloom) {
+			continue
 		}
 		blk, err := api.b.BlockByNumber(n)
 		if err != nil {

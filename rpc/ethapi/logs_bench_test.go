@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
@@ -23,12 +24,12 @@ type logChain struct {
 	head           *types.Block
 }
 
-func (c *logChain) Config() *chain.Config { return c.cfg }
-func (c *logChain) Head() *types.Block    { return c.head }
+func (c *logChain) ChainID() uint64    { return c.cfg.ChainID }
+func (c *logChain) Head() *types.Block { return c.head }
 func (c *logChain) BlockByNumber(n uint64) (*types.Block, error) {
 	h, ok := c.db.CanonicalHash(n)
 	if !ok {
-		return nil, chain.ErrNotFound
+		return nil, backend.ErrNotFound
 	}
 	return c.db.Block(h)
 }

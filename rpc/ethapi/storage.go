@@ -38,7 +38,7 @@ func (api *ethAPI) getStorageValues(_ context.Context, p rpc.Params) (any, error
 			if err != nil {
 				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
 			}
-			vals[i] = st.GetState(addr, k)
+			vals[i] = st.Storage(addr, k)
 		}
 		out[addr] = vals
 	}

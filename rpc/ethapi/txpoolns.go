@@ -5,34 +5,26 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 )
 
-// TxPoolReader is what the txpool_ namespace reads. A Backend that also
-// implements it gets txpool_content, txpool_contentFrom, txpool_status and
-// txpool_inspect.
-type TxPoolReader interface {
-	// PoolContent returns each sender's pending (executable) and queued
-	// (waiting for a nonce gap) transactions in nonce order.
-	PoolContent() (pending, queued map[types.Address][]*types.Transaction)
-}
-
 // registerTxPool installs the txpool_ methods in go-ethereum's shapes.
-func registerTxPool(s *rpc.Server, r TxPoolReader) {
-	s.Register("txpool_status", 0, 0, func(context.Context, rpc.Params) (any, error) {
+func registerTxPool(s *rpc.Server, r backend.TxPool) {
+	register(s, "txpool_status", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		pending, queued := r.PoolContent()
 		return map[string]types.HexUint64{"pending": types.HexUint64(count(pending)), "queued": types.HexUint64(count(queued))}, nil
 	})
-	s.Register("txpool_content", 0, 0, func(context.Context, rpc.Params) (any, error) {
+	register(s, "txpool_content", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		pending, queued := r.PoolContent()
 		return map[string]any{"pending": bySender(pending, txObject), "queued": bySender(queued, txObject)}, nil
 	})
-	s.Register("txpool_inspect", 0, 0, func(context.Context, rpc.Params) (any, error) {
+	register(s, "txpool_inspect", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		pending, queued := r.PoolContent()
 		return map[string]any{"pending": bySender(pending, txSummary), "queued": bySender(queued, txSummary)}, nil
 	})
-	s.Register("txpool_contentFrom", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
+	register(s, "txpool_contentFrom", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
 		var addr types.Address
 		if err := p.Decode(0, &addr); err != nil {
 			return nil, err

@@ -7,15 +7,8 @@ import (
 
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
-	"github.com/chaind/chaind/trie"
 	"github.com/holiman/uint256"
 )
-
-// ProofBackend is implemented by backends that can serve Merkle proofs:
-// they expose the node store the state tries live in.
-type ProofBackend interface {
-	TrieReader() trie.Reader
-}
 
 type storageResult struct {
 	Key   string           `json:"key"`
@@ -34,10 +27,6 @@ type accountResult struct {
 }
 
 func (api *ethAPI) getProof(_ context.Context, p rpc.Params) (any, error) {
-	pb, ok := api.b.(ProofBackend)
-	if !ok {
-		return nil, rpc.Errorf(rpc.CodeMethodNotFound, "the method eth_getProof does not exist/is not available")
-	}
 	var addr types.Address
 	if err := p.Decode(0, &addr); err != nil {
 		return nil, err
@@ -46,38 +35,17 @@ func (api *ethAPI) getProof(_ context.Context, p rpc.Params) (any, error) {
 	if err := p.Decode(1, &rawKeys); err != nil {
 		return nil, err
 	}
-	blk, st, err := api.stateAt(p, 2)
+	ref, err := blockRef(p, 2)
 	if err != nil {
 		return nil, err
 	}
-	accTrie, err := trie.NewSecure(blk.Root(), pb.TrieReader())
+	blk, err := resolveState(api.b, ref)
 	if err != nil {
 		return nil, err
 	}
-	accProof, err := accTrie.Prove(addr[:])
-	if err != nil {
-		return nil, err
-	}
-	res := accountResult{
-		Address:      addr,
-		AccountProof: hexList(accProof),
-		Balance:      (*types.HexU256)(new(uint256.Int).Set(st.GetBalance(addr))),
-		CodeHash:     st.GetCodeHash(addr),
-		Nonce:        types.HexUint64(st.GetNonce(addr)),
-		StorageHash:  st.GetStorageRoot(addr),
-		StorageProof: []storageResult{},
-	}
-	if !st.Exist(addr) {
-		res.CodeHash = types.EmptyCodeHash
-		res.StorageHash = types.EmptyRootHash
-	}
-	var stTrie *trie.SecureTrie
-	if res.StorageHash != types.EmptyRootHash && res.StorageHash != (types.Hash{}) {
-		if stTrie, err = trie.NewSecure(res.StorageHash, pb.TrieReader()); err != nil {
-			return nil, err
-		}
-	}
-	for _, raw := range rawKeys {
+	keys := make([]types.Hash, len(rawKeys))
+	echo := make([]string, len(rawKeys))
+	for i, raw := range rawKeys {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, rpc.InvalidParams(1, err)
@@ -86,21 +54,30 @@ func (api *ethAPI) getProof(_ context.Context, p rpc.Params) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		keys[i] = key
 		// Short keys are echoed as quantities, full ones as hashes, as
 		// go-ethereum does.
-		out := key.Hex()
+		echo[i] = key.Hex()
 		if b, _ := types.ParseBytes(evenHex(s)); len(b) != 32 {
-			out = "0x" + new(big.Int).SetBytes(key[:]).Text(16)
+			echo[i] = "0x" + new(big.Int).SetBytes(key[:]).Text(16)
 		}
-		proof := [][]byte{}
-		if stTrie != nil {
-			if proof, err = stTrie.Prove(key[:]); err != nil {
-				return nil, err
-			}
-		}
-		v := st.GetState(addr, key)
+	}
+	pr, err := api.b.Proof(blk.HeaderRef(), addr, keys)
+	if err != nil {
+		return nil, err
+	}
+	res := accountResult{
+		Address:      pr.Address,
+		AccountProof: hexList(pr.Proof),
+		Balance:      (*types.HexU256)(new(uint256.Int).Set(pr.Balance)),
+		CodeHash:     pr.CodeHash,
+		Nonce:        types.HexUint64(pr.Nonce),
+		StorageHash:  pr.StorageHash,
+		StorageProof: []storageResult{},
+	}
+	for i, sp := range pr.Storage {
 		res.StorageProof = append(res.StorageProof, storageResult{
-			Key: out, Value: (*types.HexU256)(new(uint256.Int).SetBytes(v[:])), Proof: hexList(proof),
+			Key: echo[i], Value: (*types.HexU256)(new(uint256.Int).SetBytes(sp.Value[:])), Proof: hexList(sp.Proof),
 		})
 	}
 	return res, nil

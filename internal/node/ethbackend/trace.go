@@ -1,32 +1,19 @@
-package ethapi
+package ethbackend
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
 )
-
-// traceConfig is the options object of the debug_trace* methods.
-type traceConfig struct {
-	Tracer           string `json:"tracer"`
-	DisableStack     bool   `json:"disableStack"`
-	DisableStorage   bool   `json:"disableStorage"`
-	EnableMemory     bool   `json:"enableMemory"`
-	EnableReturnData bool   `json:"enableReturnData"`
-	TracerConfig     struct {
-		OnlyTopCall bool `json:"onlyTopCall"`
-		WithLog     bool `json:"withLog"`
-	} `json:"tracerConfig"`
-	Timeout string `json:"timeout"`
-}
 
 // txTracer observes one transaction and renders its trace.
 type txTracer interface {
@@ -34,43 +21,58 @@ type txTracer interface {
 	result(res *evm.Result) (any, error)
 }
 
-func newTxTracer(cfg *traceConfig, st *state.StateDB) (txTracer, error) {
+func newTxTracer(cfg *backend.TraceConfig, st *state.StateDB) (txTracer, error) {
 	switch cfg.Tracer {
 	case "":
 		return &structLogger{cfg: cfg, st: st}, nil
 	case "callTracer":
-		return &callTracer{onlyTop: cfg.TracerConfig.OnlyTopCall, withLog: cfg.TracerConfig.WithLog}, nil
+		return &callTracer{onlyTop: cfg.OnlyTopCall, withLog: cfg.WithLog}, nil
 	}
 	return nil, fmt.Errorf("tracer %q is not supported (the default struct logger and callTracer are)", cfg.Tracer)
 }
 
-func decodeTraceConfig(p rpc.Params, i int) (*traceConfig, error) {
-	cfg := &traceConfig{}
-	if _, err := p.Optional(i, cfg); err != nil {
+// TraceBlock replays blk on its parent's state and traces every
+// transaction.
+func (b *Backend) TraceBlock(ctx context.Context, blk *types.Block, cfg *backend.TraceConfig) ([]backend.TxTrace, error) {
+	return b.traceBlock(ctx, blk, cfg, -1)
+}
+
+// TraceTransaction replays blk up to its transaction at index and traces
+// that one.
+func (b *Backend) TraceTransaction(ctx context.Context, blk *types.Block, index int, cfg *backend.TraceConfig) (json.RawMessage, error) {
+	res, err := b.traceBlock(ctx, blk, cfg, index)
+	if err != nil {
 		return nil, err
 	}
-	return cfg, nil
+	if len(res) != 1 {
+		var h types.Hash
+		if txs := blk.Transactions(); index >= 0 && index < len(txs) {
+			h = txs[index].Hash()
+		}
+		return nil, fmt.Errorf("transaction %s not at index %d of its block", h, index)
+	}
+	return res[0].Result, nil
 }
 
 // traceBlock replays blk on its parent's state, tracing the transaction at
 // index only (or every one when only < 0).
-func (api *ethAPI) traceBlock(ctx context.Context, blk *types.Block, cfg *traceConfig, only int) ([]any, error) {
+func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend.TraceConfig, only int) ([]backend.TxTrace, error) {
 	if blk.Number() == 0 {
 		return nil, errors.New("genesis is not traceable")
 	}
-	parent, err := api.b.BlockByHash(blk.ParentHash())
+	parent, err := b.chain.DB().Block(blk.ParentHash())
 	if err != nil {
 		return nil, fmt.Errorf("parent of block %s: %w", blk.Hash(), err)
 	}
-	st, err := api.b.StateAt(parent.Root())
+	st, err := b.chain.StateAt(parent.Root())
 	if err != nil {
 		return nil, err
 	}
-	c := api.b.Config()
+	c := b.chain.Config
 	h := blk.HeaderRef()
 	fork := c.Fork(h.Number, h.Time)
 	deleteEmpty := fork >= forks.SpuriousDragon
-	vm := evm.NewEVM(c.BlockContext(h, api.b.GetHash), st, c.ChainID, fork)
+	vm := evm.NewEVM(c.BlockContext(h, b.chain.GetHash), st, c.ChainID, fork)
 	if h.ParentBeaconRoot != nil {
 		st.BeginTx(types.Hash{}, -1)
 		if _, err := vm.SystemCall(evm.BeaconRootsAddress, h.ParentBeaconRoot[:]); err != nil {
@@ -87,7 +89,7 @@ func (api *ethAPI) traceBlock(ctx context.Context, blk *types.Block, cfg *traceC
 	}
 	signer := c.Signer(h.Number, h.Time)
 	gp := evm.GasPool(h.GasLimit)
-	var out []any
+	var out []backend.TxTrace
 	for i, tx := range blk.Transactions() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -118,81 +120,21 @@ func (api *ethAPI) traceBlock(ctx context.Context, blk *types.Block, cfg *traceC
 			if err != nil {
 				return nil, err
 			}
-			if only >= 0 {
-				return []any{r}, nil
+			raw, err := json.Marshal(r)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, map[string]any{"txHash": tx.Hash(), "result": r})
+			t := backend.TxTrace{TxHash: tx.Hash(), Result: raw}
+			if only >= 0 {
+				return []backend.TxTrace{t}, nil
+			}
+			out = append(out, t)
 		}
 	}
 	if out == nil {
-		out = []any{}
+		out = []backend.TxTrace{}
 	}
 	return out, nil
-}
-
-func (api *ethAPI) traceTransaction(ctx context.Context, p rpc.Params) (any, error) {
-	var h types.Hash
-	if err := p.Decode(0, &h); err != nil {
-		return nil, err
-	}
-	cfg, err := decodeTraceConfig(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	bh, idx, ok := api.b.TxLookup(h)
-	if !ok {
-		return nil, errors.New("transaction not found")
-	}
-	blk, err := api.b.BlockByHash(bh)
-	if err != nil {
-		return nil, err
-	}
-	res, err := api.traceBlock(ctx, blk, cfg, idx)
-	if err != nil {
-		return nil, err
-	}
-	if len(res) != 1 {
-		return nil, fmt.Errorf("transaction %s not at index %d of its block", h, idx)
-	}
-	return res[0], nil
-}
-
-func (api *ethAPI) traceBlockByNumber(ctx context.Context, p rpc.Params) (any, error) {
-	var ref BlockRef
-	if err := p.Decode(0, &ref); err != nil {
-		return nil, err
-	}
-	cfg, err := decodeTraceConfig(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	blk, err := resolve(api.b, ref)
-	if err != nil {
-		return nil, err
-	}
-	if blk == nil {
-		return nil, fmt.Errorf("block #%d not found", ref.Number)
-	}
-	return api.traceBlock(ctx, blk, cfg, -1)
-}
-
-func (api *ethAPI) traceBlockByHash(ctx context.Context, p rpc.Params) (any, error) {
-	var h types.Hash
-	if err := p.Decode(0, &h); err != nil {
-		return nil, err
-	}
-	cfg, err := decodeTraceConfig(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	blk, err := orNil(api.b.BlockByHash(h))
-	if err != nil {
-		return nil, err
-	}
-	if blk == nil {
-		return nil, fmt.Errorf("block %s not found", h)
-	}
-	return api.traceBlock(ctx, blk, cfg, -1)
 }
 
 // ---- struct logger ----
@@ -215,7 +157,7 @@ type structLog struct {
 // tracer): the stack, optionally memory and the storage slots the
 // current contract touched so far.
 type structLogger struct {
-	cfg     *traceConfig
+	cfg     *backend.TraceConfig
 	st      *state.StateDB
 	logs    []structLog
 	ctxs    []types.Address // storage context of each open frame
@@ -367,7 +309,7 @@ func (t *callTracer) hooks() *evm.Hooks {
 			if err != nil {
 				f.Error = err.Error()
 				if errors.Is(err, evm.ErrExecutionReverted) {
-					if reason, ok := UnpackRevert(output); ok {
+					if reason, ok := backend.UnpackRevert(output); ok {
 						f.RevertReason = reason
 					}
 				}

@@ -1,140 +1,54 @@
-package ethapi
+package ethbackend
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/state"
 	"github.com/chaind/chaind/trie"
 	"github.com/holiman/uint256"
 )
 
-// eth_simulateV1 error codes (execution-apis, src/eth/execute.yaml).
-const (
-	codeNonceTooLow       = -38010
-	codeNonceTooHigh      = -38011
-	codeFeeTooLow         = -38012
-	codeIntrinsicGas      = -38013
-	codeInsufficientFunds = -38014
-	codeBlockGasLimit     = -38015
-	codeBlockNumber       = -38020
-	codeBlockTimestamp    = -38021
-	codeSenderNotEOA      = -38024
-	codeInitCodeTooLarge  = -38025
-	codeClientLimit       = -38026
-	codeVMError           = -32015
-)
-
-const (
-	maxSimulateBlocks = 256
-	// simTimeStep is the time between simulated blocks whose time is not
-	// given, one slot of the beacon chain.
-	simTimeStep = 12
-)
-
-// simWithdrawal is a withdrawal in the JSON shape block overrides use.
-type simWithdrawal struct {
-	Index     types.HexUint64 `json:"index"`
-	Validator types.HexUint64 `json:"validatorIndex"`
-	Address   types.Address   `json:"address"`
-	Amount    types.HexUint64 `json:"amount"`
-}
-
-// simBlockOverrides are the header fields a simulated block may set.
-type simBlockOverrides struct {
-	Number       *types.HexUint64 `json:"number"`
-	Difficulty   *types.HexU256   `json:"difficulty"`
-	Time         *types.HexUint64 `json:"time"`
-	GasLimit     *types.HexUint64 `json:"gasLimit"`
-	FeeRecipient *types.Address   `json:"feeRecipient"`
-	PrevRandao   *types.Hash      `json:"prevRandao"`
-	BaseFee      *types.HexU256   `json:"baseFeePerGas"`
-	BlobBaseFee  *types.HexU256   `json:"blobBaseFee"`
-	BeaconRoot   *types.Hash      `json:"beaconRoot"`
-	Withdrawals  []simWithdrawal  `json:"withdrawals"`
-}
-
-type simBlock struct {
-	BlockOverrides *simBlockOverrides              `json:"blockOverrides"`
-	StateOverrides map[types.Address]StateOverride `json:"stateOverrides"`
-	Calls          []CallArgs                      `json:"calls"`
-}
-
-type simOpts struct {
-	BlockStateCalls        []simBlock `json:"blockStateCalls"`
-	TraceTransfers         bool       `json:"traceTransfers"`
-	Validation             bool       `json:"validation"`
-	ReturnFullTransactions bool       `json:"returnFullTransactions"`
-}
-
-type simCallError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    string `json:"data,omitempty"`
-}
-
-type simCallResult struct {
-	ReturnData types.HexBytes  `json:"returnData"`
-	Logs       []*types.Log    `json:"logs"`
-	GasUsed    types.HexUint64 `json:"gasUsed"`
-	MaxUsedGas types.HexUint64 `json:"maxUsedGas"`
-	Status     types.HexUint64 `json:"status"`
-	Error      *simCallError   `json:"error,omitempty"`
-}
+// simTimeStep is the time between simulated blocks whose time is not
+// given, one slot of the beacon chain.
+const simTimeStep = 12
 
 // simulator runs the blocks of one eth_simulateV1 request on one state.
 type simulator struct {
-	b        Backend
+	b        *Backend
 	cfg      *chain.Config
 	st       *state.StateDB
 	base     *types.Header
 	gp       evm.GasPool // the node's gas cap, shared by every call of the request
 	validate bool
 	trace    bool
-	fullTx   bool
 	headers  []*types.Header // finished simulated blocks, for BLOCKHASH
 }
 
-func (api *ethAPI) simulate(ctx context.Context, p rpc.Params) (any, error) {
-	var opts simOpts
-	if err := p.Decode(0, &opts); err != nil {
-		return nil, err
-	}
-	if len(opts.BlockStateCalls) == 0 {
-		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "empty input"}
-	}
-	if len(opts.BlockStateCalls) > maxSimulateBlocks {
-		return nil, &rpc.Error{Code: codeClientLimit, Message: "too many blocks"}
-	}
-	ref, err := blockRef(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	blk, err := resolveState(api.b, ref)
-	if err != nil {
-		return nil, err
-	}
-	st, err := api.b.StateAt(blk.Root())
+// Simulate executes the blocks of an eth_simulateV1 request, each on the
+// state the previous one left.
+func (b *Backend) Simulate(ctx context.Context, req *backend.SimulateRequest) ([]*backend.SimulatedBlock, error) {
+	blk := req.Base
+	st, err := b.chain.StateAt(blk.Root())
 	if err != nil {
 		return nil, err
 	}
 	sim := &simulator{
-		b: api.b, cfg: api.b.Config(), st: st, base: blk.Header(),
-		gp: evm.GasPool(api.opts.GasCap), validate: opts.Validation,
-		trace: opts.TraceTransfers, fullTx: opts.ReturnFullTransactions,
+		b: b, cfg: b.chain.Config, st: st, base: blk.Header(),
+		gp: evm.GasPool(b.opts.GasCap), validate: req.Validation,
+		trace: req.TraceTransfers,
 	}
-	blocks, err := sim.sanitize(opts.BlockStateCalls)
+	blocks, err := sim.sanitize(req.Blocks)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]json.RawMessage, 0, len(blocks))
+	out := make([]*backend.SimulatedBlock, 0, len(blocks))
 	parent := sim.base
 	for i := range blocks {
 		if err := ctx.Err(); err != nil {
@@ -153,44 +67,44 @@ func (api *ethAPI) simulate(ctx context.Context, p rpc.Params) (any, error) {
 
 // sanitize fills in block numbers and times, inserting empty blocks into
 // gaps between numbers, and rejects numbers or times out of order.
-func (sim *simulator) sanitize(blocks []simBlock) ([]simBlock, error) {
+func (sim *simulator) sanitize(blocks []backend.SimBlock) ([]backend.SimBlock, error) {
 	var (
-		out      []simBlock
+		out      []backend.SimBlock
 		prevNum  = sim.base.Number
 		prevTime = sim.base.Time
 	)
 	for _, b := range blocks {
-		o := simBlockOverrides{}
-		if b.BlockOverrides != nil {
-			o = *b.BlockOverrides
+		o := backend.SimBlockOverrides{}
+		if b.Overrides != nil {
+			o = *b.Overrides
 		}
 		num := prevNum + 1
 		if o.Number != nil {
-			num = uint64(*o.Number)
+			num = *o.Number
 		}
 		if num <= prevNum {
-			return nil, &rpc.Error{Code: codeBlockNumber, Message: fmt.Sprintf("block numbers must be in order: %d <= %d", num, prevNum)}
+			return nil, &backend.SimulateError{Kind: backend.SimBlockNumber, Msg: fmt.Sprintf("block numbers must be in order: %d <= %d", num, prevNum)}
 		}
-		if num-sim.base.Number > maxSimulateBlocks {
-			return nil, &rpc.Error{Code: codeClientLimit, Message: "too many blocks"}
+		if num-sim.base.Number > backend.MaxSimulateBlocks {
+			return nil, &backend.SimulateError{Kind: backend.SimClientLimit, Msg: "too many blocks"}
 		}
 		for n := prevNum + 1; n < num; n++ {
 			prevTime += simTimeStep
-			gn, gt := types.HexUint64(n), types.HexUint64(prevTime)
-			out = append(out, simBlock{BlockOverrides: &simBlockOverrides{Number: &gn, Time: &gt}})
+			gn, gt := n, prevTime
+			out = append(out, backend.SimBlock{Overrides: &backend.SimBlockOverrides{Number: &gn, Time: &gt}})
 		}
 		prevNum = num
 		t := prevTime + simTimeStep
 		if o.Time != nil {
-			t = uint64(*o.Time)
+			t = *o.Time
 			if t <= prevTime {
-				return nil, &rpc.Error{Code: codeBlockTimestamp, Message: fmt.Sprintf("block timestamps must be in order: %d <= %d", t, prevTime)}
+				return nil, &backend.SimulateError{Kind: backend.SimBlockTimestamp, Msg: fmt.Sprintf("block timestamps must be in order: %d <= %d", t, prevTime)}
 			}
 		}
 		prevTime = t
-		n, tt := types.HexUint64(num), types.HexUint64(t)
+		n, tt := num, t
 		o.Number, o.Time = &n, &tt
-		b.BlockOverrides = &o
+		b.Overrides = &o
 		out = append(out, b)
 	}
 	return out, nil
@@ -203,7 +117,7 @@ func (sim *simulator) getHash(n uint64) types.Hash {
 		return sim.base.Hash()
 	}
 	if n < sim.base.Number {
-		return sim.b.GetHash(n)
+		return sim.b.chain.GetHash(n)
 	}
 	for _, h := range sim.headers {
 		if h.Number == n {
@@ -214,8 +128,8 @@ func (sim *simulator) getHash(n uint64) types.Hash {
 }
 
 // header builds the header of a simulated block before execution.
-func (sim *simulator) header(o *simBlockOverrides, parent *types.Header) *types.Header {
-	num, t := uint64(*o.Number), uint64(*o.Time)
+func (sim *simulator) header(o *backend.SimBlockOverrides, parent *types.Header) *types.Header {
+	num, t := *o.Number, *o.Time
 	h := &types.Header{
 		ParentHash:  parent.Hash(),
 		UncleHash:   types.EmptyUncleHash,
@@ -230,7 +144,7 @@ func (sim *simulator) header(o *simBlockOverrides, parent *types.Header) *types.
 		h.Difficulty = parent.Difficulty
 	}
 	if o.Difficulty != nil {
-		h.Difficulty = *o.Difficulty.Int()
+		h.Difficulty = *o.Difficulty
 	}
 	if o.GasLimit != nil {
 		h.GasLimit = uint64(*o.GasLimit)
@@ -245,7 +159,7 @@ func (sim *simulator) header(o *simBlockOverrides, parent *types.Header) *types.
 	if fork >= forks.London {
 		switch {
 		case o.BaseFee != nil:
-			h.BaseFee = new(uint256.Int).Set(o.BaseFee.Int())
+			h.BaseFee = new(uint256.Int).Set(o.BaseFee)
 		case sim.validate:
 			h.BaseFee = sim.cfg.CalcBaseFee(parent)
 		default:
@@ -272,38 +186,39 @@ func (sim *simulator) header(o *simBlockOverrides, parent *types.Header) *types.
 	return h
 }
 
-// simError maps a transaction validation error to the simulate codes.
+// simError gives a transaction validation error its simulation kind.
 func simError(err error) error {
-	code := rpc.CodeInternal
+	msg := "err: " + err.Error()
+	kind := backend.SimInternal
 	switch {
 	case errors.Is(err, evm.ErrNonceTooHigh):
-		code = codeNonceTooHigh
+		kind = backend.SimNonceTooHigh
 	case errors.Is(err, evm.ErrNonceTooLow):
-		code = codeNonceTooLow
+		kind = backend.SimNonceTooLow
 	case errors.Is(err, evm.ErrSenderNoEOA):
-		code = codeSenderNotEOA
+		kind = backend.SimSenderNotEOA
 	case errors.Is(err, evm.ErrFeeCapTooLow):
-		code = codeFeeTooLow
+		kind = backend.SimFeeTooLow
 	case errors.Is(err, evm.ErrFeeCapVeryHigh), errors.Is(err, evm.ErrTipVeryHigh), errors.Is(err, evm.ErrTipAboveFeeCap):
-		code = rpc.CodeInvalidParams
+		return &backend.ParamError{Msg: msg}
 	case errors.Is(err, evm.ErrInsufficientFunds), errors.Is(err, evm.ErrInsufficientFundsValue):
-		code = codeInsufficientFunds
+		kind = backend.SimInsufficientFunds
 	case errors.Is(err, evm.ErrIntrinsicGas):
-		code = codeIntrinsicGas
+		kind = backend.SimIntrinsicGas
 	case errors.Is(err, evm.ErrMaxInitCodeSizeExceeded):
-		code = codeInitCodeTooLarge
+		kind = backend.SimInitCodeTooLarge
 	}
-	return &rpc.Error{Code: code, Message: "err: " + err.Error()}
+	return &backend.SimulateError{Kind: kind, Msg: msg}
 }
 
 // processBlock executes one simulated block and renders its result.
-func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawMessage, *types.Header, error) {
-	o := b.BlockOverrides
+func (sim *simulator) processBlock(b *backend.SimBlock, parent *types.Header) (*backend.SimulatedBlock, *types.Header, error) {
+	o := b.Overrides
 	h := sim.header(o, parent)
 	fork := sim.cfg.Fork(h.Number, h.Time)
 	bctx := sim.cfg.BlockContext(h, sim.getHash)
 	if o.BlobBaseFee != nil {
-		bctx.BlobBaseFee = new(uint256.Int).Set(o.BlobBaseFee.Int())
+		bctx.BlobBaseFee = new(uint256.Int).Set(o.BlobBaseFee)
 	}
 	precs, err := sim.applyOverrides(b.StateOverrides)
 	if err != nil {
@@ -333,7 +248,7 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 		txs              []*types.Transaction
 		senders          []types.Address
 		receipts         types.Receipts
-		calls            = make([]simCallResult, 0, len(b.Calls))
+		calls            = make([]backend.SimCallResult, 0, len(b.Calls))
 		stateLogs        []*types.Log
 	)
 	for i := range b.Calls {
@@ -371,21 +286,20 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 		txs = append(txs, tx)
 		senders = append(senders, msg.From)
 
-		cr := simCallResult{
+		cr := backend.SimCallResult{
 			ReturnData: res.ReturnData,
-			GasUsed:    types.HexUint64(res.UsedGas),
-			MaxUsedGas: types.HexUint64(res.UsedGas + res.Refund),
-			Status:     types.HexUint64(rc.Status),
+			GasUsed:    res.UsedGas,
+			MaxUsedGas: res.UsedGas + res.Refund,
+			Status:     rc.Status,
 		}
 		cr.Logs = tr.logs
 		switch {
 		case errors.Is(res.Err, evm.ErrExecutionReverted):
-			rev := newRevertError(res.ReturnData)
-			cr.Error = &simCallError{Code: rpc.CodeReverted, Message: rev.Error(), Data: string(types.AppendHexBytes(nil, res.ReturnData))}
+			cr.Err = backend.NewRevertError(res.ReturnData)
 			cr.Logs = nil
 			cr.ReturnData = nil
 		case res.Err != nil:
-			cr.Error = &simCallError{Code: codeVMError, Message: res.Err.Error()}
+			cr.Err = res.Err
 			cr.Logs = nil
 			cr.ReturnData = nil
 		default:
@@ -428,47 +342,14 @@ func (sim *simulator) processBlock(b *simBlock, parent *types.Header) (json.RawM
 			l.TxHash, l.TxIndex = txs[i].Hash(), uint(i)
 		}
 	}
-	rendered, err := sim.render(blk, calls, senders)
-	if err != nil {
-		return nil, nil, err
-	}
-	return rendered, blk.Header(), nil
-}
-
-// render is the block object with the call results, and with full
-// transactions carrying the senders the calls named (they are unsigned).
-func (sim *simulator) render(blk *types.Block, calls []simCallResult, senders []types.Address) (json.RawMessage, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(types.BlockJSON(blk, types.BlockJSONOptions{}), &obj); err != nil {
-		return nil, err
-	}
-	c, err := json.Marshal(calls)
-	if err != nil {
-		return nil, err
-	}
-	obj["calls"] = c
-	if sim.fullTx {
-		h := blk.HeaderRef()
-		list := make([]json.RawMessage, len(blk.Transactions()))
-		for i, tx := range blk.Transactions() {
-			list[i] = types.TxJSON(tx, senders[i], &types.TxLocation{
-				BlockHash: blk.Hash(), BlockNumber: h.Number, BlockTime: h.Time, Index: uint64(i), BaseFee: h.BaseFee,
-			})
-		}
-		t, err := json.Marshal(list)
-		if err != nil {
-			return nil, err
-		}
-		obj["transactions"] = t
-	}
-	return json.Marshal(obj)
+	return &backend.SimulatedBlock{Block: blk, Senders: senders, Calls: calls}, blk.Header(), nil
 }
 
 // prepareCall fills a call's defaults the way a simulated transaction gets
 // them and returns the (unsigned) transaction and the message to run.
-func (sim *simulator) prepareCall(a *CallArgs, h *types.Header, gasLimit, gasUsed uint64) (*types.Transaction, *evm.Message, error) {
+func (sim *simulator) prepareCall(a *backend.CallArgs, h *types.Header, gasLimit, gasUsed uint64) (*types.Transaction, *evm.Message, error) {
 	if a.GasPrice != nil && (a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil) {
-		return nil, nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified"}
+		return nil, nil, &backend.ParamError{Msg: "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified"}
 	}
 	from := types.Address{}
 	if a.From != nil {
@@ -480,31 +361,31 @@ func (sim *simulator) prepareCall(a *CallArgs, h *types.Header, gasLimit, gasUse
 	}
 	gas := gasLimit - gasUsed
 	if a.Gas != nil {
-		gas = uint64(*a.Gas)
+		gas = *a.Gas
 	}
 	if gasUsed+gas > gasLimit {
-		return nil, nil, &rpc.Error{Code: codeBlockGasLimit, Message: fmt.Sprintf("block gas limit reached: %d >= %d", gasUsed, gasLimit)}
+		return nil, nil, &backend.SimulateError{Kind: backend.SimBlockGasLimit, Msg: fmt.Sprintf("block gas limit reached: %d >= %d", gasUsed, gasLimit)}
 	}
 	if gp := uint64(sim.gp); gas > gp {
 		gas = gp
 	}
 	chainID := uint256.NewInt(sim.cfg.ChainID)
-	if a.ChainID != nil && !a.ChainID.Int().Eq(chainID) {
-		return nil, nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: fmt.Sprintf("chainId does not match node's (have=%v, want=%v)", a.ChainID.Int(), chainID)}
+	if a.ChainID != nil && !a.ChainID.Eq(chainID) {
+		return nil, nil, &backend.ParamError{Msg: fmt.Sprintf("chainId does not match node's (have=%v, want=%v)", a.ChainID, chainID)}
 	}
-	data, err := a.data()
+	data, err := a.CallData()
 	if err != nil {
 		return nil, nil, err
 	}
 	value := new(uint256.Int)
 	if a.Value != nil {
-		value.Set(a.Value.Int())
+		value.Set(a.Value)
 	}
-	u := func(x *types.HexU256) *uint256.Int {
+	u := func(x *uint256.Int) *uint256.Int {
 		if x == nil {
 			return new(uint256.Int)
 		}
-		return new(uint256.Int).Set(x.Int())
+		return new(uint256.Int).Set(x)
 	}
 	var al types.AccessList
 	if a.AccessList != nil {
@@ -594,14 +475,14 @@ func requestsHash(reqs [][]byte) types.Hash { return chain.RequestsHash(reqs) }
 
 // creditWithdrawals pays out withdrawals (amounts in gwei) and returns
 // them as block body entries.
-func creditWithdrawals(st *state.StateDB, ws []simWithdrawal) []*types.Withdrawal {
+func creditWithdrawals(st *state.StateDB, ws []types.Withdrawal) []*types.Withdrawal {
 	out := []*types.Withdrawal{}
 	gwei := uint256.NewInt(1_000_000_000)
 	for _, w := range ws {
 		out = append(out, &types.Withdrawal{
-			Index: uint64(w.Index), Validator: uint64(w.Validator), Address: w.Address, Amount: uint64(w.Amount),
+			Index: w.Index, Validator: w.Validator, Address: w.Address, Amount: w.Amount,
 		})
-		st.AddBalance(w.Address, new(uint256.Int).Mul(uint256.NewInt(uint64(w.Amount)), gwei))
+		st.AddBalance(w.Address, new(uint256.Int).Mul(uint256.NewInt(w.Amount), gwei))
 	}
 	return out
 }
@@ -609,7 +490,7 @@ func creditWithdrawals(st *state.StateDB, ws []simWithdrawal) []*types.Withdrawa
 // applyOverrides applies one block's state overrides and returns the
 // precompiles in force for it: those of the base block's fork, minus any
 // replaced by code, plus any moved to a new address.
-func (sim *simulator) applyOverrides(overrides map[types.Address]StateOverride) (map[types.Address]evm.Precompile, error) {
+func (sim *simulator) applyOverrides(overrides map[types.Address]backend.StateOverride) (map[types.Address]evm.Precompile, error) {
 	precs := evm.PrecompilesFor(sim.cfg.Fork(sim.base.Number, sim.base.Time))
 	moved := map[types.Address]bool{}
 	for addr, o := range overrides {
@@ -631,7 +512,7 @@ func (sim *simulator) applyOverrides(overrides map[types.Address]StateOverride) 
 			delete(precs, addr)
 		}
 	}
-	plain := make(map[types.Address]StateOverride, len(overrides))
+	plain := make(map[types.Address]backend.StateOverride, len(overrides))
 	for addr, o := range overrides {
 		o.MovePrecompileTo = nil
 		plain[addr] = o
