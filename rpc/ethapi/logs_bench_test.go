@@ -111,7 +111,7 @@ func TestLogsAcrossBloomGroups(t *testing.T) {
 }
 
 // BenchmarkGetLogs100k is eth_getLogs over 100,000 blocks with a
-// selective address filter (DESIGN.md's range cap is lifted for it).
+// selective address filter (the node's default range cap is lifted for it).
 func BenchmarkGetLogs100k(b *testing.B) {
 	c := buildLogChain(b, 100_000)
 	s := rpc.NewServer(nil)
