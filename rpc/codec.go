@@ -415,3 +415,23 @@ func plainText(text []byte) bool {
 	}
 	return true
 }
+
+// DecodeValue decodes one JSON value into v with the result and errors of
+// json.Unmarshal, as Params.Decode does, for method packages decoding
+// parts of parameters themselves.
+func DecodeValue(raw []byte, v any) error { return decodeParam(raw, v) }
+
+// DecodePlainObject walks an object whose members are all strings
+// without escapes, calling set with each key and quoted value. It reports
+// false when the object has any other shape or set turns a member down;
+// the caller then decodes with encoding/json, whose rules (keys matched
+// without case, repeated keys, escapes) this walk does not repeat.
+func DecodePlainObject(b []byte, set func(key, quoted []byte) bool) bool {
+	return scanPlainObject(b, func(key []byte, i int) (int, bool) {
+		_, end, ok := plainString(b, i)
+		if !ok || !set(key, b[i:end]) {
+			return 0, false
+		}
+		return end, true
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -20,7 +21,7 @@ func fuzzServer() *Server {
 	s.ResponseLimit = 4 << 10
 	s.Register("echo", 0, -1, func(_ context.Context, p Params) (any, error) { return p, nil })
 	s.Register("pair", 1, 2, func(_ context.Context, p Params) (any, error) {
-		var a Quantity
+		var a quantity
 		if err := p.Decode(0, &a); err != nil {
 			return nil, err
 		}
@@ -185,4 +186,21 @@ func FuzzRequestDecoder(f *testing.F) {
 			}
 		}
 	})
+}
+
+// quantity decodes itself from a hex string, as the Ethereum parameter
+// types do.
+type quantity uint64
+
+func (q *quantity) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(s, "0x") {
+		return errors.New("hex string without 0x prefix")
+	}
+	n, err := strconv.ParseUint(s[2:], 16, 64)
+	*q = quantity(n)
+	return err
 }

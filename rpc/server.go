@@ -3,9 +3,10 @@
 // (github.com/coder/websocket), with batches, notifications, subscriptions,
 // size limits and per-client rate limits.
 //
-// Methods are plain functions over positional parameters; the Ethereum
-// namespaces are registered by the node from a Backend, so this package
-// knows the protocol, not the chain.
+// It is the transport only and knows nothing of Ethereum: methods are
+// plain functions over positional parameters, registered by the packages
+// that define them (rpc/ethapi for the Ethereum namespaces), and a method
+// chooses its error code by returning an *Error.
 package rpc
 
 import (

@@ -1,12 +1,12 @@
 package node
 
 import (
-	"encoding/hex"
 	"fmt"
 	"time"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
-	"github.com/chaind/chaind/rpc"
+	"github.com/holiman/uint256"
 )
 
 // network answers the chain_ namespace. Until the BFT and staking layers
@@ -17,37 +17,41 @@ type network struct{ n *Node }
 const (
 	cycleBlocks        = 10
 	defaultMaxSyncTime = 1200 // seconds
-	weiPerChain        = "de0b6b3a7640000"
-	tenChain           = "8ac7230489e80000"
 )
 
-func (nw *network) Nodes() []rpc.NodeInfo {
+var (
+	weiPerChain = uint256.NewInt(1e18)
+	tenChain    = uint256.NewInt(10e18)
+)
+
+func (nw *network) Nodes() []backend.NodeInfo {
 	v := nw.n.cfg.Validator
 	if v == nil {
-		return []rpc.NodeInfo{}
+		return []backend.NodeInfo{}
 	}
 	pub := crypto.PublicKey(v).SerializeCompressed()
 	id := crypto.Keccak256(pub)
-	return []rpc.NodeInfo{{
-		ID:        hex.EncodeToString(id[:]),
+	return []backend.NodeInfo{{
+		ID:        id[:],
 		IP:        nw.n.cfg.Host,
 		Port:      26656,
-		PublicKey: hex.EncodeToString(pub),
+		PublicKey: pub,
 	}}
 }
 
-func (nw *network) NetworkAccount() (rpc.NetworkAccount, error) {
-	return rpc.NetworkAccount{
+func (nw *network) NetworkAccount() (backend.NetworkAccount, error) {
+	return backend.NetworkAccount{
 		ActiveVersion: versionOf(nw.n.cfg.ClientVersion), LatestVersion: versionOf(nw.n.cfg.ClientVersion), MinVersion: versionOf(nw.n.cfg.ClientVersion),
 		CertCycleDuration:   30,
 		MaintenanceFee:      0,
-		MaintenanceInterval: 86_400_000,
-		Penalty:             rpc.Amount{Amount: tenChain, Currency: "CHAIN"},
-		Slashing:            rpc.SlashingParams{LeftNetworkEarlyPenaltyPercent: 0.2, NodeRefutedPenaltyPercent: 0.2, SyncTimeoutPenaltyPercent: 0.2},
-		Reward:              rpc.Reward{Amount: weiPerChain, Currency: "CHAIN", NodeRewardInterval: 3_600_000},
-		RequiredStake:       rpc.Amount{Amount: tenChain, Currency: "CHAIN"},
-		RestakeCooldown:     1_800_000,
-		Timestamp:           nw.n.Chain.Head().Time() * 1000,
+		MaintenanceInterval: 24 * time.Hour,
+		Penalty:             backend.Amount{Amount: tenChain, Currency: "CHAIN"},
+		Slashing:            backend.SlashingParams{LeftNetworkEarlyPenaltyPercent: 0.2, NodeRefutedPenaltyPercent: 0.2, SyncTimeoutPenaltyPercent: 0.2},
+		Reward:              backend.Amount{Amount: weiPerChain, Currency: "CHAIN"},
+		RewardInterval:      time.Hour,
+		RequiredStake:       backend.Amount{Amount: tenChain, Currency: "CHAIN"},
+		RestakeCooldown:     30 * time.Minute,
+		Timestamp:           time.Unix(int64(nw.n.Chain.Head().Time()), 0),
 	}, nil
 }
 
@@ -67,18 +71,18 @@ func versionOf(cv string) string {
 
 // CycleInfo derives a cycle record from the blocks of the cycle: cycle c
 // holds blocks 10c .. 10c+9.
-func (nw *network) CycleInfo(c *uint64) (*rpc.CycleInfo, error) {
+func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
 	head := nw.n.Chain.Head()
 	cur := head.Number() / cycleBlocks
 	if c == nil {
 		c = &cur
 	}
 	if *c > cur {
-		return nil, rpc.ErrCycleNotFound
+		return nil, backend.ErrCycleNotFound
 	}
 	first, err := nw.n.Chain.BlockByNumber(*c * cycleBlocks)
 	if err != nil {
-		return nil, rpc.ErrCycleNotFound
+		return nil, backend.ErrCycleNotFound
 	}
 	blockTime := uint64(nw.n.cfg.BlockTime / time.Second)
 	if blockTime == 0 {
@@ -94,14 +98,14 @@ func (nw *network) CycleInfo(c *uint64) (*rpc.CycleInfo, error) {
 	if nw.n.cfg.Validator != nil {
 		active = 1
 	}
-	return &rpc.CycleInfo{
-		CycleCounter: *c,
-		StartTime:    start * 1000,
-		EndTime:      end * 1000,
-		Nodes:        rpc.NodeCounts{Active: active},
-		Desired:      uint64(active),
-		Duration:     duration,
-		MaxSyncTime:  defaultMaxSyncTime,
-		Timestamp:    uint64(time.Now().UnixMilli()),
+	return &backend.CycleInfo{
+		Counter:     *c,
+		Start:       time.Unix(int64(start), 0),
+		End:         time.Unix(int64(end), 0),
+		Nodes:       backend.NodeCounts{Active: active},
+		Desired:     uint64(active),
+		Duration:    time.Duration(duration) * time.Second,
+		MaxSyncTime: defaultMaxSyncTime * time.Second,
+		Timestamp:   time.Now(),
 	}, nil
 }

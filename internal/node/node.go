@@ -14,12 +14,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
+	"github.com/chaind/chaind/rpc/ethapi"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
@@ -60,7 +63,7 @@ type Node struct {
 	kv      store.KV
 	Chain   *chain.Chain
 	Pool    *txpool.Pool
-	backend *backend
+	backend *ethbackend.Backend
 	RPC     *rpc.Server
 	keys    *keyring
 
@@ -126,12 +129,12 @@ func New(cfg Config) (*Node, error) {
 		stop:   make(chan struct{}),
 		poolAt: c.Head().Hash(),
 	}
-	n.backend = newBackend(c, n.Pool)
-	opts := rpc.EthOptions{ClientVersion: cfg.ClientVersion}
-	rpc.RegisterEth(n.RPC, n.backend, opts)
-	rpc.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
-	rpc.RegisterChain(n.RPC, &network{n: n})
-	rpc.RegisterFilters(n.RPC, n.backend, n.Chain, n.Pool, opts)
+	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{})
+	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion}
+	ethapi.RegisterEth(n.RPC, n.backend, opts)
+	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
+	ethapi.RegisterChain(n.RPC, &network{n: n})
+	ethapi.RegisterFilters(n.RPC, n.backend, opts)
 	return n, nil
 }
 
@@ -301,7 +304,7 @@ func (k *keyring) Accounts() []types.Address { return append([]types.Address{}, 
 func (k *keyring) SignHash(addr types.Address, digest types.Hash) ([]byte, error) {
 	key, ok := k.keys[addr]
 	if !ok {
-		return nil, fmt.Errorf("%w %s", rpc.ErrUnknownAccount, addr.Hex())
+		return nil, fmt.Errorf("%w %s", backend.ErrUnknownAccount, addr.Hex())
 	}
 	sig := crypto.Sign(digest, key)
 	return sig[:], nil

@@ -1,0 +1,113 @@
+package backend
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/holiman/uint256"
+)
+
+// ErrNotFound is returned for a block, receipt or other record the node
+// does not have.
+var ErrNotFound = errors.New("not found")
+
+// RevertError is a call the EVM reverted: the decoded reason in the
+// message and the raw revert bytes in Data.
+type RevertError struct {
+	msg  string
+	Data []byte
+}
+
+// NewRevertError describes a revert with the given output.
+func NewRevertError(data []byte) *RevertError {
+	msg := "execution reverted"
+	if reason, ok := UnpackRevert(data); ok {
+		msg += ": " + reason
+	}
+	return &RevertError{msg: msg, Data: data}
+}
+
+func (e *RevertError) Error() string { return e.msg }
+
+// ParamError is a request whose parameters only execution finds wrong
+// (a timestamp before the parent's, a transaction that does not decode).
+type ParamError struct{ Msg string }
+
+func (e *ParamError) Error() string { return e.Msg }
+
+// SimulateError is a simulation failure of a kind eth_simulateV1 gives its
+// own error code.
+type SimulateError struct {
+	Kind SimulateErrorKind
+	Msg  string
+}
+
+func (e *SimulateError) Error() string { return e.Msg }
+
+// SimulateErrorKind says why a simulation failed.
+type SimulateErrorKind int
+
+const (
+	SimInternal          SimulateErrorKind = iota // a call failed validation for another reason
+	SimNonceTooLow                                // a call's nonce is below the sender's
+	SimNonceTooHigh                               // a call's nonce is above the sender's
+	SimFeeTooLow                                  // a fee cap is below the base fee
+	SimIntrinsicGas                               // a call's gas is below its intrinsic cost
+	SimInsufficientFunds                          // the sender cannot pay gas and value
+	SimBlockGasLimit                              // the calls exceed the block's gas limit
+	SimBlockNumber                                // block numbers out of order
+	SimBlockTimestamp                             // block times out of order
+	SimSenderNotEOA                               // the sender has code
+	SimInitCodeTooLarge                           // creation code over the EIP-3860 limit
+	SimClientLimit                                // more blocks than the node simulates
+)
+
+var panicReasons = map[uint64]string{
+	0x00: "generic panic",
+	0x01: "assert(false)",
+	0x11: "arithmetic underflow or overflow",
+	0x12: "division or modulo by zero",
+	0x21: "enum overflow",
+	0x22: "invalid encoded storage byte array accessed",
+	0x31: "out-of-bounds array access; popping on an empty array",
+	0x32: "out-of-bounds access of an array or bytesN",
+	0x41: "out of memory",
+	0x51: "uninitialized function",
+}
+
+// UnpackRevert decodes Solidity's Error(string) and Panic(uint256) revert
+// payloads.
+func UnpackRevert(data []byte) (string, bool) {
+	if len(data) < 4 {
+		return "", false
+	}
+	switch binary.BigEndian.Uint32(data) {
+	case 0x08c379a0: // Error(string)
+		body := data[4:]
+		if len(body) < 64 {
+			return "", false
+		}
+		off := new(uint256.Int).SetBytes(body[:32])
+		if !off.IsUint64() || off.Uint64()+32 > uint64(len(body)) {
+			return "", false
+		}
+		o := off.Uint64()
+		n := new(uint256.Int).SetBytes(body[o : o+32])
+		if !n.IsUint64() || o+32+n.Uint64() > uint64(len(body)) {
+			return "", false
+		}
+		return string(body[o+32 : o+32+n.Uint64()]), true
+	case 0x4e487b71: // Panic(uint256)
+		if len(data) != 36 {
+			return "", false
+		}
+		code := new(uint256.Int).SetBytes(data[4:])
+		if code.IsUint64() {
+			if r, ok := panicReasons[code.Uint64()]; ok {
+				return r, true
+			}
+		}
+		return "unknown panic code: " + code.Hex(), true
+	}
+	return "", false
+}

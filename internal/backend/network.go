@@ -1,0 +1,85 @@
+package backend
+
+import (
+	"errors"
+	"time"
+
+	"github.com/holiman/uint256"
+)
+
+// Network reports the node's place in the peer-to-peer network.
+type Network interface {
+	PeerCount() int
+	// Syncing reports sync progress; false when the node is in sync.
+	Syncing() (SyncProgress, bool)
+}
+
+// SyncProgress is how far a catching-up node has got.
+type SyncProgress struct {
+	StartingBlock, CurrentBlock, HighestBlock uint64
+}
+
+// Validators describes the validator network: its nodes, the rules that
+// bind them and its consensus cycles.
+type Validators interface {
+	Nodes() []NodeInfo
+	NetworkAccount() (NetworkAccount, error)
+	// CycleInfo returns cycle n, or the latest when n is nil;
+	// ErrCycleNotFound for a cycle that has not started.
+	CycleInfo(n *uint64) (*CycleInfo, error)
+}
+
+// ErrCycleNotFound is returned for a cycle that has not started.
+var ErrCycleNotFound = errors.New("cycle info not found")
+
+// NodeInfo is one validator node.
+type NodeInfo struct {
+	ID        []byte // keccak256 of the compressed public key
+	IP        string
+	Port      int
+	PublicKey []byte // compressed secp256k1
+}
+
+// NetworkAccount holds the network-wide parameters of validators.
+type NetworkAccount struct {
+	ActiveVersion, LatestVersion, MinVersion string
+	CertCycleDuration                        uint64 // cycles a certificate lasts
+	MaintenanceFee                           uint64
+	MaintenanceInterval                      time.Duration
+	Penalty                                  Amount
+	Slashing                                 SlashingParams
+	Reward                                   Amount
+	RewardInterval                           time.Duration // the reward is paid per interval
+	RequiredStake                            Amount
+	RestakeCooldown                          time.Duration
+	Timestamp                                time.Time
+}
+
+// Amount is a sum of a currency's smallest unit.
+type Amount struct {
+	Amount   *uint256.Int
+	Currency string
+}
+
+// SlashingParams are penalty fractions.
+type SlashingParams struct {
+	LeftNetworkEarlyPenaltyPercent float64
+	NodeRefutedPenaltyPercent      float64
+	SyncTimeoutPenaltyPercent      float64
+}
+
+// CycleInfo is one consensus cycle.
+type CycleInfo struct {
+	Counter     uint64
+	Start, End  time.Time
+	Nodes       NodeCounts
+	Desired     uint64
+	Duration    time.Duration
+	MaxSyncTime time.Duration
+	Timestamp   time.Time // when the record was made
+}
+
+// NodeCounts counts nodes by state.
+type NodeCounts struct {
+	Active, Standby, Syncing int
+}

@@ -1,0 +1,158 @@
+// Package ethbackend implements the node's backend (the interfaces of
+// package backend) over the chain, the transaction pool, the EVM, the
+// state and the trie: it is where every interface's reads and
+// executions meet the execution layer.
+package ethbackend
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/txpool"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// Options are the node's limits on what its interfaces may ask for.
+type Options struct {
+	// GasCap bounds the gas of eth_call, eth_estimateGas,
+	// eth_createAccessList and of all calls of one eth_simulateV1 request
+	// together (default 50M).
+	GasCap uint64
+}
+
+// Backend serves every interface package from the chain and the pool.
+type Backend struct {
+	chain *chain.Chain
+	pool  *txpool.Pool
+	opts  Options
+
+	rcMu     sync.Mutex
+	rcCache  map[types.Hash]types.Receipts // derived receipts of recent blocks
+	rcRecent []types.Hash
+}
+
+const receiptCacheBlocks = 256
+
+// New returns the backend of a chain and its pool.
+func New(c *chain.Chain, p *txpool.Pool, opts Options) *Backend {
+	if opts.GasCap == 0 {
+		opts.GasCap = 50_000_000
+	}
+	return &Backend{chain: c, pool: p, opts: opts, rcCache: map[types.Hash]types.Receipts{}}
+}
+
+// The interfaces Backend serves.
+var (
+	_ backend.Blocks       = (*Backend)(nil)
+	_ backend.Receipts     = (*Backend)(nil)
+	_ backend.TxIndex      = (*Backend)(nil)
+	_ backend.Blooms       = (*Backend)(nil)
+	_ backend.HeadFeed     = (*Backend)(nil)
+	_ backend.ChainConfig  = (*Backend)(nil)
+	_ backend.StateReader  = (*Backend)(nil)
+	_ backend.Proofs       = (*Backend)(nil)
+	_ backend.TxPool       = (*Backend)(nil)
+	_ backend.PendingFeed  = (*Backend)(nil)
+	_ backend.Network      = (*Backend)(nil)
+	_ backend.Executor     = (*Backend)(nil)
+	_ backend.Tracer       = (*Backend)(nil)
+	_ backend.BlockBuilder = (*Backend)(nil)
+)
+
+func (b *Backend) Head() *types.Block                { return b.chain.Head() }
+func (b *Backend) CanonicalHash(n uint64) types.Hash { return b.chain.GetHash(n) }
+
+func (b *Backend) BlockByNumber(n uint64) (*types.Block, error) {
+	return notFound(b.chain.BlockByNumber(n))
+}
+
+func (b *Backend) BlockByHash(h types.Hash) (*types.Block, error) {
+	return notFound(b.chain.DB().Block(h))
+}
+
+// notFound turns the store's not-found error into the backend's.
+func notFound(blk *types.Block, err error) (*types.Block, error) {
+	if errors.Is(err, chain.ErrNotFound) {
+		return nil, backend.ErrNotFound
+	}
+	return blk, err
+}
+
+func (b *Backend) TxLookup(h types.Hash) (types.Hash, int, bool) { return b.chain.DB().TxLookup(h) }
+
+// SubscribeHeads delivers the chain's new heads.
+func (b *Backend) SubscribeHeads(buffer int) (<-chan *types.Block, func()) {
+	return b.chain.Subscribe(buffer)
+}
+
+// Receipts derives the full receipts of a block, caching recent blocks:
+// explorers and log filters ask for the same few blocks over and over.
+func (b *Backend) Receipts(blk *types.Block) (types.Receipts, error) {
+	h := blk.Hash()
+	b.rcMu.Lock()
+	if rs, ok := b.rcCache[h]; ok {
+		b.rcMu.Unlock()
+		return rs, nil
+	}
+	b.rcMu.Unlock()
+	rs, err := b.chain.DB().Receipts(h)
+	if errors.Is(err, chain.ErrNotFound) {
+		return types.Receipts{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	hd := blk.HeaderRef()
+	cfg := b.chain.Config
+	var blobPrice *uint256.Int
+	if hd.ExcessBlobGas != nil {
+		blobPrice = cfg.Blob(hd.Number, hd.Time).BaseFee(*hd.ExcessBlobGas)
+	}
+	if err := types.DeriveReceiptFields(rs, h, hd.Number, hd.Time, hd.BaseFee, blobPrice, blk.Transactions(), cfg.Signer(hd.Number, hd.Time)); err != nil {
+		return nil, err
+	}
+	b.rcMu.Lock()
+	b.rcCache[h] = rs
+	b.rcRecent = append(b.rcRecent, h)
+	if len(b.rcRecent) > receiptCacheBlocks {
+		delete(b.rcCache, b.rcRecent[0])
+		b.rcRecent = b.rcRecent[1:]
+	}
+	b.rcMu.Unlock()
+	return rs, nil
+}
+
+func (b *Backend) SendTransaction(_ context.Context, tx *types.Transaction) error {
+	return b.pool.Add(tx)
+}
+
+func (b *Backend) PoolTransaction(h types.Hash) (*types.Transaction, types.Address, bool) {
+	return b.pool.Get(h)
+}
+
+func (b *Backend) PendingNonce(addr types.Address) uint64 { return b.pool.Nonce(addr) }
+
+func (b *Backend) PoolContent() (pending, queued map[types.Address][]*types.Transaction) {
+	return b.pool.Content()
+}
+
+// Syncing: a node that produces or imports blocks itself is never behind
+// a peer; the p2p layer will report real sync progress.
+func (b *Backend) Syncing() (backend.SyncProgress, bool) { return backend.SyncProgress{}, false }
+
+// BloomScanner reads block blooms from the chain store's bloom table.
+func (b *Backend) BloomScanner() func(uint64) (types.Bloom, bool, error) {
+	return b.chain.DB().NewBloomReader().Bloom
+}
+
+// SubscribePending delivers transactions as they enter the pool.
+func (b *Backend) SubscribePending(buffer int) (<-chan *types.Transaction, func()) {
+	return b.pool.Subscribe(buffer)
+}
+
+// PeerCount is zero until the p2p layer connects nodes.
+func (b *Backend) PeerCount() int { return 0 }

@@ -1,0 +1,453 @@
+package ethbackend
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/forks"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+	"github.com/holiman/uint256"
+)
+
+// message builds the EVM message of a call with gas limit gas.
+func message(a *backend.CallArgs, gas uint64) (*evm.Message, error) {
+	if a.GasPrice != nil && (a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil) {
+		return nil, errors.New("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
+	}
+	data, err := a.CallData()
+	if err != nil {
+		return nil, err
+	}
+	msg := &evm.Message{
+		To:               a.To,
+		GasLimit:         gas,
+		Value:            new(uint256.Int),
+		Data:             data,
+		SkipNonceChecks:  true,
+		SkipFromEOACheck: true,
+	}
+	if a.From != nil {
+		msg.From = *a.From
+	}
+	if a.Value != nil {
+		msg.Value.Set(a.Value)
+	}
+	if a.Nonce != nil {
+		msg.Nonce = uint64(*a.Nonce)
+	}
+	if a.AccessList != nil {
+		msg.AccessList = *a.AccessList
+	}
+	switch {
+	case a.GasPrice != nil:
+		msg.GasPrice = new(uint256.Int).Set(a.GasPrice)
+	case a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil:
+		msg.GasFeeCap, msg.GasTipCap = new(uint256.Int), new(uint256.Int)
+		if a.MaxFeePerGas != nil {
+			msg.GasFeeCap.Set(a.MaxFeePerGas)
+		}
+		if a.MaxPriorityFeePerGas != nil {
+			msg.GasTipCap.Set(a.MaxPriorityFeePerGas)
+		}
+		if a.MaxFeePerGas == nil {
+			msg.GasFeeCap.Set(msg.GasTipCap) // lets a tip-only call run under NoBaseFee rules
+		}
+	default:
+		msg.GasPrice = new(uint256.Int)
+	}
+	if a.BlobHashes != nil {
+		msg.BlobHashes = a.BlobHashes
+		msg.BlobGasFeeCap = new(uint256.Int)
+		if a.MaxFeePerBlobGas != nil {
+			msg.BlobGasFeeCap.Set(a.MaxFeePerBlobGas)
+		}
+	}
+	if a.AuthorizationList != nil {
+		msg.AuthList = a.AuthorizationList
+	}
+	return msg, nil
+}
+
+func applyOverrides(st *state.StateDB, overrides map[types.Address]backend.StateOverride) error {
+	for addr, o := range overrides {
+		if o.State != nil && o.StateDiff != nil {
+			return fmt.Errorf("account %s has both 'state' and 'stateDiff'", addr)
+		}
+		if o.MovePrecompileTo != nil {
+			return fmt.Errorf("account %s: movePrecompileToAddress is not supported", addr)
+		}
+		if o.Balance != nil {
+			st.SetBalance(addr, o.Balance)
+		}
+		if o.Nonce != nil {
+			st.SetNonce(addr, uint64(*o.Nonce))
+		}
+		if o.Code != nil {
+			st.SetCode(addr, *o.Code)
+		}
+		if o.State != nil {
+			st.SetStorage(addr, o.State)
+		}
+		for k, v := range o.StateDiff {
+			st.SetState(addr, k, v)
+		}
+	}
+	st.Finalise(false)
+	return nil
+}
+
+// applyBlockOverrides changes the block context of a call.
+func applyBlockOverrides(o *backend.BlockOverrides, ctx *evm.BlockContext) {
+	if o == nil {
+		return
+	}
+	if o.Number != nil {
+		ctx.Number = uint64(*o.Number)
+	}
+	if o.Time != nil {
+		ctx.Time = uint64(*o.Time)
+	}
+	if o.GasLimit != nil {
+		ctx.GasLimit = uint64(*o.GasLimit)
+	}
+	if o.Coinbase != nil {
+		ctx.Coinbase = *o.Coinbase
+	}
+	if o.PrevRandao != nil {
+		r := *o.PrevRandao
+		ctx.Random = &r
+	}
+	if o.BaseFee != nil {
+		ctx.BaseFee = new(uint256.Int).Set(o.BaseFee)
+	}
+	if o.BlobBaseFee != nil {
+		ctx.BlobBaseFee = new(uint256.Int).Set(o.BlobBaseFee)
+	}
+}
+
+// callEnv is everything one execution of a call needs.
+type callEnv struct {
+	blk       *types.Block
+	overrides map[types.Address]backend.StateOverride
+	blockOver *backend.BlockOverrides
+}
+
+func newCallEnv(req *backend.CallRequest) *callEnv {
+	return &callEnv{blk: req.Block, overrides: req.StateOverrides, blockOver: req.BlockOverrides}
+}
+
+// execute runs msg on a fresh copy of the environment's state.
+func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.StateDB) evm.StateDB) (*evm.Result, error) {
+	st, err := b.chain.StateAt(env.blk.Root())
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	if err := applyOverrides(st, env.overrides); err != nil {
+		return nil, err
+	}
+	cfg := b.chain.Config
+	h := env.blk.HeaderRef()
+	bctx := cfg.BlockContext(h, b.chain.GetHash)
+	applyBlockOverrides(env.blockOver, &bctx)
+	var sdb evm.StateDB = st
+	if wrap != nil {
+		sdb = wrap(st)
+	}
+	vm := evm.NewEVM(bctx, sdb, cfg.ChainID, cfg.Fork(bctx.Number, bctx.Time))
+	vm.Config.NoBaseFee = true
+	st.BeginTx(types.Hash{}, 0)
+	gp := evm.GasPool(math.MaxUint64)
+	res, err := evm.ApplyMessage(vm, msg, &gp)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.MissingPrecompiles) > 0 {
+		return nil, fmt.Errorf("call reached precompile %s, which this build lacks", res.MissingPrecompiles[0])
+	}
+	return res, nil
+}
+
+// callGas is the gas a call runs with: the given gas, else the cap, never
+// above the cap.
+func (b *Backend) callGas(args *backend.CallArgs, env *callEnv) uint64 {
+	gas := b.txGasCap(env)
+	if args.Gas != nil && uint64(*args.Gas) < gas {
+		gas = uint64(*args.Gas)
+	}
+	return gas
+}
+
+// txGasCap is the most gas one call may use: the node's cap, and from
+// Osaka also the protocol's per-transaction cap (EIP-7825).
+func (b *Backend) txGasCap(env *callEnv) uint64 {
+	gas := b.opts.GasCap
+	h := env.blk.HeaderRef()
+	if b.chain.Config.Fork(h.Number, h.Time) >= forks.Osaka {
+		gas = min(gas, evm.MaxTxGas)
+	}
+	return gas
+}
+
+// Call runs a call on the state of req.Block.
+func (b *Backend) Call(ctx context.Context, req *backend.CallRequest) ([]byte, error) {
+	args, env := &req.Args, newCallEnv(req)
+	msg, err := message(args, b.callGas(args, env))
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.execute(env, msg, nil)
+	if err != nil {
+		return nil, err
+	}
+	if errors.Is(res.Err, evm.ErrExecutionReverted) {
+		return nil, backend.NewRevertError(res.ReturnData)
+	}
+	if res.Err != nil {
+		return nil, fmt.Errorf("%w", res.Err)
+	}
+	return res.ReturnData, nil
+}
+
+// EstimateGas finds the smallest gas limit with which the call succeeds,
+// by binary search between the gas the call used and the allowance.
+func (b *Backend) EstimateGas(ctx context.Context, req *backend.CallRequest) (uint64, error) {
+	return b.estimate(&req.Args, newCallEnv(req))
+}
+
+// estimate is eth_estimateGas on decoded arguments.
+func (b *Backend) estimate(args *backend.CallArgs, env *callEnv) (uint64, error) {
+	hi := env.blk.GasLimit()
+	if env.blockOver != nil && env.blockOver.GasLimit != nil {
+		hi = uint64(*env.blockOver.GasLimit)
+	}
+	if args.Gas != nil && uint64(*args.Gas) >= 21000 && uint64(*args.Gas) < hi {
+		hi = uint64(*args.Gas)
+	}
+	if cap := b.txGasCap(env); hi > cap {
+		hi = cap
+	}
+	// A sender paying for gas can afford only balance / price of it.
+	if allowance, ok, err := b.allowance(args, env); err != nil {
+		return 0, err
+	} else if ok && allowance < hi {
+		hi = allowance
+	}
+	run := func(gas uint64) (*evm.Result, error) {
+		msg, err := message(args, gas)
+		if err != nil {
+			return nil, err
+		}
+		return b.execute(env, msg, nil)
+	}
+	res, err := run(hi)
+	if err != nil {
+		if errors.Is(err, evm.ErrIntrinsicGas) {
+			return 0, fmt.Errorf("gas required exceeds allowance (%d)", hi)
+		}
+		return 0, err
+	}
+	if res.Failed() {
+		if errors.Is(res.Err, evm.ErrExecutionReverted) {
+			return 0, backend.NewRevertError(res.ReturnData)
+		}
+		if errors.Is(res.Err, evm.ErrOutOfGas) {
+			return 0, fmt.Errorf("gas required exceeds allowance (%d)", hi)
+		}
+		return 0, res.Err
+	}
+	// Plain transfers need exactly what they used.
+	data, _ := args.CallData()
+	if args.To != nil && len(data) == 0 {
+		if st, err := b.chain.StateAt(env.blk.Root()); err == nil && len(st.GetCode(*args.To)) == 0 && env.overrides == nil {
+			return res.UsedGas, nil
+		}
+	}
+	lo := res.UsedGas - 1
+	// Most calls succeed with what they used plus the refund and the
+	// 63/64 reserve; try that first to save most of the search.
+	if guess := (res.UsedGas + res.Refund + 2300) * 64 / 63; guess < hi {
+		if r, err := run(guess); err == nil && !r.Failed() {
+			hi = guess
+		} else {
+			lo = max(lo, guess)
+		}
+	}
+	for lo+1 < hi {
+		mid := lo + (hi-lo)/2
+		if hi/mid < 2 && (hi-lo)*1000/hi < 15 {
+			break // within 1.5%: good enough, as go-ethereum does
+		}
+		r, err := run(mid)
+		if err != nil && !errors.Is(err, evm.ErrIntrinsicGas) {
+			return 0, err
+		}
+		if err != nil || r.Failed() {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, nil
+}
+
+// allowance is how much gas the sender's balance pays for at the call's
+// price; ok is false when the call has no price.
+func (b *Backend) allowance(args *backend.CallArgs, env *callEnv) (uint64, bool, error) {
+	var price *uint256.Int
+	switch {
+	case args.GasPrice != nil:
+		price = args.GasPrice
+	case args.MaxFeePerGas != nil:
+		price = args.MaxFeePerGas
+	}
+	if price == nil || price.IsZero() || args.From == nil {
+		return 0, false, nil
+	}
+	st, err := b.chain.StateAt(env.blk.Root())
+	if err != nil {
+		return 0, false, err
+	}
+	if err := applyOverrides(st, env.overrides); err != nil {
+		return 0, false, err
+	}
+	bal := new(uint256.Int).Set(st.GetBalance(*args.From))
+	if args.Value != nil {
+		if bal.Lt(args.Value) {
+			return 0, false, errors.New("insufficient funds for transfer")
+		}
+		bal.Sub(bal, args.Value)
+	}
+	q := new(uint256.Int).Div(bal, price)
+	if !q.IsUint64() {
+		return math.MaxUint64, true, nil
+	}
+	return q.Uint64(), true, nil
+}
+
+// accessRecorder records every address and slot the EVM warms, to build
+// an access list.
+type accessRecorder struct {
+	*state.StateDB
+	addrs map[types.Address]map[types.Hash]struct{}
+	order []types.Address
+}
+
+func (r *accessRecorder) note(addr types.Address) map[types.Hash]struct{} {
+	m, ok := r.addrs[addr]
+	if !ok {
+		m = map[types.Hash]struct{}{}
+		r.addrs[addr] = m
+		r.order = append(r.order, addr)
+	}
+	return m
+}
+
+func (r *accessRecorder) AddAddressToAccessList(a types.Address) {
+	r.note(a)
+	r.StateDB.AddAddressToAccessList(a)
+}
+
+func (r *accessRecorder) AddSlotToAccessList(a types.Address, k types.Hash) {
+	r.note(a)[k] = struct{}{}
+	r.StateDB.AddSlotToAccessList(a, k)
+}
+
+// CreateAccessList runs the call until the access list it needs stops
+// changing.
+func (b *Backend) CreateAccessList(ctx context.Context, req *backend.CallRequest) (*backend.AccessListResult, error) {
+	args, env := &req.Args, newCallEnv(req)
+	cfg := b.chain.Config
+	fork := cfg.Fork(env.blk.Number(), env.blk.Time())
+	vm := evm.NewEVM(cfg.BlockContext(env.blk.HeaderRef(), b.chain.GetHash), nil, cfg.ChainID, fork)
+	excluded := map[types.Address]bool{}
+	for _, a := range vm.PrecompileAddresses() {
+		excluded[a] = true
+	}
+	from := types.Address{}
+	if args.From != nil {
+		from = *args.From
+	}
+	excluded[from] = true
+	// The EVM warms the coinbase itself (EIP-3651); listing it would only
+	// cost gas.
+	excluded[env.blk.Coinbase()] = true
+	if env.blockOver != nil && env.blockOver.Coinbase != nil {
+		excluded[*env.blockOver.Coinbase] = true
+	}
+	if args.To != nil {
+		excluded[*args.To] = true
+	} else {
+		st, err := b.chain.StateAt(env.blk.Root())
+		if err != nil {
+			return nil, err
+		}
+		nonce := st.GetNonce(from)
+		if args.Nonce != nil {
+			nonce = uint64(*args.Nonce)
+		}
+		excluded[types.CreateAddress(from, nonce)] = true
+	}
+	var list types.AccessList
+	if args.AccessList != nil {
+		list = *args.AccessList
+	}
+	// Each run may touch new slots through the list itself; stop when the
+	// list no longer changes.
+	for range 16 {
+		a := *args
+		a.AccessList = &list
+		msg, err := message(&a, b.callGas(args, env))
+		if err != nil {
+			return nil, err
+		}
+		var rec *accessRecorder
+		res, err := b.execute(env, msg, func(st *state.StateDB) evm.StateDB {
+			rec = &accessRecorder{StateDB: st, addrs: map[types.Address]map[types.Hash]struct{}{}}
+			return rec
+		})
+		if err != nil {
+			return nil, err
+		}
+		next := rec.list(excluded)
+		if accessListEqual(next, list) {
+			return &backend.AccessListResult{AccessList: next, GasUsed: res.UsedGas, Err: res.Err}, nil
+		}
+		list = next
+	}
+	return nil, errors.New("access list did not converge")
+}
+
+func (r *accessRecorder) list(excluded map[types.Address]bool) types.AccessList {
+	al := types.AccessList{}
+	for _, a := range r.order {
+		if excluded[a] && len(r.addrs[a]) == 0 {
+			continue
+		}
+		t := types.AccessTuple{Address: a, StorageKeys: []types.Hash{}}
+		for k := range r.addrs[a] {
+			t.StorageKeys = append(t.StorageKeys, k)
+		}
+		sortHashes(t.StorageKeys)
+		al = append(al, t)
+	}
+	return al
+}
+
+func accessListEqual(a, b types.AccessList) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+func sortHashes(hs []types.Hash) {
+	slices.SortFunc(hs, func(a, b types.Hash) int { return bytes.Compare(a[:], b[:]) })
+}

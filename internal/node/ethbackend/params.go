@@ -1,0 +1,144 @@
+package ethbackend
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"slices"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/forks"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+func (b *Backend) ChainID() uint64 { return b.chain.Config.ChainID }
+
+func (b *Backend) Fork(number, time uint64) forks.Fork { return b.chain.Config.Fork(number, time) }
+
+func (b *Backend) Signer(number, time uint64) types.Signer {
+	return b.chain.Config.Signer(number, time)
+}
+
+func (b *Backend) NextBaseFee(parent *types.Header) *uint256.Int {
+	if !b.chain.Config.IsLondon(parent.Number + 1) {
+		return nil
+	}
+	return b.chain.Config.CalcBaseFee(parent)
+}
+
+func (b *Backend) BlobParams(number, time uint64) backend.BlobParams {
+	bc := b.chain.Config.Blob(number, time)
+	return backend.BlobParams{Target: bc.Target, Max: bc.Max, UpdateFraction: bc.UpdateFraction}
+}
+
+func (b *Backend) BlobBaseFee(h *types.Header) *uint256.Int {
+	if h.ExcessBlobGas == nil {
+		return nil
+	}
+	return b.chain.Config.Blob(h.Number, h.Time).BaseFee(*h.ExcessBlobGas)
+}
+
+// NextBlobBaseFee takes the child to come one second after parent, the
+// earliest it can be, for the fork and blob schedule in force.
+func (b *Backend) NextBlobBaseFee(parent *types.Header) *uint256.Int {
+	if parent.ExcessBlobGas == nil {
+		return nil
+	}
+	cfg := b.chain.Config
+	next := cfg.Blob(parent.Number+1, parent.Time+1)
+	excess := next.ExcessBlobGas(cfg.Fork(parent.Number+1, parent.Time+1), *parent.ExcessBlobGas, *parent.BlobGasUsed, parent.BaseFee)
+	return next.BaseFee(excess)
+}
+
+func (b *Backend) ForkTimes() []uint64 { return timeForks(b.chain.Config) }
+
+// timeForks lists the timestamp-activated forks of a config in order.
+func timeForks(c *chain.Config) []uint64 {
+	var out []uint64
+	for _, t := range []*uint64{c.ShanghaiTime, c.CancunTime, c.PragueTime, c.OsakaTime, c.BPO1Time, c.BPO2Time} {
+		if t != nil {
+			out = append(out, *t)
+		}
+	}
+	return out
+}
+
+// ForkID is the EIP-2124 fork hash of a chain at (number, time): CRC32 of
+// the genesis hash extended by every fork block and time passed so far.
+func ForkID(c *chain.Config, genesis *types.Header, number, time uint64) [4]byte {
+	var blocks []uint64
+	for _, b := range []*uint64{c.HomesteadBlock, c.DAOForkBlock, c.EIP150Block, c.EIP155Block, c.EIP158Block,
+		c.ByzantiumBlock, c.ConstantinopleBlock, c.PetersburgBlock, c.IstanbulBlock, c.MuirGlacierBlock,
+		c.BerlinBlock, c.LondonBlock, c.ArrowGlacierBlock, c.GrayGlacierBlock, c.MergeNetsplitBlock} {
+		if b != nil && *b != 0 {
+			blocks = append(blocks, *b)
+		}
+	}
+	slices.Sort(blocks)
+	blocks = slices.Compact(blocks)
+	var times []uint64
+	for _, t := range timeForks(c) {
+		if t > genesis.Time {
+			times = append(times, t)
+		}
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	gh := genesis.Hash()
+	sum := crc32.ChecksumIEEE(gh[:])
+	var buf [8]byte
+	for _, b := range blocks {
+		if b > number {
+			break
+		}
+		binary.BigEndian.PutUint64(buf[:], b)
+		sum = crc32.Update(sum, crc32.IEEETable, buf[:])
+	}
+	for _, t := range times {
+		if t > time {
+			break
+		}
+		binary.BigEndian.PutUint64(buf[:], t)
+		sum = crc32.Update(sum, crc32.IEEETable, buf[:])
+	}
+	var out [4]byte
+	binary.BigEndian.PutUint32(out[:], sum)
+	return out
+}
+
+// ForkAt describes the fork in force at time t, all block forks passed.
+func (b *Backend) ForkAt(t uint64) (backend.ForkInfo, error) {
+	gen, err := b.chain.BlockByNumber(0)
+	if err != nil {
+		return backend.ForkInfo{}, err
+	}
+	cfg := b.chain.Config
+	const allBlocks = ^uint64(0)
+	fork := cfg.Fork(allBlocks, t)
+	fi := backend.ForkInfo{
+		ActivationTime:  t,
+		Fork:            fork,
+		ChainID:         cfg.ChainID,
+		ForkID:          ForkID(cfg, gen.HeaderRef(), allBlocks, t),
+		SystemContracts: map[string]types.Address{},
+	}
+	if fork >= forks.Cancun {
+		bp := b.BlobParams(allBlocks, t)
+		fi.Blob = &bp
+		fi.SystemContracts["BEACON_ROOTS_ADDRESS"] = evm.BeaconRootsAddress
+	}
+	if fork >= forks.Prague {
+		fi.SystemContracts["HISTORY_STORAGE_ADDRESS"] = evm.HistoryStorageAddress
+		fi.SystemContracts["WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS"] = evm.WithdrawalQueueAddress
+		fi.SystemContracts["CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS"] = evm.ConsolidationQueueAddress
+		var dc types.Address
+		if cfg.DepositContractAddress != nil {
+			dc = *cfg.DepositContractAddress
+		}
+		fi.SystemContracts["DEPOSIT_CONTRACT_ADDRESS"] = dc
+	}
+	fi.Precompiles = evm.NewEVM(evm.BlockContext{}, nil, cfg.ChainID, fork).PrecompileAddresses()
+	return fi, nil
+}

@@ -1,0 +1,375 @@
+package ethbackend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/forks"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+	"github.com/holiman/uint256"
+)
+
+// txTracer observes one transaction and renders its trace.
+type txTracer interface {
+	hooks() *evm.Hooks
+	result(res *evm.Result) (any, error)
+}
+
+func newTxTracer(cfg *backend.TraceConfig, st *state.StateDB) (txTracer, error) {
+	switch cfg.Tracer {
+	case "":
+		return &structLogger{cfg: cfg, st: st}, nil
+	case "callTracer":
+		return &callTracer{onlyTop: cfg.OnlyTopCall, withLog: cfg.WithLog}, nil
+	}
+	return nil, fmt.Errorf("tracer %q is not supported (the default struct logger and callTracer are)", cfg.Tracer)
+}
+
+// TraceBlock replays blk on its parent's state and traces every
+// transaction.
+func (b *Backend) TraceBlock(ctx context.Context, blk *types.Block, cfg *backend.TraceConfig) ([]backend.TxTrace, error) {
+	return b.traceBlock(ctx, blk, cfg, -1)
+}
+
+// TraceTransaction replays blk up to its transaction at index and traces
+// that one.
+func (b *Backend) TraceTransaction(ctx context.Context, blk *types.Block, index int, cfg *backend.TraceConfig) (json.RawMessage, error) {
+	res, err := b.traceBlock(ctx, blk, cfg, index)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != 1 {
+		var h types.Hash
+		if txs := blk.Transactions(); index >= 0 && index < len(txs) {
+			h = txs[index].Hash()
+		}
+		return nil, fmt.Errorf("transaction %s not at index %d of its block", h, index)
+	}
+	return res[0].Result, nil
+}
+
+// traceBlock replays blk on its parent's state, tracing the transaction at
+// index only (or every one when only < 0).
+func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend.TraceConfig, only int) ([]backend.TxTrace, error) {
+	if blk.Number() == 0 {
+		return nil, errors.New("genesis is not traceable")
+	}
+	parent, err := b.chain.DB().Block(blk.ParentHash())
+	if err != nil {
+		return nil, fmt.Errorf("parent of block %s: %w", blk.Hash(), err)
+	}
+	st, err := b.chain.StateAt(parent.Root())
+	if err != nil {
+		return nil, err
+	}
+	c := b.chain.Config
+	h := blk.HeaderRef()
+	fork := c.Fork(h.Number, h.Time)
+	deleteEmpty := fork >= forks.SpuriousDragon
+	vm := evm.NewEVM(c.BlockContext(h, b.chain.GetHash), st, c.ChainID, fork)
+	if h.ParentBeaconRoot != nil {
+		st.BeginTx(types.Hash{}, -1)
+		if _, err := vm.SystemCall(evm.BeaconRootsAddress, h.ParentBeaconRoot[:]); err != nil {
+			return nil, err
+		}
+		st.Finalise(deleteEmpty)
+	}
+	if fork >= forks.Prague {
+		st.BeginTx(types.Hash{}, -1)
+		if _, err := vm.SystemCall(evm.HistoryStorageAddress, h.ParentHash[:]); err != nil {
+			return nil, err
+		}
+		st.Finalise(deleteEmpty)
+	}
+	signer := c.Signer(h.Number, h.Time)
+	gp := evm.GasPool(h.GasLimit)
+	var out []backend.TxTrace
+	for i, tx := range blk.Transactions() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if only >= 0 && i > only {
+			break
+		}
+		from, err := signer.Sender(tx)
+		if err != nil {
+			return nil, err
+		}
+		var tr txTracer
+		vm.Config.Tracer = nil
+		if only < 0 || i == only {
+			if tr, err = newTxTracer(cfg, st); err != nil {
+				return nil, err
+			}
+			vm.Config.Tracer = tr.hooks()
+		}
+		st.BeginTx(tx.Hash(), i)
+		res, err := evm.ApplyMessage(vm, evm.TransactionToMessage(tx, from), &gp)
+		if err != nil {
+			return nil, fmt.Errorf("transaction %s: %w", tx.Hash(), err)
+		}
+		st.Finalise(deleteEmpty)
+		if tr != nil {
+			r, err := tr.result(res)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := json.Marshal(r)
+			if err != nil {
+				return nil, err
+			}
+			t := backend.TxTrace{TxHash: tx.Hash(), Result: raw}
+			if only >= 0 {
+				return []backend.TxTrace{t}, nil
+			}
+			out = append(out, t)
+		}
+	}
+	if out == nil {
+		out = []backend.TxTrace{}
+	}
+	return out, nil
+}
+
+// ---- struct logger ----
+
+type structLog struct {
+	PC         uint64            `json:"pc"`
+	Op         string            `json:"op"`
+	Gas        uint64            `json:"gas"`
+	GasCost    uint64            `json:"gasCost"`
+	Depth      int               `json:"depth"`
+	Stack      *[]string         `json:"stack,omitempty"`
+	Memory     *[]string         `json:"memory,omitempty"`
+	ReturnData string            `json:"returnData,omitempty"`
+	Storage    map[string]string `json:"storage,omitempty"`
+	Refund     uint64            `json:"refund,omitempty"`
+	Error      string            `json:"error,omitempty"`
+}
+
+// structLogger records every executed opcode (go-ethereum's default
+// tracer): the stack, optionally memory and the storage slots the
+// current contract touched so far.
+type structLogger struct {
+	cfg     *backend.TraceConfig
+	st      *state.StateDB
+	logs    []structLog
+	ctxs    []types.Address // storage context of each open frame
+	storage map[types.Address]map[types.Hash]types.Hash
+	lastRet []byte
+}
+
+func (l *structLogger) hooks() *evm.Hooks {
+	l.storage = map[types.Address]map[types.Hash]types.Hash{}
+	return &evm.Hooks{
+		OnEnter: func(_ int, typ byte, from, to types.Address, _ []byte, _ uint64, _ *uint256.Int) {
+			ctx := to
+			if typ == evm.FrameDelegateCall || typ == evm.FrameCallCode {
+				ctx = from
+			}
+			l.ctxs = append(l.ctxs, ctx)
+		},
+		OnExit: func(_ int, output []byte, _ uint64, _ error, _ bool) {
+			if n := len(l.ctxs); n > 0 {
+				l.ctxs = l.ctxs[:n-1]
+			}
+			l.lastRet = append(l.lastRet[:0], output...)
+		},
+		OnOpcode: l.onOpcode,
+	}
+}
+
+func (l *structLogger) onOpcode(pc uint64, op byte, gas, cost uint64, stack []uint256.Int, memory []byte, depth int, err error) {
+	e := structLog{PC: pc, Op: opName(op), Gas: gas, GasCost: cost, Depth: depth, Refund: l.st.GetRefund()}
+	if err != nil {
+		e.Error = err.Error()
+	}
+	if !l.cfg.DisableStack {
+		s := make([]string, len(stack))
+		for i := range stack {
+			s[i] = stack[i].Hex()
+		}
+		e.Stack = &s
+	}
+	if l.cfg.EnableMemory {
+		m := make([]string, 0, len(memory)/32)
+		for i := 0; i+32 <= len(memory); i += 32 {
+			m = append(m, fmt.Sprintf("%x", memory[i:i+32]))
+		}
+		e.Memory = &m
+	}
+	if l.cfg.EnableReturnData && len(l.lastRet) > 0 {
+		e.ReturnData = string(types.AppendHexBytes(nil, l.lastRet))
+	}
+	if !l.cfg.DisableStorage && (op == 0x54 || op == 0x55) && len(l.ctxs) > 0 && len(stack) >= 1 {
+		addr := l.ctxs[len(l.ctxs)-1]
+		slots := l.storage[addr]
+		if slots == nil {
+			slots = map[types.Hash]types.Hash{}
+			l.storage[addr] = slots
+		}
+		key := types.Hash(stack[len(stack)-1].Bytes32())
+		switch {
+		case op == 0x54:
+			slots[key] = l.st.GetState(addr, key)
+		case len(stack) >= 2:
+			slots[key] = types.Hash(stack[len(stack)-2].Bytes32())
+		}
+		e.Storage = make(map[string]string, len(slots))
+		for k, v := range slots {
+			e.Storage[k.Hex()] = v.Hex()
+		}
+	}
+	l.logs = append(l.logs, e)
+}
+
+func (l *structLogger) result(res *evm.Result) (any, error) {
+	logs := l.logs
+	if logs == nil {
+		logs = []structLog{}
+	}
+	return struct {
+		Gas         uint64      `json:"gas"`
+		Failed      bool        `json:"failed"`
+		ReturnValue string      `json:"returnValue"`
+		StructLogs  []structLog `json:"structLogs"`
+	}{res.UsedGas, res.Failed(), string(types.AppendHexBytes(nil, res.ReturnData)), logs}, nil
+}
+
+// ---- call tracer ----
+
+type callFrame struct {
+	Type         string          `json:"type"`
+	From         types.Address   `json:"from"`
+	Gas          types.HexUint64 `json:"gas"`
+	GasUsed      types.HexUint64 `json:"gasUsed"`
+	To           *types.Address  `json:"to,omitempty"`
+	Input        types.HexBytes  `json:"input"`
+	Output       types.HexBytes  `json:"output,omitempty"`
+	Error        string          `json:"error,omitempty"`
+	RevertReason string          `json:"revertReason,omitempty"`
+	Calls        []*callFrame    `json:"calls,omitempty"`
+	Logs         []callLog       `json:"logs,omitempty"`
+	Value        *types.HexU256  `json:"value,omitempty"`
+}
+
+type callLog struct {
+	Address types.Address  `json:"address"`
+	Topics  []types.Hash   `json:"topics"`
+	Data    types.HexBytes `json:"data"`
+}
+
+// callTracer builds the tree of call frames (go-ethereum's callTracer).
+type callTracer struct {
+	onlyTop bool
+	withLog bool
+	stack   []*callFrame
+	root    *callFrame
+}
+
+var frameNames = map[byte]string{
+	evm.FrameCall: "CALL", evm.FrameCallCode: "CALLCODE", evm.FrameDelegateCall: "DELEGATECALL",
+	evm.FrameStaticCall: "STATICCALL", evm.FrameCreate: "CREATE", evm.FrameCreate2: "CREATE2", evm.FrameSelfDestruct: "SELFDESTRUCT",
+}
+
+func (t *callTracer) hooks() *evm.Hooks {
+	return &evm.Hooks{
+		OnEnter: func(depth int, typ byte, from, to types.Address, input []byte, gas uint64, value *uint256.Int) {
+			f := &callFrame{Type: frameNames[typ], From: from, Gas: types.HexUint64(gas), Input: append([]byte{}, input...)}
+			toCopy := to
+			f.To = &toCopy
+			if value != nil && typ != evm.FrameDelegateCall && typ != evm.FrameStaticCall {
+				f.Value = (*types.HexU256)(new(uint256.Int).Set(value))
+			}
+			if depth == 0 {
+				t.root = f
+			} else if len(t.stack) > 0 && !t.onlyTop {
+				parent := t.stack[len(t.stack)-1]
+				parent.Calls = append(parent.Calls, f)
+			}
+			t.stack = append(t.stack, f)
+		},
+		OnExit: func(_ int, output []byte, gasUsed uint64, err error, reverted bool) {
+			n := len(t.stack)
+			if n == 0 {
+				return
+			}
+			f := t.stack[n-1]
+			t.stack = t.stack[:n-1]
+			f.GasUsed = types.HexUint64(gasUsed)
+			if len(output) > 0 {
+				f.Output = append([]byte{}, output...)
+			}
+			if err != nil {
+				f.Error = err.Error()
+				if errors.Is(err, evm.ErrExecutionReverted) {
+					if reason, ok := backend.UnpackRevert(output); ok {
+						f.RevertReason = reason
+					}
+				}
+				if f.Type == "CREATE" || f.Type == "CREATE2" {
+					f.To = nil
+				}
+				f.Logs = nil
+			}
+		},
+	}
+}
+
+func (t *callTracer) result(res *evm.Result) (any, error) {
+	if t.root == nil {
+		return nil, errors.New("call tracer saw no call frame")
+	}
+	// The top frame reports the transaction's gas, intrinsic cost included.
+	t.root.GasUsed = types.HexUint64(res.UsedGas)
+	return t.root, nil
+}
+
+// opName is an opcode's mnemonic.
+func opName(op byte) string {
+	if name := opNames[op]; name != "" {
+		return name
+	}
+	switch {
+	case op >= 0x60 && op <= 0x7f:
+		return fmt.Sprintf("PUSH%d", op-0x5f)
+	case op >= 0x80 && op <= 0x8f:
+		return fmt.Sprintf("DUP%d", op-0x7f)
+	case op >= 0x90 && op <= 0x9f:
+		return fmt.Sprintf("SWAP%d", op-0x8f)
+	case op >= 0xa0 && op <= 0xa4:
+		return fmt.Sprintf("LOG%d", op-0xa0)
+	}
+	return fmt.Sprintf("opcode %#x not defined", op)
+}
+
+var opNames = func() [256]string {
+	var t [256]string
+	for i, n := range strings.Fields(`STOP ADD MUL SUB DIV SDIV MOD SMOD ADDMOD MULMOD EXP SIGNEXTEND`) {
+		t[i] = n
+	}
+	for i, n := range strings.Fields(`LT GT SLT SGT EQ ISZERO AND OR XOR NOT BYTE SHL SHR SAR CLZ`) {
+		t[0x10+i] = n
+	}
+	t[0x20] = "KECCAK256"
+	for i, n := range strings.Fields(`ADDRESS BALANCE ORIGIN CALLER CALLVALUE CALLDATALOAD CALLDATASIZE CALLDATACOPY CODESIZE CODECOPY GASPRICE EXTCODESIZE EXTCODECOPY RETURNDATASIZE RETURNDATACOPY EXTCODEHASH`) {
+		t[0x30+i] = n
+	}
+	for i, n := range strings.Fields(`BLOCKHASH COINBASE TIMESTAMP NUMBER PREVRANDAO GASLIMIT CHAINID SELFBALANCE BASEFEE BLOBHASH BLOBBASEFEE`) {
+		t[0x40+i] = n
+	}
+	for i, n := range strings.Fields(`POP MLOAD MSTORE MSTORE8 SLOAD SSTORE JUMP JUMPI PC MSIZE GAS JUMPDEST TLOAD TSTORE MCOPY PUSH0`) {
+		t[0x50+i] = n
+	}
+	for i, n := range strings.Fields(`CREATE CALL CALLCODE RETURN DELEGATECALL CREATE2`) {
+		t[0xf0+i] = n
+	}
+	t[0xfa], t[0xfd], t[0xfe], t[0xff] = "STATICCALL", "REVERT", "INVALID", "SELFDESTRUCT"
+	return t
+}()

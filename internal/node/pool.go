@@ -1,0 +1,38 @@
+package node
+
+import (
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/forks"
+	"github.com/chaind/chaind/internal/txpool"
+)
+
+// poolHead describes the next block to the pool.
+func poolHead(c *chain.Chain) (txpool.Head, error) {
+	head := c.Head()
+	h := head.HeaderRef()
+	cfg := c.Config
+	next, t := h.Number+1, h.Time+1
+	st, err := c.StateAt(h.Root)
+	if err != nil {
+		return txpool.Head{}, err
+	}
+	ph := txpool.Head{
+		Signer:   cfg.Signer(next, t),
+		Fork:     cfg.Fork(next, t),
+		GasLimit: h.GasLimit,
+		State:    st,
+	}
+	if cfg.IsLondon(next) {
+		ph.BaseFee = cfg.CalcBaseFee(h)
+	}
+	if ph.Fork >= forks.Cancun {
+		bc := cfg.Blob(next, t)
+		ph.MaxBlobs = bc.Max
+		if h.ExcessBlobGas != nil {
+			ph.BlobBaseFee = bc.BaseFee(bc.ExcessBlobGas(ph.Fork, *h.ExcessBlobGas, *h.BlobGasUsed, h.BaseFee))
+		} else {
+			ph.BlobBaseFee = bc.BaseFee(0)
+		}
+	}
+	return ph, nil
+}

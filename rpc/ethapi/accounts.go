@@ -1,0 +1,198 @@
+package ethapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
+	"github.com/holiman/uint256"
+)
+
+type accountsAPI struct {
+	b    Backend
+	keys backend.Accounts
+	eth  *ethAPI
+}
+
+// RegisterAccounts installs the node-held account methods (eth_accounts,
+// eth_sign, personal_sign, eth_signTransaction, eth_sendTransaction); keys
+// may be nil for a node that holds none.
+func RegisterAccounts(s *rpc.Server, b Backend, keys backend.Accounts, opts EthOptions) {
+	api := &accountsAPI{b: b, keys: keys, eth: &ethAPI{b: b, opts: opts.withDefaults()}}
+	register(s, "eth_accounts", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		if keys == nil {
+			return []types.Address{}, nil
+		}
+		return keys.Accounts(), nil
+	})
+	register(s, "eth_coinbase", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		if keys == nil || len(keys.Accounts()) == 0 {
+			return nil, errors.New("etherbase must be explicitly specified")
+		}
+		return keys.Accounts()[0], nil
+	})
+	register(s, "eth_sign", 2, 2, api.sign)
+	// personal_sign is eth_sign with the parameters swapped. geth dropped
+	// the personal namespace with its account manager, but anvil serves
+	// this method and ethers' JsonRpcSigner.signMessage and viem's
+	// JSON-RPC accounts call it, so a dev node answers it too.
+	register(s, "personal_sign", 2, 2, func(_ context.Context, p rpc.Params) (any, error) {
+		return api.signMessage(p, 1, 0)
+	})
+	register(s, "eth_signTransaction", 1, 1, api.signTransaction)
+	register(s, "eth_sendTransaction", 1, 1, api.sendTransaction)
+}
+
+func (api *accountsAPI) sign(_ context.Context, p rpc.Params) (any, error) {
+	return api.signMessage(p, 0, 1)
+}
+
+// signMessage signs the EIP-191 message at parameter dataPos with the
+// account at parameter addrPos.
+func (api *accountsAPI) signMessage(p rpc.Params, addrPos, dataPos int) (any, error) {
+	var addr types.Address
+	if err := p.Decode(addrPos, &addr); err != nil {
+		return nil, err
+	}
+	var data types.HexBytes
+	if err := p.Decode(dataPos, &data); err != nil {
+		return nil, err
+	}
+	if api.keys == nil {
+		return nil, backend.ErrUnknownAccount
+	}
+	// EIP-191 personal message, as eth_sign has meant since geth 1.5.
+	digest := crypto.Keccak256([]byte(fmt.Sprintf("\x19Ethereum Signed Message:\n%d", len(data))), data)
+	sig, err := api.keys.SignHash(addr, digest)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return types.HexBytes(sig), nil
+}
+
+// fill completes a transaction object with node defaults: nonce from the
+// pool, gas by estimation, fees from the oracle, type from the fields.
+func (api *accountsAPI) fill(ctx context.Context, args *CallArgs) (*types.Transaction, error) {
+	if args.From == nil {
+		return nil, errors.New("from address is required")
+	}
+	ba := args.toBackend()
+	data, err := ba.CallData()
+	if err != nil {
+		return nil, err
+	}
+	if args.To == nil && len(data) == 0 {
+		return nil, errors.New(`contract creation without any data provided`)
+	}
+	head := api.b.Head()
+	nonce := api.b.PendingNonce(*args.From)
+	if args.Nonce != nil {
+		nonce = uint64(*args.Nonce)
+	}
+	value := new(uint256.Int)
+	if args.Value != nil {
+		value.Set(args.Value.Int())
+	}
+	if args.Gas == nil {
+		gas, err := api.b.EstimateGas(ctx, &backend.CallRequest{Block: head, Args: args.toBackend()})
+		if err != nil {
+			return nil, err
+		}
+		g := types.HexUint64(gas)
+		args.Gas = &g
+	}
+	var al types.AccessList
+	if args.AccessList != nil {
+		al = *args.AccessList
+	}
+	chainID := uint256.NewInt(api.b.ChainID())
+	if args.ChainID != nil && !args.ChainID.Int().Eq(chainID) {
+		return nil, fmt.Errorf("chainId does not match node's (have=%s, want=%s)", args.ChainID.Int(), chainID)
+	}
+	nextBaseFee := api.b.NextBaseFee(head.HeaderRef())
+	if args.GasPrice != nil || nextBaseFee == nil {
+		price := api.eth.suggestTip()
+		if bf := head.BaseFee(); bf != nil {
+			price.Add(price, bf)
+		}
+		if args.GasPrice != nil {
+			price = args.GasPrice.Int()
+		}
+		if args.AccessList != nil {
+			return types.NewTx(&types.AccessListTx{ChainID: *chainID, Nonce: nonce, GasPrice: *price, Gas: uint64(*args.Gas),
+				To: args.To, Value: *value, Data: data, AccessList: al}), nil
+		}
+		return types.NewTx(&types.LegacyTx{Nonce: nonce, GasPrice: *price, Gas: uint64(*args.Gas), To: args.To, Value: *value, Data: data}), nil
+	}
+	tip := api.eth.suggestTip()
+	if args.MaxPriorityFeePerGas != nil {
+		tip = args.MaxPriorityFeePerGas.Int()
+	}
+	var feeCap *uint256.Int
+	if args.MaxFeePerGas != nil {
+		feeCap = args.MaxFeePerGas.Int()
+	} else {
+		// Twice the next base fee plus the tip survives six full blocks.
+		feeCap = new(uint256.Int).Mul(nextBaseFee, uint256.NewInt(2))
+		feeCap.Add(feeCap, tip)
+	}
+	if feeCap.Lt(tip) {
+		return nil, fmt.Errorf("maxFeePerGas (%s) < maxPriorityFeePerGas (%s)", feeCap, tip)
+	}
+	return types.NewTx(&types.DynamicFeeTx{ChainID: *chainID, Nonce: nonce, GasTipCap: *tip, GasFeeCap: *feeCap,
+		Gas: uint64(*args.Gas), To: args.To, Value: *value, Data: data, AccessList: al}), nil
+}
+
+func (api *accountsAPI) signArgs(ctx context.Context, p rpc.Params) (*types.Transaction, error) {
+	var args CallArgs
+	if err := p.Decode(0, &args); err != nil {
+		return nil, err
+	}
+	if api.keys == nil {
+		return nil, backend.ErrUnknownAccount
+	}
+	tx, err := api.fill(ctx, &args)
+	if err != nil {
+		return nil, err
+	}
+	head := api.b.Head()
+	signer := api.b.Signer(head.Number()+1, head.Time()+1)
+	sig, err := api.keys.SignHash(*args.From, signer.SigningHash(tx))
+	if err != nil {
+		return nil, err
+	}
+	return tx.WithSignature(signer, sig)
+}
+
+func (api *accountsAPI) signTransaction(ctx context.Context, p rpc.Params) (any, error) {
+	tx, err := api.signArgs(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	from, _ := types.Sender(tx)
+	return struct {
+		Raw types.HexBytes  `json:"raw"`
+		Tx  json.RawMessage `json:"tx"`
+	}{raw, types.TxJSON(tx, from, nil)}, nil
+}
+
+func (api *accountsAPI) sendTransaction(ctx context.Context, p rpc.Params) (any, error) {
+	tx, err := api.signArgs(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := api.b.SendTransaction(ctx, tx); err != nil {
+		return nil, err
+	}
+	return tx.Hash(), nil
+}

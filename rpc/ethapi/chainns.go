@@ -1,0 +1,200 @@
+package ethapi
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/rpc"
+)
+
+// nodeInfo is one element of chain_getNodeList.
+type nodeInfo struct {
+	ID        string `json:"id"`
+	IP        string `json:"ip"`
+	Port      int    `json:"port"`
+	PublicKey string `json:"publicKey"`
+}
+
+// networkAccount is the result of chain_getNetworkAccount: amounts are
+// hex wei without 0x and intervals are milliseconds, as the network this
+// interface comes from renders them.
+type networkAccount struct {
+	ActiveVersion       string         `json:"activeVersion"`
+	LatestVersion       string         `json:"latestVersion"`
+	MinVersion          string         `json:"minVersion"`
+	CertCycleDuration   uint64         `json:"certCycleDuration"`
+	MaintenanceFee      uint64         `json:"maintenanceFee"`
+	MaintenanceInterval uint64         `json:"maintenanceInterval"`
+	Penalty             amount         `json:"penalty"`
+	Slashing            slashingParams `json:"slashing"`
+	Reward              reward         `json:"reward"`
+	RequiredStake       amount         `json:"requiredStake"`
+	RestakeCooldown     uint64         `json:"restakeCooldown"`
+	Timestamp           uint64         `json:"timestamp"`
+}
+
+// amount is a currency amount in hex wei without 0x.
+type amount struct {
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// reward is the node reward and the interval (ms) it is paid per.
+type reward struct {
+	Amount             string `json:"amount"`
+	Currency           string `json:"currency"`
+	NodeRewardInterval uint64 `json:"nodeRewardInterval"`
+}
+
+// slashingParams are the penalty fractions.
+type slashingParams struct {
+	LeftNetworkEarlyPenaltyPercent float64 `json:"leftNetworkEarlyPenaltyPercent"`
+	NodeRefutedPenaltyPercent      float64 `json:"nodeRefutedPenaltyPercent"`
+	SyncTimeoutPenaltyPercent      float64 `json:"syncTimeoutPenaltyPercent"`
+}
+
+// cycleInfo is one cycle record: times in ms, duration and maxSyncTime in
+// seconds.
+type cycleInfo struct {
+	CycleCounter uint64     `json:"cycleCounter"`
+	StartTime    uint64     `json:"startTime"`
+	EndTime      uint64     `json:"endTime"`
+	Nodes        nodeCounts `json:"nodes"`
+	Desired      uint64     `json:"desired"`
+	Duration     uint64     `json:"duration"`
+	MaxSyncTime  uint64     `json:"maxSyncTime"`
+	Timestamp    uint64     `json:"timestamp"`
+}
+
+// nodeCounts counts nodes by state.
+type nodeCounts struct {
+	Active  int `json:"active"`
+	Standby int `json:"standby"`
+	Syncing int `json:"syncing"`
+}
+
+func renderNode(n backend.NodeInfo) nodeInfo {
+	return nodeInfo{ID: hex.EncodeToString(n.ID), IP: n.IP, Port: n.Port, PublicKey: hex.EncodeToString(n.PublicKey)}
+}
+
+// hexAmount is an amount as hex without 0x.
+func hexAmount(a backend.Amount) amount {
+	return amount{Amount: strings.TrimPrefix(a.Amount.Hex(), "0x"), Currency: a.Currency}
+}
+
+func millis(d time.Duration) uint64 { return uint64(d.Milliseconds()) }
+
+func renderNetworkAccount(a backend.NetworkAccount) networkAccount {
+	return networkAccount{
+		ActiveVersion: a.ActiveVersion, LatestVersion: a.LatestVersion, MinVersion: a.MinVersion,
+		CertCycleDuration:   a.CertCycleDuration,
+		MaintenanceFee:      a.MaintenanceFee,
+		MaintenanceInterval: millis(a.MaintenanceInterval),
+		Penalty:             hexAmount(a.Penalty),
+		Slashing: slashingParams{
+			LeftNetworkEarlyPenaltyPercent: a.Slashing.LeftNetworkEarlyPenaltyPercent,
+			NodeRefutedPenaltyPercent:      a.Slashing.NodeRefutedPenaltyPercent,
+			SyncTimeoutPenaltyPercent:      a.Slashing.SyncTimeoutPenaltyPercent,
+		},
+		Reward:          reward{Amount: hexAmount(a.Reward).Amount, Currency: a.Reward.Currency, NodeRewardInterval: millis(a.RewardInterval)},
+		RequiredStake:   hexAmount(a.RequiredStake),
+		RestakeCooldown: millis(a.RestakeCooldown),
+		Timestamp:       uint64(a.Timestamp.UnixMilli()),
+	}
+}
+
+func renderCycle(c *backend.CycleInfo) *cycleInfo {
+	return &cycleInfo{
+		CycleCounter: c.Counter,
+		StartTime:    uint64(c.Start.UnixMilli()),
+		EndTime:      uint64(c.End.UnixMilli()),
+		Nodes:        nodeCounts{Active: c.Nodes.Active, Standby: c.Nodes.Standby, Syncing: c.Nodes.Syncing},
+		Desired:      c.Desired,
+		Duration:     uint64(c.Duration / time.Second),
+		MaxSyncTime:  uint64(c.MaxSyncTime / time.Second),
+		Timestamp:    uint64(c.Timestamp.UnixMilli()),
+	}
+}
+
+const (
+	nodeListDefaultLimit = 100
+	nodeListMaxLimit     = 1000
+)
+
+type nodeList struct {
+	Nodes      []nodeInfo `json:"nodes"`
+	TotalNodes int        `json:"totalNodes"`
+	Page       int        `json:"page"`
+	Limit      int        `json:"limit"`
+	TotalPages int        `json:"totalPages"`
+}
+
+// RegisterChain installs chain_getNodeList, chain_getNetworkAccount and
+// chain_getCycleInfo.
+func RegisterChain(s *rpc.Server, nb backend.Validators) {
+	register(s, "chain_getNodeList", 0, 1, func(_ context.Context, p rpc.Params) (any, error) {
+		var opts struct {
+			Page  *int `json:"page"`
+			Limit *int `json:"limit"`
+		}
+		if p.Has(0) {
+			if err := json.Unmarshal(p[0], &opts); err != nil {
+				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: expected an object {page, limit} or no parameters"}
+			}
+		}
+		page, limit := 1, nodeListDefaultLimit
+		if opts.Page != nil {
+			if *opts.Page < 1 {
+				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: page must be 1 or greater"}
+			}
+			page = *opts.Page
+		}
+		if opts.Limit != nil {
+			limit = min(max(*opts.Limit, 1), nodeListMaxLimit)
+		}
+		all := nb.Nodes()
+		out := nodeList{Nodes: []nodeInfo{}, TotalNodes: len(all), Page: page, Limit: limit,
+			TotalPages: (len(all) + limit - 1) / limit}
+		// Bound the page before multiplying: (page-1)*limit overflows for
+		// huge pages.
+		if page-1 < out.TotalPages {
+			start := (page - 1) * limit
+			for _, n := range all[start:min(start+limit, len(all))] {
+				out.Nodes = append(out.Nodes, renderNode(n))
+			}
+		}
+		return out, nil
+	})
+	register(s, "chain_getNetworkAccount", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		a, err := nb.NetworkAccount()
+		if err != nil {
+			return nil, err
+		}
+		return renderNetworkAccount(a), nil
+	})
+	register(s, "chain_getCycleInfo", 0, 1, func(_ context.Context, p rpc.Params) (any, error) {
+		var n *uint64
+		if p.Has(0) {
+			var v uint64
+			if err := json.Unmarshal(p[0], &v); err != nil {
+				var q Quantity
+				if json.Unmarshal(p[0], &q) != nil {
+					return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: expected a single cycle number or null"}
+				}
+				v = uint64(q)
+			}
+			n = &v
+		}
+		ci, err := nb.CycleInfo(n)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			CycleInfo *cycleInfo `json:"cycleInfo"`
+		}{renderCycle(ci)}, nil
+	})
+}

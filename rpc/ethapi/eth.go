@@ -1,0 +1,432 @@
+package ethapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
+	"github.com/holiman/uint256"
+)
+
+// EthOptions configure the Ethereum namespaces.
+type EthOptions struct {
+	ClientVersion string
+	LogRange      uint64 // eth_getLogs block range cap (default 10,000)
+	LogLimit      int    // eth_getLogs result cap (default 10,000)
+}
+
+// withDefaults fills the limits of a node that does not say otherwise:
+// generous enough for explorers and indexers, small enough that one query
+// cannot hold the node for long.
+func (o EthOptions) withDefaults() EthOptions {
+	if o.LogRange == 0 {
+		o.LogRange = 10_000
+	}
+	if o.LogLimit == 0 {
+		o.LogLimit = 10_000
+	}
+	return o
+}
+
+type ethAPI struct {
+	b    Backend
+	opts EthOptions
+}
+
+// RegisterEth installs the eth_, net_, web3_, debug_, testing_ and
+// txpool_ methods.
+func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
+	api := &ethAPI{b: b, opts: opts.withDefaults()}
+	chainID := b.ChainID()
+	constant := func(name string, v any) {
+		register(s, name, 0, 0, func(context.Context, rpc.Params) (any, error) { return v, nil })
+	}
+	constant("eth_chainId", types.HexUint64(chainID))
+	constant("net_version", strconv.FormatUint(chainID, 10))
+	constant("net_listening", true)
+	register(s, "net_peerCount", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		return types.HexUint64(b.PeerCount()), nil
+	})
+	constant("web3_clientVersion", opts.ClientVersion)
+	constant("eth_mining", false)
+	constant("eth_hashrate", "0x0")
+	constant("eth_getWork", []string{})
+	constant("eth_protocolVersion", "0x44")
+	register(s, "web3_sha3", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
+		var data types.HexBytes
+		if err := p.Decode(0, &data); err != nil {
+			return nil, err
+		}
+		h := crypto.Keccak256(data)
+		return types.Hash(h), nil
+	})
+	register(s, "eth_blockNumber", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		return types.HexUint64(b.Head().Number()), nil
+	})
+	register(s, "eth_syncing", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		if st, ok := b.Syncing(); ok {
+			return syncStatus(st), nil
+		}
+		return false, nil
+	})
+
+	register(s, "eth_getBlockByNumber", 1, 2, api.getBlockByNumber)
+	register(s, "eth_getBlockByHash", 1, 2, api.getBlockByHash)
+	register(s, "eth_getBlockTransactionCountByNumber", 1, 1, api.txCount(false))
+	register(s, "eth_getBlockTransactionCountByHash", 1, 1, api.txCount(true))
+	register(s, "eth_getUncleCountByBlockNumber", 1, 1, api.uncleCount(false))
+	register(s, "eth_getUncleCountByBlockHash", 1, 1, api.uncleCount(true))
+	register(s, "eth_getUncleByBlockNumberAndIndex", 2, 2, api.uncle(false))
+	register(s, "eth_getUncleByBlockHashAndIndex", 2, 2, api.uncle(true))
+	register(s, "eth_getTransactionByHash", 1, 1, api.getTransactionByHash)
+	register(s, "eth_getTransactionByBlockNumberAndIndex", 2, 2, api.txByIndex(false))
+	register(s, "eth_getTransactionByBlockHashAndIndex", 2, 2, api.txByIndex(true))
+	register(s, "eth_getTransactionReceipt", 1, 1, api.getTransactionReceipt)
+	register(s, "eth_getBlockReceipts", 1, 1, api.getBlockReceipts)
+
+	register(s, "eth_getBalance", 1, 2, api.getBalance)
+	register(s, "eth_getTransactionCount", 1, 2, api.getTransactionCount)
+	register(s, "eth_getCode", 1, 2, api.getCode)
+	register(s, "eth_getStorageAt", 2, 3, api.getStorageAt)
+	register(s, "eth_getStorageValues", 1, 2, api.getStorageValues)
+	register(s, "eth_getProof", 2, 3, api.getProof)
+	register(s, "eth_sendRawTransaction", 1, 1, api.sendRawTransaction)
+
+	register(s, "eth_call", 1, 4, api.call)
+	register(s, "eth_estimateGas", 1, 4, api.estimateGas)
+	register(s, "eth_createAccessList", 1, 2, api.createAccessList)
+	register(s, "eth_simulateV1", 1, 2, api.simulate)
+
+	register(s, "eth_gasPrice", 0, 0, api.gasPrice)
+	register(s, "eth_maxPriorityFeePerGas", 0, 0, api.maxPriorityFee)
+	register(s, "eth_feeHistory", 2, 3, api.feeHistory)
+	register(s, "eth_blobBaseFee", 0, 0, api.blobBaseFee)
+	register(s, "eth_baseFee", 0, 0, api.baseFee)
+	register(s, "eth_config", 0, 0, api.config)
+
+	register(s, "eth_getLogs", 1, 1, api.getLogs)
+
+	register(s, "debug_getRawBlock", 1, 1, api.rawBlock)
+	register(s, "debug_getRawHeader", 1, 1, api.rawHeader)
+	register(s, "debug_getRawReceipts", 1, 1, api.rawReceipts)
+	register(s, "debug_getRawTransaction", 1, 1, api.rawTransaction)
+	register(s, "testing_buildBlockV1", 2, 4, api.buildBlock)
+	register(s, "debug_traceTransaction", 1, 2, api.traceTransaction)
+	register(s, "debug_traceBlockByNumber", 1, 2, api.traceBlockByNumber)
+	register(s, "debug_traceBlockByHash", 1, 2, api.traceBlockByHash)
+	registerTxPool(s, b)
+}
+
+// syncStatus is eth_syncing's object form.
+func syncStatus(p backend.SyncProgress) any {
+	return struct {
+		StartingBlock types.HexUint64 `json:"startingBlock"`
+		CurrentBlock  types.HexUint64 `json:"currentBlock"`
+		HighestBlock  types.HexUint64 `json:"highestBlock"`
+	}{types.HexUint64(p.StartingBlock), types.HexUint64(p.CurrentBlock), types.HexUint64(p.HighestBlock)}
+}
+
+// blockRef decodes parameter i as a block reference, "latest" when absent.
+func blockRef(p rpc.Params, i int) (BlockRef, error) {
+	ref := latestRef
+	if _, err := p.Optional(i, &ref); err != nil {
+		return ref, err
+	}
+	return ref, nil
+}
+
+func (api *ethAPI) renderBlock(blk *types.Block, full bool) json.RawMessage {
+	signer := api.b.Signer(blk.Number(), blk.Time())
+	return types.BlockJSON(blk, types.BlockJSONOptions{FullTx: full, Signer: &signer})
+}
+
+func (api *ethAPI) getBlockByNumber(_ context.Context, p rpc.Params) (any, error) {
+	var ref BlockRef
+	if err := p.Decode(0, &ref); err != nil {
+		return nil, err
+	}
+	var full bool
+	if _, err := p.Optional(1, &full); err != nil {
+		return nil, err
+	}
+	blk, err := resolve(api.b, ref)
+	if err != nil || blk == nil {
+		return nil, err
+	}
+	return api.renderBlock(blk, full), nil
+}
+
+func (api *ethAPI) getBlockByHash(_ context.Context, p rpc.Params) (any, error) {
+	var h types.Hash
+	if err := p.Decode(0, &h); err != nil {
+		return nil, err
+	}
+	var full bool
+	if _, err := p.Optional(1, &full); err != nil {
+		return nil, err
+	}
+	blk, err := orNil(api.b.BlockByHash(h))
+	if err != nil || blk == nil {
+		return nil, err
+	}
+	return api.renderBlock(blk, full), nil
+}
+
+// blockParam decodes parameter 0 as a hash (byHash) or a number/tag.
+func (api *ethAPI) blockParam(p rpc.Params, byHash bool) (*types.Block, error) {
+	if byHash {
+		var h types.Hash
+		if err := p.Decode(0, &h); err != nil {
+			return nil, err
+		}
+		return orNil(api.b.BlockByHash(h))
+	}
+	var ref BlockRef
+	if err := p.Decode(0, &ref); err != nil {
+		return nil, err
+	}
+	return resolve(api.b, ref)
+}
+
+func (api *ethAPI) txCount(byHash bool) rpc.Handler {
+	return func(_ context.Context, p rpc.Params) (any, error) {
+		blk, err := api.blockParam(p, byHash)
+		if err != nil || blk == nil {
+			return nil, err
+		}
+		return types.HexUint64(len(blk.Transactions())), nil
+	}
+}
+
+func (api *ethAPI) uncleCount(byHash bool) rpc.Handler {
+	return func(_ context.Context, p rpc.Params) (any, error) {
+		blk, err := api.blockParam(p, byHash)
+		if err != nil || blk == nil {
+			return nil, err
+		}
+		return types.HexUint64(len(blk.Uncles())), nil
+	}
+}
+
+func (api *ethAPI) uncle(byHash bool) rpc.Handler {
+	return func(_ context.Context, p rpc.Params) (any, error) {
+		blk, err := api.blockParam(p, byHash)
+		if err != nil || blk == nil {
+			return nil, err
+		}
+		var idx Quantity
+		if err := p.Decode(1, &idx); err != nil {
+			return nil, err
+		}
+		if uint64(idx) >= uint64(len(blk.Uncles())) {
+			return nil, nil
+		}
+		u := blk.Uncles()[idx]
+		return types.BlockJSON(types.NewBlockWithHeader(u), types.BlockJSONOptions{}), nil
+	}
+}
+
+func (api *ethAPI) txAt(blk *types.Block, i int) json.RawMessage {
+	tx := blk.Transactions()[i]
+	signer := api.b.Signer(blk.Number(), blk.Time())
+	from, _ := signer.Sender(tx)
+	return types.TxJSON(tx, from, &types.TxLocation{
+		BlockHash: blk.Hash(), BlockNumber: blk.Number(), BlockTime: blk.Time(), Index: uint64(i), BaseFee: blk.BaseFee(),
+	})
+}
+
+func (api *ethAPI) getTransactionByHash(_ context.Context, p rpc.Params) (any, error) {
+	var h types.Hash
+	if err := p.Decode(0, &h); err != nil {
+		return nil, err
+	}
+	if bh, idx, ok := api.b.TxLookup(h); ok {
+		blk, err := api.b.BlockByHash(bh)
+		if err != nil {
+			return nil, err
+		}
+		return api.txAt(blk, idx), nil
+	}
+	if tx, from, ok := api.b.PoolTransaction(h); ok {
+		return types.TxJSON(tx, from, nil), nil
+	}
+	return nil, nil
+}
+
+func (api *ethAPI) txByIndex(byHash bool) rpc.Handler {
+	return func(_ context.Context, p rpc.Params) (any, error) {
+		blk, err := api.blockParam(p, byHash)
+		if err != nil || blk == nil {
+			return nil, err
+		}
+		var idx Quantity
+		if err := p.Decode(1, &idx); err != nil {
+			return nil, err
+		}
+		if uint64(idx) >= uint64(len(blk.Transactions())) {
+			return nil, nil
+		}
+		return api.txAt(blk, int(idx)), nil
+	}
+}
+
+func (api *ethAPI) getTransactionReceipt(_ context.Context, p rpc.Params) (any, error) {
+	var h types.Hash
+	if err := p.Decode(0, &h); err != nil {
+		return nil, err
+	}
+	bh, idx, ok := api.b.TxLookup(h)
+	if !ok {
+		return nil, nil
+	}
+	blk, err := api.b.BlockByHash(bh)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := api.b.Receipts(blk)
+	if err != nil {
+		return nil, err
+	}
+	if idx >= len(rs) {
+		return nil, fmt.Errorf("receipt %d of block %s missing", idx, bh)
+	}
+	return rs[idx], nil
+}
+
+func (api *ethAPI) getBlockReceipts(_ context.Context, p rpc.Params) (any, error) {
+	var ref BlockRef
+	if err := p.Decode(0, &ref); err != nil {
+		return nil, err
+	}
+	blk, err := resolve(api.b, ref)
+	if err != nil || blk == nil {
+		return nil, err
+	}
+	rs, err := api.b.Receipts(blk)
+	if err != nil {
+		return nil, err
+	}
+	if rs == nil {
+		rs = types.Receipts{}
+	}
+	return rs, nil
+}
+
+// stateAt opens the state of the block named by parameter refPos
+// ("latest" when absent); an unknown block is an error.
+func (api *ethAPI) stateAt(p rpc.Params, refPos int) (*types.Block, backend.State, error) {
+	ref, err := blockRef(p, refPos)
+	if err != nil {
+		return nil, nil, err
+	}
+	blk, err := resolveState(api.b, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := api.b.StateAt(blk.HeaderRef())
+	return blk, st, err
+}
+
+// addrAndState decodes an address at position 0 and opens the state of
+// the block at refPos.
+func (api *ethAPI) addrAndState(p rpc.Params, refPos int) (types.Address, backend.State, error) {
+	var addr types.Address
+	if err := p.Decode(0, &addr); err != nil {
+		return addr, nil, err
+	}
+	_, st, err := api.stateAt(p, refPos)
+	return addr, st, err
+}
+
+func (api *ethAPI) getBalance(_ context.Context, p rpc.Params) (any, error) {
+	addr, st, err := api.addrAndState(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	return (*types.HexU256)(new(uint256.Int).Set(st.Balance(addr))), nil
+}
+
+func (api *ethAPI) getTransactionCount(_ context.Context, p rpc.Params) (any, error) {
+	ref, err := blockRef(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	if ref.Tag == "pending" {
+		var addr types.Address
+		if err := p.Decode(0, &addr); err != nil {
+			return nil, err
+		}
+		return types.HexUint64(api.b.PendingNonce(addr)), nil
+	}
+	addr, st, err := api.addrAndState(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	return types.HexUint64(st.Nonce(addr)), nil
+}
+
+func (api *ethAPI) getCode(_ context.Context, p rpc.Params) (any, error) {
+	addr, st, err := api.addrAndState(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	return types.HexBytes(st.Code(addr)), nil
+}
+
+// storageKey parses a storage slot the way go-ethereum does: any hex of up
+// to 32 bytes, left-padded.
+func storageKey(raw json.RawMessage) (types.Hash, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return types.Hash{}, fmt.Errorf("unable to decode storage key: %v", err)
+	}
+	b, err := types.ParseBytes(evenHex(s))
+	if err != nil || len(b) > 32 {
+		return types.Hash{}, errors.New("unable to decode storage key: hex string invalid")
+	}
+	return types.BytesToHash(b), nil
+}
+
+func evenHex(s string) string {
+	if len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X") && len(s)%2 == 1 {
+		return "0x0" + s[2:]
+	}
+	return s
+}
+
+func (api *ethAPI) getStorageAt(_ context.Context, p rpc.Params) (any, error) {
+	var addr types.Address
+	if err := p.Decode(0, &addr); err != nil {
+		return nil, err
+	}
+	key, err := storageKey(p[1])
+	if err != nil {
+		return nil, err
+	}
+	_, st, err := api.stateAt(p, 2)
+	if err != nil {
+		return nil, err
+	}
+	return st.Storage(addr, key), nil
+}
+
+func (api *ethAPI) sendRawTransaction(ctx context.Context, p rpc.Params) (any, error) {
+	var raw types.HexBytes
+	if err := p.Decode(0, &raw); err != nil {
+		return nil, err
+	}
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid transaction: " + err.Error()}
+	}
+	if err := api.b.SendTransaction(ctx, tx); err != nil {
+		return nil, err
+	}
+	return tx.Hash(), nil
+}

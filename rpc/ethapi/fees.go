@@ -1,0 +1,219 @@
+package ethapi
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
+	"github.com/holiman/uint256"
+)
+
+const (
+	feeHistoryMaxBlocks = 1024
+	gasPriceBlocks      = 20              // blocks sampled by eth_gasPrice
+	gasPricePercentile  = 60              // of the tips paid in them
+	minSuggestedTip     = 1_000_000       // 0.001 gwei: never suggest zero
+	defaultTip          = 1_000_000_000   // 1 gwei when recent blocks are empty
+	maxSuggestedTip     = 500_000_000_000 // 500 gwei
+)
+
+// suggestTip is the 60th percentile of the tips paid in recent blocks
+// (go-ethereum's oracle, simplified to one sample list).
+func (api *ethAPI) suggestTip() *uint256.Int {
+	head := api.b.Head()
+	var tips []*uint256.Int
+	for n, i := head.Number(), 0; i < gasPriceBlocks; i++ {
+		blk, err := api.b.BlockByNumber(n)
+		if err != nil {
+			break
+		}
+		for _, tx := range blk.Transactions() {
+			if t, err := tx.EffectiveGasTip(blk.BaseFee()); err == nil {
+				tips = append(tips, t)
+			}
+		}
+		if n == 0 {
+			break
+		}
+		n--
+	}
+	if len(tips) == 0 {
+		return uint256.NewInt(defaultTip)
+	}
+	sort.Slice(tips, func(i, j int) bool { return tips[i].Lt(tips[j]) })
+	tip := new(uint256.Int).Set(tips[(len(tips)-1)*gasPricePercentile/100])
+	if tip.LtUint64(minSuggestedTip) {
+		tip.SetUint64(minSuggestedTip)
+	}
+	if tip.GtUint64(maxSuggestedTip) {
+		tip.SetUint64(maxSuggestedTip)
+	}
+	return tip
+}
+
+func (api *ethAPI) gasPrice(context.Context, rpc.Params) (any, error) {
+	price := api.suggestTip()
+	if bf := api.b.Head().BaseFee(); bf != nil {
+		price.Add(price, bf)
+	}
+	return (*types.HexU256)(price), nil
+}
+
+func (api *ethAPI) maxPriorityFee(context.Context, rpc.Params) (any, error) {
+	return (*types.HexU256)(api.suggestTip()), nil
+}
+
+// baseFee is the base fee of the next block.
+func (api *ethAPI) baseFee(context.Context, rpc.Params) (any, error) {
+	fee := api.b.NextBaseFee(api.b.Head().HeaderRef())
+	if fee == nil {
+		return nil, errors.New("base fee is not available before London")
+	}
+	return (*types.HexU256)(fee), nil
+}
+
+func (api *ethAPI) blobBaseFee(context.Context, rpc.Params) (any, error) {
+	fee := api.b.BlobBaseFee(api.b.Head().HeaderRef())
+	if fee == nil {
+		return nil, errors.New("blob base fee is not available before Cancun")
+	}
+	return (*types.HexU256)(fee), nil
+}
+
+type feeHistory struct {
+	OldestBlock      types.HexUint64    `json:"oldestBlock"`
+	Reward           [][]*types.HexU256 `json:"reward,omitempty"`
+	BaseFee          []*types.HexU256   `json:"baseFeePerGas,omitempty"`
+	GasUsedRatio     []float64          `json:"gasUsedRatio"`
+	BlobBaseFee      []*types.HexU256   `json:"baseFeePerBlobGas,omitempty"`
+	BlobGasUsedRatio []float64          `json:"blobGasUsedRatio,omitempty"`
+}
+
+func (api *ethAPI) feeHistory(_ context.Context, p rpc.Params) (any, error) {
+	var count Quantity
+	if err := p.Decode(0, &count); err != nil {
+		var n uint64 // some clients send a plain number
+		if p.Decode(0, &n) != nil {
+			return nil, err
+		}
+		count = Quantity(n)
+	}
+	var ref BlockRef
+	if err := p.Decode(1, &ref); err != nil {
+		return nil, err
+	}
+	var percentiles []float64
+	if _, err := p.Optional(2, &percentiles); err != nil {
+		return nil, err
+	}
+	for i, q := range percentiles {
+		if q < 0 || q > 100 {
+			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid reward percentile"}
+		}
+		if i > 0 && q < percentiles[i-1] {
+			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "reward percentiles not in ascending order"}
+		}
+	}
+	newest, err := resolveState(api.b, ref)
+	if err != nil {
+		return nil, err
+	}
+	if count == 0 {
+		return feeHistory{OldestBlock: 0, GasUsedRatio: []float64{}}, nil
+	}
+	if count > feeHistoryMaxBlocks {
+		count = feeHistoryMaxBlocks
+	}
+	if uint64(count) > newest.Number()+1 {
+		count = Quantity(newest.Number() + 1)
+	}
+	oldest := newest.Number() + 1 - uint64(count)
+	out := feeHistory{OldestBlock: types.HexUint64(oldest)}
+	for n := oldest; n <= newest.Number(); n++ {
+		blk, err := api.b.BlockByNumber(n)
+		if err != nil {
+			return nil, err
+		}
+		h := blk.HeaderRef()
+		out.BaseFee = append(out.BaseFee, hexOrZero(h.BaseFee))
+		out.GasUsedRatio = append(out.GasUsedRatio, float64(h.GasUsed)/float64(h.GasLimit))
+		if h.ExcessBlobGas != nil {
+			bc := api.b.BlobParams(h.Number, h.Time)
+			out.BlobBaseFee = append(out.BlobBaseFee, (*types.HexU256)(api.b.BlobBaseFee(h)))
+			ratio := 0.0
+			if bc.Max > 0 {
+				ratio = float64(*h.BlobGasUsed) / float64(bc.Max*blobGasPerBlob)
+			}
+			out.BlobGasUsedRatio = append(out.BlobGasUsedRatio, ratio)
+		}
+		if len(percentiles) > 0 {
+			rw, err := api.rewards(blk, percentiles)
+			if err != nil {
+				return nil, err
+			}
+			out.Reward = append(out.Reward, rw)
+		}
+	}
+	// The fee fields also give the next block's values.
+	nh := newest.HeaderRef()
+	if fee := api.b.NextBaseFee(nh); fee != nil {
+		out.BaseFee = append(out.BaseFee, (*types.HexU256)(fee))
+	}
+	if fee := api.b.NextBlobBaseFee(nh); fee != nil {
+		out.BlobBaseFee = append(out.BlobBaseFee, (*types.HexU256)(fee))
+	}
+	return out, nil
+}
+
+const blobGasPerBlob = 1 << 17
+
+func hexOrZero(x *uint256.Int) *types.HexU256 {
+	if x == nil {
+		return (*types.HexU256)(new(uint256.Int))
+	}
+	return (*types.HexU256)(new(uint256.Int).Set(x))
+}
+
+// rewards returns the tips at the given percentiles of a block's gas, each
+// transaction weighted by the gas it used.
+func (api *ethAPI) rewards(blk *types.Block, percentiles []float64) ([]*types.HexU256, error) {
+	out := make([]*types.HexU256, len(percentiles))
+	txs := blk.Transactions()
+	if len(txs) == 0 {
+		for i := range out {
+			out[i] = (*types.HexU256)(new(uint256.Int))
+		}
+		return out, nil
+	}
+	rs, err := api.b.Receipts(blk)
+	if err != nil {
+		return nil, err
+	}
+	type sample struct {
+		tip *uint256.Int
+		gas uint64
+	}
+	samples := make([]sample, len(txs))
+	for i, tx := range txs {
+		tip, err := tx.EffectiveGasTip(blk.BaseFee())
+		if err != nil {
+			tip = new(uint256.Int)
+		}
+		samples[i] = sample{tip, rs[i].GasUsed}
+	}
+	sort.SliceStable(samples, func(i, j int) bool { return samples[i].tip.Lt(samples[j].tip) })
+	var sum uint64
+	idx := 0
+	sum = samples[0].gas
+	for i, q := range percentiles {
+		threshold := uint64(float64(blk.GasUsed()) * q / 100)
+		for sum < threshold && idx < len(samples)-1 {
+			idx++
+			sum += samples[idx].gas
+		}
+		out[i] = (*types.HexU256)(new(uint256.Int).Set(samples[idx].tip))
+	}
+	return out, nil
+}

@@ -1,0 +1,301 @@
+package ethapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
+)
+
+const (
+	filterTimeout    = 5 * time.Minute
+	filterBufferSize = 10_000 // hashes a block or pending filter keeps between polls
+)
+
+var errFilterNotFound = errors.New("filter not found")
+
+type filterKind int
+
+const (
+	blockFilter filterKind = iota
+	pendingFilter
+	logsFilter
+)
+
+type filter struct {
+	kind     filterKind
+	query    FilterQuery
+	hashes   []types.Hash // block or pending filters: what arrived since the last poll
+	next     uint64       // logs filters: first block not yet reported
+	lastPoll time.Time
+}
+
+type filterAPI struct {
+	eth *ethAPI
+
+	mu      sync.Mutex
+	filters map[string]*filter
+	started bool
+	now     func() time.Time
+}
+
+// RegisterFilters installs the polling filters (eth_newFilter and friends)
+// and the WebSocket subscriptions (eth_subscribe, eth_unsubscribe).
+func RegisterFilters(s *rpc.Server, b Backend, opts EthOptions) {
+	api := &filterAPI{eth: &ethAPI{b: b, opts: opts.withDefaults()}, filters: map[string]*filter{}, now: time.Now}
+	register(s, "eth_newFilter", 1, 1, api.newFilter)
+	register(s, "eth_newBlockFilter", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		return api.install(&filter{kind: blockFilter}), nil
+	})
+	register(s, "eth_newPendingTransactionFilter", 0, 1, func(context.Context, rpc.Params) (any, error) {
+		return api.install(&filter{kind: pendingFilter}), nil
+	})
+	register(s, "eth_getFilterChanges", 1, 1, api.getFilterChanges)
+	register(s, "eth_getFilterLogs", 1, 1, api.getFilterLogs)
+	register(s, "eth_uninstallFilter", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
+		var id string
+		if err := p.Decode(0, &id); err != nil {
+			return nil, err
+		}
+		api.mu.Lock()
+		defer api.mu.Unlock()
+		_, ok := api.filters[id]
+		delete(api.filters, id)
+		return ok, nil
+	})
+	register(s, "eth_subscribe", 1, 2, api.subscribe)
+	s.RegisterUnsubscribe("eth_unsubscribe")
+}
+
+func newID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return "0x" + hex.EncodeToString(b[:])
+}
+
+// install adds a filter; the first one starts the feeds that fill block
+// and pending filters and the janitor that expires unpolled ones.
+func (api *filterAPI) install(f *filter) string {
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	if !api.started {
+		api.started = true
+		go api.feed()
+	}
+	f.lastPoll = api.now()
+	id := newID()
+	api.filters[id] = f
+	return id
+}
+
+func (api *filterAPI) feed() {
+	heads, cancelHeads := api.eth.b.SubscribeHeads(256)
+	defer cancelHeads()
+	txs, cancelTxs := api.eth.b.SubscribePending(4096)
+	defer cancelTxs()
+	janitor := time.NewTicker(30 * time.Second)
+	defer janitor.Stop()
+	for {
+		select {
+		case b, ok := <-heads:
+			if !ok {
+				return
+			}
+			api.push(blockFilter, b.Hash())
+		case tx, ok := <-txs:
+			if !ok {
+				return
+			}
+			api.push(pendingFilter, tx.Hash())
+		case <-janitor.C:
+			api.expire()
+		}
+	}
+}
+
+func (api *filterAPI) push(kind filterKind, h types.Hash) {
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	for _, f := range api.filters {
+		if f.kind == kind && len(f.hashes) < filterBufferSize {
+			f.hashes = append(f.hashes, h)
+		}
+	}
+}
+
+func (api *filterAPI) expire() {
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	now := api.now()
+	for id, f := range api.filters {
+		if now.Sub(f.lastPoll) > filterTimeout {
+			delete(api.filters, id)
+		}
+	}
+}
+
+func (api *filterAPI) newFilter(_ context.Context, p rpc.Params) (any, error) {
+	var q FilterQuery
+	if err := p.Decode(0, &q); err != nil {
+		return nil, err
+	}
+	if q.BlockHash != nil {
+		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "blockHash is not allowed in eth_newFilter"}
+	}
+	next := api.eth.b.Head().Number() + 1
+	if q.FromBlock != nil && q.FromBlock.Tag == "" && q.FromBlock.Hash == nil && q.FromBlock.Number < next {
+		next = q.FromBlock.Number
+	}
+	return api.install(&filter{kind: logsFilter, query: q, next: next}), nil
+}
+
+func (api *filterAPI) get(p rpc.Params) (*filter, error) {
+	var id string
+	if err := p.Decode(0, &id); err != nil {
+		return nil, err
+	}
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	f, ok := api.filters[id]
+	if !ok {
+		return nil, errFilterNotFound
+	}
+	f.lastPoll = api.now()
+	return f, nil
+}
+
+func (api *filterAPI) getFilterChanges(_ context.Context, p rpc.Params) (any, error) {
+	f, err := api.get(p)
+	if err != nil {
+		return nil, err
+	}
+	if f.kind != logsFilter {
+		api.mu.Lock()
+		out := f.hashes
+		f.hashes = nil
+		api.mu.Unlock()
+		if out == nil {
+			out = []types.Hash{}
+		}
+		return out, nil
+	}
+	head := api.eth.b.Head().Number()
+	api.mu.Lock()
+	from := f.next
+	api.mu.Unlock()
+	to := head
+	if f.query.ToBlock != nil && f.query.ToBlock.Tag == "" && f.query.ToBlock.Hash == nil && f.query.ToBlock.Number < to {
+		to = f.query.ToBlock.Number
+	}
+	if from > to {
+		return []*types.Log{}, nil
+	}
+	q := f.query
+	fb, tb := BlockRef{Number: from}, BlockRef{Number: to}
+	q.FromBlock, q.ToBlock = &fb, &tb
+	logs, err := api.eth.FilterLogs(&q)
+	if err != nil {
+		return nil, err
+	}
+	api.mu.Lock()
+	f.next = to + 1
+	api.mu.Unlock()
+	return logs, nil
+}
+
+func (api *filterAPI) getFilterLogs(_ context.Context, p rpc.Params) (any, error) {
+	f, err := api.get(p)
+	if err != nil {
+		return nil, err
+	}
+	if f.kind != logsFilter {
+		return nil, errFilterNotFound
+	}
+	q := f.query
+	return api.eth.FilterLogs(&q)
+}
+
+// subscribe implements eth_subscribe over WebSocket.
+func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) {
+	n, ok := rpc.NotifierFrom(ctx)
+	if !ok {
+		return nil, rpc.ErrNotificationsUnsupported
+	}
+	var kind string
+	if err := p.Decode(0, &kind); err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "newHeads":
+		sub := n.Subscribe()
+		heads, cancel := api.eth.b.SubscribeHeads(256)
+		go forward(sub, heads, cancel, func(b *types.Block) error {
+			return sub.Notify(json.RawMessage(types.AppendHeaderJSON(nil, b.HeaderRef(), b.Hash(), false)))
+		})
+		return sub.ID, nil
+	case "logs":
+		var q FilterQuery
+		if _, err := p.Optional(1, &q); err != nil {
+			return nil, err
+		}
+		sub := n.Subscribe()
+		heads, cancel := api.eth.b.SubscribeHeads(256)
+		keys := q.bloomKeys()
+		go forward(sub, heads, cancel, func(b *types.Block) error {
+			logs, err := api.eth.blockLogs(b, &q, keys, nil)
+			if err != nil {
+				return nil // a block whose receipts cannot be read has no logs to send
+			}
+			for _, l := range logs {
+				if err := sub.Notify(l); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		return sub.ID, nil
+	case "newPendingTransactions":
+		var full bool
+		if _, err := p.Optional(1, &full); err != nil {
+			return nil, err
+		}
+		sub := n.Subscribe()
+		txs, cancel := api.eth.b.SubscribePending(4096)
+		go forward(sub, txs, cancel, func(tx *types.Transaction) error {
+			if !full {
+				return sub.Notify(tx.Hash())
+			}
+			_, from, _ := api.eth.b.PoolTransaction(tx.Hash())
+			return sub.Notify(types.TxJSON(tx, from, nil))
+		})
+		return sub.ID, nil
+	case "syncing":
+		// A node that produces or follows blocks itself never changes sync
+		// state; the subscription stays open and reports changes when the
+		// p2p sync layer has any.
+		return n.Subscribe().ID, nil
+	}
+	return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "unsupported subscription type: " + kind}
+}
+
+// forward feeds a subscription from a channel until the subscription ends,
+// the channel closes or send fails (the client is gone).
+func forward[T any](sub *rpc.Subscription, ch <-chan T, cancel func(), send func(T) error) {
+	defer cancel()
+	for {
+		select {
+		case <-sub.Done():
+			return
+		case v, ok := <-ch:
+			if !ok || send(v) != nil {
+				return
+			}
+		}
+	}
+}

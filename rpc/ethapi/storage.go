@@ -1,0 +1,46 @@
+package ethapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
+)
+
+// maxStorageValues bounds the slots one eth_getStorageValues call reads.
+const maxStorageValues = 1024
+
+// getStorageValues reads many storage slots of many accounts at one block:
+// params [{address: [slot, ...]}, block?].
+func (api *ethAPI) getStorageValues(_ context.Context, p rpc.Params) (any, error) {
+	var req map[types.Address][]json.RawMessage
+	if err := p.Decode(0, &req); err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, keys := range req {
+		total += len(keys)
+	}
+	if total > maxStorageValues {
+		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: fmt.Sprintf("too many slots requested: %d > %d", total, maxStorageValues)}
+	}
+	_, st, err := api.stateAt(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[types.Address][]types.Hash, len(req))
+	for addr, keys := range req {
+		vals := make([]types.Hash, len(keys))
+		for i, raw := range keys {
+			k, err := storageKey(raw)
+			if err != nil {
+				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
+			}
+			vals[i] = st.Storage(addr, k)
+		}
+		out[addr] = vals
+	}
+	return out, nil
+}
