@@ -227,7 +227,7 @@ func TestConnectionCap(t *testing.T) {
 	held[0].Close()
 	// The server notices the close on its own time; wait for the slot.
 	deadline := time.Now().Add(10 * time.Second)
-	for f.lim.conns("127.0.0.1") != 1 {
+	for f.Conns("127.0.0.1") != 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("closed connection's slot not released")
 		}
@@ -239,7 +239,7 @@ func TestConnectionCap(t *testing.T) {
 			t.Fatalf("connection after one closed: %d", resp.StatusCode)
 		}
 		c.Close()
-		for f.lim.conns("127.0.0.1") != 1 {
+		for f.Conns("127.0.0.1") != 1 {
 			if time.Now().After(deadline) {
 				t.Fatal("closed connection's slot not released")
 			}

@@ -63,6 +63,15 @@ func (f *Front) Listen(l Listener) (*Server, error) {
 	return s, nil
 }
 
+// Conns is how many connections the client at ip holds open on the
+// front's listeners (0 without a connection cap).
+func (f *Front) Conns(ip string) int {
+	if f.lim == nil {
+		return 0
+	}
+	return f.lim.conns(ip)
+}
+
 // overCapKey marks, in a connection's context, that it was accepted past
 // its client's cap.
 type overCapKey struct{}
