@@ -246,3 +246,36 @@ func TestRefuse(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLimitedMessage feeds arbitrary bodies to a client out of tokens: the
+// refusal path reads the ids of requests it never runs, and must answer
+// valid JSON without running any call.
+func FuzzLimitedMessage(f *testing.F) {
+	for _, seed := range []string{
+		call(1), batch(1, 2, 3), `[{"jsonrpc":"2.0","method":"boom"},{"id":"x","method":"boom"}]`,
+		`{"jsonrpc":"2.0","id":{},"method":"boom"}`, `[1,"a",null]`, `{`, `[`, ``, `"id"`,
+	} {
+		f.Add([]byte(seed))
+	}
+	ran := false
+	s := testServer()
+	s.Register("boom", 0, -1, func(context.Context, Params) (any, error) { ran = true; return nil, nil })
+	now := time.Unix(1000, 0)
+	fr := front.New(front.Config{Limits: front.Limits{PerSecond: 1}, Now: func() time.Time { return now }})
+	l := s.Listener("http", "", HTTPConfig{}, front.Options{})
+	h := fr.Handler(l.Options, l.Handler)
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/", strings.NewReader(call(1)))) // the one token
+	f.Fuzz(func(t *testing.T, in []byte) {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("POST", "/", bytes.NewReader(in)))
+		if ran {
+			t.Fatalf("a call ran without tokens: %q", in)
+		}
+		if body := w.Body.Bytes(); !json.Valid(body) {
+			t.Fatalf("%d: invalid JSON %q for %q", w.Code, body, in)
+		}
+		if w.Code == 429 && !bytes.Contains(w.Body.Bytes(), []byte(`"code":-32005`)) {
+			t.Fatalf("429 without -32005: %s", w.Body)
+		}
+	})
+}
