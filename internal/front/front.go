@@ -13,6 +13,12 @@
 // front. Refusals are written by the listener's Refuser, so each protocol
 // answers in its own error shape.
 //
+// Two choices worth knowing: a charge is all or nothing, so a refused
+// batch takes no tokens (and one larger than a bucket, say 11 calls under
+// 10 per second, is always refused, without Retry-After); and a connection
+// past the cap is answered one 429 and closed rather than reset, so the
+// client learns why.
+//
 // The front sits below the protocol packages (rpc and the later REST,
 // gRPC and explorer ones) and imports none of them.
 package front
