@@ -140,6 +140,11 @@ func validID(id json.RawMessage) bool {
 // batch) with every registered method and returns the response bytes, or
 // nil when there is nothing to send (only notifications).
 func (s *Server) HandleMessage(ctx context.Context, msg []byte) []byte {
+	if ctx == nil {
+		// Callers outside a request (tests, tools) have passed nil; the
+		// limits now look in the context, so give them an empty one.
+		ctx = context.Background()
+	}
 	resp, _, _ := s.all.handle(ctx, msg)
 	return resp
 }
