@@ -41,7 +41,6 @@ var (
 	errParse          = &Error{Code: CodeParseError, Message: "parse error"}
 	errEmptyBatch     = &Error{Code: CodeInvalidRequest, Message: "empty batch"}
 	errInvalidRequest = &Error{Code: CodeInvalidRequest, Message: "invalid request"}
-	errLimit          = &Error{Code: CodeLimitExceeded, Message: "limit exceeded"}
 )
 
 func errMethodNotFound(method string) *Error {

@@ -2,47 +2,58 @@ package rpc
 
 import (
 	"compress/gzip"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/chaind/chaind/internal/front"
 )
 
-// HTTPConfig sets the limits and access rules of the HTTP endpoint.
+// HTTPConfig configures a JSON-RPC listener's handler. Limits, CORS and
+// host checks are the front's (see Listener).
 type HTTPConfig struct {
-	BodyLimit    int64    // request body bytes (default 5 MiB)
-	CORSOrigins  []string // allowed Origin values; "*" allows all; empty allows none
-	VirtualHosts []string // allowed Host header names; "*" or empty allows all
-	Limiter      *Limiter // per-client limits (nil: none)
-	WebSocket    bool     // accept WebSocket upgrades on this endpoint
-	WS           WSConfig
+	// APIs are the namespaces the listener serves (eth, net, web3, debug,
+	// ...); methods of others answer -32601 as if they did not exist. nil
+	// serves every registered method.
+	APIs      []string
+	WebSocket bool // accept WebSocket upgrades on this endpoint
+	WS        WSConfig
+}
+
+// DefaultBodyLimit caps a JSON-RPC request body (5 MiB) unless the
+// listener's front options set another cap.
+const DefaultBodyLimit = 5 << 20
+
+// Listener declares a JSON-RPC listener for the front: the handler for cfg
+// behind the given front options, with JSON-RPC-shaped refusals and each
+// call of a batch or WebSocket message charged to the client's limits.
+func (s *Server) Listener(kind, addr string, cfg HTTPConfig, opts front.Options) front.Listener {
+	if opts.BodyLimit == 0 {
+		opts.BodyLimit = DefaultBodyLimit
+	}
+	opts.Refuse = Refuse
+	opts.PerCall = true
+	return front.Listener{Kind: kind, Addr: addr, Handler: s.HTTPHandler(cfg), Options: opts}
 }
 
 // HTTPHandler serves JSON-RPC over HTTP POST, and WebSocket upgrades when
-// cfg.WebSocket is set, from one handler.
+// cfg.WebSocket is set, from one handler. It expects to run behind the
+// front (see Listener), which caps the body and puts the client's rate
+// limits in the request's context.
 func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
-	if cfg.BodyLimit == 0 {
-		cfg.BodyLimit = 5 << 20
-	}
-	return &httpHandler{s: s, cfg: cfg}
+	return &httpHandler{s: s, v: s.view(cfg.APIs), cfg: cfg}
 }
 
 type httpHandler struct {
 	s   *Server
+	v   *view
 	cfg HTTPConfig
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.hostAllowed(r.Host) {
-		http.Error(w, "invalid host specified", http.StatusForbidden)
-		return
-	}
-	h.cors(w, r)
 	if h.cfg.WebSocket && isWebSocket(r) {
-		h.s.ServeWS(w, r, h.cfg.WS, h.cfg.Limiter)
+		h.v.serveWS(w, r, h.cfg.WS)
 		return
 	}
 	switch r.Method {
@@ -62,27 +73,27 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid content type, only application/json is supported", http.StatusUnsupportedMediaType)
 		return
 	}
-	if lim := h.cfg.Limiter; lim != nil {
-		release, wait, ok := lim.Acquire(remoteIP(r))
-		if !ok {
-			writeLimited(w, wait)
-			return
-		}
-		defer release()
-	}
-	body, err := h.readBody(w, r)
+	body, err := readBody(r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			http.Error(w, "content length too large ("+strconv.FormatInt(mbe.Limit, 10)+" bytes max)", http.StatusRequestEntityTooLarge)
+		if limit, ok := front.IsTooLarge(err); ok {
+			Refuse(w, r, front.TooLarge(limit))
 			return
 		}
 		http.Error(w, "cannot read body", http.StatusBadRequest)
 		return
 	}
-	resp := h.s.HandleMessage(r.Context(), body)
+	resp, wait, limited := h.v.handle(r.Context(), body)
 	hdr := w.Header()
 	hdr["Content-Type"] = jsonContentType
+	if limited {
+		front.SetRetryAfter(hdr, wait)
+		if resp == nil { // only notifications: still say why
+			resp = marshal(response{JSONRPC: "2.0", ID: nullID, Error: &Error{Code: CodeLimitExceeded, Message: front.Limited(wait).Message}})
+		}
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write(resp)
+		return
+	}
 	if resp == nil {
 		w.WriteHeader(http.StatusOK)
 		return
@@ -106,75 +117,40 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // jsonContentType is shared by every answer; net/http only reads it.
 var jsonContentType = []string{"application/json"}
 
-// readBody reads the request body within the configured limit. A small
-// body whose length is declared is read into one buffer of exactly that
-// size; larger ones grow as they arrive, so a client cannot make the node
-// reserve megabytes by merely announcing them.
-func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if n := r.ContentLength; n >= 0 && n <= min(h.cfg.BodyLimit, 64<<10) {
+// readBody reads the request body. A small body whose length is declared
+// is read into one buffer of exactly that size; larger ones grow as they
+// arrive, so a client cannot make the node reserve megabytes by merely
+// announcing them. The front has refused declared lengths over the cap and
+// bounds undeclared ones.
+func readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n >= 0 && n <= 64<<10 {
 		body := make([]byte, n)
 		if _, err := io.ReadFull(r.Body, body); err != nil {
 			return nil, err
 		}
 		return body, nil
 	}
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.BodyLimit))
+	return io.ReadAll(r.Body)
 }
 
-// writeLimited answers a rate-limited request: HTTP 429, Retry-After, and a
-// JSON-RPC error -32005 so clients that only read the body understand too.
-func writeLimited(w http.ResponseWriter, wait time.Duration) {
-	secs := int((wait + time.Second - 1) / time.Second)
-	if secs < 1 {
-		secs = 1
+// Refuse writes the front's refusals as JSON-RPC: the front's HTTP status
+// and a JSON-RPC error with a null id, since the front refuses before the
+// body is read. Limits are -32005 like the calls this package refuses
+// itself; host and authentication refusals are -32600 and -32000.
+func Refuse(w http.ResponseWriter, _ *http.Request, ref front.Refusal) {
+	code := CodeLimitExceeded
+	switch ref.Reason {
+	case front.HostNotAllowed:
+		code = CodeInvalidRequest
+	case front.Unauthorized:
+		code = CodeServer
 	}
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusTooManyRequests)
-	w.Write(marshal(response{JSONRPC: "2.0", ID: nullID, Error: errLimit}))
-}
-
-func (h *httpHandler) hostAllowed(host string) bool {
-	if len(h.cfg.VirtualHosts) == 0 {
-		return true
-	}
-	if hst, _, err := net.SplitHostPort(host); err == nil {
-		host = hst
-	}
-	for _, v := range h.cfg.VirtualHosts {
-		if v == "*" || strings.EqualFold(v, host) {
-			return true
-		}
-	}
-	return false
-}
-
-func (h *httpHandler) cors(w http.ResponseWriter, r *http.Request) {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return
-	}
-	for _, o := range h.cfg.CORSOrigins {
-		if o == "*" || strings.EqualFold(o, origin) {
-			w.Header().Set("Access-Control-Allow-Origin", origin)
-			w.Header().Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
-			w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
-			w.Header().Set("Access-Control-Max-Age", "600")
-			w.Header().Add("Vary", "Origin")
-			return
-		}
-	}
+	w.Header()["Content-Type"] = jsonContentType
+	w.WriteHeader(ref.Status)
+	w.Write(marshal(response{JSONRPC: "2.0", ID: nullID, Error: &Error{Code: code, Message: ref.Message}}))
 }
 
 func isWebSocket(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") &&
 		strings.Contains(strings.ToLower(r.Header.Get("Connection")), "upgrade")
-}
-
-func remoteIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

@@ -1,7 +1,9 @@
 // Package rpc is chaind's JSON-RPC 2.0 server: a hand-written codec and
 // method registry served over HTTP (net/http) and WebSocket
-// (github.com/coder/websocket), with batches, notifications, subscriptions,
-// size limits and per-client rate limits.
+// (github.com/coder/websocket), with batches, notifications, subscriptions
+// and per-listener method sets. Limits, CORS and host checks are the
+// shared HTTP front's (internal/front); this package charges each call of
+// a batch or WebSocket message to the client's limits through it.
 //
 // It is the transport only and knows nothing of Ethereum: methods are
 // plain functions over positional parameters, registered by the packages
@@ -17,8 +19,13 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
+	"time"
+
+	"github.com/chaind/chaind/internal/front"
 )
 
 // Params are the positional parameters of a call, split but not decoded.
@@ -68,6 +75,7 @@ type Server struct {
 	mu      sync.RWMutex
 	methods map[string]method
 	log     *slog.Logger
+	all     *view // every method: HandleMessage and listeners without an API list
 
 	BatchLimit    int   // items per batch (default 1000)
 	ResponseLimit int64 // bytes per batch response (default 25 MiB)
@@ -78,7 +86,9 @@ func NewServer(log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Server{methods: map[string]method{}, log: log, BatchLimit: 1000, ResponseLimit: 25 << 20}
+	s := &Server{methods: map[string]method{}, log: log, BatchLimit: 1000, ResponseLimit: 25 << 20}
+	s.all = &view{s: s}
+	return s
 }
 
 // Register adds a method taking between min and max positional parameters
@@ -128,51 +138,145 @@ func validID(id json.RawMessage) bool {
 }
 
 // HandleMessage handles one HTTP body or WebSocket message (a request or a
-// batch) and returns the response bytes, or nil when there is nothing to
-// send (only notifications).
+// batch) with every registered method and returns the response bytes, or
+// nil when there is nothing to send (only notifications).
 func (s *Server) HandleMessage(ctx context.Context, msg []byte) []byte {
-	msg = bytes.TrimSpace(msg)
-	if len(msg) > 0 && msg[0] == '[' {
-		var raws []json.RawMessage
-		if err := json.Unmarshal(msg, &raws); err != nil {
-			return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errParse})
-		}
-		if len(raws) == 0 {
-			return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errEmptyBatch})
-		}
-		if len(raws) > s.BatchLimit {
-			return marshal(response{JSONRPC: "2.0", ID: nullID, Error: &Error{Code: CodeInvalidRequest,
-				Message: fmt.Sprintf("batch too large: %d items, limit %d", len(raws), s.BatchLimit)}})
-		}
-		var (
-			out  bytes.Buffer
-			size int64
-			n    int
-		)
-		out.WriteByte('[')
-		for _, raw := range raws {
-			resp := s.handleOne(ctx, raw)
-			if resp == nil {
-				continue
-			}
-			size += int64(len(resp))
-			if size > s.ResponseLimit {
-				resp = marshal(response{JSONRPC: "2.0", ID: idOf(raw), Error: &Error{Code: CodeLimitExceeded,
-					Message: "response too large"}})
-			}
-			if n > 0 {
-				out.WriteByte(',')
-			}
-			out.Write(resp)
-			n++
-		}
-		if n == 0 {
-			return nil
-		}
-		out.WriteByte(']')
-		return out.Bytes()
+	if ctx == nil {
+		// Callers outside a request (tests, tools) have passed nil; the
+		// limits now look in the context, so give them an empty one.
+		ctx = context.Background()
 	}
-	return s.handleOne(ctx, msg)
+	resp, _, _ := s.all.handle(ctx, msg)
+	return resp
+}
+
+// view is one listener's window on the registry: the methods of the
+// namespaces it serves; the others answer "method not found" as if they
+// did not exist.
+type view struct {
+	s  *Server
+	ns []string // nil: every namespace
+}
+
+// view returns the registry as seen by a listener serving the given
+// namespaces (the part of a method name before its first '_'); nil serves
+// everything.
+func (s *Server) view(namespaces []string) *view {
+	if namespaces == nil {
+		return s.all
+	}
+	return &view{s: s, ns: slices.Clone(namespaces)}
+}
+
+func (v *view) allows(name string) bool {
+	if v.ns == nil {
+		return true
+	}
+	ns, _, _ := strings.Cut(name, "_")
+	return slices.Contains(v.ns, ns)
+}
+
+// Namespaces lists the namespaces of the registered methods, sorted.
+func (s *Server) Namespaces() []string {
+	var out []string
+	for _, m := range s.Methods() {
+		ns, _, _ := strings.Cut(m, "_")
+		if len(out) == 0 || out[len(out)-1] != ns {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// handle serves one message. Its calls are charged to the client's rate
+// limits first, all of them at once (each element of a batch is a call):
+// when the charge is refused, nothing runs, limited is set with the
+// front's wait, and resp holds a -32005 error for each request of the
+// message, with its id.
+func (v *view) handle(ctx context.Context, msg []byte) (resp []byte, wait time.Duration, limited bool) {
+	msg = bytes.TrimSpace(msg)
+	if len(msg) == 0 || msg[0] != '[' {
+		if wait, ok := front.ClientFrom(ctx).Charge(1); !ok {
+			return limitedResponse([]json.RawMessage{msg}, false, wait), wait, true
+		}
+		return v.handleOne(ctx, msg), 0, false
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(msg, &raws); err != nil {
+		front.ClientFrom(ctx).Charge(1)
+		return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errParse}), 0, false
+	}
+	if len(raws) == 0 || len(raws) > v.s.BatchLimit {
+		front.ClientFrom(ctx).Charge(1)
+		if len(raws) == 0 {
+			return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errEmptyBatch}), 0, false
+		}
+		return marshal(response{JSONRPC: "2.0", ID: nullID, Error: &Error{Code: CodeInvalidRequest,
+			Message: fmt.Sprintf("batch too large: %d items, limit %d", len(raws), v.s.BatchLimit)}}), 0, false
+	}
+	if wait, ok := front.ClientFrom(ctx).Charge(len(raws)); !ok {
+		return limitedResponse(raws, true, wait), wait, true
+	}
+	var (
+		out  bytes.Buffer
+		size int64
+		n    int
+	)
+	out.WriteByte('[')
+	for _, raw := range raws {
+		resp := v.handleOne(ctx, raw)
+		if resp == nil {
+			continue
+		}
+		size += int64(len(resp))
+		if size > v.s.ResponseLimit {
+			resp = marshal(response{JSONRPC: "2.0", ID: idOf(raw), Error: &Error{Code: CodeLimitExceeded,
+				Message: "response too large"}})
+		}
+		if n > 0 {
+			out.WriteByte(',')
+		}
+		out.Write(resp)
+		n++
+	}
+	if n == 0 {
+		return nil, 0, false
+	}
+	out.WriteByte(']')
+	return out.Bytes(), 0, false
+}
+
+// limitedResponse answers the requests of a refused message with -32005
+// errors carrying their ids: one object for a single request, an array
+// for a batch. Notifications get no entry; a message of nothing else gets
+// nil.
+func limitedResponse(reqs []json.RawMessage, batch bool, wait time.Duration) []byte {
+	e := &Error{Code: CodeLimitExceeded, Message: front.Limited(wait).Message}
+	var out []response
+	for _, raw := range reqs {
+		var r struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(raw, &r) == nil && r.ID == nil {
+			continue // a notification
+		}
+		id := r.ID
+		if id == nil || !validID(id) {
+			id = nullID
+		}
+		out = append(out, response{JSONRPC: "2.0", ID: id, Error: e})
+	}
+	switch {
+	case len(out) == 0:
+		return nil
+	case !batch:
+		return marshal(out[0])
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return marshal(response{JSONRPC: "2.0", ID: nullID, Error: e})
+	}
+	return b
 }
 
 var nullID = json.RawMessage("null")
@@ -187,7 +291,7 @@ func idOf(raw json.RawMessage) json.RawMessage {
 	return r.ID
 }
 
-func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) []byte {
+func (v *view) handleOne(ctx context.Context, raw json.RawMessage) []byte {
 	var req request
 	if err := decodeRequest(raw, &req); err != nil {
 		var se *json.SyntaxError
@@ -205,7 +309,7 @@ func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) []byte {
 		}
 		return marshal(response{JSONRPC: "2.0", ID: id, Error: errInvalidRequest})
 	}
-	result, err := s.call(ctx, &req)
+	result, err := v.call(ctx, &req)
 	if req.isNotification() {
 		return nil
 	}
@@ -228,11 +332,12 @@ func (s *Server) handleOne(ctx context.Context, raw json.RawMessage) []byte {
 
 // call runs the handler, turning a panic into an internal error so one bad
 // request cannot take the server down.
-func (s *Server) call(ctx context.Context, req *request) (result any, err error) {
+func (v *view) call(ctx context.Context, req *request) (result any, err error) {
+	s := v.s
 	s.mu.RLock()
 	m, ok := s.methods[req.Method]
 	s.mu.RUnlock()
-	if !ok {
+	if !ok || !v.allows(req.Method) {
 		return nil, errMethodNotFound(req.Method)
 	}
 	params, perr := splitParams(req.Params)

@@ -1,8 +1,6 @@
 package rpc
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,103 +88,6 @@ func post(t *testing.T, url, body string, hdr map[string]string) *http.Response 
 		t.Fatal(err)
 	}
 	return resp
-}
-
-func TestHTTP(t *testing.T) {
-	s := testServer()
-	srv := httptest.NewServer(s.HTTPHandler(HTTPConfig{BodyLimit: 1000, CORSOrigins: []string{"https://app.example"}}))
-	defer srv.Close()
-
-	resp := post(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"add","params":[1,1]}`, map[string]string{"Origin": "https://app.example"})
-	body, _ := io.ReadAll(resp.Body)
-	if string(body) != `{"jsonrpc":"2.0","id":7,"result":2}` || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
-		t.Fatalf("%s %v", body, resp.Header)
-	}
-	resp = post(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"echo","params":["`+strings.Repeat("a", 2000)+`"]}`, nil)
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Fatalf("oversized body: %d", resp.StatusCode)
-	}
-	resp = post(t, srv.URL, `{"jsonrpc":"2.0","id":7,"method":"big"}`, map[string]string{"Accept-Encoding": "gzip"})
-	if resp.Header.Get("Content-Encoding") != "gzip" {
-		t.Fatal("no gzip")
-	}
-	zr, err := gzip.NewReader(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(zr)
-	if !bytes.HasPrefix(b, []byte(`{"jsonrpc":"2.0","id":7,"result":"xxx`)) {
-		t.Fatalf("gzip body %q", b[:40])
-	}
-	resp = post(t, srv.URL, `{}`, map[string]string{"Content-Type": "text/plain"})
-	if resp.StatusCode != http.StatusUnsupportedMediaType {
-		t.Fatalf("content type: %d", resp.StatusCode)
-	}
-}
-
-func TestRateLimit(t *testing.T) {
-	s := testServer()
-	lim := NewLimiter(LimitConfig{PerSecond: 10, PerMinute: 600, Concurrency: 5})
-	now := time.Unix(1000, 0)
-	lim.now = func() time.Time { return now }
-	srv := httptest.NewServer(s.HTTPHandler(HTTPConfig{Limiter: lim}))
-	defer srv.Close()
-	ok, limited := 0, 0
-	for i := 0; i < 15; i++ {
-		resp := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"add","params":[1,1]}`, nil)
-		body, _ := io.ReadAll(resp.Body)
-		switch resp.StatusCode {
-		case 200:
-			ok++
-		case 429:
-			limited++
-			if resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), `"code":-32005`) {
-				t.Fatalf("429 without Retry-After or -32005: %s", body)
-			}
-		}
-	}
-	if ok != 10 || limited != 5 {
-		t.Fatalf("ok %d limited %d, want 10 and 5", ok, limited)
-	}
-	now = now.Add(time.Second)
-	if resp := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"add","params":[1,1]}`, nil); resp.StatusCode != 200 {
-		t.Fatal("bucket did not refill")
-	}
-}
-
-func TestLimiterPerMinuteAndConcurrency(t *testing.T) {
-	// A per-second allowance far above the per-minute one isolates the
-	// minute bucket: 30 s at 50/s is 1500 tries, of which the bucket admits
-	// its 600 plus 30 s of refill at 10/s.
-	lim := NewLimiter(LimitConfig{PerSecond: 100, PerMinute: 600, Concurrency: 5})
-	now := time.Unix(0, 0)
-	lim.now = func() time.Time { return now }
-	n := 0
-	for i := 0; i < 1500; i++ {
-		now = now.Add(20 * time.Millisecond)
-		if _, ok := lim.Allow("1.2.3.4"); ok {
-			n++
-		}
-	}
-	if n < 890 || n > 900 {
-		t.Fatalf("admitted %d, want about 900", n)
-	}
-	var rel []func()
-	for i := 0; i < 5; i++ {
-		now = now.Add(time.Second)
-		r, _, ok := lim.Acquire("5.6.7.8")
-		if !ok {
-			t.Fatal("refused below concurrency limit")
-		}
-		rel = append(rel, r)
-	}
-	if _, _, ok := lim.Acquire("5.6.7.8"); ok {
-		t.Fatal("sixth concurrent request admitted")
-	}
-	rel[0]()
-	if _, _, ok := lim.Acquire("5.6.7.8"); !ok {
-		t.Fatal("slot not released")
-	}
 }
 
 func subscribeServer() *Server {

@@ -21,9 +21,12 @@ type WSConfig struct {
 	PingInterval time.Duration
 }
 
-// ServeWS upgrades the request and serves JSON-RPC over the connection
-// until either side closes it.
-func (s *Server) ServeWS(w http.ResponseWriter, r *http.Request, cfg WSConfig, lim *Limiter) {
+// serveWS upgrades the request and serves JSON-RPC over the connection
+// until either side closes it. Each message's calls are charged to the
+// client's limits (the front's Client of the upgrade request lives as long
+// as the connection); a message over the limits is answered with a -32005
+// error per request and the connection stays open.
+func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	if cfg.MessageLimit == 0 {
 		cfg.MessageLimit = 5 << 20
 	}
@@ -32,15 +35,6 @@ func (s *Server) ServeWS(w http.ResponseWriter, r *http.Request, cfg WSConfig, l
 	}
 	if cfg.PingInterval == 0 {
 		cfg.PingInterval = 30 * time.Second
-	}
-	ip := remoteIP(r)
-	if lim != nil {
-		release, wait, ok := lim.Acquire(ip)
-		if !ok {
-			writeLimited(w, wait)
-			return
-		}
-		defer release()
 	}
 	opts := &websocket.AcceptOptions{OriginPatterns: cfg.Origins}
 	if len(cfg.Origins) == 0 {
@@ -105,13 +99,7 @@ func (s *Server) ServeWS(w http.ResponseWriter, r *http.Request, cfg WSConfig, l
 		if typ != websocket.MessageText && typ != websocket.MessageBinary {
 			continue
 		}
-		if lim != nil {
-			if _, ok := lim.Allow(ip); !ok {
-				n.send(marshal(response{JSONRPC: "2.0", ID: idOf(msg), Error: errLimit}))
-				continue
-			}
-		}
-		if resp := s.HandleMessage(ctx, msg); resp != nil {
+		if resp, _, _ := v.handle(ctx, msg); resp != nil {
 			if !n.send(resp) {
 				return
 			}

@@ -52,6 +52,8 @@ type runFlags struct {
 	config       string
 	cors         string
 	vhosts       string
+	httpAPI      string
+	wsAPI        string
 	pprof        string
 	gcHeadroom   uint64
 	procs        int
@@ -83,6 +85,8 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.procs, "procs", 0, "goroutines running at once (GOMAXPROCS); 0: 8 on machines with 4 or fewer CPUs, else one per CPU")
 	fs.Uint64Var(&f.gcHeadroom, "gc.headroom", 64, "MiB the heap may grow between garbage collections while the live heap is small (0: Go's default; GOGC overrides)")
 	fs.StringVar(&f.vhosts, "http.vhosts", "", "comma-separated Host header names the JSON-RPC port accepts (default: any)")
+	fs.StringVar(&f.httpAPI, "http.api", "", "comma-separated JSON-RPC namespaces served on --http.port: eth, net, web3, debug, txpool, testing, chain, personal (default: all; with --public all but debug, testing, txpool and personal)")
+	fs.StringVar(&f.wsAPI, "ws.api", "", "comma-separated JSON-RPC namespaces served on --ws.port (default as --http.api)")
 }
 
 func init() {
@@ -214,6 +218,7 @@ func runNode(args []string) int {
 	if f.vhosts != "" {
 		cfg.VHosts = strings.Split(f.vhosts, ",")
 	}
+	cfg.HTTPAPIs, cfg.WSAPIs = apiList(f.httpAPI), apiList(f.wsAPI)
 	var devAddrs []types.Address
 	if f.dev {
 		keys, err := hd.DevAccounts(hd.DevMnemonic, 10)
@@ -289,6 +294,19 @@ func runNode(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// apiList splits a --http.api or --ws.api value; empty means the default
+// (nil), and blanks around names are forgiven. The node rejects unknown
+// namespaces.
+func apiList(s string) []string {
+	var out []string
+	for _, ns := range strings.Split(s, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			out = append(out, ns)
+		}
+	}
+	return out
 }
 
 func printDevAccounts(keys []*secp256k1.PrivateKey) {

@@ -11,12 +11,16 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/front"
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/txpool"
@@ -52,6 +56,13 @@ type Config struct {
 	CORS     []string
 	VHosts   []string // Host header values the HTTP port accepts (empty: any)
 
+	// HTTPAPIs and WSAPIs are the JSON-RPC namespaces served on the HTTP
+	// and WebSocket-only ports. nil: every namespace, or without Public
+	// ones (see PublicHiddenAPIs).
+	HTTPAPIs, WSAPIs []string
+	// Clock is the rate limits' clock (nil: time.Now); tests inject one.
+	Clock func() time.Time
+
 	ClientVersion string
 	Log           *slog.Logger
 }
@@ -66,17 +77,19 @@ type Node struct {
 	backend *ethbackend.Backend
 	RPC     *rpc.Server
 	keys    *keyring
+	front   *front.Front
+
+	httpAPIs, wsAPIs []string // nil: every namespace
 
 	resetMu sync.Mutex
 	poolAt  types.Hash // head the pool was last reset to
 
-	mu        sync.Mutex
-	listeners []net.Listener
-	servers   []*http.Server
-	addrs     map[string]string
-	stop      chan struct{}
-	wg        sync.WaitGroup
-	closed    bool
+	mu      sync.Mutex
+	servers []*front.Server
+	addrs   map[string]string
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	closed  bool
 }
 
 // New opens the node's store and chain and registers its interfaces; Start
@@ -135,30 +148,84 @@ func New(cfg Config) (*Node, error) {
 	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
 	ethapi.RegisterChain(n.RPC, &network{n: n})
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
+	var limits front.Limits
+	if cfg.Public {
+		limits = front.PublicLimits
+	}
+	n.front = front.New(front.Config{Limits: limits, Now: cfg.Clock, Log: cfg.Log})
+	if n.httpAPIs, err = n.apis("http", cfg.HTTPAPIs); err != nil {
+		kv.Close()
+		return nil, err
+	}
+	if n.wsAPIs, err = n.apis("ws", cfg.WSAPIs); err != nil {
+		kv.Close()
+		return nil, err
+	}
 	return n, nil
 }
 
-// Handler is the HTTP handler of the JSON-RPC port (POST and WebSocket).
-func (n *Node) Handler() http.Handler {
-	cfg := rpc.HTTPConfig{WebSocket: true, CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts}
-	if n.cfg.Public {
-		cfg.Limiter = rpc.NewLimiter(rpc.PublicLimits)
+// PublicHiddenAPIs are the namespaces a --public node leaves out unless
+// its API lists name them: they expose node internals or keys, or cost
+// far more than a query.
+var PublicHiddenAPIs = []string{"debug", "testing", "txpool", "personal"}
+
+// apis resolves a port's namespace list: the given one, checked against
+// the registered namespaces, or the default.
+func (n *Node) apis(port string, given []string) ([]string, error) {
+	have := n.RPC.Namespaces()
+	if given == nil {
+		if !n.cfg.Public {
+			return nil, nil
+		}
+		return slices.DeleteFunc(have, func(ns string) bool { return slices.Contains(PublicHiddenAPIs, ns) }), nil
 	}
-	return n.RPC.HTTPHandler(cfg)
+	for _, ns := range given {
+		if !slices.Contains(have, ns) {
+			return nil, fmt.Errorf("--%s.api: unknown namespace %q (have %s)", port, ns, strings.Join(have, ", "))
+		}
+	}
+	return given, nil
+}
+
+// listeners declares the node's ports. Every one is built through the
+// front, which applies the node's limits to all of them.
+func (n *Node) listeners() []front.Listener {
+	var ls []front.Listener
+	addr := func(port int) string { return net.JoinHostPort(n.cfg.Host, strconv.Itoa(port)) }
+	if n.cfg.HTTPPort >= 0 {
+		ls = append(ls, n.httpListener(addr(n.cfg.HTTPPort)))
+	}
+	if n.cfg.WSPort >= 0 {
+		// The WebSocket port answers POST too, under the same front.
+		ls = append(ls, n.RPC.Listener("ws", addr(n.cfg.WSPort),
+			rpc.HTTPConfig{WebSocket: true, APIs: n.wsAPIs}, front.Options{}))
+	}
+	return ls
+}
+
+func (n *Node) httpListener(addr string) front.Listener {
+	return n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs},
+		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts})
+}
+
+// Handler is the HTTP handler of the JSON-RPC port (POST and WebSocket)
+// behind the front, as Start serves it but for the connection cap.
+func (n *Node) Handler() http.Handler {
+	l := n.httpListener("")
+	return n.front.Handler(l.Options, l.Handler)
 }
 
 // Start opens the listeners and, on a validator, starts producing blocks.
 func (n *Node) Start() error {
-	if n.cfg.HTTPPort >= 0 {
-		if err := n.listen("http", n.cfg.HTTPPort, n.Handler()); err != nil {
+	for _, l := range n.listeners() {
+		s, err := n.front.Listen(l)
+		if err != nil {
 			return err
 		}
-	}
-	if n.cfg.WSPort >= 0 {
-		ws := n.RPC.HTTPHandler(rpc.HTTPConfig{WebSocket: true})
-		if err := n.listen("ws", n.cfg.WSPort, ws); err != nil {
-			return err
-		}
+		n.mu.Lock()
+		n.servers = append(n.servers, s)
+		n.addrs[s.Kind()] = s.Addr()
+		n.mu.Unlock()
 	}
 	n.wg.Add(1)
 	go n.followHeads()
@@ -170,22 +237,6 @@ func (n *Node) Start() error {
 		n.wg.Add(1)
 		go n.produce()
 	}
-	return nil
-}
-
-func (n *Node) listen(kind string, port int, h http.Handler) error {
-	ln, err := net.Listen("tcp", net.JoinHostPort(n.cfg.Host, fmt.Sprint(port)))
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", kind, err)
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	n.mu.Lock()
-	n.listeners = append(n.listeners, ln)
-	n.servers = append(n.servers, srv)
-	n.addrs[kind] = ln.Addr().String()
-	n.mu.Unlock()
-	n.log.Info("listening", "kind", kind, "addr", ln.Addr().String())
-	go srv.Serve(ln)
 	return nil
 }
 

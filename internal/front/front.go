@@ -1,0 +1,275 @@
+// Package front is the one HTTP front every chaind listener is built
+// through: per-client rate limits and connection caps, body size caps,
+// CORS, allowed Host names and an authentication hook. A listener is
+// declared once (Listener: kind, address, handler, Options) and Listen
+// builds it, so no port can be opened without the node's limits.
+//
+// Limits are kept per client IP and shared by all listeners of a Front: a
+// client gets PerSecond calls a second and Conns connections in total, not
+// per port. Protocol handlers that carry several calls in one request (a
+// JSON-RPC batch, the messages of a WebSocket connection) set
+// Options.PerCall and charge each call through the Client in the
+// request's context; every other request is charged one call by the
+// front. Refusals are written by the listener's Refuser, so each protocol
+// answers in its own error shape.
+//
+// Two choices worth knowing: a charge is all or nothing, so a refused
+// batch takes no tokens (and one larger than a bucket, say 11 calls under
+// 10 per second, is always refused, without Retry-After); and a connection
+// past the cap is answered one 429 and closed rather than reset, so the
+// client learns why.
+//
+// The front sits below the protocol packages (rpc and the later REST,
+// gRPC and explorer ones) and imports none of them.
+package front
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Reason says why the front refused a request.
+type Reason int
+
+const (
+	RateLimited        Reason = iota + 1 // out of call tokens (429)
+	TooManyConnections                   // the client IP holds Limits.Conns connections (429)
+	BodyTooLarge                         // the body is over Options.BodyLimit (413)
+	HostNotAllowed                       // the Host header is not in Options.VirtualHosts (403)
+	Unauthorized                         // Options.Auth refused the request (401)
+)
+
+// Refusal is one refused request, handed to the listener's Refuser.
+type Refusal struct {
+	Reason  Reason
+	Status  int    // HTTP status to answer with
+	Message string // human-readable cause
+	// Wait is how long until a rate-limited request can succeed; 0 or
+	// Never when no Retry-After applies. The front has set Retry-After.
+	Wait time.Duration
+}
+
+// A Refuser writes a refusal in the listener's protocol: status, content
+// type and body. Headers the front owns (Retry-After, Connection, CORS)
+// are already set.
+type Refuser func(w http.ResponseWriter, r *http.Request, ref Refusal)
+
+// PlainRefuser answers refusals as text/plain, for listeners that have no
+// error shape of their own.
+func PlainRefuser(w http.ResponseWriter, _ *http.Request, ref Refusal) {
+	http.Error(w, ref.Message, ref.Status)
+}
+
+// Options are a listener's access rules. The zero value has no body cap,
+// no CORS origins, accepts any Host and answers refusals as plain text.
+type Options struct {
+	BodyLimit    int64    // request body bytes; 0: no cap
+	CORSOrigins  []string // allowed Origin values; "*" allows all; empty allows none
+	VirtualHosts []string // allowed Host header names; "*" or empty allows all
+
+	// Auth, when set, may refuse a request (answered 401 with its error's
+	// text) before it reaches the handler.
+	Auth func(r *http.Request) error
+
+	// Refuse writes refusals; nil means PlainRefuser.
+	Refuse Refuser
+
+	// PerCall says the handler charges each call it serves through
+	// ClientFrom(ctx).Charge, instead of the front charging one per
+	// request before calling it. A request whose handler charged nothing
+	// still costs one call, booked when it returns, so a handler that
+	// forgets cannot open a hole in the limits.
+	PerCall bool
+}
+
+// Config configures a Front.
+type Config struct {
+	Limits Limits           // zero: no limits (a node not started --public)
+	Now    func() time.Time // clock of the rate limits; nil: time.Now
+	Log    *slog.Logger     // where "listening" lines go; nil: discarded
+}
+
+// Front builds a node's listeners on one set of per-client limits.
+type Front struct {
+	lim *limiter // nil: no limits
+	log *slog.Logger
+}
+
+// New returns a front with the given limits.
+func New(cfg Config) *Front {
+	f := &Front{log: cfg.Log}
+	if f.log == nil {
+		f.log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Limits != (Limits{}) {
+		f.lim = newLimiter(cfg.Limits, cfg.Now)
+	}
+	return f
+}
+
+// Handler wraps h in the front's middleware with the given options. Listen
+// uses it; it is exported for tests and benchmarks that serve without a
+// socket. Connection caps need Listen's listener and do not apply here.
+func (f *Front) Handler(o Options, h http.Handler) http.Handler {
+	if o.Refuse == nil {
+		o.Refuse = PlainRefuser
+	}
+	return &handler{f: f, o: o, next: h}
+}
+
+type handler struct {
+	f    *Front
+	o    Options
+	next http.Handler
+}
+
+func (h *handler) refuse(w http.ResponseWriter, r *http.Request, ref Refusal) {
+	SetRetryAfter(w.Header(), ref.Wait)
+	h.o.Refuse(w, r, ref)
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if over, _ := r.Context().Value(overCapKey{}).(bool); over {
+		// The connection was accepted past the client's cap only to be
+		// told so; it closes after this answer.
+		w.Header().Set("Connection", "close")
+		h.refuse(w, r, Refusal{Reason: TooManyConnections, Status: http.StatusTooManyRequests,
+			Message: "too many connections from your address (" + strconv.Itoa(h.f.lim.cfg.Conns) + " max)"})
+		return
+	}
+	if !hostAllowed(h.o.VirtualHosts, r.Host) {
+		h.refuse(w, r, Refusal{Reason: HostNotAllowed, Status: http.StatusForbidden, Message: "invalid host specified"})
+		return
+	}
+	preflight := h.cors(w, r)
+	var c *Client
+	if h.f.lim != nil {
+		c = &Client{lim: h.f.lim, ip: remoteIP(r)}
+	}
+	if preflight {
+		if c != nil {
+			c.lim.take(c.ip, 1)
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if h.o.Auth != nil {
+		if err := h.o.Auth(r); err != nil {
+			h.refuse(w, r, Refusal{Reason: Unauthorized, Status: http.StatusUnauthorized, Message: err.Error()})
+			return
+		}
+	}
+	if lim := h.o.BodyLimit; lim > 0 {
+		if r.ContentLength > lim {
+			h.refuse(w, r, TooLarge(lim))
+			return
+		}
+		// A declared length within the cap is all net/http will read;
+		// only a body of unknown length needs the counting reader.
+		if r.ContentLength < 0 {
+			r.Body = http.MaxBytesReader(w, r.Body, lim)
+		}
+	}
+	if c == nil {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	if !h.o.PerCall {
+		if wait, ok := c.Charge(1); !ok {
+			h.refuse(w, r, Limited(wait))
+			return
+		}
+	}
+	h.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, c)))
+	if !c.charged {
+		c.lim.take(c.ip, 1)
+	}
+}
+
+// TooLarge is the refusal of a body over limit bytes, for handlers that
+// find out while reading (a body of unknown length).
+func TooLarge(limit int64) Refusal {
+	return Refusal{Reason: BodyTooLarge, Status: http.StatusRequestEntityTooLarge,
+		Message: "content length too large (" + strconv.FormatInt(limit, 10) + " bytes max)"}
+}
+
+// Limited is the refusal of a request whose charge was refused with wait.
+func Limited(wait time.Duration) Refusal {
+	msg := "rate limit exceeded"
+	if wait == Never {
+		msg = "rate limit exceeded: more calls at once than the limits allow"
+	}
+	return Refusal{Reason: RateLimited, Status: http.StatusTooManyRequests, Message: msg, Wait: wait}
+}
+
+// IsTooLarge reports whether err is a body read stopped at the front's
+// BodyLimit.
+func IsTooLarge(err error) (limit int64, ok bool) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return mbe.Limit, true
+	}
+	return 0, false
+}
+
+// SetRetryAfter sets the Retry-After header for a refused charge's wait,
+// in whole seconds rounded up. It sets nothing for 0 or Never: retrying
+// the same request later would not help.
+func SetRetryAfter(h http.Header, wait time.Duration) {
+	if wait <= 0 || wait == Never {
+		return
+	}
+	secs := max(1, int64((wait+time.Second-1)/time.Second))
+	h.Set("Retry-After", strconv.FormatInt(secs, 10))
+}
+
+func hostAllowed(allowed []string, host string) bool {
+	if len(allowed) == 0 {
+		return true
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	for _, v := range allowed {
+		if v == "*" || strings.EqualFold(v, host) {
+			return true
+		}
+	}
+	return false
+}
+
+// cors sets the CORS headers for an allowed Origin and reports whether the
+// request is a preflight, which the front answers itself.
+func (h *handler) cors(w http.ResponseWriter, r *http.Request) (preflight bool) {
+	preflight = r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return preflight
+	}
+	for _, o := range h.o.CORSOrigins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			hdr := w.Header()
+			hdr.Set("Access-Control-Allow-Origin", origin)
+			hdr.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
+			hdr.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+			hdr.Set("Access-Control-Max-Age", "600")
+			hdr.Add("Vary", "Origin")
+			break
+		}
+	}
+	return preflight
+}
+
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

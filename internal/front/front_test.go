@@ -1,0 +1,249 @@
+package front
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// echo answers 200 "ok", or 413 when the body read was stopped at the cap.
+var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	if _, err := io.ReadAll(r.Body); err != nil {
+		if _, ok := IsTooLarge(err); ok {
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			return
+		}
+	}
+	io.WriteString(w, "ok")
+})
+
+// jsonRefuser stands for a protocol's own error shape.
+func jsonRefuser(w http.ResponseWriter, _ *http.Request, ref Refusal) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(ref.Status)
+	fmt.Fprintf(w, `{"reason":%d,"message":%q}`, ref.Reason, ref.Message)
+}
+
+func TestMiddleware(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		req     func() *http.Request
+		status  int
+		body    string
+		headers map[string]string // "" means absent
+	}{
+		{"plain", Options{}, func() *http.Request { return httptest.NewRequest("POST", "/", strings.NewReader("x")) }, 200, "ok", nil},
+		{"host refused", Options{VirtualHosts: []string{"node.example"}}, func() *http.Request {
+			return httptest.NewRequest("POST", "http://evil.example/", nil)
+		}, 403, "invalid host specified\n", nil},
+		{"host allowed with port", Options{VirtualHosts: []string{"node.example"}}, func() *http.Request {
+			return httptest.NewRequest("POST", "http://NODE.example:8545/", nil)
+		}, 200, "ok", nil},
+		{"host refused in the listener's shape", Options{VirtualHosts: []string{"node.example"}, Refuse: jsonRefuser}, func() *http.Request {
+			return httptest.NewRequest("POST", "http://evil.example/", nil)
+		}, 403, `{"reason":4,"message":"invalid host specified"}`, map[string]string{"Content-Type": "application/json"}},
+		{"cors allowed", Options{CORSOrigins: []string{"https://app.example"}}, func() *http.Request {
+			r := httptest.NewRequest("POST", "/", nil)
+			r.Header.Set("Origin", "https://app.example")
+			return r
+		}, 200, "ok", map[string]string{"Access-Control-Allow-Origin": "https://app.example", "Vary": "Origin"}},
+		{"cors any", Options{CORSOrigins: []string{"*"}}, func() *http.Request {
+			r := httptest.NewRequest("POST", "/", nil)
+			r.Header.Set("Origin", "https://other.example")
+			return r
+		}, 200, "ok", map[string]string{"Access-Control-Allow-Origin": "https://other.example"}},
+		{"cors other origin", Options{CORSOrigins: []string{"https://app.example"}}, func() *http.Request {
+			r := httptest.NewRequest("POST", "/", nil)
+			r.Header.Set("Origin", "https://evil.example")
+			return r
+		}, 200, "ok", map[string]string{"Access-Control-Allow-Origin": ""}},
+		{"preflight", Options{CORSOrigins: []string{"https://app.example"}}, func() *http.Request {
+			r := httptest.NewRequest("OPTIONS", "/", nil)
+			r.Header.Set("Origin", "https://app.example")
+			r.Header.Set("Access-Control-Request-Method", "POST")
+			return r
+		}, 204, "", map[string]string{"Access-Control-Allow-Origin": "https://app.example",
+			"Access-Control-Allow-Methods": "POST, GET, OPTIONS", "Access-Control-Allow-Headers": "Content-Type, Authorization"}},
+		{"preflight other origin", Options{CORSOrigins: []string{"https://app.example"}}, func() *http.Request {
+			r := httptest.NewRequest("OPTIONS", "/", nil)
+			r.Header.Set("Origin", "https://evil.example")
+			r.Header.Set("Access-Control-Request-Method", "POST")
+			return r
+		}, 204, "", map[string]string{"Access-Control-Allow-Origin": "", "Access-Control-Allow-Methods": ""}},
+		{"auth refuses", Options{Auth: bearer}, func() *http.Request {
+			return httptest.NewRequest("POST", "/", nil)
+		}, 401, "missing token\n", nil},
+		{"auth admits", Options{Auth: bearer}, func() *http.Request {
+			r := httptest.NewRequest("POST", "/", nil)
+			r.Header.Set("Authorization", "Bearer t")
+			return r
+		}, 200, "ok", nil},
+		{"declared body over the cap", Options{BodyLimit: 10}, func() *http.Request {
+			return httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", 11)))
+		}, 413, "content length too large (10 bytes max)\n", nil},
+		{"declared body at the cap", Options{BodyLimit: 10}, func() *http.Request {
+			return httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", 10)))
+		}, 200, "ok", nil},
+		{"streamed body over the cap", Options{BodyLimit: 10}, func() *http.Request {
+			r := httptest.NewRequest("POST", "/", io.NopCloser(strings.NewReader(strings.Repeat("x", 11))))
+			r.ContentLength = -1
+			return r
+		}, 413, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			New(Config{}).Handler(tc.opts, echo).ServeHTTP(w, tc.req())
+			if w.Code != tc.status || w.Body.String() != tc.body {
+				t.Fatalf("got %d %q, want %d %q", w.Code, w.Body, tc.status, tc.body)
+			}
+			for k, v := range tc.headers {
+				if got := w.Header().Get(k); got != v {
+					t.Errorf("header %s = %q, want %q", k, got, v)
+				}
+			}
+		})
+	}
+}
+
+func bearer(r *http.Request) error {
+	if r.Header.Get("Authorization") != "Bearer t" {
+		return errors.New("missing token")
+	}
+	return nil
+}
+
+// A listener without PerCall pays one call per request; one with PerCall
+// pays what its handler charges, and at least one.
+func TestRequestCharging(t *testing.T) {
+	charge := func(n int) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n == 0 {
+				return
+			}
+			if _, ok := ClientFrom(r.Context()).Charge(n); !ok {
+				w.WriteHeader(http.StatusTooManyRequests)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name    string
+		perCall bool
+		h       http.Handler
+		want    []int // statuses of successive requests
+		left    bool  // whether a token is left after them
+	}{
+		{"per request", false, echo, []int{200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 429}, false},
+		// 3+3+3, then a refused 3 that takes nothing.
+		{"per call", true, charge(3), []int{200, 200, 200, 429}, true},
+		{"per call, handler charged nothing", true, charge(0), []int{200, 200, 200, 200, 200, 200, 200, 200, 200, 200}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClock()
+			f := New(Config{Limits: Limits{PerSecond: 10}, Now: c.now})
+			h := f.Handler(Options{PerCall: tc.perCall, Refuse: jsonRefuser}, tc.h)
+			for i, want := range tc.want {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, httptest.NewRequest("POST", "/", nil))
+				if w.Code != want {
+					t.Fatalf("request %d: %d %s, want %d", i+1, w.Code, w.Body, want)
+				}
+				if w.Code == 429 && !tc.perCall && (w.Header().Get("Retry-After") != "1" ||
+					w.Body.String() != `{"reason":1,"message":"rate limit exceeded"}`) {
+					t.Fatalf("refusal: Retry-After %q, %s", w.Header().Get("Retry-After"), w.Body)
+				}
+			}
+			// Requests that charged nothing were still booked.
+			if _, ok := f.lim.charge("192.0.2.1", 1); ok != tc.left {
+				t.Fatalf("after the requests, a charge admitted: %v, want %v", ok, tc.left)
+			}
+		})
+	}
+}
+
+// The connection cap holds over all listeners of a front: with the cap's
+// connections open on one port, another is refused on every port with a
+// 429 in the listener's shape and closed, until one of them closes.
+func TestConnectionCap(t *testing.T) {
+	f := New(Config{Limits: Limits{Conns: 2}})
+	var addrs []string
+	for _, kind := range []string{"a", "b"} {
+		s, err := f.Listen(Listener{Kind: kind, Addr: "127.0.0.1:0", Handler: echo, Options: Options{Refuse: jsonRefuser}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Shutdown(t.Context())
+		addrs = append(addrs, s.Addr())
+	}
+	open := func(addr string) (net.Conn, *bufio.Reader) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c, bufio.NewReader(c)
+	}
+	get := func(c net.Conn, br *bufio.Reader) *http.Response {
+		t.Helper()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body = io.NopCloser(strings.NewReader(string(body)))
+		return resp
+	}
+	// Two keep-alive connections, each used twice: two slots.
+	var held []net.Conn
+	for _, addr := range addrs {
+		c, br := open(addr)
+		for range 2 {
+			if resp := get(c, br); resp.StatusCode != 200 {
+				t.Fatalf("connection within the cap: %d", resp.StatusCode)
+			}
+		}
+		held = append(held, c)
+	}
+	for _, addr := range addrs {
+		c, br := open(addr)
+		resp := get(c, br)
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 429 || !resp.Close || string(body) != `{"reason":2,"message":"too many connections from your address (2 max)"}` {
+			t.Fatalf("connection past the cap on %s: %d close=%v %s", addr, resp.StatusCode, resp.Close, body)
+		}
+		if _, err := br.ReadByte(); err != io.EOF {
+			t.Fatalf("refused connection not closed: %v", err)
+		}
+	}
+	held[0].Close()
+	// The server notices the close on its own time; wait for the slot.
+	deadline := time.Now().Add(10 * time.Second)
+	for f.Conns("127.0.0.1") != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("closed connection's slot not released")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for range 2 { // and the refused ones took no slot
+		c, br := open(addrs[1])
+		if resp := get(c, br); resp.StatusCode != 200 {
+			t.Fatalf("connection after one closed: %d", resp.StatusCode)
+		}
+		c.Close()
+		for f.Conns("127.0.0.1") != 1 {
+			if time.Now().After(deadline) {
+				t.Fatal("closed connection's slot not released")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}

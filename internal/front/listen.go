@@ -1,0 +1,118 @@
+package front
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Listener declares one port of the node.
+type Listener struct {
+	Kind    string // "http", "ws", "rest", ...: names it in logs and Server.Kind
+	Addr    string // host:port to bind; port 0 picks a free one
+	Handler http.Handler
+	Options Options
+}
+
+// Server is a listener being served.
+type Server struct {
+	kind string
+	addr string
+	srv  *http.Server
+}
+
+// Kind is the listener's kind.
+func (s *Server) Kind() string { return s.kind }
+
+// Addr is the address the listener is bound to.
+func (s *Server) Addr() string { return s.addr }
+
+// Shutdown stops accepting and waits, until ctx ends, for requests in
+// flight. Hijacked (WebSocket) connections are their handlers' to close.
+func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+
+// Listen binds l.Addr and serves l.Handler behind the front's middleware
+// and connection cap, logging "listening kind=... addr=...".
+//
+// A connection past a client's cap is not dropped silently: it is served
+// one answer, the listener's 429 refusal with "Connection: close", and
+// then closed, so the client learns why instead of seeing a reset. It does
+// not count toward the cap, and net/http's ReadHeaderTimeout bounds how
+// long it can be held before its request arrives.
+func (f *Front) Listen(l Listener) (*Server, error) {
+	ln, err := net.Listen("tcp", l.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", l.Kind, err)
+	}
+	srv := &http.Server{Handler: f.Handler(l.Options, l.Handler), ReadHeaderTimeout: 10 * time.Second}
+	if f.lim != nil && f.lim.cfg.Conns > 0 {
+		ln = &cappedListener{Listener: ln, lim: f.lim}
+		srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+			if _, ok := c.(*refusedConn); ok {
+				return context.WithValue(ctx, overCapKey{}, true)
+			}
+			return ctx
+		}
+	}
+	s := &Server{kind: l.Kind, addr: ln.Addr().String(), srv: srv}
+	f.log.Info("listening", "kind", l.Kind, "addr", s.addr)
+	go srv.Serve(ln)
+	return s, nil
+}
+
+// Conns is how many connections the client at ip holds open on the
+// front's listeners (0 without a connection cap).
+func (f *Front) Conns(ip string) int {
+	if f.lim == nil {
+		return 0
+	}
+	return f.lim.conns(ip)
+}
+
+// overCapKey marks, in a connection's context, that it was accepted past
+// its client's cap.
+type overCapKey struct{}
+
+// cappedListener counts each client IP's open connections. Every
+// connection of the listener passes through it, so a cap holds whatever
+// the connection is then used for: keep-alive requests (one connection,
+// counted once) or a hijacked WebSocket.
+type cappedListener struct {
+	net.Listener
+	lim *limiter
+}
+
+func (l *cappedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	ip := c.RemoteAddr().String()
+	if h, _, err := net.SplitHostPort(ip); err == nil {
+		ip = h
+	}
+	if !l.lim.open(ip) {
+		return &refusedConn{c}, nil
+	}
+	return &countedConn{Conn: c, lim: l.lim, ip: ip}, nil
+}
+
+// countedConn gives its slot back when closed, once, by whichever of
+// net/http or a WebSocket library closes it.
+type countedConn struct {
+	net.Conn
+	lim  *limiter
+	ip   string
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() { c.lim.closed(c.ip) })
+	return c.Conn.Close()
+}
+
+// refusedConn is a connection past its client's cap (see Listen).
+type refusedConn struct{ net.Conn }
