@@ -11,7 +11,6 @@ import (
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
-	"github.com/chaind/chaind/trie"
 	"github.com/holiman/uint256"
 )
 
@@ -172,10 +171,7 @@ func (sim *simulator) header(o *backend.SimBlockOverrides, parent *types.Header)
 		h.WithdrawalsHash = &wr
 	}
 	if fork >= forks.Cancun {
-		var excess, used uint64
-		if sim.cfg.IsCancunAt(parent) && parent.ExcessBlobGas != nil && parent.BlobGasUsed != nil {
-			excess = sim.cfg.Blob(num, t).ExcessBlobGas(fork, *parent.ExcessBlobGas, *parent.BlobGasUsed, parent.BaseFee)
-		}
+		excess, used := sim.cfg.NextExcessBlobGas(parent, num, t), uint64(0)
 		h.ExcessBlobGas, h.BlobGasUsed = &excess, &used
 		br := types.Hash{}
 		if o.BeaconRoot != nil {
@@ -215,131 +211,74 @@ func simError(err error) error {
 func (sim *simulator) processBlock(b *backend.SimBlock, parent *types.Header) (*backend.SimulatedBlock, *types.Header, error) {
 	o := b.Overrides
 	h := sim.header(o, parent)
-	fork := sim.cfg.Fork(h.Number, h.Time)
-	bctx := sim.cfg.BlockContext(h, sim.getHash)
-	if o.BlobBaseFee != nil {
-		bctx.BlobBaseFee = new(uint256.Int).Set(o.BlobBaseFee)
-	}
 	precs, err := sim.applyOverrides(b.StateOverrides)
 	if err != nil {
 		return nil, nil, err
 	}
 	tr := &logTracer{StateDB: sim.st, transfers: sim.trace, marks: map[int]int{}}
-	vm := evm.NewEVM(bctx, tr, sim.cfg.ChainID, fork)
-	vm.Config.NoBaseFee = !sim.validate
-	vm.SetPrecompiles(precs)
-	deleteEmpty := fork >= forks.SpuriousDragon
-	if fork >= forks.Prague {
-		sim.st.BeginTx(types.Hash{}, -1)
-		if _, err := vm.SystemCall(evm.HistoryStorageAddress, h.ParentHash[:]); err != nil {
-			return nil, nil, err
-		}
-		sim.st.Finalise(deleteEmpty)
-	}
-	if h.ParentBeaconRoot != nil {
-		sim.st.BeginTx(types.Hash{}, -1)
-		if _, err := vm.SystemCall(evm.BeaconRootsAddress, h.ParentBeaconRoot[:]); err != nil {
-			return nil, nil, err
-		}
-		sim.st.Finalise(deleteEmpty)
+	x, err := sim.cfg.Open(h, sim.st, sim.getHash, &chain.ExecOptions{
+		NoBaseFee:   !sim.validate,
+		WrapState:   func(*state.StateDB) evm.StateDB { return tr },
+		Precompiles: precs,
+		BlobBaseFee: o.BlobBaseFee,
+		GasPool:     &sim.gp,
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	var (
-		gasUsed, blobGas uint64
-		txs              []*types.Transaction
-		senders          []types.Address
-		receipts         types.Receipts
-		calls            = make([]backend.SimCallResult, 0, len(b.Calls))
-		stateLogs        []*types.Log
+		senders = make([]types.Address, 0, len(b.Calls))
+		calls   = make([]backend.SimCallResult, 0, len(b.Calls))
 	)
 	for i := range b.Calls {
 		call := b.Calls[i]
-		tx, msg, err := sim.prepareCall(&call, h, bctx.GasLimit, gasUsed)
+		tx, msg, err := sim.prepareCall(&call, h, h.GasLimit, x.GasUsed)
 		if err != nil {
 			return nil, nil, err
 		}
-		txHash := tx.Hash()
-		sim.st.BeginTx(txHash, i)
 		tr.reset()
-		res, err := evm.ApplyMessage(vm, msg, &sim.gp)
+		rc, res, err := x.Apply(tx, msg)
+		if errors.Is(err, chain.ErrMissingPrecompile) {
+			return nil, nil, err
+		}
 		if err != nil {
 			return nil, nil, simError(err)
 		}
-		if len(res.MissingPrecompiles) > 0 {
-			return nil, nil, fmt.Errorf("call reached precompile %s, which this build lacks", res.MissingPrecompiles[0])
-		}
-		var root []byte
-		if fork >= forks.Byzantium {
-			sim.st.Finalise(true)
-		} else {
-			r := sim.st.IntermediateRoot(deleteEmpty)
-			root = r[:]
-		}
-		gasUsed += res.UsedGas
-		blobGas += tx.BlobGas()
-		rc := &types.Receipt{Type: tx.Type(), PostState: root, CumulativeGasUsed: gasUsed}
-		if !res.Failed() {
-			rc.Status = types.ReceiptStatusSuccessful
-		}
-		rc.Logs = append([]*types.Log(nil), sim.st.Logs()...)
-		rc.Bloom = types.LogsBloom(rc.Logs)
-		receipts = append(receipts, rc)
-		txs = append(txs, tx)
 		senders = append(senders, msg.From)
-
 		cr := backend.SimCallResult{
 			ReturnData: res.ReturnData,
 			GasUsed:    res.UsedGas,
 			MaxUsedGas: res.UsedGas + res.Refund,
 			Status:     rc.Status,
+			Logs:       tr.logs,
 		}
-		cr.Logs = tr.logs
 		switch {
 		case errors.Is(res.Err, evm.ErrExecutionReverted):
 			cr.Err = backend.NewRevertError(res.ReturnData)
-			cr.Logs = nil
-			cr.ReturnData = nil
+			cr.Logs, cr.ReturnData = nil, nil
 		case res.Err != nil:
 			cr.Err = res.Err
-			cr.Logs = nil
-			cr.ReturnData = nil
-		default:
-			stateLogs = append(stateLogs, rc.Logs...)
+			cr.Logs, cr.ReturnData = nil, nil
 		}
 		if cr.Logs == nil {
 			cr.Logs = []*types.Log{}
 		}
 		calls = append(calls, cr)
 	}
-	h.GasUsed = gasUsed
-	if h.BlobGasUsed != nil {
-		*h.BlobGasUsed = blobGas
+	var withdrawals []*types.Withdrawal
+	if x.Fork >= forks.Shanghai {
+		withdrawals = toWithdrawals(o.Withdrawals)
 	}
-	if fork >= forks.Prague {
-		reqs, err := sim.requestList(vm, stateLogs, deleteEmpty)
-		if err != nil {
-			return nil, nil, err
-		}
-		rh := requestsHash(reqs)
-		h.RequestsHash = &rh
+	res, err := x.Finish(withdrawals, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	var body types.Body
-	body.Transactions = txs
-	if fork >= forks.Shanghai {
-		body.Withdrawals = creditWithdrawals(sim.st, o.Withdrawals)
-		wr := types.DeriveWithdrawalsRoot(body.Withdrawals, trie.NewStackTrie())
-		h.WithdrawalsHash = &wr
-	}
-	h.Root = sim.st.IntermediateRoot(deleteEmpty)
-	h.TxHash = types.DeriveTxRoot(txs, trie.NewStackTrie())
-	h.ReceiptHash = types.DeriveReceiptRoot(receipts, trie.NewStackTrie())
-	h.Bloom = types.CreateBloom(receipts)
-	blk := types.NewBlock(h, &body)
+	blk := x.Seal(res)
 	hash := blk.Hash()
-
 	for i := range calls {
 		for _, l := range calls[i].Logs {
 			l.BlockHash, l.BlockNumber, l.BlockTimestamp = hash, h.Number, h.Time
-			l.TxHash, l.TxIndex = txs[i].Hash(), uint(i)
+			l.TxHash, l.TxIndex = x.Txs[i].Hash(), uint(i)
 		}
 	}
 	return &backend.SimulatedBlock{Block: blk, Senders: senders, Calls: calls}, blk.Header(), nil
@@ -444,47 +383,6 @@ func nonNilList(al types.AccessList) types.AccessList {
 		return types.AccessList{}
 	}
 	return al
-}
-
-// requestList collects the EIP-7685 requests of a Prague block: the
-// deposit list from the block's logs and the withdrawal and consolidation
-// queues drained by system calls.
-func (sim *simulator) requestList(vm *evm.EVM, logs []*types.Log, deleteEmpty bool) ([][]byte, error) {
-	reqs := [][]byte{{0x00}}
-	if dc := sim.cfg.DepositContractAddress; dc != nil {
-		for _, l := range logs {
-			if l.Address == *dc {
-				// chain does not export its deposit-log parser yet.
-				return nil, errors.New("deposits in built or simulated blocks are not supported")
-			}
-		}
-	}
-	for i, addr := range []types.Address{evm.WithdrawalQueueAddress, evm.ConsolidationQueueAddress} {
-		sim.st.BeginTx(types.Hash{}, -1)
-		out, err := vm.SystemCall(addr, nil)
-		if err != nil {
-			return nil, fmt.Errorf("system call to %s: %w", addr, err)
-		}
-		sim.st.Finalise(deleteEmpty)
-		reqs = append(reqs, append([]byte{byte(i + 1)}, out...))
-	}
-	return reqs, nil
-}
-
-func requestsHash(reqs [][]byte) types.Hash { return chain.RequestsHash(reqs) }
-
-// creditWithdrawals pays out withdrawals (amounts in gwei) and returns
-// them as block body entries.
-func creditWithdrawals(st *state.StateDB, ws []types.Withdrawal) []*types.Withdrawal {
-	out := []*types.Withdrawal{}
-	gwei := uint256.NewInt(1_000_000_000)
-	for _, w := range ws {
-		out = append(out, &types.Withdrawal{
-			Index: w.Index, Validator: w.Validator, Address: w.Address, Amount: w.Amount,
-		})
-		st.AddBalance(w.Address, new(uint256.Int).Mul(uint256.NewInt(w.Amount), gwei))
-	}
-	return out
 }
 
 // applyOverrides applies one block's state overrides and returns the

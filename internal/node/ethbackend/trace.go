@@ -9,7 +9,6 @@ import (
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/backend"
-	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
@@ -68,27 +67,10 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 	if err != nil {
 		return nil, err
 	}
-	c := b.chain.Config
-	h := blk.HeaderRef()
-	fork := c.Fork(h.Number, h.Time)
-	deleteEmpty := fork >= forks.SpuriousDragon
-	vm := evm.NewEVM(c.BlockContext(h, b.chain.GetHash), st, c.ChainID, fork)
-	if h.ParentBeaconRoot != nil {
-		st.BeginTx(types.Hash{}, -1)
-		if _, err := vm.SystemCall(evm.BeaconRootsAddress, h.ParentBeaconRoot[:]); err != nil {
-			return nil, err
-		}
-		st.Finalise(deleteEmpty)
+	x, err := b.chain.Config.Open(blk.Header(), st, b.chain.GetHash, nil)
+	if err != nil {
+		return nil, err
 	}
-	if fork >= forks.Prague {
-		st.BeginTx(types.Hash{}, -1)
-		if _, err := vm.SystemCall(evm.HistoryStorageAddress, h.ParentHash[:]); err != nil {
-			return nil, err
-		}
-		st.Finalise(deleteEmpty)
-	}
-	signer := c.Signer(h.Number, h.Time)
-	gp := evm.GasPool(h.GasLimit)
 	var out []backend.TxTrace
 	for i, tx := range blk.Transactions() {
 		if err := ctx.Err(); err != nil {
@@ -97,24 +79,22 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 		if only >= 0 && i > only {
 			break
 		}
-		from, err := signer.Sender(tx)
+		from, err := x.Signer.Sender(tx)
 		if err != nil {
 			return nil, err
 		}
 		var tr txTracer
-		vm.Config.Tracer = nil
+		x.EVM.Config.Tracer = nil
 		if only < 0 || i == only {
 			if tr, err = newTxTracer(cfg, st); err != nil {
 				return nil, err
 			}
-			vm.Config.Tracer = tr.hooks()
+			x.EVM.Config.Tracer = tr.hooks()
 		}
-		st.BeginTx(tx.Hash(), i)
-		res, err := evm.ApplyMessage(vm, evm.TransactionToMessage(tx, from), &gp)
+		_, res, err := x.Apply(tx, evm.TransactionToMessage(tx, from))
 		if err != nil {
 			return nil, fmt.Errorf("transaction %s: %w", tx.Hash(), err)
 		}
-		st.Finalise(deleteEmpty)
 		if tr != nil {
 			r, err := tr.result(res)
 			if err != nil {
