@@ -14,11 +14,11 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/consensus/cycle"
-	"github.com/chaind/chaind/consensus/driver"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
 	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rlp"
@@ -93,13 +93,13 @@ type devnet struct {
 	keys    []*secp256k1.PrivateKey
 	signers []*consensus.Signer
 	nodes   []*node.Node
-	net     *driver.MemNetwork
+	net     *bft.MemNetwork
 	cancels []context.CancelFunc
 	wg      sync.WaitGroup
 }
 
 func startDevnet(cfg devnetConfig, log *slog.Logger) (*devnet, error) {
-	dn := &devnet{net: driver.NewMemNetwork()}
+	dn := &devnet{net: bft.NewMemNetwork()}
 	keys, err := hd.DevAccounts(hd.DevMnemonic, 10)
 	if err != nil {
 		return nil, fmt.Errorf("dev accounts: %w", err)
@@ -148,7 +148,7 @@ func startDevnet(cfg devnetConfig, log *slog.Logger) (*devnet, error) {
 		}
 		app := &chainApp{n: n, chainID: cfg.chainID, coinbase: s.Address(), blockTime: cfg.blockTime, vals: schedule,
 			pending: make(map[types.Hash]*chain.Built)}
-		d, err := driver.New(driver.Config{Signer: s, Validators: schedule, Timeouts: timeouts,
+		d, err := bft.New(bft.Config{Signer: s, Validators: schedule, Timeouts: timeouts,
 			Transport: dn.net.Join(s.Address()), App: app, Height: n.Chain.Head().Number() + 1,
 			Logf: func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...), "validator", i) }})
 		if err != nil {

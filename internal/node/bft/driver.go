@@ -1,12 +1,14 @@
-// Package driver runs the consensus core for real: it feeds
-// consensus.State from a Transport and a Clock, signs what the core wants
-// broadcast, checks signatures of what arrives, asks an App to build,
-// validate and commit blocks, hands double-sign evidence to the staking
-// layer, and persists the core's snapshot (fsync'd) before anything it
-// signed leaves the process, so a restarted validator never double-signs.
+// Package bft runs the consensus core (package consensus, a pure state
+// machine) for real inside a node: the Driver feeds it from a Transport and
+// a Clock, signs what it wants broadcast, checks signatures of what
+// arrives, asks an App to build, validate and commit blocks, hands
+// double-sign evidence to the staking layer, and persists the core's
+// snapshot (fsync'd) before anything it signed leaves the process, so a
+// restarted validator never double-signs.
 //
-// One goroutine owns the core; the App is called from it, synchronously.
-package driver
+// The package is the I/O half of consensus: goroutines, timers, files and
+// the in-process transport live here so that consensus itself stays pure.
+package bft
 
 import (
 	"context"
@@ -79,7 +81,7 @@ type Config struct {
 // ErrWouldDoubleSign is returned when the core asks for a vote that
 // contradicts one already signed and persisted. It means a bug or a
 // corrupted state file; the driver stops rather than sign.
-var ErrWouldDoubleSign = errors.New("driver: refusing to double-sign")
+var ErrWouldDoubleSign = errors.New("bft: refusing to double-sign")
 
 type signKey struct {
 	h   uint64
@@ -104,7 +106,7 @@ type Driver struct {
 // to cfg.Height.
 func New(cfg Config) (*Driver, error) {
 	if cfg.Signer == nil || cfg.Validators == nil || cfg.Transport == nil || cfg.App == nil {
-		return nil, errors.New("driver: Signer, Validators, Transport and App are required")
+		return nil, errors.New("bft: Signer, Validators, Transport and App are required")
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
@@ -136,7 +138,7 @@ func New(cfg Config) (*Driver, error) {
 		case snap.Height > cfg.Height:
 			// We signed at a height the chain has not committed: the block
 			// store is behind the state file. Voting again could contradict.
-			return nil, fmt.Errorf("driver: state file is at height %d but the chain resumes at %d", snap.Height, cfg.Height)
+			return nil, fmt.Errorf("bft: state file is at height %d but the chain resumes at %d", snap.Height, cfg.Height)
 		}
 	}
 	return d, nil
@@ -162,7 +164,7 @@ func (d *Driver) Run(ctx context.Context) error {
 			return ctx.Err()
 		case in, ok := <-d.cfg.Transport.Receive():
 			if !ok {
-				return errors.New("driver: transport closed")
+				return errors.New("bft: transport closed")
 			}
 			if ev := d.decode(in); ev != nil {
 				d.step(ev)
@@ -204,7 +206,7 @@ func (d *Driver) step(ev consensus.Event) {
 	moved := d.core.Height() != d.savedHeight || d.core.Round() != d.savedRound
 	if d.cfg.StateFile != "" && (moved || signsSomething(effects)) {
 		if err := saveSnapshot(d.cfg.StateFile, d.core.Snapshot()); err != nil {
-			d.err = fmt.Errorf("driver: persisting state: %w", err)
+			d.err = fmt.Errorf("bft: persisting state: %w", err)
 			return
 		}
 		d.savedHeight, d.savedRound = d.core.Height(), d.core.Round()
@@ -340,11 +342,11 @@ func (d *Driver) commit(e consensus.Decide) {
 	}
 	cert, err := consensus.NewCertificate(vals, e.Height, e.Round, e.Value.ID, pcs)
 	if err != nil {
-		d.err = fmt.Errorf("driver: certificate for height %d: %w", e.Height, err)
+		d.err = fmt.Errorf("bft: certificate for height %d: %w", e.Height, err)
 		return
 	}
 	if err := d.cfg.App.Commit(e.Value, cert); err != nil {
-		d.err = fmt.Errorf("driver: commit of height %d: %w", e.Height, err)
+		d.err = fmt.Errorf("bft: commit of height %d: %w", e.Height, err)
 	}
 }
 
