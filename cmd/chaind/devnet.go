@@ -219,7 +219,7 @@ type chainApp struct {
 	lastCommit time.Time
 }
 
-func (a *chainApp) Propose(height uint64) (consensus.Value, error) {
+func (a *chainApp) Propose(_ context.Context, height uint64) (consensus.Value, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	head := a.n.Chain.Head()
@@ -282,7 +282,7 @@ func decodeDevValue(data []byte) (*types.Block, []byte, error) {
 	return b, cert, nil
 }
 
-func (a *chainApp) Validate(v consensus.Value) error {
+func (a *chainApp) Validate(_ context.Context, _ uint64, v consensus.Value) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.pending[v.ID]; ok {
