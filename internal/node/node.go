@@ -1,5 +1,6 @@
 // Package node wires chaind's parts into a running node: the chain store,
-// the transaction pool, block production and the network interfaces.
+// the transaction pool, consensus (the BFT driver of internal/node/bft with
+// the chain as its application) and the network interfaces.
 package node
 
 import (
@@ -14,8 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
@@ -35,7 +38,13 @@ type Config struct {
 	// Validator is the key that signs blocks; nil makes a node that only
 	// serves what it has and pools transactions.
 	Validator *secp256k1.PrivateKey
-	BlockTime time.Duration // 0: seal as soon as transactions are pending
+	BlockTime time.Duration // minimum time between blocks; 0: seal as soon as transactions are pending
+	// Validators and Transport make the validator one of a set (a devnet);
+	// without them it is the only validator of its chain, over an
+	// in-process transport.
+	Validators consensus.ValidatorSource
+	Transport  bft.Transport
+	Timeouts   consensus.Timeouts // zero: defaults for BlockTime
 
 	// Archive keeps the state of every block; otherwise only the last
 	// StateHistory blocks' states stay readable (older trie nodes are
@@ -74,10 +83,13 @@ type Node struct {
 	stop      chan struct{}
 	wg        sync.WaitGroup
 	closed    bool
+
+	validators    consensus.ValidatorSource
+	stopConsensus context.CancelFunc
 }
 
 // New opens the node's store and chain and registers its interfaces; Start
-// opens the listeners and starts block production.
+// opens the listeners and starts consensus.
 func New(cfg Config) (*Node, error) {
 	if cfg.Genesis == nil {
 		return nil, errors.New("node: no genesis")
@@ -144,7 +156,7 @@ func (n *Node) Handler() http.Handler {
 	return n.RPC.HTTPHandler(cfg)
 }
 
-// Start opens the listeners and, on a validator, starts producing blocks.
+// Start opens the listeners and, on a validator, starts consensus.
 func (n *Node) Start() error {
 	if n.cfg.HTTPPort >= 0 {
 		if err := n.listen("http", n.cfg.HTTPPort, n.Handler()); err != nil {
@@ -164,8 +176,9 @@ func (n *Node) Start() error {
 		go n.pruneStates()
 	}
 	if n.cfg.Validator != nil {
-		n.wg.Add(1)
-		go n.produce()
+		if err := n.startConsensus(); err != nil {
+			return fmt.Errorf("consensus: %w", err)
+		}
 	}
 	return nil
 }
@@ -212,9 +225,9 @@ func (n *Node) followHeads() {
 }
 
 // resetPool moves the pool to the chain's head, once per head: the
-// producer calls it right after committing (so the next block is built from
-// a pool that knows what the last one took) and followHeads for blocks from
-// elsewhere.
+// consensus application calls it right after committing (so the next block
+// is built from a pool that knows what the last one took) and followHeads
+// for blocks from elsewhere.
 func (n *Node) resetPool() {
 	n.resetMu.Lock()
 	defer n.resetMu.Unlock()
@@ -259,7 +272,7 @@ func (n *Node) ImportFile(path string, progress func(imported uint64, gas uint64
 	return count, err
 }
 
-// Close stops production and the listeners and closes the store, flushing
+// Close stops consensus and the listeners and closes the store, flushing
 // what it holds. It is safe to call more than once.
 func (n *Node) Close() error {
 	n.mu.Lock()
@@ -270,7 +283,11 @@ func (n *Node) Close() error {
 	n.closed = true
 	close(n.stop)
 	servers := n.servers
+	stopConsensus := n.stopConsensus
 	n.mu.Unlock()
+	if stopConsensus != nil {
+		stopConsensus()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	for _, s := range servers {
