@@ -160,10 +160,10 @@ func (a *ChainApp) build(height uint64) (*chain.Built, []byte, error) {
 // is kept so that a decided block is stored without a second execution.
 func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Value) error {
 	a.mu.Lock()
-	_, known := a.pending[v.ID]
+	known, ok := a.pending[v.ID]
 	a.mu.Unlock()
-	if known {
-		return nil
+	if ok && known.Block.Number() == height {
+		return nil // built or validated already
 	}
 	b, parentCert, err := DecodeValue(v)
 	if err != nil {
