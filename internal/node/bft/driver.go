@@ -6,6 +6,12 @@
 // snapshot (fsync'd) before anything it signed leaves the process, so a
 // restarted validator never double-signs.
 //
+// ChainApp is the App of a chaind validator: it proposes blocks built from
+// the transaction pool, validates others' blocks with the chain's own
+// validation plus the check of the parent's commit certificate that every
+// block carries and commits to, and stores each decided block with its
+// certificate.
+//
 // The package is the I/O half of consensus: goroutines, timers, files and
 // the in-process transport live here so that consensus itself stays pure.
 package bft

@@ -284,3 +284,52 @@ func TestStaleAnswersAreHarmless(t *testing.T) {
 		})
 	}
 }
+
+// validateApp records which values Validate was called for and blocks
+// until its context ends.
+type validateApp struct {
+	blockingApp
+	ids chan types.Hash
+}
+
+func (a *validateApp) Validate(ctx context.Context, _ uint64, v consensus.Value) error {
+	a.ids <- v.ID
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// Validations run one at a time, in order; when the core moves to another
+// height the running one is cancelled and queued ones of the old height
+// never start.
+func TestValidationsOneAtATime(t *testing.T) {
+	app := &validateApp{ids: make(chan types.Hash, 8)}
+	var w work
+	w.init(context.Background(), app, t.Logf)
+	defer w.stop()
+	req := func(h uint64, id byte) consensus.RequestValidation {
+		return consensus.RequestValidation{Height: h, Value: consensus.Value{ID: types.Hash{id}, Data: []byte{id}}}
+	}
+	w.moved(1, 0)
+	for id := byte(1); id <= 3; id++ {
+		w.validate(req(1, id))
+	}
+	if w.validation == nil || len(w.queue) != 2 {
+		t.Fatalf("%d validations queued behind the running one, want 2", len(w.queue))
+	}
+	if got := within(t, app.ids, "first validation", nil); got != (types.Hash{1}) {
+		t.Fatalf("first validation of %x", got[:1])
+	}
+	w.validate(req(2, 4))
+	w.moved(2, 0)
+	r := within(t, w.results, "answer of the cancelled validation", nil)
+	if ev, ok := r.ev.(consensus.ValidatedEvent); !ok || ev.Height != 1 || ev.Valid {
+		t.Fatalf("answer of the cancelled validation: %+v", r.ev)
+	}
+	w.finished(r)
+	if got := within(t, app.ids, "validation of the new height", nil); got != (types.Hash{4}) {
+		t.Fatalf("after moving to height 2, validated %x of height 1", got[:1])
+	}
+	if len(w.queue) != 0 {
+		t.Fatalf("%d stale validations still queued", len(w.queue))
+	}
+}
