@@ -20,8 +20,9 @@
 // where order matters: it consumes Events (proposals, votes, fired timeouts,
 // values to propose, validation results) and returns Effects (broadcasts,
 // timeouts to schedule, values to build or validate, decisions, evidence).
-// Running it is the job of consensus/driver (real time, real transport) and
-// consensus/sim (virtual time, seeded faults).
+// Running it is the job of the node's internal/node/bft (real time, real
+// transport, the chain as application) and of consensus/sim (virtual time,
+// seeded faults).
 //
 // Three things go beyond the pseudo-code, all standing in for the paper's
 // assumption that correct processes eventually receive what other correct

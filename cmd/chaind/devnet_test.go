@@ -20,13 +20,13 @@ func TestDevnetFourValidators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dn.close()
+	defer dn.Close()
 	wait := func(h uint64, who []int) {
 		deadline := time.Now().Add(60 * time.Second)
 		for time.Now().Before(deadline) {
 			ok := true
 			for _, i := range who {
-				if dn.nodes[i].Chain.Head().Number() < h {
+				if dn.Nodes[i].Chain.Head().Number() < h {
 					ok = false
 				}
 			}
@@ -36,14 +36,14 @@ func TestDevnetFourValidators(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		for _, i := range who {
-			t.Logf("validator %d at %d", i, dn.nodes[i].Chain.Head().Number())
+			t.Logf("validator %d at %d", i, dn.Nodes[i].Chain.Head().Number())
 		}
 		t.Fatalf("validators %v did not reach block %d", who, h)
 	}
 	sameAt := func(h uint64, who []int) {
 		var first *chain.Chain
 		for _, i := range who {
-			c := dn.nodes[i].Chain
+			c := dn.Nodes[i].Chain
 			if first == nil {
 				first = c
 				continue
@@ -58,8 +58,8 @@ func TestDevnetFourValidators(t *testing.T) {
 	all := []int{0, 1, 2, 3}
 	wait(4, all)
 	sameAt(4, all)
-	dn.stop(3)
-	h := dn.nodes[0].Chain.Head().Number()
+	dn.Stop(3)
+	h := dn.Nodes[0].Chain.Head().Number()
 	wait(h+4, all[:3])
 	sameAt(h+4, all[:3])
 }

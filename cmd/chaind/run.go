@@ -71,7 +71,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.grpcPort, "grpc.port", 9090, "gRPC query port (not built yet)")
 	fs.IntVar(&f.explorerPort, "explorer.port", 8080, "explorer port (not built yet)")
 	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port (not built yet)")
-	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "time between blocks of a validator; 0 seals as soon as transactions are pending")
+	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "minimum time between blocks of a validator; 0 seals as soon as transactions are pending, and nothing while idle")
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
 	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics (not built yet)")

@@ -21,6 +21,7 @@ var (
 	prefixReceipts  = []byte("r") // r + hash -> RLP list of storage receipts
 	prefixTxLookup  = []byte("t") // t + tx hash -> block hash + index(4)
 	prefixNode      = []byte("n") // n + hash -> trie node or contract code
+	prefixCert      = []byte("c") // c + number(8) -> commit certificate of the block (consensus encoding)
 	keyHead         = []byte("m:head")
 	keyGenesis      = []byte("m:genesis")
 	keyGenesisSpec  = []byte("m:genesis-spec")

@@ -1,5 +1,6 @@
 // Package node wires chaind's parts into a running node: the chain store,
-// the transaction pool, block production and the network interfaces.
+// the transaction pool, consensus (the BFT driver of internal/node/bft with
+// the chain as its application) and the network interfaces.
 package node
 
 import (
@@ -17,10 +18,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/txpool"
@@ -42,7 +45,13 @@ type Config struct {
 	// Validator is the key that signs blocks; nil makes a node that only
 	// serves what it has and pools transactions.
 	Validator *secp256k1.PrivateKey
-	BlockTime time.Duration // 0: seal as soon as transactions are pending
+	BlockTime time.Duration // minimum time between blocks; 0: seal as soon as transactions are pending
+	// Validators and Transport make the validator one of a set (a devnet);
+	// without them it is the only validator of its chain, over an
+	// in-process transport.
+	Validators consensus.ValidatorSource
+	Transport  bft.Transport
+	Timeouts   consensus.Timeouts // zero: defaults for BlockTime
 
 	// Archive keeps the state of every block; otherwise only the last
 	// StateHistory blocks' states stay readable (older trie nodes are
@@ -90,10 +99,13 @@ type Node struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	closed  bool
+
+	validators    consensus.ValidatorSource
+	stopConsensus context.CancelFunc
 }
 
 // New opens the node's store and chain and registers its interfaces; Start
-// opens the listeners and starts block production.
+// opens the listeners and starts consensus.
 func New(cfg Config) (*Node, error) {
 	if cfg.Genesis == nil {
 		return nil, errors.New("node: no genesis")
@@ -215,7 +227,7 @@ func (n *Node) Handler() http.Handler {
 	return n.front.Handler(l.Options, l.Handler)
 }
 
-// Start opens the listeners and, on a validator, starts producing blocks.
+// Start opens the listeners and, on a validator, starts consensus.
 func (n *Node) Start() error {
 	for _, l := range n.listeners() {
 		s, err := n.front.Listen(l)
@@ -234,8 +246,9 @@ func (n *Node) Start() error {
 		go n.pruneStates()
 	}
 	if n.cfg.Validator != nil {
-		n.wg.Add(1)
-		go n.produce()
+		if err := n.startConsensus(); err != nil {
+			return fmt.Errorf("consensus: %w", err)
+		}
 	}
 	return nil
 }
@@ -266,9 +279,9 @@ func (n *Node) followHeads() {
 }
 
 // resetPool moves the pool to the chain's head, once per head: the
-// producer calls it right after committing (so the next block is built from
-// a pool that knows what the last one took) and followHeads for blocks from
-// elsewhere.
+// consensus application calls it right after committing (so the next block
+// is built from a pool that knows what the last one took) and followHeads
+// for blocks from elsewhere.
 func (n *Node) resetPool() {
 	n.resetMu.Lock()
 	defer n.resetMu.Unlock()
@@ -313,7 +326,7 @@ func (n *Node) ImportFile(path string, progress func(imported uint64, gas uint64
 	return count, err
 }
 
-// Close stops production and the listeners and closes the store, flushing
+// Close stops consensus and the listeners and closes the store, flushing
 // what it holds. It is safe to call more than once.
 func (n *Node) Close() error {
 	n.mu.Lock()
@@ -324,7 +337,11 @@ func (n *Node) Close() error {
 	n.closed = true
 	close(n.stop)
 	servers := n.servers
+	stopConsensus := n.stopConsensus
 	n.mu.Unlock()
+	if stopConsensus != nil {
+		stopConsensus()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	for _, s := range servers {

@@ -1,4 +1,4 @@
-package driver
+package bft
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ const (
 )
 
 // ErrMessage is returned for undecodable wire messages.
-var ErrMessage = errors.New("driver: malformed message")
+var ErrMessage = errors.New("bft: malformed message")
 
 // EncodeMessage returns the wire form of a proposal, vote or status event:
 // a kind byte followed by the RLP of the message.

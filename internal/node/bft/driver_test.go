@@ -1,4 +1,4 @@
-package driver
+package bft
 
 import (
 	"context"
@@ -28,9 +28,12 @@ type testApp struct {
 	chain  []consensus.Value
 	nonce  uint64
 	commit chan uint64
+	// stateFile is the driver's; a commit checks that the snapshot of the
+	// next height was not persisted before the block was stored.
+	stateFile string
 }
 
-func (a *testApp) Propose(h uint64) (consensus.Value, error) {
+func (a *testApp) Propose(_ context.Context, h uint64) (consensus.Value, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.nonce++
@@ -40,7 +43,7 @@ func (a *testApp) Propose(h uint64) (consensus.Value, error) {
 	return consensus.Value{ID: crypto.Keccak256(data), Data: data}, nil
 }
 
-func (a *testApp) Validate(v consensus.Value) error {
+func (a *testApp) Validate(_ context.Context, _ uint64, v consensus.Value) error {
 	if len(v.Data) != 36 || types.Hash(crypto.Keccak256(v.Data)) != v.ID {
 		return errors.New("bad block")
 	}
@@ -60,6 +63,11 @@ func (a *testApp) Commit(v consensus.Value, cert *consensus.Certificate) error {
 	}
 	if err := consensus.VerifyCertificate(chainID, vals, h, v.ID, cert); err != nil {
 		return err
+	}
+	if a.stateFile != "" {
+		if snap, err := loadSnapshot(a.stateFile); err == nil && snap.Height > h {
+			return fmt.Errorf("state file at height %d before block %d was stored", snap.Height, h)
+		}
 	}
 	a.chain = append(a.chain, v)
 	select {
@@ -121,11 +129,12 @@ func newTestNet(t *testing.T, powers []int64) *testNet {
 
 // start runs validator i from the height after its chain.
 func (tn *testNet) start(i int) {
+	tn.apps[i].stateFile = filepath.Join(tn.dir, fmt.Sprintf("v%d.state", i))
 	d, err := New(Config{
 		Signer: tn.signers[i], Validators: tn.sched, Timeouts: fastTimeouts,
 		Transport: tn.net.Join(tn.signers[i].Address()), App: tn.apps[i],
 		Height:    tn.apps[i].height() + 1,
-		StateFile: filepath.Join(tn.dir, fmt.Sprintf("v%d.state", i)),
+		StateFile: tn.apps[i].stateFile,
 	})
 	if err != nil {
 		tn.t.Fatal(err)
@@ -295,8 +304,13 @@ func TestStateFileGuard(t *testing.T) {
 	}
 	snap.Height = 5
 	saveSnapshot(path, snap)
-	if _, err := New(Config{Signer: tn.signers[0], Validators: tn.sched, Transport: tn.net.Join(tn.signers[0].Address()), App: tn.apps[0], Height: 2, StateFile: path}); err == nil {
-		t.Fatal("state file ahead of the chain accepted")
+	if _, err := New(Config{Signer: tn.signers[0], Validators: tn.sched, Transport: tn.net.Join(tn.signers[0].Address()), App: tn.apps[0], Height: 2, StateFile: path}); !errors.Is(err, ErrStateAhead) {
+		t.Fatalf("state file ahead of the chain: %v", err)
+	}
+	// A sole validator whose store lost blocks starts afresh instead.
+	d, err = New(Config{Signer: tn.signers[0], Validators: tn.sched, Transport: tn.net.Join(tn.signers[0].Address()), App: tn.apps[0], Height: 2, StateFile: path, ResetStateAhead: true})
+	if err != nil || d.Height() != 2 || d.core.Round() != 0 || len(d.signed) != 0 {
+		t.Fatalf("reset of a state file ahead: %v", err)
 	}
 }
 

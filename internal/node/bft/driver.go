@@ -1,12 +1,20 @@
-// Package driver runs the consensus core for real: it feeds
-// consensus.State from a Transport and a Clock, signs what the core wants
-// broadcast, checks signatures of what arrives, asks an App to build,
-// validate and commit blocks, hands double-sign evidence to the staking
-// layer, and persists the core's snapshot (fsync'd) before anything it
-// signed leaves the process, so a restarted validator never double-signs.
+// Package bft runs the consensus core (package consensus, a pure state
+// machine) for real inside a node: the Driver feeds it from a Transport and
+// a Clock, signs what it wants broadcast, checks signatures of what
+// arrives, asks an App to build, validate and commit blocks, hands
+// double-sign evidence to the staking layer, and persists the core's
+// snapshot (fsync'd) before anything it signed leaves the process, so a
+// restarted validator never double-signs.
 //
-// One goroutine owns the core; the App is called from it, synchronously.
-package driver
+// ChainApp is the App of a chaind validator: it proposes blocks built from
+// the transaction pool, validates others' blocks with the chain's own
+// validation plus the check of the parent's commit certificate that every
+// block carries and commits to, and stores each decided block with its
+// certificate.
+//
+// The package is the I/O half of consensus: goroutines, timers, files and
+// the in-process transport live here so that consensus itself stays pure.
+package bft
 
 import (
 	"context"
@@ -50,11 +58,19 @@ func (SystemClock) Now() time.Time { return time.Now() }
 func (SystemClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 // App is the application the validator decides blocks for.
+//
+// Propose and Validate run off the driver's goroutine (building or
+// executing a block takes a while, and the driver must keep voting and
+// answering peers meanwhile); ctx is cancelled once the core has moved past
+// the height (Validate) or round (Propose) that asked, and a result that
+// arrives late anyway is ignored by the core. Commit runs on the driver's
+// goroutine: the core starts the next height only after it returns.
 type App interface {
 	// Propose builds the value to propose at height (getValue() of L18).
-	Propose(height uint64) (consensus.Value, error)
-	// Validate checks a proposed value: valid(v).
-	Validate(v consensus.Value) error
+	// It may wait, e.g. for the minimum block time or for transactions.
+	Propose(ctx context.Context, height uint64) (consensus.Value, error)
+	// Validate checks a value proposed at height: valid(v).
+	Validate(ctx context.Context, height uint64, v consensus.Value) error
 	// Commit applies a decided value with its commit certificate.
 	Commit(v consensus.Value, cert *consensus.Certificate) error
 }
@@ -72,14 +88,25 @@ type Config struct {
 	// StateFile is where the core's snapshot is persisted. Empty means no
 	// persistence, which is only safe for throwaway networks.
 	StateFile string
-	Evidence  consensus.EvidenceSink // optional
-	Logf      func(format string, args ...any)
+	// ResetStateAhead makes New start afresh when the state file is ahead
+	// of the chain (the block store lost blocks it had committed, e.g. a
+	// damaged file was cut) instead of refusing to run. It is only safe
+	// for a validator that is the whole validator set: nobody else holds
+	// votes of its that a fresh start could contradict.
+	ResetStateAhead bool
+	Evidence        consensus.EvidenceSink // optional
+	Logf            func(format string, args ...any)
 }
 
 // ErrWouldDoubleSign is returned when the core asks for a vote that
 // contradicts one already signed and persisted. It means a bug or a
 // corrupted state file; the driver stops rather than sign.
-var ErrWouldDoubleSign = errors.New("driver: refusing to double-sign")
+var ErrWouldDoubleSign = errors.New("bft: refusing to double-sign")
+
+// ErrStateAhead is returned by New when the state file belongs to a height
+// the chain has not reached: this validator may have voted there, and
+// voting again could contradict it.
+var ErrStateAhead = errors.New("bft: state file is ahead of the chain")
 
 type signKey struct {
 	h   uint64
@@ -91,20 +118,21 @@ type signKey struct {
 type Driver struct {
 	cfg    Config
 	core   *consensus.State
-	events []consensus.Event // local events to feed before reading inputs
 	timers chan consensus.Timeout
 	signed map[signKey]consensus.Vote // our signed votes of recent heights
 	err    error
 
 	savedHeight uint64 // height and round of the last persisted snapshot
 	savedRound  int32
+
+	work work // Propose and Validate calls running off the loop
 }
 
 // New prepares a driver, restoring the persisted snapshot when it belongs
 // to cfg.Height.
 func New(cfg Config) (*Driver, error) {
 	if cfg.Signer == nil || cfg.Validators == nil || cfg.Transport == nil || cfg.App == nil {
-		return nil, errors.New("driver: Signer, Validators, Transport and App are required")
+		return nil, errors.New("bft: Signer, Validators, Transport and App are required")
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
@@ -133,10 +161,12 @@ func New(cfg Config) (*Driver, error) {
 			for _, v := range snap.Votes {
 				d.signed[signKey{v.Height, v.Round, v.Type}] = v
 			}
+		case snap.Height > cfg.Height && cfg.ResetStateAhead:
+			cfg.Logf("state file is at height %d but the chain resumes at %d: starting afresh", snap.Height, cfg.Height)
 		case snap.Height > cfg.Height:
 			// We signed at a height the chain has not committed: the block
 			// store is behind the state file. Voting again could contradict.
-			return nil, fmt.Errorf("driver: state file is at height %d but the chain resumes at %d", snap.Height, cfg.Height)
+			return nil, fmt.Errorf("%w: state file is at height %d but the chain resumes at %d", ErrStateAhead, snap.Height, cfg.Height)
 		}
 	}
 	return d, nil
@@ -145,30 +175,28 @@ func New(cfg Config) (*Driver, error) {
 // Height is the height the core is working on.
 func (d *Driver) Height() uint64 { return d.core.Height() }
 
-// Run drives the core until ctx is done or an unrecoverable error.
+// Run drives the core until ctx is done or an unrecoverable error. When it
+// returns, no App call it started is still running.
 func (d *Driver) Run(ctx context.Context) error {
+	d.work.init(ctx, d.cfg.App, d.cfg.Logf)
+	defer d.work.stop()
 	d.step(consensus.Start{})
 	for d.err == nil {
-		for len(d.events) > 0 && d.err == nil {
-			ev := d.events[0]
-			d.events = d.events[1:]
-			d.step(ev)
-		}
-		if d.err != nil {
-			break
-		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case in, ok := <-d.cfg.Transport.Receive():
 			if !ok {
-				return errors.New("driver: transport closed")
+				return errors.New("bft: transport closed")
 			}
 			if ev := d.decode(in); ev != nil {
 				d.step(ev)
 			}
 		case t := <-d.timers:
 			d.step(consensus.TimeoutEvent{Timeout: t})
+		case r := <-d.work.results:
+			d.work.finished(r)
+			d.step(r.ev)
 		}
 	}
 	return d.err
@@ -197,6 +225,18 @@ func (d *Driver) decode(in Inbound) consensus.Event {
 
 func (d *Driver) step(ev consensus.Event) {
 	effects := d.core.Step(ev)
+	// Store decided blocks before persisting the snapshot of the next
+	// height: a crash in between must not leave a state file ahead of the
+	// chain, which would keep the validator from restarting. Committing
+	// first is safe, as the decision is final; what we signed in this step
+	// has not left the process yet, and the height it belongs to is over.
+	for _, e := range effects {
+		if dec, ok := e.(consensus.Decide); ok {
+			if d.commit(dec); d.err != nil {
+				return
+			}
+		}
+	}
 	// Persist before anything we signed leaves the process.
 	// Also persist every change of height or round: a validator that forgot
 	// it had moved on would need, after a restart, the very messages
@@ -204,7 +244,7 @@ func (d *Driver) step(ev consensus.Event) {
 	moved := d.core.Height() != d.savedHeight || d.core.Round() != d.savedRound
 	if d.cfg.StateFile != "" && (moved || signsSomething(effects)) {
 		if err := saveSnapshot(d.cfg.StateFile, d.core.Snapshot()); err != nil {
-			d.err = fmt.Errorf("driver: persisting state: %w", err)
+			d.err = fmt.Errorf("bft: persisting state: %w", err)
 			return
 		}
 		d.savedHeight, d.savedRound = d.core.Height(), d.core.Round()
@@ -215,6 +255,7 @@ func (d *Driver) step(ev consensus.Event) {
 		}
 		d.apply(e)
 	}
+	d.work.moved(d.core.Height(), d.core.Round())
 }
 
 func (d *Driver) apply(e consensus.Effect) {
@@ -256,20 +297,11 @@ func (d *Driver) apply(e consensus.Effect) {
 			}
 		})
 	case consensus.RequestValue:
-		v, err := d.cfg.App.Propose(e.Height)
-		if err != nil {
-			d.cfg.Logf("propose at %d/%d: %v", e.Height, e.Round, err)
-			v = consensus.Value{}
-		}
-		d.events = append(d.events, consensus.ValueEvent{Height: e.Height, Round: e.Round, Value: v})
+		d.work.propose(e)
 	case consensus.RequestValidation:
-		err := d.cfg.App.Validate(e.Value)
-		if err != nil {
-			d.cfg.Logf("invalid value %x at %d: %v", e.Value.ID[:4], e.Height, err)
-		}
-		d.events = append(d.events, consensus.ValidatedEvent{Height: e.Height, ID: e.Value.ID, Valid: err == nil})
+		d.work.validate(e)
 	case consensus.Decide:
-		d.commit(e)
+		// Committed by step before the snapshot was persisted.
 	case consensus.EvidenceFound:
 		a, b := d.withSignature(e.A), d.withSignature(e.B)
 		ev := consensus.NewDuplicateVoteEvidence(a, b)
@@ -340,11 +372,11 @@ func (d *Driver) commit(e consensus.Decide) {
 	}
 	cert, err := consensus.NewCertificate(vals, e.Height, e.Round, e.Value.ID, pcs)
 	if err != nil {
-		d.err = fmt.Errorf("driver: certificate for height %d: %w", e.Height, err)
+		d.err = fmt.Errorf("bft: certificate for height %d: %w", e.Height, err)
 		return
 	}
 	if err := d.cfg.App.Commit(e.Value, cert); err != nil {
-		d.err = fmt.Errorf("driver: commit of height %d: %w", e.Height, err)
+		d.err = fmt.Errorf("bft: commit of height %d: %w", e.Height, err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package driver
+package bft
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 )
 
-var errNoState = errors.New("driver: no state file")
+var errNoState = errors.New("bft: no state file")
 
 // saveSnapshot writes the snapshot atomically and durably: a temporary
 // file, fsync, rename over the old one, fsync of the directory.

@@ -1,0 +1,232 @@
+package bft
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/txpool"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// ChainAppConfig configures the chain application of one validator.
+type ChainAppConfig struct {
+	Chain      *chain.Chain
+	Pool       *txpool.Pool
+	Validators consensus.ValidatorSource
+	Coinbase   types.Address
+	GasLimit   uint64 // block gas limit to aim for (0: keep the parent's)
+	// BlockTime is the minimum time between the blocks this validator
+	// proposes and the block before them.
+	BlockTime time.Duration
+	// OnlyWithTransactions makes Propose wait, as long as it takes, until
+	// a block would carry transactions: no empty blocks. Only right for a
+	// validator that is the whole set; in a larger one the others would
+	// time the round out while it waits.
+	OnlyWithTransactions bool
+	// Committed, if set, runs after each block is stored, before the next
+	// height starts: the node moves its pool to the new head there, so the
+	// next block is built from a pool that knows what this one took.
+	Committed func(*types.Block)
+}
+
+// burstWait lets a burst of submissions land in one block when an idle
+// validator that proposes only blocks with transactions wakes up for the
+// first of them.
+const burstWait = 5 * time.Millisecond
+
+// ChainApp is the consensus application of one validator: blocks of its chain.
+// It builds proposals from the pool, validates others' proposals with the
+// chain's own block validation plus the parent-certificate checks, and
+// stores decided blocks with their commit certificates.
+type ChainApp struct {
+	cfg     ChainAppConfig
+	chainID uint64
+	txs     <-chan *types.Transaction // pool arrivals, to wake a waiting Propose
+	unsub   func()
+
+	mu      sync.Mutex
+	pending map[types.Hash]*chain.Built // built or validated, not yet committed
+	last    time.Time                   // start of the last block: our build, or the commit of another's
+}
+
+// NewChainApp returns the application; Close releases its pool subscription.
+func NewChainApp(cfg ChainAppConfig) *ChainApp {
+	a := &ChainApp{cfg: cfg, chainID: cfg.Chain.Config.ChainID, pending: make(map[types.Hash]*chain.Built), last: time.Now()}
+	// Subscribed before the first Propose checks the pool, so no arrival
+	// between that check and the wait goes unnoticed.
+	a.txs, a.unsub = cfg.Pool.Subscribe(1024)
+	return a
+}
+
+// Close releases the pool subscription.
+func (a *ChainApp) Close() { a.unsub() }
+
+// Propose implements App. It waits for the block time, and, with
+// OnlyWithTransactions, for a transaction that a block would take.
+func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value, error) {
+	a.mu.Lock()
+	ready := a.last.Add(a.cfg.BlockTime)
+	a.mu.Unlock()
+	if err := sleep(ctx, time.Until(ready)); err != nil {
+		return consensus.Value{}, err
+	}
+	for {
+		for len(a.txs) > 0 { // arrivals so far are covered by the check below
+			<-a.txs
+		}
+		if pending, _ := a.cfg.Pool.Stats(); pending > 0 || !a.cfg.OnlyWithTransactions {
+			built, parentCert, err := a.build(height)
+			if err != nil {
+				return consensus.Value{}, err
+			}
+			if len(built.Block.Transactions()) > 0 || !a.cfg.OnlyWithTransactions {
+				a.mu.Lock()
+				a.pending[built.Block.Hash()] = built
+				a.mu.Unlock()
+				return EncodeValue(built.Block, parentCert), nil
+			}
+			// Pending transactions none of which applies (e.g. a fee below
+			// the base fee): wait for the pool to change rather than spin.
+		}
+		select {
+		case <-ctx.Done():
+			return consensus.Value{}, ctx.Err()
+		case <-a.txs:
+			if err := sleep(ctx, burstWait); err != nil {
+				return consensus.Value{}, err
+			}
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// build assembles a block on the head from the pool's pending transactions.
+func (a *ChainApp) build(height uint64) (*chain.Built, []byte, error) {
+	c := a.cfg.Chain
+	head := c.Head()
+	if head.Number()+1 != height {
+		return nil, nil, fmt.Errorf("bft: asked for block %d on head %d", height, head.Number())
+	}
+	parentCert, err := c.Certificate(head.Number())
+	if errors.Is(err, chain.ErrNotFound) {
+		// The genesis block, or a chain produced before certificates were
+		// kept: nothing to commit to.
+		parentCert, err = nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	a.mu.Lock()
+	a.last = time.Now()
+	a.mu.Unlock()
+	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), c.Config.CalcBaseFee(head.HeaderRef()))
+	built, err := c.BuildBlock(chain.BuildParams{
+		Coinbase:         a.cfg.Coinbase,
+		Time:             uint64(time.Now().Unix()),
+		GasLimit:         a.cfg.GasLimit,
+		Random:           types.Hash(crypto.Keccak256(head.Hash().Bytes())),
+		ParentBeaconRoot: CertRoot(parentCert),
+	}, ordered)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(built.Dropped) > 0 {
+		a.cfg.Pool.Remove(built.Dropped...)
+	}
+	return built, parentCert, nil
+}
+
+// Validate implements App: the parent certificate checks, then the chain's
+// own validation, which executes the block on the head's state. The result
+// is kept so that a decided block is stored without a second execution.
+func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Value) error {
+	a.mu.Lock()
+	known, ok := a.pending[v.ID]
+	a.mu.Unlock()
+	if ok && known.Block.Number() == height {
+		return nil // built or validated already
+	}
+	b, parentCert, err := DecodeValue(v)
+	if err != nil {
+		return err
+	}
+	if b.Number() != height {
+		return fmt.Errorf("bft: block %d proposed at height %d", b.Number(), height)
+	}
+	c := a.cfg.Chain
+	head := c.Head()
+	if b.ParentHash() != head.Hash() {
+		return fmt.Errorf("bft: block %d does not build on head %d", b.Number(), head.Number())
+	}
+	if err := CheckParentCert(a.chainID, a.cfg.Validators, head, b, parentCert); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err // the core has moved on: skip the execution
+	}
+	built, err := c.Validate(b)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.pending[v.ID] = built
+	a.mu.Unlock()
+	return nil
+}
+
+// Commit implements App: the block is stored with its certificate in one
+// write.
+func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error {
+	a.mu.Lock()
+	built, ok := a.pending[v.ID]
+	a.mu.Unlock()
+	c := a.cfg.Chain
+	var b *types.Block
+	if ok {
+		b = built.Block
+		if err := c.CommitCertified(b, built.State, built.Receipts, cert.Encode()); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if b, _, err = DecodeValue(v); err != nil {
+			return err
+		}
+		if _, err := c.InsertCertified(b, cert.Encode()); err != nil {
+			return err
+		}
+	}
+	a.mu.Lock()
+	for id, p := range a.pending {
+		if p.Block.Number() <= b.Number() {
+			delete(a.pending, id)
+		}
+	}
+	if !ok || b.Coinbase() != a.cfg.Coinbase {
+		a.last = time.Now() // another's block: its time starts now, as far as we know
+	}
+	a.mu.Unlock()
+	if a.cfg.Committed != nil {
+		a.cfg.Committed(b)
+	}
+	return nil
+}
