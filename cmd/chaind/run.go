@@ -28,7 +28,8 @@ import (
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
-// runFlags are the flags of the node itself (DESIGN.md "Command line").
+// runFlags are the flags of the node itself; every flag can also be set as
+// CHAIND_<FLAG> or in a JSON --config file (applyEnvAndConfig).
 type runFlags struct {
 	dev          bool
 	network      string
