@@ -21,7 +21,7 @@ func init() {
 }
 
 func runBench(args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || wantsHelp(args) {
 		fmt.Println(`usage: chaind bench startup [--runs 20]     process start to the first answered eth_blockNumber
        chaind bench idle [--wait 10s]       resident memory of an idle chaind --dev
        chaind bench dev [flags]             sustained throughput of signed raw transactions (bench dev --help)
@@ -38,8 +38,7 @@ func runBench(args []string) int {
 	case "rpc":
 		return benchRPC(args[1:])
 	}
-	fmt.Fprintf(os.Stderr, "chaind bench: unknown benchmark %q\n", args[0])
-	return 2
+	return usageError("chaind bench", fmt.Sprintf("unknown benchmark %q (startup, idle, dev or rpc)", args[0]))
 }
 
 // selfBinary is the chaind the benchmarks start as children.
@@ -63,8 +62,14 @@ func benchStartup(args []string) int {
 	fs := flag.NewFlagSet("chaind bench startup", flag.ContinueOnError)
 	runs := fs.Int("runs", 20, "number of starts; the median is reported")
 	bin := fs.String("bin", "", "chaind binary to start (default: this one)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+		return code
+	}
+	if code, ok := checkArgs(fs.Name(),
+		check{*runs < 1, "--runs must be at least 1"},
+		noArgs(fs),
+	); !ok {
+		return code
 	}
 	exe, err := selfBinary(*bin)
 	if err != nil {
@@ -121,8 +126,15 @@ func benchIdle(args []string) int {
 	wait := fs.Duration("wait", 10*time.Second, "how long the node idles before its RSS is read")
 	runs := fs.Int("runs", 3, "number of nodes measured; the median is reported")
 	bin := fs.String("bin", "", "chaind binary to start (default: this one)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+		return code
+	}
+	if code, ok := checkArgs(fs.Name(),
+		check{*runs < 1, "--runs must be at least 1"},
+		check{*wait < 0, "--wait must not be negative"},
+		noArgs(fs),
+	); !ok {
+		return code
 	}
 	exe, err := selfBinary(*bin)
 	if err != nil {

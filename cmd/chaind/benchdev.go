@@ -29,8 +29,17 @@ func benchDev(args []string) int {
 	datadir := fs.String("datadir", "", "data directory of the node this starts (default: a fresh temporary one, so every block is fsync'd)")
 	mem := fs.Bool("mem", false, "run the started node in memory instead of on disk")
 	bin := fs.String("bin", "", "chaind binary to start (default: this one)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+		return code
+	}
+	if code, ok := checkArgs(fs.Name(),
+		check{*senders < 1, "--senders must be at least 1"},
+		check{*duration <= 0, "--duration must be positive"},
+		check{*maxRate < 0, "--max-rate must not be negative"},
+		check{*blockTime < 0, "--block-time must not be negative"},
+		noArgs(fs),
+	); !ok {
+		return code
 	}
 	k := devload.Kind(*kind)
 	if k != devload.KindTransfer && k != devload.KindERC20 {

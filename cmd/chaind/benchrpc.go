@@ -43,8 +43,8 @@ func benchRPC(args []string) int {
 	to := fs.String("to", "", "eth_call: contract (default: deploy storage42 with eth_sendTransaction)")
 	data := fs.String("data", "0x", "eth_call: calldata")
 	initcode := fs.String("initcode", "", "eth_call: file with the hex init code to deploy (default: built-in storage42)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+		return code
 	}
 	if *conns < 1 || *duration <= 0 || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "chaind bench rpc: --conns, --duration and --runs must be positive")

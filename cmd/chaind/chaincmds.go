@@ -24,8 +24,8 @@ func runInit(args []string) int {
 	fs := flag.NewFlagSet("chaind init", flag.ContinueOnError)
 	genesis := fs.String("genesis", "", "genesis.json to initialise with (required)")
 	datadir := fs.String("datadir", "", "data directory (required)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+		return code
 	}
 	if *genesis == "" || *datadir == "" || fs.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: chaind init --genesis FILE --datadir DIR")
@@ -56,8 +56,8 @@ func runImport(args []string) int {
 	genesis := fs.String("genesis", "", "genesis.json of the chain (required unless the data directory has one)")
 	datadir := fs.String("datadir", "", "data directory (default: in memory, for a dry run)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: chaind import --genesis FILE [--datadir DIR] CHAIN.rlp")
@@ -125,8 +125,13 @@ func runExport(args []string) int {
 	datadir := fs.String("datadir", "", "data directory (required)")
 	from := fs.Uint64("from", 1, "first block")
 	to := fs.Uint64("to", 0, "last block (default: head)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+		return code
+	}
+	if code, ok := checkArgs(fs.Name(),
+		check{*to != 0 && *to < *from, "--to must not be below --from"},
+	); !ok {
+		return code
 	}
 	if *datadir == "" || fs.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: chaind export --datadir DIR [--from N] [--to N] OUT.rlp")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -28,19 +29,20 @@ func runConformance(args []string) int {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	if len(args) < 2 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintf(os.Stderr, "usage: chaind conformance KIND DIR [-v] [flags]\nkinds: %s\n", strings.Join(kinds, ", "))
-		return 2
+	if wantsHelp(args) || (len(args) == 2 && wantsHelp(args[1:])) {
+		fmt.Printf("usage: chaind conformance KIND DIR [-v] [--json] [flags of the kind]\nkinds: %s\nThe last line is always \"N passed, M failed, K skipped\"; exit 1 when a case failed.\n", strings.Join(kinds, ", "))
+		return 0
+	}
+	if len(args) < 2 {
+		return usageError("chaind conformance", "want KIND DIR (kinds: "+strings.Join(kinds, ", ")+")")
 	}
 	run, ok := runners[args[0]]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "chaind conformance: unknown kind %q (kinds: %s)\n", args[0], strings.Join(kinds, ", "))
-		return 2
+		return usageError("chaind conformance", fmt.Sprintf("unknown kind %q (kinds: %s)", args[0], strings.Join(kinds, ", ")))
 	}
 	dir := args[1]
 	if _, err := os.Stat(dir); err != nil {
-		fmt.Fprintf(os.Stderr, "chaind conformance: %v\n", err)
-		return 2
+		return usageError("chaind conformance", err.Error())
 	}
 	rep := conformance.NewReport(os.Stdout)
 	rest := args[2:]
@@ -57,10 +59,10 @@ func runConformance(args []string) int {
 		}
 	}
 	if err := run(dir, own, rep); err != nil {
-		if err == flag.ErrHelp {
-			return 2
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
 		}
-		fmt.Fprintf(os.Stderr, "chaind conformance %s: %v\n", args[0], err)
+		fmt.Fprintf(os.Stderr, "chaind conformance %s: %v\n", args[0], firstLine(err.Error()))
 		rep.Summary(os.Stdout)
 		return 2
 	}

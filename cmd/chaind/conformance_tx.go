@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"io"
 
 	"github.com/chaind/chaind/internal/conformance"
 	"github.com/chaind/chaind/internal/conformance/txtests"
@@ -11,6 +12,7 @@ func init() {
 	runners["tx"] = func(dir string, args []string, r *conformance.Report) error {
 		fs := flag.NewFlagSet("conformance tx", flag.ContinueOnError)
 		fork := fs.String("fork", "Cancun", "fork whose rules apply (Frontier ... Cancun, Prague)")
+		fs.SetOutput(io.Discard)
 		if err := fs.Parse(args); err != nil {
 			return err
 		}

@@ -18,7 +18,7 @@ func init() {
 }
 
 func runDevnet(args []string) int {
-	fs := flag.NewFlagSet("devnet", flag.ContinueOnError)
+	fs := flag.NewFlagSet("chaind devnet", flag.ContinueOnError)
 	validators := fs.Int("validators", 4, "number of validators (equal stake)")
 	blockTime := fs.Duration("block-time", time.Second, "minimum time between blocks")
 	host := fs.String("host", "127.0.0.1", "address the JSON-RPC port binds to")
@@ -26,8 +26,17 @@ func runDevnet(args []string) int {
 	chainID := fs.Uint64("chain-id", chain.MainChainID, "chain ID")
 	stopAfter := fs.Duration("stop-one-after", 0, "stop the last validator after this long (shows the others carry on)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+		return code
+	}
+	if code, ok := checkArgs(fs.Name(),
+		check{*blockTime < 0, "--block-time must not be negative"},
+		check{!portOK(*httpPort), "--http.port must be -1..65535"},
+		check{*chainID == 0, "--chain-id must not be 0"},
+		check{*stopAfter < 0, "--stop-one-after must not be negative"},
+		noArgs(fs),
+	); !ok {
+		return code
 	}
 	if *validators < 1 || *validators > 100 {
 		fmt.Fprintln(os.Stderr, "chaind devnet: --validators must be 1..100")

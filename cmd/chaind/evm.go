@@ -23,11 +23,15 @@ func init() {
 }
 
 func evmCommand(args []string) int {
-	if len(args) == 0 || args[0] != "run" {
-		fmt.Fprintln(os.Stderr, "usage: chaind evm run --code HEX | --codefile FILE [--input HEX] [--gas N] [--fork NAME] [--bench]")
-		return 2
+	const usage = "chaind evm run --code HEX | --codefile FILE [--input HEX] [--gas N] [--fork NAME] [--bench]"
+	if wantsHelp(args) {
+		fmt.Println("usage:", usage)
+		return 0
 	}
-	fs := flag.NewFlagSet("evm run", flag.ContinueOnError)
+	if len(args) == 0 || args[0] != "run" {
+		return usageError("chaind evm", "the only subcommand is run")
+	}
+	fs := flag.NewFlagSet("chaind evm run", flag.ContinueOnError)
 	codeHex := fs.String("code", "", "runtime bytecode as hex")
 	codeFile := fs.String("codefile", "", "file holding the runtime bytecode as hex")
 	inputHex := fs.String("input", "", "calldata as hex")
@@ -35,8 +39,15 @@ func evmCommand(args []string) int {
 	forkName := fs.String("fork", "Osaka", "fork rules (Frontier ... Osaka)")
 	bench := fs.Bool("bench", false, "run repeatedly and report the median time and Mgas/s")
 	benchTime := fs.Duration("benchtime", 3*time.Second, "how long --bench keeps running")
-	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, usage, args[1:]); !ok {
+		return code
+	}
+	if code, ok := checkArgs(fs.Name(),
+		check{*gas == 0, "--gas must be positive"},
+		check{*benchTime <= 0, "--benchtime must be positive"},
+		noArgs(fs),
+	); !ok {
+		return code
 	}
 	code, input, fork, err := evmRunArgs(*codeHex, *codeFile, *inputHex, *forkName)
 	if err != nil {

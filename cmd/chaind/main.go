@@ -3,6 +3,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 )
@@ -44,9 +45,17 @@ func run(args []string) int {
 	return runNode(args)
 }
 
+// usage lists the commands and the node's own flags: bare "chaind" runs
+// the node, so its flags are the ones most people look for.
 func usage() {
-	fmt.Println("usage: chaind [flags] | chaind COMMAND [args]\n\ncommands:")
+	fmt.Println("usage: chaind [flags]             run a node (try: chaind --dev)\n       chaind COMMAND [args]     (chaind COMMAND --help for its flags)\n\ncommands:")
 	for _, c := range commands {
-		fmt.Printf("  %-12s %s\n", c.name, c.usage)
+		fmt.Printf("  %-14s %s\n", c.name, c.usage)
 	}
+	fs := flag.NewFlagSet("chaind", flag.ContinueOnError)
+	var f runFlags
+	f.define(fs)
+	fmt.Println("\nnode flags (also CHAIND_<FLAG> or a JSON --config file):")
+	fs.SetOutput(os.Stdout)
+	fs.PrintDefaults()
 }

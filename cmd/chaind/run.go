@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/chaind/chaind/internal/store"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/chaind/chaind/internal/store"
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
@@ -185,23 +186,25 @@ func runNode(args []string) int {
 	fs := flag.NewFlagSet("chaind", flag.ContinueOnError)
 	var f runFlags
 	f.define(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: chaind [flags]          run a node (chaind help lists the other commands)")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, "chaind [flags]          run a node (chaind help lists the other commands)", args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "chaind: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return usageError("chaind", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
 	if err := applyEnvAndConfig(fs, f.config); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
+	}
+	// Checked after the environment and the config file had their say.
+	if code, ok := checkArgs(fs.Name(),
+		check{!portOK(f.httpPort), "--http.port must be -1..65535"},
+		check{!portOK(f.wsPort), "--ws.port must be -1..65535"},
+		check{f.blockTime < 0, "--block-time must not be negative"},
+		check{f.gasLimit != 0 && f.gasLimit < 5000, "--gas-limit must be 0 (keep the genesis limit) or at least 5000"},
+		check{f.procs < 0, "--procs must not be negative"},
+	); !ok {
+		return code
 	}
 	log, err := newLogger(f.logLevel)
 	if err != nil {

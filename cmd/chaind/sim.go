@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +15,7 @@ func init() {
 }
 
 func runSim(args []string) int {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs := flag.NewFlagSet("chaind sim", flag.ContinueOnError)
 	validators := fs.Int("validators", 7, "number of validators")
 	byzantine := fs.Int("byzantine", 0, "number of Byzantine validators (the last ones)")
 	behaviour := fs.String("behaviour", "mixed", "Byzantine behaviour: silent, equivocate, invalid, late or mixed")
@@ -32,8 +31,27 @@ func runSim(args []string) int {
 	crashes := fs.Int("crashes", 0, "crash/restart episodes of honest validators before GST")
 	maxDelay := fs.Duration("max-delay", 50*time.Millisecond, "largest message delay")
 	trace := fs.Bool("trace", false, "print every event (single seed only)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+		return code
+	}
+	for _, c := range []struct {
+		bad bool
+		msg string
+	}{
+		{*validators < 1 || *validators > 1000, "--validators must be 1..1000"},
+		{*byzantine < 0 || *byzantine >= *validators, "--byzantine must be 0..validators-1"},
+		{*drop < 0 || *drop >= 1, "--drop must be in [0, 1)"},
+		{*dup < 0 || *dup >= 1, "--dup must be in [0, 1)"},
+		{*seeds < 1, "--seeds must be at least 1"},
+		{*heights < 1, "--heights must be at least 1"},
+		{*crashes < 0, "--crashes must not be negative"},
+		{*gst < 0, "--gst must not be negative"},
+		{*maxDelay < time.Millisecond, "--max-delay must be at least 1ms"},
+		{fs.NArg() > 0, fmt.Sprintf("unexpected argument %q", fs.Arg(0))},
+	} {
+		if c.bad {
+			return usageError(fs.Name(), c.msg)
+		}
 	}
 	cfg := sim.Config{Byzantine: *byzantine, Heights: *heights, Drop: *drop, Dup: *dup, GST: *gst,
 		Partitions: *partitions, Crashes: *crashes, MinDelay: time.Millisecond, MaxDelay: *maxDelay}
@@ -41,27 +59,27 @@ func runSim(args []string) int {
 		for _, s := range strings.Split(*stakes, ",") {
 			v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 			if err != nil || v <= 0 {
-				fmt.Fprintf(os.Stderr, "chaind sim: bad stake %q\n", s)
-				return 2
+				return usageError(fs.Name(), fmt.Sprintf("bad stake %q: want a positive whole number", s))
 			}
 			cfg.Stakes = append(cfg.Stakes, v)
 		}
 		if len(cfg.Stakes) != *validators && isFlagSet(fs, "validators") {
-			fmt.Fprintf(os.Stderr, "chaind sim: %d stakes for %d validators\n", len(cfg.Stakes), *validators)
-			return 2
+			return usageError(fs.Name(), fmt.Sprintf("%d stakes for %d validators", len(cfg.Stakes), *validators))
 		}
 	} else {
 		for range *validators {
 			cfg.Stakes = append(cfg.Stakes, 1)
 		}
 	}
+	if cfg.Byzantine >= len(cfg.Stakes) {
+		return usageError(fs.Name(), "--byzantine must be below the number of validators")
+	}
 	if *equivocate {
 		*behaviour = "equivocate"
 	}
 	b, ok := map[string]sim.Behaviour{"silent": sim.Silent, "equivocate": sim.Equivocate, "invalid": sim.Invalid, "late": sim.Late, "mixed": sim.Mixed}[*behaviour]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "chaind sim: unknown behaviour %q\n", *behaviour)
-		return 2
+		return usageError(fs.Name(), fmt.Sprintf("unknown behaviour %q (silent, equivocate, invalid, late or mixed)", *behaviour))
 	}
 	cfg.Behaviour = b
 	var total, byz int64

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -71,7 +70,7 @@ func (l *urlList) Set(s string) error {
 }
 
 func runWalletConfig(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("wallet-config", flag.ContinueOnError)
+	fs := flag.NewFlagSet("chaind wallet-config", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	network := fs.String("network", "main", "network: main, test or dev")
 	chainID := fs.Uint64("chain-id", 0, "override the chain ID (default: the network's)")
@@ -79,16 +78,8 @@ func runWalletConfig(args []string, stdout, stderr io.Writer) int {
 	explorer := &urlList{urls: []string{"http://127.0.0.1:8080"}}
 	fs.Var(rpc, "rpc-url", "JSON-RPC URL wallets should use (repeatable; default http://127.0.0.1:8545)")
 	fs.Var(explorer, "explorer-url", "block explorer URL (repeatable, empty for none; default http://127.0.0.1:8080)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: chaind wallet-config [--network main|test|dev] [--chain-id N] [--rpc-url URL] [--explorer-url URL]")
-		fmt.Fprintln(stderr, "Prints the network configuration a wallet needs to add this chain, as JSON.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, "chaind wallet-config [--network main|test|dev] [--chain-id N] [--rpc-url URL] [--explorer-url URL]\n\nPrints the network configuration a wallet needs to add this chain, as JSON.", args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "chaind wallet-config: unexpected argument %q\n", fs.Arg(0))
