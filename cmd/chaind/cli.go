@@ -17,22 +17,29 @@ import (
 // parseFlags parses args into fs. usage is the command's synopsis, printed
 // before the flags by --help. When ok is false the command returns code.
 func parseFlags(fs *flag.FlagSet, usage string, args []string) (code int, ok bool) {
+	return parseFlagsTo(fs, usage, args, os.Stdout, os.Stderr)
+}
+
+// parseFlagsTo is parseFlags writing to the given streams.
+func parseFlagsTo(fs *flag.FlagSet, usage string, args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	fs.SetOutput(io.Discard) // errors are reported here, on one line
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
 		return 0, true
 	case errors.Is(err, flag.ErrHelp):
-		printUsage(os.Stdout, fs, usage)
+		printUsage(stdout, fs, usage)
 		return 0, false
 	default:
-		return usageError(fs.Name(), err.Error()), false
+		return usageErrorTo(stderr, fs.Name(), err.Error()), false
 	}
 }
 
 // usageError reports a usage mistake on one line and returns exit code 2.
-func usageError(name, msg string) int {
-	fmt.Fprintf(os.Stderr, "%s: %s (see %s --help)\n", name, firstLine(msg), name)
+func usageError(name, msg string) int { return usageErrorTo(os.Stderr, name, msg) }
+
+func usageErrorTo(w io.Writer, name, msg string) int {
+	fmt.Fprintf(w, "%s: %s (see %s --help)\n", name, firstLine(msg), name)
 	return 2
 }
 

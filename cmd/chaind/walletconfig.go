@@ -71,14 +71,13 @@ func (l *urlList) Set(s string) error {
 
 func runWalletConfig(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chaind wallet-config", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	network := fs.String("network", "main", "network: main, test or dev")
 	chainID := fs.Uint64("chain-id", 0, "override the chain ID (default: the network's)")
 	rpc := &urlList{urls: []string{"http://127.0.0.1:8545"}}
 	explorer := &urlList{urls: []string{"http://127.0.0.1:8080"}}
-	fs.Var(rpc, "rpc-url", "JSON-RPC URL wallets should use (repeatable; default http://127.0.0.1:8545)")
-	fs.Var(explorer, "explorer-url", "block explorer URL (repeatable, empty for none; default http://127.0.0.1:8080)")
-	if code, ok := parseFlags(fs, "chaind wallet-config [--network main|test|dev] [--chain-id N] [--rpc-url URL] [--explorer-url URL]\n\nPrints the network configuration a wallet needs to add this chain, as JSON.", args); !ok {
+	fs.Var(rpc, "rpc-url", "JSON-RPC URL wallets should use (repeatable)")
+	fs.Var(explorer, "explorer-url", "block explorer URL (repeatable, empty for none)")
+	if code, ok := parseFlagsTo(fs, "chaind wallet-config [--network main|test|dev] [--chain-id N] [--rpc-url URL] [--explorer-url URL]\n\nPrints the network configuration a wallet needs to add this chain, as JSON.", args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {

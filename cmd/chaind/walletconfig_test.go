@@ -82,7 +82,7 @@ func TestWalletConfigErrors(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := runWalletConfig([]string{"--help"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "usage: chaind wallet-config") {
-		t.Errorf("--help: exit %d, %q", code, errb.String())
+	if code := runWalletConfig([]string{"--help"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "usage: chaind wallet-config") || errb.Len() != 0 {
+		t.Errorf("--help: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
