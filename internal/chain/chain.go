@@ -216,6 +216,10 @@ func (c *Chain) commit(b *types.Block, st *state.StateDB, receipts types.Receipt
 		c.db.Discard()
 		return fmt.Errorf("%w: state root %s, header says %s", ErrBadPostState, root, b.Root())
 	}
+	if err := c.stageHistory(b, receipts); err != nil {
+		c.db.Discard()
+		return err
+	}
 	if err := c.db.WriteBlock(b, receipts); err != nil {
 		c.db.Discard()
 		return err

@@ -1,0 +1,111 @@
+package chain
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// TestHistoryIndex: every transaction gets the next ordinal, and each
+// address lists exactly the transactions that send to, come from or
+// create it, in chain order, on the proposer and on a follower alike.
+func TestHistoryIndex(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
+	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
+	var bal U256
+	bal.SetUint64(1e18)
+	g.Alloc[from] = Account{Balance: bal}
+	proposer, err := Open(g, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	follower, err := Open(g, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := proposer.Config.Signer(1, 1)
+	a, b := types.Address{0xa}, types.Address{0xb}
+	nonce := uint64(0)
+	mk := func(to *types.Address) *types.Transaction {
+		gas := uint64(21000)
+		if to == nil {
+			gas = 60000
+		}
+		tx := types.MustSignNewTx(key, signer, &types.DynamicFeeTx{ChainID: *uint256.NewInt(8118), Nonce: nonce,
+			GasTipCap: *uint256.NewInt(1), GasFeeCap: *uint256.NewInt(2e9), Gas: gas, To: to, Value: *uint256.NewInt(1)})
+		nonce++
+		return tx
+	}
+	self := from
+	blocks := [][]*types.Transaction{
+		{mk(&a), mk(&b)},
+		{},
+		{mk(nil), mk(&a), mk(&self)},
+	}
+	var all []types.Hash
+	for i, txs := range blocks {
+		built, err := proposer.BuildBlock(BuildParams{Time: uint64(10 * (i + 1))}, txs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := proposer.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := follower.InsertBlock(built.Block); err != nil {
+			t.Fatal(err)
+		}
+		for _, tx := range txs {
+			all = append(all, tx.Hash())
+		}
+	}
+	created := types.CreateAddress(from, 2)
+	for name, c := range map[string]*Chain{"proposer": proposer, "follower": follower} {
+		db := c.DB()
+		for n, want := range []uint64{0, 2, 2, 5} {
+			got, err := db.TxCountThrough(uint64(n))
+			if err != nil || got != want {
+				t.Errorf("%s: TxCountThrough(%d) = %d, %v; want %d", name, n, got, err, want)
+			}
+		}
+		if _, err := db.TxCountThrough(9); !errors.Is(err, ErrNotIndexed) {
+			t.Errorf("%s: TxCountThrough past the head: %v", name, err)
+		}
+		for i, h := range all {
+			ref, err := db.TxAt(uint64(i))
+			if err != nil || ref.Hash != h {
+				t.Errorf("%s: TxAt(%d) = %+v, %v", name, i, ref, err)
+			}
+		}
+		if _, err := db.TxAt(uint64(len(all))); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: TxAt past the end: %v", name, err)
+		}
+		for addr, want := range map[types.Address][]types.Hash{
+			from:    all, // the self-transfer is listed once
+			a:       {all[0], all[3]},
+			b:       {all[1]},
+			created: {all[2]},
+			{0xff}:  nil,
+		} {
+			n, err := db.AddressTxCount(addr)
+			if err != nil || n != uint64(len(want)) {
+				t.Errorf("%s: AddressTxCount(%s) = %d, %v; want %d", name, addr, n, err, len(want))
+				continue
+			}
+			for i, h := range want {
+				if ref, err := db.AddressTxAt(addr, uint64(i)); err != nil || ref.Hash != h {
+					t.Errorf("%s: AddressTxAt(%s, %d) = %+v, %v", name, addr, i, ref, err)
+				}
+			}
+		}
+		for blk, want := range map[uint64]uint64{0: 0, 1: 0, 2: 1, 3: 1, 4: 2} {
+			if got, err := db.AddressTxCountBefore(a, blk); err != nil || got != want {
+				t.Errorf("%s: AddressTxCountBefore(a, %d) = %d, %v; want %d", name, blk, got, err, want)
+			}
+		}
+	}
+}
