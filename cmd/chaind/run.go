@@ -71,7 +71,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.wsPort, "ws.port", 8546, "JSON-RPC WebSocket-only port (-1 off, 0 any free port)")
 	fs.IntVar(&f.restPort, "rest.port", 1317, "REST query port (not built yet)")
 	fs.IntVar(&f.grpcPort, "grpc.port", 9090, "gRPC query port (not built yet)")
-	fs.IntVar(&f.explorerPort, "explorer.port", 8080, "explorer port (not built yet)")
+	fs.IntVar(&f.explorerPort, "explorer.port", 8080, "block explorer web page and /api/ port (-1 off, 0 any free port)")
 	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port (not built yet)")
 	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "minimum time between blocks of a validator; 0 seals as soon as transactions are pending, and nothing while idle")
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
@@ -200,6 +200,7 @@ func runNode(args []string) int {
 	if code, ok := checkArgs(fs.Name(),
 		check{!portOK(f.httpPort), "--http.port must be -1..65535"},
 		check{!portOK(f.wsPort), "--ws.port must be -1..65535"},
+		check{!portOK(f.explorerPort), "--explorer.port must be -1..65535"},
 		check{f.blockTime < 0, "--block-time must not be negative"},
 		check{f.gasLimit != 0 && f.gasLimit < 5000, "--gas-limit must be 0 (keep the genesis limit) or at least 5000"},
 		check{f.procs < 0, "--procs must not be negative"},
@@ -213,6 +214,7 @@ func runNode(args []string) int {
 	}
 	cfg := node.Config{
 		DataDir: f.datadir, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
+		Explorer: f.explorerPort >= 0, ExplorerPort: f.explorerPort,
 		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public, Archive: f.archive,
 		ClientVersion: clientVersion(), Log: log,
 	}

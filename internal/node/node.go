@@ -41,6 +41,10 @@ type Config struct {
 	Host     string // listen address (127.0.0.1)
 	HTTPPort int    // JSON-RPC over HTTP (+ WebSocket upgrade); -1 off, 0 any free port
 	WSPort   int    // JSON-RPC over WebSocket only; -1 off
+	// Explorer serves the block explorer (web page and /api/) on
+	// ExplorerPort (0: any free port).
+	Explorer     bool
+	ExplorerPort int
 
 	// Validator is the key that signs blocks; nil makes a node that only
 	// serves what it has and pools transactions.
@@ -211,6 +215,9 @@ func (n *Node) listeners() []front.Listener {
 		// The WebSocket port answers POST too, under the same front.
 		ls = append(ls, n.RPC.Listener("ws", addr(n.cfg.WSPort),
 			rpc.HTTPConfig{WebSocket: true, APIs: n.wsAPIs}, front.Options{}))
+	}
+	if n.cfg.Explorer {
+		ls = append(ls, n.explorerListener(addr(n.cfg.ExplorerPort)))
 	}
 	return ls
 }

@@ -1,0 +1,379 @@
+package explorer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/types"
+)
+
+const (
+	pageSize       = 10  // transactions a page of every listing
+	maxCycleSpan   = 100 // cycles one listing query may cover
+	maxListCount   = 100 // blocks or transactions one "latest" query may ask for
+	blockCacheSize = 256 // rendered blocks kept
+)
+
+// block serves GET /api/block/{number|hash|latest}.
+func (e *Explorer) block(r *http.Request) (any, error) {
+	num, hash, isHash, latest, err := parseBlockID(trimID(r))
+	if err != nil {
+		return nil, err
+	}
+	b := e.cfg.Backend
+	switch {
+	case latest:
+		hash = b.Head().Hash()
+	case isHash:
+	default:
+		if hash = b.CanonicalHash(num); hash == (types.Hash{}) {
+			return nil, notFound(fmt.Sprintf("block %d not found", num))
+		}
+	}
+	if body, ok := e.cachedBlock(hash); ok {
+		return raw(body), nil
+	}
+	blk, err := b.BlockByHash(hash)
+	if err != nil {
+		if errors.Is(err, backend.ErrNotFound) {
+			return nil, notFound("block " + hash.Hex() + " not found")
+		}
+		return nil, err
+	}
+	receipts, err := b.Receipts(blk)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(struct {
+		Success bool      `json:"success"`
+		Block   blockJSON `json:"block"`
+	}{true, e.renderBlock(blk, receipts, true)})
+	if err != nil {
+		return nil, err
+	}
+	// Only canonical blocks are cached: they are final.
+	if b.CanonicalHash(blk.Number()) == hash {
+		e.cacheBlock(hash, body)
+	}
+	return raw(body), nil
+}
+
+func (e *Explorer) cachedBlock(h types.Hash) ([]byte, bool) {
+	e.blockMu.Lock()
+	defer e.blockMu.Unlock()
+	body, ok := e.blockCache[h]
+	return body, ok
+}
+
+func (e *Explorer) cacheBlock(h types.Hash, body []byte) {
+	e.blockMu.Lock()
+	defer e.blockMu.Unlock()
+	if _, ok := e.blockCache[h]; ok {
+		return
+	}
+	if len(e.blockOrder) >= blockCacheSize {
+		delete(e.blockCache, e.blockOrder[0])
+		e.blockOrder = e.blockOrder[1:]
+	}
+	e.blockCache[h] = body
+	e.blockOrder = append(e.blockOrder, h)
+}
+
+// countParam reads ?count= (default def, 1..maxListCount).
+func countParam(r *http.Request, def uint64) (uint64, error) {
+	s := r.URL.Query().Get("count")
+	if s == "" {
+		return def, nil
+	}
+	n, err := parseUint("count", s)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 || n > maxListCount {
+		return 0, badRequest(fmt.Sprintf("count must be 1..%d", maxListCount))
+	}
+	return n, nil
+}
+
+// blocks serves GET /api/blocks?count=&before=: the latest blocks (or
+// those below block before), newest first, without their transactions.
+func (e *Explorer) blocks(r *http.Request) (any, error) {
+	count, err := countParam(r, 10)
+	if err != nil {
+		return nil, err
+	}
+	b := e.cfg.Backend
+	top := b.Head().Number()
+	if s := r.URL.Query().Get("before"); s != "" {
+		before, err := parseUint("before", s)
+		if err != nil {
+			return nil, err
+		}
+		if before == 0 {
+			return nil, badRequest("before must be at least 1")
+		}
+		top = min(top, before-1)
+	}
+	out := []blockJSON{}
+	for n := top; uint64(len(out)) < count; n-- {
+		blk, err := b.BlockByNumber(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e.renderBlock(blk, nil, false))
+		if n == 0 {
+			break
+		}
+	}
+	return struct {
+		Success bool        `json:"success"`
+		Blocks  []blockJSON `json:"blocks"`
+	}{true, out}, nil
+}
+
+// transaction serves GET /api/transaction/{hash}: an included
+// transaction with its receipt, decoded logs and revert reason, or a
+// pooled one.
+func (e *Explorer) transaction(r *http.Request) (any, error) {
+	h, err := parseTxHash(trimID(r))
+	if err != nil {
+		return nil, err
+	}
+	b := e.cfg.Backend
+	bh, idx, ok := b.TxLookup(h)
+	if !ok {
+		tx, from, ok := b.PoolTransaction(h)
+		if !ok {
+			return nil, notFound("transaction " + h.Hex() + " not found")
+		}
+		out := txJSON{Pending: true, Logs: []logJSON{}}
+		out.txRow = txRow{Hash: h.Hex(), From: from.Hex(), To: addrPtr(tx.To()), Value: dec(tx.Value()), Fee: "0", Method: methodOf(tx)}
+		fillTx(&out, tx)
+		return txAnswer(out), nil
+	}
+	blk, err := b.BlockByHash(bh)
+	if err != nil {
+		return nil, err
+	}
+	receipts, err := b.Receipts(blk)
+	if err != nil {
+		return nil, err
+	}
+	tx := blk.Transactions()[idx]
+	out := txJSON{txRow: e.renderRow(blk, receipts, idx), BlockHash: bh.Hex(), Logs: []logJSON{}}
+	fillTx(&out, tx)
+	if idx < len(receipts) {
+		rc := receipts[idx]
+		out.GasUsed = rc.GasUsed
+		out.GasPrice = dec(rc.EffectiveGasPrice)
+		for _, l := range rc.Logs {
+			lj := logJSON{Address: l.Address.Hex(), Data: hexBytes(l.Data), Index: l.Index, Topics: make([]string, len(l.Topics)), Event: decodeLog(l)}
+			for i, t := range l.Topics {
+				lj.Topics[i] = t.Hex()
+			}
+			out.Logs = append(out.Logs, lj)
+		}
+		if out.Status == 0 {
+			out.RevertReason, out.Error = e.revertReason(r.Context(), blk, idx)
+		}
+	}
+	return txAnswer(out), nil
+}
+
+func txAnswer(t txJSON) any {
+	return struct {
+		Success     bool   `json:"success"`
+		Transaction txJSON `json:"transaction"`
+	}{true, t}
+}
+
+func fillTx(out *txJSON, tx *types.Transaction) {
+	out.Type, out.Nonce, out.Gas = tx.Type(), tx.Nonce(), tx.Gas()
+	out.GasPrice = dec(tx.GasPrice())
+	out.Input = hexBytes(tx.Data())
+	if tx.Type() >= types.DynamicFeeTxType {
+		out.MaxFeePerGas, out.MaxPriorityFeePerGas = dec(tx.GasFeeCap()), dec(tx.GasTipCap())
+	}
+}
+
+// revertReason replays a failed transaction to learn why it failed: the
+// decoded revert reason, and the EVM's error.
+func (e *Explorer) revertReason(ctx context.Context, blk *types.Block, idx int) (reason, evmErr string) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	res, err := e.cfg.Backend.TraceTransaction(ctx, blk, idx, &backend.TraceConfig{Tracer: "callTracer", OnlyTopCall: true})
+	if err != nil {
+		return "", "replay failed: " + err.Error()
+	}
+	var frame struct {
+		Error        string `json:"error"`
+		RevertReason string `json:"revertReason"`
+	}
+	if json.Unmarshal(res, &frame) != nil {
+		return "", ""
+	}
+	return frame.RevertReason, frame.Error
+}
+
+// transactions serves GET /api/transaction?startCycle=&endCycle=&address=&page=
+// (the cycle listing) and ?count=N (the latest N transactions).
+func (e *Explorer) transactions(r *http.Request) (any, error) {
+	q := r.URL.Query()
+	if q.Has("startCycle") {
+		return e.cycleListing(r)
+	}
+	if q.Has("count") {
+		return e.latestTxs(r)
+	}
+	return nil, badRequest("give startCycle (and optionally endCycle, address, page) or count")
+}
+
+// listing is the cycle listing's answer: without a page only the total.
+type listing struct {
+	Success           bool     `json:"success"`
+	TotalTransactions uint64   `json:"totalTransactions"`
+	Transactions      *[]txRow `json:"transactions,omitempty"`
+	TotalPages        *uint64  `json:"totalPages,omitempty"`
+}
+
+// cycleListing lists the transactions of cycles startCycle..endCycle
+// (endCycle defaults to startCycle), of one address when given, oldest
+// first, pageSize a page.
+func (e *Explorer) cycleListing(r *http.Request) (any, error) {
+	q := r.URL.Query()
+	start, err := strconv.ParseUint(q.Get("startCycle"), 10, 64)
+	if err != nil {
+		return nil, badRequest("Invalid start cycle number: want a non-negative integer")
+	}
+	end := start
+	if q.Has("endCycle") {
+		if end, err = strconv.ParseUint(q.Get("endCycle"), 10, 64); err != nil || end < start {
+			return nil, badRequest("Invalid end cycle number: want an integer not below startCycle")
+		}
+	}
+	if end-start >= maxCycleSpan {
+		return nil, badRequest(fmt.Sprintf("Exceed maximum limit of %d cycles", maxCycleSpan))
+	}
+	var page uint64
+	if q.Has("page") {
+		if page, err = strconv.ParseUint(q.Get("page"), 10, 64); err != nil || page < 1 {
+			return nil, badRequest("Invalid page number: want an integer of 1 or more")
+		}
+	}
+	var addr *types.Address
+	if q.Has("address") {
+		a, err := parseAddress(q.Get("address"))
+		if err != nil {
+			return nil, err
+		}
+		addr = &a
+	}
+	// The range covers blocks first..last, cut at the head; cycles past
+	// the head hold nothing yet.
+	b := e.cfg.Backend
+	head := b.Head().Number()
+	first := start * cycleBlocks
+	last := min(end*cycleBlocks+cycleBlocks-1, head)
+	var lo, hi uint64 // ordinals [lo, hi) in the chosen list
+	if first <= head {
+		if addr == nil {
+			if first > 0 {
+				if lo, err = b.TxCountThrough(first - 1); err != nil {
+					return nil, err
+				}
+			}
+			if hi, err = b.TxCountThrough(last); err != nil {
+				return nil, err
+			}
+		} else {
+			if lo, err = b.AddressTxCountBefore(*addr, first); err != nil {
+				return nil, err
+			}
+			if hi, err = b.AddressTxCountBefore(*addr, last+1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := listing{Success: true, TotalTransactions: hi - lo}
+	if page == 0 {
+		return out, nil
+	}
+	pages := (out.TotalTransactions + pageSize - 1) / pageSize
+	if page > max(pages, 1) {
+		return nil, badRequest(fmt.Sprintf("Page no is greater than the totalPage (%d)", pages))
+	}
+	rows := []txRow{}
+	from := lo + (page-1)*pageSize
+	for o := from; o < hi && o < from+pageSize; o++ {
+		var ref backend.TxRef
+		if addr == nil {
+			ref, err = b.TxAt(o)
+		} else {
+			ref, err = b.AddressTxAt(*addr, o)
+		}
+		if err != nil {
+			return nil, err
+		}
+		row, err := e.rowOf(ref)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	out.Transactions, out.TotalPages = &rows, &pages
+	return out, nil
+}
+
+// rowOf renders an indexed transaction for a listing.
+func (e *Explorer) rowOf(ref backend.TxRef) (txRow, error) {
+	b := e.cfg.Backend
+	blk, err := b.BlockByNumber(ref.Block)
+	if err != nil {
+		return txRow{}, err
+	}
+	if ref.Index >= len(blk.Transactions()) || blk.Transactions()[ref.Index].Hash() != ref.Hash {
+		return txRow{}, fmt.Errorf("history index disagrees with block %d at %d", ref.Block, ref.Index)
+	}
+	receipts, err := b.Receipts(blk)
+	if err != nil {
+		return txRow{}, err
+	}
+	return e.renderRow(blk, receipts, ref.Index), nil
+}
+
+// latestTxs serves ?count=N: the chain's last N transactions, newest
+// first.
+func (e *Explorer) latestTxs(r *http.Request) (any, error) {
+	count, err := countParam(r, 10)
+	if err != nil {
+		return nil, err
+	}
+	b := e.cfg.Backend
+	total, err := b.TxCountThrough(b.Head().Number())
+	if err != nil {
+		return nil, err
+	}
+	rows := []txRow{}
+	for o := total; o > 0 && uint64(len(rows)) < count; o-- {
+		ref, err := b.TxAt(o - 1)
+		if err != nil {
+			return nil, err
+		}
+		row, err := e.rowOf(ref)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return struct {
+		Success           bool    `json:"success"`
+		TotalTransactions uint64  `json:"totalTransactions"`
+		Transactions      []txRow `json:"transactions"`
+	}{true, total, rows}, nil
+}

@@ -1,0 +1,295 @@
+package explorer
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// account serves GET /api/account/{address}[?page=]: state at the head,
+// staking roles and the address's transactions, newest first, pageSize a
+// page (page 1 without ?page).
+func (e *Explorer) account(r *http.Request) (any, error) {
+	addr, err := parseAddress(trimID(r))
+	if err != nil {
+		return nil, err
+	}
+	page := uint64(1)
+	if s := r.URL.Query().Get("page"); s != "" {
+		if page, err = parseUint("page", s); err != nil || page < 1 {
+			return nil, badRequest("Invalid page number: want an integer of 1 or more")
+		}
+	}
+	b := e.cfg.Backend
+	head := b.Head()
+	st, err := b.StateAt(head.HeaderRef())
+	if err != nil {
+		return nil, err
+	}
+	total, err := b.AddressTxCount(addr)
+	if err != nil {
+		return nil, err
+	}
+	pages := (total + pageSize - 1) / pageSize
+	if page > max(pages, 1) {
+		return nil, badRequest(fmt.Sprintf("Page no is greater than the totalPage (%d)", pages))
+	}
+	rows := []txRow{}
+	top := total - min(total, (page-1)*pageSize)
+	for o := top; o > 0 && len(rows) < pageSize; o-- {
+		ref, err := b.AddressTxAt(addr, o-1)
+		if err != nil {
+			return nil, err
+		}
+		row, err := e.rowOf(ref)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	roles, validator, err := e.rolesOf(addr)
+	if err != nil {
+		return nil, err
+	}
+	code := st.Code(addr)
+	return struct {
+		Success bool        `json:"success"`
+		Account accountJSON `json:"account"`
+	}{true, accountJSON{addr.Hex(), dec(st.Balance(addr)), st.Nonce(addr), len(code), len(code) > 0,
+		total, pages, page, rows, roles, validator, head.Number()}}, nil
+}
+
+type accountJSON struct {
+	Address          string         `json:"address"`
+	Balance          string         `json:"balance"`
+	Nonce            uint64         `json:"nonce"`
+	CodeSize         int            `json:"codeSize"`
+	IsContract       bool           `json:"isContract"`
+	TransactionCount uint64         `json:"transactionCount"`
+	TotalPages       uint64         `json:"totalPages"`
+	Page             uint64         `json:"page"`
+	Transactions     []txRow        `json:"transactions"` // newest first
+	Roles            []string       `json:"roles"`
+	Validator        *validatorJSON `json:"validator,omitempty"`
+	BlockNumber      uint64         `json:"blockNumber"` // the state's block
+}
+
+// rolesOf lists addr's staking roles: "validator" when it is the address
+// of a validator's key, plus what the staking module says.
+func (e *Explorer) rolesOf(addr types.Address) ([]string, *validatorJSON, error) {
+	roles := []string{}
+	var val *validatorJSON
+	for _, v := range e.validatorList() {
+		if v.Address == addr.Hex() {
+			roles = append(roles, "validator")
+			val = &v
+			break
+		}
+	}
+	if e.cfg.Roles != nil {
+		more, err := e.cfg.Roles.Roles(addr)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range more {
+			if r != "validator" || val == nil {
+				roles = append(roles, r)
+			}
+		}
+	}
+	return roles, val, nil
+}
+
+type validatorJSON struct {
+	ID        string `json:"id"`
+	Address   string `json:"address"` // of the node's key
+	PublicKey string `json:"publicKey"`
+	IP        string `json:"ip"`
+	Port      int    `json:"port"`
+}
+
+func (e *Explorer) validatorList() []validatorJSON {
+	out := []validatorJSON{}
+	if e.cfg.Validators == nil {
+		return out
+	}
+	for _, n := range e.cfg.Validators.Nodes() {
+		v := validatorJSON{ID: hexBytes(n.ID), PublicKey: hexBytes(n.PublicKey), IP: n.IP, Port: n.Port}
+		if pk, err := secp256k1.ParsePubKey(n.PublicKey); err == nil {
+			v.Address = types.Address(crypto.PubkeyToAddress(pk)).Hex()
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// validators serves GET /api/validators.
+func (e *Explorer) validators(*http.Request) (any, error) {
+	return struct {
+		Success    bool            `json:"success"`
+		Validators []validatorJSON `json:"validators"`
+	}{true, e.validatorList()}, nil
+}
+
+// validator serves GET /api/validator/{id|address|publicKey}.
+func (e *Explorer) validator(r *http.Request) (any, error) {
+	id := strings.ToLower(trimID(r))
+	raw := strings.TrimPrefix(id, "0x")
+	if _, err := hex.DecodeString(raw); err != nil || !strings.HasPrefix(id, "0x") || (len(raw) != 40 && len(raw) != 64 && len(raw) != 66) {
+		return nil, badRequest("invalid validator " + id + ": want its 0x address, node ID or compressed public key")
+	}
+	for _, v := range e.validatorList() {
+		if strings.ToLower(v.Address) == id || v.ID == id || v.PublicKey == id {
+			return struct {
+				Success   bool          `json:"success"`
+				Validator validatorJSON `json:"validator"`
+			}{true, v}, nil
+		}
+	}
+	return nil, notFound("validator " + id + " not found")
+}
+
+type cycleJSON struct {
+	Counter          uint64 `json:"counter"`
+	Start            int64  `json:"start"` // Unix seconds
+	End              int64  `json:"end"`
+	StartBlock       uint64 `json:"startBlock"`
+	EndBlock         uint64 `json:"endBlock"` // last block so far
+	TransactionCount uint64 `json:"transactionCount"`
+	Active           int    `json:"active"`
+	Standby          int    `json:"standby"`
+	Syncing          int    `json:"syncing"`
+	Desired          uint64 `json:"desired"`
+}
+
+func (e *Explorer) cycleOf(n *uint64) (*cycleJSON, error) {
+	if e.cfg.Validators == nil {
+		return nil, notFound("this node keeps no cycle records")
+	}
+	ci, err := e.cfg.Validators.CycleInfo(n)
+	if err != nil {
+		return nil, err
+	}
+	b := e.cfg.Backend
+	first := ci.Counter * cycleBlocks
+	last := min(first+cycleBlocks-1, b.Head().Number())
+	var before uint64
+	if first > 0 {
+		if before, err = b.TxCountThrough(first - 1); err != nil {
+			return nil, err
+		}
+	}
+	through, err := b.TxCountThrough(last)
+	if err != nil {
+		return nil, err
+	}
+	return &cycleJSON{
+		Counter: ci.Counter, Start: ci.Start.Unix(), End: ci.End.Unix(), StartBlock: first, EndBlock: last,
+		TransactionCount: through - before, Active: ci.Nodes.Active, Standby: ci.Nodes.Standby,
+		Syncing: ci.Nodes.Syncing, Desired: ci.Desired,
+	}, nil
+}
+
+// cycle serves GET /api/cycle/{n|latest}.
+func (e *Explorer) cycle(r *http.Request) (any, error) {
+	var n *uint64
+	if id := trimID(r); id != "latest" {
+		v, err := parseUint("cycle", id)
+		if err != nil {
+			return nil, err
+		}
+		n = &v
+	}
+	c, err := e.cycleOf(n)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Success bool       `json:"success"`
+		Cycle   *cycleJSON `json:"cycle"`
+	}{true, c}, nil
+}
+
+// cycles serves GET /api/cycles?count=: the latest cycles, newest first.
+func (e *Explorer) cycles(r *http.Request) (any, error) {
+	count, err := countParam(r, 10)
+	if err != nil {
+		return nil, err
+	}
+	out := []*cycleJSON{}
+	cur := e.cfg.Backend.Head().Number() / cycleBlocks
+	for c := cur; uint64(len(out)) < count; c-- {
+		cj, err := e.cycleOf(&c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cj)
+		if c == 0 {
+			break
+		}
+	}
+	return struct {
+		Success bool         `json:"success"`
+		Cycles  []*cycleJSON `json:"cycles"`
+	}{true, out}, nil
+}
+
+// statsWindow is how many recent blocks the rates are averaged over.
+const statsWindow = 100
+
+// stats serves GET /api/stats: the head, average block time and
+// transaction rate over the last blocks, totals and the validator count.
+func (e *Explorer) stats(*http.Request) (any, error) {
+	b := e.cfg.Backend
+	head := b.Head()
+	total, err := b.TxCountThrough(head.Number())
+	if err != nil && !errors.Is(err, backend.ErrNotIndexed) {
+		return nil, err
+	}
+	var blockTime, tps float64
+	if head.Number() > 0 {
+		from := head.Number() - min(head.Number(), statsWindow)
+		old, err := b.BlockByNumber(from)
+		if err != nil {
+			return nil, err
+		}
+		span := float64(head.Time() - old.Time())
+		blockTime = span / float64(head.Number()-from)
+		if before, err := b.TxCountThrough(from); err == nil && span > 0 {
+			tps = float64(total-before) / span
+		}
+	}
+	active := len(e.validatorList())
+	var cycle uint64 = head.Number() / cycleBlocks
+	if e.cfg.Validators != nil {
+		if ci, err := e.cfg.Validators.CycleInfo(nil); err == nil {
+			active, cycle = ci.Nodes.Active, ci.Counter
+		}
+	}
+	pending, queued := b.PoolContent()
+	pooled := 0
+	for _, m := range []map[types.Address][]*types.Transaction{pending, queued} {
+		for _, txs := range m {
+			pooled += len(txs)
+		}
+	}
+	return struct {
+		Success           bool    `json:"success"`
+		ChainID           uint64  `json:"chainId"`
+		Head              uint64  `json:"head"`
+		HeadTime          uint64  `json:"headTime"`
+		Cycle             uint64  `json:"cycle"`
+		BlockTime         float64 `json:"blockTime"` // seconds, average
+		TxPerSecond       float64 `json:"txPerSecond"`
+		TotalTransactions uint64  `json:"totalTransactions"`
+		ActiveValidators  int     `json:"activeValidators"`
+		PoolTransactions  int     `json:"poolTransactions"`
+	}{true, b.ChainID(), head.Number(), head.Time(), cycle, blockTime, tps, total, active, pooled}, nil
+}
