@@ -20,7 +20,7 @@ func TestHistoryIndex(t *testing.T) {
 	var bal U256
 	bal.SetUint64(1e18)
 	g.Alloc[from] = Account{Balance: bal}
-	proposer, err := Open(g, store.NewMem())
+	proposer, err := Open(g, &indexWatchedKV{KV: store.NewMem(), t: t})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,4 +108,26 @@ func TestHistoryIndex(t *testing.T) {
 			}
 		}
 	}
+}
+
+// indexWatchedKV checks after every batch that each stored block has its
+// history index entry and no entry is written without its block: the two
+// reach the store in one batch or not at all.
+type indexWatchedKV struct {
+	store.KV
+	t *testing.T
+}
+
+func (w *indexWatchedKV) Write(b *store.Batch) error {
+	if err := w.KV.Write(b); err != nil {
+		return err
+	}
+	for n := uint64(0); n <= 4; n++ {
+		hasBlock, _ := w.Has(key(prefixCanonical, numKey(n)))
+		hasIndex, _ := w.Has(key(prefixTxCumul, numKey(n)))
+		if n > 0 && hasBlock != hasIndex {
+			w.t.Errorf("block %d stored %v, its history index %v", n, hasBlock, hasIndex)
+		}
+	}
+	return nil
 }
