@@ -384,4 +384,3 @@ func TestExplorerAPI(t *testing.T) {
 		}
 	})
 }
-
