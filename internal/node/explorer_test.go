@@ -37,7 +37,7 @@ func revertingInit() []byte {
 	return append(init, runtime...)
 }
 
-func startExplorerNode(t *testing.T) *explorerNode {
+func startExplorerNode(t testing.TB) *explorerNode {
 	t.Helper()
 	keys := devload.Keys("node-test", 3)
 	g := devload.GenesisWithToken(8118, keys, 1_700_000_000)

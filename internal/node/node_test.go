@@ -25,7 +25,7 @@ func newTestNode(t *testing.T, dir string, blockTime time.Duration) *Node {
 
 // waitNonce waits until the chain has committed addr's transactions up to
 // nonce want.
-func waitNonce(t *testing.T, n *Node, addr types.Address, want uint64) {
+func waitNonce(t testing.TB, n *Node, addr types.Address, want uint64) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
