@@ -5,17 +5,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 )
 
-// walletConfig is the wallet network configuration of SPEC.md §1.7, in the
-// field order and shape wallets (wallet_addEthereumChain-style dialogs)
-// expect, except that chainId is a decimal string as the spec says.
+// walletConfig is the wallet network configuration, in the field order and
+// shape wallets (wallet_addEthereumChain-style dialogs) expect, except that
+// chainId is a decimal string as the network documents it; chainIdHex is
+// the 0x form wallet_addEthereumChain itself takes.
 type walletConfig struct {
 	ChainID           string         `json:"chainId"`
+	ChainIDHex        string         `json:"chainIdHex"`
 	ChainName         string         `json:"chainName"`
 	NativeCurrency    nativeCurrency `json:"nativeCurrency"`
 	RPCURLs           []string       `json:"rpcUrls"`
@@ -73,12 +76,31 @@ func runWalletConfig(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chaind wallet-config", flag.ContinueOnError)
 	network := fs.String("network", "main", "network: main, test or dev")
 	chainID := fs.Uint64("chain-id", 0, "override the chain ID (default: the network's)")
-	rpc := &urlList{urls: []string{"http://127.0.0.1:8545"}}
-	explorer := &urlList{urls: []string{"http://127.0.0.1:8080"}}
-	fs.Var(rpc, "rpc-url", "JSON-RPC URL wallets should use (repeatable)")
-	fs.Var(explorer, "explorer-url", "block explorer URL (repeatable, empty for none)")
-	if code, ok := parseFlagsTo(fs, "chaind wallet-config [--network main|test|dev] [--chain-id N] [--rpc-url URL] [--explorer-url URL]\n\nPrints the network configuration a wallet needs to add this chain, as JSON.", args, stdout, stderr); !ok {
+	// By default the URLs are the node's, from the same flags, CHAIND_*
+	// variables or config file the node is started with.
+	host := fs.String("host", "127.0.0.1", "address the node listens on")
+	httpPort := fs.Int("http.port", 8545, "the node's JSON-RPC port")
+	explorerPort := fs.Int("explorer.port", 8080, "the node's explorer port (-1: it serves none)")
+	config := fs.String("config", "", "the node's JSON file of flag values")
+	rpc, explorer := &urlList{}, &urlList{}
+	fs.Var(rpc, "rpc-url", "JSON-RPC URL wallets should use (repeatable; default from --host and --http.port)")
+	fs.Var(explorer, "explorer-url", "block explorer URL (repeatable, empty for none; default from --host and --explorer.port)")
+	if code, ok := parseFlagsTo(fs, "chaind wallet-config [--network main|test|dev] [--chain-id N] [--host H --http.port N --explorer.port N | --rpc-url URL --explorer-url URL]\n\nPrints the network configuration a wallet needs to add this chain, as JSON.", args, stdout, stderr); !ok {
 		return code
+	}
+	if err := applyEnvAndConfig(fs, *config); err != nil {
+		fmt.Fprintf(stderr, "chaind wallet-config: %v\n", err)
+		return 2
+	}
+	if !portOK(*httpPort) || !portOK(*explorerPort) {
+		fmt.Fprintln(stderr, "chaind wallet-config: ports must be -1..65535")
+		return 2
+	}
+	if !rpc.set && *httpPort > 0 {
+		rpc.urls = []string{nodeURL(*host, *httpPort)}
+	}
+	if !explorer.set && *explorerPort > 0 {
+		explorer.urls = []string{nodeURL(*host, *explorerPort)}
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "chaind wallet-config: unexpected argument %q\n", fs.Arg(0))
@@ -99,6 +121,7 @@ func runWalletConfig(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := walletConfig{
 		ChainID:           strconv.FormatUint(id, 10),
+		ChainIDHex:        "0x" + strconv.FormatUint(id, 16),
 		ChainName:         n.name,
 		NativeCurrency:    nativeCurrency{Name: "Chain", Symbol: "CHAIN", Decimals: 18},
 		RPCURLs:           rpc.urls,
@@ -111,4 +134,14 @@ func runWalletConfig(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// nodeURL is the http URL a wallet on this machine reaches a node port
+// at: a node listening on every address is reached on loopback.
+func nodeURL(host string, port int) string {
+	switch host {
+	case "", "0.0.0.0", "::", "[::]":
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(port))
 }

@@ -13,17 +13,24 @@ func TestWalletConfig(t *testing.T) {
 		args []string
 		want walletConfig
 	}{
-		{nil, walletConfig{"8118", "Chain Mainnet", nativeCurrency{"Chain", "CHAIN", 18},
+		{nil, walletConfig{"8118", "0x1fb6", "Chain Mainnet", nativeCurrency{"Chain", "CHAIN", 18},
 			[]string{"http://127.0.0.1:8545"}, []string{"http://127.0.0.1:8080"}}},
 		{[]string{"--network", "test", "--rpc-url", "https://rpc.example.org", "--explorer-url", "https://scan.example.org"},
-			walletConfig{"8119", "Chain Testnet", nativeCurrency{"Chain", "CHAIN", 18},
+			walletConfig{"8119", "0x1fb7", "Chain Testnet", nativeCurrency{"Chain", "CHAIN", 18},
 				[]string{"https://rpc.example.org"}, []string{"https://scan.example.org"}}},
 		{[]string{"--network=dev", "--chain-id", "31337", "--explorer-url", ""},
-			walletConfig{"31337", "Chain Dev", nativeCurrency{"Chain", "CHAIN", 18},
+			walletConfig{"31337", "0x7a69", "Chain Dev", nativeCurrency{"Chain", "CHAIN", 18},
 				[]string{"http://127.0.0.1:8545"}, []string{}}},
 		{[]string{"--rpc-url", "http://a:1", "--rpc-url", "http://b:2"},
-			walletConfig{"8118", "Chain Mainnet", nativeCurrency{"Chain", "CHAIN", 18},
+			walletConfig{"8118", "0x1fb6", "Chain Mainnet", nativeCurrency{"Chain", "CHAIN", 18},
 				[]string{"http://a:1", "http://b:2"}, []string{"http://127.0.0.1:8080"}}},
+		// The URLs follow the node's own flags.
+		{[]string{"--host", "0.0.0.0", "--http.port", "9545", "--explorer.port", "9080"},
+			walletConfig{"8118", "0x1fb6", "Chain Mainnet", nativeCurrency{"Chain", "CHAIN", 18},
+				[]string{"http://127.0.0.1:9545"}, []string{"http://127.0.0.1:9080"}}},
+		{[]string{"--host", "::1", "--explorer.port", "-1"},
+			walletConfig{"8118", "0x1fb6", "Chain Mainnet", nativeCurrency{"Chain", "CHAIN", 18},
+				[]string{"http://[::1]:8545"}, []string{}}},
 	}
 	for _, tc := range tests {
 		var out, errb bytes.Buffer
@@ -62,7 +69,10 @@ func TestWalletConfigShape(t *testing.T) {
 			t.Errorf("%s is %T, want array", k, raw[k])
 		}
 	}
-	if len(raw) != 5 {
+	if raw["chainIdHex"] != "0x1fb6" {
+		t.Errorf("chainIdHex = %v, want the 0x form wallet_addEthereumChain takes", raw["chainIdHex"])
+	}
+	if len(raw) != 6 {
 		t.Errorf("unexpected fields: %v", raw)
 	}
 }
@@ -71,6 +81,8 @@ func TestWalletConfigErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--network", "moon"},
 		{"--rpc-url", "ftp://x"},
+		{"--explorer.port", "70000"},
+		{"--http.port", "-1"}, // no JSON-RPC URL left
 		{"--rpc-url", "not a url"},
 		{"--rpc-url", ""},
 		{"extra"},
