@@ -131,3 +131,46 @@ func (w *indexWatchedKV) Write(b *store.Batch) error {
 	}
 	return nil
 }
+
+// TestHistoryIndexStartsLate: a data directory whose blocks predate the
+// index (here: its entries removed) gets an index from the next block on,
+// and says so, instead of counting from a wrong base.
+func TestHistoryIndexStartsLate(t *testing.T) {
+	_, c, key := execFixture(t)
+	for i := uint64(0); i < 2; i++ {
+		built, err := c.BuildBlock(BuildParams{Time: 10 * (i + 1)}, []*types.Transaction{transfer(c, key, i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wipe store.Batch
+	c.db.kv.IterateKeys([]byte("x"), func(k []byte) bool {
+		wipe.Delete(append([]byte(nil), k...))
+		return true
+	})
+	if err := c.db.kv.Write(&wipe); err != nil {
+		t.Fatal(err)
+	}
+	built, err := c.BuildBlock(BuildParams{Time: 30}, []*types.Transaction{transfer(c, key, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+		t.Fatal(err)
+	}
+	if from, err := c.db.TxIndexFrom(); err != nil || from != 3 {
+		t.Fatalf("TxIndexFrom = %d, %v; want 3", from, err)
+	}
+	if _, err := c.db.TxCountThrough(2); !errors.Is(err, ErrNotIndexed) {
+		t.Fatalf("TxCountThrough(2) before the index: %v", err)
+	}
+	if n, err := c.db.TxCountThrough(3); err != nil || n != 1 {
+		t.Fatalf("TxCountThrough(3) = %d, %v; want 1", n, err)
+	}
+	if ref, err := c.db.TxAt(0); err != nil || ref.Block != 3 {
+		t.Fatalf("TxAt(0) = %+v, %v", ref, err)
+	}
+}
