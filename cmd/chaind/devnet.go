@@ -23,6 +23,7 @@ func runDevnet(args []string) int {
 	blockTime := fs.Duration("block-time", time.Second, "minimum time between blocks")
 	host := fs.String("host", "127.0.0.1", "address the JSON-RPC port binds to")
 	httpPort := fs.Int("http.port", 8545, "JSON-RPC port of the first validator's node (0 any free port)")
+	explorerPort := fs.Int("explorer.port", 8080, "block explorer port of the first validator's node (-1 off, 0 any free port)")
 	chainID := fs.Uint64("chain-id", chain.MainChainID, "chain ID")
 	stopAfter := fs.Duration("stop-one-after", 0, "stop the last validator after this long (shows the others carry on)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
@@ -32,6 +33,7 @@ func runDevnet(args []string) int {
 	if code, ok := checkArgs(fs.Name(),
 		check{*blockTime < 0, "--block-time must not be negative"},
 		check{!portOK(*httpPort), "--http.port must be -1..65535"},
+		check{!portOK(*explorerPort), "--explorer.port must be -1..65535"},
 		check{*chainID == 0, "--chain-id must not be 0"},
 		check{*stopAfter < 0, "--stop-one-after must not be negative"},
 		noArgs(fs),
@@ -48,13 +50,13 @@ func runDevnet(args []string) int {
 		return 2
 	}
 	dn, err := startDevnet(devnetConfig{validators: *validators, blockTime: *blockTime, host: *host,
-		httpPort: *httpPort, chainID: *chainID}, log)
+		httpPort: *httpPort, explorerPort: *explorerPort, chainID: *chainID}, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
 		return 1
 	}
 	defer dn.Close()
-	log.Info("devnet", "validators", *validators, "chainId", *chainID, "blockTime", *blockTime, "http", dn.Nodes[0].Addr("http"))
+	log.Info("devnet", "validators", *validators, "chainId", *chainID, "blockTime", *blockTime, "http", dn.Nodes[0].Addr("http"), "explorer", dn.Nodes[0].Addr("explorer"))
 	printDevAccounts(dn.Keys)
 	if *stopAfter > 0 && *validators > 1 {
 		time.AfterFunc(*stopAfter, func() {
@@ -74,10 +76,14 @@ type devnetConfig struct {
 	blockTime  time.Duration
 	host       string
 	httpPort   int
-	chainID    uint64
+	// explorerPort is the first node's explorer port; -1 off, 0 any free
+	// port.
+	explorerPort int
+	chainID      uint64
 }
 
 func startDevnet(cfg devnetConfig, log *slog.Logger) (*node.Devnet, error) {
 	return node.StartDevnet(node.DevnetConfig{Validators: cfg.validators, BlockTime: cfg.blockTime, Host: cfg.host,
-		HTTPPort: cfg.httpPort, ChainID: cfg.chainID, ClientVersion: clientVersion(), Log: log})
+		HTTPPort: cfg.httpPort, Explorer: cfg.explorerPort >= 0, ExplorerPort: cfg.explorerPort,
+		ChainID: cfg.chainID, ClientVersion: clientVersion(), Log: log})
 }

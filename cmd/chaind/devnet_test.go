@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"log/slog"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,6 +60,16 @@ func TestDevnetFourValidators(t *testing.T) {
 	all := []int{0, 1, 2, 3}
 	wait(4, all)
 	sameAt(4, all)
+	// The first node's explorer serves the decided blocks.
+	resp, err := http.Get("http://" + dn.Nodes[0].Addr("explorer") + "/api/block/4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), dn.Nodes[0].Chain.GetHash(4).Hex()) {
+		t.Fatalf("explorer block 4: %d %s", resp.StatusCode, body)
+	}
 	dn.Stop(3)
 	h := dn.Nodes[0].Chain.Head().Number()
 	wait(h+4, all[:3])

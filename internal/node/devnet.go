@@ -18,10 +18,14 @@ import (
 
 // DevnetConfig configures StartDevnet.
 type DevnetConfig struct {
-	Validators    int           // equal stake each
-	BlockTime     time.Duration // minimum time between blocks
-	Host          string
-	HTTPPort      int // JSON-RPC port of the first validator's node (-1 off, 0 any free port)
+	Validators int           // equal stake each
+	BlockTime  time.Duration // minimum time between blocks
+	Host       string
+	HTTPPort   int // JSON-RPC port of the first validator's node (-1 off, 0 any free port)
+	// Explorer serves the block explorer of the first validator's node on
+	// ExplorerPort (0 any free port).
+	Explorer      bool
+	ExplorerPort  int
 	ChainID       uint64
 	ClientVersion string
 	Log           *slog.Logger
@@ -85,6 +89,7 @@ func StartDevnet(cfg DevnetConfig) (*Devnet, error) {
 			port = cfg.HTTPPort
 		}
 		n, err := New(Config{Genesis: genesis, Host: cfg.Host, HTTPPort: port, WSPort: -1,
+			Explorer: i == 0 && cfg.Explorer, ExplorerPort: cfg.ExplorerPort,
 			Validator: k, BlockTime: cfg.BlockTime, Validators: schedule, Transport: dn.net.Join(dn.addrs[i]),
 			Accounts: keys, ClientVersion: cfg.ClientVersion, Log: cfg.Log.With("validator", i)})
 		if err != nil {
