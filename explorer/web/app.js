@@ -35,8 +35,12 @@ function amount(wei) {
   const exact = units(wei);
   const [w, f = ''] = exact.split('.');
   let short = w + (f ? '.' + f.slice(0, 6) : '');
-  if (f.length > 6) short = (short.replace(/\.?0+$/, '') === '0' ? '<0.000001' : short + '…');
-  return `<span class="amount" title="${esc(exact + ' ' + cfg.symbol + ' = ' + BigInt(wei).toLocaleString('en-US') + ' wei')}">${esc(short)} ${esc(cfg.symbol)}</span>`;
+  let unit = cfg.symbol;
+  if (f.length > 6) {
+    if (short.replace(/\.?0+$/, '') === '0') [short, unit] = [BigInt(wei).toLocaleString('en-US'), 'wei']; // dust reads better in wei
+    else short += '…';
+  }
+  return `<span class="amount" title="${esc(exact + ' ' + cfg.symbol + ' = ' + BigInt(wei).toLocaleString('en-US') + ' wei')}">${esc(short)} ${esc(unit)}</span>`;
 }
 
 function ago(ts) {
