@@ -285,7 +285,11 @@ async function cycle(n) {
 // ---- live updates over the node's WebSocket (newHeads) -------------------------
 const live = $('#live');
 function connect(delay = 1000) {
-  if (!cfg.webSocket) { live.textContent = '○ no live feed'; return; }
+  if (!cfg.webSocket) { // the node serves no WebSocket: poll instead
+    live.textContent = '○ polling every 5 s';
+    setInterval(() => { if (location.pathname === '/') refreshHome(renderSeq).catch(() => {}); }, 5000);
+    return;
+  }
   const u = new URL(cfg.webSocket);
   u.hostname = location.hostname; // the node's address as this browser reaches it
   const ws = new WebSocket(u);
