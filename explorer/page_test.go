@@ -76,3 +76,23 @@ func TestPageRoutes(t *testing.T) {
 		t.Errorf("DELETE: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// Files carry an ETag, and a browser that has the file gets a 304.
+func TestPageETag(t *testing.T) {
+	x := New(Config{})
+	for _, path := range []string{"/", "/app.js", "/block/7"} {
+		rec := httptest.NewRecorder()
+		x.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		tag := rec.Header().Get("ETag")
+		if rec.Code != 200 || tag == "" {
+			t.Fatalf("%s: %d, ETag %q", path, rec.Code, tag)
+		}
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("If-None-Match", tag)
+		rec = httptest.NewRecorder()
+		x.ServeHTTP(rec, req)
+		if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+			t.Errorf("%s again: %d with %d bytes, want 304", path, rec.Code, rec.Body.Len())
+		}
+	}
+}
