@@ -116,7 +116,12 @@ func (e *Explorer) renderBlock(b *types.Block, receipts types.Receipts, withTxs 
 // renderRow shapes transaction i of b for a listing.
 func (e *Explorer) renderRow(b *types.Block, receipts types.Receipts, i int) txRow {
 	tx := b.Transactions()[i]
-	from, _ := e.cfg.Backend.Signer(b.Number(), b.Time()).Sender(tx)
+	var from types.Address
+	if i < len(receipts) {
+		from = receipts[i].From // derived once, with the receipts
+	} else {
+		from, _ = e.cfg.Backend.Signer(b.Number(), b.Time()).Sender(tx)
+	}
 	row := txRow{
 		Hash: tx.Hash().Hex(), BlockNumber: b.Number(), Index: i, Cycle: b.Number() / cycleBlocks,
 		Timestamp: b.Time(), From: from.Hex(), To: addrPtr(tx.To()), Value: dec(tx.Value()), Fee: "0",
