@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +41,7 @@ func crashNode(t *testing.T, dir string, blockTime string) *devload.Proc {
 	}
 	os.Setenv(asChaindEnv, "1")
 	defer os.Unsetenv(asChaindEnv)
-	p, err := devload.Start(exe, "--dev", "--datadir", dir, "--block-time", blockTime, "--http.port", "0", "--ws.port", "-1", "--explorer.port", "-1")
+	p, err := devload.Start(exe, "--dev", "--datadir", dir, "--block-time", blockTime, "--http.port", "0", "--ws.port", "-1", "--explorer.port", "0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +97,77 @@ func verify(t *testing.T, c *devload.Client, rec committed, probe types.Address)
 		}
 	}
 	return head
+}
+
+// verifyHistory checks that the explorer's history index, written in the
+// same batches as the blocks, agrees with the chain after a crash: its
+// transaction total is the sum of the blocks' transactions, and probe's
+// transaction count is its nonce. Right after a restart the pool is empty,
+// so no transaction lands while it compares.
+func verifyHistory(t *testing.T, p *devload.Proc, c *devload.Client, probe types.Address) {
+	t.Helper()
+	addr := p.Addr("explorer", 5*time.Second)
+	if addr == "" {
+		t.Fatalf("no explorer listener: %s", p.Log())
+	}
+	head, err := c.BlockNumber()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := make([]devload.Quantity, head+1)
+	var reqs []devload.Req
+	for n := uint64(0); n <= head; n++ {
+		reqs = append(reqs, devload.Req{Method: "eth_getBlockTransactionCountByNumber", Params: []any{devload.Hex(n)}, Out: &counts[n]})
+	}
+	for start := 0; start < len(reqs); start += 500 {
+		if err := c.Batch(reqs[start:min(start+500, len(reqs))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want uint64
+	for i, r := range reqs {
+		if r.Err != nil {
+			t.Fatalf("block %d: %v", i, r.Err)
+		}
+		want += uint64(counts[i])
+	}
+	nonce, err := c.Nonce(probe, "latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		TotalTransactions uint64 `json:"totalTransactions"`
+		Head              uint64 `json:"head"`
+	}
+	getJSON(t, "http://"+addr+"/api/stats", &got)
+	var acc struct {
+		Account struct {
+			TransactionCount uint64 `json:"transactionCount"`
+		} `json:"account"`
+	}
+	getJSON(t, "http://"+addr+"/api/account/"+probe.Hex(), &acc)
+	if got.TotalTransactions != want {
+		t.Fatalf("history index holds %d transactions through block %d, the chain %d through block %d", got.TotalTransactions, got.Head, want, head)
+	}
+	if acc.Account.TransactionCount != nonce {
+		t.Fatalf("history index lists %d transactions of %s, its nonce is %d", acc.Account.TransactionCount, probe, nonce)
+	}
+}
+
+func getJSON(t *testing.T, url string, out any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, body)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
 }
 
 // record reads the node's head and every block up to it.
@@ -163,6 +237,7 @@ func TestCrashRecovery(t *testing.T) {
 		p := crashNode(t, dir, "100ms")
 		c := devload.NewClient(p.URL)
 		head := verify(t, c, rec, probe)
+		verifyHistory(t, p, c, probe)
 		// Resume each sender at its committed nonce: what the pool held
 		// before the kill is gone with the process.
 		var pending [][]*types.Transaction

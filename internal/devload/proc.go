@@ -78,6 +78,25 @@ func (p *Proc) Log() string {
 	return p.log.String()
 }
 
+// Addr waits up to wait for the node to log its listener of the given
+// kind ("explorer", "ws", ...) and returns its address; "" if it did not.
+func (p *Proc) Addr(kind string, wait time.Duration) string {
+	deadline := time.Now().Add(wait)
+	for {
+		for _, line := range strings.Split(p.Log(), "\n") {
+			if strings.Contains(line, "listening") && strings.Contains(line, "kind="+kind+" ") {
+				if i := strings.Index(line, "addr="); i >= 0 {
+					return strings.Fields(line[i+5:])[0]
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return ""
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Kill sends SIGKILL and waits for the process to go.
 func (p *Proc) Kill() {
 	p.Cmd.Process.Signal(syscall.SIGKILL)
