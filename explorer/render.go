@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"encoding/hex"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -207,7 +208,7 @@ func parseAddress(s string) (types.Address, error) {
 	a, err := types.ParseAddress(s)
 	if err != nil || !(strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X")) {
 		msg := "invalid address " + strconv.Quote(s) + ": want 0x and 40 hex digits"
-		if err == types.ErrBadChecksum {
+		if errors.Is(err, types.ErrBadChecksum) {
 			msg = "invalid address " + strconv.Quote(s) + ": mixed case that is not its EIP-55 checksum"
 		}
 		return types.Address{}, badRequest(msg)
