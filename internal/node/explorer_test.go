@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/devload"
 	"github.com/chaind/chaind/internal/types"
@@ -383,4 +384,37 @@ func TestExplorerAPI(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A transaction still in the pool is served as pending, and counted in
+// the stats' pool size.
+func TestExplorerPending(t *testing.T) {
+	keys := devload.Keys("node-test", 3)
+	g := devload.GenesisWithToken(8118, keys, 1_700_000_000)
+	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Explorer: true, Validator: keys[0], BlockTime: time.Hour, Accounts: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	x := &explorerNode{n: n, base: "http://" + n.Addr("explorer")}
+	txs, err := devload.NewSigner(8118).Workload(devload.KindTransfer, keys[1], 0, 1, devload.TokenAddress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.backend.SendTransaction(context.Background(), txs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if n.Chain.Head().Number() != 0 {
+		t.Skip("the node sealed a block before the check") // a block time of an hour makes this unreachable in practice
+	}
+	tx := x.get(t, "/api/transaction/"+txs[0].Hash().Hex(), 200)["transaction"].(map[string]any)
+	if tx["pending"] != true || tx["from"] != devload.Address(keys[1]).Hex() || tx["nonce"] != 0.0 {
+		t.Fatalf("pending transaction: %v", tx)
+	}
+	if st := x.get(t, "/api/stats", 200); st["poolTransactions"] != 1.0 {
+		t.Fatalf("stats: %v", st)
+	}
 }
