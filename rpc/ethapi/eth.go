@@ -3,7 +3,6 @@ package ethapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -379,16 +378,21 @@ func (api *ethAPI) getCode(_ context.Context, p rpc.Params) (any, error) {
 	return types.HexBytes(st.Code(addr)), nil
 }
 
-// storageKey parses a storage slot the way go-ethereum does: any hex of up
-// to 32 bytes, left-padded.
-func storageKey(raw json.RawMessage) (types.Hash, error) {
+// storageKey parses a storage slot, argument arg of the call, the way
+// go-ethereum does: any hex of up to 32 bytes, left-padded. A key that is
+// not that is invalid params (-32602, the newest execution-apis), in every
+// method that takes storage keys.
+func storageKey(arg int, raw json.RawMessage) (types.Hash, error) {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return types.Hash{}, fmt.Errorf("unable to decode storage key: %v", err)
+		return types.Hash{}, rpc.InvalidParams(arg, fmt.Errorf("storage key is not a string: %s", raw))
 	}
 	b, err := types.ParseBytes(evenHex(s))
-	if err != nil || len(b) > 32 {
-		return types.Hash{}, errors.New("unable to decode storage key: hex string invalid")
+	switch {
+	case err != nil:
+		return types.Hash{}, rpc.InvalidParams(arg, fmt.Errorf("invalid hex in storage key: %q", s))
+	case len(b) > 32:
+		return types.Hash{}, rpc.InvalidParams(arg, fmt.Errorf("storage key too long: %d bytes, at most 32", len(b)))
 	}
 	return types.BytesToHash(b), nil
 }
@@ -405,7 +409,7 @@ func (api *ethAPI) getStorageAt(_ context.Context, p rpc.Params) (any, error) {
 	if err := p.Decode(0, &addr); err != nil {
 		return nil, err
 	}
-	key, err := storageKey(p[1])
+	key, err := storageKey(1, p[1])
 	if err != nil {
 		return nil, err
 	}

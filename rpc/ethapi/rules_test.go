@@ -1,0 +1,79 @@
+package ethapi_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chaind/chaind/rpc"
+)
+
+// Every invalid-params shape of every method answers -32602 with a message
+// that names the argument at fault. The table is the rule applied method by
+// method, not a copy of one vector.
+func TestInvalidParamsNameTheArgument(t *testing.T) {
+	fx := newFixture(t)
+	addr := quote(fx.contract.Hex())
+	long := quote("0x" + strings.Repeat("11", 33))
+	future := fmt.Sprintf(`"0x%x"`, fx.n.Chain.Head().Number()+1000)
+	for _, tc := range []struct {
+		method, params string
+		arg            int
+	}{
+		// Storage keys: bad hex, too long, not a string — in every method
+		// that takes them.
+		{"eth_getStorageAt", `[` + addr + `,"0xasdf","latest"]`, 1},
+		{"eth_getStorageAt", `[` + addr + `,` + long + `,"latest"]`, 1},
+		{"eth_getStorageAt", `[` + addr + `,5,"latest"]`, 1},
+		{"eth_getProof", `[` + addr + `,["0xasdf"],"latest"]`, 1},
+		{"eth_getProof", `[` + addr + `,[` + long + `],"latest"]`, 1},
+		{"eth_getStorageValues", `[{` + addr + `:["0xasdf"]},"latest"]`, 0},
+		{"eth_getStorageValues", `[{` + addr + `:[` + long + `]},"latest"]`, 0},
+		// An empty request names no slot at all.
+		{"eth_getStorageValues", `[{},"latest"]`, 0},
+		{"eth_getStorageValues", `[{` + addr + `:[]},"latest"]`, 0},
+		// Ranges are checked against the head, at either end.
+		{"eth_getLogs", `[{"fromBlock":"0x0","toBlock":` + future + `}]`, 0},
+		{"eth_getLogs", `[{"fromBlock":` + future + `}]`, 0},
+		{"eth_getLogs", `[{"fromBlock":"0x2","toBlock":"0x1"}]`, 0},
+		{"eth_getLogs", `[{"blockHash":"0x` + strings.Repeat("00", 32) + `","fromBlock":"0x0"}]`, 0},
+		// Plain decoding failures.
+		{"eth_getBalance", `["0x1234","latest"]`, 0},
+		{"eth_getBalance", `[` + addr + `,"lastest"]`, 1},
+		{"eth_getCode", `[` + addr + `,12]`, 1},
+		{"eth_getTransactionCount", `[` + addr + `,{"blockHash":"0x12"}]`, 1},
+		{"eth_call", `[{"to":"0x12"},"latest"]`, 0},
+		{"eth_estimateGas", `[{"gas":"zz"}]`, 0},
+		{"eth_getBlockByNumber", `["latest","yes"]`, 1},
+		{"eth_getBlockByHash", `["0x12",false]`, 0},
+		{"eth_feeHistory", `["0x1","latest",["x"]]`, 2},
+	} {
+		t.Run(tc.method+" "+tc.params, func(t *testing.T) {
+			r := fx.call(t, tc.method, tc.params)
+			if r.Error == nil {
+				t.Fatalf("result %s, want invalid params", r.Result)
+			}
+			if r.Error.Code != rpc.CodeInvalidParams {
+				t.Fatalf("error %d %q, want %d", r.Error.Code, r.Error.Message, rpc.CodeInvalidParams)
+			}
+			if want := fmt.Sprintf("invalid argument %d", tc.arg); !strings.HasPrefix(r.Error.Message, want) {
+				t.Fatalf("message %q does not name the argument (%q)", r.Error.Message, want)
+			}
+		})
+	}
+}
+
+// A stored filter whose range runs past the head is refused when its logs
+// are asked for, as eth_getLogs refuses the same range.
+func TestFilterRangeBeyondHead(t *testing.T) {
+	fx := newFixture(t)
+	future := fmt.Sprintf(`"0x%x"`, fx.n.Chain.Head().Number()+1000)
+	r := fx.call(t, "eth_newFilter", `[{"fromBlock":"0x0","toBlock":`+future+`}]`)
+	if r.Error != nil {
+		t.Fatalf("eth_newFilter: %s", r.Error.Message)
+	}
+	r = fx.call(t, "eth_getFilterLogs", `[`+string(r.Result)+`]`)
+	if r.Error == nil || r.Error.Code != rpc.CodeInvalidParams {
+		t.Fatalf("eth_getFilterLogs over a range past the head: %s %+v", r.Result, r.Error)
+	}
+}
