@@ -41,8 +41,26 @@ func (db *DB) TotalDifficulty(h types.Hash) (*uint256.Int, bool) {
 	return new(uint256.Int).SetBytes32(v), true
 }
 
-// TotalDifficulty returns the total difficulty of the stored block h.
-func (c *Chain) TotalDifficulty(h types.Hash) (*uint256.Int, bool) { return c.db.TotalDifficulty(h) }
+// TotalDifficulty returns the total difficulty of the stored block h. A
+// block stored before the store kept total difficulties gets the sum
+// computed back to the nearest block that has one (or to genesis).
+func (c *Chain) TotalDifficulty(h types.Hash) (*uint256.Int, bool) {
+	sum := new(uint256.Int)
+	for {
+		if td, ok := c.db.TotalDifficulty(h); ok {
+			return sum.Add(sum, td), true
+		}
+		b, err := c.db.Block(h)
+		if err != nil {
+			return nil, false
+		}
+		sum.Add(sum, &b.HeaderRef().Difficulty)
+		if b.Number() == 0 {
+			return sum, true
+		}
+		h = b.ParentHash()
+	}
+}
 
 // childTD is the total difficulty of a child of parent with difficulty d,
 // or nil when the parent's is unknown.

@@ -20,4 +20,6 @@ type Backend interface {
 	backend.Executor
 	backend.Tracer
 	backend.BlockBuilder
+	backend.PendingBlocks
+	backend.Difficulty
 }

@@ -3,6 +3,7 @@ package ethapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -140,9 +141,36 @@ func blockRef(p rpc.Params, i int) (BlockRef, error) {
 	return ref, nil
 }
 
-func (api *ethAPI) renderBlock(blk *types.Block, full bool) json.RawMessage {
+// renderBlock is the block object of a stored block, or of the pending
+// block (hash, nonce and miner null, as go-ethereum serves it). A stored
+// block carries its totalDifficulty: 0x0 from genesis on a proof-of-stake
+// chain, the real sum on imported proof-of-work history.
+func (api *ethAPI) renderBlock(blk *types.Block, full, pending bool) json.RawMessage {
 	signer := api.b.Signer(blk.Number(), blk.Time())
-	return types.BlockJSON(blk, types.BlockJSONOptions{FullTx: full, Signer: &signer})
+	opts := types.BlockJSONOptions{FullTx: full, Signer: &signer, Pending: pending}
+	if !pending {
+		if td, ok := api.b.TotalDifficulty(blk.Hash()); ok {
+			opts.TotalDifficulty = td
+		}
+	}
+	return types.BlockJSON(blk, opts)
+}
+
+// blockAt resolves a block reference for the methods that return a block
+// or its parts: the "pending" tag names the block the pool would build
+// next (pending reports it), or the head when the node can build none.
+func (api *ethAPI) blockAt(ref BlockRef) (blk *types.Block, pending bool, err error) {
+	if ref.Hash == nil && ref.Tag == "pending" {
+		blk, err := api.b.PendingBlock()
+		if err == nil {
+			return blk, true, nil
+		}
+		if !errors.Is(err, backend.ErrNotFound) {
+			return nil, false, err
+		}
+	}
+	blk, err = resolve(api.b, ref)
+	return blk, false, err
 }
 
 func (api *ethAPI) getBlockByNumber(_ context.Context, p rpc.Params) (any, error) {
@@ -154,11 +182,11 @@ func (api *ethAPI) getBlockByNumber(_ context.Context, p rpc.Params) (any, error
 	if _, err := p.Optional(1, &full); err != nil {
 		return nil, err
 	}
-	blk, err := resolve(api.b, ref)
+	blk, pending, err := api.blockAt(ref)
 	if err != nil || blk == nil {
 		return nil, err
 	}
-	return api.renderBlock(blk, full), nil
+	return api.renderBlock(blk, full, pending), nil
 }
 
 func (api *ethAPI) getBlockByHash(_ context.Context, p rpc.Params) (any, error) {
@@ -174,28 +202,30 @@ func (api *ethAPI) getBlockByHash(_ context.Context, p rpc.Params) (any, error) 
 	if err != nil || blk == nil {
 		return nil, err
 	}
-	return api.renderBlock(blk, full), nil
+	return api.renderBlock(blk, full, false), nil
 }
 
-// blockParam decodes parameter 0 as a hash (byHash) or a number/tag.
-func (api *ethAPI) blockParam(p rpc.Params, byHash bool) (*types.Block, error) {
+// blockParam decodes parameter 0 as a hash (byHash) or a number/tag;
+// pending reports the pending block.
+func (api *ethAPI) blockParam(p rpc.Params, byHash bool) (blk *types.Block, pending bool, err error) {
 	if byHash {
 		var h types.Hash
 		if err := p.Decode(0, &h); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return orNil(api.b.BlockByHash(h))
+		blk, err := orNil(api.b.BlockByHash(h))
+		return blk, false, err
 	}
 	var ref BlockRef
 	if err := p.Decode(0, &ref); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return resolve(api.b, ref)
+	return api.blockAt(ref)
 }
 
 func (api *ethAPI) txCount(byHash bool) rpc.Handler {
 	return func(_ context.Context, p rpc.Params) (any, error) {
-		blk, err := api.blockParam(p, byHash)
+		blk, _, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
 		}
@@ -205,7 +235,7 @@ func (api *ethAPI) txCount(byHash bool) rpc.Handler {
 
 func (api *ethAPI) uncleCount(byHash bool) rpc.Handler {
 	return func(_ context.Context, p rpc.Params) (any, error) {
-		blk, err := api.blockParam(p, byHash)
+		blk, _, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
 		}
@@ -215,7 +245,7 @@ func (api *ethAPI) uncleCount(byHash bool) rpc.Handler {
 
 func (api *ethAPI) uncle(byHash bool) rpc.Handler {
 	return func(_ context.Context, p rpc.Params) (any, error) {
-		blk, err := api.blockParam(p, byHash)
+		blk, _, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
 		}
@@ -260,7 +290,7 @@ func (api *ethAPI) getTransactionByHash(_ context.Context, p rpc.Params) (any, e
 
 func (api *ethAPI) txByIndex(byHash bool) rpc.Handler {
 	return func(_ context.Context, p rpc.Params) (any, error) {
-		blk, err := api.blockParam(p, byHash)
+		blk, pending, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
 		}
@@ -270,6 +300,12 @@ func (api *ethAPI) txByIndex(byHash bool) rpc.Handler {
 		}
 		if uint64(idx) >= uint64(len(blk.Transactions())) {
 			return nil, nil
+		}
+		if pending {
+			// A pending transaction has no block yet: its block fields are null.
+			tx := blk.Transactions()[idx]
+			from, _ := api.b.Signer(blk.Number(), blk.Time()).Sender(tx)
+			return types.TxJSON(tx, from, nil), nil
 		}
 		return api.txAt(blk, int(idx)), nil
 	}

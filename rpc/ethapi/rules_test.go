@@ -1,6 +1,7 @@
 package ethapi_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -75,5 +76,50 @@ func TestFilterRangeBeyondHead(t *testing.T) {
 	r = fx.call(t, "eth_getFilterLogs", `[`+string(r.Result)+`]`)
 	if r.Error == nil || r.Error.Code != rpc.CodeInvalidParams {
 		t.Fatalf("eth_getFilterLogs over a range past the head: %s %+v", r.Result, r.Error)
+	}
+}
+
+// Every stored block object carries totalDifficulty (0x0 on a
+// proof-of-stake chain from genesis), by number, tag and hash; the pending
+// block is the one the pool would build next, with hash, nonce and miner
+// null, wherever "pending" names a block.
+func TestBlockObjectsDifficultyAndPending(t *testing.T) {
+	fx := newFixture(t)
+	for _, tc := range []struct{ method, params string }{
+		{"eth_getBlockByNumber", `["0x0",false]`},
+		{"eth_getBlockByNumber", `["latest",true]`},
+		{"eth_getBlockByHash", `[` + quote(fx.block1.Hex()) + `,false]`},
+		{"eth_getBlockByHash", `[` + quote(fx.genesis.Hex()) + `,true]`},
+	} {
+		r := fx.call(t, tc.method, tc.params)
+		var blk map[string]any
+		if r.Error != nil || json.Unmarshal(r.Result, &blk) != nil {
+			t.Fatalf("%s %s: %s %+v", tc.method, tc.params, r.Result, r.Error)
+		}
+		if blk["totalDifficulty"] != "0x0" {
+			t.Errorf("%s %s: totalDifficulty %v, want 0x0", tc.method, tc.params, blk["totalDifficulty"])
+		}
+	}
+	head := fx.n.Chain.Head().Number()
+	r := fx.call(t, "eth_getBlockByNumber", `["pending",true]`)
+	var pending map[string]any
+	if r.Error != nil || json.Unmarshal(r.Result, &pending) != nil {
+		t.Fatalf("pending block: %s %+v", r.Result, r.Error)
+	}
+	for _, k := range []string{"hash", "nonce", "miner"} {
+		if v, ok := pending[k]; !ok || v != nil {
+			t.Errorf("pending block: %s = %v, want null", k, v)
+		}
+	}
+	if _, ok := pending["totalDifficulty"]; ok {
+		t.Error("pending block carries totalDifficulty")
+	}
+	num, _ := pending["number"].(string)
+	var n uint64
+	if _, err := fmt.Sscanf(num, "0x%x", &n); err != nil || n <= head {
+		t.Errorf("pending block number %q, want above the head %d", num, head)
+	}
+	if r := fx.call(t, "eth_getBlockTransactionCountByNumber", `["pending"]`); r.Error != nil {
+		t.Errorf("eth_getBlockTransactionCountByNumber pending: %s", r.Error.Message)
 	}
 }

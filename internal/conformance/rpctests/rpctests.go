@@ -35,6 +35,11 @@ import (
 // other extra field is ever forgiven.
 var newerSpecFields = map[string]bool{
 	"blockTimestamp": true, // logs carry their block's timestamp (execution-apis after 2025-01)
+	// Block objects carry totalDifficulty: the JSON-RPC specification's
+	// block object lists it and older tools read it, while go-ethereum,
+	// which recorded the vectors, stopped serving it. The one field a node
+	// adds beyond the recordings on purpose.
+	"totalDifficulty": true,
 }
 
 // newerSpecErrorCodes are error codes a later version of the execution-apis
