@@ -164,38 +164,13 @@ func (p *Pool) add(tx *types.Transaction) error {
 	return nil
 }
 
-// validate runs the checks a transaction must pass to enter the pool.
+// validate runs the checks a transaction must pass to enter the pool:
+// the stateless ones, then those against the head.
 func (p *Pool) validate(tx *types.Transaction) (types.Address, error) {
 	hd := &p.head
-	if !hd.Signer.Supports(tx.Type()) {
-		return types.Address{}, evm.ErrTxTypeNotSupported
-	}
-	if size := tx.Size(); size > uint64(p.cfg.MaxTxSize) {
-		return types.Address{}, fmt.Errorf("%w: %d bytes, limit %d", ErrOversizedData, size, p.cfg.MaxTxSize)
-	}
-	if tx.Gas() > hd.GasLimit {
-		return types.Address{}, ErrGasLimit
-	}
-	if tx.GasFeeCap().Lt(tx.GasTipCap()) {
-		return types.Address{}, evm.ErrTipAboveFeeCap
-	}
-	from, err := hd.Signer.Sender(tx)
-	if err != nil {
-		return types.Address{}, fmt.Errorf("%w: %v", ErrInvalidSender, err)
-	}
-	data := tx.Data()
-	intrinsic, err := evm.IntrinsicGas(hd.Fork, data, tx.AccessList(), len(tx.AuthList()), tx.To() == nil)
+	from, _, err := ValidateStateless(tx, StatelessRules{Signer: hd.Signer, Fork: hd.Fork, GasLimit: hd.GasLimit, MaxSize: p.cfg.MaxTxSize, MaxBlobs: hd.MaxBlobs})
 	if err != nil {
 		return from, err
-	}
-	if tx.Gas() < intrinsic {
-		return from, fmt.Errorf("%w: have %d, want %d", evm.ErrIntrinsicGas, tx.Gas(), intrinsic)
-	}
-	if hd.Fork >= forks.Prague && tx.Gas() < evm.FloorDataGas(data) {
-		return from, fmt.Errorf("%w: have %d, want %d", evm.ErrFloorDataGas, tx.Gas(), evm.FloorDataGas(data))
-	}
-	if tx.To() == nil && hd.Fork >= forks.Shanghai && len(data) > evm.MaxInitCodeSize {
-		return from, fmt.Errorf("%w: code size %d, limit %d", evm.ErrMaxInitCodeSizeExceeded, len(data), evm.MaxInitCodeSize)
 	}
 	if hd.BaseFee != nil && tx.GasFeeCap().Lt(hd.BaseFee) {
 		return from, fmt.Errorf("%w: address %s, maxFeePerGas: %s, baseFee: %s", evm.ErrFeeCapTooLow, from.Hex(), tx.GasFeeCap(), hd.BaseFee)
@@ -203,27 +178,8 @@ func (p *Pool) validate(tx *types.Transaction) (types.Address, error) {
 	if p.cfg.MinTip > 0 && tx.GasTipCap().LtUint64(p.cfg.MinTip) {
 		return from, fmt.Errorf("%w: tip %s below the pool minimum %d", ErrUnderpriced, tx.GasTipCap(), p.cfg.MinTip)
 	}
-	if tx.Type() == types.BlobTxType {
-		if tx.To() == nil {
-			return from, evm.ErrBlobTxCreate
-		}
-		if len(tx.BlobHashes()) == 0 {
-			return from, evm.ErrMissingBlobHashes
-		}
-		if uint64(len(tx.BlobHashes())) > hd.MaxBlobs {
-			return from, evm.ErrTooManyBlobs
-		}
-		if hd.BlobBaseFee != nil && tx.BlobGasFeeCap().Lt(hd.BlobBaseFee) {
-			return from, evm.ErrBlobFeeCapTooLow
-		}
-	}
-	if tx.Type() == types.SetCodeTxType {
-		if tx.To() == nil {
-			return from, evm.ErrSetCodeTxCreate
-		}
-		if len(tx.AuthList()) == 0 {
-			return from, evm.ErrEmptyAuthList
-		}
+	if tx.Type() == types.BlobTxType && hd.BlobBaseFee != nil && tx.BlobGasFeeCap().Lt(hd.BlobBaseFee) {
+		return from, evm.ErrBlobFeeCapTooLow
 	}
 	nonce := p.stateNonce(from)
 	if tx.Nonce() < nonce {
