@@ -22,4 +22,5 @@ type Backend interface {
 	backend.BlockBuilder
 	backend.PendingBlocks
 	backend.Difficulty
+	backend.Retention
 }

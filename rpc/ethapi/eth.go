@@ -109,6 +109,7 @@ func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 	register(s, "eth_blobBaseFee", 0, 0, api.blobBaseFee)
 	register(s, "eth_baseFee", 0, 0, api.baseFee)
 	register(s, "eth_config", 0, 0, api.config)
+	register(s, "eth_capabilities", 0, 0, api.capabilities)
 
 	register(s, "eth_getLogs", 1, 1, api.getLogs)
 

@@ -123,3 +123,47 @@ func TestBlockObjectsDifficultyAndPending(t *testing.T) {
 		t.Errorf("eth_getBlockTransactionCountByNumber pending: %s", r.Error.Message)
 	}
 }
+
+// eth_capabilities names the head it describes and what history is served
+// from where: everything from genesis except state, which a pruning node
+// keeps for a window of recent blocks.
+func TestCapabilities(t *testing.T) {
+	fx := newFixture(t)
+	var caps struct {
+		Head struct {
+			Number string `json:"number"`
+			Hash   string `json:"hash"`
+		} `json:"head"`
+		State struct {
+			Disabled       bool   `json:"disabled"`
+			OldestBlock    string `json:"oldestBlock"`
+			DeleteStrategy *struct {
+				Type            string `json:"type"`
+				RetentionBlocks string `json:"retentionBlocks"`
+			} `json:"deleteStrategy"`
+		} `json:"state"`
+		Blocks, Logs, Receipts, Tx struct {
+			Disabled    bool   `json:"disabled"`
+			OldestBlock string `json:"oldestBlock"`
+		}
+	}
+	r := fx.call(t, "eth_capabilities", `[]`)
+	if r.Error != nil || json.Unmarshal(r.Result, &caps) != nil {
+		t.Fatalf("eth_capabilities: %s %+v", r.Result, r.Error)
+	}
+	blk := fx.call(t, "eth_getBlockByNumber", `[`+quote(caps.Head.Number)+`,false]`)
+	if !strings.Contains(string(blk.Result), caps.Head.Hash) {
+		t.Errorf("head %s %s is not the block of that number: %s", caps.Head.Number, caps.Head.Hash, blk.Result)
+	}
+	if caps.State.DeleteStrategy == nil || caps.State.DeleteStrategy.Type != "window" || caps.State.DeleteStrategy.RetentionBlocks != "0x80" {
+		t.Errorf("state retention %+v, want a window of 128 blocks (the default)", caps.State.DeleteStrategy)
+	}
+	for name, res := range map[string]struct {
+		Disabled    bool   `json:"disabled"`
+		OldestBlock string `json:"oldestBlock"`
+	}{"blocks": caps.Blocks, "logs": caps.Logs, "receipts": caps.Receipts, "tx": caps.Tx} {
+		if res.Disabled || res.OldestBlock != "0x0" {
+			t.Errorf("%s: %+v, want served from genesis", name, res)
+		}
+	}
+}

@@ -22,6 +22,9 @@ type Options struct {
 	// eth_createAccessList and of all calls of one eth_simulateV1 request
 	// together (default 50M).
 	GasCap uint64
+	// StateRetention is how many recent blocks keep a readable state; 0
+	// for an archive node, which keeps every one.
+	StateRetention uint64
 }
 
 // Backend serves every interface package from the chain and the pool.

@@ -33,3 +33,7 @@ func (b *Backend) PendingBlock() (*types.Block, error) {
 func (b *Backend) TotalDifficulty(h types.Hash) (*uint256.Int, bool) {
 	return b.chain.TotalDifficulty(h)
 }
+
+// StateRetention is the number of recent blocks whose state the node
+// keeps; 0: all of them (an archive node).
+func (b *Backend) StateRetention() uint64 { return b.opts.StateRetention }
