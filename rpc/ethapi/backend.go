@@ -23,4 +23,5 @@ type Backend interface {
 	backend.PendingBlocks
 	backend.Difficulty
 	backend.Retention
+	backend.BlobPool
 }

@@ -462,11 +462,13 @@ func (api *ethAPI) sendRawTransaction(ctx context.Context, p rpc.Params) (any, e
 	if err := p.Decode(0, &raw); err != nil {
 		return nil, err
 	}
-	tx := new(types.Transaction)
-	if err := tx.UnmarshalBinary(raw); err != nil {
-		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid transaction: " + err.Error()}
+	// A blob transaction comes in its network form, with its blobs; every
+	// other transaction in its canonical form.
+	tx, sc, err := types.DecodePooledTx(raw)
+	if err != nil {
+		return nil, rpc.InvalidParams(0, fmt.Errorf("invalid transaction: %v", err))
 	}
-	if err := api.b.SendTransaction(ctx, tx); err != nil {
+	if err := api.b.SendPooledTransaction(ctx, tx, sc); err != nil {
 		return nil, err
 	}
 	return tx.Hash(), nil

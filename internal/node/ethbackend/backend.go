@@ -135,6 +135,11 @@ func (b *Backend) SendTransaction(_ context.Context, tx *types.Transaction) erro
 	return b.pool.Add(tx)
 }
 
+// SendPooledTransaction adds a transaction with its blob sidecar.
+func (b *Backend) SendPooledTransaction(_ context.Context, tx *types.Transaction, sc *types.BlobSidecar) error {
+	return b.pool.AddPooled(tx, sc)
+}
+
 func (b *Backend) PoolTransaction(h types.Hash) (*types.Transaction, types.Address, bool) {
 	return b.pool.Get(h)
 }
