@@ -110,10 +110,10 @@ func (api *ethAPI) feeHistory(_ context.Context, p rpc.Params) (any, error) {
 	}
 	for i, q := range percentiles {
 		if q < 0 || q > 100 {
-			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid reward percentile"}
+			return nil, rpc.InvalidParams(2, errors.New("invalid reward percentile"))
 		}
 		if i > 0 && q < percentiles[i-1] {
-			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "reward percentiles not in ascending order"}
+			return nil, rpc.InvalidParams(2, errors.New("reward percentiles not in ascending order"))
 		}
 	}
 	newest, err := resolveState(api.b, ref)

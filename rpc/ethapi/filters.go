@@ -147,7 +147,7 @@ func (api *filterAPI) newFilter(_ context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	if q.BlockHash != nil {
-		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "blockHash is not allowed in eth_newFilter"}
+		return nil, rpc.InvalidParams(0, errors.New("blockHash is not allowed in eth_newFilter"))
 	}
 	next := api.eth.b.Head().Number() + 1
 	if q.FromBlock != nil && q.FromBlock.Tag == "" && q.FromBlock.Hash == nil && q.FromBlock.Number < next {
@@ -294,7 +294,7 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		// p2p sync layer has any.
 		return n.Subscribe().ID, nil
 	}
-	return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "unsupported subscription type: " + kind}
+	return nil, rpc.InvalidParams(0, errors.New("unsupported subscription type: "+kind))
 }
 
 // subscribeFlag reads the optional flag of eth_subscribe: parameter 1 when

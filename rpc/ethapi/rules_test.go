@@ -48,6 +48,13 @@ func TestInvalidParamsNameTheArgument(t *testing.T) {
 		{"eth_getBlockByNumber", `["latest","yes"]`, 1},
 		{"eth_getBlockByHash", `["0x12",false]`, 0},
 		{"eth_feeHistory", `["0x1","latest",["x"]]`, 2},
+		{"eth_feeHistory", `["0x1","latest",[50,10]]`, 2},
+		{"eth_feeHistory", `["0x1","latest",[101]]`, 2},
+		{"eth_newFilter", `[{"blockHash":"0x` + strings.Repeat("00", 32) + `"}]`, 0},
+		{"eth_simulateV1", `[{"blockStateCalls":[]},"latest"]`, 0},
+		{"eth_simulateV1", `[{"blockStateCalls":[{"calls":[{"gasPrice":"0x1","maxFeePerGas":"0x1"}]}]},"latest"]`, 0},
+		{"testing_buildBlockV1", `[` + quote(fx.genesis.Hex()) + `,{"timestamp":"0x0","prevRandao":"0x` + strings.Repeat("00", 32) + `","suggestedFeeRecipient":"0x` + strings.Repeat("00", 20) + `","withdrawals":[],"parentBeaconBlockRoot":"0x` + strings.Repeat("00", 32) + `"},[]]`, 1},
+		{"testing_buildBlockV1", `[` + quote(fx.genesis.Hex()) + `,{"timestamp":"0xffffffff","prevRandao":"0x` + strings.Repeat("00", 32) + `","suggestedFeeRecipient":"0x` + strings.Repeat("00", 20) + `","withdrawals":[],"parentBeaconBlockRoot":"0x` + strings.Repeat("00", 32) + `"},["0x01"]]`, 2},
 	} {
 		t.Run(tc.method+" "+tc.params, func(t *testing.T) {
 			r := fx.call(t, tc.method, tc.params)

@@ -28,7 +28,7 @@ func (api *ethAPI) getStorageValues(_ context.Context, p rpc.Params) (any, error
 		return nil, rpc.InvalidParams(0, errors.New("empty request: no storage slots named"))
 	}
 	if total > maxStorageValues {
-		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: fmt.Sprintf("too many slots requested: %d > %d", total, maxStorageValues)}
+		return nil, rpc.InvalidParams(0, fmt.Errorf("too many slots requested: %d > %d", total, maxStorageValues))
 	}
 	_, st, err := api.stateAt(p, 1)
 	if err != nil {
