@@ -3,6 +3,7 @@ package ethapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 
 	"github.com/chaind/chaind/internal/types"
@@ -115,6 +116,11 @@ func (api *ethAPI) feeHistory(_ context.Context, p rpc.Params) (any, error) {
 		if i > 0 && q < percentiles[i-1] {
 			return nil, rpc.InvalidParams(2, errors.New("reward percentiles not in ascending order"))
 		}
+	}
+	// The range ends at a block the node has: one past the head is
+	// refused as eth_getLogs refuses it, not answered as "not found".
+	if head := api.b.Head().Number(); ref.Hash == nil && ref.Tag == "" && ref.Number > head {
+		return nil, rpc.InvalidParams(1, fmt.Errorf("request beyond head block: requested %d, head %d", ref.Number, head))
 	}
 	newest, err := resolveState(api.b, ref)
 	if err != nil {

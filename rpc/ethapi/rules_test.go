@@ -37,6 +37,7 @@ func TestInvalidParamsNameTheArgument(t *testing.T) {
 		{"eth_getLogs", `[{"fromBlock":"0x0","toBlock":` + future + `}]`, 0},
 		{"eth_getLogs", `[{"fromBlock":` + future + `}]`, 0},
 		{"eth_getLogs", `[{"fromBlock":"0x2","toBlock":"0x1"}]`, 0},
+		{"eth_feeHistory", `["0x4",` + future + `,[]]`, 1},
 		{"eth_getLogs", `[{"blockHash":"0x` + strings.Repeat("00", 32) + `","fromBlock":"0x0"}]`, 0},
 		// Plain decoding failures.
 		{"eth_getBalance", `["0x1234","latest"]`, 0},
