@@ -45,6 +45,17 @@ func (db *DB) TotalDifficulty(h types.Hash) (*uint256.Int, bool) {
 // block stored before the store kept total difficulties gets the sum
 // computed back to the nearest block that has one (or to genesis).
 func (c *Chain) TotalDifficulty(h types.Hash) (*uint256.Int, bool) {
+	if td, ok := c.db.TotalDifficulty(h); ok {
+		return td, true
+	}
+	if m := c.Config.MergeNetsplitBlock; m != nil && *m == 0 {
+		// Proof of stake from genesis: no block adds difficulty, so every
+		// block's total is the genesis block's own, without a walk.
+		if _, ok := c.db.BlockNumber(h); !ok {
+			return nil, false
+		}
+		return new(uint256.Int).Set(&c.genesis.HeaderRef().Difficulty), true
+	}
 	sum := new(uint256.Int)
 	for {
 		if td, ok := c.db.TotalDifficulty(h); ok {
