@@ -33,7 +33,9 @@ CONFORMANCE_RUNS = \
 	tx:$(ETH)/TransactionTests \
 	trie:$(ETH)/TrieTests \
 	state:$(ETH)/GeneralStateTests \
-	rpc:$(VECTORS)/execution-apis/tests
+	rpc:$(VECTORS)/execution-apis/tests \
+	rpc:$(VECTORS)/execution-apis-latest/tests \
+	blockchain:$(ETH)/BlockchainTests
 
 conformance: build
 	@if [ ! -d "$(VECTORS)" ]; then \

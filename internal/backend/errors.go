@@ -31,7 +31,10 @@ func (e *RevertError) Error() string { return e.msg }
 
 // ParamError is a request whose parameters only execution finds wrong
 // (a timestamp before the parent's, a transaction that does not decode).
-type ParamError struct{ Msg string }
+type ParamError struct {
+	Arg int // the call's argument at fault
+	Msg string
+}
 
 func (e *ParamError) Error() string { return e.Msg }
 

@@ -32,7 +32,7 @@ func (c *Chain) CommitCertified(b *types.Block, st *state.StateDB, receipts type
 func (c *Chain) InsertCertified(b *types.Block, cert []byte) (types.Receipts, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	built, err := c.validate(b, c.head)
+	built, err := c.validate(b, c.head, c.GetHash)
 	if err != nil {
 		return nil, err
 	}

@@ -20,8 +20,10 @@ var ErrGenesisMismatch = errors.New("data directory holds a different chain")
 var ErrKnownBlock = errors.New("block already known")
 
 // Chain is the canonical chain of one node: it validates and executes new
-// blocks, stores them and tells subscribers. Blocks are final once
-// inserted (BFT finality), so there are no reorganisations.
+// blocks, stores them and tells subscribers. Blocks of the node's own
+// network are final once inserted (BFT finality); only imported
+// proof-of-work history can change branch, by total difficulty (see
+// forkchoice.go).
 type Chain struct {
 	Config  *Config
 	db      *DB
@@ -70,6 +72,7 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 		if err := kv.Write(&b); err != nil {
 			return nil, err
 		}
+		db.stageTD(blk.Hash(), &blk.HeaderRef().Difficulty)
 		if err := db.WriteBlock(blk, nil); err != nil {
 			return nil, err
 		}
@@ -146,11 +149,19 @@ func (c *Chain) StateAt(root types.Hash) (*state.StateDB, error) {
 }
 
 // InsertBlock validates b completely, executes it on its parent's state and
-// makes it the new head. On any error nothing is stored.
+// stores it. A child of the head becomes the new head; a block on another
+// branch becomes the head only by the proof-of-work fork-choice rule. On
+// any error nothing is stored.
 func (c *Chain) InsertBlock(b *types.Block) (types.Receipts, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	built, err := c.validate(b, c.head)
+	if b.ParentHash() != c.head.Hash() {
+		if _, ok := c.db.BlockNumber(b.Hash()); ok {
+			return nil, ErrKnownBlock
+		}
+		return c.insertBranch(b)
+	}
+	built, err := c.validate(b, c.head, c.GetHash)
 	if err != nil {
 		return nil, err
 	}
@@ -161,10 +172,12 @@ func (c *Chain) InsertBlock(b *types.Block) (types.Receipts, error) {
 // storing anything: a validator votes on the result and, once the block is
 // decided, stores it with CommitBuilt (no second execution).
 func (c *Chain) Validate(b *types.Block) (*Built, error) {
-	return c.validate(b, c.Head())
+	return c.validate(b, c.Head(), c.GetHash)
 }
 
-func (c *Chain) validate(b *types.Block, parent *types.Block) (*Built, error) {
+// validate checks b against parent and executes it on the parent's state;
+// getHash answers BLOCKHASH along b's branch.
+func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint64) types.Hash) (*Built, error) {
 	if _, ok := c.db.BlockNumber(b.Hash()); ok {
 		return nil, ErrKnownBlock
 	}
@@ -181,7 +194,7 @@ func (c *Chain) validate(b *types.Block, parent *types.Block) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Config.Process(b, st, c.GetHash)
+	res, err := c.Config.Process(b, st, getHash)
 	if err != nil {
 		return nil, err
 	}
@@ -207,14 +220,11 @@ func (c *Chain) CommitBuilt(b *types.Block, st *state.StateDB, receipts types.Re
 // commit computes must be the header's: a block whose state does not
 // match it is refused before anything of it is stored.
 func (c *Chain) commit(b *types.Block, st *state.StateDB, receipts types.Receipts) error {
-	root, err := st.Commit(c.Config.Fork(b.Number(), b.Time()) >= forks.SpuriousDragon)
-	if err != nil {
-		c.db.Discard()
+	if err := c.commitState(b, st); err != nil {
 		return err
 	}
-	if root != b.Root() {
-		c.db.Discard()
-		return fmt.Errorf("%w: state root %s, header says %s", ErrBadPostState, root, b.Root())
+	if td := c.childTD(b.ParentHash(), &b.HeaderRef().Difficulty); td != nil {
+		c.db.stageTD(b.Hash(), td)
 	}
 	if err := c.stageHistory(b, receipts); err != nil {
 		c.db.Discard()
@@ -226,6 +236,21 @@ func (c *Chain) commit(b *types.Block, st *state.StateDB, receipts types.Receipt
 	}
 	c.head = b
 	c.notify(b)
+	return nil
+}
+
+// commitState stages the block's state for writing. The root the commit
+// computes must be the header's; on a mismatch nothing is staged.
+func (c *Chain) commitState(b *types.Block, st *state.StateDB) error {
+	root, err := st.Commit(c.Config.Fork(b.Number(), b.Time()) >= forks.SpuriousDragon)
+	if err != nil {
+		c.db.Discard()
+		return err
+	}
+	if root != b.Root() {
+		c.db.Discard()
+		return fmt.Errorf("%w: state root %s, header says %s", ErrBadPostState, root, b.Root())
+	}
 	return nil
 }
 

@@ -21,6 +21,7 @@ type Config struct {
 
 	HomesteadBlock      *uint64 `json:"homesteadBlock,omitempty"`
 	DAOForkBlock        *uint64 `json:"daoForkBlock,omitempty"`
+	DAOForkSupport      bool    `json:"daoForkSupport,omitempty"`
 	EIP150Block         *uint64 `json:"eip150Block,omitempty"`
 	EIP155Block         *uint64 `json:"eip155Block,omitempty"`
 	EIP158Block         *uint64 `json:"eip158Block,omitempty"`

@@ -267,3 +267,88 @@ func (db *DB) TxLookup(txHash types.Hash) (types.Hash, int, bool) {
 	}
 	return types.Hash(v[:32]), int(binary.BigEndian.Uint32(v[32:])), true
 }
+
+// WriteSideBlock stores a block that is not (yet) canonical: the block,
+// its receipts, its number and the trie nodes written since the last
+// write, without touching the canonical index or the head.
+func (db *DB) WriteSideBlock(b *types.Block, receipts types.Receipts) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	h := b.Hash()
+	db.pending.Put(key(prefixBlock, h[:]), b.EncodeRLP())
+	db.pending.Put(key(prefixReceipts, h[:]), encodeReceipts(receipts))
+	db.pending.Put(key(prefixNumber, h[:]), numKey(b.Number()))
+	if err := db.kv.Write(&db.pending); err != nil {
+		return err
+	}
+	db.pending.Reset()
+	clear(db.overlay)
+	return nil
+}
+
+// Reorg makes branch canonical in one atomic batch: branch runs from the
+// first block after the common ancestor to the new head, whose receipts
+// are given (it is the one block not stored yet; the others are). Canonical
+// entries, transaction lookups and blooms of the old branch up to
+// oldHead are replaced or removed.
+func (db *DB) Reorg(branch []*types.Block, oldHead uint64, headReceipts types.Receipts) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	first := branch[0].Number()
+	newHead := branch[len(branch)-1]
+	last := max(oldHead, newHead.Number())
+	// Old canonical blocks lose their lookups and canonical entries.
+	for n := first; n <= oldHead; n++ {
+		hv, err := db.kv.Get(key(prefixCanonical, numKey(n)))
+		if err != nil {
+			continue
+		}
+		if old, err := db.Block(types.Hash(hv)); err == nil {
+			for _, tx := range old.Transactions() {
+				th := tx.Hash()
+				db.pending.Delete(key(prefixTxLookup, th[:]))
+			}
+		}
+		db.pending.Delete(key(prefixCanonical, numKey(n)))
+	}
+	// Packed bloom groups that the change reaches are unpacked into one
+	// bloom per block, so that every later write of a bloom lands where the
+	// reader looks.
+	for g := first / bloomGroup; g <= last/bloomGroup; g++ {
+		packed, err := db.kv.Get(key(prefixBloomGroup, numKey(g)))
+		if err != nil || len(packed) != bloomGroup*types.BloomLength {
+			continue
+		}
+		for i := uint64(0); i < bloomGroup; i++ {
+			db.pending.Put(key(prefixBloom, numKey(g*bloomGroup+i)), packed[i*types.BloomLength:(i+1)*types.BloomLength])
+		}
+		db.pending.Delete(key(prefixBloomGroup, numKey(g)))
+	}
+	for n := newHead.Number() + 1; n <= oldHead; n++ {
+		db.pending.Delete(key(prefixBloom, numKey(n)))
+	}
+	for _, b := range branch {
+		h := b.Hash()
+		num := numKey(b.Number())
+		if b == newHead {
+			db.pending.Put(key(prefixBlock, h[:]), b.EncodeRLP())
+			db.pending.Put(key(prefixReceipts, h[:]), encodeReceipts(headReceipts))
+			db.pending.Put(key(prefixNumber, h[:]), num)
+		}
+		db.pending.Put(key(prefixCanonical, num), h[:])
+		for i, tx := range b.Transactions() {
+			th := tx.Hash()
+			db.pending.Put(key(prefixTxLookup, th[:]), binary.BigEndian.AppendUint32(append([]byte(nil), h[:]...), uint32(i)))
+		}
+		bloom := b.HeaderRef().Bloom
+		db.pending.Put(key(prefixBloom, num), bloom[:])
+	}
+	h := newHead.Hash()
+	db.pending.Put(keyHead, h[:])
+	if err := db.kv.Write(&db.pending); err != nil {
+		return err
+	}
+	db.pending.Reset()
+	clear(db.overlay)
+	return nil
+}

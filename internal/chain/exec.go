@@ -17,8 +17,9 @@ import (
 // run a block the same way, in the order of Ethereum's execution
 // specification:
 //
-//  1. Open: the system calls that start a block — the EIP-4788 beacon root
-//     (Cancun), then the EIP-2935 parent hash (Prague).
+//  1. Open: the DAO fork's irregular state change on its block, then the
+//     system calls that start a block — the EIP-4788 beacon root (Cancun),
+//     then the EIP-2935 parent hash (Prague).
 //  2. Apply, once per transaction.
 //  3. Finish: withdrawals are credited (Shanghai), proof-of-work rewards
 //     paid before the Merge, the chain's end-of-block hook runs, then the
@@ -193,6 +194,9 @@ func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) t
 	if x.gp == nil {
 		gp := evm.GasPool(h.GasLimit)
 		x.gp = &gp
+	}
+	if c.isDAOForkBlock(h.Number) {
+		applyDAOFork(st)
 	}
 	if fork >= forks.Cancun && h.ParentBeaconRoot != nil {
 		if _, err := x.systemCall(BeaconRootsAddress, h.ParentBeaconRoot[:]); err != nil {

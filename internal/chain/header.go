@@ -54,6 +54,9 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 	if h.GasUsed > h.GasLimit {
 		return fmt.Errorf("%w: %d > %d", ErrGasUsedOverLimit, h.GasUsed, h.GasLimit)
 	}
+	if err := c.checkDAOExtra(h); err != nil {
+		return err
+	}
 	fork := c.Fork(h.Number, h.Time)
 	parentLimit := parent.GasLimit
 	if fork >= forks.London && !c.IsLondon(parent.Number) {

@@ -116,8 +116,9 @@ func (dn *Devnet) relayTransactions() {
 	go func() {
 		defer dn.wg.Done()
 		for tx := range txs {
+			sc, _ := dn.Nodes[0].Pool.Sidecar(tx.Hash()) // a blob transaction travels with its blobs
 			for _, n := range dn.Nodes[1:] {
-				n.Pool.Add(tx) // a pool that already has it or rejects it is fine
+				n.Pool.AddPooled(tx, sc) // a pool that already has it or rejects it is fine
 			}
 		}
 	}()

@@ -158,7 +158,7 @@ func New(cfg Config) (*Node, error) {
 		stop:   make(chan struct{}),
 		poolAt: c.Head().Hash(),
 	}
-	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{})
+	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{StateRetention: stateRetention(cfg)})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion}
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
 	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)

@@ -64,8 +64,9 @@ type Head struct {
 }
 
 type entry struct {
-	tx   *types.Transaction
-	from types.Address
+	tx      *types.Transaction
+	from    types.Address
+	sidecar *types.BlobSidecar // a blob transaction's blobs, kept while it waits
 }
 
 // account holds one sender's transactions by nonce.
@@ -109,18 +110,35 @@ func New(cfg Config, head Head) *Pool {
 }
 
 // Add validates tx and adds it, replacing a transaction with the same
-// sender and nonce if it pays enough more.
-func (p *Pool) Add(tx *types.Transaction) error {
-	// Recover the sender before taking the lock: it is the costly step and
-	// the result is cached in tx, so concurrent submitters overlap here.
+// sender and nonce if it pays enough more. A blob transaction needs its
+// sidecar: see AddPooled.
+func (p *Pool) Add(tx *types.Transaction) error { return p.AddPooled(tx, nil) }
+
+// AddPooled is Add for a transaction as a client sends it: a blob
+// transaction comes with its sidecar, which is verified against the
+// transaction's versioned hashes and kept with it until it is included.
+func (p *Pool) AddPooled(tx *types.Transaction, sc *types.BlobSidecar) error {
+	// Recover the sender and check the blobs before taking the lock: they
+	// are the costly steps, so concurrent submitters overlap here.
 	p.mu.RLock()
-	signer := p.head.Signer
+	signer, fork := p.head.Signer, p.head.Fork
+	rules := p.statelessRules()
 	p.mu.RUnlock()
 	if signer.Supports(tx.Type()) {
 		signer.Sender(tx)
 	}
+	if tx.Type() == types.BlobTxType {
+		// The transaction's own rules first: a malformed blob transaction
+		// is refused before its blobs cost a proof check.
+		if _, _, err := ValidateStateless(tx, rules); err != nil {
+			return err
+		}
+	}
+	if err := VerifySidecar(tx, sc, fork); err != nil {
+		return err
+	}
 	p.mu.Lock()
-	err := p.add(tx)
+	err := p.add(tx, sc)
 	p.mu.Unlock()
 	if err == nil {
 		p.notify(tx)
@@ -128,7 +146,7 @@ func (p *Pool) Add(tx *types.Transaction) error {
 	return err
 }
 
-func (p *Pool) add(tx *types.Transaction) error {
+func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) error {
 	h := tx.Hash()
 	if _, ok := p.all[h]; ok {
 		return ErrAlreadyKnown
@@ -158,44 +176,19 @@ func (p *Pool) add(tx *types.Transaction) error {
 			return ErrPoolFull
 		}
 	}
-	e := &entry{tx: tx, from: from}
+	e := &entry{tx: tx, from: from, sidecar: sc}
 	acc.txs[tx.Nonce()] = e
 	p.all[h] = e
 	return nil
 }
 
-// validate runs the checks a transaction must pass to enter the pool.
+// validate runs the checks a transaction must pass to enter the pool:
+// the stateless ones, then those against the head.
 func (p *Pool) validate(tx *types.Transaction) (types.Address, error) {
 	hd := &p.head
-	if !hd.Signer.Supports(tx.Type()) {
-		return types.Address{}, evm.ErrTxTypeNotSupported
-	}
-	if size := tx.Size(); size > uint64(p.cfg.MaxTxSize) {
-		return types.Address{}, fmt.Errorf("%w: %d bytes, limit %d", ErrOversizedData, size, p.cfg.MaxTxSize)
-	}
-	if tx.Gas() > hd.GasLimit {
-		return types.Address{}, ErrGasLimit
-	}
-	if tx.GasFeeCap().Lt(tx.GasTipCap()) {
-		return types.Address{}, evm.ErrTipAboveFeeCap
-	}
-	from, err := hd.Signer.Sender(tx)
-	if err != nil {
-		return types.Address{}, fmt.Errorf("%w: %v", ErrInvalidSender, err)
-	}
-	data := tx.Data()
-	intrinsic, err := evm.IntrinsicGas(hd.Fork, data, tx.AccessList(), len(tx.AuthList()), tx.To() == nil)
+	from, _, err := ValidateStateless(tx, p.statelessRules())
 	if err != nil {
 		return from, err
-	}
-	if tx.Gas() < intrinsic {
-		return from, fmt.Errorf("%w: have %d, want %d", evm.ErrIntrinsicGas, tx.Gas(), intrinsic)
-	}
-	if hd.Fork >= forks.Prague && tx.Gas() < evm.FloorDataGas(data) {
-		return from, fmt.Errorf("%w: have %d, want %d", evm.ErrFloorDataGas, tx.Gas(), evm.FloorDataGas(data))
-	}
-	if tx.To() == nil && hd.Fork >= forks.Shanghai && len(data) > evm.MaxInitCodeSize {
-		return from, fmt.Errorf("%w: code size %d, limit %d", evm.ErrMaxInitCodeSizeExceeded, len(data), evm.MaxInitCodeSize)
 	}
 	if hd.BaseFee != nil && tx.GasFeeCap().Lt(hd.BaseFee) {
 		return from, fmt.Errorf("%w: address %s, maxFeePerGas: %s, baseFee: %s", evm.ErrFeeCapTooLow, from.Hex(), tx.GasFeeCap(), hd.BaseFee)
@@ -203,27 +196,8 @@ func (p *Pool) validate(tx *types.Transaction) (types.Address, error) {
 	if p.cfg.MinTip > 0 && tx.GasTipCap().LtUint64(p.cfg.MinTip) {
 		return from, fmt.Errorf("%w: tip %s below the pool minimum %d", ErrUnderpriced, tx.GasTipCap(), p.cfg.MinTip)
 	}
-	if tx.Type() == types.BlobTxType {
-		if tx.To() == nil {
-			return from, evm.ErrBlobTxCreate
-		}
-		if len(tx.BlobHashes()) == 0 {
-			return from, evm.ErrMissingBlobHashes
-		}
-		if uint64(len(tx.BlobHashes())) > hd.MaxBlobs {
-			return from, evm.ErrTooManyBlobs
-		}
-		if hd.BlobBaseFee != nil && tx.BlobGasFeeCap().Lt(hd.BlobBaseFee) {
-			return from, evm.ErrBlobFeeCapTooLow
-		}
-	}
-	if tx.Type() == types.SetCodeTxType {
-		if tx.To() == nil {
-			return from, evm.ErrSetCodeTxCreate
-		}
-		if len(tx.AuthList()) == 0 {
-			return from, evm.ErrEmptyAuthList
-		}
+	if tx.Type() == types.BlobTxType && hd.BlobBaseFee != nil && tx.BlobGasFeeCap().Lt(hd.BlobBaseFee) {
+		return from, evm.ErrBlobFeeCapTooLow
 	}
 	nonce := p.stateNonce(from)
 	if tx.Nonce() < nonce {
@@ -245,6 +219,13 @@ func (p *Pool) validate(tx *types.Transaction) (types.Address, error) {
 		return from, fmt.Errorf("%w: address %s have %s want %s", evm.ErrInsufficientFunds, from.Hex(), bal, cost)
 	}
 	return from, nil
+}
+
+// statelessRules are the head's rules for ValidateStateless. Called with
+// p.mu held.
+func (p *Pool) statelessRules() StatelessRules {
+	hd := &p.head
+	return StatelessRules{Signer: hd.Signer, Fork: hd.Fork, GasLimit: hd.GasLimit, MaxSize: p.cfg.MaxTxSize, MaxBlobs: hd.MaxBlobs}
 }
 
 // pendingNonce is the nonce after the run of pooled transactions of from

@@ -20,4 +20,8 @@ type Backend interface {
 	backend.Executor
 	backend.Tracer
 	backend.BlockBuilder
+	backend.PendingBlocks
+	backend.Difficulty
+	backend.Retention
+	backend.BlobPool
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -143,13 +144,13 @@ func RegisterChain(s *rpc.Server, nb backend.Validators) {
 		}
 		if p.Has(0) {
 			if err := json.Unmarshal(p[0], &opts); err != nil {
-				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: expected an object {page, limit} or no parameters"}
+				return nil, rpc.InvalidParams(0, errors.New("expected an object {page, limit} or no parameters"))
 			}
 		}
 		page, limit := 1, nodeListDefaultLimit
 		if opts.Page != nil {
 			if *opts.Page < 1 {
-				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: page must be 1 or greater"}
+				return nil, rpc.InvalidParams(0, errors.New("page must be 1 or greater"))
 			}
 			page = *opts.Page
 		}
@@ -183,7 +184,7 @@ func RegisterChain(s *rpc.Server, nb backend.Validators) {
 			if err := json.Unmarshal(p[0], &v); err != nil {
 				var q Quantity
 				if json.Unmarshal(p[0], &q) != nil {
-					return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: expected a single cycle number or null"}
+					return nil, rpc.InvalidParams(0, errors.New("expected a single cycle number or null"))
 				}
 				v = uint64(q)
 			}

@@ -49,7 +49,7 @@ func apiError(err error) error {
 	}
 	var pe *backend.ParamError
 	if errors.As(err, &pe) {
-		return &rpc.Error{Code: rpc.CodeInvalidParams, Message: pe.Msg}
+		return rpc.InvalidParams(pe.Arg, errors.New(pe.Msg))
 	}
 	var se *backend.SimulateError
 	if errors.As(err, &se) {

@@ -109,6 +109,7 @@ func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 	register(s, "eth_blobBaseFee", 0, 0, api.blobBaseFee)
 	register(s, "eth_baseFee", 0, 0, api.baseFee)
 	register(s, "eth_config", 0, 0, api.config)
+	register(s, "eth_capabilities", 0, 0, api.capabilities)
 
 	register(s, "eth_getLogs", 1, 1, api.getLogs)
 
@@ -141,9 +142,36 @@ func blockRef(p rpc.Params, i int) (BlockRef, error) {
 	return ref, nil
 }
 
-func (api *ethAPI) renderBlock(blk *types.Block, full bool) json.RawMessage {
+// renderBlock is the block object of a stored block, or of the pending
+// block (hash, nonce and miner null, as go-ethereum serves it). A stored
+// block carries its totalDifficulty: 0x0 from genesis on a proof-of-stake
+// chain, the real sum on imported proof-of-work history.
+func (api *ethAPI) renderBlock(blk *types.Block, full, pending bool) json.RawMessage {
 	signer := api.b.Signer(blk.Number(), blk.Time())
-	return types.BlockJSON(blk, types.BlockJSONOptions{FullTx: full, Signer: &signer})
+	opts := types.BlockJSONOptions{FullTx: full, Signer: &signer, Pending: pending}
+	if !pending {
+		if td, ok := api.b.TotalDifficulty(blk.Hash()); ok {
+			opts.TotalDifficulty = td
+		}
+	}
+	return types.BlockJSON(blk, opts)
+}
+
+// blockAt resolves a block reference for the methods that return a block
+// or its parts: the "pending" tag names the block the pool would build
+// next (pending reports it), or the head when the node can build none.
+func (api *ethAPI) blockAt(ref BlockRef) (blk *types.Block, pending bool, err error) {
+	if ref.Hash == nil && ref.Tag == "pending" {
+		blk, err := api.b.PendingBlock()
+		if err == nil {
+			return blk, true, nil
+		}
+		if !errors.Is(err, backend.ErrNotFound) {
+			return nil, false, err
+		}
+	}
+	blk, err = resolve(api.b, ref)
+	return blk, false, err
 }
 
 func (api *ethAPI) getBlockByNumber(_ context.Context, p rpc.Params) (any, error) {
@@ -155,11 +183,11 @@ func (api *ethAPI) getBlockByNumber(_ context.Context, p rpc.Params) (any, error
 	if _, err := p.Optional(1, &full); err != nil {
 		return nil, err
 	}
-	blk, err := resolve(api.b, ref)
+	blk, pending, err := api.blockAt(ref)
 	if err != nil || blk == nil {
 		return nil, err
 	}
-	return api.renderBlock(blk, full), nil
+	return api.renderBlock(blk, full, pending), nil
 }
 
 func (api *ethAPI) getBlockByHash(_ context.Context, p rpc.Params) (any, error) {
@@ -175,28 +203,30 @@ func (api *ethAPI) getBlockByHash(_ context.Context, p rpc.Params) (any, error) 
 	if err != nil || blk == nil {
 		return nil, err
 	}
-	return api.renderBlock(blk, full), nil
+	return api.renderBlock(blk, full, false), nil
 }
 
-// blockParam decodes parameter 0 as a hash (byHash) or a number/tag.
-func (api *ethAPI) blockParam(p rpc.Params, byHash bool) (*types.Block, error) {
+// blockParam decodes parameter 0 as a hash (byHash) or a number/tag;
+// pending reports the pending block.
+func (api *ethAPI) blockParam(p rpc.Params, byHash bool) (blk *types.Block, pending bool, err error) {
 	if byHash {
 		var h types.Hash
 		if err := p.Decode(0, &h); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return orNil(api.b.BlockByHash(h))
+		blk, err := orNil(api.b.BlockByHash(h))
+		return blk, false, err
 	}
 	var ref BlockRef
 	if err := p.Decode(0, &ref); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return resolve(api.b, ref)
+	return api.blockAt(ref)
 }
 
 func (api *ethAPI) txCount(byHash bool) rpc.Handler {
 	return func(_ context.Context, p rpc.Params) (any, error) {
-		blk, err := api.blockParam(p, byHash)
+		blk, _, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
 		}
@@ -206,7 +236,7 @@ func (api *ethAPI) txCount(byHash bool) rpc.Handler {
 
 func (api *ethAPI) uncleCount(byHash bool) rpc.Handler {
 	return func(_ context.Context, p rpc.Params) (any, error) {
-		blk, err := api.blockParam(p, byHash)
+		blk, _, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
 		}
@@ -216,7 +246,7 @@ func (api *ethAPI) uncleCount(byHash bool) rpc.Handler {
 
 func (api *ethAPI) uncle(byHash bool) rpc.Handler {
 	return func(_ context.Context, p rpc.Params) (any, error) {
-		blk, err := api.blockParam(p, byHash)
+		blk, _, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
 		}
@@ -261,7 +291,7 @@ func (api *ethAPI) getTransactionByHash(_ context.Context, p rpc.Params) (any, e
 
 func (api *ethAPI) txByIndex(byHash bool) rpc.Handler {
 	return func(_ context.Context, p rpc.Params) (any, error) {
-		blk, err := api.blockParam(p, byHash)
+		blk, pending, err := api.blockParam(p, byHash)
 		if err != nil || blk == nil {
 			return nil, err
 		}
@@ -271,6 +301,12 @@ func (api *ethAPI) txByIndex(byHash bool) rpc.Handler {
 		}
 		if uint64(idx) >= uint64(len(blk.Transactions())) {
 			return nil, nil
+		}
+		if pending {
+			// A pending transaction has no block yet: its block fields are null.
+			tx := blk.Transactions()[idx]
+			from, _ := api.b.Signer(blk.Number(), blk.Time()).Sender(tx)
+			return types.TxJSON(tx, from, nil), nil
 		}
 		return api.txAt(blk, int(idx)), nil
 	}
@@ -379,16 +415,21 @@ func (api *ethAPI) getCode(_ context.Context, p rpc.Params) (any, error) {
 	return types.HexBytes(st.Code(addr)), nil
 }
 
-// storageKey parses a storage slot the way go-ethereum does: any hex of up
-// to 32 bytes, left-padded.
-func storageKey(raw json.RawMessage) (types.Hash, error) {
+// storageKey parses a storage slot, argument arg of the call, the way
+// go-ethereum does: any hex of up to 32 bytes, left-padded. A key that is
+// not that is invalid params (-32602, the newest execution-apis), in every
+// method that takes storage keys.
+func storageKey(arg int, raw json.RawMessage) (types.Hash, error) {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return types.Hash{}, fmt.Errorf("unable to decode storage key: %v", err)
+		return types.Hash{}, rpc.InvalidParams(arg, fmt.Errorf("storage key is not a string: %s", raw))
 	}
 	b, err := types.ParseBytes(evenHex(s))
-	if err != nil || len(b) > 32 {
-		return types.Hash{}, errors.New("unable to decode storage key: hex string invalid")
+	switch {
+	case err != nil:
+		return types.Hash{}, rpc.InvalidParams(arg, fmt.Errorf("invalid hex in storage key: %q", s))
+	case len(b) > 32:
+		return types.Hash{}, rpc.InvalidParams(arg, fmt.Errorf("storage key too long: %d bytes, at most 32", len(b)))
 	}
 	return types.BytesToHash(b), nil
 }
@@ -405,7 +446,7 @@ func (api *ethAPI) getStorageAt(_ context.Context, p rpc.Params) (any, error) {
 	if err := p.Decode(0, &addr); err != nil {
 		return nil, err
 	}
-	key, err := storageKey(p[1])
+	key, err := storageKey(1, p[1])
 	if err != nil {
 		return nil, err
 	}
@@ -421,11 +462,13 @@ func (api *ethAPI) sendRawTransaction(ctx context.Context, p rpc.Params) (any, e
 	if err := p.Decode(0, &raw); err != nil {
 		return nil, err
 	}
-	tx := new(types.Transaction)
-	if err := tx.UnmarshalBinary(raw); err != nil {
-		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid transaction: " + err.Error()}
+	// A blob transaction comes in its network form, with its blobs; every
+	// other transaction in its canonical form.
+	tx, sc, err := types.DecodePooledTx(raw)
+	if err != nil {
+		return nil, rpc.InvalidParams(0, fmt.Errorf("invalid transaction: %v", err))
 	}
-	if err := api.b.SendTransaction(ctx, tx); err != nil {
+	if err := api.b.SendPooledTransaction(ctx, tx, sc); err != nil {
 		return nil, err
 	}
 	return tx.Hash(), nil

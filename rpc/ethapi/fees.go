@@ -3,6 +3,7 @@ package ethapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 
 	"github.com/chaind/chaind/internal/types"
@@ -110,11 +111,16 @@ func (api *ethAPI) feeHistory(_ context.Context, p rpc.Params) (any, error) {
 	}
 	for i, q := range percentiles {
 		if q < 0 || q > 100 {
-			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid reward percentile"}
+			return nil, rpc.InvalidParams(2, errors.New("invalid reward percentile"))
 		}
 		if i > 0 && q < percentiles[i-1] {
-			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "reward percentiles not in ascending order"}
+			return nil, rpc.InvalidParams(2, errors.New("reward percentiles not in ascending order"))
 		}
+	}
+	// The range ends at a block the node has: one past the head is
+	// refused as eth_getLogs refuses it, not answered as "not found".
+	if head := api.b.Head().Number(); ref.Hash == nil && ref.Tag == "" && ref.Number > head {
+		return nil, rpc.InvalidParams(1, fmt.Errorf("request beyond head block: requested %d, head %d", ref.Number, head))
 	}
 	newest, err := resolveState(api.b, ref)
 	if err != nil {

@@ -1,6 +1,7 @@
 package ethapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -69,7 +70,7 @@ func RegisterFilters(s *rpc.Server, b Backend, opts EthOptions) {
 		delete(api.filters, id)
 		return ok, nil
 	})
-	register(s, "eth_subscribe", 1, 2, api.subscribe)
+	register(s, "eth_subscribe", 1, 3, api.subscribe)
 	s.RegisterUnsubscribe("eth_unsubscribe")
 }
 
@@ -146,7 +147,7 @@ func (api *filterAPI) newFilter(_ context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	if q.BlockHash != nil {
-		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "blockHash is not allowed in eth_newFilter"}
+		return nil, rpc.InvalidParams(0, errors.New("blockHash is not allowed in eth_newFilter"))
 	}
 	next := api.eth.b.Head().Number() + 1
 	if q.FromBlock != nil && q.FromBlock.Tag == "" && q.FromBlock.Hash == nil && q.FromBlock.Number < next {
@@ -221,7 +222,10 @@ func (api *filterAPI) getFilterLogs(_ context.Context, p rpc.Params) (any, error
 	return api.eth.FilterLogs(&q)
 }
 
-// subscribe implements eth_subscribe over WebSocket.
+// subscribe implements eth_subscribe over WebSocket: [name], [name, flag],
+// [name, filter] (go-ethereum's logs form) or [name, flag, filter]. The
+// flag asks for full transactions rather than hashes; for newHeads a flag
+// turns the header into the block object with its transactions.
 func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) {
 	n, ok := rpc.NotifierFrom(ctx)
 	if !ok {
@@ -231,17 +235,27 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 	if err := p.Decode(0, &kind); err != nil {
 		return nil, err
 	}
+	full, hasFlag, filterAt, err := subscribeFlag(p)
+	if err != nil {
+		return nil, err
+	}
 	switch kind {
 	case "newHeads":
+		if p.Has(filterAt) {
+			return nil, rpc.InvalidParams(filterAt, errors.New("newHeads takes no filter"))
+		}
 		sub := n.Subscribe()
 		heads, cancel := api.eth.b.SubscribeHeads(256)
 		go forward(sub, heads, cancel, func(b *types.Block) error {
-			return sub.Notify(json.RawMessage(types.AppendHeaderJSON(nil, b.HeaderRef(), b.Hash(), false)))
+			if !hasFlag {
+				return sub.Notify(json.RawMessage(types.AppendHeaderJSON(nil, b.HeaderRef(), b.Hash(), false)))
+			}
+			return sub.Notify(api.eth.renderBlock(b, full, false))
 		})
 		return sub.ID, nil
 	case "logs":
 		var q FilterQuery
-		if _, err := p.Optional(1, &q); err != nil {
+		if _, err := p.Optional(filterAt, &q); err != nil {
 			return nil, err
 		}
 		sub := n.Subscribe()
@@ -261,9 +275,8 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		})
 		return sub.ID, nil
 	case "newPendingTransactions":
-		var full bool
-		if _, err := p.Optional(1, &full); err != nil {
-			return nil, err
+		if p.Has(filterAt) {
+			return nil, rpc.InvalidParams(filterAt, errors.New("newPendingTransactions takes no filter"))
 		}
 		sub := n.Subscribe()
 		txs, cancel := api.eth.b.SubscribePending(4096)
@@ -281,7 +294,26 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		// p2p sync layer has any.
 		return n.Subscribe().ID, nil
 	}
-	return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "unsupported subscription type: " + kind}
+	return nil, rpc.InvalidParams(0, errors.New("unsupported subscription type: "+kind))
+}
+
+// subscribeFlag reads the optional flag of eth_subscribe: parameter 1 when
+// it is a boolean (then a filter may follow at 2), else the filter is
+// parameter 1 itself.
+func subscribeFlag(p rpc.Params) (full, hasFlag bool, filterAt int, err error) {
+	if !p.Has(1) {
+		return false, false, 2, nil
+	}
+	if t := bytes.TrimSpace(p[1]); len(t) > 0 && t[0] == '{' {
+		if p.Has(2) {
+			return false, false, 0, rpc.InvalidParams(2, errors.New("a filter is already given as argument 1"))
+		}
+		return false, false, 1, nil
+	}
+	if err := p.Decode(1, &full); err != nil {
+		return false, false, 0, err
+	}
+	return full, true, 2, nil
 }
 
 // forward feeds a subscription from a channel until the subscription ends,

@@ -50,7 +50,7 @@ func (api *ethAPI) getProof(_ context.Context, p rpc.Params) (any, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, rpc.InvalidParams(1, err)
 		}
-		key, err := storageKey(raw)
+		key, err := storageKey(1, raw)
 		if err != nil {
 			return nil, err
 		}

@@ -166,7 +166,12 @@ func anyKey(bloom *types.Bloom, keys []types.BloomKey) bool {
 	return false
 }
 
-var errInvalidRange = &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid block range params"}
+// Range errors of a log query (argument 0 of eth_getLogs and of
+// eth_getFilterLogs, whose filter carries the range): invalid params.
+var (
+	errInvalidRange = rpc.InvalidParams(0, errors.New("invalid block range params"))
+	errBeyondHead   = rpc.InvalidParams(0, errors.New("block range extends beyond current head block"))
+)
 
 // blockNumber resolves a range end, with def for an absent one.
 func (api *ethAPI) rangeEnd(ref *BlockRef, def uint64) (uint64, error) {
@@ -210,11 +215,11 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 	if from > to {
 		return nil, errInvalidRange
 	}
+	// A range that names blocks the node does not have yet is refused
+	// rather than cut at the head: the caller would take the logs for
+	// complete.
 	if to > head {
-		to = head
-	}
-	if from > head {
-		return []*types.Log{}, nil
+		return nil, errBeyondHead
 	}
 	if to-from+1 > api.opts.LogRange {
 		return nil, &rpc.Error{Code: rpc.CodeLimitExceeded, Message: fmt.Sprintf("query exceeds max block range %d", api.opts.LogRange)}

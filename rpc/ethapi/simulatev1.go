@@ -85,7 +85,7 @@ func (api *ethAPI) simulate(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, err
 	}
 	if len(opts.BlockStateCalls) == 0 {
-		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "empty input"}
+		return nil, rpc.InvalidParams(0, errors.New("empty input"))
 	}
 	if len(opts.BlockStateCalls) > backend.MaxSimulateBlocks {
 		return nil, &rpc.Error{Code: codeClientLimit, Message: "too many blocks"}

@@ -3,6 +3,7 @@ package ethapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/chaind/chaind/internal/types"
@@ -23,8 +24,11 @@ func (api *ethAPI) getStorageValues(_ context.Context, p rpc.Params) (any, error
 	for _, keys := range req {
 		total += len(keys)
 	}
+	if total == 0 {
+		return nil, rpc.InvalidParams(0, errors.New("empty request: no storage slots named"))
+	}
 	if total > maxStorageValues {
-		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: fmt.Sprintf("too many slots requested: %d > %d", total, maxStorageValues)}
+		return nil, rpc.InvalidParams(0, fmt.Errorf("too many slots requested: %d > %d", total, maxStorageValues))
 	}
 	_, st, err := api.stateAt(p, 1)
 	if err != nil {
@@ -34,9 +38,9 @@ func (api *ethAPI) getStorageValues(_ context.Context, p rpc.Params) (any, error
 	for addr, keys := range req {
 		vals := make([]types.Hash, len(keys))
 		for i, raw := range keys {
-			k, err := storageKey(raw)
+			k, err := storageKey(0, raw)
 			if err != nil {
-				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
+				return nil, err
 			}
 			vals[i] = st.Storage(addr, k)
 		}

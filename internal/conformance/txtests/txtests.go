@@ -1,7 +1,10 @@
 // Package txtests runs ethereum-tests/TransactionTests: each transaction is
-// decoded and statelessly validated under one fork's rules; valid ones must
-// reproduce the expected hash, sender and intrinsic gas, invalid ones must
-// be rejected.
+// decoded and statelessly validated under one fork's rules by the node's
+// own code (the decoder eth_sendRawTransaction uses, the fork's signer and
+// the pool's stateless checks, intrinsic gas included), so a pass says the
+// pool would judge the transaction the same way. Valid ones must reproduce
+// the expected hash, sender and intrinsic gas, invalid ones must be
+// rejected.
 package txtests
 
 import (
@@ -10,13 +13,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/conformance"
+	"github.com/chaind/chaind/internal/forks"
+	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/holiman/uint256"
 )
 
 // chainID is the chain the vectors were signed for (mainnet).
@@ -36,14 +40,9 @@ type testCase struct {
 
 // Run runs every JSON file below dir under the named fork.
 func Run(dir, fork string, r *conformance.Report) error {
-	rules, ok := ruleSets[fork]
+	rules, ok := Rules(fork)
 	if !ok {
-		names := make([]string, 0, len(ruleSets))
-		for n := range ruleSets {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return fmt.Errorf("unknown fork %q (known: %s)", fork, strings.Join(names, ", "))
+		return fmt.Errorf("unknown fork %q", fork)
 	}
 	files, err := conformance.JSONFiles(dir)
 	if err != nil {
@@ -97,7 +96,7 @@ func allReject(res map[string]forkResult) bool {
 	return true
 }
 
-func runCase(txbytes string, want forkResult, rules Rules) error {
+func runCase(txbytes string, want forkResult, rules txpool.StatelessRules) error {
 	raw, err := parseHex(txbytes)
 	if err != nil {
 		// Undecodable hex is as good as an undecodable transaction.
@@ -132,50 +131,31 @@ func runCase(txbytes string, want forkResult, rules Rules) error {
 	return nil
 }
 
-// Errors of stateless validation.
-var (
-	ErrIntrinsicGas    = errors.New("intrinsic gas too low")
-	ErrGasUintOverflow = errors.New("intrinsic gas overflows uint64")
-	ErrNonceMax        = errors.New("nonce has max value (EIP-2681)")
-	ErrFeeCapOverflow  = errors.New("gas * gas price overflows 256 bits")
-	ErrTipAboveFeeCap  = errors.New("max priority fee per gas higher than max fee per gas")
-	ErrMaxInitCodeSize = errors.New("max initcode size exceeded")
-	ErrFloorDataGas    = errors.New("gas below the calldata floor (EIP-7623)")
-)
+// Rules are the stateless rules of the fork a vector names, with no
+// block gas limit or size limit (the vectors test the transaction alone).
+func Rules(fork string) (txpool.StatelessRules, bool) {
+	f, ok := forks.ByName(fork)
+	if !ok {
+		return txpool.StatelessRules{}, false
+	}
+	return txpool.StatelessRules{
+		Signer:   types.NewSigner(chainID, f),
+		Fork:     f,
+		MaxBlobs: uint64(evm.MaxBlobsPerTx(f, evm.BlobSchedule(f))),
+	}, true
+}
 
-// Validate decodes raw and checks it without state under rules. It
-// returns the sender, hash and intrinsic gas of a valid transaction.
-func Validate(raw []byte, rules Rules) (sender types.Address, hash types.Hash, gas uint64, err error) {
-	tx, err := types.DecodeTx(raw)
-	if err != nil {
+// Validate decodes raw as eth_sendRawTransaction does and runs the pool's
+// stateless validation. It returns the sender, hash and intrinsic gas of
+// a valid transaction.
+func Validate(raw []byte, rules txpool.StatelessRules) (sender types.Address, hash types.Hash, gas uint64, err error) {
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
 		return sender, hash, 0, err
 	}
-	signer := types.NewSigner(chainID, rules.Signer)
-	sender, err = signer.Sender(tx)
+	sender, gas, err = txpool.ValidateStateless(tx, rules)
 	if err != nil {
 		return sender, hash, 0, err
-	}
-	if tx.Nonce() == ^uint64(0) {
-		return sender, hash, 0, ErrNonceMax
-	}
-	if _, overflow := new(uint256.Int).MulOverflow(uint256.NewInt(tx.Gas()), tx.GasFeeCap()); overflow {
-		return sender, hash, 0, ErrFeeCapOverflow
-	}
-	if tx.GasTipCap().Gt(tx.GasFeeCap()) {
-		return sender, hash, 0, ErrTipAboveFeeCap
-	}
-	if rules.Shanghai && tx.To() == nil && len(tx.Data()) > MaxInitCodeSize {
-		return sender, hash, 0, ErrMaxInitCodeSize
-	}
-	gas, err = IntrinsicGas(tx, rules)
-	if err != nil {
-		return sender, hash, 0, err
-	}
-	if tx.Gas() < gas {
-		return sender, hash, 0, fmt.Errorf("%w: %d < %d", ErrIntrinsicGas, tx.Gas(), gas)
-	}
-	if rules.Prague && tx.Gas() < FloorDataGas(tx.Data()) {
-		return sender, hash, 0, ErrFloorDataGas
 	}
 	return sender, tx.Hash(), gas, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chaind/chaind/internal/conformance"
+	"github.com/chaind/chaind/internal/txpool"
 )
 
 // A small subset; `make conformance` runs the whole folder through the CLI.
@@ -28,10 +29,10 @@ func TestSubset(t *testing.T) {
 func TestRunCaseCanFail(t *testing.T) {
 	// Frontier-style legacy transaction from the vectors' own set of shapes:
 	// an empty input must be rejected, and claiming it valid must fail.
-	if err := runCase("0x", forkResult{Hash: "0x00", Sender: "0x00", IntrinsicGas: "0x5208"}, ruleSets["Cancun"]); err == nil {
+	if err := runCase("0x", forkResult{Hash: "0x00", Sender: "0x00", IntrinsicGas: "0x5208"}, cancun(t)); err == nil {
 		t.Fatal("empty transaction accepted")
 	}
-	if err := runCase("0x", forkResult{Exception: "X"}, ruleSets["Cancun"]); err != nil {
+	if err := runCase("0x", forkResult{Exception: "X"}, cancun(t)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -40,4 +41,12 @@ func TestUnknownFork(t *testing.T) {
 	if err := Run(".", "Nope", conformance.NewReport(io.Discard)); err == nil {
 		t.Fatal("unknown fork accepted")
 	}
+}
+
+func cancun(t *testing.T) txpool.StatelessRules {
+	r, ok := Rules("Cancun")
+	if !ok {
+		t.Fatal("no rules for Cancun")
+	}
+	return r
 }

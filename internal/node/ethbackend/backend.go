@@ -22,6 +22,9 @@ type Options struct {
 	// eth_createAccessList and of all calls of one eth_simulateV1 request
 	// together (default 50M).
 	GasCap uint64
+	// StateRetention is how many recent blocks keep a readable state; 0
+	// for an archive node, which keeps every one.
+	StateRetention uint64
 }
 
 // Backend serves every interface package from the chain and the pool.
@@ -47,20 +50,22 @@ func New(c *chain.Chain, p *txpool.Pool, opts Options) *Backend {
 
 // The interfaces Backend serves.
 var (
-	_ backend.Blocks       = (*Backend)(nil)
-	_ backend.Receipts     = (*Backend)(nil)
-	_ backend.TxIndex      = (*Backend)(nil)
-	_ backend.Blooms       = (*Backend)(nil)
-	_ backend.HeadFeed     = (*Backend)(nil)
-	_ backend.ChainConfig  = (*Backend)(nil)
-	_ backend.StateReader  = (*Backend)(nil)
-	_ backend.Proofs       = (*Backend)(nil)
-	_ backend.TxPool       = (*Backend)(nil)
-	_ backend.PendingFeed  = (*Backend)(nil)
-	_ backend.Network      = (*Backend)(nil)
-	_ backend.Executor     = (*Backend)(nil)
-	_ backend.Tracer       = (*Backend)(nil)
-	_ backend.BlockBuilder = (*Backend)(nil)
+	_ backend.Blocks        = (*Backend)(nil)
+	_ backend.Receipts      = (*Backend)(nil)
+	_ backend.TxIndex       = (*Backend)(nil)
+	_ backend.Blooms        = (*Backend)(nil)
+	_ backend.HeadFeed      = (*Backend)(nil)
+	_ backend.ChainConfig   = (*Backend)(nil)
+	_ backend.StateReader   = (*Backend)(nil)
+	_ backend.Proofs        = (*Backend)(nil)
+	_ backend.TxPool        = (*Backend)(nil)
+	_ backend.PendingFeed   = (*Backend)(nil)
+	_ backend.Network       = (*Backend)(nil)
+	_ backend.Executor      = (*Backend)(nil)
+	_ backend.Tracer        = (*Backend)(nil)
+	_ backend.BlockBuilder  = (*Backend)(nil)
+	_ backend.PendingBlocks = (*Backend)(nil)
+	_ backend.Difficulty    = (*Backend)(nil)
 )
 
 func (b *Backend) Head() *types.Block                { return b.chain.Head() }
@@ -128,6 +133,11 @@ func (b *Backend) Receipts(blk *types.Block) (types.Receipts, error) {
 
 func (b *Backend) SendTransaction(_ context.Context, tx *types.Transaction) error {
 	return b.pool.Add(tx)
+}
+
+// SendPooledTransaction adds a transaction with its blob sidecar.
+func (b *Backend) SendPooledTransaction(_ context.Context, tx *types.Transaction, sc *types.BlobSidecar) error {
+	return b.pool.AddPooled(tx, sc)
 }
 
 func (b *Backend) PoolTransaction(h types.Hash) (*types.Transaction, types.Address, bool) {

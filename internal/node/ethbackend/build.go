@@ -30,7 +30,7 @@ func (b *Backend) BuildBlock(_ context.Context, req *backend.BuildRequest) (*bac
 	}
 	parent := parentBlk.HeaderRef()
 	if req.Timestamp <= parent.Time {
-		return nil, &backend.ParamError{Msg: fmt.Sprintf("timestamp %d not after parent's %d", req.Timestamp, parent.Time)}
+		return nil, &backend.ParamError{Arg: 1, Msg: fmt.Sprintf("timestamp %d not after parent's %d", req.Timestamp, parent.Time)}
 	}
 	cfg := b.chain.Config
 	h, err := cfg.NextHeader(parent, chain.Attributes{
@@ -52,7 +52,7 @@ func (b *Backend) BuildBlock(_ context.Context, req *backend.BuildRequest) (*bac
 	for i, raw := range raws {
 		tx := new(types.Transaction)
 		if err := tx.UnmarshalBinary(raw); err != nil {
-			return nil, &backend.ParamError{Msg: fmt.Sprintf("transaction %d: %v", i, err)}
+			return nil, &backend.ParamError{Arg: 2, Msg: fmt.Sprintf("transaction %d: %v", i, err)}
 		}
 		from, err := x.Signer.Sender(tx)
 		if err != nil {

@@ -138,10 +138,26 @@ type callEnv struct {
 	blk       *types.Block
 	overrides map[types.Address]backend.StateOverride
 	blockOver *backend.BlockOverrides
+	// unpriced: the call pays nothing for gas (no price, or a zero one), so
+	// it runs with base fee 0; unpricedBlobs: a call carrying blobs pays
+	// nothing for blob gas, so it runs with blob base fee 0.
+	unpriced, unpricedBlobs bool
 }
 
 func newCallEnv(req *backend.CallRequest) *callEnv {
-	return &callEnv{blk: req.Block, overrides: req.StateOverrides, blockOver: req.BlockOverrides}
+	return &callEnv{blk: req.Block, overrides: req.StateOverrides, blockOver: req.BlockOverrides,
+		unpriced:      unpriced(&req.Args),
+		unpricedBlobs: req.Args.BlobHashes != nil && (req.Args.MaxFeePerBlobGas == nil || req.Args.MaxFeePerBlobGas.IsZero())}
+}
+
+// unpriced reports whether a call's gas price comes out zero: no price
+// given, or a zero gas price or fee cap (a tip alone buys nothing without a
+// fee cap to pay it from).
+func unpriced(a *backend.CallArgs) bool {
+	if a.GasPrice != nil {
+		return a.GasPrice.IsZero()
+	}
+	return a.MaxFeePerGas == nil || a.MaxFeePerGas.IsZero()
 }
 
 // execute runs msg on a fresh copy of the environment's state.
@@ -158,6 +174,17 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 	h := env.blk.HeaderRef()
 	bctx := cfg.BlockContext(h, b.chain.GetHash)
 	applyBlockOverrides(env.blockOver, &bctx)
+	// Every call path (eth_call, eth_estimateGas, eth_createAccessList)
+	// runs an unpriced call with base fee 0, as go-ethereum does: its price
+	// would otherwise sit below the base fee, which no real transaction can,
+	// and BASEFEE would report a fee the call never paid. The same holds for
+	// blob gas and BLOBBASEFEE.
+	if env.unpriced && bctx.BaseFee != nil {
+		bctx.BaseFee = new(uint256.Int)
+	}
+	if env.unpricedBlobs && bctx.BlobBaseFee != nil {
+		bctx.BlobBaseFee = new(uint256.Int)
+	}
 	var sdb evm.StateDB = st
 	if wrap != nil {
 		sdb = wrap(st)

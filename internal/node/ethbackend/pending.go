@@ -1,0 +1,39 @@
+package ethbackend
+
+import (
+	"time"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/txpool"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// PendingBlock builds, as the proposer would, a block on the head from the
+// pool's pending transactions in price order, at the current time.
+func (b *Backend) PendingBlock() (*types.Block, error) {
+	head := b.chain.Head()
+	if !b.chain.Config.IsMerged(head.Number() + 1) {
+		return nil, backend.ErrNotFound
+	}
+	var candidates []*types.Transaction
+	if b.pool != nil {
+		candidates = txpool.ByPrice(b.pool.Pending(), b.chain.Config.CalcBaseFee(head.HeaderRef()))
+	}
+	built, err := b.chain.BuildBlock(chain.BuildParams{Time: uint64(time.Now().Unix())}, candidates)
+	if err != nil {
+		return nil, err
+	}
+	built.State.Release()
+	return built.Block, nil
+}
+
+// TotalDifficulty is the stored block h's total difficulty.
+func (b *Backend) TotalDifficulty(h types.Hash) (*uint256.Int, bool) {
+	return b.chain.TotalDifficulty(h)
+}
+
+// StateRetention is the number of recent blocks whose state the node
+// keeps; 0: all of them (an archive node).
+func (b *Backend) StateRetention() uint64 { return b.opts.StateRetention }
