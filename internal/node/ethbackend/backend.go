@@ -33,6 +33,9 @@ type Backend struct {
 	rcMu     sync.Mutex
 	rcCache  map[types.Hash]types.Receipts // derived receipts of recent blocks
 	rcRecent []types.Hash
+
+	tdMu   sync.Mutex
+	tdMemo map[types.Hash]*uint256.Int // total difficulties, see TotalDifficulty
 }
 
 const receiptCacheBlocks = 256
