@@ -479,7 +479,9 @@ func isNil(v any) bool {
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+	case reflect.Pointer, reflect.Map, reflect.Interface:
+		// A nil slice is an empty list or empty bytes; resolvers return
+		// an untyped nil for null.
 		return rv.IsNil()
 	}
 	return false
