@@ -33,7 +33,8 @@ CONFORMANCE_RUNS = \
 	tx:$(ETH)/TransactionTests \
 	trie:$(ETH)/TrieTests \
 	state:$(ETH)/GeneralStateTests \
-	rpc:$(VECTORS)/execution-apis/tests
+	rpc:$(VECTORS)/execution-apis/tests \
+	graphql:$(VECTORS)/hive-graphql
 
 conformance: build
 	@if [ ! -d "$(VECTORS)" ]; then \
