@@ -391,6 +391,7 @@ func (v *validator) directives(ds []*Directive, loc string) {
 func (v *validator) fieldsMerge(t *Type, sel []Selection) {
 	byKey := map[string][]*Field{}
 	var order []string
+	seen := map[string]bool{} // a fragment spread twice adds the same fields
 	var collect func(sel []Selection, depth int)
 	collect = func(sel []Selection, depth int) {
 		for _, s := range sel {
@@ -404,7 +405,8 @@ func (v *validator) fieldsMerge(t *Type, sel []Selection) {
 			case *InlineFragment:
 				collect(s.Sel, depth)
 			case *FragmentSpread:
-				if f := v.frags[s.Name]; f != nil && depth < maxParseNesting {
+				if f := v.frags[s.Name]; f != nil && !seen[s.Name] {
+					seen[s.Name] = true
 					collect(f.Sel, depth+1)
 				}
 			}
