@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/conformance"
@@ -223,4 +224,43 @@ func post(t *testing.T, url string, body []byte, out any) {
 	if err := json.Unmarshal(b, out); err != nil {
 		t.Fatalf("%s: %v: %.200s", url, err, b)
 	}
+}
+
+// TestGraphQLRateLimit: GraphQL queries share the JSON-RPC port's front,
+// so a public node's per-client rate counts them with JSON-RPC calls.
+func TestGraphQLRateLimit(t *testing.T) {
+	n, clk := publicNode(t, Config{HTTPPort: 0, WSPort: -1})
+	clk.refill()
+	rc := dial(t, n.Addr("http"))
+	defer rc.c.Close()
+	for i := 1; i <= 5; i++ {
+		if resp, body := rc.post(t, blockNumber(i)); resp.StatusCode != 200 {
+			t.Fatalf("JSON-RPC call %d: %d %s", i, resp.StatusCode, body)
+		}
+	}
+	for i := 6; i <= 11; i++ {
+		resp, body := rc.postPath(t, "/graphql", `{"query":"{ block { number } }"}`)
+		if i <= 10 && (resp.StatusCode != 200 || !strings.Contains(body, `"number":"0x`)) {
+			t.Fatalf("query %d: %d %s", i, resp.StatusCode, body)
+		}
+		if i == 11 && (resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, `"errors":[{"message":"rate limit exceeded`)) {
+			t.Fatalf("11th request: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+	}
+	if resp, _ := rc.post(t, blockNumber(12)); resp.StatusCode != 429 {
+		t.Fatalf("JSON-RPC after the GraphQL queries: %d", resp.StatusCode)
+	}
+}
+
+// postPath posts a JSON body to a path on the test connection.
+func (rc *rawConn) postPath(t *testing.T, path, body string) (*http.Response, string) {
+	t.Helper()
+	rc.c.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(rc.c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body)
+	resp, err := http.ReadResponse(rc.br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
 }
