@@ -14,6 +14,7 @@ import (
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/conformance"
+	"github.com/chaind/chaind/internal/devload"
 )
 
 // TestGraphQLMatchesJSONRPC reads every block, transaction, receipt and
@@ -263,4 +264,41 @@ func (rc *rawConn) postPath(t *testing.T, path, body string) (*http.Response, st
 	}
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
+}
+
+// TestGraphQLLimits: deep, wide and huge queries on the real schema are
+// refused with an error and HTTP 400, before anything runs.
+func TestGraphQLLimits(t *testing.T) {
+	keys := devload.Keys("node-test", 1)
+	n, err := New(Config{Genesis: devload.GenesisWithToken(8118, keys, 1_700_000_000), HTTPPort: -1, WSPort: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	srv := httptest.NewServer(n.Handler())
+	defer srv.Close()
+	deep := "{ block { " + strings.Repeat("parent { ", 25) + "number" + strings.Repeat(" }", 25) + " } }"
+	var wide strings.Builder
+	wide.WriteString("{ blocks(from: 0, to: 999) { transactions { logs { ")
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&wide, "d%d: data ", i)
+	}
+	wide.WriteString("} } } }")
+	for _, tc := range []struct{ name, query, want string }{
+		{"deep", deep, "levels deep; the limit is 20"},
+		{"wide", wide.String(), "estimated"},
+		{"huge range", "{ blocks(from: 0, to: 5000) { number } }", "more than 1000 blocks"},
+		{"too many tokens", "{" + strings.Repeat(" block { number }", 5000) + "}", "tokens"},
+	} {
+		body, _ := json.Marshal(map[string]string{"query": tc.query})
+		res, err := http.Post(srv.URL+"/graphql", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 400 || !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s: %d %.300s", tc.name, res.StatusCode, b)
+		}
+	}
 }

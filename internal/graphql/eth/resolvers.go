@@ -151,6 +151,9 @@ func (s *Service) queryResolvers() map[string]graphql.Resolver {
 			head := s.b.Head().Number()
 			from, _ := args["from"].(uint64)
 			to, ok := args["to"].(uint64)
+			if ok && to >= from && to-from >= s.opts.MaxBlocks {
+				return nil, fmt.Errorf("block range %d to %d holds more than %d blocks", from, to, s.opts.MaxBlocks)
+			}
 			if !ok || to > head {
 				to = head
 			}
