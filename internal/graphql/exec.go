@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -41,6 +42,7 @@ type Engine struct {
 	coerce    *coercer
 	limits    Limits
 	intro     *introspection
+	docs      docCache
 }
 
 // NewEngine checks that every field of every object type has a resolver
@@ -176,15 +178,8 @@ func pickOperation(doc *Document, name string) (*Operation, error) {
 // errors come back without data; errors of fields come with the data that
 // could be resolved.
 func (e *Engine) Execute(ctx context.Context, req *Request) *Response {
-	doc, err := Parse(req.Query)
-	if err != nil {
-		var se *SyntaxError
-		if errors.As(err, &se) {
-			return &Response{Errors: []*Error{errAt(se.Pos, "Syntax Error: %s", se.Msg)}}
-		}
-		return &Response{Errors: []*Error{{Message: err.Error()}}}
-	}
-	if errs := e.validate(doc); len(errs) > 0 {
+	doc, errs := e.prepare(req.Query)
+	if len(errs) > 0 {
 		return &Response{Errors: errs}
 	}
 	op, err := pickOperation(doc, req.OperationName)
@@ -223,6 +218,58 @@ func (e *Engine) Execute(ctx context.Context, req *Request) *Response {
 }
 
 type rootValue struct{}
+
+// Documents that parsed and validated are kept, up to docCacheSize of
+// them and only short ones, so that a client repeating a query does not
+// pay for parsing and validation again. A document is never changed after
+// validation, so sharing it between requests is safe.
+const (
+	docCacheSize  = 256
+	docCacheBytes = 8 << 10
+)
+
+type docCache struct {
+	mu    sync.Mutex
+	docs  map[string]*Document
+	order []string // insertion order, for eviction
+}
+
+func (e *Engine) prepare(query string) (*Document, []*Error) {
+	c := &e.docs
+	c.mu.Lock()
+	doc := c.docs[query]
+	c.mu.Unlock()
+	if doc != nil {
+		return doc, nil
+	}
+	doc, err := Parse(query)
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			return nil, []*Error{errAt(se.Pos, "Syntax Error: %s", se.Msg)}
+		}
+		return nil, []*Error{{Message: err.Error()}}
+	}
+	if errs := e.validate(doc); len(errs) > 0 {
+		return nil, errs
+	}
+	if len(query) <= docCacheBytes {
+		c.mu.Lock()
+		if c.docs == nil {
+			c.docs = map[string]*Document{}
+		}
+		if _, ok := c.docs[query]; !ok {
+			if len(c.order) >= docCacheSize {
+				delete(c.docs, c.order[0])
+				c.order = c.order[1:]
+			}
+			c.docs[query] = doc
+			c.order = append(c.order, query)
+		}
+		c.mu.Unlock()
+	}
+	return doc, nil
+}
 
 func (e *Engine) variables(op *Operation, given map[string]json.RawMessage) (map[string]any, []*Error) {
 	vars := map[string]any{}

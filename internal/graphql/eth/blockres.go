@@ -18,11 +18,7 @@ func (s *Service) blockResolvers() map[string]graphql.Resolver {
 			if b.hdr.Number == 0 {
 				return nil, nil
 			}
-			blk, err := s.b.BlockByHash(b.hdr.ParentHash)
-			if err != nil {
-				return nil, err
-			}
-			return s.block(ctx, blk), nil
+			return s.blockByHash(ctx, b.hdr.ParentHash)
 		}),
 		"nonce":            get(func(b *blockObj) any { return b.hdr.Nonce[:] }),
 		"transactionsRoot": get(func(b *blockObj) any { return b.hdr.TxHash }),

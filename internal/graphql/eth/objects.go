@@ -37,6 +37,23 @@ func (s *Service) block(ctx context.Context, blk *types.Block) *blockObj {
 	return o
 }
 
+// blockByHash returns the request's object for the block with hash h,
+// reading the block only when the request has not yet.
+func (s *Service) blockByHash(ctx context.Context, h types.Hash) (*blockObj, error) {
+	c := cacheOf(ctx)
+	c.mu.Lock()
+	o := c.blocks[h]
+	c.mu.Unlock()
+	if o != nil {
+		return o, nil
+	}
+	blk, err := s.b.BlockByHash(h)
+	if err != nil {
+		return nil, err
+	}
+	return s.block(ctx, blk), nil
+}
+
 // Receipts are read once per block and request, whichever fields ask.
 func (b *blockObj) getReceipts() (types.Receipts, error) {
 	if b.blk == nil {

@@ -270,11 +270,11 @@ func filterOf(in map[string]any) backend.LogFilter {
 func (s *Service) logObjs(ctx context.Context, logs []*types.Log) ([]*logObj, error) {
 	out := make([]*logObj, 0, len(logs))
 	for _, l := range logs {
-		blk, err := s.b.BlockByHash(l.BlockHash)
+		b, err := s.blockByHash(ctx, l.BlockHash)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &logObj{s: s, log: l, tx: s.block(ctx, blk).tx(int(l.TxIndex))})
+		out = append(out, &logObj{s: s, log: l, tx: b.tx(int(l.TxIndex))})
 	}
 	return out, nil
 }
