@@ -352,3 +352,25 @@ func TestSchemaErrors(t *testing.T) {
 		t.Errorf("missing resolver: %v", err)
 	}
 }
+
+func TestDocumentCache(t *testing.T) {
+	e := newTestEngine(t, Limits{})
+	q := `query($n: Int) { books(first: $n) { title } }`
+	for i, want := range []string{`{"books":[{"title":"Alpha"}]}`, `{"books":[{"title":"Alpha"},{"title":"Beta"}]}`} {
+		got, errs := run(e, q, `{"n":`+itoa(i+1)+`}`)
+		if len(errs) > 0 || got != want {
+			t.Fatalf("run %d: %s %v", i, got, errs)
+		}
+	}
+	if len(e.docs.docs) != 1 {
+		t.Fatalf("%d cached documents, want 1", len(e.docs.docs))
+	}
+	// Invalid documents are not kept; the cache stays bounded.
+	run(e, `{ nope }`, "")
+	for i := 0; i < docCacheSize+10; i++ {
+		run(e, `{ books(first: `+itoa(i)+`) { title } }`, "")
+	}
+	if len(e.docs.docs) != docCacheSize || len(e.docs.order) != docCacheSize {
+		t.Fatalf("cache holds %d documents (%d in order), want %d", len(e.docs.docs), len(e.docs.order), docCacheSize)
+	}
+}
