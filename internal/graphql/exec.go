@@ -129,28 +129,6 @@ type Response struct {
 	Errors []*Error        `json:"errors,omitempty"`
 }
 
-// Cost parses and validates a query and returns its estimated cost, for
-// callers that charge by it.
-func (e *Engine) Cost(query, opName string) (int, error) {
-	doc, err := Parse(query)
-	if err != nil {
-		return 0, err
-	}
-	if errs := e.validate(doc); len(errs) > 0 {
-		return 0, errs[0]
-	}
-	op, err := pickOperation(doc, opName)
-	if err != nil {
-		return 0, err
-	}
-	v := &validator{e: e, doc: doc, frags: fragMap(doc), fragCost: map[string]int{}}
-	root := e.schema.Query
-	if op.Kind == "mutation" {
-		root = e.schema.Mutation
-	}
-	return v.cost(root, op.Sel), nil
-}
-
 func fragMap(doc *Document) map[string]*Fragment {
 	m := map[string]*Fragment{}
 	for _, f := range doc.Fragments {

@@ -85,6 +85,13 @@ func (t *txObj) sender() (types.Address, error) {
 			t.from, t.fromErr = types.Sender(t.tx)
 			return
 		}
+		// The block's receipts carry every sender, recovered once and
+		// kept for recent blocks by the backend: reading them beats a
+		// signature recovery per transaction and request.
+		if r, err := t.receipt(); err == nil && r != nil {
+			t.from = r.From
+			return
+		}
 		h := t.block.hdr
 		t.from, t.fromErr = t.s.b.Signer(h.Number, h.Time).Sender(t.tx)
 	})
