@@ -31,9 +31,16 @@ if [[ -z "${GETH:-}" ]]; then
 fi
 (cd "$root" && go build -o "$work/chaind" ./cmd/chaind)
 
-"$work/chaind" import --genesis "$chain/testGenesis.json" --datadir "$work/chaind-data" "$chain/testBlockchain.blocks" >"$work/import.log" 2>&1
-"$GETH" --datadir "$work/geth" init "$chain/testGenesis.json" >>"$work/import.log" 2>&1
-"$GETH" --datadir "$work/geth" import "$chain/testBlockchain.blocks" >>"$work/import.log" 2>&1
+"$work/chaind" import --genesis "$chain/testGenesis.json" --datadir "$work/chaind-data" "$chain/testBlockchain.blocks" >"$work/import.log" 2>&1 ||
+	{ cat "$work/import.log" >&2; exit 1; }
+# geth 1.16 wants Cancun's blob parameters spelled out in the config, as
+# hive adds them when it configures a geth client.
+sed '/"config"/a\
+    "blobSchedule": {"cancun": {"target": 3, "max": 6, "baseFeeUpdateFraction": 3338477}},' \
+	"$chain/testGenesis.json" >"$work/geth-genesis.json"
+"$GETH" --datadir "$work/geth" init "$work/geth-genesis.json" >>"$work/import.log" 2>&1
+"$GETH" --datadir "$work/geth" import "$chain/testBlockchain.blocks" >>"$work/import.log" 2>&1 ||
+	{ cat "$work/import.log" >&2; exit 1; }
 
 cport=18745 gport=18746
 "$work/chaind" --genesis "$chain/testGenesis.json" --datadir "$work/chaind-data" --http.port $cport --ws.port -1 \
