@@ -88,12 +88,6 @@ func (q *FilterQuery) filter() backend.LogFilter {
 	return backend.LogFilter{Addresses: q.Addresses, Topics: q.Topics}
 }
 
-// Match reports whether a log passes the address and topic filters.
-func (q *FilterQuery) Match(l *types.Log) bool {
-	f := q.filter()
-	return f.Match(l)
-}
-
 // matcher prepares the query for scanning blocks (bloom bit positions
 // hashed once per query rather than once per block).
 func (q *FilterQuery) matcher() *backend.LogMatcher { return backend.NewLogMatcher(q.filter()) }
