@@ -302,3 +302,31 @@ func TestGraphQLLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphQLRefusals: the front's refusals of GraphQL requests come in
+// GraphQL's error shape, those of JSON-RPC calls in JSON-RPC's.
+func TestGraphQLRefusals(t *testing.T) {
+	keys := devload.Keys("node-test", 1)
+	n, err := New(Config{Genesis: devload.GenesisWithToken(8118, keys, 1_700_000_000), HTTPPort: -1, WSPort: -1,
+		VHosts: []string{"node.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	srv := httptest.NewServer(n.Handler())
+	defer srv.Close()
+	for _, tc := range []struct{ path, body, want string }{
+		{"/graphql", `{"query":"{ block { number } }"}`, `{"errors":[{"message":"invalid host specified"}]}`},
+		{"/", `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}`, `"jsonrpc":"2.0"`},
+	} {
+		res, err := http.Post(srv.URL+tc.path, "application/json", strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusForbidden || !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s: %d %s, want 403 with %s", tc.path, res.StatusCode, b, tc.want)
+		}
+	}
+}

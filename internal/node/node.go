@@ -224,8 +224,7 @@ func (n *Node) listeners() []front.Listener {
 func (n *Node) httpListener(addr string) front.Listener {
 	l := n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs},
 		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts})
-	l.Handler = n.withGraphQL(l.Handler)
-	return l
+	return n.withGraphQL(l)
 }
 
 // Handler is the HTTP handler of the JSON-RPC port (POST and WebSocket)

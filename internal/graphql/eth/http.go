@@ -104,3 +104,10 @@ func (s *Service) serveQuery(w http.ResponseWriter, r *http.Request) {
 	}
 	writeResponse(w, status, resp)
 }
+
+// Refuse answers a refusal of the node's front (rate limit, body cap,
+// host, CORS) in GraphQL's shape: {"errors": [{"message": ...}]} with the
+// refusal's HTTP status.
+func Refuse(w http.ResponseWriter, _ *http.Request, ref front.Refusal) {
+	refuse(w, ref.Status, ref.Message)
+}
