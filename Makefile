@@ -35,7 +35,8 @@ CONFORMANCE_RUNS = \
 	state:$(ETH)/GeneralStateTests \
 	rpc:$(VECTORS)/execution-apis/tests \
 	rpc:$(VECTORS)/execution-apis-latest/tests \
-	blockchain:$(ETH)/BlockchainTests
+	blockchain:$(ETH)/BlockchainTests \
+	graphql:$(VECTORS)/hive-graphql
 
 conformance: build
 	@if [ ! -d "$(VECTORS)" ]; then \

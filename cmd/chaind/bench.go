@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{"bench", "measure a dev node: bench startup | idle | dev | rpc (see bench --help)", runBench})
+	register(command{"bench", "measure a dev node: bench startup | idle | dev | rpc | graphql (see bench --help)", runBench})
 }
 
 func runBench(args []string) int {
@@ -25,7 +25,8 @@ func runBench(args []string) int {
 		fmt.Println(`usage: chaind bench startup [--runs 20]     process start to the first answered eth_blockNumber
        chaind bench idle [--wait 10s]       resident memory of an idle chaind --dev
        chaind bench dev [flags]             sustained throughput of signed raw transactions (bench dev --help)
-       chaind bench rpc [flags]             JSON-RPC request rate and latency (bench rpc --help)`)
+       chaind bench rpc [flags]             JSON-RPC request rate and latency (bench rpc --help)
+       chaind bench graphql [flags]         GraphQL request rate and latency (bench graphql --help)`)
 		return 0
 	}
 	switch args[0] {
@@ -37,6 +38,8 @@ func runBench(args []string) int {
 		return benchDev(args[1:])
 	case "rpc":
 		return benchRPC(args[1:])
+	case "graphql":
+		return benchGraphQL(args[1:])
 	}
 	return usageError("chaind bench", fmt.Sprintf("unknown benchmark %q (startup, idle, dev or rpc)", args[0]))
 }

@@ -254,6 +254,11 @@ func fmtLatency(d time.Duration) string {
 
 // load runs conns closed-loop workers for d and collects every latency.
 func (c *rpcClient) load(body []byte, conns int, d time.Duration) benchResult {
+	return c.loadChecked(body, conns, d, checkAnswer)
+}
+
+// loadChecked is load with the protocol's own check of an answer.
+func (c *rpcClient) loadChecked(body []byte, conns int, d time.Duration, checkAnswer func([]byte) error) benchResult {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	type worker struct {

@@ -38,7 +38,7 @@ var layers = []struct {
 	// 5: the neutral backend and the one HTTP front, then the interface
 	// packages above them.
 	{"internal/backend", 5}, {"internal/front", 5},
-	{"rpc/...", 6}, {"graphql/...", 6}, {"lcd/...", 6}, {"grpcsrv/...", 6}, {"explorer/...", 6},
+	{"rpc/...", 6}, {"graphql/...", 6}, {"internal/graphql/...", 6}, {"lcd/...", 6}, {"grpcsrv/...", 6}, {"explorer/...", 6},
 	// 7: the node wires everything; tools and the binary sit on top.
 	{"internal/node/...", 7},
 	{"internal/devload", 8}, {"internal/conformance/...", 8}, {"internal/archtest", 8},
@@ -50,7 +50,7 @@ var layers = []struct {
 var neutralPackages = []string{"internal/backend", "internal/front"}
 
 // interfacePackages reach the node only through internal/backend.
-var interfacePackages = []string{"rpc/...", "graphql/...", "lcd/...", "grpcsrv/...", "explorer/..."}
+var interfacePackages = []string{"rpc/...", "graphql/...", "internal/graphql/...", "lcd/...", "grpcsrv/...", "explorer/..."}
 
 // interfaceForbidden are the packages an interface package must not import:
 // running the EVM or reading state goes through the backend.

@@ -6,6 +6,7 @@ package chain
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/forks"
@@ -84,6 +85,20 @@ func (c *Config) IsMerged(number uint64) bool {
 		return number >= *c.MergeNetsplitBlock
 	}
 	return c.TerminalTotalDifficulty != nil && c.TerminalTotalDifficultyPassed
+}
+
+// IsPoSHeader reports whether a header follows proof-of-stake rules. On a
+// chain that crossed the Merge by a positive terminal total difficulty
+// (hive's chains: proof of work up to some height, then proof of stake),
+// the height alone cannot say so: as on the beacon chain, a block with
+// difficulty 0 is a proof-of-stake block. Elsewhere IsMerged decides.
+// Whether the parent's total difficulty really reached the terminal one is
+// not checked: imported proof-of-work seals are trusted too.
+func (c *Config) IsPoSHeader(h *types.Header) bool {
+	if c.MergeNetsplitBlock == nil && c.IsMerged(h.Number) && (*big.Int)(c.TerminalTotalDifficulty).Sign() > 0 {
+		return h.Difficulty.IsZero()
+	}
+	return c.IsMerged(h.Number)
 }
 
 // Fork returns the EVM rules in force for a block.

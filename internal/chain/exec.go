@@ -288,7 +288,7 @@ func (x *Exec) Finish(withdrawals []*types.Withdrawal, uncles []*types.Header) (
 	for _, w := range withdrawals {
 		st.AddBalance(w.Address, new(uint256.Int).Mul(uint256.NewInt(w.Amount), gwei))
 	}
-	if !c.IsMerged(h.Number) {
+	if !c.IsPoSHeader(h) {
 		c.accumulateRewards(x.Fork, h, uncles, st)
 	}
 	if c.EndBlock != nil {

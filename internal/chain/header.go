@@ -74,7 +74,7 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 			return fmt.Errorf("%w: have %s, want %s", ErrBadBaseFee, h.BaseFee, want)
 		}
 	}
-	if c.IsMerged(h.Number) {
+	if c.IsPoSHeader(h) {
 		if !h.Difficulty.IsZero() {
 			return fmt.Errorf("%w: difficulty %s after the merge", ErrBadPoSHeader, &h.Difficulty)
 		}
@@ -85,6 +85,9 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 			return fmt.Errorf("%w: uncles after the merge", ErrBadPoSHeader)
 		}
 	} else {
+		if parent.Number > 0 && c.IsPoSHeader(parent) {
+			return fmt.Errorf("%w: proof-of-work block after a proof-of-stake parent", ErrBadPoSHeader)
+		}
 		want := c.CalcDifficulty(h.Time, parent)
 		if h.Difficulty.Cmp(want) != 0 {
 			return fmt.Errorf("%w: have %s, want %s", ErrBadDifficulty, &h.Difficulty, want)

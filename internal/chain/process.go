@@ -77,7 +77,7 @@ func (c *Config) BlockContext(h *types.Header, getHash func(uint64) types.Hash) 
 		ctx.Blob = c.Blob(h.Number, h.Time)
 		ctx.BlobBaseFee = ctx.Blob.BaseFee(*h.ExcessBlobGas)
 	}
-	if c.IsMerged(h.Number) {
+	if c.IsPoSHeader(h) {
 		r := h.MixDigest
 		ctx.Random = &r
 	} else {

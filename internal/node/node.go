@@ -23,6 +23,7 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/front"
+	gqleth "github.com/chaind/chaind/internal/graphql/eth"
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/store"
@@ -91,6 +92,7 @@ type Node struct {
 	RPC     *rpc.Server
 	keys    *keyring
 	front   *front.Front
+	gql     *gqleth.Service
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 
@@ -164,6 +166,10 @@ func New(cfg Config) (*Node, error) {
 	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
 	ethapi.RegisterChain(n.RPC, &network{n: n})
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
+	if err := n.newGraphQL(); err != nil {
+		kv.Close()
+		return nil, err
+	}
 	var limits front.Limits
 	if cfg.Public {
 		limits = front.PublicLimits
@@ -223,8 +229,9 @@ func (n *Node) listeners() []front.Listener {
 }
 
 func (n *Node) httpListener(addr string) front.Listener {
-	return n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs},
+	l := n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs},
 		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts})
+	return n.withGraphQL(l)
 }
 
 // Handler is the HTTP handler of the JSON-RPC port (POST and WebSocket)

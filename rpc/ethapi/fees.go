@@ -6,53 +6,16 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 	"github.com/holiman/uint256"
 )
 
-const (
-	feeHistoryMaxBlocks = 1024
-	gasPriceBlocks      = 20              // blocks sampled by eth_gasPrice
-	gasPricePercentile  = 60              // of the tips paid in them
-	minSuggestedTip     = 1_000_000       // 0.001 gwei: never suggest zero
-	defaultTip          = 1_000_000_000   // 1 gwei when recent blocks are empty
-	maxSuggestedTip     = 500_000_000_000 // 500 gwei
-)
+const feeHistoryMaxBlocks = 1024
 
-// suggestTip is the 60th percentile of the tips paid in recent blocks
-// (go-ethereum's oracle, simplified to one sample list).
-func (api *ethAPI) suggestTip() *uint256.Int {
-	head := api.b.Head()
-	var tips []*uint256.Int
-	for n, i := head.Number(), 0; i < gasPriceBlocks; i++ {
-		blk, err := api.b.BlockByNumber(n)
-		if err != nil {
-			break
-		}
-		for _, tx := range blk.Transactions() {
-			if t, err := tx.EffectiveGasTip(blk.BaseFee()); err == nil {
-				tips = append(tips, t)
-			}
-		}
-		if n == 0 {
-			break
-		}
-		n--
-	}
-	if len(tips) == 0 {
-		return uint256.NewInt(defaultTip)
-	}
-	sort.Slice(tips, func(i, j int) bool { return tips[i].Lt(tips[j]) })
-	tip := new(uint256.Int).Set(tips[(len(tips)-1)*gasPricePercentile/100])
-	if tip.LtUint64(minSuggestedTip) {
-		tip.SetUint64(minSuggestedTip)
-	}
-	if tip.GtUint64(maxSuggestedTip) {
-		tip.SetUint64(maxSuggestedTip)
-	}
-	return tip
-}
+// suggestTip is the node's one priority fee suggestion.
+func (api *ethAPI) suggestTip() *uint256.Int { return backend.SuggestTip(api.b) }
 
 func (api *ethAPI) gasPrice(context.Context, rpc.Params) (any, error) {
 	price := api.suggestTip()

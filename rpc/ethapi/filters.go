@@ -260,9 +260,9 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		}
 		sub := n.Subscribe()
 		heads, cancel := api.eth.b.SubscribeHeads(256)
-		keys := q.bloomKeys()
+		keys := q.matcher()
 		go forward(sub, heads, cancel, func(b *types.Block) error {
-			logs, err := api.eth.blockLogs(b, &q, keys, nil)
+			logs, err := api.eth.blockLogs(b, keys, nil)
 			if err != nil {
 				return nil // a block whose receipts cannot be read has no logs to send
 			}

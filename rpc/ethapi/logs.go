@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 )
@@ -81,90 +82,15 @@ func (q *FilterQuery) UnmarshalJSON(input []byte) error {
 	return nil
 }
 
-// Match reports whether a log passes the address and topic filters.
-func (q *FilterQuery) Match(l *types.Log) bool {
-	if len(q.Addresses) > 0 {
-		found := false
-		for _, a := range q.Addresses {
-			if a == l.Address {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	if len(q.Topics) > len(l.Topics) {
-		return false
-	}
-	for i, set := range q.Topics {
-		if len(set) == 0 {
-			continue
-		}
-		found := false
-		for _, t := range set {
-			if t == l.Topics[i] {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
+// filter is the query's address and topic selection, matched by the
+// rule every interface shares.
+func (q *FilterQuery) filter() backend.LogFilter {
+	return backend.LogFilter{Addresses: q.Addresses, Topics: q.Topics}
 }
 
-// bloomKeys are a query's addresses and topics as bloom bit positions,
-// hashed once per query rather than once per block.
-type bloomKeys struct {
-	addrs  []types.BloomKey
-	topics [][]types.BloomKey
-}
-
-func (q *FilterQuery) bloomKeys() *bloomKeys {
-	k := &bloomKeys{}
-	for _, a := range q.Addresses {
-		k.addrs = append(k.addrs, types.NewBloomKey(a[:]))
-	}
-	for _, set := range q.Topics {
-		var ks []types.BloomKey
-		for _, t := range set {
-			ks = append(ks, types.NewBloomKey(t[:]))
-		}
-		k.topics = append(k.topics, ks)
-	}
-	return k
-}
-
-// mayMatch is the bloom pre-check: false means the block surely has no
-// matching log.
-func (k *bloomKeys) mayMatch(bloom *types.Bloom) bool {
-	if !anyKey(bloom, k.addrs) {
-		return false
-	}
-	for _, set := range k.topics {
-		if !anyKey(bloom, set) {
-			return false
-		}
-	}
-	return true
-}
-
-// anyKey reports whether one of keys may be in bloom; an empty set is a
-// wildcard.
-func anyKey(bloom *types.Bloom, keys []types.BloomKey) bool {
-	if len(keys) == 0 {
-		return true
-	}
-	for i := range keys {
-		if bloom.TestKey(&keys[i]) {
-			return true
-		}
-	}
-	return false
-}
+// matcher prepares the query for scanning blocks (bloom bit positions
+// hashed once per query rather than once per block).
+func (q *FilterQuery) matcher() *backend.LogMatcher { return backend.NewLogMatcher(q.filter()) }
 
 // Range errors of a log query (argument 0 of eth_getLogs and of
 // eth_getFilterLogs, whose filter carries the range): invalid params.
@@ -201,7 +127,7 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 		if blk == nil {
 			return nil, errors.New("unknown block")
 		}
-		return api.blockLogs(blk, q, q.bloomKeys(), nil)
+		return api.blockLogs(blk, q.matcher(), nil)
 	}
 	head := api.b.Head().Number()
 	from, err := api.rangeEnd(q.FromBlock, head)
@@ -225,7 +151,7 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 		return nil, &rpc.Error{Code: rpc.CodeLimitExceeded, Message: fmt.Sprintf("query exceeds max block range %d", api.opts.LogRange)}
 	}
 	logs := []*types.Log{}
-	keys := q.bloomKeys()
+	keys := q.matcher()
 	bloomOf := api.b.BloomScanner()
 	for n := from; n <= to; n++ {
 		// Most blocks of a selective query fail the bloom test: test the
@@ -234,14 +160,14 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ok && !keys.mayMatch(&bloom) {
+		if ok && !keys.MayMatch(&bloom) {
 			continue
 		}
 		blk, err := api.b.BlockByNumber(n)
 		if err != nil {
 			return nil, err
 		}
-		if logs, err = api.blockLogs(blk, q, keys, logs); err != nil {
+		if logs, err = api.blockLogs(blk, keys, logs); err != nil {
 			return nil, err
 		}
 		if len(logs) > api.opts.LogLimit {
@@ -251,25 +177,11 @@ func (api *ethAPI) FilterLogs(q *FilterQuery) ([]*types.Log, error) {
 	return logs, nil
 }
 
-func (api *ethAPI) blockLogs(blk *types.Block, q *FilterQuery, keys *bloomKeys, out []*types.Log) ([]*types.Log, error) {
+func (api *ethAPI) blockLogs(blk *types.Block, m *backend.LogMatcher, out []*types.Log) ([]*types.Log, error) {
 	if out == nil {
 		out = []*types.Log{}
 	}
-	if len(blk.Transactions()) == 0 || !keys.mayMatch(&blk.HeaderRef().Bloom) {
-		return out, nil
-	}
-	rs, err := api.b.Receipts(blk)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rs {
-		for _, l := range r.Logs {
-			if q.Match(l) {
-				out = append(out, l)
-			}
-		}
-	}
-	return out, nil
+	return backend.BlockLogs(api.b, blk, m, out)
 }
 
 func (api *ethAPI) getLogs(_ context.Context, p rpc.Params) (any, error) {

@@ -15,3 +15,4 @@ await import('./suites/filters.js');
 await import('./suites/accounts.js');
 await import('./suites/viem.js');
 await import('./suites/explorer.js');
+await import('./suites/graphql.js');

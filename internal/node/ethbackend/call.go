@@ -291,8 +291,12 @@ func (b *Backend) estimate(args *backend.CallArgs, env *callEnv) (uint64, error)
 		}
 		return 0, res.Err
 	}
-	// Plain transfers need exactly what they used.
+	// A call that runs no code needs exactly what it used: a plain
+	// transfer, or a creation with empty init code.
 	data, _ := args.CallData()
+	if args.To == nil && len(data) == 0 {
+		return res.UsedGas, nil
+	}
 	if args.To != nil && len(data) == 0 {
 		if st, err := b.chain.StateAt(env.blk.Root()); err == nil && len(st.GetCode(*args.To)) == 0 && env.overrides == nil {
 			return res.UsedGas, nil

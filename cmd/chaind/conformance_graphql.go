@@ -1,0 +1,5 @@
+package main
+
+import "github.com/chaind/chaind/internal/conformance/graphqltests"
+
+func init() { runners["graphql"] = graphqltests.Run }

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# gqlbench.sh — GraphQL load on chaind and geth --graphql (v1.16.9) side by
+# side, both holding hive's GraphQL chain, driven by the same generator
+# (`chaind bench graphql`, 32 keep-alive connections), in alternating short
+# runs so both see the same machine load. Prints every run, then per query
+# the median req/s and p99 of each node and the median of the per-round
+# ratios. Queries: a block with its transactions and logs, an account
+# balance, a 10-block range.
+#
+#   internal/peerbench/gqlbench.sh [DURATION [ROUNDS [QUERY...]]]
+#
+# VECTORS=dir of the shared vectors (default ../shared/vectors beside the
+# repository); GETH=path/to/geth uses that binary, otherwise v1.16.9 is
+# built once into $XDG_CACHE_HOME/chaind-peerbench (or ~/.cache/...).
+set -euo pipefail
+dur=${1:-3s}; rounds=${2:-5}; shift $(( $# > 2 ? 2 : $# ))
+queries=${*:-block balance range}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+chain=${VECTORS:-$root/../shared/vectors}/hive-graphql/init
+[[ -f $chain/testGenesis.json ]] || { echo "gqlbench: $chain/testGenesis.json is absent" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+
+if [[ -z "${GETH:-}" ]]; then
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/chaind-peerbench
+	GETH=$cache/geth
+	if [[ ! -x $GETH ]]; then
+		echo "building geth v1.16.9 into $cache ..." >&2
+		GOBIN=$cache go install github.com/ethereum/go-ethereum/cmd/geth@v1.16.9
+	fi
+fi
+(cd "$root" && go build -o "$work/chaind" ./cmd/chaind)
+
+"$work/chaind" import --genesis "$chain/testGenesis.json" --datadir "$work/chaind-data" "$chain/testBlockchain.blocks" >"$work/import.log" 2>&1 ||
+	{ cat "$work/import.log" >&2; exit 1; }
+# geth 1.16 wants Cancun's blob parameters spelled out in the config, as
+# hive adds them when it configures a geth client.
+sed '/"config"/a\
+    "blobSchedule": {"cancun": {"target": 3, "max": 6, "baseFeeUpdateFraction": 3338477}},' \
+	"$chain/testGenesis.json" >"$work/geth-genesis.json"
+"$GETH" --datadir "$work/geth" init "$work/geth-genesis.json" >>"$work/import.log" 2>&1
+"$GETH" --datadir "$work/geth" import "$chain/testBlockchain.blocks" >>"$work/import.log" 2>&1 ||
+	{ cat "$work/import.log" >&2; exit 1; }
+
+cport=18745 gport=18746
+"$work/chaind" --genesis "$chain/testGenesis.json" --datadir "$work/chaind-data" --http.port $cport --ws.port -1 \
+	--rest.port -1 --grpc.port -1 --explorer.port -1 --p2p.port -1 >"$work/chaind.log" 2>&1 &
+"$GETH" --datadir "$work/geth" --http --http.addr 127.0.0.1 --http.port $gport --graphql \
+	--authrpc.port 18761 --port 30499 --nodiscover --maxpeers 0 --verbosity 1 >"$work/geth.log" 2>&1 &
+for port in $cport $gport; do
+	for _ in $(seq 150); do
+		curl -sf -XPOST -H 'content-type: application/json' --data '{"query":"{ block { number } }"}' \
+			"127.0.0.1:$port/graphql" | grep -q '"0x22"' && break
+		sleep 0.2
+	done
+done
+
+for r in $(seq "$rounds"); do
+	for q in $queries; do
+		for port in $cport $gport; do
+			name=chaind; [[ $port == "$gport" ]] && name=geth
+			line=$("$work/chaind" bench graphql --url "http://127.0.0.1:$port/graphql" --query "$q" \
+				--duration "$dur" --warmup 500ms | grep '^run 1')
+			echo "$r $q $name $line"
+		done
+	done
+done | tee "$work/runs"
+
+echo
+awk '
+function median(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+	for (i = 1; i <= NF; i++) {
+		if ($i == "req/s") rate = $(i - 1)
+		if ($i == "p99") { p99 = $(i + 1); sub("ms", "", p99) }
+	}
+	key = $2 SUBSEP $3
+	rates[key] = rates[key] " " rate; p99s[key] = p99s[key] " " p99
+	if ($3 == "chaind") last[$2] = rate; else ratios[$2] = ratios[$2] " " last[$2] / rate
+	if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
+}
+END {
+	printf "%-10s %12s %10s %12s %10s %8s\n", "query", "chaind req/s", "p99 ms", "geth req/s", "p99 ms", "ratio"
+	for (k = 1; k <= n; k++) {
+		m = order[k]
+		printf "%-10s %12.0f %10.2f %12.0f %10.2f %8.2f\n", m, median(rates[m, "chaind"]), median(p99s[m, "chaind"]),
+			median(rates[m, "geth"]), median(p99s[m, "geth"]), median(ratios[m])
+	}
+}' "$work/runs"
