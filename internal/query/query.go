@@ -151,6 +151,7 @@ type Querier struct {
 	b        Backend
 	services []*Service
 	byPath   map[string]*Method // "/pkg.Service/Method"
+	files    []protobuf.File
 	reg      *protobuf.Registry
 }
 
@@ -165,13 +166,17 @@ func New(b Backend) *Querier {
 		}
 		files = append(files, s.File)
 	}
-	files = append(files, typeFiles...)
-	q.reg = protobuf.NewRegistry(files...)
+	q.files = append(files, typeFiles...)
+	q.reg = protobuf.NewRegistry(q.files...)
 	return q
 }
 
 // Services lists the services with their methods.
 func (q *Querier) Services() []*Service { return q.services }
+
+// Files are the proto files of every service and type, for a registry
+// that describes more services (server reflection's own).
+func (q *Querier) Files() []protobuf.File { return q.files }
 
 // Registry holds the descriptors of every service and type, for
 // reflection.
