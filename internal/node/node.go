@@ -41,6 +41,9 @@ type Config struct {
 	Host     string // listen address (127.0.0.1)
 	HTTPPort int    // JSON-RPC over HTTP (+ WebSocket upgrade); -1 off, 0 any free port
 	WSPort   int    // JSON-RPC over WebSocket only; -1 off
+	// RESTPort and GRPCPort are the Cosmos-style query ports; nil or -1
+	// off, 0 any free port.
+	RESTPort, GRPCPort *int
 
 	// Validator is the key that signs blocks; nil makes a node that only
 	// serves what it has and pools transactions.
@@ -212,6 +215,7 @@ func (n *Node) listeners() []front.Listener {
 		ls = append(ls, n.RPC.Listener("ws", addr(n.cfg.WSPort),
 			rpc.HTTPConfig{WebSocket: true, APIs: n.wsAPIs}, front.Options{}))
 	}
+	ls = append(ls, n.cosmosListeners(addr)...)
 	return ls
 }
 

@@ -175,7 +175,8 @@ func (r *Registry) describe(f File) (*FileDescriptorProto, []string) {
 		name, values := e.EnumDescriptor()
 		ed := &EnumDescriptorProto{Name: name[len(f.Package)+1:]}
 		for i, v := range values {
-			ed.Value = append(ed.Value, &EnumValueDescriptorProto{Name: v, Number: int32(i)})
+			num := int32(i)
+			ed.Value = append(ed.Value, &EnumValueDescriptorProto{Name: v, Number: &num})
 		}
 		fd.EnumType = append(fd.EnumType, ed)
 	}
@@ -297,9 +298,11 @@ type EnumDescriptorProto struct {
 
 func (EnumDescriptorProto) ProtoName() string { return "google.protobuf.EnumDescriptorProto" }
 
+// Number is a pointer because descriptor.proto is proto2: a value
+// numbered 0 must still carry its number.
 type EnumValueDescriptorProto struct {
 	Name   string `pb:"1,name"`
-	Number int32  `pb:"2,number"`
+	Number *int32 `pb:"2,number"`
 }
 
 func (EnumValueDescriptorProto) ProtoName() string {

@@ -407,6 +407,11 @@ func (q *Querier) GetLatestValidatorSet(_ context.Context, r *GetLatestValidator
 		return nil, backend.ErrUnavailable
 	}
 	h := q.b.Blocks.Head().Number()
+	if h == 0 {
+		// No set decides the genesis block; at genesis the latest set is
+		// the one that decides block 1.
+		h = 1
+	}
 	vs, pr, err := q.validatorSet(h, r.Pagination)
 	if err != nil {
 		return nil, err
