@@ -33,13 +33,14 @@ export function buildChaind() {
 const listenRe = /msg=listening kind=(\w+) addr=(\S+)/;
 
 /**
- * Starts `chaind --dev --block-time 0 --http.port 0 --ws.port 0` and resolves
- * once both endpoints are listening: { http, ws, wsOnly, stop(), output() }.
- * http is the HTTP endpoint (it also upgrades to WebSocket), wsOnly the
- * WebSocket-only port.
+ * Starts `chaind --dev --block-time 0` with every port picked free and
+ * resolves once they are listening: { http, ws, wsOnly, rest, grpc, stop(),
+ * output() }. http is the HTTP endpoint (it also upgrades to WebSocket),
+ * wsOnly the WebSocket-only port, rest the Cosmos REST base URL and grpc
+ * the gRPC host:port.
  */
 export function startNode(bin, { timeoutMs = 60_000 } = {}) {
-  const args = ['--dev', '--block-time', '0', '--http.port', '0', '--ws.port', '0'];
+  const args = ['--dev', '--block-time', '0', '--http.port', '0', '--ws.port', '0', '--rest.port', '0', '--grpc.port', '0'];
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
@@ -57,7 +58,7 @@ export function startNode(bin, { timeoutMs = 60_000 } = {}) {
         const m = listenRe.exec(line);
         if (m) addrs[m[1]] = m[2];
       }
-      if (addrs.http && addrs.ws) {
+      if (addrs.http && addrs.ws && addrs.rest && addrs.grpc) {
         clearTimeout(timer);
         res();
       }
@@ -74,6 +75,8 @@ export function startNode(bin, { timeoutMs = 60_000 } = {}) {
     http: `http://${addrs.http}`,
     ws: `ws://${addrs.http}`,
     wsOnly: `ws://${addrs.ws}`,
+    rest: `http://${addrs.rest}`,
+    grpc: addrs.grpc,
     output: () => log,
     async stop() {
       process.off('exit', killOnExit);
