@@ -140,7 +140,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		trailersOnly(w, query.Errorf(query.Internal, "grpc: error unmarshalling request: %v", err))
 		return
 	}
-	resp, qerr := s.q.Call(ctx, m, req)
+	out, qerr := s.q.Cached(m, "grpc "+path+" "+string(msg), func() ([]byte, *query.Error) {
+		resp, qerr := s.q.Call(ctx, m, req)
+		if qerr != nil {
+			return nil, qerr
+		}
+		return protobuf.Marshal(resp), nil
+	})
 	if qerr == nil && ctx.Err() != nil {
 		qerr = query.AsError(ctx.Err())
 	}
@@ -148,7 +154,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		trailersOnly(w, qerr)
 		return
 	}
-	out := protobuf.Marshal(resp)
 	if len(out) > s.maxSend {
 		trailersOnly(w, query.Errorf(query.ResourceExhaust, "grpc: trying to send message larger than max (%d vs. %d)", len(out), s.maxSend))
 		return

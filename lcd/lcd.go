@@ -149,12 +149,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	resp, qerr := s.q.Call(r.Context(), rt.m, req)
+	body, qerr := s.q.Cached(rt.m, "rest "+r.URL.RequestURI(), func() ([]byte, *query.Error) {
+		resp, qerr := s.q.Call(r.Context(), rt.m, req)
+		if qerr != nil {
+			return nil, qerr
+		}
+		return protobuf.MarshalJSON(resp), nil
+	})
 	if qerr != nil {
 		writeError(w, HTTPStatus(qerr.Code), qerr)
 		return
 	}
-	body := protobuf.MarshalJSON(resp)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)

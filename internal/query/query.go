@@ -108,10 +108,13 @@ type Method struct {
 	Name string // "AllBalances"
 	// Get is the REST path template ("/cosmos/bank/v1beta1/balances/{address}");
 	// each {name} is a request field filled from the path. Empty: gRPC only.
-	Get  string
-	In   protobuf.Message // zero request, for descriptors
-	Out  protobuf.Message // zero response
-	call func(q *Querier, ctx context.Context, req protobuf.Message) (protobuf.Message, error)
+	Get string
+	In  protobuf.Message // zero request, for descriptors
+	Out protobuf.Message // zero response
+	// volatile answers change without the head changing; they are not
+	// cached.
+	volatile bool
+	call     func(q *Querier, ctx context.Context, req protobuf.Message) (protobuf.Message, error)
 }
 
 // NewRequest returns a new, empty request message for the method.
@@ -153,6 +156,7 @@ type Querier struct {
 	byPath   map[string]*Method // "/pkg.Service/Method"
 	files    []protobuf.File
 	reg      *protobuf.Registry
+	cache    answerCache
 }
 
 // New returns a Querier over b.

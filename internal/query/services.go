@@ -8,3 +8,10 @@ func allServices() []*Service {
 		govService(), slashingService(), stakingService(),
 	}
 }
+
+// volatile marks a method whose answer can change while the head does
+// not, so its answers are never cached.
+func volatile(m *Method) *Method {
+	m.volatile = true
+	return m
+}

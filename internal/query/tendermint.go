@@ -277,7 +277,7 @@ func tendermintService() *Service {
 		nil,
 		[]*Method{
 			method("GetNodeInfo", "/cosmos/base/tendermint/v1beta1/node_info", (*Querier).GetNodeInfo),
-			method("GetSyncing", "/cosmos/base/tendermint/v1beta1/syncing", (*Querier).GetSyncing),
+			volatile(method("GetSyncing", "/cosmos/base/tendermint/v1beta1/syncing", (*Querier).GetSyncing)),
 			method("GetLatestBlock", "/cosmos/base/tendermint/v1beta1/blocks/latest", (*Querier).GetLatestBlock),
 			method("GetBlockByHeight", "/cosmos/base/tendermint/v1beta1/blocks/{height}", (*Querier).GetBlockByHeight),
 			method("GetLatestValidatorSet", "/cosmos/base/tendermint/v1beta1/validatorsets/latest", (*Querier).GetLatestValidatorSet),
