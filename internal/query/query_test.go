@@ -191,3 +191,34 @@ func TestDec(t *testing.T) {
 		t.Error("AsError")
 	}
 }
+
+// Answers are kept while the head stays and rendered anew once it moves;
+// errors and volatile methods are never kept.
+func TestCache(t *testing.T) {
+	f := querytest.New(1)
+	q := query.New(f.Backend())
+	m, _ := q.Lookup("/cosmos.bank.v1beta1.Query/TotalSupply")
+	renders := 0
+	render := func() ([]byte, *query.Error) { renders++; return []byte{byte(renders)}, nil }
+	a, _ := q.Cached(m, "k", render)
+	b, _ := q.Cached(m, "k", render)
+	if renders != 1 || a[0] != b[0] {
+		t.Fatalf("rendered %d times", renders)
+	}
+	f.AddBlock()
+	if c, _ := q.Cached(m, "k", render); renders != 2 || c[0] != 2 {
+		t.Fatalf("after a new head: rendered %d times", renders)
+	}
+	fail := func() ([]byte, *query.Error) { renders++; return nil, query.Errorf(query.NotFound, "x") }
+	q.Cached(m, "e", fail)
+	q.Cached(m, "e", fail)
+	if renders != 4 {
+		t.Fatalf("an error was cached")
+	}
+	sync, _ := q.Lookup("/cosmos.base.tendermint.v1beta1.Service/GetSyncing")
+	q.Cached(sync, "s", render)
+	q.Cached(sync, "s", render)
+	if renders != 6 {
+		t.Fatalf("a volatile answer was cached")
+	}
+}

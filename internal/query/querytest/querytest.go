@@ -295,3 +295,10 @@ func (f *Fake) SlashingRules() (backend.SlashingRules, error) {
 type chainConfig struct{ backend.ChainConfig }
 
 func (chainConfig) ChainID() uint64 { return 8118 }
+
+// AddBlock extends the chain by one empty block, moving the head.
+func (f *Fake) AddBlock() {
+	parent := f.Head()
+	h := &types.Header{Number: parent.Number() + 1, Time: parent.Time() + 2, ParentHash: parent.Hash(), Coinbase: Addr(7), GasLimit: 30_000_000}
+	f.blocks = append(f.blocks, types.NewBlockWithHeader(h))
+}
