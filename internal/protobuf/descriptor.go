@@ -212,7 +212,12 @@ const (
 
 func (r *Registry) fieldType(f *field, ref func(string) string) (int32, string) {
 	switch f.kind {
-	case kString, kScalar:
+	case kScalar:
+		if f.typ.Implements(reflect.TypeFor[BytesScalar]()) {
+			return fdBytes, ""
+		}
+		return fdString, ""
+	case kString:
 		return fdString, ""
 	case kBytes:
 		return fdBytes, ""

@@ -31,6 +31,13 @@ type Scalar interface {
 	JSONText() string
 }
 
+// BytesScalar is a Scalar declared as proto bytes rather than string (the
+// two travel alike; only descriptors tell them apart).
+type BytesScalar interface {
+	Scalar
+	ScalarIsBytes()
+}
+
 // ScalarParser parses a Scalar's two text forms.
 type ScalarParser interface {
 	ParseProtoText(string) error

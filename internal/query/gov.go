@@ -93,12 +93,11 @@ type DepositParams struct {
 
 func (DepositParams) ProtoName() string { return "cosmos.gov.v1beta1.DepositParams" }
 
-// TallyParams' decimals are proto bytes holding the decimal's wire text;
-// they are described here as strings, which travel identically.
+// TallyParams' decimals are proto bytes holding the decimal's wire text.
 type TallyParams struct {
-	Quorum        Dec `pb:"1,quorum"`
-	Threshold     Dec `pb:"2,threshold"`
-	VetoThreshold Dec `pb:"3,veto_threshold"`
+	Quorum        DecBytes `pb:"1,quorum"`
+	Threshold     DecBytes `pb:"2,threshold"`
+	VetoThreshold DecBytes `pb:"3,veto_threshold"`
 }
 
 func (TallyParams) ProtoName() string { return "cosmos.gov.v1beta1.TallyParams" }
@@ -467,7 +466,7 @@ func (q *Querier) GovParams(_ context.Context, r *QueryGovParamsRequest) (*Query
 	case "deposit":
 		out.DepositParams = DepositParams{MinDeposit: coins(p.MinDeposit), MaxDepositPeriod: p.MaxDepositPeriod}
 	case "tallying":
-		out.TallyParams = TallyParams{Quorum: DecOf(p.Quorum), Threshold: DecOf(p.Threshold), VetoThreshold: DecOf(p.VetoThreshold)}
+		out.TallyParams = TallyParams{Quorum: DecBytes{DecOf(p.Quorum)}, Threshold: DecBytes{DecOf(p.Threshold)}, VetoThreshold: DecBytes{DecOf(p.VetoThreshold)}}
 	}
 	return out, nil
 }

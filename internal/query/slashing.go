@@ -20,13 +20,13 @@ type ValidatorSigningInfo struct {
 func (ValidatorSigningInfo) ProtoName() string { return "cosmos.slashing.v1beta1.ValidatorSigningInfo" }
 
 // SlashingParams' decimals are proto bytes holding the decimal's wire
-// text; they are described here as strings, which travel identically.
+// text.
 type SlashingParams struct {
 	SignedBlocksWindow      int64         `pb:"1,signed_blocks_window"`
-	MinSignedPerWindow      Dec           `pb:"2,min_signed_per_window"`
+	MinSignedPerWindow      DecBytes      `pb:"2,min_signed_per_window"`
 	DowntimeJailDuration    time.Duration `pb:"3,downtime_jail_duration"`
-	SlashFractionDoubleSign Dec           `pb:"4,slash_fraction_double_sign"`
-	SlashFractionDowntime   Dec           `pb:"5,slash_fraction_downtime"`
+	SlashFractionDoubleSign DecBytes      `pb:"4,slash_fraction_double_sign"`
+	SlashFractionDowntime   DecBytes      `pb:"5,slash_fraction_downtime"`
 }
 
 func (SlashingParams) ProtoName() string { return "cosmos.slashing.v1beta1.Params" }
@@ -115,8 +115,8 @@ func (q *Querier) SlashingParams(context.Context, *QuerySlashingParamsRequest) (
 		return nil, err
 	}
 	return &QuerySlashingParamsResponse{Params: SlashingParams{SignedBlocksWindow: p.SignedBlocksWindow,
-		MinSignedPerWindow: DecOf(p.MinSignedPerWindow), DowntimeJailDuration: p.DowntimeJailDuration,
-		SlashFractionDoubleSign: DecOf(p.SlashFractionDoubleSign), SlashFractionDowntime: DecOf(p.SlashFractionDowntime)}}, nil
+		MinSignedPerWindow: DecBytes{DecOf(p.MinSignedPerWindow)}, DowntimeJailDuration: p.DowntimeJailDuration,
+		SlashFractionDoubleSign: DecBytes{DecOf(p.SlashFractionDoubleSign)}, SlashFractionDowntime: DecBytes{DecOf(p.SlashFractionDowntime)}}}, nil
 }
 
 // SigningInfo returns one validator's liveness record.

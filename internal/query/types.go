@@ -84,6 +84,12 @@ func (d *Dec) ParseJSONText(s string) error {
 	return d.ParseProtoText(whole + frac + strings.Repeat("0", decimals-len(frac)))
 }
 
+// DecBytes is a Dec in a field the Cosmos protos declare as bytes (the
+// older modules' parameters); it travels and renders as a Dec.
+type DecBytes struct{ Dec }
+
+func (DecBytes) ScalarIsBytes() {}
+
 // Coin is an amount of one denomination (cosmos.base.v1beta1.Coin).
 type Coin struct {
 	Denom  string `pb:"1,denom"`
