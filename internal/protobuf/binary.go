@@ -91,7 +91,12 @@ func appendValue(b []byte, f *field, v reflect.Value, force bool) []byte {
 			b = AppendBytes(b, f.num, v.Bytes())
 		}
 	case kScalar:
-		if s := v.Interface().(Scalar).ProtoText(); s != "" || force {
+		sc := scalarOf(v)
+		if a, ok := sc.(ScalarAppender); ok {
+			b = appendScalar(b, f.num, a, force)
+			break
+		}
+		if s := sc.ProtoText(); s != "" || force {
 			b = AppendTag(b, f.num, WireBytes)
 			b = AppendVarint(b, uint64(len(s)))
 			b = append(b, s...)
@@ -107,6 +112,31 @@ func appendValue(b []byte, f *field, v reflect.Value, force bool) []byte {
 		b = AppendBytes(b, f.num, appendDuration(nil, v.Interface().(time.Duration)))
 	case kMessage, kAny:
 		b = AppendBytes(b, f.num, appendMessage(nil, v))
+	}
+	return b
+}
+
+// appendScalar writes the text of a straight after a one-byte length
+// slot, widening the slot in the rare case the text is 128 bytes or more,
+// so the text is never built apart.
+func appendScalar(b []byte, num int, a ScalarAppender, force bool) []byte {
+	tagAt := len(b)
+	b = AppendTag(b, num, WireBytes)
+	lenAt := len(b)
+	b = append(b, 0)
+	b = a.AppendProtoText(b)
+	n := len(b) - lenAt - 1
+	switch {
+	case n == 0 && !force:
+		return b[:tagAt]
+	case n < 0x80:
+		b[lenAt] = byte(n)
+	default:
+		var tmp [10]byte
+		l := AppendVarint(tmp[:0], uint64(n))
+		b = append(b, l[1:]...)
+		copy(b[lenAt+len(l):], b[lenAt+1:lenAt+1+n])
+		copy(b[lenAt:], l)
 	}
 	return b
 }

@@ -2,10 +2,10 @@ package protobuf
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"reflect"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // MarshalJSON renders m as the Cosmos REST gateway does (proto3 JSON with
@@ -34,8 +34,7 @@ func appendJSONFields(b []byte, v reflect.Value) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendQuote(b, f.name) // proto names are plain ASCII
-		b = append(b, ':')
+		b = append(b, f.jsonKey...)
 		fv := v.Field(f.index)
 		switch {
 		case f.repeated:
@@ -80,7 +79,12 @@ func appendJSONValue(b []byte, f *field, v reflect.Value) []byte {
 		b = base64.StdEncoding.AppendEncode(b, v.Bytes())
 		return append(b, '"')
 	case kScalar:
-		return appendJSONString(b, v.Interface().(Scalar).JSONText())
+		if a, ok := scalarOf(v).(ScalarAppender); ok {
+			b = append(b, '"')
+			b = a.AppendJSONText(b)
+			return append(b, '"')
+		}
+		return appendJSONString(b, scalarOf(v).JSONText())
 	case kBool:
 		return strconv.AppendBool(b, v.Bool())
 	case kInt32:
@@ -96,7 +100,10 @@ func appendJSONValue(b []byte, f *field, v reflect.Value) []byte {
 		b = strconv.AppendUint(b, v.Uint(), 10)
 		return append(b, '"')
 	case kEnum:
-		return appendJSONString(b, EnumName(v.Interface().(Enum), v.Int()))
+		if n := v.Int(); n >= 0 && n < int64(len(f.enumNames)) {
+			return appendJSONString(b, f.enumNames[n])
+		}
+		return appendJSONString(b, strconv.FormatInt(v.Int(), 10))
 	case kTime:
 		return appendJSONString(b, FormatTimestamp(v.Interface().(time.Time)))
 	case kDuration:
@@ -115,9 +122,61 @@ func EnumName(e Enum, n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// appendJSONString appends s as a JSON string, escaping what JSON
+// requires and, as encoding/json does, the HTML-significant <, > and &
+// and the line separators U+2028 and U+2029. Invalid UTF-8 becomes
+// U+FFFD.
 func appendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, "\\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&15])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 func appendJSONAny(b []byte, a *Any) []byte {

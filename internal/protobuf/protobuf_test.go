@@ -3,6 +3,7 @@ package protobuf
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"math/big"
 	"reflect"
@@ -315,5 +316,18 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatal("encoding is not stable")
 		}
 		MarshalJSON(&m)
+	})
+}
+
+// The hand-written JSON string writer agrees with encoding/json.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "quote\" back\\ <tag> & \n\r\t\x00\x1f", "naïve \u2028 \u2029 \xff\xfe", "日本"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
 	})
 }

@@ -31,6 +31,24 @@ type Scalar interface {
 	JSONText() string
 }
 
+// ScalarAppender is a Scalar that can append its texts without
+// allocating; the codec uses it when present.
+type ScalarAppender interface {
+	AppendProtoText([]byte) []byte
+	AppendJSONText([]byte) []byte
+}
+
+// scalarOf returns the Scalar in v, through its address when it has one
+// so that no copy is boxed.
+func scalarOf(v reflect.Value) Scalar {
+	if v.CanAddr() {
+		if s, ok := v.Addr().Interface().(Scalar); ok {
+			return s
+		}
+	}
+	return v.Interface().(Scalar)
+}
+
 // BytesScalar is a Scalar declared as proto bytes rather than string (the
 // two travel alike; only descriptors tell them apart).
 type BytesScalar interface {
@@ -96,6 +114,9 @@ type field struct {
 	repeated bool
 	ptr      bool         // presence: a nil pointer is absent
 	typ      reflect.Type // the element type (after slice and pointer)
+
+	enumNames []string // an enum's value names, by number
+	jsonKey   string   // `"name":`, as the JSON form writes it
 }
 
 type msgInfo struct {
@@ -143,7 +164,7 @@ func info(t reflect.Type) *msgInfo {
 		if err != nil || num <= 0 || name == "" {
 			panic(fmt.Sprintf("protobuf: %v.%s: bad tag %q", t, sf.Name, tag))
 		}
-		f := field{num: num, name: name, index: i}
+		f := field{num: num, name: name, index: i, jsonKey: strconv.Quote(name) + ":"}
 		ft := sf.Type
 		if ft.Kind() == reflect.Slice && ft != typeBytes {
 			f.repeated = true
@@ -157,6 +178,9 @@ func info(t reflect.Type) *msgInfo {
 		f.kind = kindOf(ft)
 		if f.kind == 0 {
 			panic(fmt.Sprintf("protobuf: %v.%s: no proto type for %v", t, sf.Name, sf.Type))
+		}
+		if f.kind == kEnum {
+			_, f.enumNames = reflect.Zero(ft).Interface().(Enum).EnumDescriptor()
 		}
 		if f.repeated && f.ptr && f.kind != kMessage && f.kind != kAny {
 			panic(fmt.Sprintf("protobuf: %v.%s: repeated pointers to scalars", t, sf.Name))

@@ -222,3 +222,19 @@ func TestCache(t *testing.T) {
 		t.Fatalf("a volatile answer was cached")
 	}
 }
+
+// The allocation-free decimal writers agree with the plain ones.
+func TestDecAppend(t *testing.T) {
+	for _, s := range []string{"0", "1", "-1", "100000000000000000", "1000000000000000000", "-123456789012345678901234567890", "999999999999999999"} {
+		var d query.Dec
+		if err := d.ParseProtoText(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(d.AppendJSONText([]byte("x"))); got != "x"+d.JSONText() {
+			t.Errorf("%s: %s, want x%s", s, got, d.JSONText())
+		}
+		if got := string(d.AppendProtoText(nil)); got != s {
+			t.Errorf("%s: proto %s", s, got)
+		}
+	}
+}

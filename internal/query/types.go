@@ -27,7 +27,11 @@ func IntOf(x *uint256.Int) Int {
 }
 
 func (i Int) ProtoText() string { return i.v.String() }
-func (i Int) JSONText() string  { return i.v.String() }
+
+// AppendProtoText and AppendJSONText append the text without allocating.
+func (i *Int) AppendProtoText(b []byte) []byte { return i.v.Append(b, 10) }
+func (i *Int) AppendJSONText(b []byte) []byte  { return i.v.Append(b, 10) }
+func (i Int) JSONText() string                 { return i.v.String() }
 
 func (i *Int) ParseProtoText(s string) error {
 	if _, ok := i.v.SetString(s, 10); !ok || strings.HasPrefix(s, "+") {
@@ -56,6 +60,34 @@ func DecFromInt(x *uint256.Int) Dec {
 }
 
 func (d Dec) ProtoText() string { return d.v.String() }
+
+// AppendProtoText appends the unscaled integer without allocating.
+func (d *Dec) AppendProtoText(b []byte) []byte { return d.v.Append(b, 10) }
+
+// AppendJSONText appends the decimal with its 18 fractional digits.
+func (d *Dec) AppendJSONText(b []byte) []byte {
+	if d.v.Sign() < 0 {
+		b = append(b, '-')
+	}
+	start := len(b)
+	b = d.v.Append(b, 10)
+	if d.v.Sign() < 0 {
+		b = append(b[:start], b[start+1:]...) // drop the sign Append wrote
+	}
+	if n := len(b) - start; n <= decimals {
+		pad := decimals + 1 - n
+		b = append(b, make([]byte, pad)...)
+		copy(b[start+pad:], b[start:start+n])
+		for i := range pad {
+			b[start+i] = '0'
+		}
+	}
+	b = append(b, 0)
+	point := len(b) - 1 - decimals
+	copy(b[point+1:], b[point:len(b)-1])
+	b[point] = '.'
+	return b
+}
 
 func (d Dec) JSONText() string {
 	s := new(big.Int).Abs(&d.v).String()
