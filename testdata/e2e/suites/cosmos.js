@@ -132,6 +132,22 @@ describe('cosmos queries (gRPC with cosmjs-types, REST with fetch)', () => {
     assert.equal((await rest('/cosmos/gov/v1beta1/proposals/424242')).status, 404);
   });
 
+  it('the validator set matches REST', async () => {
+    const q = new tm.ServiceClientImpl(rpc);
+    const got = await q.GetLatestValidatorSet(tm.GetLatestValidatorSetRequest.fromPartial({}));
+    const r = await rest('/cosmos/base/tendermint/v1beta1/validatorsets/latest');
+    assert.equal(r.status, 200);
+    assert.equal(got.blockHeight.toString(), r.body.block_height);
+    assert.ok(got.validators.length >= 1, 'the dev validator is in the set');
+    got.validators.forEach((v, i) => {
+      const w = r.body.validators[i];
+      assert.match(v.address, /^chainvalcons1/);
+      assert.equal(v.address, w.address);
+      assert.equal(v.votingPower.toString(), w.voting_power);
+    });
+    pageEqual(got.pagination, r.body.pagination);
+  });
+
   it('the latest block matches REST and eth_blockNumber', async () => {
     const q = new tm.ServiceClientImpl(rpc);
     const before = await env.provider.getBlockNumber();
