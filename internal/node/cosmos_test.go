@@ -32,11 +32,16 @@ func TestCosmosPorts(t *testing.T) {
 	}
 	get := func(path string) (int, map[string]any) {
 		t.Helper()
-		resp, err := http.Get("http://" + n.Addr("rest") + path)
+		req, _ := http.NewRequest("GET", "http://"+n.Addr("rest")+path, nil)
+		req.Header.Set("Origin", "https://dashboard.example")
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
+		if resp.Header.Get("Access-Control-Allow-Origin") == "" {
+			t.Errorf("%s: no CORS header for a browser page", path)
+		}
 		body, _ := io.ReadAll(resp.Body)
 		var v map[string]any
 		if err := json.Unmarshal(body, &v); err != nil {
