@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/front"
 	"github.com/chaind/chaind/internal/protobuf"
@@ -264,4 +265,25 @@ func FuzzReadFrame(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A call past the client's rate limit is refused as a gRPC status
+// (RESOURCE_EXHAUSTED), not as an HTTP error page.
+func TestRateLimitRefusal(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	f := front.New(front.Config{Limits: front.Limits{PerSecond: 1, PerMinute: 60}, Now: func() time.Time { return now }})
+	srv, err := f.Listen(Listener("127.0.0.1:0", New(query.New(querytest.New(1).Backend())), front.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	c := h2c()
+	body := appendFrame(nil, protobuf.Marshal(&query.QueryTotalSupplyRequest{}))
+	if res := rawCall(t, c, srv.Addr(), "/cosmos.bank.v1beta1.Query/TotalSupply", body, nil); res.status != 0 {
+		t.Fatalf("first call: %+v", res)
+	}
+	res := rawCall(t, c, srv.Addr(), "/cosmos.bank.v1beta1.Query/TotalSupply", body, nil)
+	if res.httpStatus != 200 || res.status != int(query.ResourceExhaust) || res.message == "" {
+		t.Fatalf("second call: %+v", res)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/front"
 	"github.com/chaind/chaind/internal/query"
@@ -220,5 +221,29 @@ func TestMethodAndCORS(t *testing.T) {
 	fh.ServeHTTP(rec, req)
 	if rec.Code != 200 || rec.Header().Get("Access-Control-Allow-Origin") == "" {
 		t.Errorf("CORS: %d %v", rec.Code, rec.Header())
+	}
+}
+
+// A request past the client's rate limit is refused in the REST error
+// shape with the gateway's status for RESOURCE_EXHAUSTED.
+func TestRateLimitRefusal(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	f := front.New(front.Config{Limits: front.Limits{PerSecond: 1, PerMinute: 60}, Now: func() time.Time { return now }})
+	l := Listener("", newServer(), front.Options{})
+	h := f.Handler(l.Options, l.Handler)
+	var last *httptest.ResponseRecorder
+	for range 2 {
+		last = httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/cosmos/bank/v1beta1/supply", nil)
+		req.RemoteAddr = "127.0.0.1:40000"
+		h.ServeHTTP(last, req)
+	}
+	var body struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Details []any  `json:"details"`
+	}
+	if err := json.Unmarshal(last.Body.Bytes(), &body); err != nil || last.Code != http.StatusTooManyRequests || body.Code != 8 || body.Details == nil {
+		t.Fatalf("%d %s %v", last.Code, last.Body, err)
 	}
 }
