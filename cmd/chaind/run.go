@@ -69,8 +69,8 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address every listener binds to")
 	fs.IntVar(&f.httpPort, "http.port", 8545, "JSON-RPC HTTP and WebSocket port (-1 off, 0 any free port)")
 	fs.IntVar(&f.wsPort, "ws.port", 8546, "JSON-RPC WebSocket-only port (-1 off, 0 any free port)")
-	fs.IntVar(&f.restPort, "rest.port", 1317, "REST query port (not built yet)")
-	fs.IntVar(&f.grpcPort, "grpc.port", 9090, "gRPC query port (not built yet)")
+	fs.IntVar(&f.restPort, "rest.port", 1317, "Cosmos-style REST query port (-1 off, 0 any free port)")
+	fs.IntVar(&f.grpcPort, "grpc.port", 9090, "Cosmos-style gRPC query port, cleartext HTTP/2 (-1 off, 0 any free port)")
 	fs.IntVar(&f.explorerPort, "explorer.port", 8080, "block explorer web page and /api/ port (-1 off, 0 any free port)")
 	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port (not built yet)")
 	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "minimum time between blocks of a validator; 0 seals as soon as transactions are pending, and nothing while idle")
@@ -201,6 +201,8 @@ func runNode(args []string) int {
 		check{!portOK(f.httpPort), "--http.port must be -1..65535"},
 		check{!portOK(f.wsPort), "--ws.port must be -1..65535"},
 		check{!portOK(f.explorerPort), "--explorer.port must be -1..65535"},
+		check{!portOK(f.restPort), "--rest.port must be -1..65535"},
+		check{!portOK(f.grpcPort), "--grpc.port must be -1..65535"},
 		check{f.blockTime < 0, "--block-time must not be negative"},
 		check{f.gasLimit != 0 && f.gasLimit < 5000, "--gas-limit must be 0 (keep the genesis limit) or at least 5000"},
 		check{f.procs < 0, "--procs must not be negative"},
@@ -215,6 +217,7 @@ func runNode(args []string) int {
 	cfg := node.Config{
 		DataDir: f.datadir, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
 		Explorer: f.explorerPort >= 0, ExplorerPort: f.explorerPort,
+		RESTPort: &f.restPort, GRPCPort: &f.grpcPort,
 		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public, Archive: f.archive,
 		ClientVersion: clientVersion(), Log: log,
 	}

@@ -28,6 +28,7 @@ var layers = []struct {
 }{
 	// 1: nothing of ours below.
 	{"rlp", 1}, {"internal/crypto/...", 1}, {"internal/forks", 1}, {"internal/store", 1},
+	{"internal/bech32", 1}, {"internal/protobuf", 1},
 	// 2: shared types and the trie.
 	{"internal/types", 2}, {"trie", 2},
 	// 3: world state and the EVM (which defines the state interface it needs).
@@ -38,11 +39,13 @@ var layers = []struct {
 	// 5: the neutral backend and the one HTTP front, then the interface
 	// packages above them.
 	{"internal/backend", 5}, {"internal/front", 5},
-	{"rpc/...", 6}, {"graphql/...", 6}, {"internal/graphql/...", 6}, {"lcd/...", 6}, {"grpcsrv/...", 6}, {"explorer/...", 6},
-	// 7: the node wires everything; tools and the binary sit on top.
-	{"internal/node/...", 7},
-	{"internal/devload", 8}, {"internal/conformance/...", 8}, {"internal/archtest", 8},
-	{"cmd/...", 9},
+	// 6: the Cosmos-style query handlers the REST and gRPC packages share.
+	{"internal/query/...", 6},
+	{"rpc/...", 7}, {"graphql/...", 7}, {"internal/graphql/...", 7}, {"lcd/...", 7}, {"grpcsrv/...", 7}, {"explorer/...", 7},
+	// 8: the node wires everything; tools and the binary sit on top.
+	{"internal/node/...", 8},
+	{"internal/devload", 9}, {"internal/conformance/...", 9}, {"internal/archtest", 9},
+	{"cmd/...", 10},
 }
 
 // neutralPackages sit under every interface package; they import nothing
@@ -50,7 +53,7 @@ var layers = []struct {
 var neutralPackages = []string{"internal/backend", "internal/front"}
 
 // interfacePackages reach the node only through internal/backend.
-var interfacePackages = []string{"rpc/...", "graphql/...", "internal/graphql/...", "lcd/...", "grpcsrv/...", "explorer/..."}
+var interfacePackages = []string{"internal/query/...", "rpc/...", "graphql/...", "internal/graphql/...", "lcd/...", "grpcsrv/...", "explorer/..."}
 
 // interfaceForbidden are the packages an interface package must not import:
 // running the EVM or reading state goes through the backend.

@@ -15,6 +15,9 @@ type Listener struct {
 	Addr    string // host:port to bind; port 0 picks a free one
 	Handler http.Handler
 	Options Options
+	// H2C serves HTTP/2 without TLS ("prior knowledge" cleartext
+	// HTTP/2, what gRPC clients speak) beside HTTP/1.1.
+	H2C bool
 }
 
 // Server is a listener being served.
@@ -48,6 +51,11 @@ func (f *Front) Listen(l Listener) (*Server, error) {
 		return nil, fmt.Errorf("listen %s: %w", l.Kind, err)
 	}
 	srv := &http.Server{Handler: f.Handler(l.Options, l.Handler), ReadHeaderTimeout: 10 * time.Second}
+	if l.H2C {
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetHTTP1(true)
+		srv.Protocols.SetUnencryptedHTTP2(true)
+	}
 	if f.lim != nil && f.lim.cfg.Conns > 0 {
 		ln = &cappedListener{Listener: ln, lim: f.lim}
 		srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {

@@ -46,6 +46,9 @@ type Config struct {
 	// ExplorerPort (0: any free port).
 	Explorer     bool
 	ExplorerPort int
+	// RESTPort and GRPCPort are the Cosmos-style query ports; nil or -1
+	// off, 0 any free port.
+	RESTPort, GRPCPort *int
 
 	// Validator is the key that signs blocks; nil makes a node that only
 	// serves what it has and pools transactions.
@@ -225,6 +228,7 @@ func (n *Node) listeners() []front.Listener {
 	if n.cfg.Explorer {
 		ls = append(ls, n.explorerListener(addr(n.cfg.ExplorerPort)))
 	}
+	ls = append(ls, n.cosmosListeners(addr)...)
 	return ls
 }
 

@@ -16,3 +16,4 @@ await import('./suites/accounts.js');
 await import('./suites/viem.js');
 await import('./suites/explorer.js');
 await import('./suites/graphql.js');
+await import('./suites/cosmos.js');

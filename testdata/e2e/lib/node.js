@@ -35,12 +35,13 @@ const listenRe = /msg=listening kind=(\w+) addr=(\S+)/;
 /**
  * Starts `chaind --dev --block-time 0` with every port picked free and
  * resolves once the endpoints are listening: { http, ws, wsOnly, explorer,
- * stop(), output() }. http is the HTTP endpoint (it also upgrades to
- * WebSocket), wsOnly the WebSocket-only port, explorer the block
- * explorer's page and API.
+ * rest, grpc, stop(), output() }. http is the HTTP endpoint (it also
+ * upgrades to WebSocket), wsOnly the WebSocket-only port, explorer the block
+ * explorer's page and API, rest the Cosmos REST base URL and grpc the gRPC
+ * host:port.
  */
 export function startNode(bin, { timeoutMs = 60_000 } = {}) {
-  const args = ['--dev', '--block-time', '0', '--http.port', '0', '--ws.port', '0', '--explorer.port', '0'];
+  const args = ['--dev', '--block-time', '0', '--http.port', '0', '--ws.port', '0', '--explorer.port', '0', '--rest.port', '0', '--grpc.port', '0'];
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
@@ -58,7 +59,7 @@ export function startNode(bin, { timeoutMs = 60_000 } = {}) {
         const m = listenRe.exec(line);
         if (m) addrs[m[1]] = m[2];
       }
-      if (addrs.http && addrs.ws && addrs.explorer) {
+      if (addrs.http && addrs.ws && addrs.explorer && addrs.rest && addrs.grpc) {
         clearTimeout(timer);
         res();
       }
@@ -76,6 +77,8 @@ export function startNode(bin, { timeoutMs = 60_000 } = {}) {
     ws: `ws://${addrs.http}`,
     wsOnly: `ws://${addrs.ws}`,
     explorer: `http://${addrs.explorer}`,
+    rest: `http://${addrs.rest}`,
+    grpc: addrs.grpc,
     output: () => log,
     async stop() {
       process.off('exit', killOnExit);

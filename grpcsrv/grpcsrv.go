@@ -1,0 +1,281 @@
+// Package grpcsrv serves the Cosmos-style gRPC query services from the
+// shared query handlers: unary calls over HTTP/2 (cleartext, on net/http),
+// length-prefixed protobuf messages, grpc-status and grpc-message
+// trailers, grpc-timeout deadlines, message size limits, and server
+// reflection (grpc.reflection.v1 and v1alpha) so tools can list, describe
+// and call every service without local .proto files.
+package grpcsrv
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/internal/protobuf"
+	"github.com/chaind/chaind/internal/query"
+)
+
+// DefaultMaxMessage is the largest message received or sent (4 MiB, as
+// gRPC implementations default to).
+const DefaultMaxMessage = 4 << 20
+
+// Server answers gRPC calls.
+type Server struct {
+	q          *query.Querier
+	maxRecv    uint32
+	maxSend    int
+	reflection map[string]bool // reflection service paths
+	reg        *protobuf.Registry
+}
+
+// New returns the gRPC handler over q.
+func New(q *query.Querier) *Server {
+	return &Server{q: q, maxRecv: DefaultMaxMessage, maxSend: DefaultMaxMessage,
+		reg: protobuf.NewRegistry(append(q.Files(), ReflectionFiles()...)...),
+		reflection: map[string]bool{
+			"/" + reflectionV1 + "/ServerReflectionInfo":      true,
+			"/" + reflectionV1Alpha + "/ServerReflectionInfo": true,
+		}}
+}
+
+// SetMaxMessage changes the size limit of received and sent messages.
+func (s *Server) SetMaxMessage(n int) {
+	s.maxRecv, s.maxSend = uint32(n), n
+}
+
+// Listener declares the gRPC port behind the node's front: cleartext
+// HTTP/2, refusals answered as gRPC statuses.
+func Listener(addr string, h http.Handler, o front.Options) front.Listener {
+	o.Refuse = Refuse
+	return front.Listener{Kind: "grpc", Addr: addr, Handler: h, Options: o, H2C: true}
+}
+
+// Refuse writes a front refusal as a gRPC status.
+func Refuse(w http.ResponseWriter, r *http.Request, ref front.Refusal) {
+	if !isGRPC(r) {
+		http.Error(w, ref.Message, ref.Status)
+		return
+	}
+	code := query.Unknown
+	switch ref.Status {
+	case http.StatusTooManyRequests, http.StatusRequestEntityTooLarge:
+		code = query.ResourceExhaust
+	case http.StatusForbidden:
+		code = 7 // PERMISSION_DENIED
+	case http.StatusUnauthorized:
+		code = 16 // UNAUTHENTICATED
+	}
+	trailersOnly(w, &query.Error{Code: code, Msg: ref.Message})
+}
+
+func isGRPC(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	return ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;")
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ProtoMajor != 2 {
+		http.Error(w, "gRPC requires HTTP/2", http.StatusHTTPVersionNotSupported)
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "gRPC requires POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if !isGRPC(r) {
+		http.Error(w, "invalid gRPC request content-type "+strconv.Quote(r.Header.Get("Content-Type")), http.StatusUnsupportedMediaType)
+		return
+	}
+	if _, ok := w.(http.Flusher); !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	ctx := r.Context()
+	if t := r.Header.Get("Grpc-Timeout"); t != "" {
+		d, err := parseTimeout(t)
+		if err != nil {
+			trailersOnly(w, query.Errorf(query.Internal, "malformed grpc-timeout: %v", err))
+			return
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	if enc := r.Header.Get("Grpc-Encoding"); enc != "" && enc != "identity" {
+		trailersOnly(w, query.Errorf(query.Unimplemented, "grpc: Decompressor is not installed for grpc-encoding %q", enc))
+		return
+	}
+	path := r.URL.Path
+	if s.reflection[path] {
+		s.serveReflection(ctx, w, r)
+		return
+	}
+	m, ok := s.q.Lookup(path)
+	if !ok {
+		trailersOnly(w, unknownMethod(s.q, path))
+		return
+	}
+	msg, err := readFrame(r.Body, s.maxRecv)
+	if err != nil {
+		trailersOnly(w, frameError(err, true))
+		return
+	}
+	// A unary call has exactly one request message.
+	if _, err := readFrame(r.Body, s.maxRecv); err != io.EOF {
+		if err == nil {
+			trailersOnly(w, query.Errorf(query.Unimplemented, "grpc: more than one request message for unary method %s", path))
+		} else {
+			trailersOnly(w, frameError(err, false))
+		}
+		return
+	}
+	req := m.NewRequest()
+	if err := protobuf.Unmarshal(msg, req); err != nil {
+		trailersOnly(w, query.Errorf(query.Internal, "grpc: error unmarshalling request: %v", err))
+		return
+	}
+	out, qerr := s.q.Cached(m, "grpc "+path+" "+string(msg), func() ([]byte, *query.Error) {
+		resp, qerr := s.q.Call(ctx, m, req)
+		if qerr != nil {
+			return nil, qerr
+		}
+		return protobuf.Marshal(resp), nil
+	})
+	if qerr == nil && ctx.Err() != nil {
+		qerr = query.AsError(ctx.Err())
+	}
+	if qerr != nil {
+		trailersOnly(w, qerr)
+		return
+	}
+	if len(out) > s.maxSend {
+		trailersOnly(w, query.Errorf(query.ResourceExhaust, "grpc: trying to send message larger than max (%d vs. %d)", len(out), s.maxSend))
+		return
+	}
+	startStream(w, r)
+	w.Write(appendFrame(make([]byte, 0, 5+len(out)), out))
+	w.(http.Flusher).Flush()
+	finish(w, nil)
+}
+
+// frameError maps a request-reading failure to a status; first says no
+// message has been read yet.
+func frameError(err error, first bool) *query.Error {
+	var big *errFrameTooLarge
+	switch {
+	case errors.As(err, &big):
+		return query.Errorf(query.ResourceExhaust, "%v", err)
+	case err == errCompressed:
+		return query.Errorf(query.Unimplemented, "%v", err)
+	case err == io.EOF && first:
+		return query.Errorf(query.Unimplemented, "grpc: no request message for unary method")
+	case err == io.ErrUnexpectedEOF:
+		return query.Errorf(query.Internal, "grpc: request message cut short")
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return query.Errorf(query.ResourceExhaust, "request body over %d bytes", mbe.Limit)
+	}
+	return query.Errorf(query.Internal, "grpc: reading request: %v", err)
+}
+
+func unknownMethod(q *query.Querier, path string) *query.Error {
+	svc, method, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if !ok {
+		return query.Errorf(query.Unimplemented, "malformed method name: %q", path)
+	}
+	for _, s := range q.Services() {
+		if s.Name == svc {
+			return query.Errorf(query.Unimplemented, "unknown method %s for service %s", method, svc)
+		}
+	}
+	return query.Errorf(query.Unimplemented, "unknown service %s", svc)
+}
+
+// startStream sends the response headers of a stream that will carry
+// messages, declaring the status trailers.
+func startStream(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "application/grpc")
+	h.Add("Trailer", "Grpc-Status")
+	h.Add("Trailer", "Grpc-Message")
+	w.WriteHeader(http.StatusOK)
+}
+
+// finish sets the status trailers of a started stream.
+func finish(w http.ResponseWriter, e *query.Error) {
+	if e == nil {
+		w.Header().Set("Grpc-Status", "0")
+		return
+	}
+	w.Header().Set("Grpc-Status", strconv.Itoa(int(e.Code)))
+	w.Header().Set("Grpc-Message", encodeMessage(e.Msg))
+}
+
+// trailersOnly answers with a status and no messages: one HEADERS frame
+// that ends the stream.
+func trailersOnly(w http.ResponseWriter, e *query.Error) {
+	h := w.Header()
+	h.Set("Content-Type", "application/grpc")
+	h.Set("Grpc-Status", strconv.Itoa(int(e.Code)))
+	h.Set("Grpc-Message", encodeMessage(e.Msg))
+	w.WriteHeader(http.StatusOK)
+}
+
+// encodeMessage percent-encodes a grpc-message: bytes outside printable
+// ASCII, and '%' itself, become %XX.
+func encodeMessage(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '%' {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// parseTimeout reads a grpc-timeout value: up to eight digits and a unit
+// (H, M, S, m, u, n).
+func parseTimeout(s string) (time.Duration, error) {
+	if len(s) < 2 || len(s) > 9 {
+		return 0, errors.New("bad length")
+	}
+	n, err := strconv.ParseUint(s[:len(s)-1], 10, 64)
+	if err != nil {
+		return 0, errors.New("bad number")
+	}
+	var unit time.Duration
+	switch s[len(s)-1] {
+	case 'H':
+		unit = time.Hour
+	case 'M':
+		unit = time.Minute
+	case 'S':
+		unit = time.Second
+	case 'm':
+		unit = time.Millisecond
+	case 'u':
+		unit = time.Microsecond
+	case 'n':
+		unit = time.Nanosecond
+	default:
+		return 0, errors.New("bad unit")
+	}
+	// Eight digits of hours would overflow a Duration; cap at its max.
+	if n > uint64(1<<63-1)/uint64(unit) {
+		return time.Duration(1<<63 - 1), nil
+	}
+	return time.Duration(n) * unit, nil
+}

@@ -1,0 +1,187 @@
+package query
+
+import (
+	"context"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/protobuf"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+type QueryBalanceRequest struct {
+	Address string `pb:"1,address"`
+	Denom   string `pb:"2,denom"`
+}
+
+func (QueryBalanceRequest) ProtoName() string { return "cosmos.bank.v1beta1.QueryBalanceRequest" }
+
+type QueryBalanceResponse struct {
+	Balance *Coin `pb:"1,balance"`
+}
+
+func (QueryBalanceResponse) ProtoName() string { return "cosmos.bank.v1beta1.QueryBalanceResponse" }
+
+type QueryAllBalancesRequest struct {
+	Address      string       `pb:"1,address"`
+	Pagination   *PageRequest `pb:"2,pagination"`
+	ResolveDenom bool         `pb:"3,resolve_denom"`
+}
+
+func (QueryAllBalancesRequest) ProtoName() string {
+	return "cosmos.bank.v1beta1.QueryAllBalancesRequest"
+}
+
+type QueryAllBalancesResponse struct {
+	Balances   []Coin        `pb:"1,balances"`
+	Pagination *PageResponse `pb:"2,pagination"`
+}
+
+func (QueryAllBalancesResponse) ProtoName() string {
+	return "cosmos.bank.v1beta1.QueryAllBalancesResponse"
+}
+
+type QueryTotalSupplyRequest struct {
+	Pagination *PageRequest `pb:"1,pagination"`
+}
+
+func (QueryTotalSupplyRequest) ProtoName() string {
+	return "cosmos.bank.v1beta1.QueryTotalSupplyRequest"
+}
+
+type QueryTotalSupplyResponse struct {
+	Supply     []Coin        `pb:"1,supply"`
+	Pagination *PageResponse `pb:"2,pagination"`
+}
+
+func (QueryTotalSupplyResponse) ProtoName() string {
+	return "cosmos.bank.v1beta1.QueryTotalSupplyResponse"
+}
+
+type QuerySupplyOfRequest struct {
+	Denom string `pb:"1,denom"`
+}
+
+func (QuerySupplyOfRequest) ProtoName() string { return "cosmos.bank.v1beta1.QuerySupplyOfRequest" }
+
+type QuerySupplyOfResponse struct {
+	Amount Coin `pb:"1,amount"`
+}
+
+func (QuerySupplyOfResponse) ProtoName() string { return "cosmos.bank.v1beta1.QuerySupplyOfResponse" }
+
+func bankService() *Service {
+	return serviceFile("cosmos/bank/v1beta1/query.proto", "cosmos.bank.v1beta1.Query",
+		[]protobuf.Message{QueryBalanceRequest{}, QueryBalanceResponse{}, QueryAllBalancesRequest{}, QueryAllBalancesResponse{},
+			QueryTotalSupplyRequest{}, QueryTotalSupplyResponse{}, QuerySupplyOfRequest{}, QuerySupplyOfResponse{}},
+		nil,
+		[]*Method{
+			method("Balance", "/cosmos/bank/v1beta1/balances/{address}/by_denom", (*Querier).Balance),
+			method("AllBalances", "/cosmos/bank/v1beta1/balances/{address}", (*Querier).AllBalances),
+			method("TotalSupply", "/cosmos/bank/v1beta1/supply", (*Querier).TotalSupply),
+			method("SupplyOf", "/cosmos/bank/v1beta1/supply/by_denom", (*Querier).SupplyOf),
+		})
+}
+
+// head returns the head block's header and its state.
+func (q *Querier) head() (*types.Header, backend.State, error) {
+	if q.b.Blocks == nil || q.b.State == nil {
+		return nil, nil, backend.ErrUnavailable
+	}
+	h := q.b.Blocks.Head().Header()
+	st, err := q.b.State.StateAt(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, st, nil
+}
+
+func (q *Querier) balance(addr string) (*uint256.Int, error) {
+	a, err := parseAddress(AccountPrefix, "address", addr)
+	if err != nil {
+		return nil, err
+	}
+	_, st, err := q.head()
+	if err != nil {
+		return nil, err
+	}
+	return st.Balance(a), nil
+}
+
+func checkDenom(d string) error {
+	if d == "" {
+		return Errorf(InvalidArgument, "invalid denom")
+	}
+	return nil
+}
+
+// Balance is an account's balance of one denomination; the chain has one
+// coin, so any other denomination holds zero, as for an unknown coin in
+// the Cosmos SDK.
+func (q *Querier) Balance(_ context.Context, r *QueryBalanceRequest) (*QueryBalanceResponse, error) {
+	if err := checkDenom(r.Denom); err != nil {
+		return nil, err
+	}
+	bal, err := q.balance(r.Address)
+	if err != nil {
+		return nil, err
+	}
+	if r.Denom != Denom {
+		bal = new(uint256.Int)
+	}
+	return &QueryBalanceResponse{Balance: &Coin{Denom: r.Denom, Amount: IntOf(bal)}}, nil
+}
+
+// AllBalances lists an account's non-zero balances.
+func (q *Querier) AllBalances(_ context.Context, r *QueryAllBalancesRequest) (*QueryAllBalancesResponse, error) {
+	bal, err := q.balance(r.Address)
+	if err != nil {
+		return nil, err
+	}
+	page, pr, err := paginate(coins(bal), coinKey, r.Pagination)
+	if err != nil {
+		return nil, err
+	}
+	return &QueryAllBalancesResponse{Balances: page, Pagination: pr}, nil
+}
+
+func coinKey(c Coin) []byte { return []byte(c.Denom) }
+
+func (q *Querier) supply() (*uint256.Int, error) {
+	if q.b.Supply == nil {
+		return nil, backend.ErrUnavailable
+	}
+	h, _, err := q.head()
+	if err != nil {
+		return nil, err
+	}
+	return q.b.Supply.TotalSupply(h)
+}
+
+// TotalSupply lists the supply of every coin.
+func (q *Querier) TotalSupply(_ context.Context, r *QueryTotalSupplyRequest) (*QueryTotalSupplyResponse, error) {
+	s, err := q.supply()
+	if err != nil {
+		return nil, err
+	}
+	page, pr, err := paginate(coins(s), coinKey, r.Pagination)
+	if err != nil {
+		return nil, err
+	}
+	return &QueryTotalSupplyResponse{Supply: page, Pagination: pr}, nil
+}
+
+// SupplyOf is the supply of one coin (zero for a coin the chain lacks).
+func (q *Querier) SupplyOf(_ context.Context, r *QuerySupplyOfRequest) (*QuerySupplyOfResponse, error) {
+	if err := checkDenom(r.Denom); err != nil {
+		return nil, err
+	}
+	s := new(uint256.Int)
+	if r.Denom == Denom {
+		var err error
+		if s, err = q.supply(); err != nil {
+			return nil, err
+		}
+	}
+	return &QuerySupplyOfResponse{Amount: Coin{Denom: r.Denom, Amount: IntOf(s)}}, nil
+}
