@@ -52,14 +52,24 @@ func EndBlock(st State, b Block) error {
 		l.punish(&p, b)
 	}
 	c := b.Number / CycleLength
-	if b.Number%CycleLength == 0 {
+	switch b.Number % CycleLength {
+	case 0:
 		l.openCycle(c)
-	}
-	if b.Number%CycleLength == CycleLength-1 {
+	case SelectionBlock:
+		p := ReadParams(st)
+		l.selectValidators(&p)
+	case CycleLength - 1:
 		l.endCycle(c)
 	}
 	return nil
 }
+
+// SelectionBlock is the block of a cycle (counted from 0) at whose end the
+// next cycle's validators are chosen. They take over at the cycle
+// boundary; choosing them half a cycle early lets the consensus engine
+// know the set of a height a few heights before it gets there, as it must
+// to check votes that arrive ahead of time.
+const SelectionBlock = 5
 
 // matureUnbonding pays the entries whose cooldown is over. Entries are
 // queued in block order, so the ones due are at the head; a cooldown
@@ -80,18 +90,20 @@ func (l *ledger) matureUnbonding() {
 	l.s.setU64(q.field(qHead), head)
 }
 
-// Active set record: the validators of the current cycle, in the order
-// they were chosen, three words each: operator, consensus address, power.
+// Validator set records: the validators of the current cycle ("active")
+// and those chosen for the next ("next"), in the order they were chosen,
+// three words each: operator, consensus address, power. Each set record's
+// fields 1.. count validators by state when it was chosen.
 func activeRec() slot { return rec(StakingAddress, "active") }
 
-// Counts record: validators by state after the last selection.
+func nextRec() slot { return rec(StakingAddress, "next") }
+
+// Count fields of a set record.
 const (
-	cActive = iota
+	cActive = 1 + iota
 	cStandby
 	cJailed
 )
-
-func countsRec() slot { return rec(StakingAddress, "counts") }
 
 // ActiveValidator is a member of the consensus set.
 type ActiveValidator struct {
@@ -101,8 +113,14 @@ type ActiveValidator struct {
 
 // ReadActiveSet returns the validators of the cycle the state's block
 // belongs to (at a cycle's last block: of the next cycle).
-func ReadActiveSet(st State) []ActiveValidator {
-	s, r := store{st}, activeRec()
+func ReadActiveSet(st State) []ActiveValidator { return readSet(st, activeRec()) }
+
+// ReadNextSet returns the validators chosen for the next cycle: from the
+// cycle's SelectionBlock on, the set the next cycle will run.
+func ReadNextSet(st State) []ActiveValidator { return readSet(st, nextRec()) }
+
+func readSet(st State, r slot) []ActiveValidator {
+	s := store{st}
 	n := s.u64(r)
 	out := make([]ActiveValidator, 0, n)
 	d := r.data()
@@ -117,7 +135,7 @@ func ReadActiveSet(st State) []ActiveValidator {
 func (l *ledger) endCycle(c uint64) {
 	p := ReadParams(l.s.st)
 	l.payRewards(&p)
-	l.selectValidators(&p)
+	l.copySet(nextRec(), activeRec())
 	r := cycleRec(c)
 	l.s.setU64(r.field(cyEnd), l.now*1000)
 	l.s.setU64(r.field(cyTimestamp), l.now*1000)
@@ -152,7 +170,8 @@ func (l *ledger) payRewards(p *Params) {
 	}
 }
 
-// selectValidators decides every validator's state for the next cycle:
+// selectValidators decides every validator's state for the next cycle
+// (the states show at once; the set takes over at the boundary):
 // the top `desired` by bonded stake (ties by address) among those not
 // jailed and staked at least requiredStake are active, the other such
 // standby; the active set is written for the consensus engine. When no
@@ -189,7 +208,7 @@ func (l *ledger) selectValidators(p *Params) {
 		// take over, the last set stays (jailed or not).
 		return
 	}
-	r := activeRec()
+	r := nextRec()
 	old := l.s.u64(r)
 	d := r.data()
 	var n uint64
@@ -211,10 +230,25 @@ func (l *ledger) selectValidators(p *Params) {
 		}
 	}
 	l.s.setU64(r, n)
-	cr := countsRec()
-	l.s.setU64(cr.field(cActive), n)
-	l.s.setU64(cr.field(cStandby), uint64(len(cands))-n)
-	l.s.setU64(cr.field(cJailed), jailed)
+	l.s.setU64(r.field(cActive), n)
+	l.s.setU64(r.field(cStandby), uint64(len(cands))-n)
+	l.s.setU64(r.field(cJailed), jailed)
+}
+
+// copySet makes set record dst a copy of src: the chosen set takes over.
+func (l *ledger) copySet(src, dst slot) {
+	n, old := l.s.u64(src), l.s.u64(dst)
+	sd, dd := src.data(), dst.data()
+	for i := range 3 * max(n, old) {
+		var w types.Hash
+		if i < 3*n {
+			w = l.s.word(sd.field(i))
+		}
+		l.s.setWord(dd.field(i), w)
+	}
+	for f := range uint64(cJailed + 1) {
+		l.s.setWord(dst.field(f), l.s.word(src.field(f)))
+	}
 }
 
 // Cycle record fields.
@@ -241,7 +275,7 @@ func cycleRec(c uint64) slot {
 // openCycle starts the record of cycle c at its first block.
 func (l *ledger) openCycle(c uint64) {
 	p := ReadParams(l.s.st)
-	r, cr := cycleRec(c), countsRec()
+	r, cr := cycleRec(c), activeRec()
 	l.s.setU64(r.field(cyStart), l.now*1000)
 	l.s.setU64(r.field(cyActive), l.s.u64(cr.field(cActive)))
 	l.s.setU64(r.field(cyStandby), l.s.u64(cr.field(cStandby)))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/rpc"
+	"github.com/holiman/uint256"
 )
 
 // nodeInfo is one element of chain_getNodeList.
@@ -27,7 +28,7 @@ type networkAccount struct {
 	LatestVersion       string         `json:"latestVersion"`
 	MinVersion          string         `json:"minVersion"`
 	CertCycleDuration   uint64         `json:"certCycleDuration"`
-	MaintenanceFee      uint64         `json:"maintenanceFee"`
+	MaintenanceFee      string         `json:"maintenanceFee"`
 	MaintenanceInterval uint64         `json:"maintenanceInterval"`
 	Penalty             amount         `json:"penalty"`
 	Slashing            slashingParams `json:"slashing"`
@@ -83,7 +84,15 @@ func renderNode(n backend.NodeInfo) nodeInfo {
 
 // hexAmount is an amount as hex without 0x.
 func hexAmount(a backend.Amount) amount {
-	return amount{Amount: strings.TrimPrefix(a.Amount.Hex(), "0x"), Currency: a.Currency}
+	return amount{Amount: hexWei(a.Amount), Currency: a.Currency}
+}
+
+// hexWei renders wei as hex without 0x; nil is zero.
+func hexWei(v *uint256.Int) string {
+	if v == nil {
+		return "0"
+	}
+	return strings.TrimPrefix(v.Hex(), "0x")
 }
 
 func millis(d time.Duration) uint64 { return uint64(d.Milliseconds()) }
@@ -92,7 +101,7 @@ func renderNetworkAccount(a backend.NetworkAccount) networkAccount {
 	return networkAccount{
 		ActiveVersion: a.ActiveVersion, LatestVersion: a.LatestVersion, MinVersion: a.MinVersion,
 		CertCycleDuration:   a.CertCycleDuration,
-		MaintenanceFee:      a.MaintenanceFee,
+		MaintenanceFee:      hexWei(a.MaintenanceFee),
 		MaintenanceInterval: millis(a.MaintenanceInterval),
 		Penalty:             hexAmount(a.Penalty),
 		Slashing: slashingParams{
@@ -154,7 +163,10 @@ func RegisterChain(s *rpc.Server, nb backend.Validators) {
 			page = *opts.Page
 		}
 		if opts.Limit != nil {
-			limit = min(max(*opts.Limit, 1), nodeListMaxLimit)
+			if *opts.Limit < 1 || *opts.Limit > nodeListMaxLimit {
+				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: limit must be 1..1000"}
+			}
+			limit = *opts.Limit
 		}
 		all := nb.Nodes()
 		out := nodeList{Nodes: []nodeInfo{}, TotalNodes: len(all), Page: page, Limit: limit,
