@@ -13,9 +13,9 @@ import (
 func addr(b byte) types.Address { return types.Address{19: b} }
 
 // consKey returns the compressed public key of a fixed test key.
-func consKey(t testing.TB, i byte) []byte {
+func consKey(t testing.TB, i byte, more ...byte) []byte {
 	t.Helper()
-	seed := crypto.Keccak256([]byte("test consensus key"), []byte{i})
+	seed := crypto.Keccak256([]byte("test consensus key"), append([]byte{i}, more...))
 	k, err := crypto.ToPrivateKey(seed[:])
 	if err != nil {
 		t.Fatal(err)
