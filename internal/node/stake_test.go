@@ -64,6 +64,23 @@ func TestDevnetValidatorsFromState(t *testing.T) {
 		t.Fatalf("network account %+v %v", acc, err)
 	}
 
+	sa := n.Staking()
+	vals, err := sa.StakingValidators(nil)
+	if err != nil || len(vals) != 4 {
+		t.Fatalf("validators %d %v", len(vals), err)
+	}
+	for _, v := range vals {
+		if v.Status != "active" || v.Tokens.Cmp(devValidatorStake) != 0 || v.Moniker == "" {
+			t.Fatalf("validator %+v", v)
+		}
+		if ds, err := sa.ValidatorDelegations(nil, v.Operator); err != nil || len(ds) != 1 || ds[0].Delegator != v.Operator {
+			t.Fatalf("delegations %+v %v", ds, err)
+		}
+	}
+	if sp, err := sa.StakingParams(nil); err != nil || sp.RestakeCooldown != 60_000 {
+		t.Fatalf("params %+v %v", sp, err)
+	}
+
 	head := n.Chain.Head().Number()
 	sched := newStakeSchedule(n.Chain)
 	for num := uint64(1); num <= head; num++ {
