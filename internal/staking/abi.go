@@ -180,14 +180,40 @@ func revertData(reason string) []byte {
 	return append(sel[:], new(encoder).string(reason).encode()...)
 }
 
-// method is one ABI function of a system contract.
+// method is one ABI function of a system contract. Its inputs and outputs
+// are "type name" pairs; the selector, the ABI JSON and the Solidity
+// interface all derive from them.
 type method struct {
 	name    string
-	sig     string // canonical signature, e.g. "delegate(address)"
+	in, out []string
 	payable bool
 	write   bool   // changes state: refused in a static call
 	gas     uint64 // flat cost charged before the method runs
 	run     func(c *call, a *args) ([]byte, error)
+}
+
+// sig is the canonical signature, e.g. "delegate(address)".
+func (m *method) sig() string { return m.name + "(" + strings.Join(paramTypes(m.in), ",") + ")" }
+
+func paramTypes(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = strings.Fields(p)[0]
+	}
+	return out
+}
+
+// event is one ABI event; "indexed" params are topics.
+type event struct {
+	name   string
+	params []string
+	topic  types.Hash
+}
+
+func newEvent(name string, params ...string) *event {
+	e := &event{name: name, params: params}
+	e.topic = topic(name + "(" + strings.Join(paramTypes(params), ",") + ")")
+	return e
 }
 
 // methodTable indexes methods by selector.
@@ -196,10 +222,11 @@ type methodTable map[[4]byte]*method
 func newMethodTable(ms []*method) methodTable {
 	t := make(methodTable, len(ms))
 	for _, m := range ms {
-		if !strings.HasPrefix(m.sig, m.name+"(") {
-			panic(fmt.Sprintf("staking: method %s has signature %s", m.name, m.sig))
+		sel := selector(m.sig())
+		if _, dup := t[sel]; dup {
+			panic(fmt.Sprintf("staking: selector clash at %s", m.sig()))
 		}
-		t[selector(m.sig)] = m
+		t[sel] = m
 	}
 	return t
 }

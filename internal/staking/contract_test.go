@@ -53,7 +53,7 @@ func TestContractDelegateThroughEVM(t *testing.T) {
 		t.Fatalf("delegate used %d gas", used)
 	}
 	logs := st.Logs()
-	if len(logs) != 1 || logs[0].Topics[0] != evDelegate || logs[0].Topics[1] != addrTopic(addr(9)) || logs[0].Address != StakingAddress {
+	if len(logs) != 1 || logs[0].Topics[0] != evDelegate.topic || logs[0].Topics[1] != addrTopic(addr(9)) || logs[0].Address != StakingAddress {
 		t.Fatalf("logs %+v", logs)
 	}
 	// The view through a static call sees the delegation.

@@ -12,20 +12,23 @@ const (
 	gasSetWithdrawAddress = 10_000
 )
 
+// Events of the distribution contract.
 var (
-	evWithdrawReward     = topic("WithdrawDelegatorReward(address,address,uint256)")
-	evWithdrawCommission = topic("WithdrawValidatorCommission(address,uint256)")
-	evSetWithdrawAddress = topic("SetWithdrawAddress(address,address)")
+	evWithdrawReward     = newEvent("WithdrawDelegatorReward", "address indexed delegator", "address indexed validator", "uint256 amount")
+	evWithdrawCommission = newEvent("WithdrawValidatorCommission", "address indexed validator", "uint256 amount")
+	evSetWithdrawAddress = newEvent("SetWithdrawAddress", "address indexed delegator", "address indexed withdrawAddress")
 )
 
+var distributionEvents = []*event{evWithdrawReward, evWithdrawCommission, evSetWithdrawAddress}
+
 var distributionMethods = []*method{
-	{name: "withdrawDelegatorRewards", sig: "withdrawDelegatorRewards(address)", write: true, gas: gasWithdrawRewards, run: withdrawDelegatorRewards},
-	{name: "withdrawValidatorCommission", sig: "withdrawValidatorCommission()", write: true, gas: gasWithdrawCommission, run: withdrawValidatorCommission},
-	{name: "setWithdrawAddress", sig: "setWithdrawAddress(address)", write: true, gas: gasSetWithdrawAddress, run: setWithdrawAddress},
-	{name: "delegationRewards", sig: "delegationRewards(address,address)", gas: gasView, run: delegationRewards},
-	{name: "validatorCommission", sig: "validatorCommission(address)", gas: gasView, run: validatorCommission},
-	{name: "withdrawAddress", sig: "withdrawAddress(address)", gas: gasView, run: withdrawAddressView},
-	{name: "communityPool", sig: "communityPool()", gas: gasView, run: communityPool},
+	{name: "withdrawDelegatorRewards", write: true, gas: gasWithdrawRewards, run: withdrawDelegatorRewards, in: []string{"address validator"}, out: []string{"uint256 amount"}},
+	{name: "withdrawValidatorCommission", write: true, gas: gasWithdrawCommission, run: withdrawValidatorCommission, out: []string{"uint256 amount"}},
+	{name: "setWithdrawAddress", write: true, gas: gasSetWithdrawAddress, run: setWithdrawAddress, in: []string{"address withdrawAddress"}, out: []string{"bool success"}},
+	{name: "delegationRewards", gas: gasView, run: delegationRewards, in: []string{"address delegator", "address validator"}, out: []string{"uint256 amount"}},
+	{name: "validatorCommission", gas: gasView, run: validatorCommission, in: []string{"address validator"}, out: []string{"uint256 amount"}},
+	{name: "withdrawAddress", gas: gasView, run: withdrawAddressView, in: []string{"address delegator"}, out: []string{"address withdrawAddress"}},
+	{name: "communityPool", gas: gasView, run: communityPool, out: []string{"uint256 amount"}},
 }
 
 // withdrawRewards pays delegation (d, v)'s rewards to d's withdraw address.
@@ -62,7 +65,7 @@ func withdrawDelegatorRewards(c *call, a *args) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.emit([]types.Hash{evWithdrawReward, addrTopic(c.Caller), addrTopic(v)}, new(encoder).uint(amt).encode())
+	c.emit([]types.Hash{evWithdrawReward.topic, addrTopic(c.Caller), addrTopic(v)}, new(encoder).uint(amt).encode())
 	return new(encoder).uint(amt).encode(), nil
 }
 
@@ -71,7 +74,7 @@ func withdrawValidatorCommission(c *call, a *args) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.emit([]types.Hash{evWithdrawCommission, addrTopic(c.Caller)}, new(encoder).uint(amt).encode())
+	c.emit([]types.Hash{evWithdrawCommission.topic, addrTopic(c.Caller)}, new(encoder).uint(amt).encode())
 	return new(encoder).uint(amt).encode(), nil
 }
 
@@ -84,7 +87,7 @@ func setWithdrawAddress(c *call, a *args) ([]byte, error) {
 		return nil, revert("withdraw address must not be zero")
 	}
 	c.l.s.setAddr(withdrawRec(c.Caller), to)
-	c.emit([]types.Hash{evSetWithdrawAddress, addrTopic(c.Caller), addrTopic(to)}, nil)
+	c.emit([]types.Hash{evSetWithdrawAddress.topic, addrTopic(c.Caller), addrTopic(to)}, nil)
 	return new(encoder).bool(true).encode(), nil
 }
 

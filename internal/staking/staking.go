@@ -42,29 +42,48 @@ const (
 // its commission rate.
 const commissionChangeInterval = 86_400
 
-// Event signatures of the staking contract.
+// Events of the staking contract.
 var (
-	evCreateValidator = topic("CreateValidator(address,uint256)")
-	evEditValidator   = topic("EditValidator(address,uint256,uint256)")
-	evDelegate        = topic("Delegate(address,address,uint256,uint256)")
-	evUnbond          = topic("Unbond(address,address,uint256,uint256)")
-	evRedelegate      = topic("Redelegate(address,address,address,uint256)")
-	evUnjail          = topic("Unjail(address)")
-	evLeftEarly       = topic("LeftNetworkEarly(address,uint256)")
+	evCreateValidator = newEvent("CreateValidator", "address indexed validator", "uint256 amount")
+	evEditValidator   = newEvent("EditValidator", "address indexed validator", "uint256 commissionRate", "uint256 minSelfDelegation")
+	evDelegate        = newEvent("Delegate", "address indexed delegator", "address indexed validator", "uint256 amount", "uint256 shares")
+	evUnbond          = newEvent("Unbond", "address indexed delegator", "address indexed validator", "uint256 amount", "uint256 completionTime")
+	evRedelegate      = newEvent("Redelegate", "address indexed delegator", "address indexed srcValidator", "address indexed dstValidator", "uint256 amount")
+	evUnjail          = newEvent("Unjail", "address indexed validator")
+	evLeftEarly       = newEvent("LeftNetworkEarly", "address indexed validator", "uint256 penalty")
 )
 
+var stakingEvents = []*event{evCreateValidator, evEditValidator, evDelegate, evUnbond, evRedelegate, evUnjail, evLeftEarly}
+
+var descriptionIn = []string{"string moniker", "string identity", "string website", "string securityContact", "string details"}
+
+func concat(parts ...[]string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
 var stakingMethods = []*method{
-	{name: "createValidator", sig: "createValidator(string,string,string,string,string,uint256,uint256,uint256,uint256,bytes,string)", payable: true, write: true, gas: gasCreateValidator, run: createValidator},
-	{name: "editValidator", sig: "editValidator(string,string,string,string,string,string,int256,int256)", write: true, gas: gasEditValidator, run: editValidator},
-	{name: "delegate", sig: "delegate(address)", payable: true, write: true, gas: gasDelegate, run: delegate},
-	{name: "undelegate", sig: "undelegate(address,uint256)", write: true, gas: gasUndelegate, run: undelegate},
-	{name: "redelegate", sig: "redelegate(address,address,uint256)", write: true, gas: gasRedelegate, run: redelegate},
-	{name: "unjail", sig: "unjail()", write: true, gas: gasUnjail, run: unjail},
-	{name: "getValidator", sig: "getValidator(address)", gas: gasView, run: getValidator},
-	{name: "getValidators", sig: "getValidators()", gas: gasView, run: getValidators},
-	{name: "getDelegation", sig: "getDelegation(address,address)", gas: gasView, run: getDelegation},
-	{name: "getDelegations", sig: "getDelegations(address)", gas: gasView, run: getDelegations},
-	{name: "getUnbondingDelegations", sig: "getUnbondingDelegations(address)", gas: gasView, run: getUnbondingDelegations},
+	{name: "createValidator", payable: true, write: true, gas: gasCreateValidator, run: createValidator,
+		in:  concat(descriptionIn, []string{"uint256 commissionRate", "uint256 maxRate", "uint256 maxChangeRate", "uint256 minSelfDelegation", "bytes pubkey", "string netAddress"}),
+		out: []string{"bool success"}},
+	{name: "editValidator", write: true, gas: gasEditValidator, run: editValidator,
+		in:  concat(descriptionIn, []string{"string netAddress", "int256 commissionRate", "int256 minSelfDelegation"}),
+		out: []string{"bool success"}},
+	{name: "delegate", payable: true, write: true, gas: gasDelegate, run: delegate, in: []string{"address validator"}, out: []string{"bool success"}},
+	{name: "undelegate", write: true, gas: gasUndelegate, run: undelegate, in: []string{"address validator", "uint256 amount"}, out: []string{"uint256 completionTime"}},
+	{name: "redelegate", write: true, gas: gasRedelegate, run: redelegate, in: []string{"address srcValidator", "address dstValidator", "uint256 amount"}, out: []string{"bool success"}},
+	{name: "unjail", write: true, gas: gasUnjail, run: unjail, out: []string{"bool success"}},
+	{name: "getValidator", gas: gasView, run: getValidator, in: []string{"address validator"},
+		out: concat(descriptionIn, []string{"uint256 commissionRate", "uint256 maxRate", "uint256 maxChangeRate", "uint256 minSelfDelegation",
+			"bytes pubkey", "string netAddress", "uint256 tokens", "uint256 shares", "uint8 status", "bool jailed", "uint256 jailedUntil"})},
+	{name: "getValidators", gas: gasView, run: getValidators, out: []string{"address[] validators"}},
+	{name: "getDelegation", gas: gasView, run: getDelegation, in: []string{"address delegator", "address validator"}, out: []string{"uint256 shares", "uint256 amount"}},
+	{name: "getDelegations", gas: gasView, run: getDelegations, in: []string{"address delegator"}, out: []string{"address[] validators", "uint256[] amounts"}},
+	{name: "getUnbondingDelegations", gas: gasView, run: getUnbondingDelegations, in: []string{"address delegator"},
+		out: []string{"address[] validators", "uint256[] amounts", "uint256[] completionTimes"}},
 }
 
 // Description is a validator's public profile.
@@ -212,7 +231,7 @@ func createValidator(c *call, a *args) ([]byte, error) {
 	if err := c.l.createValidator(&p, nv); err != nil {
 		return nil, err
 	}
-	c.emit([]types.Hash{evCreateValidator, addrTopic(c.Caller)}, new(encoder).uint(c.Value).encode())
+	c.emit([]types.Hash{evCreateValidator.topic, addrTopic(c.Caller)}, new(encoder).uint(c.Value).encode())
 	return new(encoder).bool(true).encode(), nil
 }
 
@@ -301,7 +320,7 @@ func editValidator(c *call, a *args) ([]byte, error) {
 		return nil, err
 	}
 	vr := valRec(c.Caller)
-	c.emit([]types.Hash{evEditValidator, addrTopic(c.Caller)},
+	c.emit([]types.Hash{evEditValidator.topic, addrTopic(c.Caller)},
 		new(encoder).uint(c.l.s.u256(vr.field(vRate))).uint(c.l.s.u256(vr.field(vMinSelf))).encode())
 	return new(encoder).bool(true).encode(), nil
 }
@@ -321,7 +340,7 @@ func delegate(c *call, a *args) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.emit([]types.Hash{evDelegate, addrTopic(c.Caller), addrTopic(v)}, new(encoder).uint(c.Value).uint(sh).encode())
+	c.emit([]types.Hash{evDelegate.topic, addrTopic(c.Caller), addrTopic(v)}, new(encoder).uint(c.Value).uint(sh).encode())
 	return new(encoder).bool(true).encode(), nil
 }
 
@@ -407,9 +426,9 @@ func undelegate(c *call, a *args) ([]byte, error) {
 		return nil, err
 	}
 	if !penalty.IsZero() {
-		c.emit([]types.Hash{evLeftEarly, addrTopic(v)}, new(encoder).uint(penalty).encode())
+		c.emit([]types.Hash{evLeftEarly.topic, addrTopic(v)}, new(encoder).uint(penalty).encode())
 	}
-	c.emit([]types.Hash{evUnbond, addrTopic(c.Caller), addrTopic(v)}, new(encoder).uint(out).u64(done).encode())
+	c.emit([]types.Hash{evUnbond.topic, addrTopic(c.Caller), addrTopic(v)}, new(encoder).uint(out).u64(done).encode())
 	return new(encoder).u64(done).encode(), nil
 }
 
@@ -438,7 +457,7 @@ func redelegate(c *call, a *args) ([]byte, error) {
 	if err := c.l.redelegate(c.Caller, src, dst, amount); err != nil {
 		return nil, err
 	}
-	c.emit([]types.Hash{evRedelegate, addrTopic(c.Caller), addrTopic(src), addrTopic(dst)}, new(encoder).uint(amount).encode())
+	c.emit([]types.Hash{evRedelegate.topic, addrTopic(c.Caller), addrTopic(src), addrTopic(dst)}, new(encoder).uint(amount).encode())
 	return new(encoder).bool(true).encode(), nil
 }
 
@@ -462,7 +481,7 @@ func unjail(c *call, a *args) ([]byte, error) {
 	if err := c.l.unjail(c.Caller); err != nil {
 		return nil, err
 	}
-	c.emit([]types.Hash{evUnjail, addrTopic(c.Caller)}, nil)
+	c.emit([]types.Hash{evUnjail.topic, addrTopic(c.Caller)}, nil)
 	return new(encoder).bool(true).encode(), nil
 }
 
