@@ -15,7 +15,7 @@ var update = flag.Bool("update", false, "rewrite the ABI and Solidity files")
 func TestABIFiles(t *testing.T) {
 	for _, c := range Specs() {
 		for name, want := range map[string][]byte{
-			c.Name + ".abi.json": c.ABI(),
+			c.Name + ".abi.json":  c.ABI(),
 			"I" + c.Name + ".sol": c.Solidity(),
 		} {
 			path := filepath.Join("abi", name)
