@@ -23,6 +23,7 @@ func Specs() []ContractSpec {
 	return []ContractSpec{
 		{Name: "Staking", Address: StakingAddress, methods: stakingMethods, events: stakingEvents},
 		{Name: "Distribution", Address: DistributionAddress, methods: distributionMethods, events: distributionEvents},
+		{Name: "Governance", Address: GovernanceAddress, methods: governanceMethods, events: governanceEvents},
 	}
 }
 

@@ -76,6 +76,7 @@ func Natives() map[types.Address]evm.NativeContract {
 	return map[types.Address]evm.NativeContract{
 		StakingAddress:      &Contract{addr: StakingAddress, methods: newMethodTable(stakingMethods)},
 		DistributionAddress: &Contract{addr: DistributionAddress, methods: newMethodTable(distributionMethods)},
+		GovernanceAddress:   &Contract{addr: GovernanceAddress, methods: newMethodTable(governanceMethods)},
 	}
 }
 

@@ -38,7 +38,9 @@ type Block struct {
 }
 
 // EndBlock applies the chain's rules at the end of every block: it records
-// the burned fees, pays matured unbonding entries, opens the record of a
+// the burned fees, pays matured unbonding entries, applies the penalties
+// of the block's consensus data, closes governance proposals whose period
+// is over, opens the record of a
 // new cycle at its first block and, at the last block of a cycle, pays the
 // cycle's rewards and fees and chooses the next cycle's validators.
 func EndBlock(st State, b Block) error {
@@ -50,6 +52,10 @@ func EndBlock(st State, b Block) error {
 	if len(b.DoubleSigners) > 0 || len(b.Absent) > 0 {
 		p := ReadParams(st)
 		l.punish(&p, b)
+	}
+	if openProposals.len(l.s) > 0 {
+		p := ReadParams(st)
+		l.endProposals(&p)
 	}
 	c := b.Number / CycleLength
 	switch b.Number % CycleLength {
