@@ -97,3 +97,41 @@ type StakingParams struct {
 	QuorumPPM, ThresholdPPM, VetoPPM         uint64
 	Timestamp                                uint64 // ms: last change
 }
+
+// Governance reads the governance contract's proposals and votes.
+type Governance interface {
+	Proposals(height *uint64) ([]Proposal, error)
+	// Proposal returns ErrProposalNotFound for an unknown id.
+	Proposal(height *uint64, id uint64) (*Proposal, error)
+	ProposalVotes(height *uint64, id uint64) ([]ProposalVote, error)
+	// ProposalTally is the final tally once voting is over, else the
+	// votes so far weighted by the stake at height.
+	ProposalTally(height *uint64, id uint64) (*Tally, error)
+}
+
+// ErrProposalNotFound is returned for an unknown proposal id.
+var ErrProposalNotFound = errors.New("proposal not found")
+
+// Proposal is a governance proposal.
+type Proposal struct {
+	ID                     uint64
+	Kind                   string // text, param_change or software_version
+	Status                 string // deposit_period, voting_period, passed, rejected, failed or dropped
+	Proposer               types.Address
+	Title, Description     string
+	Param, Value           string // the change a param_change or software_version proposal makes
+	SubmitTime, DepositEnd uint64 // Unix seconds
+	VotingStart, VotingEnd uint64 // Unix seconds; 0 before voting
+	TotalDeposit           *uint256.Int
+}
+
+// ProposalVote is one voter's weights, parts per million of its stake.
+type ProposalVote struct {
+	Voter                        types.Address
+	Yes, Abstain, No, NoWithVeto uint64
+}
+
+// Tally is a proposal's votes by option, in stake (wei).
+type Tally struct {
+	Yes, Abstain, No, NoWithVeto *uint256.Int
+}

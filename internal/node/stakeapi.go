@@ -151,3 +151,84 @@ func (a stakingAPI) StakingParams(height *uint64) (*backend.StakingParams, error
 		VetoPPM: p.VetoThreshold, Timestamp: p.Timestamp,
 	}, nil
 }
+
+var _ backend.Governance = stakingAPI{}
+
+// Governance returns the node's reader of governance proposals.
+func (n *Node) Governance() backend.Governance { return stakingAPI{n} }
+
+func kindName(k staking.ProposalKind) string {
+	switch k {
+	case staking.TextProposal:
+		return "text"
+	case staking.ParamChangeProposal:
+		return "param_change"
+	case staking.SoftwareVersionProposal:
+		return "software_version"
+	}
+	return "unknown"
+}
+
+func toBackendProposal(p staking.Proposal) backend.Proposal {
+	return backend.Proposal{ID: p.ID, Kind: kindName(p.Kind), Status: p.Status.String(), Proposer: p.Proposer,
+		Title: p.Title, Description: p.Description, Param: p.Param, Value: p.Value, SubmitTime: p.SubmitTime,
+		DepositEnd: p.DepositEnd, VotingStart: p.VotingStart, VotingEnd: p.VotingEnd, TotalDeposit: p.TotalDeposit}
+}
+
+func (a stakingAPI) Proposals(height *uint64) ([]backend.Proposal, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	ps := staking.ReadProposals(st)
+	out := make([]backend.Proposal, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, toBackendProposal(p))
+	}
+	return out, nil
+}
+
+func (a stakingAPI) Proposal(height *uint64, id uint64) (*backend.Proposal, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	p, ok := staking.ReadProposal(st, id)
+	if !ok {
+		return nil, backend.ErrProposalNotFound
+	}
+	bp := toBackendProposal(p)
+	return &bp, nil
+}
+
+func (a stakingAPI) ProposalVotes(height *uint64, id uint64) ([]backend.ProposalVote, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	if _, ok := staking.ReadProposal(st, id); !ok {
+		return nil, backend.ErrProposalNotFound
+	}
+	vs := staking.ReadVotes(st, id)
+	out := make([]backend.ProposalVote, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, backend.ProposalVote{Voter: v.Voter, Yes: v.Yes, Abstain: v.Abstain, No: v.No, NoWithVeto: v.NoWithVeto})
+	}
+	return out, nil
+}
+
+func (a stakingAPI) ProposalTally(height *uint64, id uint64) (*backend.Tally, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	if _, ok := staking.ReadProposal(st, id); !ok {
+		return nil, backend.ErrProposalNotFound
+	}
+	t := staking.ReadTally(st, id)
+	return &backend.Tally{Yes: t.Yes, Abstain: t.Abstain, No: t.No, NoWithVeto: t.NoWithVeto}, nil
+}
