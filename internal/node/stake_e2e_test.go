@@ -84,7 +84,9 @@ func waitCycles(t *testing.T, n *Node, k uint64) {
 	waitHead(t, n, (n.Chain.Head().Number()/staking.CycleLength+k)*staking.CycleLength)
 }
 
-func ethers(n uint64) *uint256.Int { return new(uint256.Int).Mul(uint256.NewInt(n), uint256.NewInt(1e18)) }
+func ethers(n uint64) *uint256.Int {
+	return new(uint256.Int).Mul(uint256.NewInt(n), uint256.NewInt(1e18))
+}
 
 // A devnet, driven by ordinary transactions to the system contracts: a
 // new validator joins and becomes active at a cycle boundary, a delegator
