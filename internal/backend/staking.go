@@ -135,3 +135,26 @@ type ProposalVote struct {
 type Tally struct {
 	Yes, Abstain, No, NoWithVeto *uint256.Int
 }
+
+// NetworkEvents delivers the validator network's own events as blocks are
+// committed: the record of each cycle that closes and each change of a
+// validator's state (active, standby, syncing, jailed, inactive).
+type NetworkEvents interface {
+	// SubscribeNetwork returns a channel of events and a cancel function;
+	// a subscriber that falls more than buffer events behind misses some.
+	SubscribeNetwork(buffer int) (<-chan NetworkEvent, func())
+}
+
+// NetworkEvent is either a closed cycle or a node's state change.
+type NetworkEvent struct {
+	Cycle *CycleInfo
+	Node  *NodeStateChange
+}
+
+// NodeStateChange is a validator moving from one state to another at a
+// block.
+type NodeStateChange struct {
+	Node     NodeInfo
+	From, To string
+	Block    uint64
+}

@@ -103,6 +103,9 @@ func TestStakingThroughTransactions(t *testing.T) {
 	op, delegator := dn.Keys[0], dn.Keys[1]
 	opAddr, delAddr := types.Address(crypto.PrivkeyToAddress(op)), types.Address(crypto.PrivkeyToAddress(delegator))
 	consKey, _ := DevValidatorKey(50)
+	nw := &network{n: n}
+	events, stop := nw.SubscribeNetwork(1024)
+	defer stop()
 
 	rc := stakeTx(t, dn, op, staking.StakingAddress, ethers(20), call(t, "Staking", "createValidator",
 		"newcomer", "", "", "", "", ethers(1).Div(ethers(1), uint256.NewInt(20)), ethers(1).Div(ethers(1), uint256.NewInt(5)),
@@ -113,7 +116,6 @@ func TestStakingThroughTransactions(t *testing.T) {
 	stakeTx(t, dn, delegator, staking.StakingAddress, ethers(5), call(t, "Staking", "delegate", opAddr))
 	waitCycles(t, n, 2)
 
-	nw := &network{n: n}
 	active := 0
 	for _, nd := range nw.Nodes() {
 		if nd.Status == "active" {
@@ -125,6 +127,21 @@ func TestStakingThroughTransactions(t *testing.T) {
 	}
 	if ci, err := nw.CycleInfo(nil); err != nil || ci.Nodes.Active != 5 {
 		t.Fatalf("cycle info %+v %v", ci, err)
+	}
+	// The subscription saw cycles close and the newcomer become active.
+	var cycles int
+	var joined bool
+	for len(events) > 0 {
+		e := <-events
+		if e.Cycle != nil {
+			cycles++
+		}
+		if e.Node != nil && types.Address(e.Node.Node.Operator) == opAddr && e.Node.To == "active" {
+			joined = true
+		}
+	}
+	if cycles == 0 || !joined {
+		t.Fatalf("network events: %d cycles, newcomer active %v", cycles, joined)
 	}
 
 	// Rewards accrue and are withdrawn to the wei.

@@ -209,4 +209,52 @@ func RegisterChain(s *rpc.Server, nb backend.Validators) {
 			CycleInfo *cycleInfo `json:"cycleInfo"`
 		}{renderCycle(ci)}, nil
 	})
+	if ev, ok := nb.(backend.NetworkEvents); ok {
+		registerNetworkSubscriptions(s, ev)
+	}
+}
+
+// nodeChange is a chain_subscribe("nodes") notification.
+type nodeChange struct {
+	Node     nodeInfo `json:"node"`
+	Operator string   `json:"operator"`
+	From     string   `json:"from"` // "" for a validator new since the last selection
+	To       string   `json:"to"`
+	Block    Quantity `json:"block"`
+}
+
+// registerNetworkSubscriptions installs chain_subscribe over WebSocket:
+// "cycles" delivers each cycle's record (the chain_getCycleInfo shape) as
+// the cycle closes, "nodes" each validator state change (active, standby,
+// syncing, jailed, inactive). chain_unsubscribe ends one.
+func registerNetworkSubscriptions(s *rpc.Server, ev backend.NetworkEvents) {
+	register(s, "chain_subscribe", 1, 1, func(ctx context.Context, p rpc.Params) (any, error) {
+		n, ok := rpc.NotifierFrom(ctx)
+		if !ok {
+			return nil, rpc.ErrNotificationsUnsupported
+		}
+		var kind string
+		if err := p.Decode(0, &kind); err != nil {
+			return nil, err
+		}
+		if kind != "cycles" && kind != "nodes" {
+			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "unsupported subscription type: " + kind + " (cycles or nodes)"}
+		}
+		sub := n.Subscribe()
+		events, cancel := ev.SubscribeNetwork(256)
+		go forward(sub, events, cancel, func(e backend.NetworkEvent) error {
+			switch {
+			case kind == "cycles" && e.Cycle != nil:
+				return sub.Notify(struct {
+					CycleInfo *cycleInfo `json:"cycleInfo"`
+				}{renderCycle(e.Cycle)})
+			case kind == "nodes" && e.Node != nil:
+				return sub.Notify(nodeChange{Node: renderNode(e.Node.Node), Operator: "0x" + hex.EncodeToString(e.Node.Node.Operator[:]),
+					From: e.Node.From, To: e.Node.To, Block: Quantity(e.Node.Block)})
+			}
+			return nil
+		})
+		return sub.ID, nil
+	})
+	s.RegisterUnsubscribe("chain_unsubscribe")
 }
