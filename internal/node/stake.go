@@ -27,6 +27,11 @@ func PrepareGenesis(g *chain.Genesis) error {
 	if len(g.Staking) == 0 {
 		return nil
 	}
+	if g.Config.Natives != nil {
+		// Prepared already: nodes sharing one genesis (a devnet) must not
+		// rewrite what a running one reads.
+		return nil
+	}
 	sg, err := staking.ParseGenesis(g.Staking)
 	if err != nil {
 		return err
