@@ -14,3 +14,4 @@ await import('./suites/subscriptions.js');
 await import('./suites/filters.js');
 await import('./suites/accounts.js');
 await import('./suites/viem.js');
+await import('./suites/staking.js');

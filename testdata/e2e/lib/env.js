@@ -27,6 +27,7 @@ export const ACCOUNTS = {
   subscriptions: 5,
   filters: 6,
   viem: 7,
+  staking: 8,
   untouched: 9,
 };
 
