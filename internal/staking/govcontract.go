@@ -140,6 +140,9 @@ func getTally(c *call, a *args) ([]byte, error) {
 	if _, ok := ReadProposal(c.EVM.StateDB, id); !ok {
 		return nil, revert("no such proposal")
 	}
+	if err := c.UseGas(gasPerItem * votersOf(id).len(c.l.s)); err != nil {
+		return nil, err
+	}
 	t := ReadTally(c.EVM.StateDB, id)
 	return new(encoder).uint(t.Yes).uint(t.Abstain).uint(t.No).uint(t.NoWithVeto).encode(), nil
 }

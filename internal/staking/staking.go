@@ -501,7 +501,15 @@ func getValidator(c *call, a *args) ([]byte, error) {
 		u64(uint64(info.Status)).bool(info.Jailed).u64(info.JailedUntil).encode(), nil
 }
 
+// gasPerItem is what a view pays for each list item it reads, charged
+// from the list's length before reading, so a contract cannot make a
+// validator read a long list for the flat view price.
+const gasPerItem = 2_000
+
 func getValidators(c *call, a *args) ([]byte, error) {
+	if err := c.UseGas(gasPerItem * validatorList.len(c.l.s)); err != nil {
+		return nil, err
+	}
 	return new(encoder).addresses(validatorList.all(c.l.s)).encode(), nil
 }
 
@@ -519,6 +527,9 @@ func getDelegations(c *call, a *args) ([]byte, error) {
 	if err := a.done(); err != nil {
 		return nil, err
 	}
+	if err := c.UseGas(gasPerItem * delegationsOf(d).len(c.l.s)); err != nil {
+		return nil, err
+	}
 	ds := ReadDelegations(c.EVM.StateDB, d)
 	vals := make([]types.Address, len(ds))
 	amts := make([]*uint256.Int, len(ds))
@@ -531,6 +542,11 @@ func getDelegations(c *call, a *args) ([]byte, error) {
 func getUnbondingDelegations(c *call, a *args) ([]byte, error) {
 	d := a.address(0)
 	if err := a.done(); err != nil {
+		return nil, err
+	}
+	// The queue holds every delegator's entries; the scan pays for each.
+	q := queueRec()
+	if err := c.UseGas(gasPerItem / 4 * (c.l.s.u64(q.field(qTail)) - c.l.s.u64(q.field(qHead)))); err != nil {
 		return nil, err
 	}
 	es := ReadUnbonding(c.EVM.StateDB, &d)
