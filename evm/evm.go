@@ -50,6 +50,7 @@ type EVM struct {
 	chainID uint256.Int
 	table   *JumpTable
 	precs   *precompileSet
+	natives map[types.Address]NativeContract
 
 	depth       int
 	readOnly    bool
@@ -159,7 +160,9 @@ func (evm *EVM) Call(caller, addr types.Address, input []byte, gas uint64, value
 	}
 	evm.transfer(caller, addr, value)
 
-	if isPrecompile {
+	if nc, ok := evm.natives[addr]; ok {
+		ret, gas, err = evm.runNative(nc, caller, addr, input, gas, value, false)
+	} else if isPrecompile {
 		ret, gas, err = evm.runPrecompile(p, addr, input, gas)
 	} else if code, hash := evm.codeOf(addr); len(code) > 0 {
 		c := Contract{Caller: caller, Address: addr, Value: *value, Code: code, CodeHash: hash, Gas: gas}
@@ -246,7 +249,9 @@ func (evm *EVM) StaticCall(caller, addr types.Address, input []byte, gas uint64)
 	snapshot := evm.StateDB.Snapshot()
 	// A zero-value transfer touches the callee, as CALL would.
 	evm.StateDB.AddBalance(addr, new(uint256.Int))
-	if p, ok := evm.precs.get(addr); ok {
+	if nc, ok := evm.natives[addr]; ok {
+		ret, gas, err = evm.runNative(nc, caller, addr, input, gas, new(uint256.Int), true)
+	} else if p, ok := evm.precs.get(addr); ok {
 		ret, gas, err = evm.runPrecompile(p, addr, input, gas)
 	} else if code, hash := evm.codeOf(addr); len(code) > 0 {
 		c := Contract{Caller: caller, Address: addr, Code: code, CodeHash: hash, Gas: gas}

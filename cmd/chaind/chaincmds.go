@@ -42,6 +42,10 @@ func runInit(args []string) int {
 		return 1
 	}
 	defer kv.Close()
+	if err := node.PrepareGenesis(g); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 1
+	}
 	c, err := chain.Open(g, kv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind init:", err)
@@ -148,6 +152,10 @@ func runExport(args []string) int {
 		return 1
 	}
 	defer kv.Close()
+	if err := node.PrepareGenesis(g); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 1
+	}
 	c, err := chain.Open(g, kv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind export:", err)

@@ -235,7 +235,13 @@ func runNode(args []string) int {
 			fmt.Fprintln(os.Stderr, "chaind: dev accounts:", err)
 			return 1
 		}
-		cfg.Accounts, cfg.Validator = keys, keys[0]
+		// The dev validator has a key of its own, none of the dev accounts:
+		// an account's balance moves only by what it sends and pays.
+		if cfg.Validator, err = node.DevValidatorKey(0); err != nil {
+			fmt.Fprintln(os.Stderr, "chaind: dev validator:", err)
+			return 1
+		}
+		cfg.Accounts = keys
 		for _, k := range keys {
 			devAddrs = append(devAddrs, types.Address(crypto.PrivkeyToAddress(k)))
 		}
@@ -255,6 +261,11 @@ func runNode(args []string) int {
 	} else if cfg.Genesis, err = f.loadGenesis(devAddrs); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
+	} else if f.dev && f.genesis == "" {
+		if err := node.SetDevStaking(cfg.Genesis, []*secp256k1.PrivateKey{cfg.Validator}, f.host); err != nil {
+			fmt.Fprintln(os.Stderr, "chaind:", err)
+			return 1
+		}
 	}
 	if f.pprof != "" {
 		ln, err := net.Listen("tcp", f.pprof)

@@ -36,6 +36,7 @@ var layers = []struct {
 	// 4: the chain (one executor, genesis, forks schedule, store), the pool,
 	// consensus (pure), p2p.
 	{"internal/chain", 4}, {"internal/txpool", 4}, {"consensus/...", 4}, {"p2p/...", 4},
+	{"internal/staking", 4},
 	// 5: the neutral backend and the one HTTP front, then the interface
 	// packages above them.
 	{"internal/backend", 5}, {"internal/front", 5},

@@ -8,7 +8,9 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// The reads below serve the Cosmos-style REST and gRPC queries: the bank
+// The reads below serve the Cosmos-style REST and gRPC queries (the Cosmos*
+// names are those views; the native staking state is read through Staking
+// and Governance in staking.go): the bank
 // supply, the consensus validator set, and the staking, distribution,
 // governance and slashing state. Amounts are in the native coin's base
 // unit (achain = wei); a Dec is a non-negative decimal held as its value
@@ -19,8 +21,8 @@ import (
 // (a module not running on this chain).
 var ErrUnavailable = errors.New("state not available")
 
-// Supply reads the native coin's total supply.
-type Supply interface {
+// CosmosSupply reads the native coin's total supply.
+type CosmosSupply interface {
 	// TotalSupply is the sum of every balance in the state after block h.
 	TotalSupply(h *types.Header) (*uint256.Int, error)
 }
@@ -40,13 +42,13 @@ type ConsensusValidator struct {
 	ProposerPriority int64
 }
 
-// Staking reads the proof-of-stake state at the head.
-type Staking interface {
+// CosmosStaking reads the proof-of-stake state at the head.
+type CosmosStaking interface {
 	// StakingValidators lists every validator known to staking (bonded,
 	// unbonding and unbonded), sorted by operator address.
-	StakingValidators() ([]StakingValidator, error)
+	StakingValidators() ([]CosmosStakingValidator, error)
 	// StakingValidator returns one validator; ErrNotFound when absent.
-	StakingValidator(operator types.Address) (StakingValidator, error)
+	StakingValidator(operator types.Address) (CosmosStakingValidator, error)
 	// Delegations lists the delegations of a delegator, sorted by
 	// validator address.
 	Delegations(delegator types.Address) ([]Delegation, error)
@@ -56,7 +58,7 @@ type Staking interface {
 	// Unbondings lists the unbonding delegations of a delegator, sorted by
 	// validator address.
 	Unbondings(delegator types.Address) ([]UnbondingDelegation, error)
-	StakingParams() (StakingParams, error)
+	StakingParams() (CosmosStakingParams, error)
 	// StakingPool is the total of bonded and of not-bonded tokens.
 	StakingPool() (bonded, notBonded *uint256.Int, err error)
 }
@@ -70,8 +72,8 @@ const (
 	StatusBonded                          // in the active set
 )
 
-// StakingValidator is a validator as staking keeps it.
-type StakingValidator struct {
+// CosmosStakingValidator is a validator as staking keeps it.
+type CosmosStakingValidator struct {
 	Operator          types.Address
 	ConsensusPubKey   []byte // compressed secp256k1
 	Jailed            bool
@@ -107,11 +109,11 @@ type Delegation struct {
 // UnbondingDelegation is the unbonding stake of one delegator from one validator.
 type UnbondingDelegation struct {
 	Delegator, Validator types.Address
-	Entries              []UnbondingEntry
+	Entries              []CosmosUnbondingEntry
 }
 
-// UnbondingEntry is one undelegation in progress.
-type UnbondingEntry struct {
+// CosmosUnbondingEntry is one undelegation in progress.
+type CosmosUnbondingEntry struct {
 	CreationHeight int64
 	CompletionTime time.Time
 	InitialBalance *uint256.Int
@@ -119,8 +121,8 @@ type UnbondingEntry struct {
 	UnbondingID    uint64
 }
 
-// StakingParams are the staking module's parameters.
-type StakingParams struct {
+// CosmosStakingParams are the staking module's parameters.
+type CosmosStakingParams struct {
 	UnbondingTime     time.Duration
 	MaxValidators     uint32
 	MaxEntries        uint32
@@ -164,9 +166,9 @@ type DistributionParams struct {
 // Gov reads the governance state at the head.
 type Gov interface {
 	// Proposals lists every proposal, sorted by id.
-	Proposals() ([]Proposal, error)
+	Proposals() ([]CosmosProposal, error)
 	// Proposal returns one proposal; ErrNotFound when absent.
-	Proposal(id uint64) (Proposal, error)
+	Proposal(id uint64) (CosmosProposal, error)
 	// Votes lists the votes on a proposal, sorted by voter;
 	// ErrNotFound for an unknown proposal.
 	Votes(id uint64) ([]Vote, error)
@@ -200,8 +202,8 @@ const (
 	VoteNoWithVeto
 )
 
-// Proposal is one governance proposal (a text proposal).
-type Proposal struct {
+// CosmosProposal is one governance proposal (a text proposal).
+type CosmosProposal struct {
 	ID                 uint64
 	Title, Description string
 	Status             ProposalStatus

@@ -38,13 +38,17 @@ type NodeInfo struct {
 	IP        string
 	Port      int
 	PublicKey []byte // compressed secp256k1
+	// Operator is the validator's operator address and Status its state:
+	// "active", "standby", "syncing", "jailed" or "inactive".
+	Operator [20]byte
+	Status   string
 }
 
 // NetworkAccount holds the network-wide parameters of validators.
 type NetworkAccount struct {
 	ActiveVersion, LatestVersion, MinVersion string
-	CertCycleDuration                        uint64 // cycles a certificate lasts
-	MaintenanceFee                           uint64
+	CertCycleDuration                        uint64       // cycles a certificate lasts
+	MaintenanceFee                           *uint256.Int // wei per MaintenanceInterval
 	MaintenanceInterval                      time.Duration
 	Penalty                                  Amount
 	Slashing                                 SlashingParams

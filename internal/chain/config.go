@@ -61,6 +61,11 @@ type Config struct {
 	// by the block executor on every path that executes a block. It is
 	// code, not configuration, and is not part of the genesis file.
 	EndBlock EndBlockHook `json:"-"`
+	// Natives are the chain's own system contracts (staking, distribution,
+	// governance): Go code the EVM runs when their addresses are called.
+	// Like EndBlock it is code installed by the node, never read from a
+	// file; chains whose genesis does not enable them have none.
+	Natives map[types.Address]evm.NativeContract `json:"-"`
 }
 
 // BlobParams are the EIP-4844 / EIP-7840 blob parameters of one fork.

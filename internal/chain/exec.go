@@ -191,6 +191,9 @@ func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) t
 	if opts.Precompiles != nil {
 		x.EVM.SetPrecompiles(opts.Precompiles)
 	}
+	if c.Natives != nil {
+		x.EVM.SetNatives(c.Natives)
+	}
 	if x.gp == nil {
 		gp := evm.GasPool(h.GasLimit)
 		x.gp = &gp

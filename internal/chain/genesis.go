@@ -34,6 +34,13 @@ type Genesis struct {
 	BaseFee       *U256      `json:"baseFeePerGas"`
 	ExcessBlobGas *Uint64    `json:"excessBlobGas"`
 	BlobGasUsed   *Uint64    `json:"blobGasUsed"`
+
+	// Staking is chaind's own section: the initial validators, delegations
+	// and network parameters of a proof-of-stake chain. The chain package
+	// carries it untouched; the node turns it into the system contracts'
+	// genesis state (added to Alloc) and their code. Absent, the chain has
+	// no system contracts.
+	Staking json.RawMessage `json:"staking,omitempty"`
 }
 
 // Account is one genesis allocation.

@@ -49,15 +49,17 @@ func (n *Node) startConsensus() error {
 		return err
 	}
 	vals, transport := n.cfg.Validators, n.cfg.Transport
-	if vals == nil {
+	switch {
+	case vals != nil:
+	case n.Chain.Config.Natives != nil:
+		// A proof-of-stake chain: the staking state decides the set.
+		vals = newStakeSchedule(n.Chain)
+	default:
 		set, err := consensus.NewValidatorSet([]consensus.Validator{{Address: signer.Address(), Power: 1}})
 		if err != nil {
 			return err
 		}
-		vals, transport = cycle.NewSchedule(set), bft.NewMemNetwork().Join(signer.Address())
-	}
-	if transport == nil {
-		return errors.New("node: a validator in a set of others needs a Transport")
+		vals = cycle.NewSchedule(set)
 	}
 	height := n.Chain.Head().Number() + 1
 	set, err := vals.ValidatorSet(height)
@@ -66,6 +68,12 @@ func (n *Node) startConsensus() error {
 	}
 	_, member := set.Index(signer.Address())
 	sole := member && set.Len() == 1
+	if transport == nil {
+		if !sole {
+			return errors.New("node: a validator in a set of others needs a Transport")
+		}
+		transport = bft.NewMemNetwork().Join(signer.Address())
+	}
 	timeouts := n.cfg.Timeouts
 	if timeouts == (consensus.Timeouts{}) {
 		timeouts = defaultTimeouts(n.cfg.BlockTime)

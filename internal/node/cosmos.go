@@ -125,9 +125,9 @@ type stakingState struct{}
 
 var errNoStakingParams = fmt.Errorf("%w: the chain keeps no staking modules' parameters", backend.ErrUnavailable)
 
-func (stakingState) StakingValidators() ([]backend.StakingValidator, error) { return nil, nil }
-func (stakingState) StakingValidator(types.Address) (backend.StakingValidator, error) {
-	return backend.StakingValidator{}, backend.ErrNotFound
+func (stakingState) StakingValidators() ([]backend.CosmosStakingValidator, error) { return nil, nil }
+func (stakingState) StakingValidator(types.Address) (backend.CosmosStakingValidator, error) {
+	return backend.CosmosStakingValidator{}, backend.ErrNotFound
 }
 func (stakingState) Delegations(types.Address) ([]backend.Delegation, error) { return nil, nil }
 func (stakingState) ValidatorDelegations(types.Address) ([]backend.Delegation, error) {
@@ -136,8 +136,8 @@ func (stakingState) ValidatorDelegations(types.Address) ([]backend.Delegation, e
 func (stakingState) Unbondings(types.Address) ([]backend.UnbondingDelegation, error) {
 	return nil, nil
 }
-func (stakingState) StakingParams() (backend.StakingParams, error) {
-	return backend.StakingParams{}, errNoStakingParams
+func (stakingState) StakingParams() (backend.CosmosStakingParams, error) {
+	return backend.CosmosStakingParams{}, errNoStakingParams
 }
 func (stakingState) StakingPool() (*uint256.Int, *uint256.Int, error) {
 	return new(uint256.Int), new(uint256.Int), nil
@@ -158,9 +158,9 @@ func (stakingState) CommunityPool() (*uint256.Int, error) { return new(uint256.I
 func (stakingState) DistributionParams() (backend.DistributionParams, error) {
 	return backend.DistributionParams{}, errNoStakingParams
 }
-func (stakingState) Proposals() ([]backend.Proposal, error) { return nil, nil }
-func (stakingState) Proposal(uint64) (backend.Proposal, error) {
-	return backend.Proposal{}, backend.ErrNotFound
+func (stakingState) Proposals() ([]backend.CosmosProposal, error) { return nil, nil }
+func (stakingState) Proposal(uint64) (backend.CosmosProposal, error) {
+	return backend.CosmosProposal{}, backend.ErrNotFound
 }
 func (stakingState) Votes(uint64) ([]backend.Vote, error)       { return nil, backend.ErrNotFound }
 func (stakingState) Deposits(uint64) ([]backend.Deposit, error) { return nil, backend.ErrNotFound }

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chaind/chaind/consensus"
-	"github.com/chaind/chaind/consensus/cycle"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
@@ -18,7 +16,7 @@ import (
 
 // DevnetConfig configures StartDevnet.
 type DevnetConfig struct {
-	Validators int           // equal stake each
+	Validators int           // equal stake each, bonded at genesis
 	BlockTime  time.Duration // minimum time between blocks
 	Host       string
 	HTTPPort   int // JSON-RPC port of the first validator's node (-1 off, 0 any free port)
@@ -68,7 +66,6 @@ func StartDevnet(cfg DevnetConfig) (*Devnet, error) {
 	}
 	genesis := chain.DevGenesis(cfg.ChainID, devAddrs, uint64(time.Now().Unix()))
 	var valKeys []*secp256k1.PrivateKey
-	var members []consensus.Validator
 	for i := range cfg.Validators {
 		k, err := DevValidatorKey(i)
 		if err != nil {
@@ -76,13 +73,14 @@ func StartDevnet(cfg DevnetConfig) (*Devnet, error) {
 		}
 		valKeys = append(valKeys, k)
 		dn.addrs = append(dn.addrs, types.Address(crypto.PrivkeyToAddress(k)))
-		members = append(members, consensus.Validator{Address: dn.addrs[i], Power: 1})
 	}
-	set, err := consensus.NewValidatorSet(members)
-	if err != nil {
+	host := cfg.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if err := SetDevStaking(genesis, valKeys, host); err != nil {
 		return nil, err
 	}
-	schedule := cycle.NewSchedule(set)
 	for i, k := range valKeys {
 		port := -1
 		if i == 0 {
@@ -90,7 +88,7 @@ func StartDevnet(cfg DevnetConfig) (*Devnet, error) {
 		}
 		n, err := New(Config{Genesis: genesis, Host: cfg.Host, HTTPPort: port, WSPort: -1,
 			Explorer: i == 0 && cfg.Explorer, ExplorerPort: cfg.ExplorerPort,
-			Validator: k, BlockTime: cfg.BlockTime, Validators: schedule, Transport: dn.net.Join(dn.addrs[i]),
+			Validator: k, BlockTime: cfg.BlockTime, Transport: dn.net.Join(dn.addrs[i]),
 			Accounts: keys, ClientVersion: cfg.ClientVersion, Log: cfg.Log.With("validator", i)})
 		if err != nil {
 			dn.Close()

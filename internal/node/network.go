@@ -2,20 +2,26 @@ package node
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/staking"
+	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
 )
 
-// network answers the chain_ namespace. Until the BFT and staking layers
-// drive it, the node is the whole network: one active validator (or none,
-// for a node that only serves an imported chain).
+// network answers the chain_ namespace. On a proof-of-stake chain (a
+// genesis with a staking section) every answer comes from the staking
+// state of the head block. A chain without one (an imported Ethereum
+// chain) has no validator network: the node reports itself, if it
+// validates, and derives cycles from the blocks.
 type network struct{ n *Node }
 
 const (
-	cycleBlocks        = 10
+	cycleBlocks        = staking.CycleLength
 	defaultMaxSyncTime = 1200 // seconds
 )
 
@@ -24,7 +30,24 @@ var (
 	tenChain    = uint256.NewInt(10e18)
 )
 
+// headState returns the state of the head block when the chain has the
+// staking contracts; the caller releases it.
+func (nw *network) headState() (*state.StateDB, bool) {
+	if nw.n.Chain.Config.Natives == nil {
+		return nil, false
+	}
+	st, err := nw.n.Chain.StateAt(nw.n.Chain.Head().Root())
+	if err != nil {
+		return nil, false
+	}
+	return st, true
+}
+
 func (nw *network) Nodes() []backend.NodeInfo {
+	if st, ok := nw.headState(); ok {
+		defer st.Release()
+		return stakingNodes(st)
+	}
 	v := nw.n.cfg.Validator
 	if v == nil {
 		return []backend.NodeInfo{}
@@ -36,23 +59,81 @@ func (nw *network) Nodes() []backend.NodeInfo {
 		IP:        nw.n.cfg.Host,
 		Port:      26656,
 		PublicKey: pub,
+		Operator:  crypto.PrivkeyToAddress(v),
+		Status:    "active",
 	}}
 }
 
+// stakingNodes lists the validators of the state, active ones first (in
+// the order the cycle chose them), then standby, jailed and inactive ones
+// in creation order.
+func stakingNodes(st staking.State) []backend.NodeInfo {
+	vals := staking.ReadValidators(st)
+	out := make([]backend.NodeInfo, 0, len(vals))
+	for _, want := range []staking.Status{staking.Active, staking.Standby, staking.Jailed, staking.Inactive} {
+		for _, v := range vals {
+			if v.Status != want {
+				continue
+			}
+			host, port := splitNetAddress(v.NetAddress)
+			id := crypto.Keccak256(v.Pubkey)
+			out = append(out, backend.NodeInfo{ID: id[:], IP: host, Port: port, PublicKey: v.Pubkey,
+				Operator: v.Operator, Status: v.Status.String()})
+		}
+	}
+	return out
+}
+
+// splitNetAddress splits a registered host:port (checked when it was
+// registered).
+func splitNetAddress(s string) (string, int) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return s, 0
+	}
+	p, _ := strconv.Atoi(port)
+	return host, p
+}
+
 func (nw *network) NetworkAccount() (backend.NetworkAccount, error) {
+	if st, ok := nw.headState(); ok {
+		defer st.Release()
+		return networkAccount(staking.ReadParams(st)), nil
+	}
 	return backend.NetworkAccount{
 		ActiveVersion: versionOf(nw.n.cfg.ClientVersion), LatestVersion: versionOf(nw.n.cfg.ClientVersion), MinVersion: versionOf(nw.n.cfg.ClientVersion),
 		CertCycleDuration:   30,
-		MaintenanceFee:      0,
+		MaintenanceFee:      new(uint256.Int),
 		MaintenanceInterval: 24 * time.Hour,
-		Penalty:             backend.Amount{Amount: tenChain, Currency: "CHAIN"},
+		Penalty:             backend.Amount{Amount: tenChain, Currency: staking.Currency},
 		Slashing:            backend.SlashingParams{LeftNetworkEarlyPenaltyPercent: 0.2, NodeRefutedPenaltyPercent: 0.2, SyncTimeoutPenaltyPercent: 0.2},
-		Reward:              backend.Amount{Amount: weiPerChain, Currency: "CHAIN"},
+		Reward:              backend.Amount{Amount: weiPerChain, Currency: staking.Currency},
 		RewardInterval:      time.Hour,
-		RequiredStake:       backend.Amount{Amount: tenChain, Currency: "CHAIN"},
+		RequiredStake:       backend.Amount{Amount: tenChain, Currency: staking.Currency},
 		RestakeCooldown:     30 * time.Minute,
 		Timestamp:           time.Unix(int64(nw.n.Chain.Head().Time()), 0),
 	}, nil
+}
+
+func ms(v uint64) time.Duration { return time.Duration(v) * time.Millisecond }
+
+// networkAccount renders the staking parameters as the network account.
+func networkAccount(p staking.Params) backend.NetworkAccount {
+	frac := func(ppm uint64) float64 { return float64(ppm) / staking.PPM }
+	return backend.NetworkAccount{
+		ActiveVersion: p.ActiveVersion, LatestVersion: p.LatestVersion, MinVersion: p.MinVersion,
+		CertCycleDuration:   p.CertCycleDuration,
+		MaintenanceFee:      p.MaintenanceFee,
+		MaintenanceInterval: ms(p.MaintenanceInterval),
+		Penalty:             backend.Amount{Amount: p.Penalty, Currency: staking.Currency},
+		Slashing: backend.SlashingParams{LeftNetworkEarlyPenaltyPercent: frac(p.LeftNetworkEarlyPenalty),
+			NodeRefutedPenaltyPercent: frac(p.NodeRefutedPenalty), SyncTimeoutPenaltyPercent: frac(p.SyncTimeoutPenalty)},
+		Reward:          backend.Amount{Amount: p.Reward, Currency: staking.Currency},
+		RewardInterval:  ms(p.NodeRewardInterval),
+		RequiredStake:   backend.Amount{Amount: p.RequiredStake, Currency: staking.Currency},
+		RestakeCooldown: ms(p.RestakeCooldown),
+		Timestamp:       time.UnixMilli(int64(p.Timestamp)),
+	}
 }
 
 // versionOf takes "1.2.3" out of "chaind/v1.2.3/os-arch/go".
@@ -69,8 +150,19 @@ func versionOf(cv string) string {
 	return cv
 }
 
-// CycleInfo derives a cycle record from the blocks of the cycle: cycle c
-// holds blocks 10c .. 10c+9.
+// blockInterval is the expected time between blocks, for the end of a
+// cycle still running.
+func (nw *network) blockInterval() uint64 {
+	bt := uint64(nw.n.cfg.BlockTime / time.Second)
+	if bt == 0 {
+		bt = 2
+	}
+	return bt
+}
+
+// CycleInfo returns the chain's record of cycle c (c holds blocks 10c ..
+// 10c+9). A cycle still running ends, by estimate, after its remaining
+// blocks at the expected block interval.
 func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
 	head := nw.n.Chain.Head()
 	cur := head.Number() / cycleBlocks
@@ -80,32 +172,58 @@ func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
 	if *c > cur {
 		return nil, backend.ErrCycleNotFound
 	}
-	first, err := nw.n.Chain.BlockByNumber(*c * cycleBlocks)
+	st, ok := nw.headState()
+	if !ok {
+		return nw.derivedCycle(*c)
+	}
+	defer st.Release()
+	r, found := staking.ReadCycle(st, *c)
+	if !found {
+		return nil, backend.ErrCycleNotFound
+	}
+	end, stamp := r.End, r.Timestamp
+	if end == 0 {
+		left := (*c+1)*cycleBlocks - 1 - head.Number()
+		end = head.Time()*1000 + left*nw.blockInterval()*1000
+		stamp = head.Time() * 1000
+	}
+	return &backend.CycleInfo{
+		Counter:     *c,
+		Start:       time.UnixMilli(int64(r.Start)),
+		End:         time.UnixMilli(int64(end)),
+		Nodes:       backend.NodeCounts{Active: int(r.Active), Standby: int(r.Standby), Syncing: int(r.Syncing)},
+		Desired:     r.Desired,
+		Duration:    time.Duration((end-r.Start+999)/1000) * time.Second,
+		MaxSyncTime: time.Duration(r.MaxSyncTime) * time.Second,
+		Timestamp:   time.UnixMilli(int64(stamp)),
+	}, nil
+}
+
+// derivedCycle derives a cycle record from the blocks of a chain without
+// staking.
+func (nw *network) derivedCycle(c uint64) (*backend.CycleInfo, error) {
+	first, err := nw.n.Chain.BlockByNumber(c * cycleBlocks)
 	if err != nil {
 		return nil, backend.ErrCycleNotFound
 	}
-	blockTime := uint64(nw.n.cfg.BlockTime / time.Second)
-	if blockTime == 0 {
-		blockTime = 2
-	}
-	duration := cycleBlocks * blockTime
+	duration := cycleBlocks * nw.blockInterval()
 	start := first.Time()
 	end := start + duration
-	if last, err := nw.n.Chain.BlockByNumber(*c*cycleBlocks + cycleBlocks - 1); err == nil {
-		end = last.Time() + blockTime
+	if last, err := nw.n.Chain.BlockByNumber(c*cycleBlocks + cycleBlocks - 1); err == nil {
+		end = last.Time() + nw.blockInterval()
 	}
 	active := 0
 	if nw.n.cfg.Validator != nil {
 		active = 1
 	}
 	return &backend.CycleInfo{
-		Counter:     *c,
+		Counter:     c,
 		Start:       time.Unix(int64(start), 0),
 		End:         time.Unix(int64(end), 0),
 		Nodes:       backend.NodeCounts{Active: active},
 		Desired:     uint64(active),
-		Duration:    time.Duration(duration) * time.Second,
+		Duration:    time.Duration(end-start) * time.Second,
 		MaxSyncTime: defaultMaxSyncTime * time.Second,
-		Timestamp:   time.Now(),
+		Timestamp:   time.Unix(int64(nw.n.Chain.Head().Time()), 0),
 	}, nil
 }

@@ -141,6 +141,10 @@ func New(cfg Config) (*Node, error) {
 		}
 		kv = db
 	}
+	if err := PrepareGenesis(cfg.Genesis); err != nil {
+		kv.Close()
+		return nil, err
+	}
 	c, err := chain.Open(cfg.Genesis, kv)
 	if err != nil {
 		kv.Close()

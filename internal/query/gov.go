@@ -232,7 +232,7 @@ func tallyOf(t backend.TallyResult) TallyResult {
 	return TallyResult{Yes: IntOf(t.Yes), Abstain: IntOf(t.Abstain), No: IntOf(t.No), NoWithVeto: IntOf(t.NoWithVeto)}
 }
 
-func proposalOf(p backend.Proposal) Proposal {
+func proposalOf(p backend.CosmosProposal) Proposal {
 	return Proposal{
 		ProposalID: p.ID, Content: &protobuf.Any{Msg: TextProposal{Title: p.Title, Description: p.Description}},
 		Status: ProposalStatus(p.Status), FinalTallyResult: tallyOf(p.FinalTally),
@@ -302,7 +302,7 @@ func (q *Querier) Proposals(_ context.Context, r *QueryProposalsRequest) (*Query
 	if err != nil {
 		return nil, err
 	}
-	var ps []backend.Proposal
+	var ps []backend.CosmosProposal
 	for _, p := range all {
 		if r.ProposalStatus != 0 && ProposalStatus(p.Status) != r.ProposalStatus {
 			continue
@@ -327,7 +327,7 @@ func (q *Querier) Proposals(_ context.Context, r *QueryProposalsRequest) (*Query
 		}
 		ps = append(ps, p)
 	}
-	page, pr, err := paginate(ps, func(p backend.Proposal) []byte { return uint64Key(p.ID) }, r.Pagination)
+	page, pr, err := paginate(ps, func(p backend.CosmosProposal) []byte { return uint64Key(p.ID) }, r.Pagination)
 	if err != nil {
 		return nil, err
 	}

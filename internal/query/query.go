@@ -29,9 +29,9 @@ type Backend struct {
 	State        backend.StateReader
 	Config       backend.ChainConfig
 	Network      backend.Network
-	Supply       backend.Supply
+	Supply       backend.CosmosSupply
 	Consensus    backend.ConsensusSet
-	Staking      backend.Staking
+	Staking      backend.CosmosStaking
 	Distribution backend.Distribution
 	Gov          backend.Gov
 	Slashing     backend.Slashing

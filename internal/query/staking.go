@@ -279,14 +279,14 @@ func stakingService() *Service {
 		})
 }
 
-func (q *Querier) staking() (backend.Staking, error) {
+func (q *Querier) staking() (backend.CosmosStaking, error) {
 	if q.b.Staking == nil {
 		return nil, backend.ErrUnavailable
 	}
 	return q.b.Staking, nil
 }
 
-func validatorOf(v backend.StakingValidator) Validator {
+func validatorOf(v backend.CosmosStakingValidator) Validator {
 	return Validator{
 		OperatorAddress: valAddr(v.Operator), ConsensusPubkey: pubKeyAny(v.ConsensusPubKey), Jailed: v.Jailed,
 		Status: bondStatus(v.Status), Tokens: IntOf(v.Tokens), DelegatorShares: DecOf(v.DelegatorShares),
@@ -329,13 +329,13 @@ func (q *Querier) Validators(_ context.Context, r *QueryValidatorsRequest) (*Que
 	if err != nil {
 		return nil, err
 	}
-	var vs []backend.StakingValidator
+	var vs []backend.CosmosStakingValidator
 	for _, v := range all {
 		if want == 0 || bondStatus(v.Status) == want {
 			vs = append(vs, v)
 		}
 	}
-	page, pr, err := paginate(vs, func(v backend.StakingValidator) []byte { return addrKey(v.Operator) }, r.Pagination)
+	page, pr, err := paginate(vs, func(v backend.CosmosStakingValidator) []byte { return addrKey(v.Operator) }, r.Pagination)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/rpc"
+	"github.com/holiman/uint256"
 )
 
 // nodeInfo is one element of chain_getNodeList.
@@ -28,7 +29,7 @@ type networkAccount struct {
 	LatestVersion       string         `json:"latestVersion"`
 	MinVersion          string         `json:"minVersion"`
 	CertCycleDuration   uint64         `json:"certCycleDuration"`
-	MaintenanceFee      uint64         `json:"maintenanceFee"`
+	MaintenanceFee      string         `json:"maintenanceFee"`
 	MaintenanceInterval uint64         `json:"maintenanceInterval"`
 	Penalty             amount         `json:"penalty"`
 	Slashing            slashingParams `json:"slashing"`
@@ -84,7 +85,15 @@ func renderNode(n backend.NodeInfo) nodeInfo {
 
 // hexAmount is an amount as hex without 0x.
 func hexAmount(a backend.Amount) amount {
-	return amount{Amount: strings.TrimPrefix(a.Amount.Hex(), "0x"), Currency: a.Currency}
+	return amount{Amount: hexWei(a.Amount), Currency: a.Currency}
+}
+
+// hexWei renders wei as hex without 0x; nil is zero.
+func hexWei(v *uint256.Int) string {
+	if v == nil {
+		return "0"
+	}
+	return strings.TrimPrefix(v.Hex(), "0x")
 }
 
 func millis(d time.Duration) uint64 { return uint64(d.Milliseconds()) }
@@ -93,7 +102,7 @@ func renderNetworkAccount(a backend.NetworkAccount) networkAccount {
 	return networkAccount{
 		ActiveVersion: a.ActiveVersion, LatestVersion: a.LatestVersion, MinVersion: a.MinVersion,
 		CertCycleDuration:   a.CertCycleDuration,
-		MaintenanceFee:      a.MaintenanceFee,
+		MaintenanceFee:      hexWei(a.MaintenanceFee),
 		MaintenanceInterval: millis(a.MaintenanceInterval),
 		Penalty:             hexAmount(a.Penalty),
 		Slashing: slashingParams{
@@ -155,7 +164,10 @@ func RegisterChain(s *rpc.Server, nb backend.Validators) {
 			page = *opts.Page
 		}
 		if opts.Limit != nil {
-			limit = min(max(*opts.Limit, 1), nodeListMaxLimit)
+			if *opts.Limit < 1 || *opts.Limit > nodeListMaxLimit {
+				return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "invalid params: limit must be 1..1000"}
+			}
+			limit = *opts.Limit
 		}
 		all := nb.Nodes()
 		out := nodeList{Nodes: []nodeInfo{}, TotalNodes: len(all), Page: page, Limit: limit,
@@ -198,4 +210,52 @@ func RegisterChain(s *rpc.Server, nb backend.Validators) {
 			CycleInfo *cycleInfo `json:"cycleInfo"`
 		}{renderCycle(ci)}, nil
 	})
+	if ev, ok := nb.(backend.NetworkEvents); ok {
+		registerNetworkSubscriptions(s, ev)
+	}
+}
+
+// nodeChange is a chain_subscribe("nodes") notification.
+type nodeChange struct {
+	Node     nodeInfo `json:"node"`
+	Operator string   `json:"operator"`
+	From     string   `json:"from"` // "" for a validator new since the last selection
+	To       string   `json:"to"`
+	Block    Quantity `json:"block"`
+}
+
+// registerNetworkSubscriptions installs chain_subscribe over WebSocket:
+// "cycles" delivers each cycle's record (the chain_getCycleInfo shape) as
+// the cycle closes, "nodes" each validator state change (active, standby,
+// syncing, jailed, inactive). chain_unsubscribe ends one.
+func registerNetworkSubscriptions(s *rpc.Server, ev backend.NetworkEvents) {
+	register(s, "chain_subscribe", 1, 1, func(ctx context.Context, p rpc.Params) (any, error) {
+		n, ok := rpc.NotifierFrom(ctx)
+		if !ok {
+			return nil, rpc.ErrNotificationsUnsupported
+		}
+		var kind string
+		if err := p.Decode(0, &kind); err != nil {
+			return nil, err
+		}
+		if kind != "cycles" && kind != "nodes" {
+			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "unsupported subscription type: " + kind + " (cycles or nodes)"}
+		}
+		sub := n.Subscribe()
+		events, cancel := ev.SubscribeNetwork(256)
+		go forward(sub, events, cancel, func(e backend.NetworkEvent) error {
+			switch {
+			case kind == "cycles" && e.Cycle != nil:
+				return sub.Notify(struct {
+					CycleInfo *cycleInfo `json:"cycleInfo"`
+				}{renderCycle(e.Cycle)})
+			case kind == "nodes" && e.Node != nil:
+				return sub.Notify(nodeChange{Node: renderNode(e.Node.Node), Operator: "0x" + hex.EncodeToString(e.Node.Node.Operator[:]),
+					From: e.Node.From, To: e.Node.To, Block: Quantity(e.Node.Block)})
+			}
+			return nil
+		})
+		return sub.ID, nil
+	})
+	s.RegisterUnsubscribe("chain_unsubscribe")
 }

@@ -17,3 +17,4 @@ await import('./suites/viem.js');
 await import('./suites/explorer.js');
 await import('./suites/graphql.js');
 await import('./suites/cosmos.js');
+await import('./suites/staking.js');

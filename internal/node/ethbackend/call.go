@@ -191,6 +191,7 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 	}
 	vm := evm.NewEVM(bctx, sdb, cfg.ChainID, cfg.Fork(bctx.Number, bctx.Time))
 	vm.Config.NoBaseFee = true
+	vm.SetNatives(cfg.Natives)
 	st.BeginTx(types.Hash{}, 0)
 	gp := evm.GasPool(math.MaxUint64)
 	res, err := evm.ApplyMessage(vm, msg, &gp)

@@ -19,9 +19,9 @@ type Fake struct {
 	blocks     []*types.Block
 	Balances   map[types.Address]*uint256.Int
 	Nonces     map[types.Address]uint64
-	Validators []backend.StakingValidator
+	Validators []backend.CosmosStakingValidator
 	Dels       []backend.Delegation
-	Props      []backend.Proposal
+	Props      []backend.CosmosProposal
 	PropVotes  map[uint64][]backend.Vote
 	PropDeps   map[uint64][]backend.Deposit
 }
@@ -66,7 +66,7 @@ func New(validators int) *Fake {
 		if i%5 == 4 {
 			status = backend.StatusUnbonded
 		}
-		f.Validators = append(f.Validators, backend.StakingValidator{
+		f.Validators = append(f.Validators, backend.CosmosStakingValidator{
 			Operator: op, ConsensusPubKey: append([]byte{2}, op[:]...), Status: status,
 			Tokens: Ether(uint64(1000 + i)), DelegatorShares: Ether(uint64(1000 + i)),
 			Description:       backend.ValidatorDescription{Moniker: "validator"},
@@ -79,7 +79,7 @@ func New(validators int) *Fake {
 			backend.Delegation{Delegator: Addr(0x1000 + i), Validator: op, Shares: Ether(999), Balance: Ether(999)})
 	}
 	for id := uint64(1); id <= 2; id++ {
-		p := backend.Proposal{ID: id, Title: "proposal", Description: "text", Status: backend.ProposalVotingPeriod,
+		p := backend.CosmosProposal{ID: id, Title: "proposal", Description: "text", Status: backend.ProposalVotingPeriod,
 			FinalTally: backend.TallyResult{Yes: new(uint256.Int), No: new(uint256.Int), Abstain: new(uint256.Int), NoWithVeto: new(uint256.Int)},
 			SubmitTime: Base, DepositEndTime: Base.Add(48 * time.Hour), TotalDeposit: Ether(10),
 			VotingStartTime: Base.Add(time.Hour), VotingEndTime: Base.Add(72 * time.Hour)}
@@ -160,14 +160,16 @@ func (f *Fake) ConsensusValidators(height uint64) ([]backend.ConsensusValidator,
 	return out, nil
 }
 
-func (f *Fake) StakingValidators() ([]backend.StakingValidator, error) { return f.Validators, nil }
-func (f *Fake) StakingValidator(op types.Address) (backend.StakingValidator, error) {
+func (f *Fake) StakingValidators() ([]backend.CosmosStakingValidator, error) {
+	return f.Validators, nil
+}
+func (f *Fake) StakingValidator(op types.Address) (backend.CosmosStakingValidator, error) {
 	for _, v := range f.Validators {
 		if v.Operator == op {
 			return v, nil
 		}
 	}
-	return backend.StakingValidator{}, backend.ErrNotFound
+	return backend.CosmosStakingValidator{}, backend.ErrNotFound
 }
 func (f *Fake) Delegations(del types.Address) ([]backend.Delegation, error) {
 	var out []backend.Delegation
@@ -189,8 +191,8 @@ func (f *Fake) ValidatorDelegations(op types.Address) ([]backend.Delegation, err
 	return out, nil
 }
 func (f *Fake) Unbondings(types.Address) ([]backend.UnbondingDelegation, error) { return nil, nil }
-func (f *Fake) StakingParams() (backend.StakingParams, error) {
-	return backend.StakingParams{UnbondingTime: 21 * 24 * time.Hour, MaxValidators: 100, MaxEntries: 7,
+func (f *Fake) StakingParams() (backend.CosmosStakingParams, error) {
+	return backend.CosmosStakingParams{UnbondingTime: 21 * 24 * time.Hour, MaxValidators: 100, MaxEntries: 7,
 		HistoricalEntries: 10000, MinCommissionRate: new(uint256.Int)}, nil
 }
 func (f *Fake) StakingPool() (*uint256.Int, *uint256.Int, error) {
@@ -239,14 +241,14 @@ func (f *Fake) DistributionParams() (backend.DistributionParams, error) {
 		BonusProposerReward: new(uint256.Int), WithdrawAddrEnabled: true}, nil
 }
 
-func (f *Fake) Proposals() ([]backend.Proposal, error) { return f.Props, nil }
-func (f *Fake) Proposal(id uint64) (backend.Proposal, error) {
+func (f *Fake) Proposals() ([]backend.CosmosProposal, error) { return f.Props, nil }
+func (f *Fake) Proposal(id uint64) (backend.CosmosProposal, error) {
 	for _, p := range f.Props {
 		if p.ID == id {
 			return p, nil
 		}
 	}
-	return backend.Proposal{}, backend.ErrNotFound
+	return backend.CosmosProposal{}, backend.ErrNotFound
 }
 func (f *Fake) Votes(id uint64) ([]backend.Vote, error) {
 	if _, err := f.Proposal(id); err != nil {

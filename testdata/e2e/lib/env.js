@@ -27,7 +27,11 @@ export const ACCOUNTS = {
   subscriptions: 5,
   filters: 6,
   viem: 7,
+  // The explorer and staking suites run one after the other (suites are
+  // imported in sequence) and neither asserts an absolute balance, so they
+  // share the last spendable account.
   explorer: 8,
+  staking: 8,
   untouched: 9,
 };
 

@@ -1,0 +1,160 @@
+package backend
+
+import (
+	"errors"
+
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// Staking reads the proof-of-stake state the system contracts keep:
+// validators, delegations, unbonding, rewards, the supply and the network
+// parameters. Height nil reads the head block; a height whose state is no
+// longer kept gives ErrStateUnavailable-like errors from the node.
+type Staking interface {
+	// StakingEnabled reports whether the chain has the system contracts;
+	// every other method returns ErrStakingDisabled when it has not.
+	StakingEnabled() bool
+	StakingValidators(height *uint64) ([]StakingValidator, error)
+	// StakingValidator returns ErrValidatorNotFound for an unknown operator.
+	StakingValidator(height *uint64, operator types.Address) (*StakingValidator, error)
+	DelegatorDelegations(height *uint64, delegator types.Address) ([]StakingDelegation, error)
+	ValidatorDelegations(height *uint64, operator types.Address) ([]StakingDelegation, error)
+	// UnbondingDelegations lists pending unbonding entries, of one
+	// delegator or (nil) all of them.
+	UnbondingDelegations(height *uint64, delegator *types.Address) ([]UnbondingEntry, error)
+	WithdrawAddress(height *uint64, delegator types.Address) (types.Address, error)
+	Supply(height *uint64) (*Supply, error)
+	StakingParams(height *uint64) (*StakingParams, error)
+}
+
+// Errors of the Staking interface.
+var (
+	ErrStakingDisabled   = errors.New("the chain has no staking contracts")
+	ErrValidatorNotFound = errors.New("validator not found")
+)
+
+// StakingValidator is one validator as the state holds it.
+type StakingValidator struct {
+	Operator, ConsensusAddress types.Address
+	ConsensusPubkey            []byte // compressed secp256k1
+	NetAddress                 string // host:port
+	Moniker, Identity, Website string
+	SecurityContact, Details   string
+	// Commission rates are 18-decimal fractions (1e18 = 100%).
+	CommissionRate, MaxRate, MaxChangeRate *uint256.Int
+	CommissionUpdated                      uint64 // Unix seconds
+	MinSelfDelegation                      *uint256.Int
+	Tokens, Shares, SelfDelegation         *uint256.Int
+	Slashed                                *uint256.Int // burned by penalties so far
+	Status                                 string       // active, standby, jailed or inactive
+	Jailed                                 bool
+	JailedUntil                            uint64 // Unix seconds
+	Created                                uint64 // Unix seconds
+	UnpaidCommission                       *uint256.Int
+	Power                                  int64
+}
+
+// StakingDelegation is one delegator's stake with one validator.
+type StakingDelegation struct {
+	Delegator, Validator types.Address
+	Shares, Amount       *uint256.Int
+	Rewards              *uint256.Int // withdrawable now
+}
+
+// UnbondingEntry is stake on its way back to its delegator.
+type UnbondingEntry struct {
+	Delegator, Validator types.Address
+	Amount               *uint256.Int
+	CompletionTime       uint64 // Unix seconds
+	CreationHeight       uint64
+}
+
+// Supply is the coin supply: genesis + minted − burned.
+type Supply struct {
+	Total, Minted, Burned, CommunityPool *uint256.Int
+}
+
+// StakingParams are every network parameter in the state. Durations are
+// milliseconds; fractions parts per million.
+type StakingParams struct {
+	ActiveVersion, LatestVersion, MinVersion string
+	CertCycleDuration                        uint64
+	MaintenanceFee                           *uint256.Int
+	MaintenanceInterval                      uint64
+	Penalty                                  *uint256.Int
+	LeftNetworkEarlyPenaltyPPM               uint64
+	NodeRefutedPenaltyPPM                    uint64
+	SyncTimeoutPenaltyPPM                    uint64
+	Reward                                   *uint256.Int
+	NodeRewardInterval                       uint64
+	RequiredStake                            *uint256.Int
+	RestakeCooldown                          uint64
+	Desired, MaxSyncTime                     uint64
+	MissedBlocksWindow, MaxMissedBlocks      uint64
+	MinDeposit                               *uint256.Int
+	DepositPeriod, VotingPeriod              uint64
+	QuorumPPM, ThresholdPPM, VetoPPM         uint64
+	Timestamp                                uint64 // ms: last change
+}
+
+// Governance reads the governance contract's proposals and votes.
+type Governance interface {
+	Proposals(height *uint64) ([]Proposal, error)
+	// Proposal returns ErrProposalNotFound for an unknown id.
+	Proposal(height *uint64, id uint64) (*Proposal, error)
+	ProposalVotes(height *uint64, id uint64) ([]ProposalVote, error)
+	// ProposalTally is the final tally once voting is over, else the
+	// votes so far weighted by the stake at height.
+	ProposalTally(height *uint64, id uint64) (*Tally, error)
+}
+
+// ErrProposalNotFound is returned for an unknown proposal id.
+var ErrProposalNotFound = errors.New("proposal not found")
+
+// Proposal is a governance proposal.
+type Proposal struct {
+	ID                     uint64
+	Kind                   string // text, param_change or software_version
+	Status                 string // deposit_period, voting_period, passed, rejected, failed or dropped
+	Proposer               types.Address
+	Title, Description     string
+	Param, Value           string // the change a param_change or software_version proposal makes
+	SubmitTime, DepositEnd uint64 // Unix seconds
+	VotingStart, VotingEnd uint64 // Unix seconds; 0 before voting
+	TotalDeposit           *uint256.Int
+}
+
+// ProposalVote is one voter's weights, parts per million of its stake.
+type ProposalVote struct {
+	Voter                        types.Address
+	Yes, Abstain, No, NoWithVeto uint64
+}
+
+// Tally is a proposal's votes by option, in stake (wei).
+type Tally struct {
+	Yes, Abstain, No, NoWithVeto *uint256.Int
+}
+
+// NetworkEvents delivers the validator network's own events as blocks are
+// committed: the record of each cycle that closes and each change of a
+// validator's state (active, standby, syncing, jailed, inactive).
+type NetworkEvents interface {
+	// SubscribeNetwork returns a channel of events and a cancel function;
+	// a subscriber that falls more than buffer events behind misses some.
+	SubscribeNetwork(buffer int) (<-chan NetworkEvent, func())
+}
+
+// NetworkEvent is either a closed cycle or a node's state change.
+type NetworkEvent struct {
+	Cycle *CycleInfo
+	Node  *NodeStateChange
+}
+
+// NodeStateChange is a validator moving from one state to another at a
+// block.
+type NodeStateChange struct {
+	Node     NodeInfo
+	From, To string
+	Block    uint64
+}

@@ -1,0 +1,224 @@
+package node
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/staking"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	"github.com/holiman/uint256"
+)
+
+// stakeTx sends a call to a system contract from key on the devnet and
+// waits for its receipt; fee is what the sender paid for gas.
+func stakeTx(t *testing.T, dn *Devnet, key *secp256k1.PrivateKey, to types.Address, value *uint256.Int, data []byte) *types.Receipt {
+	rc, _ := stakeTxFee(t, dn, key, to, value, data)
+	return rc
+}
+
+func stakeTxFee(t *testing.T, dn *Devnet, key *secp256k1.PrivateKey, to types.Address, value *uint256.Int, data []byte) (*types.Receipt, *uint256.Int) {
+	t.Helper()
+	n := dn.Nodes[0]
+	from := types.Address(crypto.PrivkeyToAddress(key))
+	nonce := n.Pool.Nonce(from)
+	inner := &types.DynamicFeeTx{Nonce: nonce, Gas: 500_000, To: &to, Data: data}
+	inner.ChainID.SetUint64(n.Chain.Config.ChainID)
+	inner.GasFeeCap.SetUint64(100e9)
+	inner.GasTipCap.SetUint64(1e9)
+	if value != nil {
+		inner.Value.Set(value)
+	}
+	tx, err := types.SignTx(types.NewTx(inner), types.LatestSigner(n.Chain.Config.ChainID), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := n.Chain.Head().Number()
+	if err := n.Pool.Add(tx); err != nil {
+		t.Fatal(err)
+	}
+	waitNonce(t, n, from, nonce+1)
+	for num := start; num <= n.Chain.Head().Number(); num++ {
+		b, err := n.Chain.BlockByNumber(num)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, btx := range b.Transactions() {
+			if btx.Hash() == tx.Hash() {
+				rs, err := n.Chain.DB().Receipts(b.Hash())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rs[i].Status != types.ReceiptStatusSuccessful {
+					t.Fatalf("transaction to %s failed", to)
+				}
+				used := rs[i].CumulativeGasUsed
+				if i > 0 {
+					used -= rs[i-1].CumulativeGasUsed
+				}
+				price := new(uint256.Int).Add(b.BaseFee(), &inner.GasTipCap)
+				if price.Gt(&inner.GasFeeCap) {
+					price.Set(&inner.GasFeeCap)
+				}
+				return rs[i], price.Mul(price, uint256.NewInt(used))
+			}
+		}
+	}
+	t.Fatal("receipt not found")
+	return nil, nil
+}
+
+func call(t *testing.T, contract, method string, args ...any) []byte {
+	t.Helper()
+	data, err := staking.EncodeCall(contract, method, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// waitCycles waits until the head has crossed k more cycle boundaries.
+func waitCycles(t *testing.T, n *Node, k uint64) {
+	t.Helper()
+	waitHead(t, n, (n.Chain.Head().Number()/staking.CycleLength+k)*staking.CycleLength)
+}
+
+func ethers(n uint64) *uint256.Int {
+	return new(uint256.Int).Mul(uint256.NewInt(n), uint256.NewInt(1e18))
+}
+
+// A devnet, driven by ordinary transactions to the system contracts: a
+// new validator joins and becomes active at a cycle boundary, a delegator
+// earns rewards and withdraws them to the wei, undelegating waits the
+// cooldown, and a governance proposal changes maintenanceFee, which the
+// network account then shows.
+func TestStakingThroughTransactions(t *testing.T) {
+	dn, err := StartDevnet(DevnetConfig{Validators: 4, BlockTime: 20 * time.Millisecond, HTTPPort: -1, ChainID: 8118})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dn.Close()
+	n := dn.Nodes[0]
+	op, delegator := dn.Keys[0], dn.Keys[1]
+	opAddr, delAddr := types.Address(crypto.PrivkeyToAddress(op)), types.Address(crypto.PrivkeyToAddress(delegator))
+	consKey, _ := DevValidatorKey(50)
+	nw := &network{n: n}
+	events, stop := nw.SubscribeNetwork(1024)
+	defer stop()
+
+	rc := stakeTx(t, dn, op, staking.StakingAddress, ethers(20), call(t, "Staking", "createValidator",
+		"newcomer", "", "", "", "", ethers(1).Div(ethers(1), uint256.NewInt(20)), ethers(1).Div(ethers(1), uint256.NewInt(5)),
+		ethers(1).Div(ethers(1), uint256.NewInt(100)), ethers(1), consKey.PubKey().SerializeCompressed(), "127.0.0.1:36656"))
+	if len(rc.Logs) != 1 || rc.Logs[0].Address != staking.StakingAddress {
+		t.Fatalf("createValidator logs %+v", rc.Logs)
+	}
+	stakeTx(t, dn, delegator, staking.StakingAddress, ethers(5), call(t, "Staking", "delegate", opAddr))
+	waitCycles(t, n, 2)
+
+	active := 0
+	for _, nd := range nw.Nodes() {
+		if nd.Status == "active" {
+			active++
+		}
+	}
+	if active != 5 {
+		t.Fatalf("%d active nodes, want 5", active)
+	}
+	if ci, err := nw.CycleInfo(nil); err != nil || ci.Nodes.Active != 5 {
+		t.Fatalf("cycle info %+v %v", ci, err)
+	}
+	// The subscription saw cycles close and the newcomer become active.
+	var cycles int
+	var joined bool
+	for len(events) > 0 {
+		e := <-events
+		if e.Cycle != nil {
+			cycles++
+		}
+		if e.Node != nil && types.Address(e.Node.Node.Operator) == opAddr && e.Node.To == "active" {
+			joined = true
+		}
+	}
+	if cycles == 0 || !joined {
+		t.Fatalf("network events: %d cycles, newcomer active %v", cycles, joined)
+	}
+
+	// Rewards accrue and are withdrawn to the wei.
+	waitCycles(t, n, 1)
+	st, _ := n.Chain.StateAt(n.Chain.Head().Root())
+	before := st.GetBalance(delAddr).Clone()
+	st.Release()
+	rc, fee := stakeTxFee(t, dn, delegator, staking.DistributionAddress, nil, call(t, "Distribution", "withdrawDelegatorRewards", opAddr))
+	got := new(uint256.Int).SetBytes(rc.Logs[0].Data)
+	if got.IsZero() {
+		t.Fatal("no rewards after a cycle as an active validator's delegator")
+	}
+	st, _ = n.Chain.StateAt(n.Chain.Head().Root())
+	after := st.GetBalance(delAddr).Clone()
+	st.Release()
+	if want := new(uint256.Int).Sub(new(uint256.Int).Add(before, got), fee); !after.Eq(want) {
+		t.Fatalf("balance %v, want %v (before %v + rewards %v - fee %v)", after, want, before, got, fee)
+	}
+
+	// Undelegating waits the cooldown, then pays the amount to the wei.
+	rc = stakeTx(t, dn, delegator, staking.StakingAddress, nil, call(t, "Staking", "undelegate", opAddr, ethers(2)))
+	done := new(uint256.Int).SetBytes(rc.Logs[0].Data[32:64]).Uint64()
+	st, _ = n.Chain.StateAt(n.Chain.Head().Root())
+	balance := st.GetBalance(delAddr).Clone()
+	if es := staking.ReadUnbonding(st, &delAddr); len(es) != 1 || !es[0].Amount.Eq(ethers(2)) || es[0].Completion != done {
+		t.Fatalf("unbonding %+v", es)
+	}
+	st.Release()
+	if head := n.Chain.Head(); done < head.Time()+59 {
+		t.Fatalf("completes at %d, block time %d: shorter than the cooldown", done, head.Time())
+	}
+	waitTime(t, n, done)
+	st, _ = n.Chain.StateAt(n.Chain.Head().Root())
+	if got, want := st.GetBalance(delAddr), new(uint256.Int).Add(balance, ethers(2)); !got.Eq(want) {
+		t.Fatalf("after the cooldown: %v, want %v", got, want)
+	}
+	st.Release()
+
+	// Governance: a proposal to change maintenanceFee, voted by the
+	// genesis validators (funded for gas first), passes and shows in the
+	// network account.
+	proposer := dn.Keys[2]
+	p, _ := n.Staking().StakingParams(nil)
+	stakeTx(t, dn, proposer, staking.GovernanceAddress, p.MinDeposit, call(t, "Governance", "submitProposal",
+		uint64(staking.ParamChangeProposal), "cheaper upkeep", "", "maintenanceFee", "7"))
+	for i := range dn.addrs {
+		stakeTx(t, dn, dn.Keys[3], dn.addrs[i], ethers(1), nil)
+		vk, _ := DevValidatorKey(i)
+		stakeTx(t, dn, vk, staking.GovernanceAddress, nil, call(t, "Governance", "vote", uint64(1), uint64(staking.OptionYes)))
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		pr, err := n.Governance().Proposal(nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.Status == "passed" {
+			break
+		}
+		if pr.Status != "voting_period" || time.Now().After(deadline) {
+			t.Fatalf("proposal %+v", pr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if acc, err := nw.NetworkAccount(); err != nil || acc.MaintenanceFee.Uint64() != 7 {
+		t.Fatalf("network account %+v %v", acc, err)
+	}
+}
+
+// waitTime waits until the head block's time reaches ts.
+func waitTime(t *testing.T, n *Node, ts uint64) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for n.Chain.Head().Time() < ts {
+		if time.Now().After(deadline) {
+			t.Fatalf("head time stuck at %d, want %d", n.Chain.Head().Time(), ts)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

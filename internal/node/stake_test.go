@@ -1,0 +1,176 @@
+package node
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/staking"
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/trie"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// waitHead waits until n has committed block want.
+func waitHead(t *testing.T, n *Node, want uint64) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for n.Chain.Head().Number() < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("head stuck at %d, want %d", n.Chain.Head().Number(), want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A 4-validator devnet runs on the validator set of its staking state:
+// chain_getNodeList reports the four as active nodes with their keys and
+// addresses, cycle records count them, and every block's certificate
+// verifies against the set the staking state gives its height. A node
+// that imports the devnet's blocks re-derives the very same state.
+func TestDevnetValidatorsFromState(t *testing.T) {
+	dn, err := StartDevnet(DevnetConfig{Validators: 4, BlockTime: 10 * time.Millisecond, HTTPPort: -1, ChainID: 8118})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dn.Close()
+	n := dn.Nodes[0]
+	waitHead(t, n, 12)
+
+	nw := &network{n: n}
+	nodes := nw.Nodes()
+	if len(nodes) != 4 {
+		t.Fatalf("%d nodes, want 4", len(nodes))
+	}
+	seen := map[int]bool{}
+	for _, nd := range nodes {
+		if nd.Status != "active" || nd.IP != "127.0.0.1" || len(nd.PublicKey) != 33 {
+			t.Fatalf("node %+v", nd)
+		}
+		seen[nd.Port] = true
+	}
+	if len(seen) != 4 {
+		t.Fatalf("ports %v", seen)
+	}
+	for _, c := range []uint64{0, 1} {
+		ci, err := nw.CycleInfo(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ci.Nodes.Active != 4 || ci.Desired != DevParams().Desired || !ci.End.After(ci.Start) {
+			t.Fatalf("cycle %d: %+v", c, ci)
+		}
+	}
+	if acc, err := nw.NetworkAccount(); err != nil || acc.RestakeCooldown != time.Minute {
+		t.Fatalf("network account %+v %v", acc, err)
+	}
+
+	sa := n.Staking()
+	vals, err := sa.StakingValidators(nil)
+	if err != nil || len(vals) != 4 {
+		t.Fatalf("validators %d %v", len(vals), err)
+	}
+	for _, v := range vals {
+		if v.Status != "active" || v.Tokens.Cmp(devValidatorStake) != 0 || v.Moniker == "" {
+			t.Fatalf("validator %+v", v)
+		}
+		if ds, err := sa.ValidatorDelegations(nil, v.Operator); err != nil || len(ds) != 1 || ds[0].Delegator != v.Operator {
+			t.Fatalf("delegations %+v %v", ds, err)
+		}
+	}
+	if sp, err := sa.StakingParams(nil); err != nil || sp.RestakeCooldown != 60_000 {
+		t.Fatalf("params %+v %v", sp, err)
+	}
+
+	head := n.Chain.Head().Number()
+	sched := newStakeSchedule(n.Chain)
+	for num := uint64(1); num <= head; num++ {
+		b, err := n.Chain.BlockByNumber(num)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := n.Certificate(num)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := sched.ValidatorSet(num)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set.Len() != 4 {
+			t.Fatalf("set of %d has %d validators", num, set.Len())
+		}
+		if err := consensus.VerifyCertificate(8118, set, num, b.Hash(), cert); err != nil {
+			t.Fatalf("certificate of block %d: %v", num, err)
+		}
+	}
+
+	// Import: a fresh chain from the same genesis executes every block and
+	// must reach the same state root (InsertBlock checks each root).
+	g := n.cfg.Genesis
+	if err := PrepareGenesis(g); err != nil {
+		t.Fatal(err)
+	}
+	c, err := chain.Open(g, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Genesis().Hash() != n.Chain.Genesis().Hash() {
+		t.Fatal("genesis differs")
+	}
+	for num := uint64(1); num <= head; num++ {
+		b, _ := n.Chain.BlockByNumber(num)
+		if _, err := c.InsertBlock(b); err != nil {
+			t.Fatalf("import block %d: %v", num, err)
+		}
+	}
+	want, _ := n.Chain.BlockByNumber(head)
+	if c.Head().Root() != want.Root() {
+		t.Fatal("imported state root differs")
+	}
+	st, err := c.StateAt(c.Head().Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := staking.ReadSupply(st); s.Minted.IsZero() {
+		t.Fatal("no rewards minted after a cycle")
+	}
+}
+
+// A prepared genesis written out (as a data directory stores it) and read
+// back prepares to the same block 0: the system accounts in its alloc are
+// recomputed, not counted twice.
+func TestPrepareGenesisRoundTrip(t *testing.T) {
+	k, _ := DevValidatorKey(0)
+	g := chain.DevGenesis(8118, nil, 1_700_000_000)
+	if err := SetDevStaking(g, []*secp256k1.PrivateKey{k}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrepareGenesis(g); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := chain.ParseGenesis(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := PrepareGenesis(back); err != nil {
+		t.Fatal(err)
+	}
+	b1, err := g.Commit(trie.NewMemoryDB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, err := back.Commit(trie.NewMemoryDB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b1.Hash() != b2.Hash() {
+		t.Fatal("genesis changed through a round trip")
+	}
+}

@@ -1,0 +1,234 @@
+package node
+
+import (
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/staking"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+)
+
+// stakingAPI implements backend.Staking over the node's chain.
+type stakingAPI struct{ n *Node }
+
+// Staking returns the node's reader of the staking state, for the query
+// interfaces (REST, gRPC, the explorer).
+func (n *Node) Staking() backend.Staking { return stakingAPI{n} }
+
+var _ backend.Staking = stakingAPI{}
+
+func (a stakingAPI) StakingEnabled() bool { return a.n.Chain.Config.Natives != nil }
+
+// stateAt opens the state of block height (nil: the head).
+func (a stakingAPI) stateAt(height *uint64) (*state.StateDB, error) {
+	if !a.StakingEnabled() {
+		return nil, backend.ErrStakingDisabled
+	}
+	b := a.n.Chain.Head()
+	if height != nil {
+		var err error
+		if b, err = a.n.Chain.BlockByNumber(*height); err != nil {
+			return nil, err
+		}
+	}
+	return a.n.Chain.StateAt(b.Root())
+}
+
+func (a stakingAPI) StakingValidators(height *uint64) ([]backend.StakingValidator, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	vals := staking.ReadValidators(st)
+	out := make([]backend.StakingValidator, 0, len(vals))
+	for _, v := range vals {
+		out = append(out, toBackendValidator(v))
+	}
+	return out, nil
+}
+
+func (a stakingAPI) StakingValidator(height *uint64, op types.Address) (*backend.StakingValidator, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	v, ok := staking.ReadValidator(st, op)
+	if !ok {
+		return nil, backend.ErrValidatorNotFound
+	}
+	bv := toBackendValidator(v)
+	return &bv, nil
+}
+
+func toBackendValidator(v staking.ValidatorInfo) backend.StakingValidator {
+	d := v.Description
+	return backend.StakingValidator{
+		Operator: v.Operator, ConsensusAddress: v.ConsensusAddress, ConsensusPubkey: v.Pubkey, NetAddress: v.NetAddress,
+		Moniker: d.Moniker, Identity: d.Identity, Website: d.Website, SecurityContact: d.SecurityContact, Details: d.Details,
+		CommissionRate: v.Rate, MaxRate: v.MaxRate, MaxChangeRate: v.MaxChangeRate, CommissionUpdated: v.RateUpdated,
+		MinSelfDelegation: v.MinSelfDelegation, Tokens: v.Tokens, Shares: v.Shares, SelfDelegation: v.SelfDelegation,
+		Slashed: v.Slashed, Status: v.Status.String(), Jailed: v.Jailed, JailedUntil: v.JailedUntil, Created: v.Created,
+		UnpaidCommission: v.Commission, Power: v.Power,
+	}
+}
+
+func toBackendDelegations(ds []staking.Delegation) []backend.StakingDelegation {
+	out := make([]backend.StakingDelegation, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, backend.StakingDelegation{Delegator: d.Delegator, Validator: d.Validator, Shares: d.Shares, Amount: d.Amount, Rewards: d.Rewards})
+	}
+	return out
+}
+
+func (a stakingAPI) DelegatorDelegations(height *uint64, d types.Address) ([]backend.StakingDelegation, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	return toBackendDelegations(staking.ReadDelegations(st, d)), nil
+}
+
+func (a stakingAPI) ValidatorDelegations(height *uint64, v types.Address) ([]backend.StakingDelegation, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	return toBackendDelegations(staking.ReadValidatorDelegations(st, v)), nil
+}
+
+func (a stakingAPI) UnbondingDelegations(height *uint64, d *types.Address) ([]backend.UnbondingEntry, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	es := staking.ReadUnbonding(st, d)
+	out := make([]backend.UnbondingEntry, 0, len(es))
+	for _, e := range es {
+		out = append(out, backend.UnbondingEntry{Delegator: e.Delegator, Validator: e.Validator, Amount: e.Amount,
+			CompletionTime: e.Completion, CreationHeight: e.Height})
+	}
+	return out, nil
+}
+
+func (a stakingAPI) WithdrawAddress(height *uint64, d types.Address) (types.Address, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return types.Address{}, err
+	}
+	defer st.Release()
+	return staking.ReadWithdrawAddress(st, d), nil
+}
+
+func (a stakingAPI) Supply(height *uint64) (*backend.Supply, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	s := staking.ReadSupply(st)
+	return &backend.Supply{Total: s.Total, Minted: s.Minted, Burned: s.Burned, CommunityPool: s.CommunityPool}, nil
+}
+
+func (a stakingAPI) StakingParams(height *uint64) (*backend.StakingParams, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	p := staking.ReadParams(st)
+	return &backend.StakingParams{
+		ActiveVersion: p.ActiveVersion, LatestVersion: p.LatestVersion, MinVersion: p.MinVersion,
+		CertCycleDuration: p.CertCycleDuration, MaintenanceFee: p.MaintenanceFee, MaintenanceInterval: p.MaintenanceInterval,
+		Penalty: p.Penalty, LeftNetworkEarlyPenaltyPPM: p.LeftNetworkEarlyPenalty, NodeRefutedPenaltyPPM: p.NodeRefutedPenalty,
+		SyncTimeoutPenaltyPPM: p.SyncTimeoutPenalty, Reward: p.Reward, NodeRewardInterval: p.NodeRewardInterval,
+		RequiredStake: p.RequiredStake, RestakeCooldown: p.RestakeCooldown, Desired: p.Desired, MaxSyncTime: p.MaxSyncTime,
+		MissedBlocksWindow: p.MissedBlocksWindow, MaxMissedBlocks: p.MaxMissedBlocks, MinDeposit: p.MinDeposit,
+		DepositPeriod: p.DepositPeriod, VotingPeriod: p.VotingPeriod, QuorumPPM: p.Quorum, ThresholdPPM: p.Threshold,
+		VetoPPM: p.VetoThreshold, Timestamp: p.Timestamp,
+	}, nil
+}
+
+var _ backend.Governance = stakingAPI{}
+
+// Governance returns the node's reader of governance proposals.
+func (n *Node) Governance() backend.Governance { return stakingAPI{n} }
+
+func kindName(k staking.ProposalKind) string {
+	switch k {
+	case staking.TextProposal:
+		return "text"
+	case staking.ParamChangeProposal:
+		return "param_change"
+	case staking.SoftwareVersionProposal:
+		return "software_version"
+	}
+	return "unknown"
+}
+
+func toBackendProposal(p staking.Proposal) backend.Proposal {
+	return backend.Proposal{ID: p.ID, Kind: kindName(p.Kind), Status: p.Status.String(), Proposer: p.Proposer,
+		Title: p.Title, Description: p.Description, Param: p.Param, Value: p.Value, SubmitTime: p.SubmitTime,
+		DepositEnd: p.DepositEnd, VotingStart: p.VotingStart, VotingEnd: p.VotingEnd, TotalDeposit: p.TotalDeposit}
+}
+
+func (a stakingAPI) Proposals(height *uint64) ([]backend.Proposal, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	ps := staking.ReadProposals(st)
+	out := make([]backend.Proposal, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, toBackendProposal(p))
+	}
+	return out, nil
+}
+
+func (a stakingAPI) Proposal(height *uint64, id uint64) (*backend.Proposal, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	p, ok := staking.ReadProposal(st, id)
+	if !ok {
+		return nil, backend.ErrProposalNotFound
+	}
+	bp := toBackendProposal(p)
+	return &bp, nil
+}
+
+func (a stakingAPI) ProposalVotes(height *uint64, id uint64) ([]backend.ProposalVote, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	if _, ok := staking.ReadProposal(st, id); !ok {
+		return nil, backend.ErrProposalNotFound
+	}
+	vs := staking.ReadVotes(st, id)
+	out := make([]backend.ProposalVote, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, backend.ProposalVote{Voter: v.Voter, Yes: v.Yes, Abstain: v.Abstain, No: v.No, NoWithVeto: v.NoWithVeto})
+	}
+	return out, nil
+}
+
+func (a stakingAPI) ProposalTally(height *uint64, id uint64) (*backend.Tally, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	if _, ok := staking.ReadProposal(st, id); !ok {
+		return nil, backend.ErrProposalNotFound
+	}
+	t := staking.ReadTally(st, id)
+	return &backend.Tally{Yes: t.Yes, Abstain: t.Abstain, No: t.No, NoWithVeto: t.NoWithVeto}, nil
+}

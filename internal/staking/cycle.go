@@ -1,0 +1,354 @@
+package staking
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// CycleLength is the number of blocks in a cycle: cycle = floor(block / 10).
+const CycleLength = 10
+
+// maxPower caps one validator's voting power, keeping the consensus
+// engine's total power far from overflowing.
+const maxPower = 1 << 40
+
+// powerOf is the voting power of a bonded amount: whole coins.
+func powerOf(tokens *uint256.Int) int64 {
+	p := new(uint256.Int).Div(tokens, ether)
+	if !p.IsUint64() || p.Uint64() > maxPower {
+		return maxPower
+	}
+	return int64(p.Uint64())
+}
+
+// Block is what the end-of-block rules need of the block that just ran.
+type Block struct {
+	Number, Time uint64
+	// Burned is what the block destroyed outside the system contracts:
+	// the base fee of every transaction (EIP-1559).
+	Burned *uint256.Int
+	// DoubleSigners are the consensus addresses the block carries evidence
+	// of equivocation against; Absent those of active validators missing
+	// from the commit the block carries. Both come from the block's
+	// consensus data; a block without any has neither.
+	DoubleSigners, Absent []types.Address
+}
+
+// EndBlock applies the chain's rules at the end of every block: it records
+// the burned fees, pays matured unbonding entries, applies the penalties
+// of the block's consensus data, closes governance proposals whose period
+// is over, opens the record of a
+// new cycle at its first block and, at the last block of a cycle, pays the
+// cycle's rewards and fees and chooses the next cycle's validators.
+func EndBlock(st State, b Block) error {
+	l := &ledger{s: store{st}, now: b.Time, height: b.Number}
+	if b.Burned != nil {
+		l.burn(b.Burned)
+	}
+	l.matureUnbonding()
+	if len(b.DoubleSigners) > 0 || len(b.Absent) > 0 {
+		p := ReadParams(st)
+		l.punish(&p, b)
+	}
+	if openProposals.len(l.s) > 0 {
+		p := ReadParams(st)
+		l.endProposals(&p)
+	}
+	c := b.Number / CycleLength
+	switch b.Number % CycleLength {
+	case 0:
+		l.openCycle(c)
+	case SelectionBlock:
+		p := ReadParams(st)
+		l.selectValidators(&p)
+	case CycleLength - 1:
+		l.endCycle(c)
+	}
+	return nil
+}
+
+// SelectionBlock is the block of a cycle (counted from 0) at whose end the
+// next cycle's validators are chosen. They take over at the cycle
+// boundary; choosing them half a cycle early lets the consensus engine
+// know the set of a height a few heights before it gets there, as it must
+// to check votes that arrive ahead of time.
+const SelectionBlock = 5
+
+// matureUnbonding pays the entries whose cooldown is over. Entries are
+// queued in block order, so the ones due are at the head; a cooldown
+// shortened by governance only lets later entries wait for earlier ones.
+func (l *ledger) matureUnbonding() {
+	q := queueRec()
+	head, tail := l.s.u64(q.field(qHead)), l.s.u64(q.field(qTail))
+	for ; head < tail; head++ {
+		e := entryRec(head)
+		if l.s.u64(e.field(uCompletion)) > l.now {
+			break
+		}
+		l.payOut(StakingAddress, l.s.addr(e.field(uDelegator)), l.s.u256(e.field(uAmount)))
+		for i := range uint64(uHeight + 1) {
+			l.s.setWord(e.field(i), types.Hash{})
+		}
+	}
+	l.s.setU64(q.field(qHead), head)
+}
+
+// Validator set records: the validators of the current cycle ("active")
+// and those chosen for the next ("next"), in the order they were chosen,
+// three words each: operator, consensus address, power. Each set record's
+// fields 1.. count validators by state when it was chosen.
+func activeRec() slot { return rec(StakingAddress, "active") }
+
+func nextRec() slot { return rec(StakingAddress, "next") }
+
+// Count fields of a set record.
+const (
+	cActive = 1 + iota
+	cStandby
+	cJailed
+)
+
+// ActiveValidator is a member of the consensus set.
+type ActiveValidator struct {
+	Operator, ConsensusAddress types.Address
+	Power                      int64
+}
+
+// ReadActiveSet returns the validators of the cycle the state's block
+// belongs to (at a cycle's last block: of the next cycle).
+func ReadActiveSet(st State) []ActiveValidator { return readSet(st, activeRec()) }
+
+// ReadNextSet returns the validators chosen for the next cycle: from the
+// cycle's SelectionBlock on, the set the next cycle will run.
+func ReadNextSet(st State) []ActiveValidator { return readSet(st, nextRec()) }
+
+func readSet(st State, r slot) []ActiveValidator {
+	s := store{st}
+	n := s.u64(r)
+	out := make([]ActiveValidator, 0, n)
+	d := r.data()
+	for i := range n {
+		out = append(out, ActiveValidator{Operator: s.addr(d.field(3 * i)), ConsensusAddress: s.addr(d.field(3*i + 1)),
+			Power: int64(s.u64(d.field(3*i + 2)))})
+	}
+	return out
+}
+
+// endCycle closes cycle c at its last block.
+func (l *ledger) endCycle(c uint64) {
+	p := ReadParams(l.s.st)
+	l.payRewards(&p)
+	l.copySet(nextRec(), activeRec())
+	r := cycleRec(c)
+	l.s.setU64(r.field(cyEnd), l.now*1000)
+	l.s.setU64(r.field(cyTimestamp), l.now*1000)
+}
+
+// payRewards mints each active validator's reward for the time since the
+// last payment (reward.amount per nodeRewardInterval) less its
+// maintenance fee (maintenanceFee per maintenanceInterval, at most the
+// reward, to the community pool), and splits the rest between its
+// commission and its delegators. Jailed validators earn nothing.
+func (l *ledger) payRewards(p *Params) {
+	sr := supplyRec()
+	since := l.s.u64(sr.field(sRewardedUntil))
+	l.s.setU64(sr.field(sRewardedUntil), l.now)
+	if l.now <= since {
+		return
+	}
+	elapsed := uint256.NewInt((l.now - since) * 1000)
+	reward, _ := new(uint256.Int).MulDivOverflow(p.Reward, elapsed, uint256.NewInt(p.NodeRewardInterval))
+	fee, _ := new(uint256.Int).MulDivOverflow(p.MaintenanceFee, elapsed, uint256.NewInt(p.MaintenanceInterval))
+	if fee.Gt(reward) {
+		fee.Set(reward)
+	}
+	net := new(uint256.Int).Sub(reward, fee)
+	for _, a := range ReadActiveSet(l.s.st) {
+		if !l.exists(a.Operator) || l.s.bool(valRec(a.Operator).field(vJailed)) {
+			continue
+		}
+		l.mint(reward)
+		l.toPool(fee)
+		l.allocate(a.Operator, net)
+	}
+}
+
+// selectValidators decides every validator's state for the next cycle
+// (the states show at once; the set takes over at the boundary):
+// the top `desired` by bonded stake (ties by address) among those not
+// jailed and staked at least requiredStake are active, the other such
+// standby; the active set is written for the consensus engine. When no
+// validator qualifies the previous set is kept, since an empty set would
+// halt the chain for good.
+func (l *ledger) selectValidators(p *Params) {
+	type cand struct {
+		op     types.Address
+		tokens *uint256.Int
+	}
+	var cands []cand
+	var jailed uint64
+	for _, v := range validatorList.all(l.s) {
+		vr := valRec(v)
+		tokens := l.tokens(v)
+		switch {
+		case l.s.bool(vr.field(vJailed)):
+			l.s.setU64(vr.field(vStatus), uint64(Jailed))
+			jailed++
+		case tokens.Lt(p.RequiredStake) || powerOf(tokens) == 0:
+			l.s.setU64(vr.field(vStatus), uint64(Inactive))
+		default:
+			cands = append(cands, cand{v, tokens})
+		}
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		if c := b.tokens.Cmp(a.tokens); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.op[:], b.op[:])
+	})
+	if len(cands) == 0 {
+		// A chain without validators stops for good; until someone can
+		// take over, the last set stays (jailed or not).
+		return
+	}
+	r := nextRec()
+	old := l.s.u64(r)
+	d := r.data()
+	var n uint64
+	for i, c := range cands {
+		vr := valRec(c.op)
+		if uint64(i) >= p.Desired {
+			l.s.setU64(vr.field(vStatus), uint64(Standby))
+			continue
+		}
+		l.s.setU64(vr.field(vStatus), uint64(Active))
+		l.s.setAddr(d.field(3*n), c.op)
+		l.s.setAddr(d.field(3*n+1), l.s.addr(vr.field(vConsAddr)))
+		l.s.setU64(d.field(3*n+2), uint64(powerOf(c.tokens)))
+		n++
+	}
+	for i := n; i < old; i++ {
+		for j := range uint64(3) {
+			l.s.setWord(d.field(3*i+j), types.Hash{})
+		}
+	}
+	l.s.setU64(r, n)
+	l.s.setU64(r.field(cActive), n)
+	l.s.setU64(r.field(cStandby), uint64(len(cands))-n)
+	l.s.setU64(r.field(cJailed), jailed)
+}
+
+// copySet makes set record dst a copy of src: the chosen set takes over.
+func (l *ledger) copySet(src, dst slot) {
+	n, old := l.s.u64(src), l.s.u64(dst)
+	sd, dd := src.data(), dst.data()
+	for i := range 3 * max(n, old) {
+		var w types.Hash
+		if i < 3*n {
+			w = l.s.word(sd.field(i))
+		}
+		l.s.setWord(dd.field(i), w)
+	}
+	for f := range uint64(cJailed + 1) {
+		l.s.setWord(dst.field(f), l.s.word(src.field(f)))
+	}
+}
+
+// Cycle record fields.
+const (
+	cyStart = iota // ms
+	cyEnd          // ms; 0 while the cycle runs
+	cyActive
+	cyStandby
+	cySyncing
+	cyDesired
+	cyMaxSyncTime // s
+	cyTimestamp   // ms
+	cyExists
+)
+
+func cycleRec(c uint64) slot {
+	var k [8]byte
+	for j := range 8 {
+		k[7-j] = byte(c >> (8 * j))
+	}
+	return rec(StakingAddress, "cycle", k[:])
+}
+
+// openCycle starts the record of cycle c at its first block.
+func (l *ledger) openCycle(c uint64) {
+	p := ReadParams(l.s.st)
+	r, cr := cycleRec(c), activeRec()
+	l.s.setU64(r.field(cyStart), l.now*1000)
+	l.s.setU64(r.field(cyActive), l.s.u64(cr.field(cActive)))
+	l.s.setU64(r.field(cyStandby), l.s.u64(cr.field(cStandby)))
+	l.s.setU64(r.field(cyDesired), p.Desired)
+	l.s.setU64(r.field(cyMaxSyncTime), p.MaxSyncTime)
+	l.s.setU64(r.field(cyTimestamp), l.now*1000)
+	l.s.setBool(r.field(cyExists), true)
+}
+
+// CycleRecord is one cycle as the chain recorded it.
+type CycleRecord struct {
+	Counter                  uint64
+	Start, End               uint64 // ms; End 0 while the cycle runs
+	Active, Standby, Syncing uint64
+	Desired                  uint64
+	MaxSyncTime              uint64 // s
+	Timestamp                uint64 // ms: when the record last changed
+}
+
+// ReadCycle returns the record of cycle c, if the state has it.
+func ReadCycle(st State, c uint64) (CycleRecord, bool) {
+	s, r := store{st}, cycleRec(c)
+	if !s.bool(r.field(cyExists)) {
+		return CycleRecord{}, false
+	}
+	return CycleRecord{Counter: c, Start: s.u64(r.field(cyStart)), End: s.u64(r.field(cyEnd)),
+		Active: s.u64(r.field(cyActive)), Standby: s.u64(r.field(cyStandby)), Syncing: s.u64(r.field(cySyncing)),
+		Desired: s.u64(r.field(cyDesired)), MaxSyncTime: s.u64(r.field(cyMaxSyncTime)), Timestamp: s.u64(r.field(cyTimestamp))}, true
+}
+
+// punish applies the penalties of a block's consensus data: a validator
+// that signed two conflicting votes loses nodeRefutedPenaltyPercent of its
+// stake and is jailed for restakeCooldown; one absent from more than
+// maxMissedBlocks of a missedBlocksWindow-block window loses
+// syncTimeoutPenaltyPercent and is jailed likewise. Jailing takes effect
+// at the next cycle boundary, when the validator set changes.
+func (l *ledger) punish(p *Params, b Block) {
+	until := l.now + secondsOf(p.RestakeCooldown)
+	for _, ca := range b.DoubleSigners {
+		v := l.s.addr(consRec(ca))
+		if v == (types.Address{}) || l.s.bool(valRec(v).field(vJailed)) {
+			continue // unknown, or already punished for this cycle
+		}
+		l.slash(v, p.NodeRefutedPenalty)
+		l.jail(v, until)
+	}
+	if p.MissedBlocksWindow == 0 {
+		return
+	}
+	window := b.Number / p.MissedBlocksWindow
+	for _, ca := range b.Absent {
+		v := l.s.addr(consRec(ca))
+		if v == (types.Address{}) {
+			continue
+		}
+		vr := valRec(v)
+		// The counter holds window<<32 | misses, so a new window starts at 0.
+		w := l.s.u64(vr.field(vMissed))
+		missed := uint64(0)
+		if w>>32 == window {
+			missed = w & 0xffffffff
+		}
+		missed++
+		l.s.setU64(vr.field(vMissed), window<<32|missed)
+		if missed > p.MaxMissedBlocks && !l.s.bool(vr.field(vJailed)) {
+			l.slash(v, p.SyncTimeoutPenalty)
+			l.jail(v, until)
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package staking
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+func addr(b byte) types.Address { return types.Address{19: b} }
+
+// consKey returns the compressed public key of a fixed test key.
+func consKey(t testing.TB, i byte, more ...byte) []byte {
+	t.Helper()
+	seed := crypto.Keccak256([]byte("test consensus key"), append([]byte{i}, more...))
+	k, err := crypto.ToPrivateKey(seed[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.PubKey().SerializeCompressed()
+}
+
+func pct(n uint64) *uint256.Int { return new(uint256.Int).Mul(uint256.NewInt(n), uint256.NewInt(1e16)) }
+
+// testLedger is a state with one genesis validator, addr(1), staked 100
+// CHAIN at time 1000.
+func testLedger(t testing.TB) (*MemState, *ledger, Params) {
+	t.Helper()
+	st := NewMemState()
+	p := DefaultParams()
+	g := &Genesis{Params: &p, Validators: []GenesisValidator{genesisValidator(t, 1, 100)}}
+	if err := InitGenesis(st, g, 1000, new(uint256.Int)); err != nil {
+		t.Fatal(err)
+	}
+	return st, &ledger{s: store{st}, now: 1000, height: 1}, ReadParams(st)
+}
+
+func genesisValidator(t testing.TB, i byte, stake uint64) GenesisValidator {
+	return GenesisValidator{Operator: addr(i), Pubkey: consKey(t, i), NetAddress: "127.0.0.1:26656", Moniker: "v",
+		CommissionRate: pct(10), MaxRate: pct(20), MaxChangeRate: pct(1), MinSelfDelegation: chain(1), Stake: chain(stake)}
+}
+
+func newValidator(t testing.TB, i byte, stake *uint256.Int) *NewValidator {
+	return &NewValidator{Operator: addr(i), Description: Description{Moniker: "m"}, Rate: pct(5), MaxRate: pct(10),
+		MaxChangeRate: pct(1), MinSelfDelegation: chain(1), Pubkey: consKey(t, i), NetAddress: "10.0.0.1:26656", Stake: stake}
+}
+
+func wantRevert(t *testing.T, err error, reason string) {
+	t.Helper()
+	var re *RevertError
+	if reason == "" {
+		if err != nil {
+			t.Fatalf("unexpected error %v", err)
+		}
+		return
+	}
+	if !errors.As(err, &re) || !strings.Contains(re.Reason, reason) {
+		t.Fatalf("error %v, want revert containing %q", err, reason)
+	}
+}
+
+func TestCreateValidatorRules(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(*NewValidator)
+		reason string
+	}{
+		{"ok", func(*NewValidator) {}, ""},
+		{"exists", func(nv *NewValidator) { nv.Operator = addr(1) }, "already exists"},
+		{"insufficient stake", func(nv *NewValidator) { nv.Stake = chain(9) }, "insufficient stake"},
+		{"below min self", func(nv *NewValidator) { nv.MinSelfDelegation = chain(50) }, "below min self delegation"},
+		{"zero min self", func(nv *NewValidator) { nv.MinSelfDelegation = new(uint256.Int) }, "must be positive"},
+		{"rate above max", func(nv *NewValidator) { nv.Rate = pct(11) }, "above max rate"},
+		{"max above 100%", func(nv *NewValidator) { nv.MaxRate = pct(101) }, "above 100%"},
+		{"change above max", func(nv *NewValidator) { nv.MaxChangeRate = pct(11) }, "max change rate above"},
+		{"bad key", func(nv *NewValidator) { nv.Pubkey = make([]byte, 33) }, "not a secp256k1 point"},
+		{"short key", func(nv *NewValidator) { nv.Pubkey = nv.Pubkey[:20] }, "33 bytes"},
+		{"key in use", func(nv *NewValidator) { nv.Pubkey = consKey(t, 1) }, "already in use"},
+		{"bad address", func(nv *NewValidator) { nv.NetAddress = "nowhere" }, "host:port"},
+		{"bad port", func(nv *NewValidator) { nv.NetAddress = "1.2.3.4:0" }, "port"},
+		{"no moniker", func(nv *NewValidator) { nv.Description.Moniker = "" }, "moniker"},
+		{"long details", func(nv *NewValidator) { nv.Description.Details = strings.Repeat("x", 281) }, "details"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, l, p := testLedger(t)
+			nv := newValidator(t, 2, chain(20))
+			tc.edit(nv)
+			wantRevert(t, l.createValidator(&p, nv), tc.reason)
+		})
+	}
+}
+
+func TestEditValidatorRules(t *testing.T) {
+	keep := Description{doNotModify, doNotModify, doNotModify, doNotModify, doNotModify}
+	for _, tc := range []struct {
+		name   string
+		after  uint64 // seconds after genesis
+		edit   Edit
+		reason string
+	}{
+		{"nothing", 0, Edit{Description: keep, NetAddress: doNotModify}, ""},
+		{"moniker", 0, Edit{Description: Description{"new", doNotModify, doNotModify, doNotModify, doNotModify}, NetAddress: doNotModify}, ""},
+		{"rate too soon", 10, Edit{Description: keep, NetAddress: doNotModify, Rate: pct(11)}, "once per 24 hours"},
+		{"rate ok", 86_400, Edit{Description: keep, NetAddress: doNotModify, Rate: pct(11)}, ""},
+		{"rate beyond change", 86_400, Edit{Description: keep, NetAddress: doNotModify, Rate: pct(12)}, "max change rate"},
+		{"rate beyond max", 86_400, Edit{Description: keep, NetAddress: doNotModify, Rate: pct(21)}, "above max rate"},
+		{"min self down", 0, Edit{Description: keep, NetAddress: doNotModify, MinSelfDelegation: new(uint256.Int)}, "only increase"},
+		{"min self above self", 0, Edit{Description: keep, NetAddress: doNotModify, MinSelfDelegation: chain(101)}, "above the self delegation"},
+		{"min self up", 0, Edit{Description: keep, NetAddress: doNotModify, MinSelfDelegation: chain(50)}, ""},
+		{"bad address", 0, Edit{Description: keep, NetAddress: "x"}, "host:port"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, l, _ := testLedger(t)
+			l.now += tc.after
+			wantRevert(t, l.editValidator(addr(1), &tc.edit), tc.reason)
+			if tc.reason == "" && tc.edit.Rate != nil {
+				if v, _ := ReadValidator(st, addr(1)); !v.Rate.Eq(tc.edit.Rate) {
+					t.Fatalf("rate %v, want %v", v.Rate, tc.edit.Rate)
+				}
+			}
+		})
+	}
+}
+
+func TestDelegateUndelegateCooldown(t *testing.T) {
+	st, l, p := testLedger(t)
+	d := addr(9)
+	st.AddBalance(StakingAddress, chain(50))
+	if _, err := l.bond(d, addr(1), chain(50)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err := l.undelegate(&p, d, addr(1), chain(51))
+	wantRevert(t, err, "insufficient delegation")
+	_, _, _, err = l.undelegate(&p, addr(8), addr(1), chain(1))
+	wantRevert(t, err, "no delegation")
+	out, penalty, done, err := l.undelegate(&p, d, addr(1), chain(20))
+	if err != nil || !out.Eq(chain(20)) || !penalty.IsZero() {
+		t.Fatalf("undelegate: %v %v %v", out, penalty, err)
+	}
+	if done != 1000+p.RestakeCooldown/1000 {
+		t.Fatalf("completion %d", done)
+	}
+	if err := EndBlock(st, Block{Number: 2, Time: done - 1}); err != nil {
+		t.Fatal(err)
+	}
+	if !st.GetBalance(d).IsZero() {
+		t.Fatal("paid before the cooldown")
+	}
+	if len(ReadUnbonding(st, &d)) != 1 {
+		t.Fatal("entry missing")
+	}
+	if err := EndBlock(st, Block{Number: 3, Time: done}); err != nil {
+		t.Fatal(err)
+	}
+	if !st.GetBalance(d).Eq(chain(20)) || len(ReadUnbonding(st, &d)) != 0 {
+		t.Fatalf("after the cooldown: balance %v", st.GetBalance(d))
+	}
+	if del, _ := ReadDelegation(st, d, addr(1)); !del.Amount.Eq(chain(30)) {
+		t.Fatalf("left %v", del.Amount)
+	}
+}
+
+func TestLeftEarlyPenaltyAndJail(t *testing.T) {
+	st, l, p := testLedger(t)
+	// Taking the self stake below requiredStake within the cooldown costs
+	// the penalty on what is taken out, and below the minimum self
+	// delegation jails.
+	out, penalty, _, err := l.undelegate(&p, addr(1), addr(1), chain(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := new(uint256.Int).MulDivOverflow(chain(100), uint256.NewInt(p.LeftNetworkEarlyPenalty), uint256.NewInt(PPM))
+	if !penalty.Eq(want) || !new(uint256.Int).Add(out, penalty).Eq(chain(100)) {
+		t.Fatalf("penalty %v out %v", penalty, out)
+	}
+	if v, _ := ReadValidator(st, addr(1)); !v.Jailed {
+		t.Fatal("not jailed")
+	}
+	if s := ReadSupply(st); !s.Burned.Eq(penalty) {
+		t.Fatalf("burned %v", s.Burned)
+	}
+}
+
+func TestRedelegateAndUnjail(t *testing.T) {
+	st, l, p := testLedger(t)
+	st.AddBalance(StakingAddress, chain(20))
+	if err := l.createValidator(&p, newValidator(t, 2, chain(20))); err != nil {
+		t.Fatal(err)
+	}
+	d := addr(9)
+	st.AddBalance(StakingAddress, chain(5))
+	if _, err := l.bond(d, addr(1), chain(5)); err != nil {
+		t.Fatal(err)
+	}
+	wantRevert(t, l.redelegate(d, addr(1), addr(1), chain(1)), "same validator")
+	wantRevert(t, l.redelegate(d, addr(1), addr(3), chain(1)), "no such validator")
+	wantRevert(t, l.redelegate(d, addr(1), addr(2), chain(6)), "insufficient delegation")
+	wantRevert(t, l.redelegate(addr(1), addr(1), addr(2), chain(1)), "self delegation")
+	if err := l.redelegate(d, addr(1), addr(2), chain(5)); err != nil {
+		t.Fatal(err)
+	}
+	if ds := ReadDelegations(st, d); len(ds) != 1 || ds[0].Validator != addr(2) || !ds[0].Amount.Eq(chain(5)) {
+		t.Fatalf("delegations %+v", ds)
+	}
+	wantRevert(t, l.unjail(addr(2)), "not jailed")
+	wantRevert(t, l.unjail(addr(3)), "not a validator")
+	l.jail(addr(2), l.now+100)
+	wantRevert(t, l.unjail(addr(2)), "jailed until")
+	l.now += 100
+	wantRevert(t, l.unjail(addr(2)), "")
+}
+
+func TestCycleSelectsAndRewards(t *testing.T) {
+	st := NewMemState()
+	p := DefaultParams()
+	p.Desired = 2
+	g := &Genesis{Params: &p, Validators: []GenesisValidator{genesisValidator(t, 1, 100), genesisValidator(t, 2, 50), genesisValidator(t, 3, 10)}}
+	if err := InitGenesis(st, g, 1000, new(uint256.Int)); err != nil {
+		t.Fatal(err)
+	}
+	set := ReadActiveSet(st)
+	if len(set) != 2 || set[0].Operator != addr(1) || set[1].Operator != addr(2) || set[0].Power != 100 {
+		t.Fatalf("active set %+v", set)
+	}
+	if v, _ := ReadValidator(st, addr(3)); v.Status != Standby {
+		t.Fatalf("status %v", v.Status)
+	}
+	// An hour passes over cycle 0: each active validator earns one reward.
+	if err := EndBlock(st, Block{Number: 9, Time: 1000 + 3600}); err != nil {
+		t.Fatal(err)
+	}
+	s := ReadSupply(st)
+	if !s.Minted.Eq(chain(2)) {
+		t.Fatalf("minted %v", s.Minted)
+	}
+	// Validator 1 keeps 10% commission and its sole delegator (itself)
+	// the rest.
+	v1, _ := ReadValidator(st, addr(1))
+	if !v1.Commission.Eq(new(uint256.Int).Div(chain(1), uint256.NewInt(10))) {
+		t.Fatalf("commission %v", v1.Commission)
+	}
+	l := &ledger{s: store{st}, now: 5000}
+	got, err := l.withdrawRewards(addr(1), addr(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := new(uint256.Int).Sub(chain(1), v1.Commission); new(uint256.Int).Sub(want, got).Uint64() > 1 || got.Gt(want) {
+		t.Fatalf("withdrew %v, want %v", got, want)
+	}
+	if r, ok := ReadCycle(st, 0); !ok || r.End != (1000+3600)*1000 || r.Active != 2 || r.Standby != 1 {
+		t.Fatalf("cycle 0 %+v", r)
+	}
+}
+
+func TestDoubleSignSlashesAndJails(t *testing.T) {
+	st, _, p := testLedger(t)
+	v, _ := ReadValidator(st, addr(1))
+	if err := EndBlock(st, Block{Number: 5, Time: 1005, DoubleSigners: []types.Address{v.ConsensusAddress}}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := ReadValidator(st, addr(1))
+	want, _ := new(uint256.Int).MulDivOverflow(chain(100), uint256.NewInt(p.NodeRefutedPenalty), uint256.NewInt(PPM))
+	if !after.Jailed || !after.Slashed.Eq(want) || !new(uint256.Int).Add(after.Tokens, want).Eq(chain(100)) {
+		t.Fatalf("after %+v", after)
+	}
+	if err := EndBlock(st, Block{Number: 9, Time: 1009}); err != nil {
+		t.Fatal(err)
+	}
+	// The sole validator is jailed; the set keeps it rather than halt.
+	if after, _ := ReadValidator(st, addr(1)); after.Status != Jailed || len(ReadActiveSet(st)) != 1 {
+		t.Fatalf("status %v set %v", after.Status, ReadActiveSet(st))
+	}
+}

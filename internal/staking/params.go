@@ -1,0 +1,181 @@
+package staking
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/holiman/uint256"
+)
+
+// PPM is the denominator of the penalty and threshold fractions: they are
+// kept in parts per million so the state holds integers only.
+const PPM = 1_000_000
+
+// Params are the network account: every parameter of the validator
+// network, in the state so governance can change them.
+type Params struct {
+	ActiveVersion string `json:"activeVersion"`
+	LatestVersion string `json:"latestVersion"`
+	MinVersion    string `json:"minVersion"`
+
+	CertCycleDuration   uint64       `json:"certCycleDuration"`   // cycles a certificate lasts
+	MaintenanceFee      *uint256.Int `json:"maintenanceFee"`      // wei per MaintenanceInterval and active validator
+	MaintenanceInterval uint64       `json:"maintenanceInterval"` // ms
+	Penalty             *uint256.Int `json:"penalty"`             // wei
+
+	LeftNetworkEarlyPenalty uint64 `json:"leftNetworkEarlyPenaltyPPM"` // parts per million of the stake
+	NodeRefutedPenalty      uint64 `json:"nodeRefutedPenaltyPPM"`
+	SyncTimeoutPenalty      uint64 `json:"syncTimeoutPenaltyPPM"`
+
+	Reward             *uint256.Int `json:"reward"`             // wei per NodeRewardInterval and active validator
+	NodeRewardInterval uint64       `json:"nodeRewardInterval"` // ms
+	RequiredStake      *uint256.Int `json:"requiredStake"`      // wei a validator needs to be active or standby
+	RestakeCooldown    uint64       `json:"restakeCooldown"`    // ms: the unbonding period and the minimum stay
+
+	Desired     uint64 `json:"desired"`     // active validators wanted
+	MaxSyncTime uint64 `json:"maxSyncTime"` // s
+	// MissedBlocksWindow and MaxMissedBlocks: a validator that misses more
+	// than MaxMissedBlocks of the last MissedBlocksWindow blocks it should
+	// have signed is penalised by SyncTimeoutPenalty and jailed.
+	MissedBlocksWindow uint64 `json:"missedBlocksWindow"`
+	MaxMissedBlocks    uint64 `json:"maxMissedBlocks"`
+
+	// Governance.
+	MinDeposit    *uint256.Int `json:"minDeposit"`    // wei a proposal needs to enter voting
+	DepositPeriod uint64       `json:"depositPeriod"` // ms
+	VotingPeriod  uint64       `json:"votingPeriod"`  // ms
+	Quorum        uint64       `json:"quorum"`        // PPM of bonded stake that must vote
+	Threshold     uint64       `json:"threshold"`     // PPM of non-abstain votes that must be yes
+	VetoThreshold uint64       `json:"vetoThreshold"` // PPM of votes that vetoes
+
+	// Timestamp is when the parameters last changed (ms).
+	Timestamp uint64 `json:"timestamp"`
+}
+
+// Currency is the symbol of the chain's coin in the network account.
+const Currency = "CHAIN"
+
+var ether = uint256.NewInt(1e18)
+
+func chain(n uint64) *uint256.Int { return new(uint256.Int).Mul(uint256.NewInt(n), ether) }
+
+// DefaultParams are the parameters of a genesis that names none.
+func DefaultParams() Params {
+	return Params{
+		ActiveVersion: "1.0.0", LatestVersion: "1.0.0", MinVersion: "1.0.0",
+		CertCycleDuration: 30,
+		MaintenanceFee:    new(uint256.Int), MaintenanceInterval: 86_400_000,
+		Penalty:                 chain(10),
+		LeftNetworkEarlyPenalty: 200_000, NodeRefutedPenalty: 200_000, SyncTimeoutPenalty: 200_000,
+		Reward: chain(1), NodeRewardInterval: 3_600_000,
+		RequiredStake:   chain(10),
+		RestakeCooldown: 1_800_000,
+		Desired:         100, MaxSyncTime: 1200,
+		MissedBlocksWindow: 100, MaxMissedBlocks: 50,
+		MinDeposit: chain(10), DepositPeriod: 172_800_000, VotingPeriod: 172_800_000,
+		Quorum: 334_000, Threshold: 500_000, VetoThreshold: 334_000,
+	}
+}
+
+// Check rejects parameters the rules cannot run with.
+func (p *Params) Check() error {
+	switch {
+	case p.MaintenanceFee == nil || p.Penalty == nil || p.Reward == nil || p.RequiredStake == nil || p.MinDeposit == nil:
+		return errors.New("params: an amount is missing")
+	case p.RequiredStake.IsZero():
+		return errors.New("params: requiredStake must be positive")
+	case p.NodeRewardInterval == 0 || p.MaintenanceInterval == 0:
+		return errors.New("params: intervals must be positive")
+	case p.Desired == 0:
+		return errors.New("params: desired must be at least 1")
+	case p.LeftNetworkEarlyPenalty > PPM || p.NodeRefutedPenalty > PPM || p.SyncTimeoutPenalty > PPM:
+		return fmt.Errorf("params: penalties are at most %d ppm", PPM)
+	case p.Quorum > PPM || p.Threshold > PPM || p.VetoThreshold > PPM:
+		return fmt.Errorf("params: governance fractions are at most %d ppm", PPM)
+	case p.MaxMissedBlocks > p.MissedBlocksWindow:
+		return errors.New("params: maxMissedBlocks exceeds missedBlocksWindow")
+	case len(p.ActiveVersion) > 64 || len(p.LatestVersion) > 64 || len(p.MinVersion) > 64:
+		return errors.New("params: versions are at most 64 bytes")
+	}
+	return nil
+}
+
+// Parameter field slots of the params record.
+const (
+	pActiveVersion = iota
+	pLatestVersion
+	pMinVersion
+	pCertCycleDuration
+	pMaintenanceFee
+	pMaintenanceInterval
+	pPenalty
+	pLeftEarly
+	pRefuted
+	pSyncTimeout
+	pReward
+	pRewardInterval
+	pRequiredStake
+	pRestakeCooldown
+	pDesired
+	pMaxSyncTime
+	pMissedWindow
+	pMaxMissed
+	pMinDeposit
+	pDepositPeriod
+	pVotingPeriod
+	pQuorum
+	pThreshold
+	pVetoThreshold
+	pTimestamp
+)
+
+func paramsRec() slot { return rec(StakingAddress, "params") }
+
+// ReadParams returns the parameters in the state.
+func ReadParams(st State) Params {
+	s, r := store{st}, paramsRec()
+	return Params{
+		ActiveVersion: s.str(r.field(pActiveVersion)), LatestVersion: s.str(r.field(pLatestVersion)), MinVersion: s.str(r.field(pMinVersion)),
+		CertCycleDuration: s.u64(r.field(pCertCycleDuration)),
+		MaintenanceFee:    s.u256(r.field(pMaintenanceFee)), MaintenanceInterval: s.u64(r.field(pMaintenanceInterval)),
+		Penalty:                 s.u256(r.field(pPenalty)),
+		LeftNetworkEarlyPenalty: s.u64(r.field(pLeftEarly)), NodeRefutedPenalty: s.u64(r.field(pRefuted)), SyncTimeoutPenalty: s.u64(r.field(pSyncTimeout)),
+		Reward: s.u256(r.field(pReward)), NodeRewardInterval: s.u64(r.field(pRewardInterval)),
+		RequiredStake: s.u256(r.field(pRequiredStake)), RestakeCooldown: s.u64(r.field(pRestakeCooldown)),
+		Desired: s.u64(r.field(pDesired)), MaxSyncTime: s.u64(r.field(pMaxSyncTime)),
+		MissedBlocksWindow: s.u64(r.field(pMissedWindow)), MaxMissedBlocks: s.u64(r.field(pMaxMissed)),
+		MinDeposit: s.u256(r.field(pMinDeposit)), DepositPeriod: s.u64(r.field(pDepositPeriod)), VotingPeriod: s.u64(r.field(pVotingPeriod)),
+		Quorum: s.u64(r.field(pQuorum)), Threshold: s.u64(r.field(pThreshold)), VetoThreshold: s.u64(r.field(pVetoThreshold)),
+		Timestamp: s.u64(r.field(pTimestamp)),
+	}
+}
+
+// writeParams stores p.
+func writeParams(st State, p *Params) {
+	s, r := store{st}, paramsRec()
+	s.setBytes(r.field(pActiveVersion), []byte(p.ActiveVersion))
+	s.setBytes(r.field(pLatestVersion), []byte(p.LatestVersion))
+	s.setBytes(r.field(pMinVersion), []byte(p.MinVersion))
+	s.setU64(r.field(pCertCycleDuration), p.CertCycleDuration)
+	s.setU256(r.field(pMaintenanceFee), p.MaintenanceFee)
+	s.setU64(r.field(pMaintenanceInterval), p.MaintenanceInterval)
+	s.setU256(r.field(pPenalty), p.Penalty)
+	s.setU64(r.field(pLeftEarly), p.LeftNetworkEarlyPenalty)
+	s.setU64(r.field(pRefuted), p.NodeRefutedPenalty)
+	s.setU64(r.field(pSyncTimeout), p.SyncTimeoutPenalty)
+	s.setU256(r.field(pReward), p.Reward)
+	s.setU64(r.field(pRewardInterval), p.NodeRewardInterval)
+	s.setU256(r.field(pRequiredStake), p.RequiredStake)
+	s.setU64(r.field(pRestakeCooldown), p.RestakeCooldown)
+	s.setU64(r.field(pDesired), p.Desired)
+	s.setU64(r.field(pMaxSyncTime), p.MaxSyncTime)
+	s.setU64(r.field(pMissedWindow), p.MissedBlocksWindow)
+	s.setU64(r.field(pMaxMissed), p.MaxMissedBlocks)
+	s.setU256(r.field(pMinDeposit), p.MinDeposit)
+	s.setU64(r.field(pDepositPeriod), p.DepositPeriod)
+	s.setU64(r.field(pVotingPeriod), p.VotingPeriod)
+	s.setU64(r.field(pQuorum), p.Quorum)
+	s.setU64(r.field(pThreshold), p.Threshold)
+	s.setU64(r.field(pVetoThreshold), p.VetoThreshold)
+	s.setU64(r.field(pTimestamp), p.Timestamp)
+}
