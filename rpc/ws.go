@@ -16,7 +16,7 @@ import (
 // WSConfig sets WebSocket limits.
 type WSConfig struct {
 	MessageLimit int64    // inbound message bytes (default 5 MiB)
-	QueueLimit   int      // queued outbound messages before a slow client is dropped (default 4096)
+	QueueLimit   int      // queued outbound messages before a slow client is dropped (default 4096); the queue grows on demand up to it
 	Origins      []string // allowed Origin patterns; empty allows any (the node is local by default)
 	PingInterval time.Duration
 }
@@ -47,7 +47,7 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	c.SetReadLimit(cfg.MessageLimit)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	n := &Notifier{out: make(chan []byte, cfg.QueueLimit), subs: map[string]*Subscription{}, closed: make(chan struct{})}
+	n := newNotifier(cfg.QueueLimit)
 	ctx = context.WithValue(ctx, notifierKey{}, n)
 
 	// One writer goroutine owns the connection's write side.
@@ -58,13 +58,15 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 		defer ticker.Stop()
 		for {
 			select {
-			case msg := <-n.out:
-				wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-				err := c.Write(wctx, websocket.MessageText, msg)
-				wcancel()
-				if err != nil {
-					cancel()
-					return
+			case <-n.ready:
+				for msg := n.out.pop(); msg != nil; msg = n.out.pop() {
+					wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+					err := c.Write(wctx, websocket.MessageText, msg)
+					wcancel()
+					if err != nil {
+						cancel()
+						return
+					}
 				}
 			case <-ticker.C:
 				pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
@@ -112,12 +114,17 @@ type notifierKey struct{}
 // Notifier is a connection's channel for subscription notifications. It
 // exists only on WebSocket connections.
 type Notifier struct {
-	out    chan []byte
+	out    outQueue
+	ready  chan struct{} // signalled (capacity 1) when out gains a message
 	mu     sync.Mutex
 	subs   map[string]*Subscription
 	closed chan struct{}
 	once   sync.Once
 	reason string
+}
+
+func newNotifier(queueLimit int) *Notifier {
+	return &Notifier{out: outQueue{limit: queueLimit}, ready: make(chan struct{}, 1), subs: map[string]*Subscription{}, closed: make(chan struct{})}
 }
 
 // NotifierFrom returns the connection's notifier, or false over HTTP,
@@ -207,13 +214,15 @@ func (n *Notifier) send(b []byte) bool {
 		return false
 	default:
 	}
-	select {
-	case n.out <- b:
-		return true
-	default:
+	if !n.out.push(b) {
 		n.shutdown("client too slow: outbound queue full")
 		return false
 	}
+	select {
+	case n.ready <- struct{}{}:
+	default: // the writer has a wake-up pending and drains everything
+	}
+	return true
 }
 
 func (n *Notifier) shutdown(reason string) {
