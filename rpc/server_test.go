@@ -207,3 +207,21 @@ func FuzzHandleMessage(f *testing.F) {
 		}
 	})
 }
+
+func TestObserve(t *testing.T) {
+	s := NewServer(nil)
+	s.Register("a_ok", 0, 1, func(ctx context.Context, p Params) (any, error) { return "yes", nil })
+	s.Register("a_fail", 0, 0, func(ctx context.Context, p Params) (any, error) { return nil, errors.New("no") })
+	var calls []Call
+	s.Observe(func(_ context.Context, c Call) { calls = append(calls, c) })
+	s.HandleMessage(context.Background(), []byte(`[{"jsonrpc":"2.0","id":1,"method":"a_ok","params":[7]},{"jsonrpc":"2.0","id":2,"method":"a_fail"},{"jsonrpc":"2.0","id":3,"method":"made_up"}]`))
+	if len(calls) != 2 {
+		t.Fatalf("observed %d calls, want the 2 of registered methods", len(calls))
+	}
+	if calls[0].Method != "a_ok" || calls[0].Err != nil || calls[0].Result != "yes" || string(calls[0].Params) != "[7]" {
+		t.Fatalf("first call %+v", calls[0])
+	}
+	if calls[1].Method != "a_fail" || calls[1].Err == nil {
+		t.Fatalf("second call %+v", calls[1])
+	}
+}

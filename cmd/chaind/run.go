@@ -58,6 +58,7 @@ type runFlags struct {
 	pprof        string
 	gcHeadroom   uint64
 	procs        int
+	ops          opsFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -88,6 +89,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.vhosts, "http.vhosts", "", "comma-separated Host header names the JSON-RPC port accepts (default: any)")
 	fs.StringVar(&f.httpAPI, "http.api", "", "comma-separated JSON-RPC namespaces served on --http.port: eth, net, web3, debug, txpool, testing, chain, personal (default: all; with --public all but debug, testing, txpool and personal)")
 	fs.StringVar(&f.wsAPI, "ws.api", "", "comma-separated JSON-RPC namespaces served on --ws.port (default as --http.api)")
+	f.ops.define(fs)
 }
 
 func init() {
@@ -220,6 +222,10 @@ func runNode(args []string) int {
 		cfg.VHosts = strings.Split(f.vhosts, ",")
 	}
 	cfg.HTTPAPIs, cfg.WSAPIs = apiList(f.httpAPI), apiList(f.wsAPI)
+	if err := f.ops.apply(&cfg.Ops); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 2
+	}
 	var devAddrs []types.Address
 	if f.dev {
 		keys, err := hd.DevAccounts(hd.DevMnemonic, 10)

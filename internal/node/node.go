@@ -30,6 +30,7 @@ import (
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/rpc/ethapi"
+	"github.com/chaind/chaind/rpc/opslog"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
@@ -74,6 +75,8 @@ type Config struct {
 
 	ClientVersion string
 	Log           *slog.Logger
+
+	Ops OpsConfig // debug routes, trusted proxies (ops.go)
 }
 
 // Node is a running chaind node.
@@ -87,6 +90,7 @@ type Node struct {
 	RPC     *rpc.Server
 	keys    *keyring
 	front   *front.Front
+	opslog  *opslog.Log // nil: debug routes off
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 
@@ -164,7 +168,11 @@ func New(cfg Config) (*Node, error) {
 	if cfg.Public {
 		limits = front.PublicLimits
 	}
-	n.front = front.New(front.Config{Limits: limits, Now: cfg.Clock, Log: cfg.Log})
+	n.front = front.New(front.Config{Limits: limits, Now: cfg.Clock, Log: cfg.Log, TrustedProxies: cfg.Ops.TrustedProxies})
+	if err := n.openOps(); err != nil {
+		kv.Close()
+		return nil, err
+	}
 	if n.httpAPIs, err = n.apis("http", cfg.HTTPAPIs); err != nil {
 		kv.Close()
 		return nil, err
@@ -216,8 +224,10 @@ func (n *Node) listeners() []front.Listener {
 }
 
 func (n *Node) httpListener(addr string) front.Listener {
-	return n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs},
+	l := n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs},
 		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts})
+	l.Handler = n.withOpsRoutes(l.Handler)
+	return l
 }
 
 // Handler is the HTTP handler of the JSON-RPC port (POST and WebSocket)
@@ -348,7 +358,7 @@ func (n *Node) Close() error {
 		s.Shutdown(ctx)
 	}
 	n.wg.Wait()
-	return n.kv.Close()
+	return errors.Join(n.closeOps(), n.kv.Close())
 }
 
 // keyring holds node-held keys.
