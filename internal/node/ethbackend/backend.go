@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
@@ -22,6 +23,8 @@ type Options struct {
 	// eth_createAccessList and of all calls of one eth_simulateV1 request
 	// together (default 50M).
 	GasCap uint64
+	// CallTimeout bounds the time of one such request (default 5 s).
+	CallTimeout time.Duration
 }
 
 // Backend serves every interface package from the chain and the pool.
@@ -41,6 +44,9 @@ const receiptCacheBlocks = 256
 func New(c *chain.Chain, p *txpool.Pool, opts Options) *Backend {
 	if opts.GasCap == 0 {
 		opts.GasCap = 50_000_000
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = 5 * time.Second
 	}
 	return &Backend{chain: c, pool: p, opts: opts, rcCache: map[types.Hash]types.Receipts{}}
 }
