@@ -100,7 +100,10 @@ func subscribeServer() *Server {
 		}
 		var count int
 		p.Decode(1, &count)
-		sub := n.Subscribe()
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
 		go func() {
 			for i := 0; i < count; i++ {
 				if sub.Notify(i) != nil {
@@ -223,5 +226,43 @@ func TestObserve(t *testing.T) {
 	}
 	if calls[1].Method != "a_fail" || calls[1].Err == nil {
 		t.Fatalf("second call %+v", calls[1])
+	}
+}
+
+// A connection holds at most MaxSubs subscriptions; ending one frees a
+// slot. The refusal is a -32005 error and the connection stays open.
+func TestWebSocketSubscriptionCap(t *testing.T) {
+	s := subscribeServer()
+	srv := httptest.NewServer(s.HTTPHandler(HTTPConfig{WebSocket: true, WS: WSConfig{MaxSubs: 2}}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+srv.URL[4:], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	call := func(msg string) string {
+		c.Write(ctx, websocket.MessageText, []byte(msg))
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	var ids []string
+	for i := 0; i < 2; i++ {
+		var r struct{ Result string }
+		json.Unmarshal([]byte(call(`{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["x",0]}`)), &r)
+		ids = append(ids, r.Result)
+	}
+	if got := call(`{"jsonrpc":"2.0","id":7,"method":"eth_subscribe","params":["x",0]}`); !strings.Contains(got, `"id":7`) || !strings.Contains(got, "-32005") || !strings.Contains(got, "too many subscriptions") {
+		t.Fatalf("third subscription: %s", got)
+	}
+	if got := call(`{"jsonrpc":"2.0","id":8,"method":"eth_unsubscribe","params":["` + ids[0] + `"]}`); !strings.Contains(got, "true") {
+		t.Fatalf("unsubscribe: %s", got)
+	}
+	if got := call(`{"jsonrpc":"2.0","id":9,"method":"eth_subscribe","params":["x",0]}`); !strings.Contains(got, `"result":"0x`) {
+		t.Fatalf("subscription after one ended: %s", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 type WSConfig struct {
 	MessageLimit int64    // inbound message bytes (default 5 MiB)
 	QueueLimit   int      // queued outbound messages before a slow client is dropped (default 4096); the queue grows on demand up to it
+	MaxSubs      int      // live subscriptions per connection (default 100)
 	Origins      []string // allowed Origin patterns; empty allows any (the node is local by default)
 	PingInterval time.Duration
 }
@@ -33,6 +35,9 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	if cfg.QueueLimit == 0 {
 		cfg.QueueLimit = 4096
 	}
+	if cfg.MaxSubs == 0 {
+		cfg.MaxSubs = 100
+	}
 	if cfg.PingInterval == 0 {
 		cfg.PingInterval = 30 * time.Second
 	}
@@ -48,6 +53,7 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	n := newNotifier(cfg.QueueLimit)
+	n.maxSubs = cfg.MaxSubs
 	ctx = context.WithValue(ctx, notifierKey{}, n)
 
 	// One writer goroutine owns the connection's write side.
@@ -114,13 +120,14 @@ type notifierKey struct{}
 // Notifier is a connection's channel for subscription notifications. It
 // exists only on WebSocket connections.
 type Notifier struct {
-	out    outQueue
-	ready  chan struct{} // signalled (capacity 1) when out gains a message
-	mu     sync.Mutex
-	subs   map[string]*Subscription
-	closed chan struct{}
-	once   sync.Once
-	reason string
+	out     outQueue
+	ready   chan struct{} // signalled (capacity 1) when out gains a message
+	mu      sync.Mutex
+	subs    map[string]*Subscription
+	closed  chan struct{}
+	once    sync.Once
+	reason  string
+	maxSubs int // 0: no cap
 }
 
 func newNotifier(queueLimit int) *Notifier {
@@ -150,15 +157,19 @@ func (s *Subscription) Done() <-chan struct{} { return s.done }
 
 func (s *Subscription) end() { s.once.Do(func() { close(s.done) }) }
 
-// Subscribe creates a subscription with a fresh random id.
-func (n *Notifier) Subscribe() *Subscription {
+// Subscribe creates a subscription with a fresh random id, or refuses
+// with a -32005 error when the connection holds its most.
+func (n *Notifier) Subscribe() (*Subscription, error) {
 	var b [16]byte
 	rand.Read(b[:])
 	sub := &Subscription{ID: "0x" + hex.EncodeToString(b[:]), n: n, done: make(chan struct{})}
 	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.maxSubs > 0 && len(n.subs) >= n.maxSubs {
+		return nil, &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("too many subscriptions on this connection (%d max)", n.maxSubs)}
+	}
 	n.subs[sub.ID] = sub
-	n.mu.Unlock()
-	return sub
+	return sub, nil
 }
 
 // Unsubscribe ends the subscription with the given id; it reports whether

@@ -158,15 +158,17 @@ func New(cfg Config) (*Node, error) {
 		stop:   make(chan struct{}),
 		poolAt: c.Head().Hash(),
 	}
-	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{})
-	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion}
+	lim := cfg.Ops.Limits
+	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout})
+	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
+	lim.applyRPC(n.RPC)
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
 	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
 	ethapi.RegisterChain(n.RPC, &network{n: n})
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
 	var limits front.Limits
 	if cfg.Public {
-		limits = front.PublicLimits
+		limits = lim.public()
 	}
 	n.front = front.New(front.Config{Limits: limits, Now: cfg.Clock, Log: cfg.Log, TrustedProxies: cfg.Ops.TrustedProxies})
 	if err := n.openOps(); err != nil {
@@ -218,14 +220,14 @@ func (n *Node) listeners() []front.Listener {
 	if n.cfg.WSPort >= 0 {
 		// The WebSocket port answers POST too, under the same front.
 		ls = append(ls, n.RPC.Listener("ws", addr(n.cfg.WSPort),
-			rpc.HTTPConfig{WebSocket: true, APIs: n.wsAPIs}, front.Options{}))
+			rpc.HTTPConfig{WebSocket: true, APIs: n.wsAPIs, WS: n.cfg.Ops.Limits.ws()}, front.Options{BodyLimit: n.cfg.Ops.Limits.BodyBytes}))
 	}
 	return ls
 }
 
 func (n *Node) httpListener(addr string) front.Listener {
-	l := n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs},
-		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts})
+	l := n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs, WS: n.cfg.Ops.Limits.ws()},
+		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts, BodyLimit: n.cfg.Ops.Limits.BodyBytes})
 	l.Handler = n.withOpsRoutes(l.Handler)
 	return l
 }

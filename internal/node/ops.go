@@ -5,6 +5,10 @@ import (
 	"net/http"
 	"net/netip"
 	"path/filepath"
+	"time"
+
+	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/rpc"
 
 	"github.com/chaind/chaind/rpc/opslog"
 )
@@ -21,6 +25,57 @@ type OpsConfig struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (for limits and captured transactions).
 	TrustedProxies []netip.Prefix
+	// Limits override the public limits and the per-call caps.
+	Limits Limits
+}
+
+// Limits are the node's configurable limits. A zero field keeps its
+// default. The per-client rates and connections apply only to a Public
+// node; the caps on single calls (batch, body, response, logs, eth_call,
+// WebSocket subscriptions and queue) protect every node.
+type Limits struct {
+	PerSecond, PerMinute, Conns int // per client address (defaults 10, 600, 5)
+
+	Batch         int   // calls per batch (1000)
+	BodyBytes     int64 // request body (5 MiB)
+	ResponseBytes int64 // batch response (25 MiB)
+
+	LogRange   uint64 // eth_getLogs block range (10,000)
+	LogResults int    // eth_getLogs results (10,000)
+
+	CallGas     uint64        // gas of eth_call, eth_estimateGas, ... (50M)
+	CallTimeout time.Duration // time of the same (5 s)
+
+	WSSubs  int // subscriptions per WebSocket connection (100)
+	WSQueue int // outbound messages waiting per connection before it is cut (4096)
+}
+
+// public is the per-client limits of a Public node.
+func (l Limits) public() front.Limits {
+	out := front.PublicLimits
+	if l.PerSecond > 0 {
+		out.PerSecond = l.PerSecond
+	}
+	if l.PerMinute > 0 {
+		out.PerMinute = l.PerMinute
+	}
+	if l.Conns > 0 {
+		out.Conns = l.Conns
+	}
+	return out
+}
+
+func (l Limits) applyRPC(s *rpc.Server) {
+	if l.Batch > 0 {
+		s.BatchLimit = l.Batch
+	}
+	if l.ResponseBytes > 0 {
+		s.ResponseLimit = l.ResponseBytes
+	}
+}
+
+func (l Limits) ws() rpc.WSConfig {
+	return rpc.WSConfig{MessageLimit: l.BodyBytes, QueueLimit: l.WSQueue, MaxSubs: l.WSSubs}
 }
 
 // openOps opens the debug capture, kept under the data directory, when a

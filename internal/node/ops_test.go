@@ -59,3 +59,36 @@ func TestDebugRoutesOnTheRPCPort(t *testing.T) {
 		t.Fatalf("JSON-RPC beside the debug routes: %d", resp.StatusCode)
 	}
 }
+
+func post(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Configured limits replace the defaults: the per-client rate on a public
+// node, and the batch cap on any node.
+func TestConfiguredLimits(t *testing.T) {
+	n, _ := publicNode(t, Config{HTTPPort: 0, WSPort: -1, Ops: OpsConfig{Limits: Limits{PerSecond: 2}}})
+	url := "http://" + n.Addr("http")
+	for i := 0; i < 2; i++ {
+		if code, body := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}`); code != 200 {
+			t.Fatalf("call %d: %d %s", i, code, body)
+		}
+	}
+	if code, body := post(t, url, `{"jsonrpc":"2.0","id":"x3","method":"eth_blockNumber"}`); code != 429 || !strings.Contains(body, `"id":"x3"`) || !strings.Contains(body, "-32005") {
+		t.Fatalf("third call in a second under --limits.rps 2: %d %s", code, body)
+	}
+
+	m, clk := publicNode(t, Config{HTTPPort: 0, WSPort: -1, Ops: OpsConfig{Limits: Limits{Batch: 3}}})
+	url = "http://" + m.Addr("http")
+	clk.refill()
+	if _, body := post(t, url, `[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":3,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":4,"method":"eth_blockNumber"}]`); !strings.Contains(body, "batch too large") {
+		t.Fatalf("batch of 4 under --limits.batch 3: %s", body)
+	}
+}

@@ -233,7 +233,10 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 	}
 	switch kind {
 	case "newHeads":
-		sub := n.Subscribe()
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
 		heads, cancel := api.eth.b.SubscribeHeads(256)
 		go forward(sub, heads, cancel, func(b *types.Block) error {
 			return sub.Notify(json.RawMessage(types.AppendHeaderJSON(nil, b.HeaderRef(), b.Hash(), false)))
@@ -244,7 +247,10 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		if _, err := p.Optional(1, &q); err != nil {
 			return nil, err
 		}
-		sub := n.Subscribe()
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
 		heads, cancel := api.eth.b.SubscribeHeads(256)
 		keys := q.bloomKeys()
 		go forward(sub, heads, cancel, func(b *types.Block) error {
@@ -265,7 +271,10 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		if _, err := p.Optional(1, &full); err != nil {
 			return nil, err
 		}
-		sub := n.Subscribe()
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
 		txs, cancel := api.eth.b.SubscribePending(4096)
 		go forward(sub, txs, cancel, func(tx *types.Transaction) error {
 			if !full {
@@ -279,7 +288,11 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		// A node that produces or follows blocks itself never changes sync
 		// state; the subscription stays open and reports changes when the
 		// p2p sync layer has any.
-		return n.Subscribe().ID, nil
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
+		return sub.ID, nil
 	}
 	return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "unsupported subscription type: " + kind}
 }
