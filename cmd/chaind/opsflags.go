@@ -21,6 +21,7 @@ type opsFlags struct {
 	passphraseFile string
 	trustedProxies string
 	captureMiB     int64
+	metricsPort    int
 	limits         node.Limits
 	bodyMiB        int64
 	responseMiB    int64
@@ -29,6 +30,7 @@ type opsFlags struct {
 func (o *opsFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&o.passphraseFile, "debug.passphrase-file", "", "file holding the passphrase of POST /authenticate and the /log/* debug routes (or set "+passphraseEnv+"); without one the routes are off")
 	fs.StringVar(&o.trustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client (for limits and captured transactions)")
+	fs.IntVar(&o.metricsPort, "metrics.port", 6060, "port of /metrics with --metrics (0 any free port)")
 	l := &o.limits
 	fs.IntVar(&l.PerSecond, "limits.rps", 10, "with --public: calls per second per client address (each call of a batch and each WebSocket message counts)")
 	fs.IntVar(&l.PerMinute, "limits.rpm", 600, "with --public: calls per minute per client address")
@@ -56,6 +58,10 @@ func (o *opsFlags) apply(cfg *node.OpsConfig) error {
 		return errors.New("--debug.capture-size must be at least 1 (MiB)")
 	}
 	cfg.CaptureBytes = o.captureMiB << 20
+	if o.metricsPort < 0 || o.metricsPort > 65535 {
+		return errors.New("--metrics.port must be 0 to 65535 (turn metrics off by leaving out --metrics)")
+	}
+	cfg.MetricsPort = o.metricsPort
 	l := o.limits
 	for name, v := range map[string]int64{"rps": int64(l.PerSecond), "rpm": int64(l.PerMinute), "conns": int64(l.Conns),
 		"batch": int64(l.Batch), "body": o.bodyMiB, "response": o.responseMiB, "logs-range": int64(l.LogRange),

@@ -23,6 +23,7 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/store"
@@ -81,16 +82,18 @@ type Config struct {
 
 // Node is a running chaind node.
 type Node struct {
-	cfg     Config
-	log     *slog.Logger
-	kv      store.KV
-	Chain   *chain.Chain
-	Pool    *txpool.Pool
-	backend *ethbackend.Backend
-	RPC     *rpc.Server
-	keys    *keyring
-	front   *front.Front
-	opslog  *opslog.Log // nil: debug routes off
+	cfg      Config
+	log      *slog.Logger
+	kv       store.KV
+	Chain    *chain.Chain
+	Pool     *txpool.Pool
+	backend  *ethbackend.Backend
+	RPC      *rpc.Server
+	keys     *keyring
+	front    *front.Front
+	opslog   *opslog.Log // nil: debug routes off
+	metrics  *metrics.Registry
+	bftStats bft.Stats
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 
@@ -175,6 +178,7 @@ func New(cfg Config) (*Node, error) {
 		kv.Close()
 		return nil, err
 	}
+	n.openMetrics()
 	if n.httpAPIs, err = n.apis("http", cfg.HTTPAPIs); err != nil {
 		kv.Close()
 		return nil, err
@@ -217,6 +221,7 @@ func (n *Node) listeners() []front.Listener {
 	if n.cfg.HTTPPort >= 0 {
 		ls = append(ls, n.httpListener(addr(n.cfg.HTTPPort)))
 	}
+	ls = append(ls, n.metricsListener()...)
 	if n.cfg.WSPort >= 0 {
 		// The WebSocket port answers POST too, under the same front.
 		ls = append(ls, n.RPC.Listener("ws", addr(n.cfg.WSPort),

@@ -27,6 +27,10 @@ type OpsConfig struct {
 	TrustedProxies []netip.Prefix
 	// Limits override the public limits and the per-call caps.
 	Limits Limits
+	// Metrics serves Prometheus text on /metrics of MetricsPort (0: any
+	// free port).
+	Metrics     bool
+	MetricsPort int
 }
 
 // Limits are the node's configurable limits. A zero field keeps its

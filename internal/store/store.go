@@ -616,3 +616,10 @@ func (db *DB) Close() error {
 	}
 	return errors.Join(db.f.Close(), db.tip.close(true))
 }
+
+// Size is the number of bytes of the log, garbage included.
+func (db *DB) Size() int64 {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.size
+}
