@@ -56,46 +56,44 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	n.maxSubs = cfg.MaxSubs
 	ctx = context.WithValue(ctx, notifierKey{}, n)
 
-	// One writer goroutine owns the connection's write side.
-	writeDone := make(chan struct{})
-	go func() {
-		defer close(writeDone)
-		ticker := time.NewTicker(cfg.PingInterval)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-n.ready:
-				for msg := n.out.pop(); msg != nil; msg = n.out.pop() {
-					wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-					err := c.Write(wctx, websocket.MessageText, msg)
-					wcancel()
-					if err != nil {
-						cancel()
-						return
-					}
-				}
-			case <-ticker.C:
-				pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
-				err := c.Ping(pctx)
-				pcancel()
-				if err != nil {
-					cancel()
-					return
-				}
-			case <-n.closed:
-				if n.reason != "" {
-					c.Close(websocket.StatusPolicyViolation, n.reason)
-				}
-				cancel()
-				return
-			case <-ctx.Done():
-				return
-			}
+	// An idle connection runs no goroutine but this one: a writer is
+	// started when messages are queued and ends when the queue is empty
+	// (one at a time, so messages keep their order), and pings run from a
+	// timer.
+	n.write = func(msg []byte) bool {
+		wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+		defer wcancel()
+		if err := c.Write(wctx, websocket.MessageText, msg); err != nil {
+			cancel()
+			return false
 		}
-	}()
+		return true
+	}
+	var closing sync.WaitGroup
+	n.kill = func(reason string) {
+		// Close waits for the client's answer, which the reader must be
+		// free to read; the connection is torn down once it is done.
+		closing.Add(1)
+		go func() {
+			defer closing.Done()
+			c.Close(websocket.StatusPolicyViolation, reason)
+			cancel()
+		}()
+	}
+	var ping *time.Timer
+	ping = time.AfterFunc(cfg.PingInterval, func() {
+		pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
+		defer pcancel()
+		if err := c.Ping(pctx); err != nil {
+			cancel()
+			return
+		}
+		ping.Reset(cfg.PingInterval)
+	})
 	defer func() {
+		ping.Stop()
 		n.shutdown("")
-		<-writeDone
+		closing.Wait()
 		c.CloseNow()
 	}()
 
@@ -120,8 +118,11 @@ type notifierKey struct{}
 // Notifier is a connection's channel for subscription notifications. It
 // exists only on WebSocket connections.
 type Notifier struct {
-	out     outQueue
-	ready   chan struct{} // signalled (capacity 1) when out gains a message
+	out outQueue
+	// write sends one message (false: the connection is gone); kill closes
+	// the connection with a reason. Both are set by the connection.
+	write   func([]byte) bool
+	kill    func(reason string)
 	mu      sync.Mutex
 	subs    map[string]*Subscription
 	closed  chan struct{}
@@ -131,7 +132,7 @@ type Notifier struct {
 }
 
 func newNotifier(queueLimit int) *Notifier {
-	return &Notifier{out: outQueue{limit: queueLimit}, ready: make(chan struct{}, 1), subs: map[string]*Subscription{}, closed: make(chan struct{})}
+	return &Notifier{out: outQueue{limit: queueLimit}, subs: map[string]*Subscription{}, closed: make(chan struct{})}
 }
 
 // NotifierFrom returns the connection's notifier, or false over HTTP,
@@ -225,21 +226,35 @@ func (n *Notifier) send(b []byte) bool {
 		return false
 	default:
 	}
-	if !n.out.push(b) {
+	start, ok := n.out.push(b)
+	if !ok {
 		n.shutdown("client too slow: outbound queue full")
 		return false
 	}
-	select {
-	case n.ready <- struct{}{}:
-	default: // the writer has a wake-up pending and drains everything
+	if start {
+		go n.drain()
 	}
 	return true
+}
+
+// drain writes queued messages until the queue is empty; push starts it
+// when the queue had no writer.
+func (n *Notifier) drain() {
+	for msg := n.out.popOrIdle(); msg != nil; msg = n.out.popOrIdle() {
+		if !n.write(msg) {
+			n.shutdown("")
+			return
+		}
+	}
 }
 
 func (n *Notifier) shutdown(reason string) {
 	n.once.Do(func() {
 		n.reason = reason
 		close(n.closed)
+		if reason != "" && n.kill != nil {
+			n.kill(reason)
+		}
 		n.mu.Lock()
 		for id, sub := range n.subs {
 			sub.end()

@@ -11,18 +11,22 @@ type outQueue struct {
 	buf   [][]byte
 	head  int // buf[head:] waits to be written
 	limit int
+	// busy is set while a writer drains the queue: push reports when one
+	// must be started, popOrIdle clears it when the queue runs dry.
+	busy bool
 }
 
 // minQueueCap is the capacity kept after a drain: enough for the usual
 // burst (a reply and a few notifications) without reallocating.
 const minQueueCap = 8
 
-// push appends b, or reports false when limit messages already wait.
-func (q *outQueue) push(b []byte) bool {
+// push appends b, or reports !ok when limit messages already wait. start
+// says the queue had no writer and the caller must start one.
+func (q *outQueue) push(b []byte) (start, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.buf)-q.head >= q.limit {
-		return false
+		return false, false
 	}
 	if q.head > 0 && len(q.buf) == cap(q.buf) {
 		// Reuse the written-out front before growing.
@@ -31,13 +35,36 @@ func (q *outQueue) push(b []byte) bool {
 		q.buf, q.head = q.buf[:n], 0
 	}
 	q.buf = append(q.buf, b)
-	return true
+	start = !q.busy
+	q.busy = true
+	return start, true
+}
+
+// popOrIdle is pop for the writer: when nothing waits it also marks the
+// queue as having no writer, in the same critical section as the check,
+// so a message pushed right after is never left without one.
+func (q *outQueue) popOrIdle() []byte {
+	b := q.pop()
+	if b != nil {
+		return b
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.head < len(q.buf) {
+		return q.popLocked()
+	}
+	q.busy = false
+	return nil
 }
 
 // pop takes the oldest message, or nil when none waits.
 func (q *outQueue) pop() []byte {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	return q.popLocked()
+}
+
+func (q *outQueue) popLocked() []byte {
 	if q.head == len(q.buf) {
 		return nil
 	}

@@ -221,6 +221,13 @@ func (api *filterAPI) getFilterLogs(_ context.Context, p rpc.Params) (any, error
 	return api.eth.FilterLogs(&q)
 }
 
+// subscriptionHeadBuffer is how many new heads a subscription's forwarder
+// may lag behind. The forwarder only queues notifications on the
+// connection, so it rarely holds more than one; the buffer is allocated
+// for every subscription, so it is kept small (10,000 subscribers with 256
+// slots each held 25 MB of empty channels).
+const subscriptionHeadBuffer = 32
+
 // subscribe implements eth_subscribe over WebSocket.
 func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) {
 	n, ok := rpc.NotifierFrom(ctx)
@@ -237,7 +244,7 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		heads, cancel := api.eth.b.SubscribeHeads(256)
+		heads, cancel := api.eth.b.SubscribeHeads(subscriptionHeadBuffer)
 		go forward(sub, heads, cancel, func(b *types.Block) error {
 			return sub.Notify(json.RawMessage(types.AppendHeaderJSON(nil, b.HeaderRef(), b.Hash(), false)))
 		})
@@ -251,7 +258,7 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		heads, cancel := api.eth.b.SubscribeHeads(256)
+		heads, cancel := api.eth.b.SubscribeHeads(subscriptionHeadBuffer)
 		keys := q.bloomKeys()
 		go forward(sub, heads, cancel, func(b *types.Block) error {
 			logs, err := api.eth.blockLogs(b, &q, keys, nil)
