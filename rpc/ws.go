@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/chaind/chaind/internal/front"
 	"github.com/coder/websocket"
 )
 
@@ -25,9 +27,14 @@ type WSConfig struct {
 
 // serveWS upgrades the request and serves JSON-RPC over the connection
 // until either side closes it. Each message's calls are charged to the
-// client's limits (the front's Client of the upgrade request lives as long
-// as the connection); a message over the limits is answered with a -32005
-// error per request and the connection stays open.
+// client's limits (the front's Client of the upgrade request, detached to
+// live as long as the connection); a message over the limits is answered
+// with a -32005 error per request and the connection stays open.
+//
+// The connection is served from a goroutine of its own and the handler
+// returns at once: net/http then lets go of everything it kept for the
+// request (its buffers, the request and its headers, a deep stack), which
+// would otherwise stay alive for the connection's whole life.
 func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	if cfg.MessageLimit == 0 {
 		cfg.MessageLimit = 5 << 20
@@ -45,12 +52,20 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	if len(cfg.Origins) == 0 {
 		opts.InsecureSkipVerify = true
 	}
-	c, err := websocket.Accept(w, r, opts)
+	c, err := websocket.Accept(leanHijacker{w}, r, opts)
 	if err != nil {
 		return // Accept already answered the client
 	}
 	c.SetReadLimit(cfg.MessageLimit)
-	ctx, cancel := context.WithCancel(r.Context())
+	// Cancelled when the connection ends, not when the handler returns;
+	// the front's values (the client's limits) carried over.
+	base := front.WithClient(context.WithoutCancel(r.Context()), front.ClientFrom(r.Context()).Detach())
+	go v.runWS(base, c, cfg)
+}
+
+// runWS serves an accepted WebSocket connection until it ends.
+func (v *view) runWS(base context.Context, c *websocket.Conn, cfg WSConfig) {
+	ctx, cancel := context.WithCancel(base)
 	defer cancel()
 	n := newNotifier(cfg.QueueLimit)
 	n.maxSubs = cfg.MaxSubs
@@ -105,7 +120,26 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 		if typ != websocket.MessageText && typ != websocket.MessageBinary {
 			continue
 		}
-		if resp, _, _ := v.handle(ctx, msg); resp != nil {
+		// The message is served on a goroutine of its own while this one
+		// waits: the deep stack a call may need then goes with it, and
+		// the connection's long-lived goroutine stays small while idle.
+		done := make(chan []byte, 1)
+		go func() {
+			defer func() {
+				// Outside net/http nothing else would stop a panic from
+				// taking the node down; the connection is dropped instead.
+				if r := recover(); r != nil {
+					v.s.log.Error("rpc websocket message panic", "panic", r, "stack", string(debug.Stack()))
+					cancel()
+					done <- nil
+				}
+			}()
+			resp, _, _ := v.handle(ctx, msg)
+			done <- resp
+		}()
+		if resp := <-done; ctx.Err() != nil {
+			return
+		} else if resp != nil {
 			if !n.send(resp) {
 				return
 			}

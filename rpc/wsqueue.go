@@ -1,6 +1,12 @@
 package rpc
 
-import "sync"
+import (
+	"bufio"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+)
 
 // outQueue is a connection's outbound message queue. It starts empty and
 // grows only as messages wait, up to limit, so an idle connection costs a
@@ -88,3 +94,36 @@ func (q *outQueue) len() int {
 	defer q.mu.Unlock()
 	return len(q.buf) - q.head
 }
+
+// leanHijacker hands the WebSocket library small buffers in place of the
+// 4 KiB reader and writer net/http gives a hijacked connection: an idle
+// subscriber then holds 2 KiB of buffers instead of 8 (net/http's are
+// freed once the upgrade handler returns). Reads and writes larger than a
+// buffer bypass it. The reader is swapped only when it holds nothing
+// unread.
+type leanHijacker struct {
+	http.ResponseWriter
+}
+
+const wsBufSize = 1024
+
+func (h leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("rpc: connection cannot be hijacked")
+	}
+	c, brw, err := hj.Hijack()
+	if err != nil {
+		return c, brw, err
+	}
+	if err := brw.Writer.Flush(); err != nil {
+		return c, brw, err
+	}
+	r := brw.Reader
+	if r.Buffered() == 0 {
+		r = bufio.NewReaderSize(c, wsBufSize)
+	}
+	return c, bufio.NewReadWriter(r, bufio.NewWriterSize(c, wsBufSize)), nil
+}
+
+func (h leanHijacker) Unwrap() http.ResponseWriter { return h.ResponseWriter }

@@ -208,3 +208,21 @@ func (c *Client) IP() string {
 	}
 	return c.ip
 }
+
+// Detach hands a request's limits over to a goroutine that outlives the
+// request (a WebSocket connection served after its handler returned): the
+// request counts as charged, and the returned copy, used by that goroutine
+// alone, keeps charging the same client's buckets.
+func (c *Client) Detach() *Client {
+	if c == nil {
+		return nil
+	}
+	c.charged = true
+	d := *c
+	return &d
+}
+
+// WithClient returns ctx carrying c, for a detached client (see Detach).
+func WithClient(ctx context.Context, c *Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
+}

@@ -222,11 +222,11 @@ func (api *filterAPI) getFilterLogs(_ context.Context, p rpc.Params) (any, error
 }
 
 // subscriptionHeadBuffer is how many new heads a subscription's forwarder
-// may lag behind. The forwarder only queues notifications on the
-// connection, so it rarely holds more than one; the buffer is allocated
-// for every subscription, so it is kept small (10,000 subscribers with 256
-// slots each held 25 MB of empty channels).
-const subscriptionHeadBuffer = 32
+// may lag behind before the chain skips it. The forwarder only queues
+// notifications on the connection, so it rarely holds more than one; the
+// buffer is allocated for every subscription, so it is kept small (10,000
+// subscribers with 256 slots each held 25 MB of empty channels).
+const subscriptionHeadBuffer = 16
 
 // subscribe implements eth_subscribe over WebSocket.
 func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) {
