@@ -59,8 +59,12 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	c.SetReadLimit(cfg.MessageLimit)
 	// Cancelled when the connection ends, not when the handler returns;
 	// the front's values (the client's limits) carried over.
-	base := front.WithClient(context.WithoutCancel(r.Context()), front.ClientFrom(r.Context()).Detach())
-	go v.runWS(base, c, cfg)
+	client := front.ClientFrom(r.Context()).Detach()
+	base := front.WithClient(context.WithoutCancel(r.Context()), client)
+	go func() {
+		defer client.Done()
+		v.runWS(base, c, cfg)
+	}()
 }
 
 // runWS serves an accepted WebSocket connection until it ends.

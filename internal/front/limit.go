@@ -211,15 +211,25 @@ func (c *Client) IP() string {
 
 // Detach hands a request's limits over to a goroutine that outlives the
 // request (a WebSocket connection served after its handler returned): the
-// request counts as charged, and the returned copy, used by that goroutine
-// alone, keeps charging the same client's buckets.
+// returned copy, used by that goroutine alone, keeps charging the same
+// client's buckets, and the request is not booked when its handler
+// returns. The goroutine calls Done on the copy when it ends, which books
+// one call if it charged none, so opening connections is never free.
 func (c *Client) Detach() *Client {
 	if c == nil {
 		return nil
 	}
 	c.charged = true
 	d := *c
+	d.charged = false
 	return &d
+}
+
+// Done ends a detached client (see Detach).
+func (c *Client) Done() {
+	if c != nil && c.lim != nil && !c.charged {
+		c.lim.take(c.ip, 1)
+	}
 }
 
 // WithClient returns ctx carrying c, for a detached client (see Detach).
