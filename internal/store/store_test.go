@@ -425,3 +425,33 @@ func TestDirectoryLock(t *testing.T) {
 	}
 	db.Close()
 }
+
+// After Compact the tip points into the new log: a reopen finds nothing
+// to cut, and damage before the new log's last write is still refused.
+func TestCompactKeepsTip(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		db.Put([]byte(fmt.Sprintf("k%d", i%5)), bytes.Repeat([]byte{byte(i)}, 100))
+	}
+	if err := db.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	db.Put([]byte("after"), []byte("compact"))
+	db.Put([]byte("after2"), []byte("compact"))
+	db.Close()
+	if db, err = Open(dir); err != nil || db.Recover.CutBytes != 0 || db.Len() != 7 {
+		t.Fatalf("reopen after compact: %v %+v", err, db.Recover)
+	}
+	db.Close()
+	path := filepath.Join(dir, logName)
+	data, _ := os.ReadFile(path)
+	data[recordHeader+3] ^= 1 // inside the compacted record, before the last write
+	os.WriteFile(path, data, 0o644)
+	if _, err := Open(dir); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("damage in the compacted log: %v", err)
+	}
+}
