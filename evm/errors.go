@@ -6,6 +6,7 @@ import "errors"
 // the frame's remaining gas.
 var (
 	ErrOutOfGas                 = errors.New("out of gas")
+	ErrCancelled                = errors.New("execution cancelled")
 	ErrCodeStoreOutOfGas        = errors.New("contract creation code storage out of gas")
 	ErrDepth                    = errors.New("max call depth exceeded")
 	ErrInsufficientBalance      = errors.New("insufficient balance for transfer")

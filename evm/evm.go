@@ -3,6 +3,7 @@ package evm
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/forks"
@@ -61,7 +62,16 @@ type EVM struct {
 	hasherBuf types.Hash
 
 	missing []types.Address
+
+	// cancelled stops execution at the next jump or call frame (see
+	// Cancel); it is the one field another goroutine may touch.
+	cancelled atomic.Bool
 }
+
+// Cancel makes the running execution fail with ErrCancelled at its next
+// jump or new call frame, so an eth_call can be held to a time cap. It may
+// be called from any goroutine; the EVM is spent afterwards.
+func (evm *EVM) Cancel() { evm.cancelled.Store(true) }
 
 // NewEVM returns an EVM for one block under the rules of fork.
 func NewEVM(block BlockContext, statedb StateDB, chainID uint64, fork forks.Fork) *EVM {

@@ -249,3 +249,18 @@ func TestBlobBaseFee(t *testing.T) {
 		t.Errorf("huge excess: %v, want saturation", f)
 	}
 }
+
+// Cancel stops an endless loop at its next jump.
+func TestCancelStopsLoop(t *testing.T) {
+	// JUMPDEST; PUSH1 0; JUMP: loops until the gas runs out.
+	code := []byte{0x5b, 0x60, 0x00, 0x56}
+	db := newMemState()
+	to := types.Address{0xc0}
+	db.SetCode(to, code)
+	vm := NewEVM(BlockContext{}, db, 1, forks.Latest)
+	vm.Cancel()
+	_, left, err := vm.Call(types.Address{1}, to, nil, 1_000_000_000, new(uint256.Int))
+	if !errors.Is(err, ErrCancelled) {
+		t.Fatalf("cancelled loop: %v (gas left %d)", err, left)
+	}
+}

@@ -74,6 +74,10 @@ func opJump(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	if !scope.Contract.validJumpdest(&pos) {
 		return nil, ErrInvalidJump
 	}
+	// Every loop jumps, so checking here bounds how long Cancel waits.
+	if evm.cancelled.Load() {
+		return nil, ErrCancelled
+	}
 	*pc = pos.Uint64() - 1 // the loop increments pc
 	return nil, nil
 }
@@ -83,6 +87,9 @@ func opJumpi(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	if !cond.IsZero() {
 		if !scope.Contract.validJumpdest(&pos) {
 			return nil, ErrInvalidJump
+		}
+		if evm.cancelled.Load() {
+			return nil, ErrCancelled
 		}
 		*pc = pos.Uint64() - 1
 	}

@@ -44,6 +44,9 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 	if len(contract.Code) == 0 {
 		return nil, nil
 	}
+	if evm.cancelled.Load() {
+		return nil, ErrCancelled
+	}
 	contract.Input = input
 
 	var (
@@ -194,6 +197,11 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			if !contract.validJumpdest(&stack.data[stack.n]) {
 				return nil, ErrInvalidJump
 			}
+			// Every loop jumps, so checking here bounds how long Cancel
+			// waits.
+			if evm.cancelled.Load() {
+				return nil, ErrCancelled
+			}
 			pc = stack.data[stack.n].Uint64()
 			continue
 		case 0x57: // JUMPI
@@ -201,6 +209,9 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			if !stack.data[stack.n].IsZero() {
 				if !contract.validJumpdest(&stack.data[stack.n+1]) {
 					return nil, ErrInvalidJump
+				}
+				if evm.cancelled.Load() {
+					return nil, ErrCancelled
 				}
 				pc = stack.data[stack.n+1].Uint64()
 				continue

@@ -76,6 +76,7 @@ type Server struct {
 	methods map[string]method
 	log     *slog.Logger
 	all     *view // every method: HandleMessage and listeners without an API list
+	obs     []Observer
 
 	BatchLimit    int   // items per batch (default 1000)
 	ResponseLimit int64 // bytes per batch response (default 25 MiB)
@@ -97,6 +98,28 @@ func (s *Server) Register(name string, min, max int, h Handler) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.methods[name] = method{h: h, minParams: min, maxParams: max}
+}
+
+// Call is one served call of a registered method, as observers see it.
+type Call struct {
+	Method   string
+	Params   json.RawMessage // as sent
+	Result   any             // nil on error
+	Err      error
+	Duration time.Duration
+}
+
+// An Observer is told of every call of a registered method once it has
+// been served (unknown methods are not reported, so a client cannot grow
+// an observer's tables with made-up names). It runs on the serving
+// goroutine and must be quick.
+type Observer func(ctx context.Context, c Call)
+
+// Observe adds an observer of served calls.
+func (s *Server) Observe(o Observer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.obs = append(slices.Clip(s.obs), o)
 }
 
 // Methods lists the registered method names, sorted.
@@ -336,9 +359,19 @@ func (v *view) call(ctx context.Context, req *request) (result any, err error) {
 	s := v.s
 	s.mu.RLock()
 	m, ok := s.methods[req.Method]
+	obs := s.obs
 	s.mu.RUnlock()
 	if !ok || !v.allows(req.Method) {
 		return nil, errMethodNotFound(req.Method)
+	}
+	if len(obs) > 0 {
+		start := time.Now()
+		defer func() {
+			c := Call{Method: req.Method, Params: req.Params, Result: result, Err: err, Duration: time.Since(start)}
+			for _, o := range obs {
+				o(ctx, c)
+			}
+		}()
 	}
 	params, perr := splitParams(req.Params)
 	if perr != nil {

@@ -100,7 +100,10 @@ func subscribeServer() *Server {
 		}
 		var count int
 		p.Decode(1, &count)
-		sub := n.Subscribe()
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
 		go func() {
 			for i := 0; i < count; i++ {
 				if sub.Notify(i) != nil {
@@ -206,4 +209,60 @@ func FuzzHandleMessage(f *testing.F) {
 			t.Fatalf("invalid JSON response %q for %q", out, in)
 		}
 	})
+}
+
+func TestObserve(t *testing.T) {
+	s := NewServer(nil)
+	s.Register("a_ok", 0, 1, func(ctx context.Context, p Params) (any, error) { return "yes", nil })
+	s.Register("a_fail", 0, 0, func(ctx context.Context, p Params) (any, error) { return nil, errors.New("no") })
+	var calls []Call
+	s.Observe(func(_ context.Context, c Call) { calls = append(calls, c) })
+	s.HandleMessage(context.Background(), []byte(`[{"jsonrpc":"2.0","id":1,"method":"a_ok","params":[7]},{"jsonrpc":"2.0","id":2,"method":"a_fail"},{"jsonrpc":"2.0","id":3,"method":"made_up"}]`))
+	if len(calls) != 2 {
+		t.Fatalf("observed %d calls, want the 2 of registered methods", len(calls))
+	}
+	if calls[0].Method != "a_ok" || calls[0].Err != nil || calls[0].Result != "yes" || string(calls[0].Params) != "[7]" {
+		t.Fatalf("first call %+v", calls[0])
+	}
+	if calls[1].Method != "a_fail" || calls[1].Err == nil {
+		t.Fatalf("second call %+v", calls[1])
+	}
+}
+
+// A connection holds at most MaxSubs subscriptions; ending one frees a
+// slot. The refusal is a -32005 error and the connection stays open.
+func TestWebSocketSubscriptionCap(t *testing.T) {
+	s := subscribeServer()
+	srv := httptest.NewServer(s.HTTPHandler(HTTPConfig{WebSocket: true, WS: WSConfig{MaxSubs: 2}}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+srv.URL[4:], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	call := func(msg string) string {
+		c.Write(ctx, websocket.MessageText, []byte(msg))
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	var ids []string
+	for i := 0; i < 2; i++ {
+		var r struct{ Result string }
+		json.Unmarshal([]byte(call(`{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["x",0]}`)), &r)
+		ids = append(ids, r.Result)
+	}
+	if got := call(`{"jsonrpc":"2.0","id":7,"method":"eth_subscribe","params":["x",0]}`); !strings.Contains(got, `"id":7`) || !strings.Contains(got, "-32005") || !strings.Contains(got, "too many subscriptions") {
+		t.Fatalf("third subscription: %s", got)
+	}
+	if got := call(`{"jsonrpc":"2.0","id":8,"method":"eth_unsubscribe","params":["` + ids[0] + `"]}`); !strings.Contains(got, "true") {
+		t.Fatalf("unsubscribe: %s", got)
+	}
+	if got := call(`{"jsonrpc":"2.0","id":9,"method":"eth_subscribe","params":["x",0]}`); !strings.Contains(got, `"result":"0x`) {
+		t.Fatalf("subscription after one ended: %s", got)
+	}
 }

@@ -6,32 +6,44 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/chaind/chaind/internal/front"
 	"github.com/coder/websocket"
 )
 
 // WSConfig sets WebSocket limits.
 type WSConfig struct {
 	MessageLimit int64    // inbound message bytes (default 5 MiB)
-	QueueLimit   int      // queued outbound messages before a slow client is dropped (default 4096)
+	QueueLimit   int      // queued outbound messages before a slow client is dropped (default 4096); the queue grows on demand up to it
+	MaxSubs      int      // live subscriptions per connection (default 100)
 	Origins      []string // allowed Origin patterns; empty allows any (the node is local by default)
 	PingInterval time.Duration
 }
 
 // serveWS upgrades the request and serves JSON-RPC over the connection
 // until either side closes it. Each message's calls are charged to the
-// client's limits (the front's Client of the upgrade request lives as long
-// as the connection); a message over the limits is answered with a -32005
-// error per request and the connection stays open.
+// client's limits (the front's Client of the upgrade request, detached to
+// live as long as the connection); a message over the limits is answered
+// with a -32005 error per request and the connection stays open.
+//
+// The connection is served from a goroutine of its own and the handler
+// returns at once: net/http then lets go of everything it kept for the
+// request (its buffers, the request and its headers, a deep stack), which
+// would otherwise stay alive for the connection's whole life.
 func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	if cfg.MessageLimit == 0 {
 		cfg.MessageLimit = 5 << 20
 	}
 	if cfg.QueueLimit == 0 {
 		cfg.QueueLimit = 4096
+	}
+	if cfg.MaxSubs == 0 {
+		cfg.MaxSubs = 100
 	}
 	if cfg.PingInterval == 0 {
 		cfg.PingInterval = 30 * time.Second
@@ -40,54 +52,67 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	if len(cfg.Origins) == 0 {
 		opts.InsecureSkipVerify = true
 	}
-	c, err := websocket.Accept(w, r, opts)
+	c, err := websocket.Accept(leanHijacker{w}, r, opts)
 	if err != nil {
 		return // Accept already answered the client
 	}
 	c.SetReadLimit(cfg.MessageLimit)
-	ctx, cancel := context.WithCancel(r.Context())
+	// Cancelled when the connection ends, not when the handler returns;
+	// the front's values (the client's limits) carried over.
+	client := front.ClientFrom(r.Context()).Detach()
+	base := front.WithClient(context.WithoutCancel(r.Context()), client)
+	go func() {
+		defer client.Done()
+		v.runWS(base, c, cfg)
+	}()
+}
+
+// runWS serves an accepted WebSocket connection until it ends.
+func (v *view) runWS(base context.Context, c *websocket.Conn, cfg WSConfig) {
+	ctx, cancel := context.WithCancel(base)
 	defer cancel()
-	n := &Notifier{out: make(chan []byte, cfg.QueueLimit), subs: map[string]*Subscription{}, closed: make(chan struct{})}
+	n := newNotifier(cfg.QueueLimit)
+	n.maxSubs = cfg.MaxSubs
 	ctx = context.WithValue(ctx, notifierKey{}, n)
 
-	// One writer goroutine owns the connection's write side.
-	writeDone := make(chan struct{})
-	go func() {
-		defer close(writeDone)
-		ticker := time.NewTicker(cfg.PingInterval)
-		defer ticker.Stop()
-		for {
-			select {
-			case msg := <-n.out:
-				wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-				err := c.Write(wctx, websocket.MessageText, msg)
-				wcancel()
-				if err != nil {
-					cancel()
-					return
-				}
-			case <-ticker.C:
-				pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
-				err := c.Ping(pctx)
-				pcancel()
-				if err != nil {
-					cancel()
-					return
-				}
-			case <-n.closed:
-				if n.reason != "" {
-					c.Close(websocket.StatusPolicyViolation, n.reason)
-				}
-				cancel()
-				return
-			case <-ctx.Done():
-				return
-			}
+	// An idle connection runs no goroutine but this one: a writer is
+	// started when messages are queued and ends when the queue is empty
+	// (one at a time, so messages keep their order), and pings run from a
+	// timer.
+	n.write = func(msg []byte) bool {
+		wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+		defer wcancel()
+		if err := c.Write(wctx, websocket.MessageText, msg); err != nil {
+			cancel()
+			return false
 		}
-	}()
+		return true
+	}
+	var closing sync.WaitGroup
+	n.kill = func(reason string) {
+		// Close waits for the client's answer, which the reader must be
+		// free to read; the connection is torn down once it is done.
+		closing.Add(1)
+		go func() {
+			defer closing.Done()
+			c.Close(websocket.StatusPolicyViolation, reason)
+			cancel()
+		}()
+	}
+	var ping *time.Timer
+	ping = time.AfterFunc(cfg.PingInterval, func() {
+		pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
+		defer pcancel()
+		if err := c.Ping(pctx); err != nil {
+			cancel()
+			return
+		}
+		ping.Reset(cfg.PingInterval)
+	})
 	defer func() {
+		ping.Stop()
 		n.shutdown("")
-		<-writeDone
+		closing.Wait()
 		c.CloseNow()
 	}()
 
@@ -99,7 +124,26 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 		if typ != websocket.MessageText && typ != websocket.MessageBinary {
 			continue
 		}
-		if resp, _, _ := v.handle(ctx, msg); resp != nil {
+		// The message is served on a goroutine of its own while this one
+		// waits: the deep stack a call may need then goes with it, and
+		// the connection's long-lived goroutine stays small while idle.
+		done := make(chan []byte, 1)
+		go func() {
+			defer func() {
+				// Outside net/http nothing else would stop a panic from
+				// taking the node down; the connection is dropped instead.
+				if r := recover(); r != nil {
+					v.s.log.Error("rpc websocket message panic", "panic", r, "stack", string(debug.Stack()))
+					cancel()
+					done <- nil
+				}
+			}()
+			resp, _, _ := v.handle(ctx, msg)
+			done <- resp
+		}()
+		if resp := <-done; ctx.Err() != nil {
+			return
+		} else if resp != nil {
 			if !n.send(resp) {
 				return
 			}
@@ -112,12 +156,21 @@ type notifierKey struct{}
 // Notifier is a connection's channel for subscription notifications. It
 // exists only on WebSocket connections.
 type Notifier struct {
-	out    chan []byte
-	mu     sync.Mutex
-	subs   map[string]*Subscription
-	closed chan struct{}
-	once   sync.Once
-	reason string
+	out outQueue
+	// write sends one message (false: the connection is gone); kill closes
+	// the connection with a reason. Both are set by the connection.
+	write   func([]byte) bool
+	kill    func(reason string)
+	mu      sync.Mutex
+	subs    map[string]*Subscription
+	closed  chan struct{}
+	once    sync.Once
+	reason  string
+	maxSubs int // 0: no cap
+}
+
+func newNotifier(queueLimit int) *Notifier {
+	return &Notifier{out: outQueue{limit: queueLimit}, subs: map[string]*Subscription{}, closed: make(chan struct{})}
 }
 
 // NotifierFrom returns the connection's notifier, or false over HTTP,
@@ -136,22 +189,56 @@ type Subscription struct {
 	n    *Notifier
 	done chan struct{}
 	once sync.Once
+
+	mu    sync.Mutex
+	ended bool
+	onEnd []func()
 }
 
 // Done is closed when the subscription ends (unsubscribed or connection gone).
 func (s *Subscription) Done() <-chan struct{} { return s.done }
 
-func (s *Subscription) end() { s.once.Do(func() { close(s.done) }) }
+// OnEnd runs f once the subscription ends (at once if it has), so a
+// producer that serves many subscriptions from one goroutine can forget
+// this one without watching Done.
+func (s *Subscription) OnEnd(f func()) {
+	s.mu.Lock()
+	if !s.ended {
+		s.onEnd = append(s.onEnd, f)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	f()
+}
 
-// Subscribe creates a subscription with a fresh random id.
-func (n *Notifier) Subscribe() *Subscription {
+func (s *Subscription) end() {
+	s.once.Do(func() {
+		close(s.done)
+		s.mu.Lock()
+		s.ended = true
+		fs := s.onEnd
+		s.onEnd = nil
+		s.mu.Unlock()
+		for _, f := range fs {
+			f()
+		}
+	})
+}
+
+// Subscribe creates a subscription with a fresh random id, or refuses
+// with a -32005 error when the connection holds its most.
+func (n *Notifier) Subscribe() (*Subscription, error) {
 	var b [16]byte
 	rand.Read(b[:])
 	sub := &Subscription{ID: "0x" + hex.EncodeToString(b[:]), n: n, done: make(chan struct{})}
 	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.maxSubs > 0 && len(n.subs) >= n.maxSubs {
+		return nil, &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("too many subscriptions on this connection (%d max)", n.maxSubs)}
+	}
 	n.subs[sub.ID] = sub
-	n.mu.Unlock()
-	return sub
+	return sub, nil
 }
 
 // Unsubscribe ends the subscription with the given id; it reports whether
@@ -207,12 +294,25 @@ func (n *Notifier) send(b []byte) bool {
 		return false
 	default:
 	}
-	select {
-	case n.out <- b:
-		return true
-	default:
+	start, ok := n.out.push(b)
+	if !ok {
 		n.shutdown("client too slow: outbound queue full")
 		return false
+	}
+	if start {
+		go n.drain()
+	}
+	return true
+}
+
+// drain writes queued messages until the queue is empty; push starts it
+// when the queue had no writer.
+func (n *Notifier) drain() {
+	for msg := n.out.popOrIdle(); msg != nil; msg = n.out.popOrIdle() {
+		if !n.write(msg) {
+			n.shutdown("")
+			return
+		}
 	}
 }
 
@@ -220,6 +320,9 @@ func (n *Notifier) shutdown(reason string) {
 	n.once.Do(func() {
 		n.reason = reason
 		close(n.closed)
+		if reason != "" && n.kill != nil {
+			n.kill(reason)
+		}
 		n.mu.Lock()
 		for id, sub := range n.subs {
 			sub.end()

@@ -59,6 +59,7 @@ type runFlags struct {
 	pprof        string
 	gcHeadroom   uint64
 	procs        int
+	ops          opsFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -76,7 +77,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "minimum time between blocks of a validator; 0 seals as soon as transactions are pending, and nothing while idle")
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
 	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
-	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics (not built yet)")
+	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics on /metrics of --metrics.port")
 	fs.Uint64Var(&f.chainID, "chain-id", 0, "chain ID of a --dev network (default 8118)")
 	fs.StringVar(&f.validatorKey, "validator-key", "", "hex private key (or a file holding it) that signs blocks")
 	fs.Uint64Var(&f.gasLimit, "gas-limit", 0, "block gas limit a validator aims for (default: keep the genesis limit)")
@@ -89,6 +90,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.vhosts, "http.vhosts", "", "comma-separated Host header names the JSON-RPC port accepts (default: any)")
 	fs.StringVar(&f.httpAPI, "http.api", "", "comma-separated JSON-RPC namespaces served on --http.port: eth, net, web3, debug, txpool, testing, chain, personal (default: all; with --public all but debug, testing, txpool and personal)")
 	fs.StringVar(&f.wsAPI, "ws.api", "", "comma-separated JSON-RPC namespaces served on --ws.port (default as --http.api)")
+	f.ops.define(fs)
 }
 
 func init() {
@@ -228,6 +230,11 @@ func runNode(args []string) int {
 		cfg.VHosts = strings.Split(f.vhosts, ",")
 	}
 	cfg.HTTPAPIs, cfg.WSAPIs = apiList(f.httpAPI), apiList(f.wsAPI)
+	cfg.Ops.Metrics = f.metrics
+	if err := f.ops.apply(&cfg.Ops); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 2
+	}
 	var devAddrs []types.Address
 	if f.dev {
 		keys, err := hd.DevAccounts(hd.DevMnemonic, 10)

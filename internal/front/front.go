@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -90,20 +91,26 @@ type Options struct {
 
 // Config configures a Front.
 type Config struct {
-	Limits Limits           // zero: no limits (a node not started --public)
-	Now    func() time.Time // clock of the rate limits; nil: time.Now
-	Log    *slog.Logger     // where "listening" lines go; nil: discarded
+	Limits Limits // zero: no limits (a node not started --public)
+	// TrustedProxies are the peers whose X-Forwarded-For is believed: a
+	// request from one of them is limited and recorded under the client
+	// address the proxy reports. From anyone else the header is ignored,
+	// so a client cannot pick its own address.
+	TrustedProxies []netip.Prefix
+	Now            func() time.Time // clock of the rate limits; nil: time.Now
+	Log            *slog.Logger     // where "listening" lines go; nil: discarded
 }
 
 // Front builds a node's listeners on one set of per-client limits.
 type Front struct {
-	lim *limiter // nil: no limits
-	log *slog.Logger
+	lim     *limiter // nil: no limits
+	log     *slog.Logger
+	proxies []netip.Prefix
 }
 
 // New returns a front with the given limits.
 func New(cfg Config) *Front {
-	f := &Front{log: cfg.Log}
+	f := &Front{log: cfg.Log, proxies: cfg.TrustedProxies}
 	if f.log == nil {
 		f.log = slog.New(slog.DiscardHandler)
 	}
@@ -148,12 +155,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	preflight := h.cors(w, r)
-	var c *Client
-	if h.f.lim != nil {
-		c = &Client{lim: h.f.lim, ip: remoteIP(r)}
-	}
+	c := &Client{lim: h.f.lim, ip: h.f.ClientIP(r)}
 	if preflight {
-		if c != nil {
+		if c.lim != nil {
 			c.lim.take(c.ip, 1)
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -176,8 +180,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.Body = http.MaxBytesReader(w, r.Body, lim)
 		}
 	}
-	if c == nil {
-		h.next.ServeHTTP(w, r)
+	ctx := context.WithValue(r.Context(), clientKey{}, c)
+	if c.lim == nil {
+		h.next.ServeHTTP(w, r.WithContext(ctx))
 		return
 	}
 	if !h.o.PerCall {
@@ -186,7 +191,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, c)))
+	h.next.ServeHTTP(w, r.WithContext(ctx))
 	if !c.charged {
 		c.lim.take(c.ip, 1)
 	}
@@ -266,10 +271,46 @@ func (h *handler) cors(w http.ResponseWriter, r *http.Request) (preflight bool) 
 	return preflight
 }
 
-func remoteIP(r *http.Request) string {
+// ClientIP is the address a request is limited and recorded under: its
+// peer's, or, when the peer is a trusted proxy, the nearest address in
+// X-Forwarded-For that is not itself a trusted proxy.
+func (f *Front) ClientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if len(f.proxies) == 0 || !f.trusted(host) {
+		return host
+	}
+	hops := r.Header.Values("X-Forwarded-For")
+	// Walk from the nearest hop back: each trusted proxy vouches for the
+	// one before it; the first untrusted one is the client.
+	for i := len(hops) - 1; i >= 0; i-- {
+		parts := strings.Split(hops[i], ",")
+		for j := len(parts) - 1; j >= 0; j-- {
+			a, err := netip.ParseAddr(strings.TrimSpace(parts[j]))
+			if err != nil {
+				return host // garbage from a proxy: fall back to the peer
+			}
+			host = a.Unmap().String()
+			if !f.trusted(host) {
+				return host
+			}
+		}
 	}
 	return host
+}
+
+func (f *Front) trusted(ip string) bool {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	for _, p := range f.proxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +246,44 @@ func TestConnectionCap(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond)
 		}
+	}
+}
+
+func TestClientIPTrustedProxies(t *testing.T) {
+	f := New(Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}})
+	for _, tc := range []struct {
+		peer string
+		xff  []string
+		want string
+	}{
+		{"192.0.2.1:5000", nil, "192.0.2.1"},
+		{"192.0.2.1:5000", []string{"203.0.113.9"}, "192.0.2.1"}, // untrusted peer: header ignored
+		{"10.1.2.3:5000", []string{"203.0.113.9"}, "203.0.113.9"},
+		{"10.1.2.3:5000", []string{"198.51.100.7, 203.0.113.9"}, "203.0.113.9"}, // nearest untrusted hop wins
+		{"10.1.2.3:5000", []string{"198.51.100.7, 10.9.9.9"}, "198.51.100.7"},   // trusted hops skipped
+		{"10.1.2.3:5000", []string{"198.51.100.7", "10.9.9.9"}, "198.51.100.7"}, // several header lines
+		{"10.1.2.3:5000", []string{"not-an-ip"}, "10.1.2.3"},
+		{"10.1.2.3:5000", nil, "10.1.2.3"},
+		{"[::1]:5000", []string{"::ffff:203.0.113.5"}, "203.0.113.5"},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = tc.peer
+		for _, v := range tc.xff {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		if got := f.ClientIP(r); got != tc.want {
+			t.Errorf("peer %s, X-Forwarded-For %q: client %s, want %s", tc.peer, tc.xff, got, tc.want)
+		}
+	}
+	// The handler puts the same address in the request's context, limits
+	// or not.
+	var seen string
+	h := f.Handler(Options{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen = ClientFrom(r.Context()).IP() }))
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.0.0.5:1"
+	r.Header.Set("X-Forwarded-For", "198.51.100.1")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if seen != "198.51.100.1" {
+		t.Fatalf("handler saw client %q", seen)
 	}
 }

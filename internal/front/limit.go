@@ -169,7 +169,8 @@ func (l *limiter) conns(ip string) int {
 // Client is the rate-limit handle of one HTTP request (a WebSocket
 // connection included) and the client IP it came from. Protocol handlers
 // that know how many calls a request carries charge them through it; see
-// Options.PerCall. A nil *Client (no limits configured) admits everything.
+// Options.PerCall. Without limits configured (and for a nil *Client) it
+// admits everything.
 type Client struct {
 	lim     *limiter
 	ip      string
@@ -179,7 +180,7 @@ type Client struct {
 type clientKey struct{}
 
 // ClientFrom returns the handle the front put in a request's context, or
-// nil when the listener has no rate limits.
+// nil outside the front.
 func ClientFrom(ctx context.Context) *Client {
 	c, _ := ctx.Value(clientKey{}).(*Client)
 	return c
@@ -193,7 +194,7 @@ func ClientFrom(ctx context.Context) *Client {
 // A Client is used by one goroutine at a time: the request's handler, or
 // the reading loop of a WebSocket connection.
 func (c *Client) Charge(n int) (wait time.Duration, ok bool) {
-	if c == nil {
+	if c == nil || c.lim == nil {
 		return 0, true
 	}
 	c.charged = true
@@ -206,4 +207,32 @@ func (c *Client) IP() string {
 		return ""
 	}
 	return c.ip
+}
+
+// Detach hands a request's limits over to a goroutine that outlives the
+// request (a WebSocket connection served after its handler returned): the
+// returned copy, used by that goroutine alone, keeps charging the same
+// client's buckets, and the request is not booked when its handler
+// returns. The goroutine calls Done on the copy when it ends, which books
+// one call if it charged none, so opening connections is never free.
+func (c *Client) Detach() *Client {
+	if c == nil {
+		return nil
+	}
+	c.charged = true
+	d := *c
+	d.charged = false
+	return &d
+}
+
+// Done ends a detached client (see Detach).
+func (c *Client) Done() {
+	if c != nil && c.lim != nil && !c.charged {
+		c.lim.take(c.ip, 1)
+	}
+}
+
+// WithClient returns ctx carrying c, for a detached client (see Detach).
+func WithClient(ctx context.Context, c *Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
 }

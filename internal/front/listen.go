@@ -50,7 +50,10 @@ func (f *Front) Listen(l Listener) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen %s: %w", l.Kind, err)
 	}
-	srv := &http.Server{Handler: f.Handler(l.Options, l.Handler), ReadHeaderTimeout: 10 * time.Second}
+	// An idle keep-alive connection is closed after two minutes: a client
+	// that opens connections and walks away must not hold them (and their
+	// goroutines) for good.
+	srv := &http.Server{Handler: f.Handler(l.Options, l.Handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	if l.H2C {
 		srv.Protocols = new(http.Protocols)
 		srv.Protocols.SetHTTP1(true)

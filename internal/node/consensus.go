@@ -94,7 +94,8 @@ func (n *Node) startConsensus() error {
 	d, err := bft.New(bft.Config{
 		Signer: signer, Validators: vals, Timeouts: timeouts, Transport: transport, App: app,
 		Height: height, StateFile: stateFile, ResetStateAhead: sole,
-		Logf: func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
+		Logf:  func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
+		Stats: &n.bftStats,
 	})
 	if err != nil {
 		app.Close()

@@ -24,6 +24,7 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/front"
 	gqleth "github.com/chaind/chaind/internal/graphql/eth"
+	"github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/store"
@@ -31,6 +32,7 @@ import (
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/rpc/ethapi"
+	"github.com/chaind/chaind/rpc/opslog"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
@@ -82,20 +84,25 @@ type Config struct {
 
 	ClientVersion string
 	Log           *slog.Logger
+
+	Ops OpsConfig // debug routes, trusted proxies (ops.go)
 }
 
 // Node is a running chaind node.
 type Node struct {
-	cfg     Config
-	log     *slog.Logger
-	kv      store.KV
-	Chain   *chain.Chain
-	Pool    *txpool.Pool
-	backend *ethbackend.Backend
-	RPC     *rpc.Server
-	keys    *keyring
-	front   *front.Front
-	gql     *gqleth.Service
+	cfg      Config
+	log      *slog.Logger
+	kv       store.KV
+	Chain    *chain.Chain
+	Pool     *txpool.Pool
+	backend  *ethbackend.Backend
+	RPC      *rpc.Server
+	keys     *keyring
+	front    *front.Front
+	opslog   *opslog.Log // nil: debug routes off
+	metrics  *metrics.Registry
+	bftStats bft.Stats
+	gql      *gqleth.Service
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 
@@ -167,8 +174,10 @@ func New(cfg Config) (*Node, error) {
 		stop:   make(chan struct{}),
 		poolAt: c.Head().Hash(),
 	}
-	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{StateRetention: stateRetention(cfg)})
-	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion}
+	lim := cfg.Ops.Limits
+	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout, StateRetention: stateRetention(cfg)})
+	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
+	lim.applyRPC(n.RPC)
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
 	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
 	ethapi.RegisterChain(n.RPC, &network{n: n})
@@ -179,9 +188,14 @@ func New(cfg Config) (*Node, error) {
 	}
 	var limits front.Limits
 	if cfg.Public {
-		limits = front.PublicLimits
+		limits = lim.public()
 	}
-	n.front = front.New(front.Config{Limits: limits, Now: cfg.Clock, Log: cfg.Log})
+	n.front = front.New(front.Config{Limits: limits, Now: cfg.Clock, Log: cfg.Log, TrustedProxies: cfg.Ops.TrustedProxies})
+	if err := n.openOps(); err != nil {
+		kv.Close()
+		return nil, err
+	}
+	n.openMetrics()
 	if n.httpAPIs, err = n.apis("http", cfg.HTTPAPIs); err != nil {
 		kv.Close()
 		return nil, err
@@ -224,10 +238,11 @@ func (n *Node) listeners() []front.Listener {
 	if n.cfg.HTTPPort >= 0 {
 		ls = append(ls, n.httpListener(addr(n.cfg.HTTPPort)))
 	}
+	ls = append(ls, n.metricsListener()...)
 	if n.cfg.WSPort >= 0 {
 		// The WebSocket port answers POST too, under the same front.
 		ls = append(ls, n.RPC.Listener("ws", addr(n.cfg.WSPort),
-			rpc.HTTPConfig{WebSocket: true, APIs: n.wsAPIs}, front.Options{}))
+			rpc.HTTPConfig{WebSocket: true, APIs: n.wsAPIs, WS: n.cfg.Ops.Limits.ws()}, front.Options{BodyLimit: n.cfg.Ops.Limits.BodyBytes}))
 	}
 	if n.cfg.Explorer {
 		ls = append(ls, n.explorerListener(addr(n.cfg.ExplorerPort)))
@@ -237,8 +252,9 @@ func (n *Node) listeners() []front.Listener {
 }
 
 func (n *Node) httpListener(addr string) front.Listener {
-	l := n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs},
-		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts})
+	l := n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs, WS: n.cfg.Ops.Limits.ws()},
+		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts, BodyLimit: n.cfg.Ops.Limits.BodyBytes})
+	l.Handler = n.withOpsRoutes(l.Handler)
 	return n.withGraphQL(l)
 }
 
@@ -370,7 +386,7 @@ func (n *Node) Close() error {
 		s.Shutdown(ctx)
 	}
 	n.wg.Wait()
-	return n.kv.Close()
+	return errors.Join(n.closeOps(), n.kv.Close())
 }
 
 // keyring holds node-held keys.

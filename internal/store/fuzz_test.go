@@ -2,14 +2,16 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// FuzzOpen replays arbitrary log files: Open must never panic, must cut
-// whatever does not checksum, and a second Open must find nothing more to
-// cut and the same keys.
+// FuzzOpen replays arbitrary log files: Open must never panic, must either
+// cut what does not checksum or refuse with ErrDamaged (after which Repair
+// keeps every byte: log plus side file equal the input), and a second Open
+// must find nothing more to cut and the same keys.
 func FuzzOpen(f *testing.F) {
 	var good []byte
 	{
@@ -39,8 +41,20 @@ func FuzzOpen(f *testing.F) {
 			t.Fatal(err)
 		}
 		db, err := Open(dir)
+		if errors.Is(err, ErrDamaged) {
+			info, rerr := Repair(dir)
+			if rerr != nil {
+				t.Fatalf("repair after %v: %v", err, rerr)
+			}
+			kept, _ := os.ReadFile(filepath.Join(dir, logName))
+			side, _ := os.ReadFile(info.SideFile)
+			if !bytes.Equal(append(kept, side...), data) {
+				t.Fatalf("repair lost bytes: %d kept + %d aside, had %d", len(kept), len(side), len(data))
+			}
+			db, err = Open(dir)
+		}
 		if err != nil {
-			return
+			t.Fatal(err)
 		}
 		n := db.Len()
 		if db.Recover.CutBytes < 0 || db.Recover.CutBytes > int64(len(data)) {

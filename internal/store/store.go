@@ -148,7 +148,10 @@ type DB struct {
 	mu      sync.RWMutex
 	dir     string
 	f       *os.File
+	lock    *dirLock         // held while open: one process per directory
+	tip     *tipFile         // where the last write began; nil when read-only
 	size    int64            // end of valid data
+	last    int64            // start of the last record
 	index   map[string]entry // live keys
 	live    int64            // bytes of live values
 	NoSync  bool             // skip fsync (tests and benchmarks only)
@@ -159,66 +162,104 @@ type DB struct {
 
 // RecoverInfo describes what Open did with a damaged log.
 type RecoverInfo struct {
-	CutBytes int64  // bytes removed from the end of the log
+	CutBytes int64  // bytes removed (or, read-only, left) at the end of the log
 	Reason   string // why the valid data ended there
 	Batches  int    // batches replayed
+	// Committed is set (read-only opens only) when the damage lies before
+	// the last write: a writable Open refuses such a file.
+	Committed bool
 }
 
-// Open opens (creating if needed) the store in dir.
+// Open opens (creating if needed) the store in dir and locks the directory
+// against other processes. A torn last write is cut and reported in
+// Recover; damage before it makes Open fail with a *DamageError, since
+// cutting there would drop committed data (see Repair).
 func Open(dir string) (*DB, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, logName), os.O_RDWR|os.O_CREATE, 0o644)
+	lock, err := lockDir(dir, true)
 	if err != nil {
 		return nil, err
 	}
-	return open(dir, f, false)
+	f, err := os.OpenFile(filepath.Join(dir, logName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	tip, err := openTip(dir)
+	if err != nil {
+		f.Close()
+		lock.release()
+		return nil, err
+	}
+	return open(dir, f, lock, tip, false)
 }
 
 // OpenReadOnly opens an existing store for reading without repairing it: a
 // damaged tail is left on disk (and reported in Recover) for the next Open
-// to cut and report, so peeking at a data directory never hides damage.
+// to cut and report, so peeking at a data directory never hides damage. It
+// shares the directory with other readers but not with a writer.
 func OpenReadOnly(dir string) (*DB, error) {
 	f, err := os.Open(filepath.Join(dir, logName))
 	if err != nil {
 		return nil, err
 	}
-	return open(dir, f, true)
+	lock, err := lockDir(dir, false)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return open(dir, f, lock, nil, true)
 }
 
-func open(dir string, f *os.File, ro bool) (*DB, error) {
-	db := &DB{dir: dir, f: f, index: make(map[string]entry), ro: ro}
+func open(dir string, f *os.File, lock *dirLock, tip *tipFile, ro bool) (*DB, error) {
+	db := &DB{dir: dir, f: f, lock: lock, tip: tip, index: make(map[string]entry), ro: ro}
 	if err := db.replay(); err != nil {
 		f.Close()
+		tip.close(false)
+		lock.release()
 		return nil, err
 	}
 	return db, nil
 }
 
-// replay rebuilds the index from the log and cuts a damaged tail.
-func (db *DB) replay() error {
-	st, err := db.f.Stat()
+// scanResult is where a replay of the log stopped and why.
+type scanResult struct {
+	end     int64  // end of the valid records
+	last    int64  // start of the last valid record
+	total   int64  // file size
+	reason  string // empty when the whole file is valid
+	batches int
+	// followed is set when a valid record sits right after the bad one:
+	// the damage is then inside the file, not a torn end.
+	followed bool
+}
+
+// scan replays the log from the start, calling apply for every valid
+// record, and stops at the first record that does not hold.
+func scan(f *os.File, apply func(payload []byte, base int64) error) (scanResult, error) {
+	st, err := f.Stat()
 	if err != nil {
-		return err
+		return scanResult{}, err
 	}
-	total := st.Size()
-	r := bufio.NewReaderSize(io.NewSectionReader(db.f, 0, total), 1<<20)
+	res := scanResult{total: st.Size()}
+	total := res.total
+	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, total), 1<<20)
 	var (
 		off     int64
 		hdr     [recordHeader]byte
 		payload []byte
-		reason  string
 	)
 	for off < total {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			reason = "torn record header"
+			res.reason = fmt.Sprintf("torn record header at offset %d", off)
 			break
 		}
 		n := binary.LittleEndian.Uint32(hdr[0:4])
 		sum := binary.LittleEndian.Uint32(hdr[4:8])
 		if n == 0 || n > maxRecord || int64(n) > total-off-recordHeader {
-			reason = fmt.Sprintf("bad record length %d at offset %d", n, off)
+			res.reason = fmt.Sprintf("bad record length %d at offset %d", n, off)
 			break
 		}
 		if cap(payload) < int(n) {
@@ -226,35 +267,84 @@ func (db *DB) replay() error {
 		}
 		payload = payload[:n]
 		if _, err := io.ReadFull(r, payload); err != nil {
-			reason = "torn record payload"
+			res.reason = fmt.Sprintf("torn record payload at offset %d", off)
 			break
 		}
 		if crc32.Checksum(payload, castagnoli) != sum {
-			reason = fmt.Sprintf("checksum mismatch at offset %d", off)
+			res.reason = fmt.Sprintf("checksum mismatch at offset %d", off)
+			res.followed = validRecordAt(f, off+recordHeader+int64(n), total)
 			break
 		}
-		if err := db.apply(payload, off+recordHeader); err != nil {
-			reason = fmt.Sprintf("malformed batch at offset %d: %v", off, err)
+		if err := apply(payload, off+recordHeader); err != nil {
+			res.reason = fmt.Sprintf("malformed batch at offset %d: %v", off, err)
+			res.followed = validRecordAt(f, off+recordHeader+int64(n), total)
 			break
 		}
+		res.last = off
 		off += recordHeader + int64(n)
-		db.Recover.Batches++
+		res.batches++
 	}
-	db.size = off
-	if off < total {
-		db.Recover.CutBytes = total - off
-		db.Recover.Reason = reason
+	res.end = off
+	return res, nil
+}
+
+// validRecordAt reports whether a whole record with a good checksum starts
+// at off.
+func validRecordAt(f *os.File, off, total int64) bool {
+	var hdr [recordHeader]byte
+	if off+recordHeader > total {
+		return false
+	}
+	if _, err := f.ReadAt(hdr[:], off); err != nil {
+		return false
+	}
+	n := binary.LittleEndian.Uint32(hdr[0:4])
+	if n == 0 || n > maxRecord || int64(n) > total-off-recordHeader {
+		return false
+	}
+	p := make([]byte, n)
+	if _, err := f.ReadAt(p, off+recordHeader); err != nil {
+		return false
+	}
+	return crc32.Checksum(p, castagnoli) == binary.LittleEndian.Uint32(hdr[4:8])
+}
+
+// replay rebuilds the index from the log. Damage in the last write is cut;
+// damage before it is refused.
+func (db *DB) replay() error {
+	res, err := scan(db.f, db.apply)
+	if err != nil {
+		return err
+	}
+	db.Recover.Batches = res.batches
+	db.size, db.last = res.end, res.last
+	synced := readTip(db.dir)
+	if res.end == res.total && synced <= res.total {
+		return nil
+	}
+	reason := res.reason
+	if reason == "" {
+		reason = fmt.Sprintf("the file ends at offset %d, before its last write began at offset %d", res.total, synced)
+	}
+	db.Recover.CutBytes = res.total - res.end
+	db.Recover.Reason = reason
+	if res.end < synced || res.followed {
 		if db.ro {
+			db.Recover.Committed = true
 			return nil
 		}
-		if err := db.f.Truncate(off); err != nil {
-			return err
-		}
-		if err := db.f.Sync(); err != nil {
-			return err
-		}
+		return &DamageError{Path: db.f.Name(), Offset: res.end, Size: res.total, LastWrite: synced, Reason: reason}
 	}
-	return nil
+	if db.ro {
+		return nil
+	}
+	if err := db.f.Truncate(res.end); err != nil {
+		return err
+	}
+	if err := db.f.Sync(); err != nil {
+		return err
+	}
+	return db.tip.set(db.last)
 }
 
 // apply updates the index with a batch whose payload starts at base in the
@@ -302,6 +392,11 @@ func (db *DB) Write(b *Batch) error {
 	if db.ro {
 		return ErrReadOnly
 	}
+	// The tip moves first, so it never points past the one record a crash
+	// can tear.
+	if err := db.tip.set(db.size); err != nil {
+		return err
+	}
 	if _, err := db.f.WriteAt(rec, db.size); err != nil {
 		// A partial write is cut on the next open; keep serving what we had.
 		return err
@@ -314,6 +409,7 @@ func (db *DB) Write(b *Batch) error {
 	if err := db.apply(b.ops, db.size+recordHeader); err != nil {
 		return err // cannot happen: we encoded the batch ourselves
 	}
+	db.last = db.size
 	db.size += int64(len(rec))
 	return nil
 }
@@ -480,6 +576,14 @@ func (db *DB) Compact() error {
 		os.Remove(tmpPath)
 		return err
 	}
+	// Until the rename lands either file may be the log after a crash:
+	// point the tip at a record start valid for both (no further than
+	// either's last write), then at the new log's own.
+	if err := db.tip.set(min(db.last, fresh.last)); err != nil {
+		tmp.Close()
+		os.Remove(tmpPath)
+		return err
+	}
 	if err := os.Rename(tmpPath, filepath.Join(db.dir, logName)); err != nil {
 		tmp.Close()
 		return err
@@ -489,8 +593,8 @@ func (db *DB) Compact() error {
 		d.Close()
 	}
 	db.f.Close()
-	db.f, db.index, db.size, db.live = tmp, fresh.index, fresh.size, fresh.live
-	return nil
+	db.f, db.index, db.size, db.last, db.live = tmp, fresh.index, fresh.size, fresh.last, fresh.live
+	return db.tip.set(db.last)
 }
 
 // Close syncs and closes the store.
@@ -501,12 +605,21 @@ func (db *DB) Close() error {
 		return nil
 	}
 	db.closed = true
+	defer db.lock.release()
 	if db.ro {
 		return db.f.Close()
 	}
 	if err := db.f.Sync(); err != nil {
 		db.f.Close()
+		db.tip.close(false)
 		return err
 	}
-	return db.f.Close()
+	return errors.Join(db.f.Close(), db.tip.close(true))
+}
+
+// Size is the number of bytes of the log, garbage included.
+func (db *DB) Size() int64 {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.size
 }

@@ -159,27 +159,6 @@ func TestTornTailIsCut(t *testing.T) {
 	}
 }
 
-func TestBitFlipDetected(t *testing.T) {
-	dir := t.TempDir()
-	sizes := writeN(t, dir, 5)
-	path := filepath.Join(dir, logName)
-	data, _ := os.ReadFile(path)
-	// Flip one bit inside the value of the third batch.
-	data[sizes[1]+recordHeader+10] ^= 0x04
-	os.WriteFile(path, data, 0o644)
-	db, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if !strings.Contains(db.Recover.Reason, "checksum") {
-		t.Fatalf("flip not detected: %+v", db.Recover)
-	}
-	if db.Len() != 2 {
-		t.Fatalf("kept %d keys, want the 2 before the damage", db.Len())
-	}
-}
-
 // TestCrashDurability kills a writer process with SIGKILL at random moments;
 // every batch the writer reported as written must be there after reopening.
 func TestCrashDurability(t *testing.T) {
@@ -307,5 +286,172 @@ func TestReadOnlyLeavesDamage(t *testing.T) {
 	defer db.Close()
 	if db.Recover.CutBytes == 0 {
 		t.Fatal("the writer did not see the damage the read-only open left")
+	}
+}
+
+// A flipped bit in any record but the last is damage to committed data:
+// Open refuses, naming the offset, and Repair moves the damaged part aside
+// without losing a byte; the store then opens with everything before it.
+func TestDamageBeforeLastWriteRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		at     func(sizes []int64) int64 // byte to flip
+		noTip  bool                      // a directory from before the tip file
+		wantAt func(sizes []int64) int64 // offset the error names
+	}{
+		{"payload", func(s []int64) int64 { return s[1] + recordHeader + 10 }, false, func(s []int64) int64 { return s[1] }},
+		{"length", func(s []int64) int64 { return s[1] + 1 }, false, func(s []int64) int64 { return s[1] }},
+		{"checksum", func(s []int64) int64 { return s[0] + 5 }, false, func(s []int64) int64 { return s[0] }},
+		{"payload without tip", func(s []int64) int64 { return s[2] + recordHeader + 3 }, true, func(s []int64) int64 { return s[2] }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			sizes := writeN(t, dir, 5)
+			path := filepath.Join(dir, logName)
+			data, _ := os.ReadFile(path)
+			data[tc.at(sizes)] ^= 0x04
+			os.WriteFile(path, data, 0o644)
+			if tc.noTip {
+				os.Remove(filepath.Join(dir, tipName))
+			}
+			_, err := Open(dir)
+			var de *DamageError
+			if !errors.As(err, &de) || !errors.Is(err, ErrDamaged) {
+				t.Fatalf("open of a file damaged before its last write: %v", err)
+			}
+			want := tc.wantAt(sizes)
+			if de.Offset != want || !strings.Contains(err.Error(), fmt.Sprintf("offset %d", want)) || !strings.Contains(err.Error(), "chaind repair") {
+				t.Fatalf("error %q, want offset %d and how to repair", err, want)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, data) {
+				t.Fatal("the refused open changed the file")
+			}
+			info, err := Repair(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			side, _ := os.ReadFile(info.SideFile)
+			if info.Offset != want || !bytes.Equal(side, data[want:]) {
+				t.Fatalf("repair %+v: side file holds %d bytes, want the %d from offset %d", info, len(side), len(data)-int(want), want)
+			}
+			db, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if db.Recover.CutBytes != 0 {
+				t.Fatalf("open after repair cut %+v", db.Recover)
+			}
+			// Every key written before the damage is intact.
+			for i := 0; sizes[i] <= want; i++ {
+				if v, err := db.Get([]byte(fmt.Sprintf("k%d", i))); err != nil || !bytes.Equal(v, bytes.Repeat([]byte{'v'}, 40)) {
+					t.Fatalf("k%d after repair: %q %v", i, v, err)
+				}
+			}
+		})
+	}
+}
+
+// Damage inside the last record is what a crash mid-write leaves: it is cut
+// and reported, not refused.
+func TestDamageInLastWriteCut(t *testing.T) {
+	dir := t.TempDir()
+	sizes := writeN(t, dir, 5)
+	path := filepath.Join(dir, logName)
+	data, _ := os.ReadFile(path)
+	data[sizes[3]+recordHeader+5] ^= 0x01
+	os.WriteFile(path, data, 0o644)
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.Recover.CutBytes != sizes[4]-sizes[3] || db.Len() != 4 {
+		t.Fatalf("recover %+v, %d keys", db.Recover, db.Len())
+	}
+}
+
+// A file cut short before its last write began lost committed data too.
+func TestTruncatedBeforeLastWriteRefused(t *testing.T) {
+	dir := t.TempDir()
+	sizes := writeN(t, dir, 5)
+	if err := os.Truncate(filepath.Join(dir, logName), sizes[2]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("open of a file cut at a record boundary before its last write: %v", err)
+	}
+}
+
+// One process owns a directory: a second writer or a reader is refused
+// with the holder's PID while it is open, and welcome once it is closed.
+func TestDirectoryLock(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(dir)
+	var le *LockedError
+	if !errors.As(err, &le) || !errors.Is(err, ErrLocked) || le.PID != os.Getpid() {
+		t.Fatalf("second open: %v", err)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
+		t.Fatalf("error does not name the holder: %v", err)
+	}
+	if _, err := OpenReadOnly(dir); !errors.Is(err, ErrLocked) {
+		t.Fatalf("read-only open beside a writer: %v", err)
+	}
+	if _, err := Repair(dir); !errors.Is(err, ErrLocked) {
+		t.Fatalf("repair beside a writer: %v", err)
+	}
+	db.Close()
+	r1, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatalf("two readers: %v", err)
+	}
+	if _, err := Open(dir); !errors.Is(err, ErrLocked) {
+		t.Fatalf("writer beside readers: %v", err)
+	}
+	r1.Close()
+	r2.Close()
+	db, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+}
+
+// After Compact the tip points into the new log: a reopen finds nothing
+// to cut, and damage before the new log's last write is still refused.
+func TestCompactKeepsTip(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		db.Put([]byte(fmt.Sprintf("k%d", i%5)), bytes.Repeat([]byte{byte(i)}, 100))
+	}
+	if err := db.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	db.Put([]byte("after"), []byte("compact"))
+	db.Put([]byte("after2"), []byte("compact"))
+	db.Close()
+	if db, err = Open(dir); err != nil || db.Recover.CutBytes != 0 || db.Len() != 7 {
+		t.Fatalf("reopen after compact: %v %+v", err, db.Recover)
+	}
+	db.Close()
+	path := filepath.Join(dir, logName)
+	data, _ := os.ReadFile(path)
+	data[recordHeader+3] ^= 1 // inside the compacted record, before the last write
+	os.WriteFile(path, data, 0o644)
+	if _, err := Open(dir); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("damage in the compacted log: %v", err)
 	}
 }

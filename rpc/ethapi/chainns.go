@@ -241,8 +241,11 @@ func registerNetworkSubscriptions(s *rpc.Server, ev backend.NetworkEvents) {
 		if kind != "cycles" && kind != "nodes" {
 			return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: "unsupported subscription type: " + kind + " (cycles or nodes)"}
 		}
-		sub := n.Subscribe()
-		events, cancel := ev.SubscribeNetwork(256)
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
+		events, cancel := ev.SubscribeNetwork(subscriptionHeadBuffer)
 		go forward(sub, events, cancel, func(e backend.NetworkEvent) error {
 			switch {
 			case kind == "cycles" && e.Cycle != nil:

@@ -43,6 +43,7 @@ type filterAPI struct {
 	mu      sync.Mutex
 	filters map[string]*filter
 	started bool
+	heads   headFeed // newHeads and logs subscriptions
 	now     func() time.Time
 }
 
@@ -50,6 +51,7 @@ type filterAPI struct {
 // and the WebSocket subscriptions (eth_subscribe, eth_unsubscribe).
 func RegisterFilters(s *rpc.Server, b Backend, opts EthOptions) {
 	api := &filterAPI{eth: &ethAPI{b: b, opts: opts.withDefaults()}, filters: map[string]*filter{}, now: time.Now}
+	api.heads.b = b
 	register(s, "eth_newFilter", 1, 1, api.newFilter)
 	register(s, "eth_newBlockFilter", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return api.install(&filter{kind: blockFilter}), nil
@@ -222,6 +224,13 @@ func (api *filterAPI) getFilterLogs(_ context.Context, p rpc.Params) (any, error
 	return api.eth.FilterLogs(&q)
 }
 
+// subscriptionHeadBuffer is how many new heads a subscription's forwarder
+// may lag behind before the chain skips it. The forwarder only queues
+// notifications on the connection, so it rarely holds more than one; the
+// buffer is allocated for every subscription, so it is kept small (10,000
+// subscribers with 256 slots each held 25 MB of empty channels).
+const subscriptionHeadBuffer = 16
+
 // subscribe implements eth_subscribe over WebSocket: [name], [name, flag],
 // [name, filter] (go-ethereum's logs form) or [name, flag, filter]. The
 // flag asks for full transactions rather than hashes; for newHeads a flag
@@ -244,9 +253,11 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		if p.Has(filterAt) {
 			return nil, rpc.InvalidParams(filterAt, errors.New("newHeads takes no filter"))
 		}
-		sub := n.Subscribe()
-		heads, cancel := api.eth.b.SubscribeHeads(256)
-		go forward(sub, heads, cancel, func(b *types.Block) error {
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
+		api.heads.add(sub, func(b *types.Block) error {
 			if !hasFlag {
 				return sub.Notify(json.RawMessage(types.AppendHeaderJSON(nil, b.HeaderRef(), b.Hash(), false)))
 			}
@@ -258,10 +269,12 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		if _, err := p.Optional(filterAt, &q); err != nil {
 			return nil, err
 		}
-		sub := n.Subscribe()
-		heads, cancel := api.eth.b.SubscribeHeads(256)
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
 		keys := q.matcher()
-		go forward(sub, heads, cancel, func(b *types.Block) error {
+		api.heads.add(sub, func(b *types.Block) error {
 			logs, err := api.eth.blockLogs(b, keys, nil)
 			if err != nil {
 				return nil // a block whose receipts cannot be read has no logs to send
@@ -278,7 +291,10 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		if p.Has(filterAt) {
 			return nil, rpc.InvalidParams(filterAt, errors.New("newPendingTransactions takes no filter"))
 		}
-		sub := n.Subscribe()
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
 		txs, cancel := api.eth.b.SubscribePending(4096)
 		go forward(sub, txs, cancel, func(tx *types.Transaction) error {
 			if !full {
@@ -292,7 +308,11 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		// A node that produces or follows blocks itself never changes sync
 		// state; the subscription stays open and reports changes when the
 		// p2p sync layer has any.
-		return n.Subscribe().ID, nil
+		sub, err := n.Subscribe()
+		if err != nil {
+			return nil, err
+		}
+		return sub.ID, nil
 	}
 	return nil, rpc.InvalidParams(0, errors.New("unsupported subscription type: "+kind))
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaind/chaind/consensus"
@@ -96,6 +97,15 @@ type Config struct {
 	ResetStateAhead bool
 	Evidence        consensus.EvidenceSink // optional
 	Logf            func(format string, args ...any)
+	// Stats, when set, is kept up to date for metrics.
+	Stats *Stats
+}
+
+// Stats count what the driver saw, for metrics. They are read from other
+// goroutines.
+type Stats struct {
+	Rounds   atomic.Uint64 // rounds entered (a new height starts round 0)
+	Timeouts atomic.Uint64 // propose, prevote and precommit timeouts that fired (not retransmits)
 }
 
 // ErrWouldDoubleSign is returned when the core asks for a vote that
@@ -124,6 +134,8 @@ type Driver struct {
 
 	savedHeight uint64 // height and round of the last persisted snapshot
 	savedRound  int32
+	statHeight  uint64 // height and round last counted in Stats
+	statRound   int32
 
 	work work // Propose and Validate calls running off the loop
 }
@@ -193,6 +205,9 @@ func (d *Driver) Run(ctx context.Context) error {
 				d.step(ev)
 			}
 		case t := <-d.timers:
+			if d.cfg.Stats != nil && t.Kind != consensus.TimeoutRetransmit {
+				d.cfg.Stats.Timeouts.Add(1)
+			}
 			d.step(consensus.TimeoutEvent{Timeout: t})
 		case r := <-d.work.results:
 			d.work.finished(r)
@@ -242,6 +257,10 @@ func (d *Driver) step(ev consensus.Event) {
 	// it had moved on would need, after a restart, the very messages
 	// (perhaps Byzantine ones, never re-sent) that moved it.
 	moved := d.core.Height() != d.savedHeight || d.core.Round() != d.savedRound
+	if d.cfg.Stats != nil && (d.core.Height() != d.statHeight || d.core.Round() != d.statRound) {
+		d.cfg.Stats.Rounds.Add(1)
+		d.statHeight, d.statRound = d.core.Height(), d.core.Round()
+	}
 	if d.cfg.StateFile != "" && (moved || signsSomething(effects)) {
 		if err := saveSnapshot(d.cfg.StateFile, d.core.Snapshot()); err != nil {
 			d.err = fmt.Errorf("bft: persisting state: %w", err)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
@@ -25,6 +26,8 @@ type Options struct {
 	// StateRetention is how many recent blocks keep a readable state; 0
 	// for an archive node, which keeps every one.
 	StateRetention uint64
+	// CallTimeout bounds the time of one such request (default 5 s).
+	CallTimeout time.Duration
 }
 
 // Backend serves every interface package from the chain and the pool.
@@ -44,6 +47,9 @@ const receiptCacheBlocks = 256
 func New(c *chain.Chain, p *txpool.Pool, opts Options) *Backend {
 	if opts.GasCap == 0 {
 		opts.GasCap = 50_000_000
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = 5 * time.Second
 	}
 	return &Backend{chain: c, pool: p, opts: opts, rcCache: map[types.Hash]types.Receipts{}}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
@@ -148,5 +149,27 @@ func TestChainConfig(t *testing.T) {
 	if fi.Fork != b.Fork(h.Number, h.Time) || fi.ChainID != chain.MainChainID || len(fi.Precompiles) == 0 ||
 		fi.ForkID != ForkID(b.chain.Config, gen.HeaderRef(), ^uint64(0), h.Time) {
 		t.Errorf("fork info %+v", fi)
+	}
+}
+
+// A call that would run for minutes is cut at the node's time cap with
+// go-ethereum's message; a gas search shares the one cap.
+func TestCallTimeCap(t *testing.T) {
+	c, err := chain.Open(chain.DevGenesis(chain.MainChainID, nil, 1_700_000_000), store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := New(c, nil, Options{GasCap: 1 << 50, CallTimeout: 50 * time.Millisecond})
+	loop := []byte{0x5b, 0x60, 0x00, 0x56} // JUMPDEST PUSH1 0 JUMP
+	to := types.Address{0x10}
+	req := &backend.CallRequest{Block: b.Head(), Args: backend.CallArgs{To: &to},
+		StateOverrides: map[types.Address]backend.StateOverride{to: {Code: &loop}}}
+	_, err = b.Call(context.Background(), req)
+	var te *TimeoutError
+	if !errors.As(err, &te) || err.Error() != "execution aborted (timeout = 50ms)" {
+		t.Fatalf("endless call: %v", err)
+	}
+	if _, err := b.EstimateGas(context.Background(), req); !errors.As(err, &te) {
+		t.Fatalf("endless estimate: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/backend"
@@ -142,6 +143,9 @@ type callEnv struct {
 	// it runs with base fee 0; unpricedBlobs: a call carrying blobs pays
 	// nothing for blob gas, so it runs with blob base fee 0.
 	unpriced, unpricedBlobs bool
+	// deadline is when the request's time cap ends; set by its first
+	// execution, so a gas search shares one cap over all its runs.
+	deadline time.Time
 }
 
 func newCallEnv(req *backend.CallRequest) *callEnv {
@@ -192,9 +196,17 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 	vm := evm.NewEVM(bctx, sdb, cfg.ChainID, cfg.Fork(bctx.Number, bctx.Time))
 	vm.Config.NoBaseFee = true
 	vm.SetNatives(cfg.Natives)
+	if env.deadline.IsZero() {
+		env.deadline = time.Now().Add(b.opts.CallTimeout)
+	}
+	timer := time.AfterFunc(time.Until(env.deadline), vm.Cancel)
+	defer timer.Stop()
 	st.BeginTx(types.Hash{}, 0)
 	gp := evm.GasPool(math.MaxUint64)
 	res, err := evm.ApplyMessage(vm, msg, &gp)
+	if err == nil && errors.Is(res.Err, evm.ErrCancelled) {
+		err = &TimeoutError{Limit: b.opts.CallTimeout}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +214,13 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 		return nil, fmt.Errorf("call reached precompile %s, which this build lacks", res.MissingPrecompiles[0])
 	}
 	return res, nil
+}
+
+// TimeoutError is the answer to a call that ran past the node's time cap.
+type TimeoutError struct{ Limit time.Duration }
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("execution aborted (timeout = %v)", e.Limit)
 }
 
 // callGas is the gas a call runs with: the given gas, else the cap, never

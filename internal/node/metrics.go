@@ -1,0 +1,92 @@
+package node
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+
+	"github.com/chaind/chaind/internal/front"
+	chainmetrics "github.com/chaind/chaind/internal/metrics"
+	"github.com/chaind/chaind/rpc"
+)
+
+// openMetrics registers what the node exposes on /metrics. The registry
+// exists even when the listener is off, so counting costs the same either
+// way and tests can read it.
+func (n *Node) openMetrics() {
+	r := chainmetrics.New()
+	n.metrics = r
+	calls := r.NewCounterVec("chaind_rpc_requests_total", "JSON-RPC calls served, by method and outcome (ok or error).", "method", "outcome")
+	lat := r.NewHistogramVec("chaind_rpc_request_duration_seconds", "Time to serve a JSON-RPC call, by method.", chainmetrics.DefaultBuckets, "method")
+	n.RPC.Observe(func(_ context.Context, c rpc.Call) {
+		outcome := "ok"
+		if c.Err != nil {
+			outcome = "error"
+		}
+		calls.Add(1, c.Method, outcome)
+		lat.Observe(c.Duration.Seconds(), c.Method)
+	})
+	r.GaugeFunc("chaind_head_number", "Number of the head block.", func() float64 { return float64(n.Chain.Head().Number()) })
+	r.GaugeFunc("chaind_head_timestamp_seconds", "Timestamp of the head block.", func() float64 { return float64(n.Chain.Head().Time()) })
+	r.GaugeFunc("chaind_block_interval_seconds", "Time between the head block and its parent.", func() float64 {
+		h := n.Chain.Head()
+		if h.Number() == 0 {
+			return 0
+		}
+		p, err := n.Chain.BlockByNumber(h.Number() - 1)
+		if err != nil || p.Time() > h.Time() {
+			return 0
+		}
+		return float64(h.Time() - p.Time())
+	})
+	r.GaugeFunc("chaind_txpool_pending", "Transactions in the pool ready to be included.", func() float64 {
+		p, _ := n.Pool.Stats()
+		return float64(p)
+	})
+	r.GaugeFunc("chaind_txpool_queued", "Transactions in the pool waiting for a nonce gap to close.", func() float64 {
+		_, q := n.Pool.Stats()
+		return float64(q)
+	})
+	r.CounterFunc("chaind_consensus_rounds_total", "Consensus rounds entered by this validator (every height starts one).", func() float64 { return float64(n.bftStats.Rounds.Load()) })
+	r.CounterFunc("chaind_consensus_timeouts_total", "Consensus propose, prevote and precommit timeouts that fired.", func() float64 { return float64(n.bftStats.Timeouts.Load()) })
+	r.GaugeFunc("chaind_p2p_peers", "Connected peers.", func() float64 { return float64(n.backend.PeerCount()) })
+	r.GaugeFunc("chaind_store_bytes", "Bytes of the data directory's log, garbage included (0 in memory).", func() float64 {
+		if s, ok := n.kv.(interface{ Size() int64 }); ok {
+			return float64(s.Size())
+		}
+		return 0
+	})
+	r.GaugeFunc("go_goroutines", "Goroutines that currently exist.", func() float64 { return float64(runtime.NumGoroutine()) })
+	r.CounterFunc("go_gc_cycles_total", "Completed garbage collection cycles.", func() float64 { return runtimeMetric("/gc/cycles/total:gc-cycles") })
+	r.GaugeFunc("go_heap_objects_bytes", "Bytes of live and not yet swept heap objects.", func() float64 { return runtimeMetric("/memory/classes/heap/objects:bytes") })
+	r.GaugeFunc("go_memory_total_bytes", "All memory mapped by the Go runtime.", func() float64 { return runtimeMetric("/memory/classes/total:bytes") })
+}
+
+func runtimeMetric(name string) float64 {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	switch s[0].Value.Kind() {
+	case metrics.KindUint64:
+		return float64(s[0].Value.Uint64())
+	case metrics.KindFloat64:
+		return s[0].Value.Float64()
+	}
+	return 0
+}
+
+// metricsListener is the /metrics port, when on: built through the front
+// like every listener (so its host checks apply), with its own kind.
+func (n *Node) metricsListener() []front.Listener {
+	if !n.cfg.Ops.Metrics {
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", n.metrics.Handler())
+	return []front.Listener{{Kind: "metrics", Addr: net.JoinHostPort(n.cfg.Host, strconv.Itoa(n.cfg.Ops.MetricsPort)), Handler: mux}}
+}
+
+// Metrics is the node's metrics registry.
+func (n *Node) Metrics() *chainmetrics.Registry { return n.metrics }

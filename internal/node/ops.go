@@ -1,0 +1,128 @@
+package node
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/netip"
+	"path/filepath"
+	"time"
+
+	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/rpc"
+
+	"github.com/chaind/chaind/rpc/opslog"
+)
+
+// OpsConfig is what an operator of a public node sets beyond the ports:
+// the debug routes' passphrase, where the client address comes from, and
+// the capture's size.
+type OpsConfig struct {
+	// DebugPassphrase turns on POST /authenticate and the /log/* routes
+	// of the JSON-RPC port; without it they answer 404.
+	DebugPassphrase []byte
+	// CaptureBytes bounds each debug capture table (0: 16 MiB).
+	CaptureBytes int64
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// (for limits and captured transactions).
+	TrustedProxies []netip.Prefix
+	// Limits override the public limits and the per-call caps.
+	Limits Limits
+	// Metrics serves Prometheus text on /metrics of MetricsPort (0: any
+	// free port).
+	Metrics     bool
+	MetricsPort int
+}
+
+// Limits are the node's configurable limits. A zero field keeps its
+// default. The per-client rates and connections apply only to a Public
+// node; the caps on single calls (batch, body, response, logs, eth_call,
+// WebSocket subscriptions and queue) protect every node.
+type Limits struct {
+	PerSecond, PerMinute, Conns int // per client address (defaults 10, 600, 5)
+
+	Batch         int   // calls per batch (1000)
+	BodyBytes     int64 // request body (5 MiB)
+	ResponseBytes int64 // batch response (25 MiB)
+
+	LogRange   uint64 // eth_getLogs block range (10,000)
+	LogResults int    // eth_getLogs results (10,000)
+
+	CallGas     uint64        // gas of eth_call, eth_estimateGas, ... (50M)
+	CallTimeout time.Duration // time of the same (5 s)
+
+	WSSubs  int // subscriptions per WebSocket connection (100)
+	WSQueue int // outbound messages waiting per connection before it is cut (4096)
+}
+
+// public is the per-client limits of a Public node.
+func (l Limits) public() front.Limits {
+	out := front.PublicLimits
+	if l.PerSecond > 0 {
+		out.PerSecond = l.PerSecond
+	}
+	if l.PerMinute > 0 {
+		out.PerMinute = l.PerMinute
+	}
+	if l.Conns > 0 {
+		out.Conns = l.Conns
+	}
+	return out
+}
+
+func (l Limits) applyRPC(s *rpc.Server) {
+	if l.Batch > 0 {
+		s.BatchLimit = l.Batch
+	}
+	if l.ResponseBytes > 0 {
+		s.ResponseLimit = l.ResponseBytes
+	}
+}
+
+func (l Limits) ws() rpc.WSConfig {
+	return rpc.WSConfig{MessageLimit: l.BodyBytes, QueueLimit: l.WSQueue, MaxSubs: l.WSSubs}
+}
+
+// openOps opens the debug capture, kept under the data directory, when a
+// passphrase is set, and reports every served call to it.
+func (n *Node) openOps() error {
+	if len(n.cfg.Ops.DebugPassphrase) == 0 {
+		return nil
+	}
+	dir := ""
+	if n.cfg.DataDir != "" {
+		dir = filepath.Join(n.cfg.DataDir, "debuglog")
+	}
+	l, err := opslog.New(opslog.Config{Passphrase: n.cfg.Ops.DebugPassphrase, Dir: dir, MaxBytes: n.cfg.Ops.CaptureBytes})
+	if err != nil {
+		return err
+	}
+	n.opslog = l
+	n.RPC.Observe(l.Observe)
+	return nil
+}
+
+func (n *Node) closeOps() error {
+	if n.opslog == nil {
+		return nil
+	}
+	return n.opslog.Close()
+}
+
+// withOpsRoutes puts the login and debug routes in front of the JSON-RPC
+// handler; with the routes off their paths answer 404, not the JSON-RPC
+// port's health-probe 200.
+func (n *Node) withOpsRoutes(rpcHandler http.Handler) http.Handler {
+	var ops http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		json.NewEncoder(w).Encode(map[string]string{"message": "debug routes are off: start the node with --debug.passphrase-file or CHAIND_DEBUG_PASSPHRASE"})
+	})
+	if n.opslog != nil {
+		ops = n.opslog.Handler()
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/authenticate", ops)
+	mux.Handle("/log/", ops)
+	mux.Handle("/", rpcHandler)
+	return mux
+}

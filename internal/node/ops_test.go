@@ -1,0 +1,94 @@
+package node
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Without a passphrase the debug routes are off (404, not the health
+// probe's 200); with one they exist and want a token; the JSON-RPC port
+// keeps answering either way.
+func TestDebugRoutesOnTheRPCPort(t *testing.T) {
+	off, _ := publicNode(t, Config{HTTPPort: 0, WSPort: -1})
+	base := "http://" + off.Addr("http")
+	for _, p := range []string{"/log/status", "/log/api-stats", "/log/txs", "/log/startTxCapture", "/authenticate"} {
+		if code, body := get(t, base+p); code != 404 || !strings.Contains(body, "debug routes are off") {
+			t.Errorf("%s without a passphrase: %d %s", p, code, body)
+		}
+	}
+	if code, _ := get(t, base+"/"); code != 200 {
+		t.Errorf("health probe: %d", code)
+	}
+
+	dir := t.TempDir()
+	on, _ := publicNode(t, Config{HTTPPort: 0, WSPort: -1, DataDir: dir, Ops: OpsConfig{DebugPassphrase: []byte("a long passphrase")}})
+	base = "http://" + on.Addr("http")
+	for _, p := range []string{"/log/status", "/log/api-stats", "/log/txs", "/log/startTxCapture", "/log/cleanTxTable"} {
+		if code, body := get(t, base+p); code != 401 {
+			t.Errorf("%s without a token: %d %s", p, code, body)
+		}
+	}
+	resp, err := http.Post(base+"/authenticate", "application/json", strings.NewReader(`{"passphrase":"a long passphrase"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"token"`) {
+		t.Fatalf("login: %d %s", resp.StatusCode, b)
+	}
+	resp, err = http.Post(base, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("JSON-RPC beside the debug routes: %d", resp.StatusCode)
+	}
+}
+
+func postText(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Configured limits replace the defaults: the per-client rate on a public
+// node, and the batch cap on any node.
+func TestConfiguredLimits(t *testing.T) {
+	n, _ := publicNode(t, Config{HTTPPort: 0, WSPort: -1, Ops: OpsConfig{Limits: Limits{PerSecond: 2}}})
+	url := "http://" + n.Addr("http")
+	for i := 0; i < 2; i++ {
+		if code, body := postText(t, url, `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}`); code != 200 {
+			t.Fatalf("call %d: %d %s", i, code, body)
+		}
+	}
+	if code, body := postText(t, url, `{"jsonrpc":"2.0","id":"x3","method":"eth_blockNumber"}`); code != 429 || !strings.Contains(body, `"id":"x3"`) || !strings.Contains(body, "-32005") {
+		t.Fatalf("third call in a second under --limits.rps 2: %d %s", code, body)
+	}
+
+	m, clk := publicNode(t, Config{HTTPPort: 0, WSPort: -1, Ops: OpsConfig{Limits: Limits{Batch: 3}}})
+	url = "http://" + m.Addr("http")
+	clk.refill()
+	if _, body := postText(t, url, `[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":3,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":4,"method":"eth_blockNumber"}]`); !strings.Contains(body, "batch too large") {
+		t.Fatalf("batch of 4 under --limits.batch 3: %s", body)
+	}
+}
