@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaind/chaind/consensus"
@@ -52,6 +53,9 @@ type Config struct {
 	Validators consensus.ValidatorSource
 	Transport  bft.Transport
 	Timeouts   consensus.Timeouts // zero: defaults for BlockTime
+	// P2P joins a network of processes (transactions, blocks and, on a
+	// validator, consensus over p2p); Validators is then required.
+	P2P *P2PConfig
 
 	// Archive keeps the state of every block; otherwise only the last
 	// StateHistory blocks' states stay readable (older trie nodes are
@@ -102,6 +106,9 @@ type Node struct {
 
 	validators    consensus.ValidatorSource
 	stopConsensus context.CancelFunc
+	consensusDone chan struct{} // closed when the driver has returned
+
+	net atomic.Pointer[netNode] // nil until the node joins a p2p network
 }
 
 // New opens the node's store and chain and registers its interfaces; Start
@@ -154,7 +161,7 @@ func New(cfg Config) (*Node, error) {
 		stop:   make(chan struct{}),
 		poolAt: c.Head().Hash(),
 	}
-	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{})
+	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{Network: nodeNetwork{n}})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion}
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
 	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
@@ -244,6 +251,9 @@ func (n *Node) Start() error {
 	if !n.cfg.Archive {
 		n.wg.Add(1)
 		go n.pruneStates()
+	}
+	if n.cfg.P2P != nil {
+		return n.startNetwork() // starts consensus once caught up
 	}
 	if n.cfg.Validator != nil {
 		if err := n.startConsensus(); err != nil {
@@ -342,6 +352,7 @@ func (n *Node) Close() error {
 	if stopConsensus != nil {
 		stopConsensus()
 	}
+	n.closeNetwork()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	for _, s := range servers {
