@@ -72,7 +72,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.restPort, "rest.port", 1317, "REST query port (not built yet)")
 	fs.IntVar(&f.grpcPort, "grpc.port", 9090, "gRPC query port (not built yet)")
 	fs.IntVar(&f.explorerPort, "explorer.port", 8080, "explorer port (not built yet)")
-	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port (not built yet)")
+	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port of --p2p.peers networks (-1: accept no connections)")
 	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "minimum time between blocks of a validator; 0 seals as soon as transactions are pending, and nothing while idle")
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
 	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
@@ -186,6 +186,8 @@ func runNode(args []string) int {
 	fs := flag.NewFlagSet("chaind", flag.ContinueOnError)
 	var f runFlags
 	f.define(fs)
+	var pf p2pFlags
+	pf.define(fs)
 	if code, ok := parseFlags(fs, "chaind [flags]          run a node (chaind help lists the other commands)", args); !ok {
 		return code
 	}
@@ -248,6 +250,10 @@ func runNode(args []string) int {
 	if stored, ok := storedGenesis(f.datadir); ok && f.genesis == "" {
 		cfg.Genesis = stored
 	} else if cfg.Genesis, err = f.loadGenesis(devAddrs); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 2
+	}
+	if err := pf.apply(&cfg, &f, log); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
 	}
