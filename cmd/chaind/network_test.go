@@ -75,7 +75,9 @@ func (pn *procNet) start(i int) {
 	pn.procs[i] = p
 }
 
-func (pn *procNet) client(i int) *devload.Client { return devload.NewClient("http://" + pn.procs[i].http) }
+func (pn *procNet) client(i int) *devload.Client {
+	return devload.NewClient("http://" + pn.procs[i].http)
+}
 
 func (pn *procNet) head(i int) uint64 {
 	h, err := pn.client(i).BlockNumber()
