@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -41,7 +41,7 @@ func freeLoopbackPort(host string) (int, error) {
 
 // startNodeProc runs exe --config node.Config with extra args, copies its
 // log to logTo (each line prefixed with the node's name) and to the
-// node's chaind.log, and waits until it logs its JSON-RPC listener.
+// node's chaind.log, and waits until its JSON-RPC port accepts connections.
 func startNodeProc(exe string, n testnetNode, logTo io.Writer, extra ...string) (*nodeProc, error) {
 	logFile, err := os.OpenFile(n.Dir+"/chaind.log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -58,10 +58,8 @@ func startNodeProc(exe string, n testnetNode, logTo io.Writer, extra ...string) 
 		logFile.Close()
 		return nil, err
 	}
-	p := &nodeProc{node: n, cmd: cmd, done: make(chan struct{})}
-	ready := make(chan struct{})
-	var once sync.Once
-	var mu sync.Mutex
+	p := &nodeProc{node: n, cmd: cmd, done: make(chan struct{}),
+		http: net.JoinHostPort(n.Host, strconv.Itoa(n.HTTP)), ws: net.JoinHostPort(n.Host, strconv.Itoa(n.WS))}
 	go func() {
 		defer logFile.Close()
 		sc := bufio.NewScanner(stderr)
@@ -72,43 +70,28 @@ func startNodeProc(exe string, n testnetNode, logTo io.Writer, extra ...string) 
 			if logTo != nil {
 				fmt.Fprintf(logTo, "[%s] %s\n", n.Name, line)
 			}
-			if strings.Contains(line, "msg=listening") {
-				addr := fieldValue(line, "addr")
-				mu.Lock()
-				switch fieldValue(line, "kind") {
-				case "http":
-					p.http = addr
-					once.Do(func() { close(ready) })
-				case "ws":
-					p.ws = addr
-				}
-				mu.Unlock()
-			}
 		}
 		cmd.Wait()
 		close(p.done)
 	}()
-	select {
-	case <-ready:
-		mu.Lock()
-		defer mu.Unlock()
-		return p, nil
-	case <-p.done:
-		return nil, fmt.Errorf("%s exited before listening (see %s/chaind.log)", n.Name, n.Dir)
-	case <-time.After(30 * time.Second):
-		p.kill()
-		return nil, fmt.Errorf("%s did not listen within 30s (see %s/chaind.log)", n.Name, n.Dir)
-	}
-}
-
-// fieldValue returns the value of key=value in a text log line.
-func fieldValue(line, key string) string {
-	for _, f := range strings.Fields(line) {
-		if v, ok := strings.CutPrefix(f, key+"="); ok {
-			return v
+	// Ready when its JSON-RPC port accepts connections (whatever the log
+	// level lets it say).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if c, err := net.DialTimeout("tcp", p.http, time.Second); err == nil {
+			c.Close()
+			return p, nil
+		}
+		select {
+		case <-p.done:
+			return nil, fmt.Errorf("%s exited before listening (see %s/chaind.log)", n.Name, n.Dir)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.kill()
+			return nil, fmt.Errorf("%s did not listen within 30s (see %s/chaind.log)", n.Name, n.Dir)
 		}
 	}
-	return ""
 }
 
 func (p *nodeProc) kill() {

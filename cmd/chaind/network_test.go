@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -221,5 +225,85 @@ func TestNetworkOfProcesses(t *testing.T) {
 			t.Errorf("no certificate after block %d holds the restarted validator's precommit", rejoin)
 		}
 		t.Logf("%s: %d blocks verified; %d certificates after the restart signed by validator3", n.Name, top, signedBy3)
+	}
+}
+
+// chaind devnet runs each node as a process, prints their endpoints, and
+// on SIGINT stops them all and exits.
+func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "devnet", "--validators", "2", "--full", "1", "--block-time", "200ms", "--log-level", "warn")
+	cmd.Env = append(os.Environ(), asChaindEnv+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	var pids []int
+	urls := map[string]string{}
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timeout := time.After(60 * time.Second)
+	for len(urls) < 3 {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatal("devnet ended before listing its nodes")
+			}
+			f := strings.Fields(line)
+			if len(f) > 4 && f[1] == "pid" && strings.HasPrefix(f[4], "http://") {
+				pid, _ := strconv.Atoi(f[2])
+				pids = append(pids, pid)
+				urls[f[0]] = f[4]
+			}
+		case <-timeout:
+			cmd.Process.Kill()
+			t.Fatal("devnet did not list its nodes")
+		}
+	}
+	go func() {
+		for range lines {
+		}
+		exited <- cmd.Wait()
+	}()
+	full := devload.NewClient(urls["full0"])
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if h, err := full.BlockNumber(); err == nil && h >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the devnet's full node did not reach block 3")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("devnet exited with %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("devnet did not stop within 15s of SIGINT")
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("node process %d outlived the devnet", pid)
+		}
 	}
 }

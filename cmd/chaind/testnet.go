@@ -42,7 +42,8 @@ type testnetNode struct {
 	Validator bool
 	ID        p2p.ID
 	P2P       string
-	HTTP      int
+	Host      string
+	HTTP, WS  int
 }
 
 func runTestnet(args []string) int {
@@ -128,7 +129,7 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 		if keys[i], err = newNodeKey(); err != nil {
 			return nil, err
 		}
-		p2pPort, httpPort, _ := spec.port(i)
+		p2pPort, httpPort, wsPort := spec.port(i)
 		n := &nodes[i]
 		n.Validator = i < spec.validators
 		n.Name = fmt.Sprintf("full%d", i-spec.validators)
@@ -142,7 +143,7 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 		n.Dir = filepath.Join(dir, n.Name)
 		n.ID = p2p.IDOf(keys[i])
 		n.P2P = fmt.Sprintf("%s:%d", spec.host, p2pPort)
-		n.HTTP = httpPort
+		n.Host, n.HTTP, n.WS = spec.host, httpPort, wsPort
 	}
 	setPath := filepath.Join(dir, "validators.json")
 	if err := writeJSON(setPath, vf); err != nil {
