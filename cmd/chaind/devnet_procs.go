@@ -43,11 +43,16 @@ func freeLoopbackPort(host string) (int, error) {
 // log to logTo (each line prefixed with the node's name) and to the
 // node's chaind.log, and waits until its JSON-RPC port accepts connections.
 func startNodeProc(exe string, n testnetNode, logTo io.Writer, extra ...string) (*nodeProc, error) {
+	cmd := exec.Command(exe, append([]string{"--config", n.Config}, extra...)...)
+	return runNodeProc(cmd, n, logTo, net.Dial)
+}
+
+// runNodeProc starts cmd as node n, reaching its JSON-RPC port with dial.
+func runNodeProc(cmd *exec.Cmd, n testnetNode, logTo io.Writer, dial func(network, addr string) (net.Conn, error)) (*nodeProc, error) {
 	logFile, err := os.OpenFile(n.Dir+"/chaind.log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, append([]string{"--config", n.Config}, extra...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // never outlive the devnet
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -78,7 +83,7 @@ func startNodeProc(exe string, n testnetNode, logTo io.Writer, extra ...string) 
 	// level lets it say).
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if c, err := net.DialTimeout("tcp", p.http, time.Second); err == nil {
+		if c, err := dial("tcp", p.http); err == nil {
 			c.Close()
 			return p, nil
 		}

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,7 +30,8 @@ func init() {
 type testnetSpec struct {
 	validators, full int
 	chainID          uint64
-	host             string // where the nodes listen and find each other
+	host             string             // where the nodes listen and find each other
+	hostOf           func(i int) string // node i's own address, if they differ (nil: host)
 	blockTime        time.Duration
 	// port gives node i's p2p, JSON-RPC HTTP and WebSocket ports.
 	port func(i int) (p2pPort, httpPort, wsPort int)
@@ -140,10 +143,14 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 				Power   int64         `json:"power"`
 			}{types.Address(crypto.PrivkeyToAddress(keys[i])), 1})
 		}
+		host := spec.host
+		if spec.hostOf != nil {
+			host = spec.hostOf(i)
+		}
 		n.Dir = filepath.Join(dir, n.Name)
 		n.ID = p2p.IDOf(keys[i])
-		n.P2P = fmt.Sprintf("%s:%d", spec.host, p2pPort)
-		n.Host, n.HTTP, n.WS = spec.host, httpPort, wsPort
+		n.P2P = net.JoinHostPort(host, strconv.Itoa(p2pPort))
+		n.Host, n.HTTP, n.WS = host, httpPort, wsPort
 	}
 	setPath := filepath.Join(dir, "validators.json")
 	if err := writeJSON(setPath, vf); err != nil {
@@ -170,7 +177,7 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 		p2pPort, httpPort, wsPort := spec.port(i)
 		cfg := map[string]any{
 			"genesis": filepath.Join(dir, "genesis.json"), "datadir": filepath.Join(n.Dir, "data"),
-			"host": spec.host, "http.port": httpPort, "ws.port": wsPort, "p2p.port": p2pPort,
+			"host": n.Host, "http.port": httpPort, "ws.port": wsPort, "p2p.port": p2pPort,
 			"p2p.peers": strings.Join(peers, ","), "validator-set": setPath,
 			"block-time": spec.blockTime.String(),
 		}
