@@ -52,6 +52,11 @@ func (n *Node) startNetwork() error {
 	if key == nil {
 		key = n.cfg.Validator
 	}
+	// Consensus names peers by validator address, so a validator's node
+	// ID must be its address.
+	if v := n.cfg.Validator; v != nil && p2p.IDOf(key) != p2p.IDOf(v) {
+		return errors.New("node: a validator's node key is its validator key")
+	}
 	if key == nil {
 		var err error
 		if key, err = secp256k1.GeneratePrivateKey(); err != nil {
@@ -79,7 +84,9 @@ func (n *Node) startNetwork() error {
 	}
 	nn.host = host
 	nn.sync = newSyncer(nn)
-	host.Handle(topicConsensus, p2p.TopicConfig{Priority: p2p.High}, nn.onConsensus)
+	if n.cfg.Validator != nil {
+		host.Handle(topicConsensus, p2p.TopicConfig{Priority: p2p.High}, nn.onConsensus)
+	}
 	host.Handle(topicTx, p2p.TopicConfig{Priority: p2p.Low, Gossip: true}, nn.onTx)
 	host.Handle(topicStatus, p2p.TopicConfig{Priority: p2p.High}, nn.sync.onStatus)
 	host.Handle(topicGetBlocks, p2p.TopicConfig{Priority: p2p.Low}, nn.onGetBlocks)

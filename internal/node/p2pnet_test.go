@@ -231,3 +231,22 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+// Consensus names peers by validator address, so a validator may not run
+// under another node key.
+func TestP2PValidatorKeyIsNodeKey(t *testing.T) {
+	pn := newP2PNet(t, 1)
+	other, err := DevValidatorKey(999)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := New(Config{Genesis: pn.genesis, HTTPPort: -1, WSPort: -1, Validator: pn.keys[0], Validators: pn.vals,
+		P2P: &P2PConfig{Key: other, ListenAddr: freePort(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if err := n.Start(); err == nil {
+		t.Fatal("a validator started under a different node key")
+	}
+}
