@@ -98,18 +98,53 @@ func nonce(n uint64) []byte {
 	return b[:]
 }
 
+// writeFrame sends one frame at once.
 func (s *secureConn) writeFrame(p []byte) error {
+	if err := s.bufferFrame(p); err != nil {
+		return err
+	}
+	return s.flush()
+}
+
+// bufferFrame encrypts a frame into the write buffer; flush sends what
+// the buffer holds. Frames queued back to back thus leave in one write.
+func (s *secureConn) bufferFrame(p []byte) error {
 	if len(p) > MaxFrameSize {
 		return ErrFrameTooLarge
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	b := append(s.wbuf[:0], 0, 0, 0, 0)
+	start := len(s.wbuf)
+	b := append(s.wbuf, 0, 0, 0, 0)
 	b = s.send.Seal(b, nonce(s.sendN), p, nil)
 	s.sendN++
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
 	s.wbuf = b
-	_, err := s.conn.Write(b)
+	if len(s.wbuf) >= flushSize {
+		return s.flushLocked()
+	}
+	return nil
+}
+
+// flushSize is how much buffered output makes bufferFrame write at once.
+const flushSize = 64 << 10
+
+func (s *secureConn) flush() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.flushLocked()
+}
+
+func (s *secureConn) flushLocked() error {
+	if len(s.wbuf) == 0 {
+		return nil
+	}
+	_, err := s.conn.Write(s.wbuf)
+	if cap(s.wbuf) > 4*flushSize+MaxFrameSize/4 {
+		s.wbuf = nil // do not keep a huge buffer after one large frame
+	} else {
+		s.wbuf = s.wbuf[:0]
+	}
 	return err
 }
 

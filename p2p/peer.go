@@ -86,12 +86,14 @@ func (p *peer) writeLoop(keepalive time.Duration) {
 	defer t.Stop()
 	for {
 		var f []byte
+		urgent := true // high priority or a ping: flushed without waiting for low-priority frames
 		select {
 		case f = <-p.high:
 		default:
 			select {
 			case f = <-p.high:
 			case f = <-p.low:
+				urgent = false
 			case <-t.C:
 				f = ping
 			case <-p.done:
@@ -99,7 +101,11 @@ func (p *peer) writeLoop(keepalive time.Duration) {
 			}
 		}
 		p.conn.conn.SetWriteDeadline(time.Now().Add(2 * keepalive))
-		if err := p.conn.writeFrame(f); err != nil {
+		err := p.conn.bufferFrame(f)
+		if err == nil && len(p.high) == 0 && (urgent || len(p.low) == 0) {
+			err = p.conn.flush() // nothing more urgent waiting: send what is buffered
+		}
+		if err != nil {
 			p.close(err)
 			return
 		}
