@@ -250,3 +250,90 @@ func TestP2PValidatorKeyIsNodeKey(t *testing.T) {
 		t.Fatal("a validator started under a different node key")
 	}
 }
+
+// A peer that serves blocks whose certificates do not prove them is
+// banned, and nothing it served is stored; an honest peer then brings the
+// node to the tip.
+func TestP2PSyncRejectsBadCertificates(t *testing.T) {
+	pn := newP2PNet(t, 1)
+	pn.startValidator(0)
+	honest := pn.nodes[0]
+	waitHeight(t, honest, 4, 60*time.Second)
+
+	for _, tc := range []struct {
+		name   string
+		tamper func(num uint64, cert []byte) []byte
+		honest bool
+	}{
+		{"certificate of another block", func(num uint64, _ []byte) []byte {
+			other, _ := honest.Chain.Certificate(num%4 + 1)
+			return other
+		}, false},
+		{"garbage certificate", func(uint64, []byte) []byte { return []byte{0xc0} }, false},
+		{"no certificate", func(uint64, []byte) []byte { return nil }, false},
+		{"the real certificates (control)", func(_ uint64, cert []byte) []byte { return cert }, true},
+	} {
+		name, tamper := tc.name, tc.tamper
+		t.Run(name, func(t *testing.T) {
+			liarKey, _ := DevValidatorKey(500)
+			liar, err := p2p.New(p2p.Config{Key: liarKey, ListenAddr: freePort(t),
+				Chain: p2p.Chain{ChainID: 8119, Genesis: honest.Chain.Genesis().Hash()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			liar.Handle(topicGetBlocks, p2p.TopicConfig{}, func(from p2p.ID, b []byte) error {
+				req, err := decodeGetBlocks(b)
+				if err != nil {
+					return err
+				}
+				var out []certifiedBlock
+				for num := req.From; num < req.From+uint64(req.Count) && num <= 4; num++ {
+					blk, _ := honest.Chain.BlockByNumber(num)
+					cert, _ := honest.Chain.Certificate(num)
+					out = append(out, certifiedBlock{Block: blk, Cert: tamper(num, cert)})
+				}
+				liar.Send(from, topicBlocks, encodeBlocks(out))
+				return nil
+			})
+			liar.Handle(topicStatus, p2p.TopicConfig{}, func(p2p.ID, []byte) error { return nil })
+			if err := liar.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer liar.Close()
+			full, err := New(Config{Genesis: pn.genesis, HTTPPort: -1, WSPort: -1, Validators: pn.vals,
+				P2P: &P2PConfig{StaticPeers: []p2p.PeerAddr{{ID: liar.ID(), Addr: liar.Addr().String()}}}, Log: testLogger(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer full.Close()
+			if err := full.Start(); err != nil {
+				t.Fatal(err)
+			}
+			fullID := full.net.Load().host.ID()
+			// The liar claims a head of 4.
+			deadline := time.Now().Add(20 * time.Second)
+			for !liar.Send(fullID, topicStatus, statusMsg{Height: 4}.encode()) {
+				if time.Now().After(deadline) {
+					t.Fatal("the node never connected to the liar")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if tc.honest {
+				waitHeight(t, full, 4, 20*time.Second)
+				if full.net.Load().host.PeerCount() != 1 {
+					t.Fatal("an honest peer was dropped")
+				}
+				return
+			}
+			for full.net.Load().host.PeerCount() != 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("the liar was not dropped")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if h := full.Chain.Head().Number(); h != 0 {
+				t.Fatalf("stored %d blocks from a peer whose certificates prove nothing", h)
+			}
+		})
+	}
+}
