@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(command{"devnet", "run N BFT validators in one process: devnet --validators N [--block-time D]", runDevnet})
+	register(command{"devnet", "run a network on loopback, one process per node: devnet --validators N [--full M] [--block-time D]", runDevnet})
 }
 
 func runDevnet(args []string) int {
@@ -27,6 +27,9 @@ func runDevnet(args []string) int {
 	chainID := fs.Uint64("chain-id", chain.MainChainID, "chain ID")
 	stopAfter := fs.Duration("stop-one-after", 0, "stop the last validator after this long (shows the others carry on)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	full := fs.Int("full", 0, "full nodes (no key; serve every API) besides the validators")
+	out := fs.String("out", "", "directory for the network's genesis, keys, data and logs (default: a temporary one, removed at exit)")
+	inProcess := fs.Bool("in-process", false, "run every validator in this process over an in-memory network instead")
 	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
 		return code
 	}
@@ -44,10 +47,18 @@ func runDevnet(args []string) int {
 		fmt.Fprintln(os.Stderr, "chaind devnet: --validators must be 1..100")
 		return 2
 	}
+	if *full < 0 || *full > 100 {
+		fmt.Fprintln(os.Stderr, "chaind devnet: --full must be 0..100")
+		return 2
+	}
 	log, err := newLogger(*logLevel)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
 		return 2
+	}
+	if !*inProcess {
+		return runProcessDevnet(processDevnet{validators: *validators, full: *full, blockTime: *blockTime,
+			host: *host, chainID: *chainID, out: *out, logLevel: *logLevel})
 	}
 	dn, err := startDevnet(devnetConfig{validators: *validators, blockTime: *blockTime, host: *host,
 		httpPort: *httpPort, explorerPort: *explorerPort, chainID: *chainID}, log)

@@ -73,7 +73,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.restPort, "rest.port", 1317, "Cosmos-style REST query port (-1 off, 0 any free port)")
 	fs.IntVar(&f.grpcPort, "grpc.port", 9090, "Cosmos-style gRPC query port, cleartext HTTP/2 (-1 off, 0 any free port)")
 	fs.IntVar(&f.explorerPort, "explorer.port", 8080, "block explorer web page and /api/ port (-1 off, 0 any free port)")
-	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port (not built yet)")
+	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port of --p2p.peers networks (-1: accept no connections)")
 	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "minimum time between blocks of a validator; 0 seals as soon as transactions are pending, and nothing while idle")
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
 	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
@@ -188,6 +188,8 @@ func runNode(args []string) int {
 	fs := flag.NewFlagSet("chaind", flag.ContinueOnError)
 	var f runFlags
 	f.define(fs)
+	var pf p2pFlags
+	pf.define(fs)
 	if code, ok := parseFlags(fs, "chaind [flags]          run a node (chaind help lists the other commands)", args); !ok {
 		return code
 	}
@@ -273,6 +275,10 @@ func runNode(args []string) int {
 			fmt.Fprintln(os.Stderr, "chaind:", err)
 			return 1
 		}
+	}
+	if err := pf.apply(&cfg, &f, log); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 2
 	}
 	if f.pprof != "" {
 		ln, err := net.Listen("tcp", f.pprof)

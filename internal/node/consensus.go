@@ -49,6 +49,9 @@ func (n *Node) startConsensus() error {
 		return err
 	}
 	vals, transport := n.cfg.Validators, n.cfg.Transport
+	if nn := n.net.Load(); transport == nil && nn != nil {
+		transport = nn
+	}
 	switch {
 	case vals != nil:
 	case n.Chain.Config.Natives != nil:
@@ -103,11 +106,13 @@ func (n *Node) startConsensus() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n.mu.Lock()
-	n.validators, n.stopConsensus = vals, cancel
+	done := make(chan struct{})
+	n.validators, n.stopConsensus, n.consensusDone = vals, cancel, done
 	n.mu.Unlock()
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
+		defer close(done)
 		defer app.Close()
 		if err := d.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			n.log.Error("consensus stopped", "err", err)

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaind/chaind/consensus"
@@ -62,6 +63,9 @@ type Config struct {
 	Validators consensus.ValidatorSource
 	Transport  bft.Transport
 	Timeouts   consensus.Timeouts // zero: defaults for BlockTime
+	// P2P joins a network of processes (transactions, blocks and, on a
+	// validator, consensus over p2p); Validators is then required.
+	P2P *P2PConfig
 
 	// Archive keeps the state of every block; otherwise only the last
 	// StateHistory blocks' states stay readable (older trie nodes are
@@ -118,6 +122,9 @@ type Node struct {
 
 	validators    consensus.ValidatorSource
 	stopConsensus context.CancelFunc
+	consensusDone chan struct{} // closed when the driver has returned
+
+	net atomic.Pointer[netNode] // nil until the node joins a p2p network
 }
 
 // New opens the node's store and chain and registers its interfaces; Start
@@ -175,7 +182,8 @@ func New(cfg Config) (*Node, error) {
 		poolAt: c.Head().Hash(),
 	}
 	lim := cfg.Ops.Limits
-	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout, StateRetention: stateRetention(cfg)})
+	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
+		StateRetention: stateRetention(cfg), Network: nodeNetwork{n}})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
 	lim.applyRPC(n.RPC)
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
@@ -283,6 +291,9 @@ func (n *Node) Start() error {
 		n.wg.Add(1)
 		go n.pruneStates()
 	}
+	if n.cfg.P2P != nil {
+		return n.startNetwork() // starts consensus once caught up
+	}
 	if n.cfg.Validator != nil {
 		if err := n.startConsensus(); err != nil {
 			return fmt.Errorf("consensus: %w", err)
@@ -380,6 +391,7 @@ func (n *Node) Close() error {
 	if stopConsensus != nil {
 		stopConsensus()
 	}
+	n.closeNetwork()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	for _, s := range servers {

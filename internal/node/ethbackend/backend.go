@@ -28,6 +28,8 @@ type Options struct {
 	StateRetention uint64
 	// CallTimeout bounds the time of one such request (default 5 s).
 	CallTimeout time.Duration
+	// Network reports peers and sync progress; nil: a node on its own.
+	Network backend.Network
 }
 
 // Backend serves every interface package from the chain and the pool.
@@ -156,9 +158,14 @@ func (b *Backend) PoolContent() (pending, queued map[types.Address][]*types.Tran
 	return b.pool.Content()
 }
 
-// Syncing: a node that produces or imports blocks itself is never behind
-// a peer; the p2p layer will report real sync progress.
-func (b *Backend) Syncing() (backend.SyncProgress, bool) { return backend.SyncProgress{}, false }
+// Syncing reports the p2p network's sync progress; a node on its own
+// produces or imports its blocks itself and is never behind a peer.
+func (b *Backend) Syncing() (backend.SyncProgress, bool) {
+	if b.opts.Network == nil {
+		return backend.SyncProgress{}, false
+	}
+	return b.opts.Network.Syncing()
+}
 
 // BloomScanner reads block blooms from the chain store's bloom table.
 func (b *Backend) BloomScanner() func(uint64) (types.Bloom, bool, error) {
@@ -170,5 +177,10 @@ func (b *Backend) SubscribePending(buffer int) (<-chan *types.Transaction, func(
 	return b.pool.Subscribe(buffer)
 }
 
-// PeerCount is zero until the p2p layer connects nodes.
-func (b *Backend) PeerCount() int { return 0 }
+// PeerCount is the number of connected p2p peers.
+func (b *Backend) PeerCount() int {
+	if b.opts.Network == nil {
+		return 0
+	}
+	return b.opts.Network.PeerCount()
+}

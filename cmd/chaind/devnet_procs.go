@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chaind/chaind/internal/crypto/hd"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// nodeProc is one node of a devnet running as its own process.
+type nodeProc struct {
+	node testnetNode
+	cmd  *exec.Cmd
+	http string // JSON-RPC address the node logged
+	ws   string
+	done chan struct{}
+}
+
+// freeLoopbackPort asks the kernel for a free port on host. Another
+// program could take it before the node binds it; the node then fails
+// to start and says so.
+func freeLoopbackPort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startNodeProc runs exe --config node.Config with extra args, copies its
+// log to logTo (each line prefixed with the node's name) and to the
+// node's chaind.log, and waits until its JSON-RPC port accepts connections.
+func startNodeProc(exe string, n testnetNode, logTo io.Writer, extra ...string) (*nodeProc, error) {
+	cmd := exec.Command(exe, append([]string{"--config", n.Config}, extra...)...)
+	return runNodeProc(cmd, n, logTo, net.Dial)
+}
+
+// runNodeProc starts cmd as node n, reaching its JSON-RPC port with dial.
+func runNodeProc(cmd *exec.Cmd, n testnetNode, logTo io.Writer, dial func(network, addr string) (net.Conn, error)) (*nodeProc, error) {
+	logFile, err := os.OpenFile(n.Dir+"/chaind.log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // never outlive the devnet
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	p := &nodeProc{node: n, cmd: cmd, done: make(chan struct{}),
+		http: net.JoinHostPort(n.Host, strconv.Itoa(n.HTTP)), ws: net.JoinHostPort(n.Host, strconv.Itoa(n.WS))}
+	go func() {
+		defer logFile.Close()
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(logFile, line)
+			if logTo != nil {
+				fmt.Fprintf(logTo, "[%s] %s\n", n.Name, line)
+			}
+		}
+		cmd.Wait()
+		close(p.done)
+	}()
+	// Ready when its JSON-RPC port accepts connections (whatever the log
+	// level lets it say).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if c, err := dial("tcp", p.http); err == nil {
+			c.Close()
+			return p, nil
+		}
+		select {
+		case <-p.done:
+			return nil, fmt.Errorf("%s exited before listening (see %s/chaind.log)", n.Name, n.Dir)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.kill()
+			return nil, fmt.Errorf("%s did not listen within 30s (see %s/chaind.log)", n.Name, n.Dir)
+		}
+	}
+}
+
+func (p *nodeProc) kill() {
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// stop asks the node to shut down and kills it after timeout.
+func (p *nodeProc) stop(timeout time.Duration) error {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(timeout):
+		p.kill()
+		return errors.New(p.node.Name + " did not stop in time; killed")
+	}
+}
+
+// stopAll stops every node at once.
+func stopAll(procs []*nodeProc, timeout time.Duration) {
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		if p == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.stop(timeout); err != nil {
+				fmt.Fprintln(os.Stderr, "chaind devnet:", err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// processDevnet configures runProcessDevnet.
+type processDevnet struct {
+	validators, full int
+	blockTime        time.Duration
+	host             string
+	chainID          uint64
+	out              string
+	logLevel         string
+}
+
+// runProcessDevnet writes a testnet on loopback with free ports, starts
+// each node as a process of this very binary, prints every node's
+// endpoints and stops them all on SIGINT or SIGTERM.
+func runProcessDevnet(cfg processDevnet) int {
+	dir := cfg.out
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "chaind-devnet-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaind devnet:", err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	total := cfg.validators + cfg.full
+	ports := make([][3]int, total)
+	for i := range ports {
+		for j := range ports[i] {
+			p, err := freeLoopbackPort(cfg.host)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "chaind devnet:", err)
+				return 1
+			}
+			ports[i][j] = p
+		}
+	}
+	nodes, err := writeTestnet(dir, testnetSpec{validators: cfg.validators, full: cfg.full, chainID: cfg.chainID,
+		host: cfg.host, blockTime: cfg.blockTime,
+		port:     func(i int) (int, int, int) { return ports[i][0], ports[i][1], ports[i][2] },
+		apiPorts: func(int, int) (int, int, int) { return 0, 0, 0 }})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
+		return 1
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
+		return 1
+	}
+	sig := make(chan os.Signal, 1)
+	signalNotify(sig)
+	procs := make([]*nodeProc, len(nodes))
+	for i, n := range nodes {
+		p, err := startNodeProc(exe, n, os.Stderr, "--log-level", cfg.logLevel)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaind devnet:", err)
+			stopAll(procs, 5*time.Second)
+			return 1
+		}
+		procs[i] = p
+	}
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintf(w, "Devnet of %d validators and %d full nodes, chain ID %d, in %s:\n", cfg.validators, cfg.full, cfg.chainID, dir)
+	for _, p := range procs {
+		fmt.Fprintf(w, "  %-11s pid %-7d JSON-RPC http://%s  WebSocket ws://%s  p2p %s@%s  log %s/chaind.log\n",
+			p.node.Name, p.cmd.Process.Pid, p.http, p.ws, p.node.ID, p.node.P2P, p.node.Dir)
+	}
+	w.Flush()
+	devKeys, err := devAccounts()
+	if err == nil {
+		printDevAccounts(devKeys)
+	}
+	exited := make(chan *nodeProc, len(procs))
+	for _, p := range procs {
+		go func() { <-p.done; exited <- p }()
+	}
+	code := 0
+	select {
+	case <-sig:
+	case p := <-exited:
+		fmt.Fprintf(os.Stderr, "chaind devnet: %s exited (%v); stopping the others\n", p.node.Name, p.cmd.ProcessState)
+		code = 1
+	}
+	stopAll(procs, 5*time.Second)
+	return code
+}
+
+func signalNotify(c chan os.Signal) { signal.Notify(c, syscall.SIGINT, syscall.SIGTERM) }
+
+func devAccounts() ([]*secp256k1.PrivateKey, error) { return hd.DevAccounts(hd.DevMnemonic, 10) }

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// procNet is a testnet whose nodes run as processes of the test binary.
+type procNet struct {
+	t     *testing.T
+	dir   string
+	exe   string
+	nodes []testnetNode
+	procs []*nodeProc
+}
+
+func startProcNet(t *testing.T, validators, full int, blockTime time.Duration) *procNet {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pn := &procNet{t: t, dir: t.TempDir(), exe: exe}
+	total := validators + full
+	ports := make([][3]int, total)
+	for i := range ports {
+		for j := range ports[i] {
+			if ports[i][j], err = freeLoopbackPort("127.0.0.1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pn.nodes, err = writeTestnet(pn.dir, testnetSpec{validators: validators, full: full, chainID: chain.TestChainID,
+		host: "127.0.0.1", blockTime: blockTime,
+		port:     func(i int) (int, int, int) { return ports[i][0], ports[i][1], ports[i][2] },
+		apiPorts: func(int, int) (int, int, int) { return 0, 0, 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pn.procs = make([]*nodeProc, total)
+	t.Cleanup(func() {
+		stopAll(pn.procs, 5*time.Second)
+		if t.Failed() {
+			for _, n := range pn.nodes {
+				if log, err := os.ReadFile(filepath.Join(n.Dir, "chaind.log")); err == nil {
+					t.Logf("%s log:\n%s", n.Name, lastLines(string(log), 40))
+				}
+			}
+		}
+	})
+	return pn
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+func (pn *procNet) start(i int) {
+	pn.t.Helper()
+	os.Setenv(asChaindEnv, "1")
+	defer os.Unsetenv(asChaindEnv)
+	p, err := startNodeProc(pn.exe, pn.nodes[i], nil, "--log-level", "info")
+	if err != nil {
+		pn.t.Fatal(err)
+	}
+	pn.procs[i] = p
+}
+
+func (pn *procNet) client(i int) *devload.Client {
+	return devload.NewClient("http://" + pn.procs[i].http)
+}
+
+func (pn *procNet) head(i int) uint64 {
+	h, err := pn.client(i).BlockNumber()
+	if err != nil {
+		return 0
+	}
+	return h
+}
+
+func (pn *procNet) waitHead(i int, h uint64, within time.Duration) {
+	pn.t.Helper()
+	deadline := time.Now().Add(within)
+	for pn.head(i) < h {
+		if time.Now().After(deadline) {
+			pn.t.Fatalf("%s at block %d, want %d within %v", pn.nodes[i].Name, pn.head(i), h, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (pn *procNet) miner(i int, num uint64) types.Address {
+	var b struct {
+		Miner types.Address `json:"miner"`
+	}
+	if err := pn.client(i).Call(&b, "eth_getBlockByNumber", devload.Hex(num), false); err != nil {
+		pn.t.Fatal(err)
+	}
+	return b.Miner
+}
+
+// Four validator processes on loopback commit blocks at a 500 ms block
+// time; a fifth node joining from genesis catches up and follows the tip;
+// a validator killed with SIGKILL restarts from its data directory, syncs
+// and proposes and signs again; every node ends with the same blocks, each
+// stored with a certificate that verifies against the validator set.
+func TestNetworkOfProcesses(t *testing.T) {
+	pn := startProcNet(t, 4, 1, 500*time.Millisecond)
+	for i := range 4 {
+		pn.start(i)
+	}
+	pn.waitHead(0, 4, 60*time.Second)
+	var peers devload.Quantity
+	if err := pn.client(0).Call(&peers, "net_peerCount"); err != nil || peers != 3 {
+		t.Fatalf("net_peerCount %d (%v), want 3", peers, err)
+	}
+
+	// Kill validator 3; three of four are a quorum and carry on.
+	pn.procs[3].kill()
+	pn.procs[3] = nil
+	h := pn.head(0)
+	pn.waitHead(0, h+6, 60*time.Second)
+
+	// A full node joins from genesis and catches up.
+	pn.start(4)
+	pn.waitHead(4, pn.head(0), 60*time.Second)
+
+	// Validator 3 restarts, syncs and proposes again.
+	pn.start(3)
+	rejoin := pn.head(0)
+	pn.waitHead(3, rejoin, 60*time.Second)
+	v3 := types.Address(pn.nodes[3].ID)
+	deadline := time.Now().Add(60 * time.Second)
+	for proposed := false; !proposed; {
+		if time.Now().After(deadline) {
+			t.Fatalf("restarted validator proposed no block after %d (head %d)", rejoin, pn.head(0))
+		}
+		time.Sleep(200 * time.Millisecond)
+		for num := rejoin + 1; num <= pn.head(0); num++ {
+			if pn.miner(0, num) == v3 {
+				proposed = true
+			}
+		}
+	}
+
+	// A few more blocks, for the certificates checked below; the full
+	// node follows the tip.
+	pn.waitHead(0, pn.head(0)+4, 30*time.Second)
+	top := pn.head(0)
+	for i := range pn.nodes {
+		pn.waitHead(i, top, 30*time.Second)
+	}
+	for num := uint64(1); num <= top; num++ {
+		want, err := pn.client(0).Block(num)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(pn.nodes); i++ {
+			got, err := pn.client(i).Block(num)
+			if err != nil || got.Hash != want.Hash {
+				t.Fatalf("%s: block %d is %v (%v), %s has %s", pn.nodes[i].Name, num, got, err, pn.nodes[0].Name, want.Hash)
+			}
+		}
+	}
+
+	// After a clean stop, every store holds every block with a valid
+	// certificate, and the restarted validator signed some of them.
+	stopAll(pn.procs, 5*time.Second)
+	vals, err := loadValidatorSet(filepath.Join(pn.dir, "validators.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	genesis, err := chain.LoadGenesis(filepath.Join(pn.dir, "genesis.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range pn.nodes {
+		signedBy3 := 0
+		func() {
+			kv, err := store.Open(filepath.Join(n.Dir, "data"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer kv.Close()
+			c, err := chain.Open(genesis, kv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for num := uint64(1); num <= top; num++ {
+				b, err := c.BlockByNumber(num)
+				if err != nil {
+					t.Fatalf("%s: block %d: %v", n.Name, num, err)
+				}
+				raw, err := c.Certificate(num)
+				if err != nil {
+					t.Fatalf("%s: certificate %d: %v", n.Name, num, err)
+				}
+				cert, err := consensus.DecodeCertificate(raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				set, _ := vals.ValidatorSet(num)
+				if err := consensus.VerifyCertificate(chain.TestChainID, set, num, b.Hash(), cert); err != nil {
+					t.Fatalf("%s: certificate %d: %v", n.Name, num, err)
+				}
+				if i, ok := set.Index(v3); ok && num > rejoin && cert.Signers[i/8]&(1<<(i%8)) != 0 {
+					signedBy3++
+				}
+			}
+		}()
+		if n.Name == pn.nodes[0].Name && signedBy3 == 0 {
+			t.Errorf("no certificate after block %d holds the restarted validator's precommit", rejoin)
+		}
+		t.Logf("%s: %d blocks verified; %d certificates after the restart signed by validator3", n.Name, top, signedBy3)
+	}
+}
+
+// chaind devnet runs each node as a process, prints their endpoints, and
+// on SIGINT stops them all and exits.
+func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "devnet", "--validators", "2", "--full", "1", "--block-time", "200ms", "--log-level", "warn")
+	cmd.Env = append(os.Environ(), asChaindEnv+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	var pids []int
+	urls := map[string]string{}
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timeout := time.After(60 * time.Second)
+	for len(urls) < 3 {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatal("devnet ended before listing its nodes")
+			}
+			f := strings.Fields(line)
+			if len(f) > 4 && f[1] == "pid" && strings.HasPrefix(f[4], "http://") {
+				pid, _ := strconv.Atoi(f[2])
+				pids = append(pids, pid)
+				urls[f[0]] = f[4]
+			}
+		case <-timeout:
+			cmd.Process.Kill()
+			t.Fatal("devnet did not list its nodes")
+		}
+	}
+	go func() {
+		for range lines {
+		}
+		exited <- cmd.Wait()
+	}()
+	full := devload.NewClient(urls["full0"])
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if h, err := full.BlockNumber(); err == nil && h >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the devnet's full node did not reach block 3")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("devnet exited with %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("devnet did not stop within 15s of SIGINT")
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("node process %d outlived the devnet", pid)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+
+	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/consensus/cycle"
+	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/p2p"
+)
+
+// p2pFlags are the flags that put a node on a network of processes.
+type p2pFlags struct {
+	peers        string
+	bootnodes    string
+	maxPeers     int
+	key          string
+	validatorSet string
+}
+
+func (f *p2pFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.peers, "p2p.peers", "", "comma-separated static peers, ID@host:port or host:port, kept connected")
+	fs.StringVar(&f.bootnodes, "p2p.bootnodes", "", "comma-separated peers dialed to discover others")
+	fs.IntVar(&f.maxPeers, "p2p.maxpeers", 50, "most peers connected at once")
+	fs.StringVar(&f.key, "p2p.key", "", "hex node key (or a file holding it); default: the validator key, or a fresh key")
+	fs.StringVar(&f.validatorSet, "validator-set", "", "JSON file of the validator set whose certificates the node checks (written by chaind testnet)")
+}
+
+func (f *p2pFlags) enabled() bool { return f.peers != "" || f.bootnodes != "" || f.validatorSet != "" }
+
+// apply configures cfg's p2p network, or, without one, says in the log
+// that the node is on its own.
+func (f *p2pFlags) apply(cfg *node.Config, rf *runFlags, log *slog.Logger) error {
+	if !f.enabled() {
+		if !rf.dev && cfg.Validator == nil {
+			log.Warn("no p2p peers configured (--p2p.peers, --p2p.bootnodes, --validator-set): this node is on its own and will not see new blocks", "network", rf.network)
+		}
+		return nil
+	}
+	if rf.dev {
+		return errors.New("--dev is a network of one; it takes no p2p flags")
+	}
+	if rf.p2pPort < -1 || rf.p2pPort > 65535 {
+		return errors.New("--p2p.port must be -1..65535")
+	}
+	if f.maxPeers < 1 {
+		return errors.New("--p2p.maxpeers must be at least 1")
+	}
+	if f.validatorSet == "" {
+		return errors.New("a node on a p2p network needs --validator-set FILE to check block certificates")
+	}
+	vals, err := loadValidatorSet(f.validatorSet)
+	if err != nil {
+		return err
+	}
+	pc := &node.P2PConfig{MaxPeers: f.maxPeers}
+	if pc.StaticPeers, err = p2p.ParsePeerAddrs(f.peers); err != nil {
+		return fmt.Errorf("--p2p.peers: %w", err)
+	}
+	if pc.Bootnodes, err = p2p.ParsePeerAddrs(f.bootnodes); err != nil {
+		return fmt.Errorf("--p2p.bootnodes: %w", err)
+	}
+	if f.key != "" {
+		if pc.Key, err = parseKey(f.key); err != nil {
+			return fmt.Errorf("--p2p.key: %w", err)
+		}
+	}
+	if rf.p2pPort >= 0 {
+		pc.ListenAddr = net.JoinHostPort(rf.host, strconv.Itoa(rf.p2pPort))
+	}
+	cfg.P2P, cfg.Validators = pc, vals
+	return nil
+}
+
+// validatorSetFile is the JSON of a validator set.
+type validatorSetFile struct {
+	Validators []struct {
+		Address types.Address `json:"address"`
+		Power   int64         `json:"power"`
+	} `json:"validators"`
+}
+
+func loadValidatorSet(path string) (consensus.ValidatorSource, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var vf validatorSetFile
+	if err := json.Unmarshal(data, &vf); err != nil {
+		return nil, fmt.Errorf("validator set %s: %v", path, err)
+	}
+	var members []consensus.Validator
+	for _, v := range vf.Validators {
+		members = append(members, consensus.Validator{Address: v.Address, Power: v.Power})
+	}
+	set, err := consensus.NewValidatorSet(members)
+	if err != nil {
+		return nil, fmt.Errorf("validator set %s: %v", path, err)
+	}
+	return cycle.NewSchedule(set), nil
+}

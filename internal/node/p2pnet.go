@@ -1,0 +1,246 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/p2p"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// P2PConfig makes a node one of a network of processes: it gossips
+// transactions, serves and fetches blocks with their certificates and, on
+// a validator, carries consensus messages.
+type P2PConfig struct {
+	// Key is the node key. nil: the validator key on a validator, a fresh
+	// key otherwise.
+	Key         *secp256k1.PrivateKey
+	ListenAddr  string // host:port; empty accepts no connections
+	StaticPeers []p2p.PeerAddr
+	Bootnodes   []p2p.PeerAddr
+	MaxPeers    int
+}
+
+// netNode is a node's presence on the p2p network. It is the validator's
+// bft.Transport: consensus messages travel on their own topic at high
+// priority, straight to each connected peer (validators connect to each
+// other directly), and the driver copes with loss.
+type netNode struct {
+	n     *Node
+	host  *p2p.Host
+	inbox chan bft.Inbound
+	sync  *syncer
+}
+
+var _ bft.Transport = (*netNode)(nil)
+
+func (nn *netNode) Broadcast(msg []byte) { nn.host.Broadcast(topicConsensus, msg) }
+
+func (nn *netNode) Send(to types.Address, msg []byte) { nn.host.Send(p2p.ID(to), topicConsensus, msg) }
+
+func (nn *netNode) Receive() <-chan bft.Inbound { return nn.inbox }
+
+// startNetwork joins the p2p network. A validator starts consensus once
+// it has caught up with its peers (see syncer).
+func (n *Node) startNetwork() error {
+	cfg := n.cfg.P2P
+	key := cfg.Key
+	if key == nil {
+		key = n.cfg.Validator
+	}
+	// Consensus names peers by validator address, so a validator's node
+	// ID must be its address.
+	if v := n.cfg.Validator; v != nil && p2p.IDOf(key) != p2p.IDOf(v) {
+		return errors.New("node: a validator's node key is its validator key")
+	}
+	if key == nil {
+		var err error
+		if key, err = secp256k1.GeneratePrivateKey(); err != nil {
+			return err
+		}
+	}
+	vals := n.cfg.Validators
+	if vals == nil {
+		return errors.New("node: a node on a p2p network needs the validator sets to check certificates")
+	}
+	n.mu.Lock()
+	n.validators = vals
+	n.mu.Unlock()
+	nn := &netNode{n: n, inbox: make(chan bft.Inbound, 4096)}
+	host, err := p2p.New(p2p.Config{
+		Key:        key,
+		Chain:      p2p.Chain{ChainID: n.Chain.Config.ChainID, Genesis: n.Chain.Genesis().Hash()},
+		ListenAddr: cfg.ListenAddr, StaticPeers: cfg.StaticPeers, Bootnodes: cfg.Bootnodes, MaxPeers: cfg.MaxPeers,
+		Logf:         func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
+		Connected:    func(id p2p.ID) { nn.host.Send(id, topicStatus, nn.status().encode()) },
+		Disconnected: func(id p2p.ID) { nn.sync.forget(id) },
+	})
+	if err != nil {
+		return err
+	}
+	nn.host = host
+	nn.sync = newSyncer(nn)
+	if n.cfg.Validator != nil {
+		host.Handle(topicConsensus, p2p.TopicConfig{Priority: p2p.High}, nn.onConsensus)
+	}
+	host.Handle(topicTx, p2p.TopicConfig{Priority: p2p.Low, Gossip: true}, nn.onTx)
+	host.Handle(topicStatus, p2p.TopicConfig{Priority: p2p.High}, nn.sync.onStatus)
+	host.Handle(topicGetBlocks, p2p.TopicConfig{Priority: p2p.Low}, nn.onGetBlocks)
+	host.Handle(topicBlocks, p2p.TopicConfig{Priority: p2p.Low}, nn.sync.onBlocks)
+	if err := host.Start(); err != nil {
+		return err
+	}
+	n.net.Store(nn)
+	if a := host.Addr(); a != nil {
+		n.log.Info("listening", "kind", "p2p", "addr", a.String(), "id", host.ID().String())
+	}
+	if len(cfg.StaticPeers) == 0 && len(cfg.Bootnodes) == 0 {
+		n.log.Warn("no peers configured: this node waits for others to connect to it", "chain", n.Chain.Config.ChainID)
+	}
+	n.wg.Add(3)
+	go nn.gossipTransactions()
+	go nn.announceHeads()
+	go nn.sync.run()
+	return nil
+}
+
+// closeNetwork disconnects from every peer.
+func (n *Node) closeNetwork() {
+	if nn := n.net.Load(); nn != nil {
+		nn.host.Close()
+	}
+}
+
+func (nn *netNode) status() statusMsg {
+	h := nn.n.Chain.Head()
+	return statusMsg{Height: h.Number(), Head: h.Hash()}
+}
+
+// onConsensus hands a consensus message to the driver. A message that
+// does not decode is the peer's offence; one with a bad signature is the
+// driver's to drop.
+func (nn *netNode) onConsensus(from p2p.ID, msg []byte) error {
+	if _, err := bft.DecodeMessage(msg); err != nil {
+		return err
+	}
+	select {
+	case nn.inbox <- bft.Inbound{From: types.Address(from), Msg: msg}:
+	default: // the driver is behind; consensus retransmits
+	}
+	return nil
+}
+
+// onTx puts a gossiped transaction into the pool; the pool's feed then
+// passes it on to peers that lack it. A transaction the pool refuses
+// (already known, nonce too low) is not an offence.
+func (nn *netNode) onTx(_ p2p.ID, b []byte) error {
+	tx, err := types.DecodeTx(b)
+	if err != nil {
+		return err
+	}
+	nn.n.Pool.Add(tx)
+	return nil
+}
+
+// gossipTransactions sends every transaction the pool accepts, from RPC or
+// from a peer, to the peers that do not have it.
+func (nn *netNode) gossipTransactions() {
+	defer nn.n.wg.Done()
+	txs, cancel := nn.n.Pool.Subscribe(4096)
+	defer cancel()
+	for {
+		select {
+		case <-nn.n.stop:
+			return
+		case tx, ok := <-txs:
+			if !ok {
+				return
+			}
+			if b, err := tx.MarshalBinary(); err == nil {
+				nn.host.Broadcast(topicTx, b)
+			}
+		}
+	}
+}
+
+// announceHeads tells every peer about each new head, so that nodes
+// behind fetch it.
+func (nn *netNode) announceHeads() {
+	defer nn.n.wg.Done()
+	heads, cancel := nn.n.Chain.Subscribe(64)
+	defer cancel()
+	for {
+		select {
+		case <-nn.n.stop:
+			return
+		case _, ok := <-heads:
+			if !ok {
+				return
+			}
+			nn.host.Broadcast(topicStatus, nn.status().encode())
+		}
+	}
+}
+
+// onGetBlocks answers a sync request with the blocks we have, each with
+// its certificate.
+func (nn *netNode) onGetBlocks(from p2p.ID, b []byte) error {
+	req, err := decodeGetBlocks(b)
+	if err != nil {
+		return err
+	}
+	c := nn.n.Chain
+	var out []certifiedBlock
+	size := 0
+	for num := req.From; num < req.From+uint64(req.Count) && num <= c.Head().Number() && size < maxBlocksBytes; num++ {
+		blk, err := c.BlockByNumber(num)
+		if err != nil {
+			break
+		}
+		cert, err := c.Certificate(num)
+		if err != nil {
+			break // decided before certificates were kept; nothing to prove it with
+		}
+		out = append(out, certifiedBlock{Block: blk, Cert: cert})
+		size += int(blk.Size()) + len(cert)
+	}
+	nn.host.Send(from, topicBlocks, encodeBlocks(out))
+	return nil
+}
+
+// nodeNetwork is what the APIs read about the network.
+type nodeNetwork struct{ n *Node }
+
+var _ backend.Network = nodeNetwork{}
+
+func (nw nodeNetwork) PeerCount() int {
+	if nn := nw.n.net.Load(); nn != nil {
+		return nn.host.PeerCount()
+	}
+	return 0
+}
+
+func (nw nodeNetwork) Syncing() (backend.SyncProgress, bool) {
+	if nn := nw.n.net.Load(); nn != nil {
+		return nn.sync.progress()
+	}
+	return backend.SyncProgress{}, false
+}
+
+// verifyCertified checks that cert decided b, against the validator set of
+// b's height.
+func verifyCertified(chainID uint64, vals consensus.ValidatorSource, b *types.Block, raw []byte) error {
+	cert, err := consensus.DecodeCertificate(raw)
+	if err != nil {
+		return err
+	}
+	set, err := vals.ValidatorSet(b.Number())
+	if err != nil {
+		return err
+	}
+	return consensus.VerifyCertificate(chainID, set, b.Number(), b.Hash(), cert)
+}

@@ -1,0 +1,280 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/p2p"
+)
+
+// Sync timing.
+const (
+	syncTick        = 250 * time.Millisecond
+	syncTimeout     = 5 * time.Second // a peer that does not answer a request in time is skipped
+	syncLogInterval = 2 * time.Second
+	// consensusLag is how far a running validator may trail its best
+	// peer before it stops voting to fetch blocks: consensus itself hands
+	// a validator one or two heights behind the decisions it missed.
+	consensusLag = 2
+	// startGrace is how long a validator that has heard from no peer
+	// waits before it starts consensus anyway (it may be the first up).
+	startGrace = 3 * time.Second
+)
+
+// syncer keeps a node at the tip of its peers' chain: it learns their
+// heads from status messages, fetches the blocks it lacks with their
+// certificates, checks each certificate against the validator set of its
+// height, and executes the blocks. On a validator it starts consensus
+// once caught up and stops it while far behind.
+type syncer struct {
+	nn     *netNode
+	wake   chan struct{}
+	blocks chan []certifiedBlock
+
+	mu          sync.Mutex
+	heights     map[p2p.ID]uint64
+	heard       bool
+	waiting     p2p.ID
+	syncing     bool
+	start       uint64
+	target      uint64
+	consensusOn bool
+}
+
+func newSyncer(nn *netNode) *syncer {
+	return &syncer{nn: nn, wake: make(chan struct{}, 1), blocks: make(chan []certifiedBlock, 1), heights: make(map[p2p.ID]uint64)}
+}
+
+func (s *syncer) onStatus(from p2p.ID, b []byte) error {
+	st, err := decodeStatus(b)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.heights[from] = st.Height
+	s.heard = true
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (s *syncer) forget(id p2p.ID) {
+	s.mu.Lock()
+	delete(s.heights, id)
+	s.mu.Unlock()
+}
+
+func (s *syncer) onBlocks(from p2p.ID, b []byte) error {
+	s.mu.Lock()
+	asked := s.waiting == from
+	s.mu.Unlock()
+	if !asked {
+		return nil // a late answer to a request we gave up on
+	}
+	blocks, err := decodeBlocks(b)
+	if err != nil {
+		return err
+	}
+	select {
+	case s.blocks <- blocks:
+	default:
+	}
+	return nil
+}
+
+// best is the highest head a peer claims.
+func (s *syncer) best() (uint64, p2p.ID, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var best uint64
+	var who p2p.ID
+	found := false
+	for id, h := range s.heights {
+		if !found || h > best {
+			best, who, found = h, id, true
+		}
+	}
+	return best, who, found
+}
+
+func (s *syncer) progress() (backend.SyncProgress, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.syncing {
+		return backend.SyncProgress{}, false
+	}
+	head := s.nn.n.Chain.Head().Number()
+	return backend.SyncProgress{StartingBlock: s.start, CurrentBlock: head, HighestBlock: max(s.target, head)}, true
+}
+
+func (s *syncer) run() {
+	n := s.nn.n
+	defer n.wg.Done()
+	defer func() {
+		if s.consensusOn {
+			n.stopConsensusAndWait()
+		}
+	}()
+	began := time.Now()
+	var lastLog time.Time
+	var lastLogHead uint64
+	t := time.NewTicker(syncTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.stop:
+			return
+		case <-t.C:
+		case <-s.wake:
+		}
+		for {
+			head := n.Chain.Head().Number()
+			best, peer, ok := s.best()
+			lag := uint64(0)
+			if s.consensusOn {
+				lag = consensusLag
+			}
+			if !ok || best <= head+lag {
+				break
+			}
+			s.mu.Lock()
+			// A block or two behind is following the tip, not syncing.
+			if !s.syncing && best > head+consensusLag {
+				s.syncing, s.start = true, head
+				lastLog, lastLogHead = time.Now(), head
+				n.log.Info("syncing", "head", head, "target", best, "peer", peer.String())
+			}
+			s.target = best
+			s.mu.Unlock()
+			if !s.fetch(peer, head, best) {
+				break
+			}
+			s.mu.Lock()
+			syncing := s.syncing
+			s.mu.Unlock()
+			if syncing && time.Since(lastLog) >= syncLogInterval {
+				now := n.Chain.Head().Number()
+				rate := float64(now-lastLogHead) / time.Since(lastLog).Seconds()
+				eta := "unknown"
+				if rate > 0 {
+					eta = (time.Duration(float64(best-min(now, best))/rate) * time.Second).Round(time.Second).String()
+				}
+				n.log.Info("sync progress", "head", now, "target", best, "blocks/s", fmt.Sprintf("%.1f", rate), "eta", eta)
+				lastLog, lastLogHead = time.Now(), now
+			}
+			select {
+			case <-n.stop:
+				return
+			default:
+			}
+		}
+		s.mu.Lock()
+		if s.syncing {
+			s.syncing = false
+			n.log.Info("synced", "head", n.Chain.Head().Number())
+		}
+		heard := s.heard
+		s.mu.Unlock()
+		if n.cfg.Validator != nil && !s.consensusOn && (heard || time.Since(began) > startGrace) {
+			if err := n.startConsensus(); err != nil {
+				n.log.Error("consensus", "err", err)
+				return
+			}
+			s.consensusOn = true
+			select {
+			case <-n.stop:
+				return
+			default:
+			}
+		}
+	}
+}
+
+// fetch asks peer for the blocks after head and executes what comes back;
+// it reports whether the chain moved.
+func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
+	n := s.nn.n
+	select {
+	case <-s.blocks: // a stale answer
+	default:
+	}
+	s.mu.Lock()
+	s.waiting = peer
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.waiting = p2p.ID{}
+		s.mu.Unlock()
+	}()
+	count := min(best-head, maxBlocksPerRequest)
+	if !s.nn.host.Send(peer, topicGetBlocks, getBlocksMsg{From: head + 1, Count: uint16(count)}.encode()) {
+		s.forget(peer)
+		return false
+	}
+	var blocks []certifiedBlock
+	select {
+	case blocks = <-s.blocks:
+	case <-time.After(syncTimeout):
+		n.log.Debug("sync request timed out", "peer", peer.String())
+		s.forget(peer)
+		return false
+	case <-n.stop:
+		return false
+	}
+	if len(blocks) == 0 {
+		s.nn.host.Ban(peer, fmt.Errorf("claimed head %d but served no block after %d", best, head))
+		return false
+	}
+	// Check every certificate before stopping consensus: a peer that
+	// merely claims a high head cannot make a validator stop voting.
+	for i, cb := range blocks {
+		if cb.Block.Number() != head+1+uint64(i) {
+			s.nn.host.Ban(peer, fmt.Errorf("served block %d for %d", cb.Block.Number(), head+1+uint64(i)))
+			return false
+		}
+		if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
+			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
+			return false
+		}
+	}
+	if s.consensusOn {
+		n.log.Info("behind the network: pausing consensus to catch up", "head", head, "target", best)
+		n.stopConsensusAndWait()
+		s.consensusOn = false
+	}
+	moved := false
+	for _, cb := range blocks {
+		if _, err := n.Chain.InsertCertified(cb.Block, cb.Cert); err != nil {
+			if errors.Is(err, chain.ErrKnownBlock) {
+				continue
+			}
+			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
+			break
+		}
+		moved = true
+	}
+	if moved {
+		n.resetPool()
+	}
+	return moved
+}
+
+// stopConsensusAndWait stops the validator and waits until its driver has
+// returned, so nothing else commits while the syncer inserts blocks.
+func (n *Node) stopConsensusAndWait() {
+	n.mu.Lock()
+	stop, done := n.stopConsensus, n.consensusDone
+	n.stopConsensus, n.consensusDone = nil, nil
+	n.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+}

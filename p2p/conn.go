@@ -1,0 +1,263 @@
+package p2p
+
+import (
+	"crypto/cipher"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	"golang.org/x/crypto/chacha20poly1305"
+	"golang.org/x/crypto/curve25519"
+	"golang.org/x/crypto/hkdf"
+)
+
+// ProtocolVersion is the version of this wire protocol. Peers of another
+// version are refused at the handshake.
+const ProtocolVersion = 1
+
+// MaxFrameSize caps the plaintext of one frame. A peer announcing a larger
+// frame is sending invalid data.
+const MaxFrameSize = 4 << 20
+
+// Handshake errors, testable with errors.Is.
+var (
+	ErrFrameTooLarge   = errors.New("p2p: frame too large")
+	ErrDecrypt         = errors.New("p2p: frame does not authenticate")
+	ErrBadHello        = errors.New("p2p: malformed hello")
+	ErrVersionMismatch = errors.New("p2p: protocol version mismatch")
+	ErrChainMismatch   = errors.New("p2p: chain ID mismatch")
+	ErrGenesisMismatch = errors.New("p2p: genesis hash mismatch")
+	ErrBadKeyExchange  = errors.New("p2p: bad key exchange")
+)
+
+// Hello is what each side states, encrypted, right after the key
+// exchange. Its signature is over a challenge derived from both ephemeral
+// keys, so it proves the sender holds its node key in this very session.
+type Hello struct {
+	Version    uint32
+	ChainID    uint64
+	Genesis    [32]byte
+	ListenPort uint16   // 0: does not accept connections
+	Signature  [65]byte // R || S || V over keccak256(challenge)
+}
+
+const helloSize = 4 + 8 + 32 + 2 + 65
+
+func (h *Hello) encode() []byte {
+	b := make([]byte, 0, helloSize)
+	b = binary.BigEndian.AppendUint32(b, h.Version)
+	b = binary.BigEndian.AppendUint64(b, h.ChainID)
+	b = append(b, h.Genesis[:]...)
+	b = binary.BigEndian.AppendUint16(b, h.ListenPort)
+	return append(b, h.Signature[:]...)
+}
+
+// DecodeHello parses a hello frame's plaintext.
+func DecodeHello(b []byte) (Hello, error) {
+	var h Hello
+	if len(b) != helloSize {
+		return h, fmt.Errorf("%w: %d bytes, want %d", ErrBadHello, len(b), helloSize)
+	}
+	h.Version = binary.BigEndian.Uint32(b)
+	h.ChainID = binary.BigEndian.Uint64(b[4:])
+	copy(h.Genesis[:], b[12:44])
+	h.ListenPort = binary.BigEndian.Uint16(b[44:])
+	copy(h.Signature[:], b[46:])
+	return h, nil
+}
+
+// Chain says which network a node belongs to; peers must agree on all of it.
+type Chain struct {
+	ChainID uint64
+	Genesis [32]byte
+}
+
+// secureConn frames and encrypts a TCP connection with ChaCha20-Poly1305,
+// one key and one nonce counter per direction. A frame is a 4-byte
+// big-endian ciphertext length, then the ciphertext.
+type secureConn struct {
+	conn       net.Conn
+	r          io.Reader
+	send, recv cipher.AEAD
+	sendN      uint64
+	recvN      uint64
+	wmu        sync.Mutex
+	wbuf, rbuf []byte
+}
+
+func nonce(n uint64) []byte {
+	var b [chacha20poly1305.NonceSize]byte
+	binary.BigEndian.PutUint64(b[4:], n)
+	return b[:]
+}
+
+// writeFrame sends one frame at once.
+func (s *secureConn) writeFrame(p []byte) error {
+	if err := s.bufferFrame(p); err != nil {
+		return err
+	}
+	return s.flush()
+}
+
+// bufferFrame encrypts a frame into the write buffer; flush sends what
+// the buffer holds. Frames queued back to back thus leave in one write.
+func (s *secureConn) bufferFrame(p []byte) error {
+	if len(p) > MaxFrameSize {
+		return ErrFrameTooLarge
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	start := len(s.wbuf)
+	b := append(s.wbuf, 0, 0, 0, 0)
+	b = s.send.Seal(b, nonce(s.sendN), p, nil)
+	s.sendN++
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
+	s.wbuf = b
+	if len(s.wbuf) >= flushSize {
+		return s.flushLocked()
+	}
+	return nil
+}
+
+// flushSize is how much buffered output makes bufferFrame write at once.
+const flushSize = 64 << 10
+
+func (s *secureConn) flush() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.flushLocked()
+}
+
+func (s *secureConn) flushLocked() error {
+	if len(s.wbuf) == 0 {
+		return nil
+	}
+	_, err := s.conn.Write(s.wbuf)
+	if cap(s.wbuf) > 4*flushSize+MaxFrameSize/4 {
+		s.wbuf = nil // do not keep a huge buffer after one large frame
+	} else {
+		s.wbuf = s.wbuf[:0]
+	}
+	return err
+}
+
+// readFrame returns the next frame's plaintext, valid until the next call.
+func (s *secureConn) readFrame() ([]byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(s.r, hdr[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n < chacha20poly1305.Overhead || n > MaxFrameSize+chacha20poly1305.Overhead {
+		return nil, fmt.Errorf("%w: %d bytes", ErrFrameTooLarge, n)
+	}
+	if cap(s.rbuf) < int(n) {
+		s.rbuf = make([]byte, n)
+	}
+	ct := s.rbuf[:n]
+	if _, err := io.ReadFull(s.r, ct); err != nil {
+		return nil, err
+	}
+	pt, err := s.recv.Open(ct[:0], nonce(s.recvN), ct, nil)
+	if err != nil {
+		return nil, ErrDecrypt
+	}
+	s.recvN++
+	return pt, nil
+}
+
+// sessionKeys derives both directions' keys and the challenge each side
+// signs from the X25519 secret and both ephemeral public keys.
+func sessionKeys(secret, ours, theirs []byte) (send, recv cipher.AEAD, challenge [32]byte, err error) {
+	lo, hi := ours, theirs
+	weLow := string(ours) < string(theirs)
+	if !weLow {
+		lo, hi = theirs, ours
+	}
+	info := append(append([]byte("chaind p2p v1"), lo...), hi...)
+	kdf := hkdf.New(sha256.New, secret, nil, info)
+	var keys [96]byte
+	if _, err = io.ReadFull(kdf, keys[:]); err != nil {
+		return
+	}
+	loToHi, hiToLo := keys[:32], keys[32:64]
+	copy(challenge[:], keys[64:])
+	if !weLow {
+		loToHi, hiToLo = hiToLo, loToHi
+	}
+	if send, err = chacha20poly1305.New(loToHi); err != nil {
+		return
+	}
+	recv, err = chacha20poly1305.New(hiToLo)
+	return
+}
+
+// handshake runs the key exchange and the hello on conn (whose deadline
+// the caller sets) and returns the secured connection with the peer's ID
+// and hello. Both ends run the same steps.
+func handshake(conn net.Conn, key *secp256k1.PrivateKey, chain Chain, listenPort uint16) (*secureConn, ID, Hello, error) {
+	var priv [32]byte
+	if _, err := rand.Read(priv[:]); err != nil {
+		return nil, ID{}, Hello{}, err
+	}
+	pub, err := curve25519.X25519(priv[:], curve25519.Basepoint)
+	if err != nil {
+		return nil, ID{}, Hello{}, err
+	}
+	werr := make(chan error, 1)
+	go func() { _, err := conn.Write(pub); werr <- err }()
+	theirs := make([]byte, 32)
+	if _, err := io.ReadFull(conn, theirs); err != nil {
+		return nil, ID{}, Hello{}, err
+	}
+	if err := <-werr; err != nil {
+		return nil, ID{}, Hello{}, err
+	}
+	if string(theirs) == string(pub) {
+		return nil, ID{}, Hello{}, fmt.Errorf("%w: reflected key", ErrBadKeyExchange)
+	}
+	secret, err := curve25519.X25519(priv[:], theirs) // fails on low-order points
+	if err != nil {
+		return nil, ID{}, Hello{}, fmt.Errorf("%w: %v", ErrBadKeyExchange, err)
+	}
+	send, recv, challenge, err := sessionKeys(secret, pub, theirs)
+	if err != nil {
+		return nil, ID{}, Hello{}, err
+	}
+	sc := &secureConn{conn: conn, r: conn, send: send, recv: recv}
+	digest := crypto.Keccak256(challenge[:])
+	ours := Hello{Version: ProtocolVersion, ChainID: chain.ChainID, Genesis: chain.Genesis, ListenPort: listenPort,
+		Signature: crypto.Sign(digest, key)}
+	go func() { werr <- sc.writeFrame(ours.encode()) }()
+	frame, err := sc.readFrame()
+	if err != nil {
+		return nil, ID{}, Hello{}, err
+	}
+	if err := <-werr; err != nil {
+		return nil, ID{}, Hello{}, err
+	}
+	hello, err := DecodeHello(frame)
+	if err != nil {
+		return nil, ID{}, Hello{}, err
+	}
+	id, err := crypto.RecoverAddress(digest, hello.Signature[:])
+	if err != nil {
+		return nil, ID{}, Hello{}, fmt.Errorf("%w: signature: %v", ErrBadHello, err)
+	}
+	switch {
+	case hello.Version != ProtocolVersion:
+		return nil, ID{}, Hello{}, fmt.Errorf("%w: peer speaks %d, we speak %d", ErrVersionMismatch, hello.Version, ProtocolVersion)
+	case hello.ChainID != chain.ChainID:
+		return nil, ID{}, Hello{}, fmt.Errorf("%w: peer is on %d, we are on %d", ErrChainMismatch, hello.ChainID, chain.ChainID)
+	case hello.Genesis != chain.Genesis:
+		return nil, ID{}, Hello{}, fmt.Errorf("%w: peer has %x, we have %x", ErrGenesisMismatch, hello.Genesis, chain.Genesis)
+	}
+	return sc, ID(id), hello, nil
+}

@@ -1,0 +1,596 @@
+package p2p
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// Config configures a Host.
+type Config struct {
+	Key   *secp256k1.PrivateKey // the node key; its ID names the node
+	Chain Chain                 // peers on another chain are refused
+	// ListenAddr is where to accept connections ("127.0.0.1:26656";
+	// port 0 picks one; empty accepts none).
+	ListenAddr string
+	// StaticPeers are dialed and kept connected, redialed with backoff.
+	StaticPeers []PeerAddr
+	// Bootnodes are dialed to learn peers when the host has too few.
+	Bootnodes []PeerAddr
+	MaxPeers  int           // default 50
+	Keepalive time.Duration // a quiet link is pinged this often; default 5s
+	// HandshakeTimeout bounds a connection's key exchange; default 5s.
+	HandshakeTimeout time.Duration
+	BanDuration      time.Duration // default 10m
+	Logf             func(format string, args ...any)
+	// Connected and Disconnected are told about every peer that comes
+	// and goes. They must not block.
+	Connected, Disconnected func(ID)
+}
+
+// Handler takes a message of a topic from a peer. It runs on that peer's
+// reading goroutine, so a slow handler slows only that peer. An error
+// means the peer sent invalid data: it is dropped and banned.
+type Handler func(from ID, payload []byte) error
+
+// TopicConfig says how a topic's messages travel.
+type TopicConfig struct {
+	Priority Priority
+	// Gossip topics are deduplicated by hash: a message is handed to the
+	// handler once, and Broadcast never sends a peer what it sent us or
+	// what we sent it before.
+	Gossip bool
+}
+
+type topic struct {
+	cfg TopicConfig
+	fn  Handler
+}
+
+// PeerInfo describes a connected peer.
+type PeerInfo struct {
+	ID         ID
+	RemoteAddr string
+	ListenAddr string // empty if the peer accepts no connections
+	Inbound    bool
+}
+
+// Errors of connection setup.
+var (
+	ErrSelf         = errors.New("p2p: connected to self")
+	ErrTooManyPeers = errors.New("p2p: too many peers")
+	ErrBanned       = errors.New("p2p: peer is banned")
+	ErrWrongPeer    = errors.New("p2p: peer is not the expected node")
+	ErrClosed       = errors.New("p2p: host closed")
+)
+
+// Backoff bounds of redialing a peer.
+const (
+	minBackoff = 250 * time.Millisecond
+	maxBackoff = 30 * time.Second
+)
+
+// Host is a node's endpoint on the network.
+type Host struct {
+	cfg    Config
+	id     ID
+	topics map[Topic]topic
+	seen   *hashSet // gossip already handed to a handler or sent
+
+	ln   net.Listener
+	port uint16
+
+	mu      sync.Mutex
+	peers   map[ID]*peer
+	since   map[*peer]time.Time
+	bans    map[ID]time.Time
+	learned map[string]*candidate
+	closed  bool
+	quit    chan struct{}
+	wg      sync.WaitGroup
+}
+
+type candidate struct {
+	addr    PeerAddr
+	next    time.Time
+	backoff time.Duration
+	dialing bool
+}
+
+// New returns a host; register topics with Handle, then Start it.
+func New(cfg Config) (*Host, error) {
+	if cfg.Key == nil {
+		return nil, errors.New("p2p: a node key is required")
+	}
+	if cfg.MaxPeers <= 0 {
+		cfg.MaxPeers = 50
+	}
+	if cfg.Keepalive <= 0 {
+		cfg.Keepalive = 5 * time.Second
+	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = 5 * time.Second
+	}
+	if cfg.BanDuration <= 0 {
+		cfg.BanDuration = 10 * time.Minute
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	return &Host{cfg: cfg, id: IDOf(cfg.Key), topics: make(map[Topic]topic), seen: newHashSet(1 << 16),
+		peers: make(map[ID]*peer), since: make(map[*peer]time.Time), bans: make(map[ID]time.Time),
+		learned: make(map[string]*candidate), quit: make(chan struct{})}, nil
+}
+
+// ID is this node's ID.
+func (h *Host) ID() ID { return h.id }
+
+// Handle registers the handler of a topic. Call it before Start.
+func (h *Host) Handle(t Topic, cfg TopicConfig, fn Handler) { h.topics[t] = topic{cfg, fn} }
+
+// Start listens (if configured) and starts dialing.
+func (h *Host) Start() error {
+	if h.cfg.ListenAddr != "" {
+		ln, err := net.Listen("tcp", h.cfg.ListenAddr)
+		if err != nil {
+			return fmt.Errorf("p2p: %w", err)
+		}
+		h.ln = ln
+		h.port = uint16(ln.Addr().(*net.TCPAddr).Port)
+		h.wg.Add(1)
+		go h.acceptLoop()
+	}
+	for _, a := range h.cfg.StaticPeers {
+		h.wg.Add(1)
+		go h.keepDialing(a)
+	}
+	h.mu.Lock()
+	for _, a := range h.cfg.Bootnodes {
+		h.learned[a.Addr] = &candidate{addr: a, backoff: minBackoff}
+	}
+	h.mu.Unlock()
+	h.wg.Add(1)
+	go h.discoverLoop()
+	return nil
+}
+
+// Addr is the listening address, or nil.
+func (h *Host) Addr() net.Addr {
+	if h.ln == nil {
+		return nil
+	}
+	return h.ln.Addr()
+}
+
+// Close disconnects every peer and stops listening and dialing.
+func (h *Host) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	close(h.quit)
+	peers := make([]*peer, 0, len(h.peers))
+	for _, p := range h.peers {
+		peers = append(peers, p)
+	}
+	h.mu.Unlock()
+	if h.ln != nil {
+		h.ln.Close()
+	}
+	for _, p := range peers {
+		p.close(ErrClosed)
+	}
+	h.wg.Wait()
+}
+
+// Peers lists the connected peers.
+func (h *Host) Peers() []PeerInfo {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]PeerInfo, 0, len(h.peers))
+	for _, p := range h.peers {
+		out = append(out, PeerInfo{ID: p.id, RemoteAddr: p.conn.conn.RemoteAddr().String(), ListenAddr: p.listen.Addr, Inbound: p.inbound})
+	}
+	return out
+}
+
+// PeerCount is the number of connected peers.
+func (h *Host) PeerCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.peers)
+}
+
+// Ban drops a peer and refuses it for the ban duration.
+func (h *Host) Ban(id ID, reason error) {
+	h.mu.Lock()
+	h.bans[id] = time.Now().Add(h.cfg.BanDuration)
+	p := h.peers[id]
+	h.mu.Unlock()
+	h.cfg.Logf("banning peer %s: %v", id, reason)
+	if p != nil {
+		p.close(reason)
+	}
+}
+
+func (h *Host) banned(id ID) bool {
+	until, ok := h.bans[id]
+	if ok && time.Now().After(until) {
+		delete(h.bans, id)
+		return false
+	}
+	return ok
+}
+
+// Send queues a message for one peer; it reports false if the peer is not
+// connected or its queue is full.
+func (h *Host) Send(to ID, t Topic, payload []byte) bool {
+	h.mu.Lock()
+	p := h.peers[to]
+	h.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	cfg := h.topics[t].cfg
+	frame := encodeMsg(t, payload)
+	if cfg.Gossip {
+		p.known.add(gossipHash(t, payload))
+	}
+	return p.send(cfg.Priority, frame)
+}
+
+// Broadcast queues a message for every peer. On a gossip topic, peers
+// known to have it are skipped, and a message seen before is sent only to
+// peers that lack it.
+func (h *Host) Broadcast(t Topic, payload []byte) {
+	cfg := h.topics[t].cfg
+	frame := encodeMsg(t, payload)
+	var hash [32]byte
+	if cfg.Gossip {
+		hash = gossipHash(t, payload)
+		h.seen.add(hash)
+	}
+	h.mu.Lock()
+	peers := make([]*peer, 0, len(h.peers))
+	for _, p := range h.peers {
+		peers = append(peers, p)
+	}
+	h.mu.Unlock()
+	for _, p := range peers {
+		if cfg.Gossip && !p.known.add(hash) {
+			continue
+		}
+		p.send(cfg.Priority, frame)
+	}
+}
+
+func gossipHash(t Topic, payload []byte) [32]byte {
+	s := sha256.New()
+	s.Write([]byte{byte(t)})
+	s.Write(payload)
+	var h [32]byte
+	s.Sum(h[:0])
+	return h
+}
+
+func (h *Host) acceptLoop() {
+	defer h.wg.Done()
+	for {
+		c, err := h.ln.Accept()
+		if err != nil {
+			select {
+			case <-h.quit:
+				return
+			default:
+			}
+			h.cfg.Logf("accept: %v", err)
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			if _, err := h.setup(c, true, PeerAddr{}); err != nil {
+				h.cfg.Logf("inbound %s: %v", c.RemoteAddr(), err)
+			}
+		}()
+	}
+}
+
+// dial connects to a and returns the live peer of its ID.
+func (h *Host) dial(a PeerAddr) (*peer, error) {
+	d := net.Dialer{Timeout: h.cfg.HandshakeTimeout}
+	c, err := d.Dial("tcp", a.Addr)
+	if err != nil {
+		return nil, err
+	}
+	return h.setup(c, false, a)
+}
+
+// setup authenticates a new connection and registers the peer.
+func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr) (*peer, error) {
+	if inbound {
+		h.mu.Lock()
+		full := len(h.peers) >= h.cfg.MaxPeers
+		h.mu.Unlock()
+		if full {
+			c.Close()
+			return nil, ErrTooManyPeers
+		}
+	}
+	c.SetDeadline(time.Now().Add(h.cfg.HandshakeTimeout))
+	sc, id, hello, err := handshake(c, h.cfg.Key, h.cfg.Chain, h.port)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.SetDeadline(time.Time{})
+	switch {
+	case id == h.id:
+		err = ErrSelf
+	case want.ID != (ID{}) && id != want.ID:
+		err = fmt.Errorf("%w: %s answered at %s", ErrWrongPeer, id, want.Addr)
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	listen, dialedBy := want, h.id
+	listen.ID = id
+	if inbound {
+		dialedBy, listen = id, PeerAddr{}
+		if hello.ListenPort != 0 {
+			host, _, _ := net.SplitHostPort(c.RemoteAddr().String())
+			listen = PeerAddr{ID: id, Addr: net.JoinHostPort(host, strconv.Itoa(int(hello.ListenPort)))}
+		}
+	}
+	p := newPeer(id, sc, inbound, dialedBy, listen)
+	live, err := h.add(p)
+	if err != nil || live != p {
+		c.Close()
+		return live, err
+	}
+	h.wg.Add(2)
+	go func() { defer h.wg.Done(); p.writeLoop(h.cfg.Keepalive) }()
+	go func() { defer h.wg.Done(); h.readLoop(p) }()
+	if h.cfg.Connected != nil {
+		h.cfg.Connected(id)
+	}
+	p.send(Low, []byte{kindGetPeers})
+	h.cfg.Logf("peer connected id=%s addr=%s inbound=%v", id, c.RemoteAddr(), inbound)
+	return p, nil
+}
+
+// add registers p, resolving a second connection to the same node: of two
+// connections opened at about the same time from both ends, both ends
+// keep the one dialed by the lower ID; otherwise the newer one wins (the
+// old one is likely dead, e.g. the peer restarted).
+func (h *Host) add(p *peer) (*peer, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, ErrClosed
+	}
+	if h.banned(p.id) {
+		return nil, ErrBanned
+	}
+	if old := h.peers[p.id]; old != nil {
+		young := time.Since(h.since[old]) < 2*time.Second
+		if young && old.dialedBy != p.dialedBy && string(old.dialedBy[:]) < string(p.dialedBy[:]) {
+			return old, nil
+		}
+		delete(h.since, old)
+		go old.close(errors.New("replaced by a newer connection"))
+	}
+	h.peers[p.id] = p
+	h.since[p] = time.Now()
+	if p.listen.Addr != "" {
+		h.learned[p.listen.Addr] = &candidate{addr: p.listen, backoff: minBackoff}
+	}
+	return p, nil
+}
+
+func (h *Host) remove(p *peer) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.since, p)
+	if h.peers[p.id] != p {
+		return false
+	}
+	delete(h.peers, p.id)
+	return true
+}
+
+// invalid reports whether err means the peer sent data no honest peer of
+// this protocol sends.
+func invalid(err error) bool {
+	return errors.Is(err, ErrBadMessage) || errors.Is(err, ErrDecrypt) || errors.Is(err, ErrFrameTooLarge) || errors.Is(err, errHandler)
+}
+
+var errHandler = errors.New("p2p: invalid payload")
+
+func (h *Host) readLoop(p *peer) {
+	err := h.read(p)
+	p.close(err)
+	if invalid(err) {
+		h.Ban(p.id, err)
+	}
+	if h.remove(p) {
+		h.cfg.Logf("peer disconnected id=%s: %v", p.id, err)
+		if h.cfg.Disconnected != nil {
+			h.cfg.Disconnected(p.id)
+		}
+	}
+}
+
+func (h *Host) read(p *peer) error {
+	for {
+		p.conn.conn.SetReadDeadline(time.Now().Add(3 * h.cfg.Keepalive))
+		frame, err := p.conn.readFrame()
+		if err != nil {
+			return err
+		}
+		m, err := decodeMessage(frame)
+		if err != nil {
+			return err
+		}
+		switch m.kind {
+		case kindPing:
+			p.send(High, []byte{kindPong})
+		case kindGetPeers:
+			p.send(Low, encodePeers(h.shareable(p.id)))
+		case kindPeers:
+			h.learn(m.peers)
+		case kindMsg:
+			t, ok := h.topics[m.topic]
+			if !ok {
+				continue // a topic of a newer node; not an offence
+			}
+			if t.cfg.Gossip {
+				hash := gossipHash(m.topic, m.payload)
+				p.known.add(hash)
+				if !h.seen.add(hash) {
+					continue
+				}
+			}
+			if err := t.fn(p.id, append([]byte(nil), m.payload...)); err != nil {
+				return fmt.Errorf("%w: topic %d: %v", errHandler, m.topic, err)
+			}
+		}
+	}
+}
+
+// shareable lists the listening addresses of connected peers other than
+// the asker.
+func (h *Host) shareable(except ID) []PeerAddr {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []PeerAddr
+	for _, p := range h.peers {
+		if p.id != except && p.listen.Addr != "" && len(out) < maxPeersShared {
+			out = append(out, p.listen)
+		}
+	}
+	return out
+}
+
+func (h *Host) learn(peers []PeerAddr) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, a := range peers {
+		if a.ID == h.id || len(h.learned) >= 1024 {
+			continue
+		}
+		if _, ok := h.learned[a.Addr]; !ok {
+			h.learned[a.Addr] = &candidate{addr: a, backoff: minBackoff}
+		}
+	}
+}
+
+// keepDialing keeps a static peer connected.
+func (h *Host) keepDialing(a PeerAddr) {
+	defer h.wg.Done()
+	backoff := minBackoff
+	for {
+		p, err := h.dial(a)
+		switch {
+		case errors.Is(err, ErrSelf):
+			return
+		case err != nil:
+			h.cfg.Logf("dial %s: %v (retry in %v)", a, err, backoff)
+			if !h.sleep(jitter(backoff)) {
+				return
+			}
+			backoff = min(2*backoff, maxBackoff)
+			continue
+		}
+		backoff = minBackoff
+		select {
+		case <-p.done:
+		case <-h.quit:
+			return
+		}
+		if !h.sleep(jitter(minBackoff)) {
+			return
+		}
+	}
+}
+
+func jitter(d time.Duration) time.Duration { return d + rand.N(d/2+1) }
+
+func (h *Host) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-h.quit:
+		return false
+	}
+}
+
+// discoverLoop dials learned peers and bootnodes while the host has fewer
+// than MaxPeers, and asks peers for more now and then.
+func (h *Host) discoverLoop() {
+	defer h.wg.Done()
+	for round := 0; ; round++ {
+		h.dialCandidates()
+		if round%15 == 14 {
+			h.mu.Lock()
+			for _, p := range h.peers {
+				p.send(Low, []byte{kindGetPeers})
+			}
+			h.mu.Unlock()
+		}
+		if !h.sleep(2 * time.Second) {
+			return
+		}
+	}
+}
+
+func (h *Host) dialCandidates() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	free := h.cfg.MaxPeers - len(h.peers)
+	now := time.Now()
+	for _, c := range h.learned {
+		if free <= 0 {
+			return
+		}
+		if c.dialing || now.Before(c.next) || h.banned(c.addr.ID) {
+			continue
+		}
+		if _, ok := h.peers[c.addr.ID]; ok && c.addr.ID != (ID{}) {
+			continue
+		}
+		free--
+		c.dialing = true
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			_, err := h.dial(c.addr)
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			c.dialing = false
+			if errors.Is(err, ErrSelf) {
+				delete(h.learned, c.addr.Addr)
+				return
+			}
+			if err != nil {
+				c.next = time.Now().Add(jitter(c.backoff))
+				c.backoff = min(2*c.backoff, maxBackoff)
+			} else {
+				c.backoff = minBackoff
+			}
+		}()
+	}
+}

@@ -1,0 +1,164 @@
+package p2p
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Topic names a kind of payload the node exchanges (consensus messages,
+// transactions, blocks); the node defines them.
+type Topic byte
+
+// Priority orders a peer's send queue: high-priority frames (votes,
+// proposals) always go out before low-priority ones (transactions, sync).
+type Priority int
+
+// Priorities.
+const (
+	Low Priority = iota
+	High
+)
+
+// queueLen bounds each of a peer's send queues. A frame that finds its
+// queue full is dropped, as a congested link would: consensus retransmits
+// and gossip reaches the peer through others.
+const queueLen = 1024
+
+// peer is one live, authenticated connection.
+type peer struct {
+	id       ID
+	conn     *secureConn
+	inbound  bool
+	dialedBy ID       // the ID of the side that dialed; ties between duplicate connections
+	listen   PeerAddr // where the peer accepts connections ("" if nowhere)
+	high     chan []byte
+	low      chan []byte
+	known    *hashSet // gossip this peer has sent us or we sent it
+	dropped  atomic.Uint64
+
+	once sync.Once
+	done chan struct{}
+	err  error
+}
+
+func newPeer(id ID, c *secureConn, inbound bool, dialedBy ID, listen PeerAddr) *peer {
+	return &peer{id: id, conn: c, inbound: inbound, dialedBy: dialedBy, listen: listen,
+		high: make(chan []byte, queueLen), low: make(chan []byte, queueLen),
+		known: newHashSet(4096), done: make(chan struct{})}
+}
+
+// send queues a frame; it reports false when the queue is full or the
+// peer gone.
+func (p *peer) send(prio Priority, frame []byte) bool {
+	q := p.low
+	if prio == High {
+		q = p.high
+	}
+	select {
+	case <-p.done:
+		return false
+	default:
+	}
+	select {
+	case q <- frame:
+		return true
+	default:
+		p.dropped.Add(1)
+		return false
+	}
+}
+
+func (p *peer) close(err error) {
+	p.once.Do(func() {
+		p.err = err
+		close(p.done)
+		p.conn.conn.Close()
+	})
+}
+
+// writeLoop sends queued frames, high priority first, and a ping when the
+// link has been quiet for a keepalive interval.
+func (p *peer) writeLoop(keepalive time.Duration) {
+	ping := []byte{kindPing}
+	t := time.NewTimer(keepalive)
+	defer t.Stop()
+	for {
+		var f []byte
+		urgent := true // high priority or a ping: flushed without waiting for low-priority frames
+		select {
+		case f = <-p.high:
+		default:
+			select {
+			case f = <-p.high:
+			case f = <-p.low:
+				urgent = false
+			case <-t.C:
+				f = ping
+			case <-p.done:
+				return
+			}
+		}
+		p.conn.conn.SetWriteDeadline(time.Now().Add(2 * keepalive))
+		err := p.conn.bufferFrame(f)
+		if err == nil && len(p.high) == 0 && (urgent || len(p.low) == 0) {
+			err = p.conn.flush() // nothing more urgent waiting: send what is buffered
+		}
+		if err != nil {
+			p.close(err)
+			return
+		}
+		if !t.Stop() {
+			select {
+			case <-t.C:
+			default:
+			}
+		}
+		t.Reset(keepalive)
+	}
+}
+
+// remoteIP is the IP the peer connected from or was dialed at.
+func (p *peer) remoteIP() string {
+	host, _, err := net.SplitHostPort(p.conn.conn.RemoteAddr().String())
+	if err != nil {
+		return ""
+	}
+	return host
+}
+
+// hashSet remembers recent hashes in two generations, so it stays bounded
+// without forgetting everything at once.
+type hashSet struct {
+	mu        sync.Mutex
+	max       int
+	cur, prev map[[32]byte]struct{}
+}
+
+func newHashSet(max int) *hashSet {
+	return &hashSet{max: max, cur: make(map[[32]byte]struct{}), prev: make(map[[32]byte]struct{})}
+}
+
+// add inserts h and reports whether it was new.
+func (s *hashSet) add(h [32]byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.cur[h]; ok {
+		return false
+	}
+	_, old := s.prev[h]
+	s.cur[h] = struct{}{}
+	if len(s.cur) >= s.max {
+		s.prev, s.cur = s.cur, make(map[[32]byte]struct{}, s.max)
+	}
+	return !old
+}
+
+func (s *hashSet) has(h [32]byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, a := s.cur[h]
+	_, b := s.prev[h]
+	return a || b
+}
