@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,6 +133,59 @@ func TestCosmosQueriesServeStakingState(t *testing.T) {
 	sl := get("/cosmos/slashing/v1beta1/signing_infos", 200)["info"].([]any)
 	if len(sl) != 2 {
 		t.Errorf("signing infos %v", sl)
+	}
+}
+
+// The explorer tells the same state's roles and takes bech32 addresses:
+// the operator is a validator (and, self-delegated, a delegator), the
+// delegator a delegator, whether named by 0x, chain1… or chainvaloper1….
+func TestExplorerStakingRoles(t *testing.T) {
+	dn, err := StartDevnet(DevnetConfig{Validators: 2, BlockTime: 20 * time.Millisecond, HTTPPort: -1, ChainID: 8118})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dn.Close()
+	n := dn.Nodes[0]
+	vals, _ := n.Staking().StakingValidators(nil)
+	op := vals[0].Operator
+	delegator := dn.Keys[1]
+	delAddr := types.Address(crypto.PrivkeyToAddress(delegator))
+	stakeTx(t, dn, delegator, staking.StakingAddress, ethers(5), call(t, "Staking", "delegate", op))
+	srv := httptest.NewServer(n.explorerListener("127.0.0.1:0").Handler)
+	defer srv.Close()
+	for _, tc := range []struct {
+		addr, roles string
+		code        int
+	}{
+		{op.Hex(), "delegator validator", 200},
+		{query.Bech32(query.ValidatorPrefix, op), "delegator validator", 200},
+		{query.Bech32(query.AccountPrefix, delAddr), "delegator", 200},
+		{delAddr.Hex(), "delegator", 200},
+		{query.Bech32(query.AccountPrefix, types.Address{0xde, 0xad}), "", 200},
+		{query.Bech32(query.ConsensusPrefix, op), "", 400},
+	} {
+		resp, err := http.Get(srv.URL + "/api/account/" + tc.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct {
+			Account struct {
+				Address string
+				Roles   []string
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&v)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || err != nil {
+			t.Fatalf("%s: %d %v, want %d", tc.addr, resp.StatusCode, err, tc.code)
+		}
+		if tc.code == 200 {
+			roles := v.Account.Roles
+			slices.Sort(roles)
+			if got := strings.Join(roles, " "); got != tc.roles {
+				t.Errorf("%s: roles %q, want %q", tc.addr, got, tc.roles)
+			}
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/bech32"
 	"github.com/chaind/chaind/internal/protobuf"
 )
 
@@ -49,9 +50,9 @@ const Denom = "achain"
 
 // Bech32 prefixes of account and validator-operator addresses.
 const (
-	AccountPrefix   = "chain"
-	ValidatorPrefix = "chainvaloper"
-	ConsensusPrefix = "chainvalcons"
+	AccountPrefix   = bech32.AccountPrefix
+	ValidatorPrefix = bech32.ValidatorPrefix
+	ConsensusPrefix = bech32.ConsensusPrefix
 )
 
 // Code is a gRPC status code.
