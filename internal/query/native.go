@@ -85,6 +85,12 @@ func zeroIfNil(x *uint256.Int) *uint256.Int {
 	return x
 }
 
+// epoch is the time Cosmos shows for a validator that never unbonded and
+// one never jailed.
+var epoch = time.Unix(0, 0).UTC()
+
+// unixTime is Unix seconds s as a time; 0 (not yet) is the zero time, as
+// Cosmos shows a proposal's voting times before voting.
 func unixTime(s uint64) time.Time {
 	if s == 0 {
 		return time.Time{}
@@ -125,7 +131,7 @@ func cosmosValidator(v backend.StakingValidator) backend.CosmosStakingValidator 
 			SecurityContact: v.SecurityContact, Details: v.Details},
 		Commission: backend.ValidatorCommission{Rate: zeroIfNil(v.CommissionRate), MaxRate: zeroIfNil(v.MaxRate),
 			MaxChangeRate: zeroIfNil(v.MaxChangeRate), UpdateTime: unixTime(v.CommissionUpdated)},
-		MinSelfDelegation: zeroIfNil(v.MinSelfDelegation),
+		MinSelfDelegation: zeroIfNil(v.MinSelfDelegation), UnbondingTime: epoch,
 	}
 	if v.Jailed {
 		cv.UnbondingTime = unixTime(v.JailedUntil)
@@ -456,7 +462,7 @@ func (n native) GovParams() (backend.GovParams, error) {
 // neither the height a validator started signing nor a tombstone (a
 // double signer is jailed, not banned), so those read zero and false.
 func signingInfo(v backend.StakingValidator) backend.SigningInfo {
-	si := backend.SigningInfo{Address: v.ConsensusAddress, MissedBlocksCounter: int64(v.MissedBlocks)}
+	si := backend.SigningInfo{Address: v.ConsensusAddress, MissedBlocksCounter: int64(v.MissedBlocks), JailedUntil: epoch}
 	if v.Jailed {
 		si.JailedUntil = unixTime(v.JailedUntil)
 	}

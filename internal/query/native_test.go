@@ -143,7 +143,7 @@ func TestNativeMapping(t *testing.T) {
 	if !vs[0].DelegatorShares.Eq(new(uint256.Int).Mul(wei(10), u(1e18))) || !vs[0].Commission.Rate.Eq(u(5e16)) {
 		t.Errorf("shares %v rate %v", vs[0].DelegatorShares, vs[0].Commission.Rate)
 	}
-	if !vs[2].UnbondingTime.Equal(time.Unix(1000, 0)) {
+	if !vs[2].UnbondingTime.Equal(time.Unix(1000, 0)) || !vs[0].UnbondingTime.Equal(time.Unix(0, 0)) {
 		t.Errorf("jailed validator's unbonding time %v", vs[2].UnbondingTime)
 	}
 	if _, err := n.StakingValidator(types.Address{7}); err != backend.ErrNotFound {
