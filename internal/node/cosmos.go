@@ -49,9 +49,9 @@ func (n *Node) queryBackend() query.Backend {
 	b := query.Backend{
 		Blocks: n.backend, State: n.backend, Config: n.backend, Network: n.backend,
 		Supply: &supplyCounter{n: n}, Consensus: consensusSets{n},
+		Staking: n.Staking(), Governance: n.Governance(),
 		Moniker: "chaind", Version: n.cfg.ClientVersion, GoVersion: runtime.Version(),
 	}
-	b.UseNative(n.Staking(), n.Governance())
 	if v := n.cfg.Validator; v != nil {
 		id := crypto.Keccak256(crypto.PublicKey(v).SerializeCompressed())
 		b.NodeID = fmt.Sprintf("%x", id[:20])

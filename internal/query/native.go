@@ -30,22 +30,11 @@ import (
 //   - slashing's window is missedBlocksWindow, its minimum signed share
 //     (window − maxMissedBlocks) / window, the jail time restakeCooldown,
 //     and the slash fractions the nodeRefuted (double sign) and
-//     syncTimeout (downtime) penalties.
-
-// UseNative makes b read the staking, distribution, governance and
-// slashing views, and the supply, from the chain's native staking state.
-// When the chain has no staking contracts b is left as it is.
-func (b *Backend) UseNative(s backend.Staking, g backend.Governance) {
-	if s == nil || !s.StakingEnabled() {
-		return
-	}
-	n := native{s: s, g: g}
-	b.Staking, b.Distribution, b.Slashing = n, n, n
-	if g != nil {
-		b.Gov = n
-	}
-	b.Supply = n
-}
+//     syncTimeout (downtime) penalties;
+//   - what the native state does not keep reads zero: a limit on
+//     unbonding entries, historical entries, a minimum commission rate,
+//     unbonding ids, a signing record's start height and offset, and
+//     tombstones (a double signer is jailed, not banned).
 
 // native adapts the chain's staking and governance readers to the
 // Cosmos modules' views. Every read is of the head.
@@ -54,13 +43,24 @@ type native struct {
 	g backend.Governance
 }
 
-var (
-	_ backend.CosmosStaking = native{}
-	_ backend.Distribution  = native{}
-	_ backend.Gov           = native{}
-	_ backend.Slashing      = native{}
-	_ backend.CosmosSupply  = native{}
-)
+// native returns the views over the chain's staking state; Unavailable
+// when the chain has none.
+func (q *Querier) native() (native, error) {
+	s := q.b.Staking
+	if s == nil || !s.StakingEnabled() {
+		return native{}, backend.ErrUnavailable
+	}
+	return native{s: s, g: q.b.Governance}, nil
+}
+
+// gov is native with the governance reader it needs.
+func (q *Querier) gov() (native, error) {
+	n, err := q.native()
+	if err == nil && n.g == nil {
+		err = backend.ErrUnavailable
+	}
+	return n, err
+}
 
 var (
 	decUnit = uint256.NewInt(1_000_000_000_000_000_000) // 1 as a Dec
@@ -113,23 +113,23 @@ func nativeErr(err error) error {
 	return err
 }
 
-func bondStatusOf(status string) backend.BondStatus {
+func bondStatusOf(status string) vBondStatus {
 	switch status {
 	case "active":
-		return backend.StatusBonded
+		return statusBonded
 	case "jailed":
-		return backend.StatusUnbonding
+		return statusUnbonding
 	}
-	return backend.StatusUnbonded
+	return statusUnbonded
 }
 
-func cosmosValidator(v backend.StakingValidator) backend.CosmosStakingValidator {
-	cv := backend.CosmosStakingValidator{
+func cosmosValidator(v backend.StakingValidator) vValidator {
+	cv := vValidator{
 		Operator: v.Operator, ConsensusPubKey: v.ConsensusPubkey, Jailed: v.Jailed, Status: bondStatusOf(v.Status),
 		Tokens: zeroIfNil(v.Tokens), DelegatorShares: dec(v.Shares),
-		Description: backend.ValidatorDescription{Moniker: v.Moniker, Identity: v.Identity, Website: v.Website,
+		Description: vDescription{Moniker: v.Moniker, Identity: v.Identity, Website: v.Website,
 			SecurityContact: v.SecurityContact, Details: v.Details},
-		Commission: backend.ValidatorCommission{Rate: zeroIfNil(v.CommissionRate), MaxRate: zeroIfNil(v.MaxRate),
+		Commission: vCommission{Rate: zeroIfNil(v.CommissionRate), MaxRate: zeroIfNil(v.MaxRate),
 			MaxChangeRate: zeroIfNil(v.MaxChangeRate), UpdateTime: unixTime(v.CommissionUpdated)},
 		MinSelfDelegation: zeroIfNil(v.MinSelfDelegation), UnbondingTime: epoch,
 	}
@@ -139,12 +139,12 @@ func cosmosValidator(v backend.StakingValidator) backend.CosmosStakingValidator 
 	return cv
 }
 
-func (n native) StakingValidators() ([]backend.CosmosStakingValidator, error) {
+func (n native) StakingValidators() ([]vValidator, error) {
 	vs, err := n.s.StakingValidators(nil)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
-	out := make([]backend.CosmosStakingValidator, 0, len(vs))
+	out := make([]vValidator, 0, len(vs))
 	for _, v := range vs {
 		out = append(out, cosmosValidator(v))
 	}
@@ -152,18 +152,18 @@ func (n native) StakingValidators() ([]backend.CosmosStakingValidator, error) {
 	return out, nil
 }
 
-func (n native) StakingValidator(op types.Address) (backend.CosmosStakingValidator, error) {
+func (n native) StakingValidator(op types.Address) (vValidator, error) {
 	v, err := n.s.StakingValidator(nil, op)
 	if err != nil {
-		return backend.CosmosStakingValidator{}, nativeErr(err)
+		return vValidator{}, nativeErr(err)
 	}
 	return cosmosValidator(*v), nil
 }
 
-func cosmosDelegations(ds []backend.StakingDelegation, byDelegator bool) []backend.Delegation {
-	out := make([]backend.Delegation, 0, len(ds))
+func cosmosDelegations(ds []backend.StakingDelegation, byDelegator bool) []vDelegation {
+	out := make([]vDelegation, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, backend.Delegation{Delegator: d.Delegator, Validator: d.Validator,
+		out = append(out, vDelegation{Delegator: d.Delegator, Validator: d.Validator,
 			Shares: dec(d.Shares), Balance: zeroIfNil(d.Amount)})
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -175,7 +175,7 @@ func cosmosDelegations(ds []backend.StakingDelegation, byDelegator bool) []backe
 	return out
 }
 
-func (n native) Delegations(d types.Address) ([]backend.Delegation, error) {
+func (n native) Delegations(d types.Address) ([]vDelegation, error) {
 	ds, err := n.s.DelegatorDelegations(nil, d)
 	if err != nil {
 		return nil, nativeErr(err)
@@ -183,7 +183,7 @@ func (n native) Delegations(d types.Address) ([]backend.Delegation, error) {
 	return cosmosDelegations(ds, false), nil
 }
 
-func (n native) ValidatorDelegations(op types.Address) ([]backend.Delegation, error) {
+func (n native) ValidatorDelegations(op types.Address) ([]vDelegation, error) {
 	if _, err := n.s.StakingValidator(nil, op); err != nil {
 		return nil, nativeErr(err)
 	}
@@ -196,22 +196,22 @@ func (n native) ValidatorDelegations(op types.Address) ([]backend.Delegation, er
 
 // Unbondings groups the delegator's pending entries per validator, each
 // group's entries in the order they were started.
-func (n native) Unbondings(d types.Address) ([]backend.UnbondingDelegation, error) {
+func (n native) Unbondings(d types.Address) ([]vUnbonding, error) {
 	es, err := n.s.UnbondingDelegations(nil, &d)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
-	var out []backend.UnbondingDelegation
+	var out []vUnbonding
 	at := map[types.Address]int{}
 	for _, e := range es {
 		i, ok := at[e.Validator]
 		if !ok {
 			i = len(out)
 			at[e.Validator] = i
-			out = append(out, backend.UnbondingDelegation{Delegator: d, Validator: e.Validator})
+			out = append(out, vUnbonding{Delegator: d, Validator: e.Validator})
 		}
 		amount := zeroIfNil(e.Amount)
-		out[i].Entries = append(out[i].Entries, backend.CosmosUnbondingEntry{
+		out[i].Entries = append(out[i].Entries, vUnbondingEntry{
 			CreationHeight: int64(e.CreationHeight), CompletionTime: unixTime(e.CompletionTime),
 			InitialBalance: amount, Balance: amount})
 	}
@@ -229,12 +229,12 @@ func (n native) params() (*backend.StakingParams, error) {
 
 // StakingParams: no limit on unbonding entries (0), no historical info
 // kept (0), and no minimum commission rate (0) exist natively.
-func (n native) StakingParams() (backend.CosmosStakingParams, error) {
+func (n native) StakingParams() (vStakingParams, error) {
 	p, err := n.params()
 	if err != nil {
-		return backend.CosmosStakingParams{}, err
+		return vStakingParams{}, err
 	}
-	return backend.CosmosStakingParams{UnbondingTime: millis(p.RestakeCooldown), MaxValidators: uint32(min(p.Desired, 1<<32-1)),
+	return vStakingParams{UnbondingTime: millis(p.RestakeCooldown), MaxValidators: uint32(min(p.Desired, 1<<32-1)),
 		MinCommissionRate: new(uint256.Int)}, nil
 }
 
@@ -247,7 +247,7 @@ func (n native) StakingPool() (bonded, notBonded *uint256.Int, err error) {
 	}
 	bonded, notBonded = new(uint256.Int), new(uint256.Int)
 	for _, v := range vs {
-		if bondStatusOf(v.Status) == backend.StatusBonded {
+		if bondStatusOf(v.Status) == statusBonded {
 			bonded.Add(bonded, zeroIfNil(v.Tokens))
 		} else {
 			notBonded.Add(notBonded, zeroIfNil(v.Tokens))
@@ -276,14 +276,14 @@ func (n native) DelegationRewards(d, v types.Address) (*uint256.Int, error) {
 	return nil, backend.ErrNotFound
 }
 
-func (n native) DelegatorRewards(d types.Address) ([]backend.ValidatorReward, error) {
+func (n native) DelegatorRewards(d types.Address) ([]vReward, error) {
 	ds, err := n.s.DelegatorDelegations(nil, d)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
-	out := make([]backend.ValidatorReward, 0, len(ds))
+	out := make([]vReward, 0, len(ds))
 	for _, x := range ds {
-		out = append(out, backend.ValidatorReward{Validator: x.Validator, Reward: dec(x.Rewards)})
+		out = append(out, vReward{Validator: x.Validator, Reward: dec(x.Rewards)})
 	}
 	sort.Slice(out, func(i, j int) bool { return lessAddr(out[i].Validator, out[j].Validator) })
 	return out, nil
@@ -325,11 +325,11 @@ func (n native) CommunityPool() (*uint256.Int, error) {
 
 // DistributionParams: no community tax or proposer bonus is taken
 // natively; delegators may set a withdraw address.
-func (n native) DistributionParams() (backend.DistributionParams, error) {
+func (n native) DistributionParams() (vDistributionParams, error) {
 	if _, err := n.params(); err != nil {
-		return backend.DistributionParams{}, err
+		return vDistributionParams{}, err
 	}
-	return backend.DistributionParams{CommunityTax: new(uint256.Int), BaseProposerReward: new(uint256.Int),
+	return vDistributionParams{CommunityTax: new(uint256.Int), BaseProposerReward: new(uint256.Int),
 		BonusProposerReward: new(uint256.Int), WithdrawAddrEnabled: true}, nil
 }
 
@@ -344,32 +344,32 @@ func (n native) TotalSupply(h *types.Header) (*uint256.Int, error) {
 	return zeroIfNil(s.Total), nil
 }
 
-func proposalStatusOf(s string) backend.ProposalStatus {
+func proposalStatusOf(s string) vProposalStatus {
 	switch s {
 	case "deposit_period":
-		return backend.ProposalDepositPeriod
+		return propDepositPeriod
 	case "voting_period":
-		return backend.ProposalVotingPeriod
+		return propVotingPeriod
 	case "passed":
-		return backend.ProposalPassed
+		return propPassed
 	case "failed":
-		return backend.ProposalFailed
+		return propFailed
 	}
 	// rejected, and dropped (its deposit period ended short of the
 	// minimum deposit), which Cosmos counts as rejected too.
-	return backend.ProposalRejected
+	return propRejected
 }
 
-func cosmosTally(t *backend.Tally) backend.TallyResult {
-	return backend.TallyResult{Yes: zeroIfNil(t.Yes), Abstain: zeroIfNil(t.Abstain), No: zeroIfNil(t.No), NoWithVeto: zeroIfNil(t.NoWithVeto)}
+func cosmosTally(t *backend.Tally) vTally {
+	return vTally{Yes: zeroIfNil(t.Yes), Abstain: zeroIfNil(t.Abstain), No: zeroIfNil(t.No), NoWithVeto: zeroIfNil(t.NoWithVeto)}
 }
 
-func (n native) cosmosProposal(p backend.Proposal) (backend.CosmosProposal, error) {
-	cp := backend.CosmosProposal{ID: p.ID, Title: p.Title, Description: p.Description, Status: proposalStatusOf(p.Status),
+func (n native) cosmosProposal(p backend.Proposal) (vProposal, error) {
+	cp := vProposal{ID: p.ID, Title: p.Title, Description: p.Description, Status: proposalStatusOf(p.Status),
 		SubmitTime: unixTime(p.SubmitTime), DepositEndTime: unixTime(p.DepositEnd), TotalDeposit: zeroIfNil(p.TotalDeposit),
 		VotingStartTime: unixTime(p.VotingStart), VotingEndTime: unixTime(p.VotingEnd),
-		FinalTally: backend.TallyResult{Yes: new(uint256.Int), Abstain: new(uint256.Int), No: new(uint256.Int), NoWithVeto: new(uint256.Int)}}
-	if cp.Status != backend.ProposalDepositPeriod && cp.Status != backend.ProposalVotingPeriod {
+		FinalTally: vTally{Yes: new(uint256.Int), Abstain: new(uint256.Int), No: new(uint256.Int), NoWithVeto: new(uint256.Int)}}
+	if cp.Status != propDepositPeriod && cp.Status != propVotingPeriod {
 		t, err := n.g.ProposalTally(nil, p.ID)
 		if err != nil {
 			return cp, nativeErr(err)
@@ -379,12 +379,12 @@ func (n native) cosmosProposal(p backend.Proposal) (backend.CosmosProposal, erro
 	return cp, nil
 }
 
-func (n native) Proposals() ([]backend.CosmosProposal, error) {
+func (n native) Proposals() ([]vProposal, error) {
 	ps, err := n.g.Proposals(nil)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
-	out := make([]backend.CosmosProposal, 0, len(ps))
+	out := make([]vProposal, 0, len(ps))
 	for _, p := range ps {
 		cp, err := n.cosmosProposal(p)
 		if err != nil {
@@ -396,29 +396,29 @@ func (n native) Proposals() ([]backend.CosmosProposal, error) {
 	return out, nil
 }
 
-func (n native) Proposal(id uint64) (backend.CosmosProposal, error) {
+func (n native) Proposal(id uint64) (vProposal, error) {
 	p, err := n.g.Proposal(nil, id)
 	if err != nil {
-		return backend.CosmosProposal{}, nativeErr(err)
+		return vProposal{}, nativeErr(err)
 	}
 	return n.cosmosProposal(*p)
 }
 
 // Votes turns each voter's per-million weights into weighted options.
-func (n native) Votes(id uint64) ([]backend.Vote, error) {
+func (n native) Votes(id uint64) ([]vVote, error) {
 	vs, err := n.g.ProposalVotes(nil, id)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
-	out := make([]backend.Vote, 0, len(vs))
+	out := make([]vVote, 0, len(vs))
 	for _, v := range vs {
-		vote := backend.Vote{ProposalID: id, Voter: v.Voter}
+		vote := vVote{ProposalID: id, Voter: v.Voter}
 		for _, o := range []struct {
-			opt backend.VoteOption
+			opt vVoteOption
 			ppm uint64
-		}{{backend.VoteYes, v.Yes}, {backend.VoteAbstain, v.Abstain}, {backend.VoteNo, v.No}, {backend.VoteNoWithVeto, v.NoWithVeto}} {
+		}{{optYes, v.Yes}, {optAbstain, v.Abstain}, {optNo, v.No}, {optNoWithVeto, v.NoWithVeto}} {
 			if o.ppm != 0 {
-				vote.Options = append(vote.Options, backend.WeightedVote{Option: o.opt, Weight: ppmDec(o.ppm)})
+				vote.Options = append(vote.Options, vWeightedVote{Option: o.opt, Weight: ppmDec(o.ppm)})
 			}
 		}
 		out = append(out, vote)
@@ -427,33 +427,33 @@ func (n native) Votes(id uint64) ([]backend.Vote, error) {
 	return out, nil
 }
 
-func (n native) Deposits(id uint64) ([]backend.Deposit, error) {
+func (n native) Deposits(id uint64) ([]vDeposit, error) {
 	ds, err := n.g.ProposalDeposits(nil, id)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
-	out := make([]backend.Deposit, 0, len(ds))
+	out := make([]vDeposit, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, backend.Deposit{ProposalID: id, Depositor: d.Depositor, Amount: zeroIfNil(d.Amount)})
+		out = append(out, vDeposit{ProposalID: id, Depositor: d.Depositor, Amount: zeroIfNil(d.Amount)})
 	}
 	sort.Slice(out, func(i, j int) bool { return lessAddr(out[i].Depositor, out[j].Depositor) })
 	return out, nil
 }
 
-func (n native) Tally(id uint64) (backend.TallyResult, error) {
+func (n native) Tally(id uint64) (vTally, error) {
 	t, err := n.g.ProposalTally(nil, id)
 	if err != nil {
-		return backend.TallyResult{}, nativeErr(err)
+		return vTally{}, nativeErr(err)
 	}
 	return cosmosTally(t), nil
 }
 
-func (n native) GovParams() (backend.GovParams, error) {
+func (n native) GovParams() (vGovParams, error) {
 	p, err := n.params()
 	if err != nil {
-		return backend.GovParams{}, err
+		return vGovParams{}, err
 	}
-	return backend.GovParams{MinDeposit: zeroIfNil(p.MinDeposit), MaxDepositPeriod: millis(p.DepositPeriod),
+	return vGovParams{MinDeposit: zeroIfNil(p.MinDeposit), MaxDepositPeriod: millis(p.DepositPeriod),
 		VotingPeriod: millis(p.VotingPeriod), Quorum: ppmDec(p.QuorumPPM), Threshold: ppmDec(p.ThresholdPPM),
 		VetoThreshold: ppmDec(p.VetoPPM)}, nil
 }
@@ -461,20 +461,20 @@ func (n native) GovParams() (backend.GovParams, error) {
 // signingInfo is a validator's liveness record. The native state keeps
 // neither the height a validator started signing nor a tombstone (a
 // double signer is jailed, not banned), so those read zero and false.
-func signingInfo(v backend.StakingValidator) backend.SigningInfo {
-	si := backend.SigningInfo{Address: v.ConsensusAddress, MissedBlocksCounter: int64(v.MissedBlocks), JailedUntil: epoch}
+func signingInfo(v backend.StakingValidator) vSigningInfo {
+	si := vSigningInfo{Address: v.ConsensusAddress, MissedBlocksCounter: int64(v.MissedBlocks), JailedUntil: epoch}
 	if v.Jailed {
 		si.JailedUntil = unixTime(v.JailedUntil)
 	}
 	return si
 }
 
-func (n native) SigningInfos() ([]backend.SigningInfo, error) {
+func (n native) SigningInfos() ([]vSigningInfo, error) {
 	vs, err := n.s.StakingValidators(nil)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
-	out := make([]backend.SigningInfo, 0, len(vs))
+	out := make([]vSigningInfo, 0, len(vs))
 	for _, v := range vs {
 		out = append(out, signingInfo(v))
 	}
@@ -482,29 +482,29 @@ func (n native) SigningInfos() ([]backend.SigningInfo, error) {
 	return out, nil
 }
 
-func (n native) SigningInfo(cons types.Address) (backend.SigningInfo, error) {
+func (n native) SigningInfo(cons types.Address) (vSigningInfo, error) {
 	vs, err := n.s.StakingValidators(nil)
 	if err != nil {
-		return backend.SigningInfo{}, nativeErr(err)
+		return vSigningInfo{}, nativeErr(err)
 	}
 	for _, v := range vs {
 		if v.ConsensusAddress == cons {
 			return signingInfo(v), nil
 		}
 	}
-	return backend.SigningInfo{}, backend.ErrNotFound
+	return vSigningInfo{}, backend.ErrNotFound
 }
 
-func (n native) SlashingRules() (backend.SlashingRules, error) {
+func (n native) SlashingRules() (vSlashingRules, error) {
 	p, err := n.params()
 	if err != nil {
-		return backend.SlashingRules{}, err
+		return vSlashingRules{}, err
 	}
 	minSigned := new(uint256.Int)
 	if w := p.MissedBlocksWindow; w != 0 && p.MaxMissedBlocks <= w {
 		minSigned.MulDivOverflow(uint256.NewInt(w-p.MaxMissedBlocks), decUnit, uint256.NewInt(w))
 	}
-	return backend.SlashingRules{SignedBlocksWindow: int64(p.MissedBlocksWindow), MinSignedPerWindow: minSigned,
+	return vSlashingRules{SignedBlocksWindow: int64(p.MissedBlocksWindow), MinSignedPerWindow: minSigned,
 		DowntimeJailDuration: millis(p.RestakeCooldown), SlashFractionDoubleSign: ppmDec(p.NodeRefutedPenaltyPPM),
 		SlashFractionDowntime: ppmDec(p.SyncTimeoutPenaltyPPM)}, nil
 }

@@ -129,15 +129,17 @@ func TestNativeMapping(t *testing.T) {
 		deps:  []backend.ProposalDeposit{{Depositor: b, Amount: u(4)}, {Depositor: a, Amount: u(6)}},
 		tally: backend.Tally{Yes: u(8), Abstain: u(0), No: u(1), NoWithVeto: u(0)},
 	}
-	var be Backend
-	be.UseNative(f, f)
-	n := be.Staking.(native)
+	q := New(Backend{Staking: f, Governance: f})
+	n, err := q.native()
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	vs, _ := n.StakingValidators()
 	if len(vs) != 3 || vs[0].Operator != a || vs[1].Operator != b {
 		t.Fatalf("validators not sorted by operator: %+v", vs)
 	}
-	if vs[0].Status != backend.StatusBonded || vs[1].Status != backend.StatusUnbonded || vs[2].Status != backend.StatusUnbonding {
+	if vs[0].Status != statusBonded || vs[1].Status != statusUnbonded || vs[2].Status != statusUnbonding {
 		t.Errorf("statuses %v %v %v", vs[0].Status, vs[1].Status, vs[2].Status)
 	}
 	if !vs[0].DelegatorShares.Eq(new(uint256.Int).Mul(wei(10), u(1e18))) || !vs[0].Commission.Rate.Eq(u(5e16)) {
@@ -185,8 +187,8 @@ func TestNativeMapping(t *testing.T) {
 	}
 
 	ps, _ := n.Proposals()
-	if len(ps) != 2 || ps[0].ID != 1 || ps[0].Status != backend.ProposalPassed || !ps[0].FinalTally.Yes.Eq(u(8)) ||
-		ps[1].Status != backend.ProposalRejected || !ps[0].SubmitTime.Equal(time.Unix(10, 0)) {
+	if len(ps) != 2 || ps[0].ID != 1 || ps[0].Status != propPassed || !ps[0].FinalTally.Yes.Eq(u(8)) ||
+		ps[1].Status != propRejected || !ps[0].SubmitTime.Equal(time.Unix(10, 0)) {
 		t.Errorf("proposals %+v", ps)
 	}
 	if _, err := n.Proposal(9); err != backend.ErrNotFound {
@@ -194,7 +196,7 @@ func TestNativeMapping(t *testing.T) {
 	}
 	votes, _ := n.Votes(1)
 	if len(votes) != 2 || votes[0].Voter != a || len(votes[1].Options) != 2 ||
-		votes[1].Options[0].Option != backend.VoteYes || !votes[1].Options[0].Weight.Eq(u(7e17)) {
+		votes[1].Options[0].Option != optYes || !votes[1].Options[0].Weight.Eq(u(7e17)) {
 		t.Errorf("votes %+v", votes)
 	}
 	deps, _ := n.Deposits(1)
