@@ -37,10 +37,13 @@ import (
 //     tombstones (a double signer is jailed, not banned).
 
 // native adapts the chain's staking and governance readers to the
-// Cosmos modules' views. Every read is of the head.
+// Cosmos modules' views. Every read of one query is of the same block,
+// the head when the query began, so an answer made of several reads (a
+// validator and its delegations) is consistent even while blocks arrive.
 type native struct {
-	s backend.Staking
-	g backend.Governance
+	s  backend.Staking
+	g  backend.Governance
+	at *uint64 // block read; nil: the head at each read
 }
 
 // native returns the views over the chain's staking state; Unavailable
@@ -50,7 +53,12 @@ func (q *Querier) native() (native, error) {
 	if s == nil || !s.StakingEnabled() {
 		return native{}, backend.ErrUnavailable
 	}
-	return native{s: s, g: q.b.Governance}, nil
+	n := native{s: s, g: q.b.Governance}
+	if q.b.Blocks != nil {
+		h := q.b.Blocks.Head().Number()
+		n.at = &h
+	}
+	return n, nil
 }
 
 // gov is native with the governance reader it needs.
@@ -140,7 +148,7 @@ func cosmosValidator(v backend.StakingValidator) vValidator {
 }
 
 func (n native) StakingValidators() ([]vValidator, error) {
-	vs, err := n.s.StakingValidators(nil)
+	vs, err := n.s.StakingValidators(n.at)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -153,7 +161,7 @@ func (n native) StakingValidators() ([]vValidator, error) {
 }
 
 func (n native) StakingValidator(op types.Address) (vValidator, error) {
-	v, err := n.s.StakingValidator(nil, op)
+	v, err := n.s.StakingValidator(n.at, op)
 	if err != nil {
 		return vValidator{}, nativeErr(err)
 	}
@@ -176,7 +184,7 @@ func cosmosDelegations(ds []backend.StakingDelegation, byDelegator bool) []vDele
 }
 
 func (n native) Delegations(d types.Address) ([]vDelegation, error) {
-	ds, err := n.s.DelegatorDelegations(nil, d)
+	ds, err := n.s.DelegatorDelegations(n.at, d)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -184,10 +192,10 @@ func (n native) Delegations(d types.Address) ([]vDelegation, error) {
 }
 
 func (n native) ValidatorDelegations(op types.Address) ([]vDelegation, error) {
-	if _, err := n.s.StakingValidator(nil, op); err != nil {
+	if _, err := n.s.StakingValidator(n.at, op); err != nil {
 		return nil, nativeErr(err)
 	}
-	ds, err := n.s.ValidatorDelegations(nil, op)
+	ds, err := n.s.ValidatorDelegations(n.at, op)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -197,7 +205,7 @@ func (n native) ValidatorDelegations(op types.Address) ([]vDelegation, error) {
 // Unbondings groups the delegator's pending entries per validator, each
 // group's entries in the order they were started.
 func (n native) Unbondings(d types.Address) ([]vUnbonding, error) {
-	es, err := n.s.UnbondingDelegations(nil, &d)
+	es, err := n.s.UnbondingDelegations(n.at, &d)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -220,7 +228,7 @@ func (n native) Unbondings(d types.Address) ([]vUnbonding, error) {
 }
 
 func (n native) params() (*backend.StakingParams, error) {
-	p, err := n.s.StakingParams(nil)
+	p, err := n.s.StakingParams(n.at)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -241,7 +249,7 @@ func (n native) StakingParams() (vStakingParams, error) {
 // StakingPool: the tokens of active validators are bonded; those of the
 // others and those unbonding are not.
 func (n native) StakingPool() (bonded, notBonded *uint256.Int, err error) {
-	vs, err := n.s.StakingValidators(nil)
+	vs, err := n.s.StakingValidators(n.at)
 	if err != nil {
 		return nil, nil, nativeErr(err)
 	}
@@ -253,7 +261,7 @@ func (n native) StakingPool() (bonded, notBonded *uint256.Int, err error) {
 			notBonded.Add(notBonded, zeroIfNil(v.Tokens))
 		}
 	}
-	es, err := n.s.UnbondingDelegations(nil, nil)
+	es, err := n.s.UnbondingDelegations(n.at, nil)
 	if err != nil {
 		return nil, nil, nativeErr(err)
 	}
@@ -264,7 +272,7 @@ func (n native) StakingPool() (bonded, notBonded *uint256.Int, err error) {
 }
 
 func (n native) DelegationRewards(d, v types.Address) (*uint256.Int, error) {
-	ds, err := n.s.DelegatorDelegations(nil, d)
+	ds, err := n.s.DelegatorDelegations(n.at, d)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -277,7 +285,7 @@ func (n native) DelegationRewards(d, v types.Address) (*uint256.Int, error) {
 }
 
 func (n native) DelegatorRewards(d types.Address) ([]vReward, error) {
-	ds, err := n.s.DelegatorDelegations(nil, d)
+	ds, err := n.s.DelegatorDelegations(n.at, d)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -290,7 +298,7 @@ func (n native) DelegatorRewards(d types.Address) ([]vReward, error) {
 }
 
 func (n native) AccumulatedCommission(op types.Address) (*uint256.Int, error) {
-	v, err := n.s.StakingValidator(nil, op)
+	v, err := n.s.StakingValidator(n.at, op)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -300,11 +308,11 @@ func (n native) AccumulatedCommission(op types.Address) (*uint256.Int, error) {
 // OutstandingRewards is the validator's unpaid commission plus what its
 // delegators can withdraw.
 func (n native) OutstandingRewards(op types.Address) (*uint256.Int, error) {
-	v, err := n.s.StakingValidator(nil, op)
+	v, err := n.s.StakingValidator(n.at, op)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
-	ds, err := n.s.ValidatorDelegations(nil, op)
+	ds, err := n.s.ValidatorDelegations(n.at, op)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -316,7 +324,7 @@ func (n native) OutstandingRewards(op types.Address) (*uint256.Int, error) {
 }
 
 func (n native) CommunityPool() (*uint256.Int, error) {
-	s, err := n.s.Supply(nil)
+	s, err := n.s.Supply(n.at)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -370,7 +378,7 @@ func (n native) cosmosProposal(p backend.Proposal) (vProposal, error) {
 		VotingStartTime: unixTime(p.VotingStart), VotingEndTime: unixTime(p.VotingEnd),
 		FinalTally: vTally{Yes: new(uint256.Int), Abstain: new(uint256.Int), No: new(uint256.Int), NoWithVeto: new(uint256.Int)}}
 	if cp.Status != propDepositPeriod && cp.Status != propVotingPeriod {
-		t, err := n.g.ProposalTally(nil, p.ID)
+		t, err := n.g.ProposalTally(n.at, p.ID)
 		if err != nil {
 			return cp, nativeErr(err)
 		}
@@ -380,7 +388,7 @@ func (n native) cosmosProposal(p backend.Proposal) (vProposal, error) {
 }
 
 func (n native) Proposals() ([]vProposal, error) {
-	ps, err := n.g.Proposals(nil)
+	ps, err := n.g.Proposals(n.at)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -397,7 +405,7 @@ func (n native) Proposals() ([]vProposal, error) {
 }
 
 func (n native) Proposal(id uint64) (vProposal, error) {
-	p, err := n.g.Proposal(nil, id)
+	p, err := n.g.Proposal(n.at, id)
 	if err != nil {
 		return vProposal{}, nativeErr(err)
 	}
@@ -406,7 +414,7 @@ func (n native) Proposal(id uint64) (vProposal, error) {
 
 // Votes turns each voter's per-million weights into weighted options.
 func (n native) Votes(id uint64) ([]vVote, error) {
-	vs, err := n.g.ProposalVotes(nil, id)
+	vs, err := n.g.ProposalVotes(n.at, id)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -428,7 +436,7 @@ func (n native) Votes(id uint64) ([]vVote, error) {
 }
 
 func (n native) Deposits(id uint64) ([]vDeposit, error) {
-	ds, err := n.g.ProposalDeposits(nil, id)
+	ds, err := n.g.ProposalDeposits(n.at, id)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -441,7 +449,7 @@ func (n native) Deposits(id uint64) ([]vDeposit, error) {
 }
 
 func (n native) Tally(id uint64) (vTally, error) {
-	t, err := n.g.ProposalTally(nil, id)
+	t, err := n.g.ProposalTally(n.at, id)
 	if err != nil {
 		return vTally{}, nativeErr(err)
 	}
@@ -470,7 +478,7 @@ func signingInfo(v backend.StakingValidator) vSigningInfo {
 }
 
 func (n native) SigningInfos() ([]vSigningInfo, error) {
-	vs, err := n.s.StakingValidators(nil)
+	vs, err := n.s.StakingValidators(n.at)
 	if err != nil {
 		return nil, nativeErr(err)
 	}
@@ -483,7 +491,7 @@ func (n native) SigningInfos() ([]vSigningInfo, error) {
 }
 
 func (n native) SigningInfo(cons types.Address) (vSigningInfo, error) {
-	vs, err := n.s.StakingValidators(nil)
+	vs, err := n.s.StakingValidators(n.at)
 	if err != nil {
 		return vSigningInfo{}, nativeErr(err)
 	}
