@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chaind/chaind/internal/bech32"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -204,16 +205,36 @@ func parseTxHash(s string) (types.Hash, error) {
 	return h, nil
 }
 
+// parseAddress reads an address as 0x and 40 hex digits (EIP-55 checked
+// when mixed case) or as bech32 under the account (chain1…) or validator
+// operator (chainvaloper1…) prefix, the same 20 bytes either way.
 func parseAddress(s string) (types.Address, error) {
+	if !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") && strings.Contains(s, "1") {
+		return parseBech32Address(s)
+	}
 	a, err := types.ParseAddress(s)
 	if err != nil || !(strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X")) {
-		msg := "invalid address " + strconv.Quote(s) + ": want 0x and 40 hex digits"
+		msg := "invalid address " + strconv.Quote(s) + ": want 0x and 40 hex digits, or bech32 chain1… or chainvaloper1…"
 		if errors.Is(err, types.ErrBadChecksum) {
 			msg = "invalid address " + strconv.Quote(s) + ": mixed case that is not its EIP-55 checksum"
 		}
 		return types.Address{}, badRequest(msg)
 	}
 	return a, nil
+}
+
+func parseBech32Address(s string) (types.Address, error) {
+	hrp, data, err := bech32.Decode(s)
+	switch {
+	case err != nil:
+		return types.Address{}, badRequest("invalid address " + strconv.Quote(s) + ": " + err.Error())
+	case hrp != bech32.AccountPrefix && hrp != bech32.ValidatorPrefix:
+		return types.Address{}, badRequest("invalid address " + strconv.Quote(s) + ": prefix " + strconv.Quote(hrp) +
+			", want " + bech32.AccountPrefix + " or " + bech32.ValidatorPrefix)
+	case len(data) != len(types.Address{}):
+		return types.Address{}, badRequest("invalid address " + strconv.Quote(s) + ": " + strconv.Itoa(len(data)) + " bytes, want 20")
+	}
+	return types.BytesToAddress(data), nil
 }
 
 // parseUint reads a decimal query parameter.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chaind/chaind/internal/bech32"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
 )
@@ -88,6 +89,39 @@ func TestParseBlockID(t *testing.T) {
 	}
 }
 
+// An address is taken as 0x hex or as bech32 under the account or the
+// validator-operator prefix, all naming the same 20 bytes; anything else
+// is refused with a message saying what is wanted.
+func TestParseAddress(t *testing.T) {
+	want, _ := types.HexToAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")
+	acc, _ := bech32.Encode(bech32.AccountPrefix, want[:])
+	valoper, _ := bech32.Encode(bech32.ValidatorPrefix, want[:])
+	cons, _ := bech32.Encode(bech32.ConsensusPrefix, want[:])
+	short, _ := bech32.Encode(bech32.AccountPrefix, want[:19])
+	bad := acc[:len(acc)-1] + map[bool]string{true: "q", false: "p"}[acc[len(acc)-1] != 'q']
+	for _, tc := range []struct {
+		in   string
+		ok   bool
+		want string // in the error
+	}{
+		{want.Hex(), true, ""},
+		{strings.ToLower(want.Hex()), true, ""},
+		{acc, true, ""},
+		{strings.ToUpper(acc), true, ""},
+		{valoper, true, ""},
+		{cons, false, "prefix"},
+		{short, false, "19 bytes"},
+		{bad, false, "checksum"},
+		{"chain1", false, "invalid address"},
+		{strings.Repeat("ab", 20), false, "0x and 40 hex digits"},
+	} {
+		a, err := parseAddress(tc.in)
+		if tc.ok != (err == nil) || (tc.ok && a != want) || (!tc.ok && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%q: %s %v", tc.in, a, err)
+		}
+	}
+}
+
 // FuzzParsers: the request parsers never panic, and what they accept
 // reads back as what was given.
 func FuzzParsers(f *testing.F) {
@@ -102,7 +136,10 @@ func FuzzParsers(f *testing.F) {
 			t.Fatalf("%q read as %s", s, h)
 		}
 		if a, err := parseAddress(s); err == nil && !strings.EqualFold(a.Hex(), s) {
-			t.Fatalf("%q read as %s", s, a)
+			hrp, _, _ := bech32.Decode(s)
+			if enc, _ := bech32.Encode(hrp, a[:]); !strings.EqualFold(enc, s) {
+				t.Fatalf("%q read as %s", s, a)
+			}
 		}
 	})
 }

@@ -105,8 +105,8 @@ func TestUnary(t *testing.T) {
 	if res.status != 0 || len(resp.Validators) != 3 || resp.Pagination.Total != 7 || resp.Pagination.NextKey == nil {
 		t.Fatalf("%+v %+v", res, resp.Pagination)
 	}
-	// Decimals travel as the unscaled integer.
-	if got := resp.Validators[0].DelegatorShares.ProtoText(); got != "1000000000000000000000" {
+	// Decimals travel as the unscaled integer: 1000e18 shares times 10^18.
+	if got := resp.Validators[0].DelegatorShares.ProtoText(); got != "1000000000000000000000"+strings.Repeat("0", 18) {
 		t.Errorf("shares on the wire: %s", got)
 	}
 	if resp.Validators[0].ConsensusPubkey.TypeURL != "/cosmos.crypto.secp256k1.PubKey" {

@@ -78,7 +78,7 @@ const routes = [
   [/^\/$/, home],
   [/^\/block\/([^/]+)$/, block],
   [/^\/tx\/(0x[0-9a-fA-F]{64})$/, tx],
-  [/^\/address\/(0x[0-9a-fA-F]{40})$/, account],
+  [/^\/address\/(0x[0-9a-fA-F]{40}|chain(?:valoper)?1[02-9ac-hj-np-z]{38})$/i, account],
   [/^\/validators$/, validators],
   [/^\/validator\/([^/]+)$/, validator],
   [/^\/cycles$/, cycles],
@@ -124,13 +124,13 @@ addEventListener('popstate', route);
 $('#search').addEventListener('submit', async e => {
   e.preventDefault();
   const q = $('#q').value.trim();
-  if (/^0x[0-9a-fA-F]{40}$/.test(q)) return go('/address/' + q);
+  if (/^0x[0-9a-fA-F]{40}$/.test(q) || /^chain(valoper)?1[02-9ac-hj-np-z]{38}$/i.test(q)) return go('/address/' + q);
   if (/^\d+$/.test(q)) return go('/block/' + q);
   if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
     try { await api('transaction/' + q); return go('/tx/' + q); } catch (err) { if (!(err instanceof NotFound)) throw err; }
     return go('/block/' + q);
   }
-  main.innerHTML = `<div class="card msg"><h1>Nothing to search for</h1><p>“${esc(q)}” is not a block number, a 0x hash of 64 hex digits or a 0x address of 40.</p></div>`;
+  main.innerHTML = `<div class="card msg"><h1>Nothing to search for</h1><p>“${esc(q)}” is not a block number, a 0x hash of 64 hex digits, a 0x address of 40 or a bech32 chain1… / chainvaloper1… address.</p></div>`;
 });
 
 // ---- home ------------------------------------------------------------------

@@ -53,6 +53,9 @@ type StakingValidator struct {
 	Created                                uint64 // Unix seconds
 	UnpaidCommission                       *uint256.Int
 	Power                                  int64
+	// MissedBlocks is how many blocks the validator failed to sign in the
+	// current liveness window (missedBlocksWindow blocks) of the block read.
+	MissedBlocks uint64
 }
 
 // StakingDelegation is one delegator's stake with one validator.
@@ -104,6 +107,8 @@ type Governance interface {
 	// Proposal returns ErrProposalNotFound for an unknown id.
 	Proposal(height *uint64, id uint64) (*Proposal, error)
 	ProposalVotes(height *uint64, id uint64) ([]ProposalVote, error)
+	// ProposalDeposits lists each depositor's total deposit.
+	ProposalDeposits(height *uint64, id uint64) ([]ProposalDeposit, error)
 	// ProposalTally is the final tally once voting is over, else the
 	// votes so far weighted by the stake at height.
 	ProposalTally(height *uint64, id uint64) (*Tally, error)
@@ -129,6 +134,12 @@ type Proposal struct {
 type ProposalVote struct {
 	Voter                        types.Address
 	Yes, Abstain, No, NoWithVeto uint64
+}
+
+// ProposalDeposit is one depositor's total deposit on a proposal, in wei.
+type ProposalDeposit struct {
+	Depositor types.Address
+	Amount    *uint256.Int
 }
 
 // Tally is a proposal's votes by option, in stake (wei).

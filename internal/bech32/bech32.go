@@ -10,6 +10,15 @@ import (
 	"strings"
 )
 
+// The chain's human-readable prefixes: accounts, validator operators and
+// validators' consensus keys. Every interface that shows or takes bech32
+// addresses uses these.
+const (
+	AccountPrefix   = "chain"
+	ValidatorPrefix = "chainvaloper"
+	ConsensusPrefix = "chainvalcons"
+)
+
 const charset = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 
 // MaxLength is the longest string Decode accepts. BIP-173 allows 90

@@ -40,14 +40,16 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 }
 
 // queryBackend is what the query layer reads: the chain through the
-// node's backend, the supply from the state, the consensus sets from the
-// BFT engine, and the staking modules' state.
+// node's backend, the consensus sets from the BFT engine, and the staking,
+// distribution, governance and slashing views and the supply from the
+// staking contracts' state. A chain without those contracts has no such
+// modules (their queries answer Unavailable) and its supply is summed
+// over the state.
 func (n *Node) queryBackend() query.Backend {
-	st := &stakingState{}
 	b := query.Backend{
 		Blocks: n.backend, State: n.backend, Config: n.backend, Network: n.backend,
 		Supply: &supplyCounter{n: n}, Consensus: consensusSets{n},
-		Staking: st, Distribution: st, Gov: st, Slashing: st,
+		Staking: n.Staking(), Governance: n.Governance(),
 		Moniker: "chaind", Version: n.cfg.ClientVersion, GoVersion: runtime.Version(),
 	}
 	if v := n.cfg.Validator; v != nil {
@@ -114,66 +116,4 @@ func (c consensusSets) ConsensusValidators(height uint64) ([]backend.ConsensusVa
 		out[i] = backend.ConsensusValidator{Address: v.Address, VotingPower: v.Power}
 	}
 	return out, nil
-}
-
-// stakingState reads the staking, distribution, governance and slashing
-// state of the chain. The chain does not yet keep that state: there are
-// no validators, delegations or proposals in it, so lists are empty,
-// lookups find nothing, the pools hold nothing, and the modules'
-// parameters, which no genesis sets yet, are unavailable.
-type stakingState struct{}
-
-var errNoStakingParams = fmt.Errorf("%w: the chain keeps no staking modules' parameters", backend.ErrUnavailable)
-
-func (stakingState) StakingValidators() ([]backend.CosmosStakingValidator, error) { return nil, nil }
-func (stakingState) StakingValidator(types.Address) (backend.CosmosStakingValidator, error) {
-	return backend.CosmosStakingValidator{}, backend.ErrNotFound
-}
-func (stakingState) Delegations(types.Address) ([]backend.Delegation, error) { return nil, nil }
-func (stakingState) ValidatorDelegations(types.Address) ([]backend.Delegation, error) {
-	return nil, nil
-}
-func (stakingState) Unbondings(types.Address) ([]backend.UnbondingDelegation, error) {
-	return nil, nil
-}
-func (stakingState) StakingParams() (backend.CosmosStakingParams, error) {
-	return backend.CosmosStakingParams{}, errNoStakingParams
-}
-func (stakingState) StakingPool() (*uint256.Int, *uint256.Int, error) {
-	return new(uint256.Int), new(uint256.Int), nil
-}
-func (stakingState) DelegationRewards(types.Address, types.Address) (*uint256.Int, error) {
-	return nil, backend.ErrNotFound
-}
-func (stakingState) DelegatorRewards(types.Address) ([]backend.ValidatorReward, error) {
-	return nil, nil
-}
-func (stakingState) AccumulatedCommission(types.Address) (*uint256.Int, error) {
-	return nil, backend.ErrNotFound
-}
-func (stakingState) OutstandingRewards(types.Address) (*uint256.Int, error) {
-	return nil, backend.ErrNotFound
-}
-func (stakingState) CommunityPool() (*uint256.Int, error) { return new(uint256.Int), nil }
-func (stakingState) DistributionParams() (backend.DistributionParams, error) {
-	return backend.DistributionParams{}, errNoStakingParams
-}
-func (stakingState) Proposals() ([]backend.CosmosProposal, error) { return nil, nil }
-func (stakingState) Proposal(uint64) (backend.CosmosProposal, error) {
-	return backend.CosmosProposal{}, backend.ErrNotFound
-}
-func (stakingState) Votes(uint64) ([]backend.Vote, error)       { return nil, backend.ErrNotFound }
-func (stakingState) Deposits(uint64) ([]backend.Deposit, error) { return nil, backend.ErrNotFound }
-func (stakingState) Tally(uint64) (backend.TallyResult, error) {
-	return backend.TallyResult{}, backend.ErrNotFound
-}
-func (stakingState) GovParams() (backend.GovParams, error) {
-	return backend.GovParams{}, errNoStakingParams
-}
-func (stakingState) SigningInfos() ([]backend.SigningInfo, error) { return nil, nil }
-func (stakingState) SigningInfo(types.Address) (backend.SigningInfo, error) {
-	return backend.SigningInfo{}, backend.ErrNotFound
-}
-func (stakingState) SlashingRules() (backend.SlashingRules, error) {
-	return backend.SlashingRules{}, errNoStakingParams
 }

@@ -20,35 +20,54 @@ func (a stakingAPI) StakingEnabled() bool { return a.n.Chain.Config.Natives != n
 
 // stateAt opens the state of block height (nil: the head).
 func (a stakingAPI) stateAt(height *uint64) (*state.StateDB, error) {
+	st, _, err := a.blockState(height)
+	return st, err
+}
+
+// blockState opens the state of block height (nil: the head) and tells
+// the block's number.
+func (a stakingAPI) blockState(height *uint64) (*state.StateDB, uint64, error) {
 	if !a.StakingEnabled() {
-		return nil, backend.ErrStakingDisabled
+		return nil, 0, backend.ErrStakingDisabled
 	}
 	b := a.n.Chain.Head()
 	if height != nil {
 		var err error
 		if b, err = a.n.Chain.BlockByNumber(*height); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return a.n.Chain.StateAt(b.Root())
+	st, err := a.n.Chain.StateAt(b.Root())
+	return st, b.Number(), err
+}
+
+// missedNow is how many blocks v missed in the liveness window of block
+// number: its counter counts only in the window it was last written.
+func missedNow(v staking.ValidatorInfo, p staking.Params, number uint64) uint64 {
+	if p.MissedBlocksWindow == 0 || number/p.MissedBlocksWindow != v.MissedWindow {
+		return 0
+	}
+	return v.MissedBlocks
 }
 
 func (a stakingAPI) StakingValidators(height *uint64) ([]backend.StakingValidator, error) {
-	st, err := a.stateAt(height)
+	st, number, err := a.blockState(height)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Release()
-	vals := staking.ReadValidators(st)
+	vals, p := staking.ReadValidators(st), staking.ReadParams(st)
 	out := make([]backend.StakingValidator, 0, len(vals))
 	for _, v := range vals {
-		out = append(out, toBackendValidator(v))
+		bv := toBackendValidator(v)
+		bv.MissedBlocks = missedNow(v, p, number)
+		out = append(out, bv)
 	}
 	return out, nil
 }
 
 func (a stakingAPI) StakingValidator(height *uint64, op types.Address) (*backend.StakingValidator, error) {
-	st, err := a.stateAt(height)
+	st, number, err := a.blockState(height)
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +77,7 @@ func (a stakingAPI) StakingValidator(height *uint64, op types.Address) (*backend
 		return nil, backend.ErrValidatorNotFound
 	}
 	bv := toBackendValidator(v)
+	bv.MissedBlocks = missedNow(v, staking.ReadParams(st), number)
 	return &bv, nil
 }
 
@@ -216,6 +236,23 @@ func (a stakingAPI) ProposalVotes(height *uint64, id uint64) ([]backend.Proposal
 	out := make([]backend.ProposalVote, 0, len(vs))
 	for _, v := range vs {
 		out = append(out, backend.ProposalVote{Voter: v.Voter, Yes: v.Yes, Abstain: v.Abstain, No: v.No, NoWithVeto: v.NoWithVeto})
+	}
+	return out, nil
+}
+
+func (a stakingAPI) ProposalDeposits(height *uint64, id uint64) ([]backend.ProposalDeposit, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	if _, ok := staking.ReadProposal(st, id); !ok {
+		return nil, backend.ErrProposalNotFound
+	}
+	ds := staking.ReadDeposits(st, id)
+	out := make([]backend.ProposalDeposit, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, backend.ProposalDeposit{Depositor: d.Depositor, Amount: d.Amount})
 	}
 	return out, nil
 }

@@ -147,13 +147,18 @@ func (q *Querier) AllBalances(_ context.Context, r *QueryAllBalancesRequest) (*Q
 
 func coinKey(c Coin) []byte { return []byte(c.Denom) }
 
+// supply is the staking state's exact count when the chain has staking
+// contracts, else what the Supply reader says.
 func (q *Querier) supply() (*uint256.Int, error) {
-	if q.b.Supply == nil {
-		return nil, backend.ErrUnavailable
-	}
 	h, _, err := q.head()
 	if err != nil {
 		return nil, err
+	}
+	if n, err := q.native(); err == nil {
+		return n.TotalSupply(h)
+	}
+	if q.b.Supply == nil {
+		return nil, backend.ErrUnavailable
 	}
 	return q.b.Supply.TotalSupply(h)
 }

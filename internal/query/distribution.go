@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 
-	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/protobuf"
 	"github.com/holiman/uint256"
 )
@@ -156,13 +155,6 @@ func distributionService() *Service {
 		})
 }
 
-func (q *Querier) distribution() (backend.Distribution, error) {
-	if q.b.Distribution == nil {
-		return nil, backend.ErrUnavailable
-	}
-	return q.b.Distribution, nil
-}
-
 // DelegationRewards are the rewards one delegation has accrued.
 func (q *Querier) DelegationRewards(_ context.Context, r *QueryDelegationRewardsRequest) (*QueryDelegationRewardsResponse, error) {
 	del, err := parseAddress(AccountPrefix, "delegator address", r.DelegatorAddress)
@@ -173,7 +165,7 @@ func (q *Querier) DelegationRewards(_ context.Context, r *QueryDelegationRewards
 	if err != nil {
 		return nil, err
 	}
-	d, err := q.distribution()
+	d, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +183,7 @@ func (q *Querier) DelegationTotalRewards(_ context.Context, r *QueryDelegationTo
 	if err != nil {
 		return nil, err
 	}
-	d, err := q.distribution()
+	d, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +209,7 @@ func (q *Querier) ValidatorCommission(_ context.Context, r *QueryValidatorCommis
 	if err != nil {
 		return nil, err
 	}
-	d, err := q.distribution()
+	d, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +226,7 @@ func (q *Querier) ValidatorOutstandingRewards(_ context.Context, r *QueryValidat
 	if err != nil {
 		return nil, err
 	}
-	d, err := q.distribution()
+	d, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +239,7 @@ func (q *Querier) ValidatorOutstandingRewards(_ context.Context, r *QueryValidat
 
 // DistributionParams returns the distribution parameters.
 func (q *Querier) DistributionParams(context.Context, *QueryDistributionParamsRequest) (*QueryDistributionParamsResponse, error) {
-	d, err := q.distribution()
+	d, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +254,7 @@ func (q *Querier) DistributionParams(context.Context, *QueryDistributionParamsRe
 
 // CommunityPool is the community pool's balance.
 func (q *Querier) CommunityPool(context.Context, *QueryCommunityPoolRequest) (*QueryCommunityPoolResponse, error) {
-	d, err := q.distribution()
+	d, err := q.native()
 	if err != nil {
 		return nil, err
 	}

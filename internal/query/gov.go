@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/protobuf"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -221,18 +220,11 @@ func govService() *Service {
 		})
 }
 
-func (q *Querier) gov() (backend.Gov, error) {
-	if q.b.Gov == nil {
-		return nil, backend.ErrUnavailable
-	}
-	return q.b.Gov, nil
-}
-
-func tallyOf(t backend.TallyResult) TallyResult {
+func tallyOf(t vTally) TallyResult {
 	return TallyResult{Yes: IntOf(t.Yes), Abstain: IntOf(t.Abstain), No: IntOf(t.No), NoWithVeto: IntOf(t.NoWithVeto)}
 }
 
-func proposalOf(p backend.CosmosProposal) Proposal {
+func proposalOf(p vProposal) Proposal {
 	return Proposal{
 		ProposalID: p.ID, Content: &protobuf.Any{Msg: TextProposal{Title: p.Title, Description: p.Description}},
 		Status: ProposalStatus(p.Status), FinalTallyResult: tallyOf(p.FinalTally),
@@ -244,7 +236,7 @@ func proposalOf(p backend.CosmosProposal) Proposal {
 // oneWeight is the weight 1 as a Dec.
 var oneWeight = new(uint256.Int).Exp(uint256.NewInt(10), uint256.NewInt(decimals))
 
-func voteOf(v backend.Vote) Vote {
+func voteOf(v vVote) Vote {
 	out := Vote{ProposalID: v.ProposalID, Voter: accAddr(v.Voter), Options: make([]WeightedVoteOption, len(v.Options))}
 	for i, o := range v.Options {
 		out.Options[i] = WeightedVoteOption{Option: VoteOption(o.Option), Weight: DecOf(o.Weight)}
@@ -302,7 +294,7 @@ func (q *Querier) Proposals(_ context.Context, r *QueryProposalsRequest) (*Query
 	if err != nil {
 		return nil, err
 	}
-	var ps []backend.CosmosProposal
+	var ps []vProposal
 	for _, p := range all {
 		if r.ProposalStatus != 0 && ProposalStatus(p.Status) != r.ProposalStatus {
 			continue
@@ -312,7 +304,7 @@ func (q *Querier) Proposals(_ context.Context, r *QueryProposalsRequest) (*Query
 			if err != nil {
 				return nil, err
 			}
-			if !hasAddr(votes, voter, func(v backend.Vote) types.Address { return v.Voter }) {
+			if !hasAddr(votes, voter, func(v vVote) types.Address { return v.Voter }) {
 				continue
 			}
 		}
@@ -321,13 +313,13 @@ func (q *Querier) Proposals(_ context.Context, r *QueryProposalsRequest) (*Query
 			if err != nil {
 				return nil, err
 			}
-			if !hasAddr(deps, depositor, func(d backend.Deposit) types.Address { return d.Depositor }) {
+			if !hasAddr(deps, depositor, func(d vDeposit) types.Address { return d.Depositor }) {
 				continue
 			}
 		}
 		ps = append(ps, p)
 	}
-	page, pr, err := paginate(ps, func(p backend.CosmosProposal) []byte { return uint64Key(p.ID) }, r.Pagination)
+	page, pr, err := paginate(ps, func(p vProposal) []byte { return uint64Key(p.ID) }, r.Pagination)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +383,7 @@ func (q *Querier) Votes(_ context.Context, r *QueryVotesRequest) (*QueryVotesRes
 	if err != nil {
 		return nil, notFound(err, "proposal %d doesn't exist", r.ProposalID)
 	}
-	page, pr, err := paginate(votes, func(v backend.Vote) []byte { return addrKey(v.Voter) }, r.Pagination)
+	page, pr, err := paginate(votes, func(v vVote) []byte { return addrKey(v.Voter) }, r.Pagination)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +407,7 @@ func (q *Querier) Deposits(_ context.Context, r *QueryDepositsRequest) (*QueryDe
 	if err != nil {
 		return nil, notFound(err, "proposal %d doesn't exist", r.ProposalID)
 	}
-	page, pr, err := paginate(deps, func(d backend.Deposit) []byte { return addrKey(d.Depositor) }, r.Pagination)
+	page, pr, err := paginate(deps, func(d vDeposit) []byte { return addrKey(d.Depositor) }, r.Pagination)
 	if err != nil {
 		return nil, err
 	}

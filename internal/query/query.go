@@ -19,22 +19,26 @@ import (
 	"strings"
 
 	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/bech32"
 	"github.com/chaind/chaind/internal/protobuf"
 )
 
 // Backend is what the queries read. Fields left nil make the queries that
 // need them answer Unavailable.
 type Backend struct {
-	Blocks       backend.Blocks
-	State        backend.StateReader
-	Config       backend.ChainConfig
-	Network      backend.Network
-	Supply       backend.CosmosSupply
-	Consensus    backend.ConsensusSet
-	Staking      backend.CosmosStaking
-	Distribution backend.Distribution
-	Gov          backend.Gov
-	Slashing     backend.Slashing
+	Blocks  backend.Blocks
+	State   backend.StateReader
+	Config  backend.ChainConfig
+	Network backend.Network
+	// Supply is the total supply of a chain without staking contracts;
+	// with them, the staking state's exact count is served instead.
+	Supply    backend.CosmosSupply
+	Consensus backend.ConsensusSet
+	// Staking and Governance are the chain's staking and governance
+	// state, which the staking, distribution, gov and slashing queries
+	// show in Cosmos' shapes.
+	Staking    backend.Staking
+	Governance backend.Governance
 
 	// What GetNodeInfo tells about this node.
 	NodeID     string // hex of the node's p2p identity
@@ -49,9 +53,9 @@ const Denom = "achain"
 
 // Bech32 prefixes of account and validator-operator addresses.
 const (
-	AccountPrefix   = "chain"
-	ValidatorPrefix = "chainvaloper"
-	ConsensusPrefix = "chainvalcons"
+	AccountPrefix   = bech32.AccountPrefix
+	ValidatorPrefix = bech32.ValidatorPrefix
+	ConsensusPrefix = bech32.ConsensusPrefix
 )
 
 // Code is a gRPC status code.

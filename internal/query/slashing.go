@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/protobuf"
 )
 
@@ -90,14 +89,7 @@ func slashingService() *Service {
 		})
 }
 
-func (q *Querier) slashing() (backend.Slashing, error) {
-	if q.b.Slashing == nil {
-		return nil, backend.ErrUnavailable
-	}
-	return q.b.Slashing, nil
-}
-
-func signingInfoOf(s backend.SigningInfo) ValidatorSigningInfo {
+func signingInfoOf(s vSigningInfo) ValidatorSigningInfo {
 	return ValidatorSigningInfo{Address: Bech32(ConsensusPrefix, s.Address), StartHeight: s.StartHeight,
 		IndexOffset: s.IndexOffset, JailedUntil: s.JailedUntil.UTC(), Tombstoned: s.Tombstoned,
 		MissedBlocksCounter: s.MissedBlocksCounter}
@@ -106,7 +98,7 @@ func signingInfoOf(s backend.SigningInfo) ValidatorSigningInfo {
 // SlashingParams returns the slashing rules: the missed-blocks window,
 // the jail time and the slash fractions.
 func (q *Querier) SlashingParams(context.Context, *QuerySlashingParamsRequest) (*QuerySlashingParamsResponse, error) {
-	s, err := q.slashing()
+	s, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +117,7 @@ func (q *Querier) SigningInfo(_ context.Context, r *QuerySigningInfoRequest) (*Q
 	if err != nil {
 		return nil, err
 	}
-	s, err := q.slashing()
+	s, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +130,7 @@ func (q *Querier) SigningInfo(_ context.Context, r *QuerySigningInfoRequest) (*Q
 
 // SigningInfos lists every validator's liveness record.
 func (q *Querier) SigningInfos(_ context.Context, r *QuerySigningInfosRequest) (*QuerySigningInfosResponse, error) {
-	s, err := q.slashing()
+	s, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +138,7 @@ func (q *Querier) SigningInfos(_ context.Context, r *QuerySigningInfosRequest) (
 	if err != nil {
 		return nil, err
 	}
-	page, pr, err := paginate(all, func(i backend.SigningInfo) []byte { return addrKey(i.Address) }, r.Pagination)
+	page, pr, err := paginate(all, func(i vSigningInfo) []byte { return addrKey(i.Address) }, r.Pagination)
 	if err != nil {
 		return nil, err
 	}

@@ -17,13 +17,13 @@ func (BondStatus) EnumDescriptor() (string, []string) {
 		[]string{"BOND_STATUS_UNSPECIFIED", "BOND_STATUS_UNBONDED", "BOND_STATUS_UNBONDING", "BOND_STATUS_BONDED"}
 }
 
-func bondStatus(s backend.BondStatus) BondStatus {
+func bondStatus(s vBondStatus) BondStatus {
 	switch s {
-	case backend.StatusUnbonded:
+	case statusUnbonded:
 		return 1
-	case backend.StatusUnbonding:
+	case statusUnbonding:
 		return 2
-	case backend.StatusBonded:
+	case statusBonded:
 		return 3
 	}
 	return 0
@@ -279,14 +279,7 @@ func stakingService() *Service {
 		})
 }
 
-func (q *Querier) staking() (backend.CosmosStaking, error) {
-	if q.b.Staking == nil {
-		return nil, backend.ErrUnavailable
-	}
-	return q.b.Staking, nil
-}
-
-func validatorOf(v backend.CosmosStakingValidator) Validator {
+func validatorOf(v vValidator) Validator {
 	return Validator{
 		OperatorAddress: valAddr(v.Operator), ConsensusPubkey: pubKeyAny(v.ConsensusPubKey), Jailed: v.Jailed,
 		Status: bondStatus(v.Status), Tokens: IntOf(v.Tokens), DelegatorShares: DecOf(v.DelegatorShares),
@@ -300,7 +293,7 @@ func validatorOf(v backend.CosmosStakingValidator) Validator {
 	}
 }
 
-func delegationOf(d backend.Delegation) DelegationResponse {
+func delegationOf(d vDelegation) DelegationResponse {
 	return DelegationResponse{
 		Delegation: Delegation{DelegatorAddress: accAddr(d.Delegator), ValidatorAddress: valAddr(d.Validator), Shares: DecOf(d.Shares)},
 		Balance:    Coin{Denom: Denom, Amount: IntOf(d.Balance)},
@@ -321,7 +314,7 @@ func (q *Querier) Validators(_ context.Context, r *QueryValidatorsRequest) (*Que
 			return nil, Errorf(InvalidArgument, "invalid validator status %s", r.Status)
 		}
 	}
-	st, err := q.staking()
+	st, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -329,13 +322,13 @@ func (q *Querier) Validators(_ context.Context, r *QueryValidatorsRequest) (*Que
 	if err != nil {
 		return nil, err
 	}
-	var vs []backend.CosmosStakingValidator
+	var vs []vValidator
 	for _, v := range all {
 		if want == 0 || bondStatus(v.Status) == want {
 			vs = append(vs, v)
 		}
 	}
-	page, pr, err := paginate(vs, func(v backend.CosmosStakingValidator) []byte { return addrKey(v.Operator) }, r.Pagination)
+	page, pr, err := paginate(vs, func(v vValidator) []byte { return addrKey(v.Operator) }, r.Pagination)
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +345,7 @@ func (q *Querier) Validator(_ context.Context, r *QueryValidatorRequest) (*Query
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.staking()
+	st, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -371,8 +364,8 @@ func notFound(err error, format string, a ...any) error {
 	return err
 }
 
-func delegationPage(ds []backend.Delegation, key func(backend.Delegation) types.Address, p *PageRequest) ([]DelegationResponse, *PageResponse, error) {
-	page, pr, err := paginate(ds, func(d backend.Delegation) []byte { return addrKey(key(d)) }, p)
+func delegationPage(ds []vDelegation, key func(vDelegation) types.Address, p *PageRequest) ([]DelegationResponse, *PageResponse, error) {
+	page, pr, err := paginate(ds, func(d vDelegation) []byte { return addrKey(key(d)) }, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -389,7 +382,7 @@ func (q *Querier) ValidatorDelegations(_ context.Context, r *QueryValidatorDeleg
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.staking()
+	st, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +390,7 @@ func (q *Querier) ValidatorDelegations(_ context.Context, r *QueryValidatorDeleg
 	if err != nil {
 		return nil, err
 	}
-	out, pr, err := delegationPage(ds, func(d backend.Delegation) types.Address { return d.Delegator }, r.Pagination)
+	out, pr, err := delegationPage(ds, func(d vDelegation) types.Address { return d.Delegator }, r.Pagination)
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +404,7 @@ func (q *Querier) DelegatorDelegations(_ context.Context, r *QueryDelegatorDeleg
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.staking()
+	st, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +412,7 @@ func (q *Querier) DelegatorDelegations(_ context.Context, r *QueryDelegatorDeleg
 	if err != nil {
 		return nil, err
 	}
-	out, pr, err := delegationPage(ds, func(d backend.Delegation) types.Address { return d.Validator }, r.Pagination)
+	out, pr, err := delegationPage(ds, func(d vDelegation) types.Address { return d.Validator }, r.Pagination)
 	if err != nil {
 		return nil, err
 	}
@@ -436,7 +429,7 @@ func (q *Querier) Delegation(_ context.Context, r *QueryDelegationRequest) (*Que
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.staking()
+	st, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +452,7 @@ func (q *Querier) DelegatorUnbondingDelegations(_ context.Context, r *QueryDeleg
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.staking()
+	st, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -467,7 +460,7 @@ func (q *Querier) DelegatorUnbondingDelegations(_ context.Context, r *QueryDeleg
 	if err != nil {
 		return nil, err
 	}
-	page, pr, err := paginate(us, func(u backend.UnbondingDelegation) []byte { return addrKey(u.Validator) }, r.Pagination)
+	page, pr, err := paginate(us, func(u vUnbonding) []byte { return addrKey(u.Validator) }, r.Pagination)
 	if err != nil {
 		return nil, err
 	}
@@ -485,7 +478,7 @@ func (q *Querier) DelegatorUnbondingDelegations(_ context.Context, r *QueryDeleg
 
 // StakingParams returns the staking parameters.
 func (q *Querier) StakingParams(context.Context, *QueryStakingParamsRequest) (*QueryStakingParamsResponse, error) {
-	st, err := q.staking()
+	st, err := q.native()
 	if err != nil {
 		return nil, err
 	}
@@ -500,7 +493,7 @@ func (q *Querier) StakingParams(context.Context, *QueryStakingParamsRequest) (*Q
 
 // Pool returns the bonded and not-bonded token totals.
 func (q *Querier) Pool(context.Context, *QueryPoolRequest) (*QueryPoolResponse, error) {
-	st, err := q.staking()
+	st, err := q.native()
 	if err != nil {
 		return nil, err
 	}

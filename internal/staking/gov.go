@@ -404,6 +404,23 @@ func ReadVotes(st State, id uint64) []Vote {
 	return out
 }
 
+// Deposit is one depositor's total deposit on a proposal.
+type Deposit struct {
+	Depositor types.Address
+	Amount    *uint256.Int
+}
+
+// ReadDeposits returns the deposits on proposal id, in the order the
+// depositors first deposited.
+func ReadDeposits(st State, id uint64) []Deposit {
+	s := store{st}
+	var out []Deposit
+	for _, d := range depositorsOf(id).all(s) {
+		out = append(out, Deposit{Depositor: d, Amount: s.u256(depositRec(id, d))})
+	}
+	return out
+}
+
 // ReadTally returns the current tally of proposal id: the final one once
 // voting is over, else the votes so far weighted by today's stake.
 func ReadTally(st State, id uint64) Tally {

@@ -29,6 +29,10 @@ type ValidatorInfo struct {
 	Created           uint64       // s
 	Commission        *uint256.Int // unpaid
 	Power             int64        // voting power if active: whole coins bonded
+	// MissedBlocks blocks were missed in the liveness window numbered
+	// MissedWindow (block number / missedBlocksWindow); a later window
+	// starts again from zero.
+	MissedWindow, MissedBlocks uint64
 }
 
 // ReadValidator returns validator v.
@@ -49,6 +53,8 @@ func ReadValidator(st State, v types.Address) (ValidatorInfo, bool) {
 		Created: s.u64(vr.field(vCreated)), Commission: s.u256(valRewardRec(v).field(rCommission)),
 	}
 	info.Power = powerOf(info.Tokens)
+	missed := s.u64(vr.field(vMissed))
+	info.MissedWindow, info.MissedBlocks = missed>>32, missed&0xffffffff
 	return info, true
 }
 

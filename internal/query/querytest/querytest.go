@@ -5,7 +5,6 @@
 package querytest
 
 import (
-	"slices"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
@@ -14,16 +13,20 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// Fake implements the backend reads the queries use.
+// Fake implements the backend reads the queries use: the chain, its
+// state, and the staking and governance state as the node reads it.
 type Fake struct {
 	blocks     []*types.Block
 	Balances   map[types.Address]*uint256.Int
 	Nonces     map[types.Address]uint64
-	Validators []backend.CosmosStakingValidator
-	Dels       []backend.Delegation
-	Props      []backend.CosmosProposal
-	PropVotes  map[uint64][]backend.Vote
-	PropDeps   map[uint64][]backend.Deposit
+	Validators []backend.StakingValidator
+	Dels       []backend.StakingDelegation
+	Unbonding  []backend.UnbondingEntry
+	Params     backend.StakingParams
+	Props      []backend.Proposal
+	PropVotes  map[uint64][]backend.ProposalVote
+	PropDeps   map[uint64][]backend.ProposalDeposit
+	PropTally  map[uint64]backend.Tally
 }
 
 // Addr is a deterministic test address.
@@ -45,10 +48,12 @@ func Ether(n uint64) *uint256.Int {
 
 // New returns a fake with three blocks, two funded accounts, the given
 // number of validators (each with a self-delegation from Addr(1000+i)
-// and one delegation from Addr(1)) and two proposals.
+// and one delegation from Addr(1)), one unbonding entry of Addr(1) and
+// two proposals.
 func New(validators int) *Fake {
 	f := &Fake{Balances: map[types.Address]*uint256.Int{}, Nonces: map[types.Address]uint64{},
-		PropVotes: map[uint64][]backend.Vote{}, PropDeps: map[uint64][]backend.Deposit{}}
+		PropVotes: map[uint64][]backend.ProposalVote{}, PropDeps: map[uint64][]backend.ProposalDeposit{},
+		PropTally: map[uint64]backend.Tally{}}
 	var parent types.Hash
 	for n := uint64(0); n < 3; n++ {
 		h := &types.Header{Number: n, Time: uint64(Base.Unix()) + 2*n, ParentHash: parent, Coinbase: Addr(7), GasLimit: 30_000_000}
@@ -60,48 +65,52 @@ func New(validators int) *Fake {
 	f.Balances[Addr(1)] = Ether(10_000)
 	f.Nonces[Addr(1)] = 3
 	f.Balances[Addr(2)] = uint256.NewInt(5)
+	day := uint64(24 * time.Hour / time.Millisecond)
+	f.Params = backend.StakingParams{RestakeCooldown: 21 * day, Desired: 100, MissedBlocksWindow: 100, MaxMissedBlocks: 50,
+		NodeRefutedPenaltyPPM: 50_000, SyncTimeoutPenaltyPPM: 10_000, MinDeposit: Ether(10), DepositPeriod: 2 * day,
+		VotingPeriod: 3 * day, QuorumPPM: 334_000, ThresholdPPM: 500_000, VetoPPM: 334_000}
+	base := uint64(Base.Unix())
 	for i := range validators {
 		op := Addr(0x100 + i)
-		status := backend.StatusBonded
+		status := "active"
 		if i%5 == 4 {
-			status = backend.StatusUnbonded
+			status = "standby"
 		}
-		f.Validators = append(f.Validators, backend.CosmosStakingValidator{
-			Operator: op, ConsensusPubKey: append([]byte{2}, op[:]...), Status: status,
-			Tokens: Ether(uint64(1000 + i)), DelegatorShares: Ether(uint64(1000 + i)),
-			Description:       backend.ValidatorDescription{Moniker: "validator"},
-			UnbondingTime:     time.Unix(0, 0),
-			Commission:        backend.ValidatorCommission{Rate: uint256.NewInt(100_000_000_000_000_000), MaxRate: uint256.NewInt(200_000_000_000_000_000), MaxChangeRate: uint256.NewInt(10_000_000_000_000_000), UpdateTime: Base},
-			MinSelfDelegation: uint256.NewInt(1),
+		f.Validators = append(f.Validators, backend.StakingValidator{
+			Operator: op, ConsensusAddress: op, ConsensusPubkey: append([]byte{2}, op[:]...), Status: status,
+			Tokens: Ether(uint64(1000 + i)), Shares: Ether(uint64(1000 + i)), Moniker: "validator",
+			CommissionRate: uint256.NewInt(100_000_000_000_000_000), MaxRate: uint256.NewInt(200_000_000_000_000_000),
+			MaxChangeRate: uint256.NewInt(10_000_000_000_000_000), CommissionUpdated: base,
+			MinSelfDelegation: uint256.NewInt(1), UnpaidCommission: uint256.NewInt(250_000_000_000_000_000),
 		})
 		f.Dels = append(f.Dels,
-			backend.Delegation{Delegator: Addr(1), Validator: op, Shares: Ether(1), Balance: Ether(1)},
-			backend.Delegation{Delegator: Addr(0x1000 + i), Validator: op, Shares: Ether(999), Balance: Ether(999)})
+			backend.StakingDelegation{Delegator: Addr(1), Validator: op, Shares: Ether(1), Amount: Ether(1), Rewards: uint256.NewInt(1_500_000_000_000_000_000)},
+			backend.StakingDelegation{Delegator: Addr(0x1000 + i), Validator: op, Shares: Ether(999), Amount: Ether(999), Rewards: uint256.NewInt(1_250_000_000_000_000_000)})
+	}
+	if validators > 0 {
+		f.Unbonding = append(f.Unbonding, backend.UnbondingEntry{Delegator: Addr(1), Validator: Addr(0x100), Amount: Ether(1),
+			CompletionTime: base + 21*24*3600, CreationHeight: 2})
 	}
 	for id := uint64(1); id <= 2; id++ {
-		p := backend.CosmosProposal{ID: id, Title: "proposal", Description: "text", Status: backend.ProposalVotingPeriod,
-			FinalTally: backend.TallyResult{Yes: new(uint256.Int), No: new(uint256.Int), Abstain: new(uint256.Int), NoWithVeto: new(uint256.Int)},
-			SubmitTime: Base, DepositEndTime: Base.Add(48 * time.Hour), TotalDeposit: Ether(10),
-			VotingStartTime: Base.Add(time.Hour), VotingEndTime: Base.Add(72 * time.Hour)}
+		p := backend.Proposal{ID: id, Kind: "text", Title: "proposal", Description: "text", Status: "voting_period",
+			Proposer: Addr(2), SubmitTime: base, DepositEnd: base + 48*3600, TotalDeposit: Ether(10),
+			VotingStart: base + 3600, VotingEnd: base + 72*3600}
+		f.PropTally[id] = backend.Tally{Yes: Ether(1), No: new(uint256.Int), Abstain: new(uint256.Int), NoWithVeto: new(uint256.Int)}
 		if id == 2 {
-			p.Status = backend.ProposalPassed
+			p.Status = "passed"
+			f.PropTally[id] = backend.Tally{Yes: Ether(2000), No: Ether(5), Abstain: new(uint256.Int), NoWithVeto: new(uint256.Int)}
 		}
 		f.Props = append(f.Props, p)
-		f.PropDeps[id] = []backend.Deposit{{ProposalID: id, Depositor: Addr(2), Amount: Ether(10)}}
+		f.PropDeps[id] = []backend.ProposalDeposit{{Depositor: Addr(2), Amount: Ether(10)}}
 	}
-	f.PropVotes[1] = []backend.Vote{
-		{ProposalID: 1, Voter: Addr(1), Options: []backend.WeightedVote{{Option: backend.VoteYes, Weight: Ether(1)}}},
-		{ProposalID: 1, Voter: Addr(2), Options: []backend.WeightedVote{
-			{Option: backend.VoteYes, Weight: uint256.NewInt(600_000_000_000_000_000)},
-			{Option: backend.VoteNo, Weight: uint256.NewInt(400_000_000_000_000_000)}}},
-	}
+	f.PropVotes[1] = []backend.ProposalVote{{Voter: Addr(1), Yes: 1_000_000}, {Voter: Addr(2), Yes: 600_000, No: 400_000}}
 	return f
 }
 
 // Backend returns a query.Backend over f.
 func (f *Fake) Backend() query.Backend {
 	return query.Backend{Blocks: f, State: f, Config: chainConfig{}, Network: f, Supply: f, Consensus: f,
-		Staking: f, Distribution: f, Gov: f, Slashing: f,
+		Staking: f, Governance: f,
 		NodeID: "0123abcd", ListenAddr: "127.0.0.1:26656", Moniker: "test", Version: "chaind/v0.0.0-test", GoVersion: "go1.26"}
 }
 
@@ -153,26 +162,27 @@ func (f *Fake) ConsensusValidators(height uint64) ([]backend.ConsensusValidator,
 	}
 	var out []backend.ConsensusValidator
 	for _, v := range f.Validators {
-		if v.Status == backend.StatusBonded {
+		if v.Status == "active" {
 			out = append(out, backend.ConsensusValidator{Address: v.Operator, VotingPower: int64(v.Tokens.Uint64() / 1e9)})
 		}
 	}
 	return out, nil
 }
 
-func (f *Fake) StakingValidators() ([]backend.CosmosStakingValidator, error) {
+func (f *Fake) StakingEnabled() bool { return true }
+func (f *Fake) StakingValidators(*uint64) ([]backend.StakingValidator, error) {
 	return f.Validators, nil
 }
-func (f *Fake) StakingValidator(op types.Address) (backend.CosmosStakingValidator, error) {
+func (f *Fake) StakingValidator(_ *uint64, op types.Address) (*backend.StakingValidator, error) {
 	for _, v := range f.Validators {
 		if v.Operator == op {
-			return v, nil
+			return &v, nil
 		}
 	}
-	return backend.CosmosStakingValidator{}, backend.ErrNotFound
+	return nil, backend.ErrValidatorNotFound
 }
-func (f *Fake) Delegations(del types.Address) ([]backend.Delegation, error) {
-	var out []backend.Delegation
+func (f *Fake) DelegatorDelegations(_ *uint64, del types.Address) ([]backend.StakingDelegation, error) {
+	var out []backend.StakingDelegation
 	for _, d := range f.Dels {
 		if d.Delegator == del {
 			out = append(out, d)
@@ -180,117 +190,58 @@ func (f *Fake) Delegations(del types.Address) ([]backend.Delegation, error) {
 	}
 	return out, nil
 }
-func (f *Fake) ValidatorDelegations(op types.Address) ([]backend.Delegation, error) {
-	var out []backend.Delegation
+func (f *Fake) ValidatorDelegations(_ *uint64, op types.Address) ([]backend.StakingDelegation, error) {
+	var out []backend.StakingDelegation
 	for _, d := range f.Dels {
 		if d.Validator == op {
 			out = append(out, d)
 		}
 	}
-	slices.SortFunc(out, func(a, b backend.Delegation) int { return slices.Compare(a.Delegator[:], b.Delegator[:]) })
 	return out, nil
 }
-func (f *Fake) Unbondings(types.Address) ([]backend.UnbondingDelegation, error) { return nil, nil }
-func (f *Fake) StakingParams() (backend.CosmosStakingParams, error) {
-	return backend.CosmosStakingParams{UnbondingTime: 21 * 24 * time.Hour, MaxValidators: 100, MaxEntries: 7,
-		HistoricalEntries: 10000, MinCommissionRate: new(uint256.Int)}, nil
-}
-func (f *Fake) StakingPool() (*uint256.Int, *uint256.Int, error) {
-	b, nb := new(uint256.Int), new(uint256.Int)
-	for _, v := range f.Validators {
-		if v.Status == backend.StatusBonded {
-			b.Add(b, v.Tokens)
-		} else {
-			nb.Add(nb, v.Tokens)
+func (f *Fake) UnbondingDelegations(_ *uint64, del *types.Address) ([]backend.UnbondingEntry, error) {
+	var out []backend.UnbondingEntry
+	for _, e := range f.Unbonding {
+		if del == nil || e.Delegator == *del {
+			out = append(out, e)
 		}
-	}
-	return b, nb, nil
-}
-
-func (f *Fake) DelegationRewards(del, op types.Address) (*uint256.Int, error) {
-	for _, d := range f.Dels {
-		if d.Delegator == del && d.Validator == op {
-			return uint256.NewInt(1_500_000_000_000_000_000), nil
-		}
-	}
-	return nil, backend.ErrNotFound
-}
-func (f *Fake) DelegatorRewards(del types.Address) ([]backend.ValidatorReward, error) {
-	ds, _ := f.Delegations(del)
-	var out []backend.ValidatorReward
-	for _, d := range ds {
-		out = append(out, backend.ValidatorReward{Validator: d.Validator, Reward: uint256.NewInt(1_500_000_000_000_000_000)})
 	}
 	return out, nil
 }
-func (f *Fake) AccumulatedCommission(op types.Address) (*uint256.Int, error) {
-	if _, err := f.StakingValidator(op); err != nil {
-		return nil, err
-	}
-	return uint256.NewInt(250_000_000_000_000_000), nil
+func (f *Fake) WithdrawAddress(_ *uint64, d types.Address) (types.Address, error) { return d, nil }
+func (f *Fake) Supply(height *uint64) (*backend.Supply, error) {
+	total, _ := f.TotalSupply(nil)
+	return &backend.Supply{Total: total, Minted: new(uint256.Int), Burned: new(uint256.Int), CommunityPool: new(uint256.Int)}, nil
 }
-func (f *Fake) OutstandingRewards(op types.Address) (*uint256.Int, error) {
-	if _, err := f.StakingValidator(op); err != nil {
-		return nil, err
-	}
-	return uint256.NewInt(3_000_000_000_000_000_000), nil
-}
-func (f *Fake) CommunityPool() (*uint256.Int, error) { return new(uint256.Int), nil }
-func (f *Fake) DistributionParams() (backend.DistributionParams, error) {
-	return backend.DistributionParams{CommunityTax: uint256.NewInt(20_000_000_000_000_000), BaseProposerReward: new(uint256.Int),
-		BonusProposerReward: new(uint256.Int), WithdrawAddrEnabled: true}, nil
-}
+func (f *Fake) StakingParams(*uint64) (*backend.StakingParams, error) { return &f.Params, nil }
 
-func (f *Fake) Proposals() ([]backend.CosmosProposal, error) { return f.Props, nil }
-func (f *Fake) Proposal(id uint64) (backend.CosmosProposal, error) {
+func (f *Fake) Proposals(*uint64) ([]backend.Proposal, error) { return f.Props, nil }
+func (f *Fake) Proposal(_ *uint64, id uint64) (*backend.Proposal, error) {
 	for _, p := range f.Props {
 		if p.ID == id {
-			return p, nil
+			return &p, nil
 		}
 	}
-	return backend.CosmosProposal{}, backend.ErrNotFound
+	return nil, backend.ErrProposalNotFound
 }
-func (f *Fake) Votes(id uint64) ([]backend.Vote, error) {
-	if _, err := f.Proposal(id); err != nil {
+func (f *Fake) ProposalVotes(_ *uint64, id uint64) ([]backend.ProposalVote, error) {
+	if _, err := f.Proposal(nil, id); err != nil {
 		return nil, err
 	}
 	return f.PropVotes[id], nil
 }
-func (f *Fake) Deposits(id uint64) ([]backend.Deposit, error) {
-	if _, err := f.Proposal(id); err != nil {
+func (f *Fake) ProposalDeposits(_ *uint64, id uint64) ([]backend.ProposalDeposit, error) {
+	if _, err := f.Proposal(nil, id); err != nil {
 		return nil, err
 	}
 	return f.PropDeps[id], nil
 }
-func (f *Fake) Tally(id uint64) (backend.TallyResult, error) {
-	p, err := f.Proposal(id)
-	return p.FinalTally, err
-}
-func (f *Fake) GovParams() (backend.GovParams, error) {
-	return backend.GovParams{MinDeposit: Ether(10), MaxDepositPeriod: 48 * time.Hour, VotingPeriod: 72 * time.Hour,
-		Quorum: uint256.NewInt(334_000_000_000_000_000), Threshold: uint256.NewInt(500_000_000_000_000_000),
-		VetoThreshold: uint256.NewInt(334_000_000_000_000_000)}, nil
-}
-
-func (f *Fake) SigningInfos() ([]backend.SigningInfo, error) {
-	var out []backend.SigningInfo
-	for _, v := range f.Validators {
-		out = append(out, backend.SigningInfo{Address: v.Operator, JailedUntil: time.Unix(0, 0)})
+func (f *Fake) ProposalTally(_ *uint64, id uint64) (*backend.Tally, error) {
+	if _, err := f.Proposal(nil, id); err != nil {
+		return nil, err
 	}
-	return out, nil
-}
-func (f *Fake) SigningInfo(a types.Address) (backend.SigningInfo, error) {
-	for _, v := range f.Validators {
-		if v.Operator == a {
-			return backend.SigningInfo{Address: a, JailedUntil: time.Unix(0, 0)}, nil
-		}
-	}
-	return backend.SigningInfo{}, backend.ErrNotFound
-}
-func (f *Fake) SlashingRules() (backend.SlashingRules, error) {
-	return backend.SlashingRules{SignedBlocksWindow: 100, MinSignedPerWindow: uint256.NewInt(500_000_000_000_000_000),
-		DowntimeJailDuration: 10 * time.Minute, SlashFractionDoubleSign: uint256.NewInt(50_000_000_000_000_000),
-		SlashFractionDowntime: uint256.NewInt(10_000_000_000_000_000)}, nil
+	t := f.PropTally[id]
+	return &t, nil
 }
 
 // chainConfig answers only the chain ID; the queries ask nothing else.

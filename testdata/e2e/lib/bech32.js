@@ -33,3 +33,26 @@ export function bech32(hrp, hexAddr) {
   const sum = Array.from({ length: 6 }, (_, i) => (mod >>> (5 * (5 - i))) & 31);
   return hrp + '1' + words.concat(sum).map((w) => CHARSET[w]).join('');
 }
+
+/** bech32Decode(s) returns the 0x form of the 20 bytes s encodes (its checksum checked). */
+export function bech32Decode(s) {
+  const str = s.toLowerCase();
+  const sep = str.lastIndexOf('1');
+  const hrp = str.slice(0, sep);
+  const words = [...str.slice(sep + 1)].map((c) => CHARSET.indexOf(c));
+  if (words.some((w) => w < 0)) throw new Error(`bech32: bad character in ${s}`);
+  const exp = [...hrp].map((c) => c.charCodeAt(0) >> 5).concat([0], [...hrp].map((c) => c.charCodeAt(0) & 31));
+  if (polymod(exp.concat(words)) !== 1) throw new Error(`bech32: bad checksum in ${s}`);
+  const bytes = [];
+  let acc = 0;
+  let bits = 0;
+  for (const w of words.slice(0, -6)) {
+    acc = ((acc << 5) | w) & 0xfff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((acc >>> bits) & 0xff);
+    }
+  }
+  return '0x' + Buffer.from(bytes).toString('hex');
+}

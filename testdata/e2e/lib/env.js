@@ -27,6 +27,10 @@ export const ACCOUNTS = {
   subscriptions: 5,
   filters: 6,
   viem: 7,
+  // The cosmos suite delegates and deposits on a proposal whose refund
+  // lands later, so it must not share an account with a suite that counts
+  // balance changes; it runs after the viem suite is over.
+  cosmos: 7,
   // The explorer and staking suites run one after the other (suites are
   // imported in sequence) and neither asserts an absolute balance, so they
   // share the last spendable account.

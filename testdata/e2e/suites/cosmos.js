@@ -1,12 +1,19 @@
 // The Cosmos-style query ports as Keplr-era tools read them: a gRPC client
 // (@grpc/grpc-js) with the message codecs of cosmjs-types calls Validators,
 // Delegation, Balance and Proposals, and the REST paths, read with plain
-// fetch, must say the same thing field by field.
+// fetch, must say the same thing field by field. The dev chain's staking
+// state is real: its validator with its self-delegation, plus a delegation
+// and a text proposal the suite makes through the system contracts with
+// the ABI files the repository ships.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import grpc from '@grpc/grpc-js';
-import { bech32 } from '../lib/bech32.js';
+import { ethers } from 'ethers';
+import { bech32, bech32Decode } from '../lib/bech32.js';
 import * as staking from 'cosmjs-types/cosmos/staking/v1beta1/query';
+import { bondStatusToJSON } from 'cosmjs-types/cosmos/staking/v1beta1/staking';
+import { proposalStatusToJSON } from 'cosmjs-types/cosmos/gov/v1beta1/gov';
 import * as bank from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import * as gov from 'cosmjs-types/cosmos/gov/v1beta1/query';
 import * as tm from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query';
@@ -48,11 +55,32 @@ function pageEqual(grpcPage, restPage) {
 }
 
 const acc = (i) => bech32('chain', devWallet(i).address);
-const valoper = (i) => bech32('chainvaloper', devWallet(i).address);
+const abi = (name) => JSON.parse(readFileSync(new URL(`../../../internal/staking/abi/${name}.abi.json`, import.meta.url)));
+const STAKING = '0x0000000000000000000000000000000000000800';
+const GOVERNANCE = '0x0000000000000000000000000000000000000805';
+const DELEGATED = ethers.parseEther('3');
 
 describe('cosmos queries (gRPC with cosmjs-types, REST with fetch)', () => {
   let rpc;
-  before(() => { rpc = new Rpc(env.node.grpc); });
+  let val; // the dev validator's operator, chainvaloper1…
+  let proposalId;
+  const del = acc(ACCOUNTS.cosmos);
+  before(async () => {
+    rpc = new Rpc(env.node.grpc);
+    // The dev validator, read over REST, gets a delegation from the
+    // suite's account, which also submits a text proposal.
+    const vs = await rest('/cosmos/staking/v1beta1/validators?status=BOND_STATUS_BONDED');
+    assert.equal(vs.status, 200);
+    assert.ok(vs.body.validators.length >= 1, 'the dev chain has a bonded validator');
+    val = vs.body.validators[0].operator_address;
+    const w = env.wallet(ACCOUNTS.cosmos);
+    const stake = new ethers.Contract(STAKING, abi('Staking'), w);
+    assert.equal((await (await stake.delegate(bech32Decode(val), { value: DELEGATED })).wait()).status, 1);
+    const deposit = (await rest('/cosmos/gov/v1beta1/params/deposit')).body.deposit_params.min_deposit[0].amount;
+    const gov = new ethers.Contract(GOVERNANCE, abi('Governance'), w);
+    const rc = await (await gov.submitProposal(1, 'read over gRPC', 'a text proposal', '', '', { value: BigInt(deposit) })).wait();
+    proposalId = gov.interface.parseLog(rc.logs[0]).args.proposalId;
+  });
   after(() => rpc.close());
 
   it('Balance matches REST and the EVM balance', async () => {
@@ -74,10 +102,13 @@ describe('cosmos queries (gRPC with cosmjs-types, REST with fetch)', () => {
     const got = await q.Validators(staking.QueryValidatorsRequest.fromPartial({ status: '' }));
     const r = await rest('/cosmos/staking/v1beta1/validators');
     assert.equal(r.status, 200);
+    assert.ok(r.body.validators.length >= 1, 'the dev validator is listed');
+    assert.ok(r.body.validators.some((w) => w.operator_address === val && w.status === 'BOND_STATUS_BONDED' && BigInt(w.tokens) > 0n));
     assert.equal(got.validators.length, r.body.validators.length);
     got.validators.forEach((v, i) => {
       const w = r.body.validators[i];
       assert.equal(v.operatorAddress, w.operator_address);
+      assert.equal(bondStatusToJSON(v.status), w.status);
       assert.equal(v.jailed, w.jailed);
       assert.equal(v.tokens, w.tokens);
       assert.equal(v.delegatorShares, decWire(w.delegator_shares));
@@ -91,24 +122,38 @@ describe('cosmos queries (gRPC with cosmjs-types, REST with fetch)', () => {
     assert.equal((await rest('/cosmos/staking/v1beta1/validators?status=bonded')).status, 400);
   });
 
-  it('Delegation answers as REST does (found or NotFound)', async () => {
+  it('Delegation and DelegatorDelegations match REST', async () => {
     const q = new staking.QueryClientImpl(rpc);
-    const del = acc(ACCOUNTS.untouched);
-    const val = valoper(0);
     const r = await rest(`/cosmos/staking/v1beta1/validators/${val}/delegations/${del}`);
-    try {
-      const got = await q.Delegation(staking.QueryDelegationRequest.fromPartial({ delegatorAddr: del, validatorAddr: val }));
-      assert.equal(r.status, 200);
-      const d = got.delegationResponse;
-      assert.equal(d.delegation.delegatorAddress, r.body.delegation_response.delegation.delegator_address);
-      assert.equal(d.delegation.shares, decWire(r.body.delegation_response.delegation.shares));
-      assert.equal(d.balance.amount, r.body.delegation_response.balance.amount);
-    } catch (e) {
-      if (e.code !== grpc.status.NOT_FOUND) throw e;
-      assert.equal(r.status, 404);
-      assert.equal(r.body.code, grpc.status.NOT_FOUND);
-      assert.equal(r.body.message, e.details);
-    }
+    assert.equal(r.status, 200);
+    const got = await q.Delegation(staking.QueryDelegationRequest.fromPartial({ delegatorAddr: del, validatorAddr: val }));
+    const d = got.delegationResponse;
+    const w = r.body.delegation_response;
+    assert.equal(d.delegation.delegatorAddress, del);
+    assert.equal(d.delegation.delegatorAddress, w.delegation.delegator_address);
+    assert.equal(d.delegation.validatorAddress, w.delegation.validator_address);
+    assert.equal(d.delegation.shares, decWire(w.delegation.shares));
+    assert.equal(d.balance.amount, w.balance.amount);
+    assert.equal(d.balance.amount, DELEGATED.toString());
+    const all = await q.DelegatorDelegations(staking.QueryDelegatorDelegationsRequest.fromPartial({ delegatorAddr: del }));
+    const ra = await rest(`/cosmos/staking/v1beta1/delegations/${del}`);
+    assert.ok(all.delegationResponses.length >= 1);
+    assert.equal(all.delegationResponses.length, ra.body.delegation_responses.length);
+    all.delegationResponses.forEach((x, i) => {
+      assert.equal(x.delegation.validatorAddress, ra.body.delegation_responses[i].delegation.validator_address);
+      assert.equal(x.balance.amount, ra.body.delegation_responses[i].balance.amount);
+    });
+    // The validator's own delegations include its self-delegation and
+    // the suite's.
+    const vd = await q.ValidatorDelegations(staking.QueryValidatorDelegationsRequest.fromPartial({ validatorAddr: val }));
+    assert.ok(vd.delegationResponses.length >= 2);
+    assert.ok(vd.delegationResponses.some((x) => x.delegation.delegatorAddress === del));
+    // No delegation: NotFound from both, in the same words.
+    const none = acc(ACCOUNTS.untouched);
+    const nr = await rest(`/cosmos/staking/v1beta1/validators/${val}/delegations/${none}`);
+    assert.equal(nr.status, 404);
+    await assert.rejects(q.Delegation(staking.QueryDelegationRequest.fromPartial({ delegatorAddr: none, validatorAddr: val })),
+      (e) => e.code === grpc.status.NOT_FOUND && e.details === nr.body.message);
     // A bech32 address with a broken checksum is bad input to both.
     const bad = del.slice(0, -1) + (del.endsWith('q') ? 'p' : 'q');
     await assert.rejects(q.Delegation(staking.QueryDelegationRequest.fromPartial({ delegatorAddr: bad, validatorAddr: val })),
@@ -121,12 +166,17 @@ describe('cosmos queries (gRPC with cosmjs-types, REST with fetch)', () => {
     const got = await q.Proposals(gov.QueryProposalsRequest.fromPartial({}));
     const r = await rest('/cosmos/gov/v1beta1/proposals');
     assert.equal(r.status, 200);
+    assert.ok(r.body.proposals.some((w) => w.proposal_id === proposalId.toString() && w.status === 'PROPOSAL_STATUS_VOTING_PERIOD'));
     assert.equal(got.proposals.length, r.body.proposals.length);
     got.proposals.forEach((p, i) => {
       const w = r.body.proposals[i];
       assert.equal(p.proposalId.toString(), w.proposal_id);
       assert.equal(p.content.typeUrl, w.content['@type']);
+      assert.equal(proposalStatusToJSON(p.status), w.status);
+      assert.equal(p.totalDeposit[0].amount, w.total_deposit[0].amount);
     });
+    const one = await q.Proposal(gov.QueryProposalRequest.fromPartial({ proposalId }));
+    assert.equal(one.proposal.proposalId, proposalId);
     pageEqual(got.pagination, r.body.pagination);
     await assert.rejects(q.Proposal(gov.QueryProposalRequest.fromPartial({ proposalId: 424242n })), (e) => e.code === grpc.status.NOT_FOUND);
     assert.equal((await rest('/cosmos/gov/v1beta1/proposals/424242')).status, 404);
