@@ -24,6 +24,9 @@ type Built struct {
 	State    *state.StateDB
 	Receipts types.Receipts
 	Dropped  []types.Hash // transactions that can never apply on this chain
+	// Transfers are, per transaction, the addresses that received value
+	// inside it: the history index lists the transaction for them too.
+	Transfers [][]types.Address
 }
 
 // BuildBlock assembles a block on top of the current head from candidate
@@ -49,7 +52,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
-	x, err := cfg.Open(h, st, c.GetHash, nil)
+	x, err := cfg.Open(h, st, c.GetHash, &ExecOptions{Transfers: true})
 	if err != nil {
 		return nil, err
 	}
@@ -84,5 +87,6 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	}
 	out.Block = x.Seal(res)
 	out.Receipts = res.Receipts
+	out.Transfers = res.Transfers
 	return out, nil
 }

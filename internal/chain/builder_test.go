@@ -51,7 +51,7 @@ func TestBuildAndImport(t *testing.T) {
 		if len(built.Block.Transactions()) != len(txs) || len(built.Dropped) != 0 {
 			t.Fatalf("block %d: %d of %d txs included, dropped %v", i+1, len(built.Block.Transactions()), len(txs), built.Dropped)
 		}
-		if err := proposer.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+		if err := proposer.CommitBuilt(built); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := follower.InsertBlock(built.Block); err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/state"
 )
 
 // The chain keeps each decided block's commit certificate, the proof that
@@ -17,14 +16,15 @@ import (
 // CommitCertified is CommitBuilt for a block decided by consensus: the
 // commit certificate is written in the same atomic batch as the block, so
 // after a crash either both are stored or neither is.
-func (c *Chain) CommitCertified(b *types.Block, st *state.StateDB, receipts types.Receipts, cert []byte) error {
+func (c *Chain) CommitCertified(built *Built, cert []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	b := built.Block
 	if b.ParentHash() != c.head.Hash() {
 		return fmt.Errorf("%w: built on %s, head is %s", ErrUnknownParent, b.ParentHash(), c.head.Hash())
 	}
 	c.db.stageCertificate(b.Number(), cert)
-	return c.commit(b, st, receipts)
+	return c.commit(built)
 }
 
 // InsertCertified is InsertBlock for a decided block this node has not
@@ -37,7 +37,7 @@ func (c *Chain) InsertCertified(b *types.Block, cert []byte) (types.Receipts, er
 		return nil, err
 	}
 	c.db.stageCertificate(b.Number(), cert)
-	return built.Receipts, c.commit(b, built.State, built.Receipts)
+	return built.Receipts, c.commit(built)
 }
 
 // Certificate returns the stored commit certificate of canonical block n;

@@ -49,7 +49,7 @@ func TestCertificateStoredWithBlock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := proposer.CommitCertified(built.Block, built.State, built.Receipts, cert); err != nil {
+		if err := proposer.CommitCertified(built, cert); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := follower.InsertCertified(built.Block, cert); err != nil {

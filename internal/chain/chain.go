@@ -165,7 +165,7 @@ func (c *Chain) InsertBlock(b *types.Block) (types.Receipts, error) {
 	if err != nil {
 		return nil, err
 	}
-	return built.Receipts, c.commit(b, built.State, built.Receipts)
+	return built.Receipts, c.commit(built)
 }
 
 // Validate checks b completely and executes it on the head's state without
@@ -201,32 +201,33 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err := c.Config.ValidateResult(b, res); err != nil {
 		return nil, err
 	}
-	return &Built{Block: b, State: st, Receipts: res.Receipts}, nil
+	return &Built{Block: b, State: st, Receipts: res.Receipts, Transfers: res.Transfers}, nil
 }
 
 // CommitBuilt stores a block this node built (BuildBlock) or checked
-// (Validate) itself: its execution already produced st and receipts, so it
-// is not executed again.
-func (c *Chain) CommitBuilt(b *types.Block, st *state.StateDB, receipts types.Receipts) error {
+// (Validate) itself: its execution already produced the state, receipts
+// and transfers, so it is not executed again.
+func (c *Chain) CommitBuilt(built *Built) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if b.ParentHash() != c.head.Hash() {
+	if b := built.Block; b.ParentHash() != c.head.Hash() {
 		return fmt.Errorf("%w: built on %s, head is %s", ErrUnknownParent, b.ParentHash(), c.head.Hash())
 	}
-	return c.commit(b, st, receipts)
+	return c.commit(built)
 }
 
 // commit writes the block's state and the block. The state root the
 // commit computes must be the header's: a block whose state does not
 // match it is refused before anything of it is stored.
-func (c *Chain) commit(b *types.Block, st *state.StateDB, receipts types.Receipts) error {
-	if err := c.commitState(b, st); err != nil {
+func (c *Chain) commit(built *Built) error {
+	b, receipts := built.Block, built.Receipts
+	if err := c.commitState(b, built.State); err != nil {
 		return err
 	}
 	if td := c.childTD(b.ParentHash(), &b.HeaderRef().Difficulty); td != nil {
 		c.db.stageTD(b.Hash(), td)
 	}
-	if err := c.stageHistory(b, receipts); err != nil {
+	if err := c.stageHistory(b, receipts, built.Transfers); err != nil {
 		c.db.Discard()
 		return err
 	}

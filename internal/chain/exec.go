@@ -134,6 +134,9 @@ type ExecOptions struct {
 	// GasPool is gas shared beyond one block (a simulation's gas cap); nil
 	// gives the block its own gas limit.
 	GasPool *evm.GasPool
+	// Transfers records, per transaction, the addresses that received
+	// value inside it (Exec.Transfers), for the history index.
+	Transfers bool
 }
 
 // EndBlockHook runs at the end of every block, after withdrawals and
@@ -154,6 +157,11 @@ type Exec struct {
 	Receipts    types.Receipts
 	GasUsed     uint64
 	BlobGasUsed uint64
+	// Transfers are, per transaction, the addresses that received value
+	// inside it (with ExecOptions.Transfers; nil otherwise).
+	Transfers [][]types.Address
+
+	rec *transferRecorder
 
 	gp          *evm.GasPool
 	deleteEmpty bool
@@ -190,6 +198,10 @@ func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) t
 	x.EVM.Config.NoBaseFee = opts.NoBaseFee
 	if opts.Precompiles != nil {
 		x.EVM.SetPrecompiles(opts.Precompiles)
+	}
+	if opts.Transfers {
+		x.rec = &transferRecorder{}
+		x.EVM.Config.Tracer = x.rec.hooks()
 	}
 	if c.Natives != nil {
 		x.EVM.SetNatives(c.Natives)
@@ -237,6 +249,9 @@ func (x *Exec) Apply(tx *types.Transaction, msg *evm.Message) (*types.Receipt, *
 	}
 	st := x.State
 	st.BeginTx(tx.Hash(), len(x.Txs))
+	if x.rec != nil {
+		x.rec.reset()
+	}
 	res, err := evm.ApplyMessage(x.EVM, msg, x.gp)
 	if err != nil {
 		return nil, nil, err
@@ -260,6 +275,13 @@ func (x *Exec) Apply(tx *types.Transaction, msg *evm.Message) (*types.Receipt, *
 	rc.Bloom = types.LogsBloom(rc.Logs)
 	x.Txs = append(x.Txs, tx)
 	x.Receipts = append(x.Receipts, rc)
+	if x.rec != nil {
+		var to []types.Address
+		if !res.Failed() {
+			to = x.rec.recipients()
+		}
+		x.Transfers = append(x.Transfers, to)
+	}
 	return rc, res, nil
 }
 
@@ -299,7 +321,7 @@ func (x *Exec) Finish(withdrawals []*types.Withdrawal, uncles []*types.Header) (
 			return nil, fmt.Errorf("end of block %d: %w", h.Number, err)
 		}
 	}
-	res := &Result{Receipts: x.Receipts, GasUsed: x.GasUsed, BlobGasUsed: x.BlobGasUsed}
+	res := &Result{Receipts: x.Receipts, GasUsed: x.GasUsed, BlobGasUsed: x.BlobGasUsed, Transfers: x.Transfers}
 	if x.Fork >= forks.Prague {
 		reqs, err := x.collectRequests()
 		if err != nil {

@@ -45,7 +45,7 @@ func TestCommitChecksStateRoot(t *testing.T) {
 	h := built.Block.Header()
 	h.Root = types.Hash{0xba, 0xd}
 	forged := types.NewBlock(h, built.Block.Body())
-	err = c.CommitBuilt(forged, built.State, built.Receipts)
+	err = c.CommitBuilt(&Built{Block: forged, State: built.State, Receipts: built.Receipts})
 	if !errors.Is(err, ErrBadPostState) {
 		t.Fatalf("commit of a block with a wrong state root: %v, want ErrBadPostState", err)
 	}
@@ -60,7 +60,7 @@ func TestCommitChecksStateRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+	if err := c.CommitBuilt(built); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -80,7 +80,7 @@ func TestEndBlockHookOnEveryPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := proposer.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+	if err := proposer.CommitBuilt(built); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := proposer.StateAt(proposer.Head().Root())

@@ -44,6 +44,9 @@ type Result struct {
 	BlobGasUsed uint64
 	Requests    [][]byte // EIP-7685 requests, type byte first; nil before Prague
 	Root        types.Hash
+	// Transfers are, per transaction, the addresses that received value
+	// inside it, when the executor recorded them.
+	Transfers [][]types.Address
 }
 
 // Signer returns the transaction signer in force for a block. EIP-155
@@ -129,7 +132,7 @@ func (c *Config) ValidateBody(b *types.Block) error {
 // receipts and the new state root; st holds the post-state afterwards.
 // Senders are recovered in parallel ahead of execution.
 func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64) types.Hash) (*Result, error) {
-	x, err := c.Open(b.HeaderRef(), st, getHash, nil)
+	x, err := c.Open(b.HeaderRef(), st, getHash, &ExecOptions{Transfers: true})
 	if err != nil {
 		return nil, err
 	}

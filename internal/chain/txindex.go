@@ -54,7 +54,7 @@ var ErrNotIndexed = errors.New("block not in the history index")
 // stageHistory adds b's entries of the history index to the pending batch.
 // It runs under c.mu, after the parent's batch is written, so the counts
 // it reads are the parent's.
-func (c *Chain) stageHistory(b *types.Block, receipts types.Receipts) error {
+func (c *Chain) stageHistory(b *types.Block, receipts types.Receipts, transfers [][]types.Address) error {
 	n := b.Number()
 	var before uint64
 	if n > 0 {
@@ -106,6 +106,18 @@ func (c *Chain) stageHistory(b *types.Block, receipts types.Receipts) error {
 		if *to != from {
 			if err := touch(*to, ref); err != nil {
 				return err
+			}
+		}
+		// Value moved inside the transaction lists it for the recipients
+		// too (once each, and not again for its sender or recipient).
+		if i < len(transfers) {
+			for _, a := range transfers[i] {
+				if a == from || a == *to {
+					continue
+				}
+				if err := touch(a, ref); err != nil {
+					return err
+				}
 			}
 		}
 	}

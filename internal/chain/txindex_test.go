@@ -53,7 +53,7 @@ func TestHistoryIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := proposer.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+		if err := proposer.CommitBuilt(built); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := follower.InsertBlock(built.Block); err != nil {
@@ -142,7 +142,7 @@ func TestHistoryIndexStartsLate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+		if err := c.CommitBuilt(built); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -158,7 +158,7 @@ func TestHistoryIndexStartsLate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+	if err := c.CommitBuilt(built); err != nil {
 		t.Fatal(err)
 	}
 	if from, err := c.db.TxIndexFrom(); err != nil || from != 3 {

@@ -67,7 +67,7 @@ func GenerateChain(g *chain.Genesis, senders []*secp256k1.PrivateKey, kind Kind,
 				return nil, fmt.Errorf("devload: a workload transaction failed in block %d", built.Block.Number())
 			}
 		}
-		if err := c.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+		if err := c.CommitBuilt(built); err != nil {
 			return nil, err
 		}
 		out = append(out, built.Block)

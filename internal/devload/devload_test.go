@@ -120,7 +120,7 @@ func TestValidateThenCommit(t *testing.T) {
 		if c.Head().Number() != b.Number()-1 {
 			t.Fatal("Validate moved the head")
 		}
-		if err := c.CommitBuilt(v.Block, v.State, v.Receipts); err != nil {
+		if err := c.CommitBuilt(v); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -203,7 +203,7 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 	var b *types.Block
 	if ok {
 		b = built.Block
-		if err := c.CommitCertified(b, built.State, built.Receipts, cert.Encode()); err != nil {
+		if err := c.CommitCertified(built, cert.Encode()); err != nil {
 			return err
 		}
 	} else {

@@ -78,7 +78,7 @@ func TestOneExecutorEveryPath(t *testing.T) {
 		t.Fatalf("builder took %d of %d transactions (dropped %v)", n, len(txs), built.Dropped)
 	}
 	want := built.Block.Header()
-	if err := builder.CommitBuilt(built.Block, built.State, built.Receipts); err != nil {
+	if err := builder.CommitBuilt(built); err != nil {
 		t.Fatalf("builder's own commit: %v", err)
 	}
 
