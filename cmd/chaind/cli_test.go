@@ -92,3 +92,45 @@ func TestHelpListsNodeFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigErrorsNameTheSource: a bad value from a config file or the
+// environment names the file or variable, the key, and the form wanted.
+func TestConfigErrorsNameTheSource(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want []string
+	}{
+		{[]string{"--config", write("a.json", `{"block-time": 5}`)}, "", []string{"a.json", `"block-time"`, `"5s"`}},
+		{[]string{"--config", write("b.json", "{\n \"http.port\": 1,\n oops}")}, "", []string{"b.json", "line 3"}},
+		{[]string{"--config", write("c.json", `{"nope": 1}`)}, "", []string{"c.json", `unknown flag "nope"`}},
+		{nil, "CHAIND_GAS_LIMIT=lots", []string{"CHAIND_GAS_LIMIT", "non-negative whole number"}},
+	} {
+		exe, _ := os.Executable()
+		cmd := exec.Command(exe, tc.args...)
+		cmd.Env = append(os.Environ(), asChaindEnv+"=1")
+		if tc.env != "" {
+			cmd.Env = append(cmd.Env, tc.env)
+		}
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 2 {
+			t.Errorf("%v %s: %v, want exit 2", tc.args, tc.env, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errb.String(), w) {
+				t.Errorf("%v %s: %q lacks %q", tc.args, tc.env, errb.String(), w)
+			}
+		}
+	}
+}

@@ -109,7 +109,12 @@ func applyEnvAndConfig(fs *flag.FlagSet, configPath string) error {
 			return err
 		}
 		if err := json.Unmarshal(data, &fromFile); err != nil {
-			return fmt.Errorf("config file %s: %v", configPath, err)
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				line := 1 + strings.Count(string(data[:min(int(se.Offset), len(data))]), "\n")
+				return fmt.Errorf("config file %s, line %d: %v (want a JSON object of flag names, e.g. {\"http.port\": 8545})", configPath, line, err)
+			}
+			return fmt.Errorf("config file %s: %v (want a JSON object of flag names, e.g. {\"http.port\": 8545})", configPath, err)
 		}
 		for k := range fromFile {
 			if fs.Lookup(k) == nil {
@@ -125,7 +130,7 @@ func applyEnvAndConfig(fs *flag.FlagSet, configPath string) error {
 		env := "CHAIND_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(f.Name))
 		if v, ok := os.LookupEnv(env); ok {
 			if e := fs.Set(f.Name, v); e != nil {
-				err = fmt.Errorf("%s: %v", env, e)
+				err = fmt.Errorf("environment %s=%q: want %s", env, v, flagForm(f))
 			}
 			return
 		}
@@ -135,11 +140,36 @@ func applyEnvAndConfig(fs *flag.FlagSet, configPath string) error {
 				s = fmt.Sprint(int64(fv))
 			}
 			if e := fs.Set(f.Name, s); e != nil {
-				err = fmt.Errorf("config %s: %v", f.Name, e)
+				err = fmt.Errorf("config file %s: %q is %s, want %s", configPath, f.Name, string(mustJSON(v)), flagForm(f))
 			}
 		}
 	})
 	return err
+}
+
+// flagForm says what a flag's value must look like, for error messages.
+func flagForm(f *flag.Flag) string {
+	switch fmt.Sprintf("%T", f.Value) {
+	case "*flag.durationValue":
+		return `a duration such as "5s" or "500ms"`
+	case "*flag.intValue", "*flag.int64Value":
+		return "a whole number"
+	case "*flag.uintValue", "*flag.uint64Value":
+		return "a non-negative whole number"
+	case "*flag.boolValue":
+		return "true or false"
+	case "*flag.float64Value":
+		return "a number"
+	}
+	return fmt.Sprintf("a value like the default %q", f.DefValue)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte(fmt.Sprint(v))
+	}
+	return b
 }
 
 func newLogger(level string) (*slog.Logger, error) {
