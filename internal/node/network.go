@@ -54,10 +54,21 @@ func (nw *network) Nodes() []backend.NodeInfo {
 	}
 	pub := crypto.PublicKey(v).SerializeCompressed()
 	id := crypto.Keccak256(pub)
+	// The node's own p2p address, as configured; a node that accepts no
+	// p2p connections reports its host with port 0.
+	host, port := nw.n.cfg.Host, 0
+	if p := nw.n.cfg.P2P; p != nil && p.ListenAddr != "" {
+		if h, pt := splitNetAddress(p.ListenAddr); pt != 0 {
+			port = pt
+			if h != "" && h != "0.0.0.0" && h != "::" {
+				host = h
+			}
+		}
+	}
 	return []backend.NodeInfo{{
 		ID:        id[:],
-		IP:        nw.n.cfg.Host,
-		Port:      26656,
+		IP:        host,
+		Port:      port,
 		PublicKey: pub,
 		Operator:  crypto.PrivkeyToAddress(v),
 		Status:    "active",
