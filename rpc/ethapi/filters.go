@@ -89,7 +89,12 @@ func (api *filterAPI) install(f *filter) string {
 	defer api.mu.Unlock()
 	if !api.started {
 		api.started = true
-		go api.feed()
+		// Subscribe before the filter is handed out, not in the goroutine:
+		// a transaction or block right after eth_new*Filter must not slip
+		// past a feed that has not subscribed yet.
+		heads, cancelHeads := api.eth.b.SubscribeHeads(256)
+		txs, cancelTxs := api.eth.b.SubscribePending(4096)
+		go api.feed(heads, cancelHeads, txs, cancelTxs)
 	}
 	f.lastPoll = api.now()
 	id := newID()
@@ -97,10 +102,8 @@ func (api *filterAPI) install(f *filter) string {
 	return id
 }
 
-func (api *filterAPI) feed() {
-	heads, cancelHeads := api.eth.b.SubscribeHeads(256)
+func (api *filterAPI) feed(heads <-chan *types.Block, cancelHeads func(), txs <-chan *types.Transaction, cancelTxs func()) {
 	defer cancelHeads()
-	txs, cancelTxs := api.eth.b.SubscribePending(4096)
 	defer cancelTxs()
 	janitor := time.NewTicker(30 * time.Second)
 	defer janitor.Stop()
