@@ -34,7 +34,7 @@ var (
 
 // Config holds the pool's limits.
 type Config struct {
-	PriceBump    uint64 // percent a replacement must raise both fee fields by (10)
+	PriceBump    uint64 // percent a replacement of a pending tx must raise both fee fields by (10)
 	AccountSlots int    // transactions per sender, pending and queued (64)
 	GlobalSlots  int    // transactions in the pool (32768)
 	MaxNonceGap  uint64 // how far past the sender's pending nonce a queued tx may be (64)
@@ -67,6 +67,10 @@ type entry struct {
 	tx      *types.Transaction
 	from    types.Address
 	sidecar *types.BlobSidecar // a blob transaction's blobs, kept while it waits
+	// announced is set once the transaction has been executable and was
+	// handed to the subscribers; a queued one is announced when its gap
+	// closes.
+	announced bool
 }
 
 // account holds one sender's transactions by nonce.
@@ -138,31 +142,40 @@ func (p *Pool) AddPooled(tx *types.Transaction, sc *types.BlobSidecar) error {
 		return err
 	}
 	p.mu.Lock()
-	err := p.add(tx, sc)
+	ready, err := p.add(tx, sc)
 	p.mu.Unlock()
-	if err == nil {
-		p.notify(tx)
+	for _, r := range ready {
+		p.notify(r)
 	}
 	return err
 }
 
-func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) error {
+// add pools tx and returns the transactions that became executable by it
+// (tx itself, and the queued ones whose gap it closed), to be announced.
+func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) ([]*types.Transaction, error) {
 	h := tx.Hash()
 	if _, ok := p.all[h]; ok {
-		return ErrAlreadyKnown
+		return nil, ErrAlreadyKnown
 	}
 	from, err := p.validate(tx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	acc := p.accounts[from]
 	if acc == nil {
 		acc = &account{txs: map[uint64]*entry{}}
 		p.accounts[from] = acc
 	}
+	stateNonce := p.stateNonce(from)
 	if old, ok := acc.txs[tx.Nonce()]; ok {
-		if !p.bumped(old.tx, tx) {
-			return ErrReplaceUnderpriced
+		// A pending transaction has been announced to peers and may be in
+		// a block being built: replacing it costs the network, so the fee
+		// must rise by the price bump. A queued one, behind a nonce gap,
+		// was never announced and is in no block; replacing it costs only
+		// this pool, so any higher fee does.
+		pending := tx.Nonce() < p.pendingNonce(from, stateNonce)
+		if pending && !p.bumped(old.tx, tx) || !pending && !raised(old.tx, tx) {
+			return nil, ErrReplaceUnderpriced
 		}
 		delete(p.all, old.tx.Hash())
 	} else {
@@ -170,16 +183,32 @@ func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) error {
 		// is less than half full a busy sender may use more, so one account
 		// streaming transactions is not capped at a few per block.
 		if len(acc.txs) >= p.cfg.AccountSlots && 2*len(p.all) >= p.cfg.GlobalSlots {
-			return ErrAccountLimit
+			return nil, ErrAccountLimit
 		}
 		if len(p.all) >= p.cfg.GlobalSlots && !p.evictCheaper(tx) {
-			return ErrPoolFull
+			return nil, ErrPoolFull
 		}
 	}
 	e := &entry{tx: tx, from: from, sidecar: sc}
 	acc.txs[tx.Nonce()] = e
 	p.all[h] = e
-	return nil
+	return p.promote(acc, stateNonce, nil), nil
+}
+
+// promote marks the not yet announced transactions of acc's executable run
+// (from stateNonce on) as announced and appends them to out. Called with
+// p.mu held.
+func (p *Pool) promote(acc *account, stateNonce uint64, out []*types.Transaction) []*types.Transaction {
+	for n := stateNonce; ; n++ {
+		e, ok := acc.txs[n]
+		if !ok {
+			return out
+		}
+		if !e.announced {
+			e.announced = true
+			out = append(out, e.tx)
+		}
+	}
 }
 
 // validate runs the checks a transaction must pass to enter the pool:
@@ -254,6 +283,13 @@ func (p *Pool) bumped(old, repl *types.Transaction) bool {
 	return !repl.GasFeeCap().Lt(bump(old.GasFeeCap())) && !repl.GasTipCap().Lt(bump(old.GasTipCap()))
 }
 
+// raised reports whether repl pays more than old: neither fee field lower
+// and at least one higher.
+func raised(old, repl *types.Transaction) bool {
+	fc, tc := repl.GasFeeCap().Cmp(old.GasFeeCap()), repl.GasTipCap().Cmp(old.GasTipCap())
+	return fc >= 0 && tc >= 0 && (fc > 0 || tc > 0)
+}
+
 // evictCheaper makes room for tx by dropping the cheapest transaction in the
 // pool (the highest nonce of its sender, so no gap opens), if it pays less.
 func (p *Pool) evictCheaper(tx *types.Transaction) bool {
@@ -288,10 +324,12 @@ func (p *Pool) remove(e *entry) {
 
 // Reset moves the pool to a new head: included and stale transactions go,
 // and those the new state can no longer pay for are dropped.
+// Transactions that the new state makes executable (their gap closed by a
+// block that included transactions this pool never had) are announced.
 func (p *Pool) Reset(head Head) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.head = head
+	var ready []*types.Transaction
 	for from, acc := range p.accounts {
 		nonce := head.State.GetNonce(from)
 		bal := head.State.GetBalance(from)
@@ -300,6 +338,11 @@ func (p *Pool) Reset(head Head) {
 				p.remove(e)
 			}
 		}
+		ready = p.promote(acc, nonce, ready)
+	}
+	p.mu.Unlock()
+	for _, tx := range ready {
+		p.notify(tx)
 	}
 }
 
@@ -427,7 +470,11 @@ func (p *Pool) Len() int {
 	return len(p.all)
 }
 
-// Subscribe delivers every transaction added to the pool. A subscriber
+// Subscribe delivers every transaction of the pool once it is executable:
+// at once when it is added to its sender's pending run, or later when the
+// nonce gap before it closes. Queued transactions are not delivered, so
+// gossip and newPendingTransactions carry only what a block could include
+// now. A subscriber
 // whose buffer is full misses transactions rather than blocking the pool.
 func (p *Pool) Subscribe(buffer int) (<-chan *types.Transaction, func()) {
 	ch := make(chan *types.Transaction, buffer)
