@@ -323,6 +323,14 @@ func (b *Backend) estimate(args *backend.CallArgs, env *callEnv) (uint64, error)
 		}
 	}
 	lo := res.UsedGas - 1
+	// A call that had nothing refunded and never neared the 63/64 reserve
+	// succeeds with exactly what it used, which is then the answer: no
+	// limit below the gas a successful run used can succeed.
+	if res.Refund == 0 && res.UsedGas < hi {
+		if r, err := run(res.UsedGas); err == nil && !r.Failed() {
+			return res.UsedGas, nil
+		}
+	}
 	// Most calls succeed with what they used plus the refund and the
 	// 63/64 reserve; try that first to save most of the search.
 	if guess := (res.UsedGas + res.Refund + 2300) * 64 / 63; guess < hi {
