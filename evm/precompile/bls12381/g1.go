@@ -1,5 +1,8 @@
 package bls12381
 
+// g2.go is this file over Fp2: edit here, then run go generate.
+//go:generate go run gen_g2.go
+
 // G1 is a point of the curve y² = x³ + 4 over Fp in Jacobian coordinates
 // (x/z², y/z³); z = 0 is the point at infinity. The zero value is the point
 // at infinity. Points are not necessarily in the prime-order subgroup:
