@@ -45,7 +45,7 @@ var layers = []struct {
 	{"rpc/...", 7}, {"graphql/...", 7}, {"internal/graphql/...", 7}, {"lcd/...", 7}, {"grpcsrv/...", 7}, {"explorer/...", 7},
 	// 8: the node wires everything; tools and the binary sit on top.
 	{"internal/node/...", 8},
-	{"internal/devload", 9}, {"internal/conformance/...", 9}, {"internal/archtest", 9},
+	{"internal/devload", 9}, {"internal/conformance/...", 9}, {"internal/archtest", 9}, {"internal/tools/...", 9},
 	{"cmd/...", 10},
 }
 

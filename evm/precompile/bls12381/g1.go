@@ -1,7 +1,7 @@
 package bls12381
 
-// g2.go is this file over Fp2: edit here, then run go generate.
-//go:generate go run gen_g2.go
+// g2.go is this file over Fp2, derived from it: edit here, then run go generate.
+//go:generate go run github.com/chaind/chaind/internal/tools/derive -in g1.go -out g2.go -ident G1=G2,fe=fe2,mulByB1=mulByB2,add=add2,sub=sub2,double=double2,neg=neg2,mul=mul2,square=square2,inverse=inverse2 -prose "G1->G2|y² = x³ + 4 over Fp ->y² = x³ + 4(1+u) over Fp2 "
 
 // G1 is a point of the curve y² = x³ + 4 over Fp in Jacobian coordinates
 // (x/z², y/z³); z = 0 is the point at infinity. The zero value is the point
