@@ -5,11 +5,13 @@
 // derived here from their definitions in the Keccak reference (the ρ walk
 // over (x, y) ↦ (y, 2x + 3y) and the degree-8 LFSR), not typed in.
 //
-// Run with: go generate ./internal/crypto
+// Run with: go generate ./internal/crypto (with -check it only reports
+// whether keccakf.go is up to date).
 package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"go/format"
 	"log"
@@ -32,6 +34,8 @@ func rcBit(t int) uint64 {
 }
 
 func main() {
+	check := flag.Bool("check", false, "only report whether keccakf.go is up to date")
+	flag.Parse()
 	var rc [24]uint64
 	for ir := range rc {
 		for j := 0; j < 7; j++ {
@@ -115,6 +119,16 @@ func main() {
 	src2, err := format.Source(b.Bytes())
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *check {
+		have, err := os.ReadFile("keccakf.go")
+		if err != nil {
+			log.Fatal(err)
+		}
+		if !bytes.Equal(have, src2) {
+			log.Fatal("keccakf.go is not what gen_keccakf.go writes: run go generate")
+		}
+		return
 	}
 	if err := os.WriteFile("keccakf.go", src2, 0o644); err != nil {
 		log.Fatal(err)

@@ -18,6 +18,8 @@
 // Inputs are public, so nothing here tries to be constant-time.
 package bls12381
 
+//go:generate go run gen_fpmul.go
+
 import (
 	"math/big"
 	"math/bits"

@@ -9,7 +9,7 @@
 //
 // The template's //go:generate lines and its note naming the derived file
 // (a comment saying it "is this file over" another field) are not copied.
-// A test of this package runs every such directive of the module with
+// internal/archtest runs every go:generate directive of the module with
 // -check.
 package main
 
