@@ -1,9 +1,11 @@
 //go:build ignore
 
-// gen_fpmul writes fp_mul.go: Montgomery multiplication over the BN254
-// base field (CIOS, one word of y per round) with the four rounds
-// unrolled. The rounds are one pattern; this generator is the one place it
-// is written. With -check it only reports whether fp_mul.go is up to date.
+// gen_fpmul writes fp_mul.go: the unrolled products over the BN254 base
+// field — Montgomery multiplication (CIOS, one word of y per round), the
+// wide 512-bit product (product scanning, one column per output word) and
+// Montgomery reduction of a wide product (one word per round). Each is one
+// pattern repeated per word; this generator is the one place it is
+// written. With -check it only reports whether fp_mul.go is up to date.
 //
 // Run with: go generate ./evm/precompile/bn254
 package main
@@ -102,6 +104,65 @@ func generate() []byte {
 	p("\tmask := -b // all ones when the subtraction borrowed: keep the input")
 	for i := 0; i < n; i++ {
 		p("\tz[%d] = r%d ^ ((t%d ^ r%d) & mask)", i, i, i, i)
+	}
+	p("}")
+	p("")
+	p("// mulWideGeneric sets t = x·y (no reduction) by product scanning: each output")
+	p("// limb sums the partial products of its column in a three-word")
+	p("// accumulator, which keeps register pressure low.")
+	p("func mulWideGeneric(t *wide, x, y *fe) {")
+	p("\tx0, x1, x2, x3 := x[0], x[1], x[2], x[3]")
+	p("\ty0, y1, y2, y3 := y[0], y[1], y[2], y[3]")
+	p("\tvar r0, r1, r2, hi, lo, c uint64")
+	for k := 0; k < 2*n-1; k++ {
+		for i := max(0, k-n+1); i <= min(k, n-1); i++ {
+			p("\thi, lo = bits.Mul64(x%d, y%d)", i, k-i)
+			p("\tr0, c = bits.Add64(r0, lo, 0)")
+			p("\tr1, c = bits.Add64(r1, hi, c)")
+			p("\tr2 += c")
+		}
+		p("\tt[%d] = r0", k)
+		p("\tr0, r1, r2 = r1, r2, 0")
+	}
+	p("\tt[%d] = r0", 2*n-1)
+	p("}")
+	p("")
+	p("// montReduceGeneric sets z = t·2^-256 mod p for t < p·2^256, fully reduced.")
+	p("func montReduceGeneric(z *fe, t *wide) {")
+	p("\tt0, t1, t2, t3, t4, t5, t6, t7 := t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]")
+	p("\tvar hi, lo, c, carry, top, m uint64")
+	for r := 0; r < n; r++ {
+		// t += m·p·2^(64r) with m chosen to clear word r; the carry out of
+		// the top word is kept in top for the next round.
+		p("\tm = t%d * pInv", r)
+		for i := 0; i < n; i++ {
+			p("\thi, lo = bits.Mul64(m, p%d)", i)
+			p("\tlo, c = bits.Add64(lo, t%d, 0)", r+i)
+			p("\thi += c")
+			if i == 0 {
+				p("\tcarry = hi")
+				continue
+			}
+			p("\tt%d, c = bits.Add64(lo, carry, 0)", r+i)
+			p("\tcarry = hi + c")
+		}
+		in := "top"
+		if r == 0 {
+			in = "0"
+		}
+		p("\tt%d, top = bits.Add64(t%d, carry, %s)", r+n, r+n, in)
+	}
+	p("\t_ = top")
+	for i := 0; i < n; i++ {
+		borrow := "b"
+		if i == 0 {
+			borrow = "0"
+		}
+		p("\tr%d, b := bits.Sub64(t%d, p%d, %s)", i, n+i, i, borrow)
+	}
+	p("\tmask := -b // all ones when the subtraction borrowed: keep the input")
+	for i := 0; i < n; i++ {
+		p("\tz[%d] = r%d ^ ((t%d ^ r%d) & mask)", i, i, n+i, i)
 	}
 	p("}")
 	return b.Bytes()
