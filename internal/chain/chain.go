@@ -187,6 +187,9 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err := c.Config.ValidateHeader(parent.HeaderRef(), b.HeaderRef()); err != nil {
 		return nil, err
 	}
+	if err := c.checkTerminal(parent.HeaderRef(), b.HeaderRef()); err != nil {
+		return nil, err
+	}
 	if err := c.Config.ValidateBody(b); err != nil {
 		return nil, err
 	}

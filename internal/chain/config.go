@@ -97,13 +97,20 @@ func (c *Config) IsMerged(number uint64) bool {
 // (hive's chains: proof of work up to some height, then proof of stake),
 // the height alone cannot say so: as on the beacon chain, a block with
 // difficulty 0 is a proof-of-stake block. Elsewhere IsMerged decides.
-// Whether the parent's total difficulty really reached the terminal one is
-// not checked: imported proof-of-work seals are trusted too.
+// Whether the parent's total difficulty really reached the terminal one
+// needs the chain's stored totals: Chain checks it (checkTerminal).
 func (c *Config) IsPoSHeader(h *types.Header) bool {
-	if c.MergeNetsplitBlock == nil && c.IsMerged(h.Number) && (*big.Int)(c.TerminalTotalDifficulty).Sign() > 0 {
+	if c.mergesByDifficulty() {
 		return h.Difficulty.IsZero()
 	}
 	return c.IsMerged(h.Number)
+}
+
+// mergesByDifficulty reports whether the chain crosses the Merge at a
+// positive terminal total difficulty rather than at a fixed height.
+func (c *Config) mergesByDifficulty() bool {
+	return c.MergeNetsplitBlock == nil && c.TerminalTotalDifficulty != nil && c.TerminalTotalDifficultyPassed &&
+		(*big.Int)(c.TerminalTotalDifficulty).Sign() > 0
 }
 
 // Fork returns the EVM rules in force for a block.

@@ -3,6 +3,7 @@ package chain
 import (
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -80,6 +81,34 @@ func (c *Chain) childTD(parent types.Hash, d *uint256.Int) *uint256.Int {
 		return nil
 	}
 	return new(uint256.Int).Add(ptd, d)
+}
+
+// checkTerminal applies the terminal total difficulty to a block of a
+// chain that merges by difficulty: the first proof-of-stake block must
+// follow a block whose total difficulty reached the terminal one, and no
+// proof-of-work block may follow such a block. Without the parent's total
+// (a store from before totals were kept) the rule cannot be applied and
+// the block passes, as before.
+func (c *Chain) checkTerminal(parent, h *types.Header) error {
+	if !c.Config.mergesByDifficulty() {
+		return nil
+	}
+	ptd, ok := c.TotalDifficulty(h.ParentHash)
+	if !ok {
+		return nil
+	}
+	ttd, overflow := uint256.FromBig((*big.Int)(c.Config.TerminalTotalDifficulty))
+	if overflow {
+		return nil // no chain's difficulty reaches 2^256
+	}
+	reached := !ptd.Lt(ttd)
+	switch pos := c.Config.IsPoSHeader(h); {
+	case pos && !reached && !c.Config.IsPoSHeader(parent):
+		return fmt.Errorf("%w: proof-of-stake block on a parent with total difficulty %s, below the terminal %s", ErrBadPoSHeader, ptd, ttd)
+	case !pos && reached:
+		return fmt.Errorf("%w: proof-of-work block on a parent with total difficulty %s, past the terminal %s", ErrBadPoSHeader, ptd, ttd)
+	}
+	return nil
 }
 
 // ancestorHashes answers BLOCKHASH for a block whose parent is parent,
