@@ -229,6 +229,7 @@ type nodeChange struct {
 // the cycle closes, "nodes" each validator state change (active, standby,
 // syncing, jailed, inactive). chain_unsubscribe ends one.
 func registerNetworkSubscriptions(s *rpc.Server, ev backend.NetworkEvents) {
+	events := &feed[backend.NetworkEvent]{source: ev.SubscribeNetwork, buffer: 64}
 	register(s, "chain_subscribe", 1, 1, func(ctx context.Context, p rpc.Params) (any, error) {
 		n, ok := rpc.NotifierFrom(ctx)
 		if !ok {
@@ -245,8 +246,7 @@ func registerNetworkSubscriptions(s *rpc.Server, ev backend.NetworkEvents) {
 		if err != nil {
 			return nil, err
 		}
-		events, cancel := ev.SubscribeNetwork(subscriptionHeadBuffer)
-		go forward(sub, events, cancel, func(e backend.NetworkEvent) error {
+		events.add(sub, func(e backend.NetworkEvent) error {
 			switch {
 			case kind == "cycles" && e.Cycle != nil:
 				return sub.Notify(struct {

@@ -43,7 +43,8 @@ type filterAPI struct {
 	mu      sync.Mutex
 	filters map[string]*filter
 	started bool
-	heads   headFeed // newHeads and logs subscriptions
+	heads   feed[*types.Block]       // newHeads and logs subscriptions
+	pending feed[*types.Transaction] // newPendingTransactions subscriptions
 	now     func() time.Time
 }
 
@@ -51,7 +52,11 @@ type filterAPI struct {
 // and the WebSocket subscriptions (eth_subscribe, eth_unsubscribe).
 func RegisterFilters(s *rpc.Server, b Backend, opts EthOptions) {
 	api := &filterAPI{eth: &ethAPI{b: b, opts: opts.withDefaults()}, filters: map[string]*filter{}, now: time.Now}
-	api.heads.b = b
+	// One feed per source serves every subscription, so its buffer (how
+	// far it may lag before the source skips it) is paid once, not per
+	// subscriber: a block's worth of transactions, a few dozen heads.
+	api.heads = feed[*types.Block]{source: b.SubscribeHeads, buffer: 64}
+	api.pending = feed[*types.Transaction]{source: b.SubscribePending, buffer: 4096}
 	register(s, "eth_newFilter", 1, 1, api.newFilter)
 	register(s, "eth_newBlockFilter", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return api.install(&filter{kind: blockFilter}), nil
@@ -227,13 +232,6 @@ func (api *filterAPI) getFilterLogs(_ context.Context, p rpc.Params) (any, error
 	return api.eth.FilterLogs(&q)
 }
 
-// subscriptionHeadBuffer is how many new heads a subscription's forwarder
-// may lag behind before the chain skips it. The forwarder only queues
-// notifications on the connection, so it rarely holds more than one; the
-// buffer is allocated for every subscription, so it is kept small (10,000
-// subscribers with 256 slots each held 25 MB of empty channels).
-const subscriptionHeadBuffer = 16
-
 // subscribe implements eth_subscribe over WebSocket: [name], [name, flag],
 // [name, filter] (go-ethereum's logs form) or [name, flag, filter]. The
 // flag asks for full transactions rather than hashes; for newHeads a flag
@@ -298,8 +296,7 @@ func (api *filterAPI) subscribe(ctx context.Context, p rpc.Params) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		txs, cancel := api.eth.b.SubscribePending(4096)
-		go forward(sub, txs, cancel, func(tx *types.Transaction) error {
+		api.pending.add(sub, func(tx *types.Transaction) error {
 			if !full {
 				return sub.Notify(tx.Hash())
 			}
@@ -337,20 +334,4 @@ func subscribeFlag(p rpc.Params) (full, hasFlag bool, filterAt int, err error) {
 		return false, false, 0, err
 	}
 	return full, true, 2, nil
-}
-
-// forward feeds a subscription from a channel until the subscription ends,
-// the channel closes or send fails (the client is gone).
-func forward[T any](sub *rpc.Subscription, ch <-chan T, cancel func(), send func(T) error) {
-	defer cancel()
-	for {
-		select {
-		case <-sub.Done():
-			return
-		case v, ok := <-ch:
-			if !ok || send(v) != nil {
-				return
-			}
-		}
-	}
 }

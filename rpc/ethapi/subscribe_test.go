@@ -82,6 +82,10 @@ func TestSubscribeShapes(t *testing.T) {
 		"heads hash": `["newHeads",false]`,
 		"logs 2":     fmt.Sprintf(`["logs",{"address":"%s"}]`, contract.Hex()),
 		"logs 3":     fmt.Sprintf(`["logs",false,{"address":"%s"}]`, contract.Hex()),
+		// Two pending subscriptions share one feed: each gets every
+		// executable transaction.
+		"pending hash": `["newPendingTransactions"]`,
+		"pending full": `["newPendingTransactions",true]`,
 	} {
 		m := subscribe(params)
 		var id string
@@ -96,6 +100,14 @@ func TestSubscribeShapes(t *testing.T) {
 		m := read()
 		name, ok := ids[m.Params.Subscription]
 		if !ok || seen[name] {
+			continue
+		}
+		if name == "pending hash" {
+			var h types.Hash
+			if json.Unmarshal(m.Params.Result, &h) != nil || h != callTx {
+				t.Errorf("newPendingTransactions: %s, want the hash %s", m.Params.Result, callTx)
+			}
+			seen[name] = true
 			continue
 		}
 		var obj map[string]json.RawMessage
@@ -124,6 +136,11 @@ func TestSubscribeShapes(t *testing.T) {
 				}
 			} else if json.Unmarshal(txs[0], &hash) != nil || hash != callTx {
 				t.Errorf("newHeads false: transaction %s, want the hash %s", txs[0], callTx)
+			}
+			seen[name] = true
+		case "pending full":
+			if string(obj["hash"]) != `"`+callTx.Hex()+`"` || string(obj["from"]) == "" {
+				t.Errorf("newPendingTransactions true: %s, want the full object of %s", m.Params.Result, callTx)
 			}
 			seen[name] = true
 		case "logs 2", "logs 3":
