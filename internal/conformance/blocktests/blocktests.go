@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 
@@ -52,46 +51,8 @@ func Run(dir string, filter *regexp.Regexp, workers int, r *conformance.Report) 
 	if err != nil {
 		return err
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	results := make([]chan []outcome, len(files))
-	for i := range results {
-		results[i] = make(chan []outcome, 1)
-	}
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		go func() {
-			for i := range next {
-				results[i] <- runFile(dir, files[i], filter)
-			}
-		}()
-	}
-	go func() {
-		for i := range files {
-			next <- i
-		}
-		close(next)
-	}()
-	for i := range files {
-		for _, o := range <-results[i] {
-			switch {
-			case o.skip != "":
-				r.Skip(o.name, o.skip)
-			case o.err != nil:
-				r.Fail(o.name, "%v", o.err)
-			default:
-				r.Pass(o.name)
-			}
-		}
-	}
+	conformance.RunFiles(files, workers, nil, func(path string) []conformance.Outcome { return runFile(dir, path, filter) }, r)
 	return nil
-}
-
-type outcome struct {
-	name string
-	err  error
-	skip string
 }
 
 // btTest is one test of a BlockchainTests file.
@@ -111,7 +72,7 @@ type btBlock struct {
 	ExpectException string `json:"expectException"`
 }
 
-func runFile(root, path string, filter *regexp.Regexp) []outcome {
+func runFile(root, path string, filter *regexp.Regexp) []conformance.Outcome {
 	rel, err := filepath.Rel(root, path)
 	if err != nil || rel == "." {
 		rel = filepath.Base(path)
@@ -119,18 +80,18 @@ func runFile(root, path string, filter *regexp.Regexp) []outcome {
 	rel = strings.TrimSuffix(filepath.ToSlash(rel), ".json")
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return []outcome{{name: rel, err: err}}
+		return []conformance.Outcome{conformance.Failed(rel, "%v", err)}
 	}
 	var tests map[string]*btTest
 	if err := json.Unmarshal(data, &tests); err != nil {
-		return []outcome{{name: rel, err: fmt.Errorf("parse: %w", err)}}
+		return []conformance.Outcome{conformance.Failed(rel, "parse: %v", err)}
 	}
 	names := make([]string, 0, len(tests))
 	for n := range tests {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var out []outcome
+	var out []conformance.Outcome
 	for _, n := range names {
 		name := rel + "/" + n
 		if filter != nil && !filter.MatchString(name) {
@@ -139,10 +100,14 @@ func runFile(root, path string, filter *regexp.Regexp) []outcome {
 		t := tests[n]
 		cfg, ok := Network(t.Network)
 		if !ok {
-			out = append(out, outcome{name: name, skip: "network " + t.Network + " not known to this runner"})
+			out = append(out, conformance.Skipped(name, "network "+t.Network+" not known to this runner"))
 			continue
 		}
-		out = append(out, outcome{name: name, err: t.run(cfg)})
+		if err := t.run(cfg); err != nil {
+			out = append(out, conformance.Failed(name, "%v", err))
+		} else {
+			out = append(out, conformance.Passed(name))
+		}
 	}
 	return out
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -25,33 +24,15 @@ type testCase struct {
 
 // Run runs every JSON file below dir.
 func Run(dir string, r *conformance.Report) error {
-	files, err := conformance.JSONFiles(dir)
-	if err != nil {
-		return err
-	}
-	if len(files) == 0 {
-		return fmt.Errorf("no .json files in %s", dir)
-	}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			return err
+	return conformance.EachCase(dir, func(path, name string, tc testCase) error {
+		id := filepath.Base(path) + "/" + name
+		if err := runCase(tc); err != nil {
+			r.Fail(id, "%v", err)
+		} else {
+			r.Pass(id)
 		}
-		var tests map[string]testCase
-		if err := json.Unmarshal(raw, &tests); err != nil {
-			return fmt.Errorf("%s: %w", f, err)
-		}
-		base := filepath.Base(f)
-		for name, tc := range tests {
-			id := base + "/" + name
-			if err := runCase(tc); err != nil {
-				r.Fail(id, "%v", err)
-			} else {
-				r.Pass(id)
-			}
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func runCase(tc testCase) error {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -80,41 +79,9 @@ func Run(dir string, opts Options, r *conformance.Report) error {
 	if err != nil {
 		return err
 	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	// Results are emitted in file order so that output is reproducible.
-	results := make([]chan []outcome, len(files))
-	for i := range results {
-		results[i] = make(chan []outcome, 1)
-	}
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		go func() {
-			for i := range next {
-				results[i] <- runFile(dir, files[i], &opts, r.Verbose)
-			}
-		}()
-	}
-	go func() {
-		for _, i := range dispatchOrder(files) {
-			next <- i
-		}
-		close(next)
-	}()
-	for i := range files {
-		for _, o := range <-results[i] {
-			switch o.kind {
-			case pass:
-				r.Pass(o.name)
-			case fail:
-				r.Fail(o.name, "%s", o.why)
-			case skip:
-				r.Skip(o.name, o.why)
-			}
-		}
-	}
+	conformance.RunFiles(files, opts.Workers, dispatchOrder(files), func(path string) []conformance.Outcome {
+		return runFile(dir, path, &opts, r.Verbose)
+	}, r)
 	return nil
 }
 
@@ -138,19 +105,8 @@ func dispatchOrder(files []string) []int {
 	return order
 }
 
-type outcomeKind int
-
-const (
-	pass outcomeKind = iota
-	fail
-	skip
-)
-
-type outcome struct {
-	kind outcomeKind
-	name string
-	why  string
-}
+// outcome is one case's result.
+type outcome = conformance.Outcome
 
 func runFile(root, path string, opts *Options, verbose bool) []outcome {
 	rel, err := filepath.Rel(root, path)
@@ -160,11 +116,11 @@ func runFile(root, path string, opts *Options, verbose bool) []outcome {
 	rel = strings.TrimSuffix(filepath.ToSlash(rel), ".json")
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return []outcome{{fail, rel, err.Error()}}
+		return []outcome{{Name: rel, Kind: conformance.Fail, Why: err.Error()}}
 	}
 	var tests map[string]*stTest
 	if err := json.Unmarshal(data, &tests); err != nil {
-		return []outcome{{fail, rel, "parse: " + err.Error()}}
+		return []outcome{{Name: rel, Kind: conformance.Fail, Why: "parse: " + err.Error()}}
 	}
 	names := make([]string, 0, len(tests))
 	for n := range tests {
@@ -207,14 +163,14 @@ func runTest(out []outcome, name string, t *stTest, opts *Options, verbose bool)
 				continue
 			}
 			if !known {
-				out = append(out, outcome{skip, cname, "fork " + fname + " not supported by the EVM"})
+				out = append(out, outcome{Name: cname, Kind: conformance.Skip, Why: "fork " + fname + " not supported by the EVM"})
 				continue
 			}
 			if pre == nil && preErr == nil {
 				pre, preErr = loadPre(t)
 			}
 			if preErr != nil {
-				out = append(out, outcome{fail, cname, "pre-state: " + preErr.Error()})
+				out = append(out, outcome{Name: cname, Kind: conformance.Fail, Why: "pre-state: " + preErr.Error()})
 				continue
 			}
 			out = append(out, runCase(cname, t, fork, &p, pre, verbose))
@@ -288,24 +244,24 @@ func runCase(name string, t *stTest, fork forks.Fork, p *stPost, pre *prepared, 
 	// A panic in the code under test is one failed case, not a dead run.
 	defer func() {
 		if e := recover(); e != nil {
-			o = outcome{fail, name, fmt.Sprintf("panic: %v\n%s", e, firstFrames(debug.Stack()))}
+			o = outcome{Name: name, Kind: conformance.Fail, Why: fmt.Sprintf("panic: %v\n%s", e, firstFrames(debug.Stack()))}
 		}
 	}()
 	wantRoot, err := parseHash(p.Hash)
 	if err != nil {
-		return outcome{fail, name, "bad expected hash: " + err.Error()}
+		return outcome{Name: name, Kind: conformance.Fail, Why: "bad expected hash: " + err.Error()}
 	}
 	wantLogs, err := parseHash(p.Logs)
 	if err != nil {
-		return outcome{fail, name, "bad expected logs hash: " + err.Error()}
+		return outcome{Name: name, Kind: conformance.Fail, Why: "bad expected logs hash: " + err.Error()}
 	}
 	block, err := blockContext(t, fork)
 	if err != nil {
-		return outcome{fail, name, "env: " + err.Error()}
+		return outcome{Name: name, Kind: conformance.Fail, Why: "env: " + err.Error()}
 	}
 	st, err := state.New(pre.preRoot, pre.db)
 	if err != nil {
-		return outcome{fail, name, "open pre-state: " + err.Error()}
+		return outcome{Name: name, Kind: conformance.Fail, Why: "open pre-state: " + err.Error()}
 	}
 
 	msg, msgErr := buildMessage(&t.Transaction, p, fork)
@@ -324,22 +280,22 @@ func runCase(name string, t *stTest, fork forks.Fork, p *stPost, pre *prepared, 
 		}
 	}
 	if res != nil && len(res.MissingPrecompiles) > 0 {
-		return outcome{skip, name, fmt.Sprintf("precompile %#x not implemented", res.MissingPrecompiles[0][:])}
+		return outcome{Name: name, Kind: conformance.Skip, Why: fmt.Sprintf("precompile %#x not implemented", res.MissingPrecompiles[0][:])}
 	}
 	// The reference runners credit the coinbase with nothing, which touches
 	// it, so a coinbase left empty is deleted under EIP-161.
 	st.AddBalance(block.Coinbase, new(uint256.Int))
 	root := st.IntermediateRoot(fork >= forks.SpuriousDragon)
 	if err := st.Error(); err != nil {
-		return outcome{fail, name, "state: " + err.Error()}
+		return outcome{Name: name, Kind: conformance.Fail, Why: "state: " + err.Error()}
 	}
 	logsHash := LogsHash(st.Logs())
 
 	switch {
 	case p.ExpectException != "" && execErr == nil:
-		return outcome{fail, name, fmt.Sprintf("expected exception %s, but the transaction was accepted", p.ExpectException)}
+		return outcome{Name: name, Kind: conformance.Fail, Why: fmt.Sprintf("expected exception %s, but the transaction was accepted", p.ExpectException)}
 	case p.ExpectException == "" && execErr != nil:
-		return outcome{fail, name, fmt.Sprintf("transaction rejected: %v", execErr)}
+		return outcome{Name: name, Kind: conformance.Fail, Why: fmt.Sprintf("transaction rejected: %v", execErr)}
 	}
 	var why []string
 	if root != wantRoot {
@@ -349,7 +305,7 @@ func runCase(name string, t *stTest, fork forks.Fork, p *stPost, pre *prepared, 
 		why = append(why, fmt.Sprintf("logs hash: want %s, got %s (%d logs)", wantLogs, logsHash, len(st.Logs())))
 	}
 	if len(why) == 0 {
-		return outcome{pass, name, ""}
+		return outcome{Name: name, Kind: conformance.Pass}
 	}
 	if res != nil {
 		why = append(why, fmt.Sprintf("gas used %d, err %v", res.UsedGas, res.Err))
@@ -361,7 +317,7 @@ func runCase(name string, t *stTest, fork forks.Fork, p *stPost, pre *prepared, 
 	if verbose {
 		msgText += "\n" + diffState(t, st)
 	}
-	return outcome{fail, name, msgText}
+	return outcome{Name: name, Kind: conformance.Fail, Why: msgText}
 }
 
 // errTypeNotSupported rejects typed transactions before the fork that

@@ -8,10 +8,8 @@
 package txtests
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,44 +42,26 @@ func Run(dir, fork string, r *conformance.Report) error {
 	if !ok {
 		return fmt.Errorf("unknown fork %q", fork)
 	}
-	files, err := conformance.JSONFiles(dir)
-	if err != nil {
-		return err
-	}
-	if len(files) == 0 {
-		return fmt.Errorf("no .json files in %s", dir)
-	}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		var tests map[string]testCase
-		if err := json.Unmarshal(raw, &tests); err != nil {
-			return fmt.Errorf("%s: %w", f, err)
-		}
-		rel := filepath.Base(filepath.Dir(f)) + "/" + filepath.Base(f)
-		for name, tc := range tests {
-			id := rel + "/" + name
-			want, listed := tc.Result[fork]
-			if !listed {
-				// The vectors' README: every fork these cases list rejects
-				// them, and later forks did not relax decoding, so they
-				// must be rejected here too.
-				if !allReject(tc.Result) {
-					r.Skip(id, "no entry for "+fork+" and not rejected by every listed fork")
-					continue
-				}
-				want = forkResult{Exception: "(rejected by every listed fork)"}
+	return conformance.EachCase(dir, func(path, name string, tc testCase) error {
+		id := filepath.Base(filepath.Dir(path)) + "/" + filepath.Base(path) + "/" + name
+		want, listed := tc.Result[fork]
+		if !listed {
+			// The vectors' README: every fork these cases list rejects
+			// them, and later forks did not relax decoding, so they must
+			// be rejected here too.
+			if !allReject(tc.Result) {
+				r.Skip(id, "no entry for "+fork+" and not rejected by every listed fork")
+				return nil
 			}
-			if err := runCase(tc.TxBytes, want, rules); err != nil {
-				r.Fail(id, "%v", err)
-			} else {
-				r.Pass(id)
-			}
+			want = forkResult{Exception: "(rejected by every listed fork)"}
 		}
-	}
-	return nil
+		if err := runCase(tc.TxBytes, want, rules); err != nil {
+			r.Fail(id, "%v", err)
+		} else {
+			r.Pass(id)
+		}
+		return nil
+	})
 }
 
 func allReject(res map[string]forkResult) bool {
