@@ -15,21 +15,10 @@
 set -euo pipefail
 dur=${1:-3s}; rounds=${2:-5}; shift $(( $# > 2 ? 2 : $# ))
 queries=${*:-block balance range}
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/benchlib.sh"
+peer_setup
 chain=${VECTORS:-$root/../shared/vectors}/hive-graphql/init
 [[ -f $chain/testGenesis.json ]] || { echo "gqlbench: $chain/testGenesis.json is absent" >&2; exit 1; }
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-
-if [[ -z "${GETH:-}" ]]; then
-	cache=${XDG_CACHE_HOME:-$HOME/.cache}/chaind-peerbench
-	GETH=$cache/geth
-	if [[ ! -x $GETH ]]; then
-		echo "building geth v1.16.9 into $cache ..." >&2
-		GOBIN=$cache go install github.com/ethereum/go-ethereum/cmd/geth@v1.16.9
-	fi
-fi
-(cd "$root" && go build -o "$work/chaind" ./cmd/chaind)
 
 "$work/chaind" import --genesis "$chain/testGenesis.json" --datadir "$work/chaind-data" "$chain/testBlockchain.blocks" >"$work/import.log" 2>&1 ||
 	{ cat "$work/import.log" >&2; exit 1; }
@@ -47,13 +36,7 @@ cport=18745 gport=18746
 	--rest.port -1 --grpc.port -1 --explorer.port -1 --p2p.port -1 >"$work/chaind.log" 2>&1 &
 "$GETH" --datadir "$work/geth" --http --http.addr 127.0.0.1 --http.port $gport --graphql \
 	--authrpc.port 18761 --port 30499 --nodiscover --maxpeers 0 --verbosity 1 >"$work/geth.log" 2>&1 &
-for port in $cport $gport; do
-	for _ in $(seq 150); do
-		curl -sf -XPOST -H 'content-type: application/json' --data '{"query":"{ block { number } }"}' \
-			"127.0.0.1:$port/graphql" | grep -q '"0x22"' && break
-		sleep 0.2
-	done
-done
+wait_for /graphql '{"query":"{ block { number } }"}' '"0x22"' $cport $gport
 
 for r in $(seq "$rounds"); do
 	for q in $queries; do
@@ -67,27 +50,4 @@ for r in $(seq "$rounds"); do
 done | tee "$work/runs"
 
 echo
-awk '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-{
-	for (i = 1; i <= NF; i++) {
-		if ($i == "req/s") rate = $(i - 1)
-		if ($i == "p99") { p99 = $(i + 1); sub("ms", "", p99) }
-	}
-	key = $2 SUBSEP $3
-	rates[key] = rates[key] " " rate; p99s[key] = p99s[key] " " p99
-	if ($3 == "chaind") last[$2] = rate; else ratios[$2] = ratios[$2] " " last[$2] / rate
-	if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
-}
-END {
-	printf "%-10s %12s %10s %12s %10s %8s\n", "query", "chaind req/s", "p99 ms", "geth req/s", "p99 ms", "ratio"
-	for (k = 1; k <= n; k++) {
-		m = order[k]
-		printf "%-10s %12.0f %10.2f %12.0f %10.2f %8.2f\n", m, median(rates[m, "chaind"]), median(p99s[m, "chaind"]),
-			median(rates[m, "geth"]), median(p99s[m, "geth"]), median(ratios[m])
-	}
-}' "$work/runs"
+summarize query "$work/runs"
