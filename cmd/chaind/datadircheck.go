@@ -65,6 +65,9 @@ func (f *runFlags) checkDatadir(fs *flag.FlagSet, stored *chain.Genesis, dev *de
 		return fmt.Errorf("%s: %v", what, err)
 	}
 	if got != have {
+		if dev != nil {
+			fresh = "give --dev the --accounts, --balance, --mnemonic and --chain-id the chain was made with, or use another --datadir for a new chain"
+		}
 		return fmt.Errorf("%s is genesis %s (chain ID %d), but %s; %s", what, got, want.Config.ChainID, holds, fresh)
 	}
 	return nil

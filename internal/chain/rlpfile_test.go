@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/trie"
 )
 
 // TestCountBlocks counts short- and long-form list items by their prefixes
@@ -27,4 +30,23 @@ func TestCountBlocks(t *testing.T) {
 			t.Errorf("%s: %d, %v; want %d, %q", tc.name, n, err, tc.want, tc.err)
 		}
 	}
+}
+
+// FuzzCountBlocks: whenever ReadBlocks reads a file whole, CountBlocks
+// counts the same number of blocks.
+func FuzzCountBlocks(f *testing.F) {
+	f.Add([]byte{0xC1, 0x80, 0xC0})
+	f.Add(append([]byte{0xF8, 3}, 1, 2, 3))
+	if b, err := DevGenesis(1337, nil, 1).Commit(trie.NewMemoryDB()); err == nil {
+		f.Add(append(b.EncodeRLP(), b.EncodeRLP()...))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		read := 0
+		if err := ReadBlocks(bytes.NewReader(data), func(*types.Block) error { read++; return nil }); err != nil {
+			return
+		}
+		if n, err := CountBlocks(bytes.NewReader(data)); n != read || err != nil {
+			t.Fatalf("CountBlocks = %d, %v; ReadBlocks read %d", n, err, read)
+		}
+	})
 }
