@@ -56,6 +56,16 @@ func (d *devFlags) checks() []check {
 	}
 }
 
+// given names a dev flag set without --dev, which would be ignored.
+func (d *devFlags) given(fs *flag.FlagSet) (string, bool) {
+	for _, name := range []string{"accounts", "balance", "mnemonic"} {
+		if flagSet(fs, name) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
 // devSetup is what a --dev node starts with.
 type devSetup struct {
 	Keys      []*secp256k1.PrivateKey // the funded accounts, held by the node

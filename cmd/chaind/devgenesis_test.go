@@ -46,6 +46,8 @@ func TestDevFlagsChecks(t *testing.T) {
 		{[]string{"--dev", "--balance", "lots"}, "--balance"},
 		{[]string{"--dev", "--mnemonic", "test test test"}, "--mnemonic"},
 		{[]string{"--chain-id", "5"}, "--chain-id applies to --dev only"},
+		{[]string{"--accounts", "5"}, "--accounts applies to --dev only"},
+		{[]string{"--network", "test", "--mnemonic", "x"}, "--mnemonic applies to --dev only"},
 		{[]string{"--dev", "--log.format", "xml"}, "--log.format"},
 		{[]string{"dev-genesis", "--accounts", "20000"}, "--accounts must be"},
 		{[]string{"dev-genesis", "--chain-id", "0"}, "--chain-id must be positive"},

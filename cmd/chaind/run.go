@@ -257,8 +257,12 @@ func runNode(args []string) int {
 	); !ok {
 		return code
 	}
-	if code, ok := checkArgs(fs.Name(), f.devf.checks()...); f.dev && !ok {
-		return code
+	if f.dev {
+		if code, ok := checkArgs(fs.Name(), f.devf.checks()...); !ok {
+			return code
+		}
+	} else if name, ok := f.devf.given(fs); ok {
+		return usageError(fs.Name(), "--"+name+" applies to --dev only")
 	}
 	log, err := newLogger(f.logLevel, f.logFormat)
 	if err != nil {
