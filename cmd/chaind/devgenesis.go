@@ -74,9 +74,8 @@ type devSetup struct {
 	Genesis   *chain.Genesis
 }
 
-// buildDev derives the accounts and builds the dev genesis; host is the
-// validator's advertised p2p host in the staking section.
-func buildDev(d devFlags, chainID uint64, host string) (*devSetup, error) {
+// buildDev derives the accounts and builds the dev genesis.
+func buildDev(d devFlags, chainID uint64) (*devSetup, error) {
 	if chainID == 0 {
 		chainID = chain.MainChainID
 	}
@@ -102,7 +101,10 @@ func buildDev(d devFlags, chainID uint64, host string) (*devSetup, error) {
 	for _, a := range addrs {
 		g.Alloc[a] = chain.Account{Balance: chain.U256{Int: *bal}}
 	}
-	if err := node.SetDevStaking(g, []*secp256k1.PrivateKey{val}, host); err != nil {
+	// The validator's advertised address is loopback whatever --host says:
+	// a dev node has no peers, and the genesis must not depend on where
+	// the node listens.
+	if err := node.SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
 		return nil, err
 	}
 	return &devSetup{Keys: keys, Balance: bal, Validator: val, Genesis: g}, nil
@@ -166,7 +168,6 @@ func runDevGenesis(args []string) int {
 	var d devFlags
 	d.define(fs)
 	chainID := fs.Uint64("chain-id", chain.MainChainID, "chain ID")
-	host := fs.String("host", "127.0.0.1", "host the validator advertises (as chaind --dev --host)")
 	out := fs.String("out", "", "file to write (default: standard output)")
 	if code, ok := parseFlags(fs, fs.Name()+" [flags] > genesis.json", args); !ok {
 		return code
@@ -175,7 +176,7 @@ func runDevGenesis(args []string) int {
 		check{*chainID == 0, "--chain-id must be positive"})...); !ok {
 		return code
 	}
-	s, err := buildDev(d, *chainID, *host)
+	s, err := buildDev(d, *chainID)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind dev-genesis:", err)
 		return 1

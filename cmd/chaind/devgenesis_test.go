@@ -79,7 +79,7 @@ func TestDevGenesisDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := buildDev(devFlags{accounts: 3, balance: "5", mnemonic: hd.DevMnemonic}, 0, "127.0.0.1")
+	s, err := buildDev(devFlags{accounts: 3, balance: "5", mnemonic: hd.DevMnemonic}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestDevExportImportRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
 	d := devFlags{accounts: 2, balance: "100", mnemonic: hd.DevMnemonic}
-	s, err := buildDev(d, 0, "127.0.0.1")
+	s, err := buildDev(d, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestDevExportImportRoundTrip(t *testing.T) {
 	if err := fs.Parse([]string{"--dev", "--accounts", "2", "--balance", "100", "--datadir", src}); err != nil {
 		t.Fatal(err)
 	}
-	same, err := buildDev(rf.devf, rf.chainID, rf.host)
+	same, err := buildDev(rf.devf, rf.chainID)
 	if err != nil {
 		t.Fatal(err)
 	}

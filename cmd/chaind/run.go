@@ -292,7 +292,7 @@ func runNode(args []string) int {
 	}
 	var dev *devSetup
 	if f.dev {
-		if dev, err = buildDev(f.devf, f.chainID, f.host); err != nil {
+		if dev, err = buildDev(f.devf, f.chainID); err != nil {
 			fmt.Fprintln(os.Stderr, "chaind:", err)
 			return 1
 		}
