@@ -254,8 +254,11 @@ func (e *Explorer) stats(*http.Request) (any, error) {
 		return nil, err
 	}
 	var blockTime, tps float64
-	if head.Number() > 0 {
-		from := head.Number() - min(head.Number(), statsWindow)
+	// Block 0's time is when the genesis was written, which may be long
+	// before the chain started (a fixed dev or network genesis): the
+	// window starts at block 1 at the earliest.
+	if head.Number() > 1 {
+		from := head.Number() - min(head.Number()-1, statsWindow)
 		old, err := b.BlockByNumber(from)
 		if err != nil {
 			return nil, err

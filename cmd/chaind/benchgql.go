@@ -22,12 +22,15 @@ func benchGraphQL(args []string) int {
 	query := fs.String("query", "block", "block (a block with its transactions and logs), balance (an account balance), range (10 blocks) or a query text")
 	number := fs.Uint64("number", 30, "block: the block; range: the first block")
 	addr := fs.String("addr", "0x6295ee1b4f6dd65047762f924ecd367c17eabf8f", "balance: the account")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+		return code
 	}
-	if *conns < 1 || *duration <= 0 || *runs < 1 {
-		fmt.Fprintln(os.Stderr, "chaind bench graphql: --conns, --duration and --runs must be positive")
-		return 2
+	if code, ok := checkArgs(fs.Name(),
+		check{*conns < 1 || *duration <= 0 || *runs < 1, "--conns, --duration and --runs must be positive"},
+		check{*warmup < 0, "--warmup must not be negative"},
+		noArgs(fs),
+	); !ok {
+		return code
 	}
 	q := *query
 	switch q {

@@ -46,9 +46,12 @@ func benchRPC(args []string) int {
 	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
 		return code
 	}
-	if *conns < 1 || *duration <= 0 || *runs < 1 {
-		fmt.Fprintln(os.Stderr, "chaind bench rpc: --conns, --duration and --runs must be positive")
-		return 2
+	if code, ok := checkArgs(fs.Name(),
+		check{*conns < 1 || *duration <= 0 || *runs < 1, "--conns, --duration and --runs must be positive"},
+		check{*warmup < 0, "--warmup must not be negative"},
+		noArgs(fs),
+	); !ok {
+		return code
 	}
 	c := newRPCClient(*url, *conns)
 	var params string

@@ -60,17 +60,20 @@ func runImport(args []string) int {
 	genesis := fs.String("genesis", "", "genesis.json of the chain (required unless the data directory has one)")
 	datadir := fs.String("datadir", "", "data directory (default: in memory, for a dry run)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+	logFormat := fs.String("log.format", "text", "log line format: text or json")
+	every := fs.Duration("progress", 2*time.Second, "time between progress lines")
+	if code, ok := parseFlags(fs, fs.Name()+" [flags] CHAIN.rlp", args); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: chaind import --genesis FILE [--datadir DIR] CHAIN.rlp")
-		return 2
+		return usageError(fs.Name(), "want one chain file: chaind import --genesis FILE [--datadir DIR] CHAIN.rlp")
 	}
-	log, err := newLogger(*logLevel)
+	if *every <= 0 {
+		return usageError(fs.Name(), "--progress must be positive")
+	}
+	log, err := newLogger(*logLevel, *logFormat)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "chaind import:", err)
-		return 2
+		return usageError(fs.Name(), err.Error())
 	}
 	var g *chain.Genesis
 	if *genesis != "" {
@@ -84,7 +87,7 @@ func runImport(args []string) int {
 		fmt.Fprintln(os.Stderr, "chaind import: --genesis is required for an empty data directory")
 		return 2
 	}
-	st, err := os.Stat(fs.Arg(0))
+	total, err := countFileBlocks(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind import:", err)
 		return 1
@@ -96,14 +99,14 @@ func runImport(args []string) int {
 	}
 	defer n.Close()
 	log.Warn("proof-of-work seals of imported blocks are trusted, not verified; every other block rule is checked")
+	log.Info("importing", "file", fs.Arg(0), "blocks", total)
 	start := time.Now()
-	last := start
-	var gas, lastGas, lastCount uint64
+	p := importProgress{total: uint64(total), start: start, last: start}
+	var gas uint64
 	count, err := n.ImportFile(fs.Arg(0), func(imported, g uint64) {
 		gas += g
-		if now := time.Now(); now.Sub(last) >= 2*time.Second {
-			progress(log, imported, gas, imported-lastCount, gas-lastGas, now.Sub(last), st.Size(), n)
-			last, lastCount, lastGas = now, imported, gas
+		if now := time.Now(); now.Sub(p.last) >= *every {
+			p.report(log, imported, gas, now, n.Chain.Head().Number())
 		}
 	})
 	elapsed := time.Since(start)
@@ -118,10 +121,45 @@ func runImport(args []string) int {
 	return 0
 }
 
-func progress(log *slog.Logger, imported, gas, dBlocks, dGas uint64, dt time.Duration, _ int64, n *node.Node) {
-	log.Info("importing", "blocks", imported, "head", n.Chain.Head().Number(),
-		"blocks/s", fmt.Sprintf("%.0f", float64(dBlocks)/dt.Seconds()),
-		"Mgas/s", fmt.Sprintf("%.1f", float64(dGas)/dt.Seconds()/1e6))
+// countFileBlocks counts the blocks of a chain file before importing it.
+func countFileBlocks(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return chain.CountBlocks(f)
+}
+
+// importProgress makes the import's progress lines: blocks done of the
+// file's total, the rate since the last line and the time left at that
+// rate.
+type importProgress struct {
+	total               uint64
+	start, last         time.Time
+	lastBlocks, lastGas uint64
+}
+
+func (p *importProgress) report(log *slog.Logger, imported, gas uint64, now time.Time, head uint64) {
+	dt := now.Sub(p.last).Seconds()
+	rate := float64(imported-p.lastBlocks) / dt
+	log.Info("importing", progressAttrs(imported, p.total, rate, float64(gas-p.lastGas)/dt, head)...)
+	p.last, p.lastBlocks, p.lastGas = now, imported, gas
+}
+
+// progressAttrs are the fields of one progress line; eta is "unknown"
+// while nothing moves.
+func progressAttrs(imported, total uint64, blocksPerSec, gasPerSec float64, head uint64) []any {
+	pct := 100.0
+	if total > 0 {
+		pct = 100 * float64(imported) / float64(total)
+	}
+	eta := "unknown"
+	if blocksPerSec > 0 && total >= imported {
+		eta = (time.Duration(float64(total-imported) / blocksPerSec * float64(time.Second))).Round(time.Second).String()
+	}
+	return []any{"blocks", imported, "total", total, "percent", fmt.Sprintf("%.1f", pct),
+		"blocks/s", fmt.Sprintf("%.0f", blocksPerSec), "Mgas/s", fmt.Sprintf("%.1f", gasPerSec/1e6), "eta", eta, "head", head}
 }
 
 func runExport(args []string) int {

@@ -50,11 +50,38 @@ func TestEveryCommandHelpAndBadFlags(t *testing.T) {
 			}
 		})
 	}
+	// Commands that dispatch on a second word: each of those words too.
+	var nested [][]string
+	for _, b := range []string{"startup", "idle", "dev", "rpc", "graphql"} {
+		nested = append(nested, []string{"bench", b})
+	}
+	for kind := range runners {
+		nested = append(nested, []string{"conformance", kind, "."})
+	}
+	for _, prefix := range nested {
+		t.Run(strings.Join(prefix[:2], "_"), func(t *testing.T) {
+			code, out, errOut := runChaind(t, append(prefix, "--help")...)
+			if code != 0 || out == "" || errOut != "" {
+				t.Errorf("%v --help: exit %d, stdout %q, stderr %q", prefix, code, out, errOut)
+			}
+			code, _, errOut = runChaind(t, append(prefix, "--no-such-flag")...)
+			if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.HasPrefix(errOut, "chaind") {
+				t.Errorf("%v --no-such-flag: exit %d, stderr %q (want 2 and one line)", prefix, code, errOut)
+			}
+		})
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"sim", "--validators", "0"}, "--validators must be"},
+		{[]string{"bench", "graphql", "--runs", "0"}, "must be positive"},
+		{[]string{"bench", "rpc", "--warmup", "-1s"}, "--warmup must not be negative"},
+		{[]string{"testnet", "--validators", "0", "--out", "x"}, "--validators must be"},
+		{[]string{"top", "--interval", "0s"}, "--interval must be positive"},
+		{[]string{"wallet-config", "--http.port", "70000"}, "ports must be"},
+		{[]string{"--dev", "--p2p.peers", "127.0.0.1:1"}, "takes no p2p flags"},
+		{[]string{"--limits.batch", "0"}, "--limits.batch must be positive"},
 		{[]string{"sim", "--byzantine", "7"}, "--byzantine must be"},
 		{[]string{"sim", "--drop", "1.5"}, "--drop must be"},
 		{[]string{"devnet", "--validators", "0"}, "--validators must be"},

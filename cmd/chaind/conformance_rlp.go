@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"io"
 
 	"github.com/chaind/chaind/internal/conformance"
 	"github.com/chaind/chaind/internal/conformance/rlptests"
@@ -11,8 +10,7 @@ import (
 func init() {
 	runners["rlp"] = func(dir string, args []string, r *conformance.Report) error {
 		fs := flag.NewFlagSet("conformance rlp", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		if err := fs.Parse(args); err != nil {
+		if err := conformance.ParseFlags(fs, args); err != nil {
 			return err
 		}
 		return rlptests.Run(dir, r)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"io"
 
 	"github.com/chaind/chaind/internal/conformance"
 	"github.com/chaind/chaind/internal/conformance/txtests"
@@ -12,8 +11,7 @@ func init() {
 	runners["tx"] = func(dir string, args []string, r *conformance.Report) error {
 		fs := flag.NewFlagSet("conformance tx", flag.ContinueOnError)
 		fork := fs.String("fork", "Cancun", "fork whose rules apply (Frontier ... Cancun, Prague)")
-		fs.SetOutput(io.Discard)
-		if err := fs.Parse(args); err != nil {
+		if err := conformance.ParseFlags(fs, args); err != nil {
 			return err
 		}
 		return txtests.Run(dir, *fork, r)

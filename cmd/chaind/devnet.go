@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/crypto/hd"
 	"github.com/chaind/chaind/internal/node"
 )
 
@@ -51,7 +52,7 @@ func runDevnet(args []string) int {
 		fmt.Fprintln(os.Stderr, "chaind devnet: --full must be 0..100")
 		return 2
 	}
-	log, err := newLogger(*logLevel)
+	log, err := newLogger(*logLevel, "text")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
 		return 2
@@ -68,7 +69,7 @@ func runDevnet(args []string) int {
 	}
 	defer dn.Close()
 	log.Info("devnet", "validators", *validators, "chainId", *chainID, "blockTime", *blockTime, "http", dn.Nodes[0].Addr("http"), "explorer", dn.Nodes[0].Addr("explorer"))
-	printDevAccounts(dn.Keys)
+	printDevAccounts(os.Stdout, dn.Keys, chain.DevBalance, hd.DevMnemonic, *chainID)
 	if *stopAfter > 0 && *validators > 1 {
 		time.AfterFunc(*stopAfter, func() {
 			log.Warn("stopping a validator", "validator", *validators-1)

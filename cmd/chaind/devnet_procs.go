@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto/hd"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
@@ -204,7 +205,7 @@ func runProcessDevnet(cfg processDevnet) int {
 	w.Flush()
 	devKeys, err := devAccounts()
 	if err == nil {
-		printDevAccounts(devKeys)
+		printDevAccounts(os.Stdout, devKeys, chain.DevBalance, hd.DevMnemonic, cfg.chainID)
 	}
 	exited := make(chan *nodeProc, len(procs))
 	for _, p := range procs {

@@ -41,7 +41,11 @@ func (f *p2pFlags) enabled() bool { return f.peers != "" || f.bootnodes != "" ||
 func (f *p2pFlags) apply(cfg *node.Config, rf *runFlags, log *slog.Logger) error {
 	if !f.enabled() {
 		if !rf.dev && cfg.Validator == nil {
-			log.Warn("no p2p peers configured (--p2p.peers, --p2p.bootnodes, --validator-set): this node is on its own and will not see new blocks", "network", rf.network)
+			// Bare "chaind": say what is running and what was likely meant.
+			log.Warn("no validator key (--validator-key) and no p2p peers (--p2p.peers, --p2p.bootnodes, --validator-set): "+
+				"this node serves its chain's genesis on its own, makes no blocks and will see none; "+
+				"for a local development chain with funded accounts run: chaind --dev",
+				"chainId", cfg.Genesis.Config.ChainID, "genesis", genesisSource(rf))
 		}
 		return nil
 	}
@@ -106,4 +110,17 @@ func loadValidatorSet(path string) (consensus.ValidatorSource, error) {
 		return nil, fmt.Errorf("validator set %s: %v", path, err)
 	}
 	return cycle.NewSchedule(set), nil
+}
+
+// genesisSource names where a node's genesis came from, for the log.
+func genesisSource(rf *runFlags) string {
+	switch {
+	case rf.genesis != "":
+		return rf.genesis
+	case rf.datadir != "":
+		if _, ok := storedGenesis(rf.datadir); ok {
+			return "stored in " + rf.datadir
+		}
+	}
+	return "--network " + rf.network + " preset"
 }

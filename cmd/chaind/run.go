@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -23,7 +22,6 @@ import (
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
-	"github.com/chaind/chaind/internal/crypto/hd"
 	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -51,6 +49,7 @@ type runFlags struct {
 	validatorKey string
 	gasLimit     uint64
 	logLevel     string
+	logFormat    string
 	config       string
 	cors         string
 	vhosts       string
@@ -60,6 +59,7 @@ type runFlags struct {
 	gcHeadroom   uint64
 	procs        int
 	ops          opsFlags
+	devf         devFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -82,8 +82,9 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.validatorKey, "validator-key", "", "hex private key (or a file holding it) that signs blocks")
 	fs.Uint64Var(&f.gasLimit, "gas-limit", 0, "block gas limit a validator aims for (default: keep the genesis limit)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.logFormat, "log.format", "text", "log line format: text (key=value) or json (one object per line)")
 	fs.StringVar(&f.config, "config", "", "JSON file of flag values, e.g. {\"http.port\": 8545}")
-	fs.StringVar(&f.cors, "http.corsdomain", "", "comma-separated origins allowed to call the JSON-RPC port (* for any)")
+	fs.StringVar(&f.cors, "http.corsdomain", "", "comma-separated origins allowed to call the JSON-RPC port (* for any; default * with --dev, else none)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6061")
 	fs.IntVar(&f.procs, "procs", 0, "goroutines running at once (GOMAXPROCS); 0: 8 on machines with 4 or fewer CPUs, else one per CPU")
 	fs.Uint64Var(&f.gcHeadroom, "gc.headroom", 64, "MiB the heap may grow between garbage collections while the live heap is small (0: Go's default; GOGC overrides)")
@@ -91,6 +92,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.httpAPI, "http.api", "", "comma-separated JSON-RPC namespaces served on --http.port: eth, net, web3, debug, txpool, testing, chain, personal (default: all; with --public all but debug, testing, txpool and personal)")
 	fs.StringVar(&f.wsAPI, "ws.api", "", "comma-separated JSON-RPC namespaces served on --ws.port (default as --http.api)")
 	f.ops.define(fs)
+	f.devf.define(fs)
 }
 
 func init() {
@@ -172,12 +174,27 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-func newLogger(level string) (*slog.Logger, error) {
+// newLogger builds the logger of a command from --log-level and
+// --log.format and makes it the process default, so that every line the
+// process logs has the one format.
+func newLogger(level, format string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("bad --log-level %q", level)
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+	opts := &slog.HandlerOptions{Level: l}
+	var h slog.Handler
+	switch format {
+	case "text", "":
+		h = slog.NewTextHandler(os.Stderr, opts)
+	case "json":
+		h = slog.NewJSONHandler(os.Stderr, opts)
+	default:
+		return nil, fmt.Errorf("--log.format %q: want text or json", format)
+	}
+	log := slog.New(h)
+	slog.SetDefault(log)
+	return log, nil
 }
 
 func clientVersion() string {
@@ -185,16 +202,12 @@ func clientVersion() string {
 }
 
 // loadGenesis picks the genesis: a file, the dev network or a preset.
-func (f *runFlags) loadGenesis(devAccounts []types.Address) (*chain.Genesis, error) {
+func (f *runFlags) loadGenesis(dev *devSetup) (*chain.Genesis, error) {
 	switch {
 	case f.genesis != "":
 		return chain.LoadGenesis(f.genesis)
 	case f.dev:
-		id := f.chainID
-		if id == 0 {
-			id = chain.MainChainID
-		}
-		return chain.DevGenesis(id, devAccounts, uint64(time.Now().Unix())), nil
+		return dev.Genesis, nil
 	case f.network == "main":
 		return chain.MainGenesis(), nil
 	case f.network == "test":
@@ -240,13 +253,20 @@ func runNode(args []string) int {
 		check{f.blockTime < 0, "--block-time must not be negative"},
 		check{f.gasLimit != 0 && f.gasLimit < 5000, "--gas-limit must be 0 (keep the genesis limit) or at least 5000"},
 		check{f.procs < 0, "--procs must not be negative"},
+		check{f.chainID != 0 && !f.dev, "--chain-id applies to --dev only (a --genesis file or --network sets the chain ID)"},
 	); !ok {
 		return code
 	}
-	log, err := newLogger(f.logLevel)
+	if f.dev {
+		if code, ok := checkArgs(fs.Name(), f.devf.checks()...); !ok {
+			return code
+		}
+	} else if name, ok := f.devf.given(fs); ok {
+		return usageError(fs.Name(), "--"+name+" applies to --dev only")
+	}
+	log, err := newLogger(f.logLevel, f.logFormat)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "chaind:", err)
-		return 2
+		return usageError(fs.Name(), err.Error())
 	}
 	cfg := node.Config{
 		DataDir: f.datadir, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
@@ -257,6 +277,9 @@ func runNode(args []string) int {
 	}
 	if f.cors != "" {
 		cfg.CORS = strings.Split(f.cors, ",")
+	} else if f.dev && !flagSet(fs, "http.corsdomain") {
+		// A dApp on localhost:3000 calls a dev node from the browser.
+		cfg.CORS = []string{"*"}
 	}
 	if f.vhosts != "" {
 		cfg.VHosts = strings.Split(f.vhosts, ",")
@@ -267,23 +290,13 @@ func runNode(args []string) int {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
 	}
-	var devAddrs []types.Address
+	var dev *devSetup
 	if f.dev {
-		keys, err := hd.DevAccounts(hd.DevMnemonic, 10)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "chaind: dev accounts:", err)
+		if dev, err = buildDev(f.devf, f.chainID); err != nil {
+			fmt.Fprintln(os.Stderr, "chaind:", err)
 			return 1
 		}
-		// The dev validator has a key of its own, none of the dev accounts:
-		// an account's balance moves only by what it sends and pays.
-		if cfg.Validator, err = node.DevValidatorKey(0); err != nil {
-			fmt.Fprintln(os.Stderr, "chaind: dev validator:", err)
-			return 1
-		}
-		cfg.Accounts = keys
-		for _, k := range keys {
-			devAddrs = append(devAddrs, types.Address(crypto.PrivkeyToAddress(k)))
-		}
+		cfg.Validator, cfg.Accounts = dev.Validator, dev.Keys
 	}
 	if f.validatorKey != "" {
 		k, err := parseKey(f.validatorKey)
@@ -295,16 +308,15 @@ func runNode(args []string) int {
 	}
 	// A data directory remembers its genesis: without --genesis, a node
 	// restarted on it continues that chain (a --dev chain included).
-	if stored, ok := storedGenesis(f.datadir); ok && f.genesis == "" {
+	// Flags that choose a chain must agree with the one it holds.
+	if stored, ok := storedGenesis(f.datadir); ok {
+		if err := f.checkDatadir(fs, stored, dev); err != nil {
+			return usageError(fs.Name(), err.Error())
+		}
 		cfg.Genesis = stored
-	} else if cfg.Genesis, err = f.loadGenesis(devAddrs); err != nil {
+	} else if cfg.Genesis, err = f.loadGenesis(dev); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
-	} else if f.dev && f.genesis == "" {
-		if err := node.SetDevStaking(cfg.Genesis, []*secp256k1.PrivateKey{cfg.Validator}, f.host); err != nil {
-			fmt.Fprintln(os.Stderr, "chaind:", err)
-			return 1
-		}
 	}
 	if err := pf.apply(&cfg, &f, log); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
@@ -338,7 +350,9 @@ func runNode(args []string) int {
 	head := n.Chain.Head()
 	log.Info("chain", "chainId", cfg.Genesis.Config.ChainID, "head", head.Number(), "hash", head.Hash(), "producing", cfg.Validator != nil)
 	if f.dev {
-		printDevAccounts(cfg.Accounts)
+		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, cfg.Genesis.Config.ChainID)
+		log.Info("dev block producer (its own key, none of the accounts)", "address", types.Address(crypto.PrivkeyToAddress(dev.Validator)).Hex())
+		n.StartConsole()
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -370,16 +384,6 @@ func apiList(s string) []string {
 		}
 	}
 	return out
-}
-
-func printDevAccounts(keys []*secp256k1.PrivateKey) {
-	w := bufio.NewWriter(os.Stdout)
-	fmt.Fprintf(w, "Dev accounts (10,000 CHAIN each; mnemonic %q):\n", hd.DevMnemonic)
-	for i, k := range keys {
-		a := types.Address(crypto.PrivkeyToAddress(k))
-		fmt.Fprintf(w, "(%d) %s  key 0x%x\n", i, a.Hex(), k.Serialize())
-	}
-	w.Flush()
 }
 
 // storedGenesis reads the genesis a data directory was started with.

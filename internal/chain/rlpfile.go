@@ -68,3 +68,26 @@ func itemSize(head []byte) (int, error) {
 	}
 	return 1 + n + size, nil
 }
+
+// CountBlocks counts the blocks of a chain file by their length prefixes,
+// without decoding them, so an import can say how far along it is. Errors
+// are those ReadBlocks would report for the same item.
+func CountBlocks(r io.Reader) (int, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 0; ; n++ {
+		head, err := br.Peek(9)
+		if len(head) == 0 {
+			if errors.Is(err, io.EOF) {
+				return n, nil
+			}
+			return n, err
+		}
+		size, err := itemSize(head)
+		if err != nil {
+			return n, fmt.Errorf("block %d in file: %w", n, err)
+		}
+		if d, err := br.Discard(size); err != nil {
+			return n, fmt.Errorf("block %d in file: truncated after %d of %d bytes: %w", n, d, size, err)
+		}
+	}
+}

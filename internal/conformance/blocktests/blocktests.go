@@ -30,7 +30,7 @@ func Main(dir string, args []string, r *conformance.Report) error {
 	fs := flag.NewFlagSet("conformance blockchain", flag.ContinueOnError)
 	run := fs.String("run", "", "run only tests whose name matches this regular expression")
 	workers := fs.Int("workers", 0, "files run in parallel (default: number of CPUs)")
-	if err := fs.Parse(args); err != nil {
+	if err := conformance.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	var filter *regexp.Regexp

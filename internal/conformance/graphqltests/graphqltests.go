@@ -56,7 +56,7 @@ type testCase struct {
 func Run(dir string, args []string, rep *conformance.Report) error {
 	fs := flag.NewFlagSet("graphql", flag.ContinueOnError)
 	runRe := fs.String("run", "", "only cases whose file name matches this regexp")
-	if err := fs.Parse(args); err != nil {
+	if err := conformance.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	re, err := regexp.Compile(*runRe)

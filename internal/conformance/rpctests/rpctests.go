@@ -72,7 +72,7 @@ var staleVectors = map[string]string{
 func Run(dir string, args []string, rep *conformance.Report) error {
 	fs := flag.NewFlagSet("rpc", flag.ContinueOnError)
 	runRe := fs.String("run", "", "only cases whose method/case path matches this regexp")
-	if err := fs.Parse(args); err != nil {
+	if err := conformance.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	re, err := regexp.Compile(*runRe)

@@ -47,7 +47,7 @@ func Main(dir string, args []string, r *conformance.Report) error {
 	run := fs.String("run", "", "run only cases whose name matches this regular expression")
 	exclude := fs.String("skip", "", "leave out (do not count) cases whose name matches this regular expression")
 	workers := fs.Int("workers", 0, "files run in parallel (default: number of CPUs)")
-	if err := fs.Parse(args); err != nil {
+	if err := conformance.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	opts := Options{Fork: *forkName, Workers: *workers}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand"
 	"os"
@@ -21,8 +22,12 @@ import (
 
 // Run runs every TrieTests file below dir.
 func Run(dir string, args []string, r *conformance.Report) error {
-	if len(args) > 0 {
-		return fmt.Errorf("unexpected arguments %q", args)
+	fs := flag.NewFlagSet("conformance trie", flag.ContinueOnError)
+	if err := conformance.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	files, err := conformance.JSONFiles(dir)
 	if err != nil {

@@ -245,3 +245,39 @@ func BenchmarkDevAccounts(b *testing.B) {
 		}
 	}
 }
+
+// TestBIP32Vector2 is BIP-32's test vector 2 (a 64-byte seed, normal and
+// hardened children with large indices).
+func TestBIP32Vector2(t *testing.T) {
+	seed, _ := hex.DecodeString("fffcf9f6f3f0edeae7e4e1dedbd8d5d2cfccc9c6c3c0bdbab7b4b1aeaba8a5a29f9c999693908d8a8784817e7b7875726f6c696663605d5a5754514e4b484542")
+	m, err := NewMaster(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, xprv, xpub string }{
+		{"m",
+			"xprv9s21ZrQH143K31xYSDQpPDxsXRTUcvj2iNHm5NUtrGiGG5e2DtALGdso3pGz6ssrdK4PFmM8NSpSBHNqPqm55Qn3LqFtT2emdEXVYsCzC2U",
+			"xpub661MyMwAqRbcFW31YEwpkMuc5THy2PSt5bDMsktWQcFF8syAmRUapSCGu8ED9W6oDMSgv6Zz8idoc4a6mr8BDzTJY47LJhkJ8UB7WEGuduB"},
+		{"m/0",
+			"xprv9vHkqa6EV4sPZHYqZznhT2NPtPCjKuDKGY38FBWLvgaDx45zo9WQRUT3dKYnjwih2yJD9mkrocEZXo1ex8G81dwSM1fwqWpWkeS3v86pgKt",
+			"xpub69H7F5d8KSRgmmdJg2KhpAK8SR3DjMwAdkxj3ZuxV27CprR9LgpeyGmXUbC6wb7ERfvrnKZjXoUmmDznezpbZb7ap6r1D3tgFxHmwMkQTPH"},
+		{"m/0/2147483647'",
+			"xprv9wSp6B7kry3Vj9m1zSnLvN3xH8RdsPP1Mh7fAaR7aRLcQMKTR2vidYEeEg2mUCTAwCd6vnxVrcjfy2kRgVsFawNzmjuHc2YmYRmagcEPdU9",
+			"xpub6ASAVgeehLbnwdqV6UKMHVzgqAG8Gr6riv3Fxxpj8ksbH9ebxaEyBLZ85ySDhKiLDBrQSARLq1uNRts8RuJiHjaDMBU4Zn9h8LZNnBC5y4a"},
+	} {
+		p, err := ParsePath(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := m.Derive(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := k.String(); got != tc.xprv {
+			t.Errorf("%s xprv %s, want %s", tc.path, got, tc.xprv)
+		}
+		if got := k.PublicString(); got != tc.xpub {
+			t.Errorf("%s xpub %s, want %s", tc.path, got, tc.xpub)
+		}
+	}
+}

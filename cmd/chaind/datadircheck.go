@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/chaind/chaind/internal/chain"
+)
+
+// flagSet reports whether the flag was given on the command line, in the
+// environment or in the config file (applyEnvAndConfig sets those through
+// the flag set, so they count as given).
+func flagSet(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			found = true
+		}
+	})
+	return found
+}
+
+// checkDatadir refuses flags that name another chain than the one the data
+// directory holds: the node would otherwise go on with the stored chain
+// and the flag would be silently ignored. dev is the --dev setup, nil
+// without --dev.
+func (f *runFlags) checkDatadir(fs *flag.FlagSet, stored *chain.Genesis, dev *devSetup) error {
+	have, err := genesisHash(stored)
+	if err != nil {
+		return fmt.Errorf("%s: stored genesis: %v", f.datadir, err)
+	}
+	holds := fmt.Sprintf("%s holds chain ID %d with genesis %s", f.datadir, stored.Config.ChainID, have)
+	fresh := "use another --datadir for a new chain, or drop the flag to continue this one"
+	if f.chainID != 0 && f.chainID != stored.Config.ChainID {
+		return fmt.Errorf("--chain-id %d: %s; %s", f.chainID, holds, fresh)
+	}
+	var want *chain.Genesis
+	var what string
+	switch {
+	case f.genesis != "":
+		if want, err = chain.LoadGenesis(f.genesis); err != nil {
+			return err
+		}
+		what = "--genesis " + f.genesis
+	case dev != nil:
+		want, what = dev.Genesis, "--dev (with these --accounts, --balance, --mnemonic and --chain-id)"
+	case flagSet(fs, "network"):
+		if want, err = f.loadGenesis(nil); err != nil {
+			return err
+		}
+		what = "--network " + f.network
+	default:
+		return nil
+	}
+	// Hash a copy: preparing adds the system contracts to the genesis the
+	// node is about to be given.
+	cp, cfg := *want, *want.Config
+	cp.Config = &cfg
+	cp.Alloc = make(chain.Alloc, len(want.Alloc))
+	for a, acc := range want.Alloc {
+		cp.Alloc[a] = acc
+	}
+	got, err := genesisHash(&cp)
+	if err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	if got != have {
+		if dev != nil {
+			fresh = "give --dev the --accounts, --balance, --mnemonic and --chain-id the chain was made with, or use another --datadir for a new chain"
+		}
+		return fmt.Errorf("%s is genesis %s (chain ID %d), but %s; %s", what, got, want.Config.ChainID, holds, fresh)
+	}
+	return nil
+}

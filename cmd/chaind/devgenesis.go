@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"strings"
+
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/crypto/hd"
+	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/trie"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	"github.com/holiman/uint256"
+)
+
+// devGenesisTime is the timestamp of every --dev genesis. A fixed value
+// (2025-01-01 00:00 UTC, as the public networks) instead of the start time
+// makes the genesis a function of the flags alone: chaind dev-genesis
+// writes the very block 0 a --dev node starts from, so a dev chain's
+// export imports anywhere. The first block takes the wall clock.
+const devGenesisTime = 1_735_689_600
+
+// maxDevAccounts bounds --accounts: each is derived, funded, held by the
+// node and printed at start.
+const maxDevAccounts = 10_000
+
+// devFlags are the flags that shape a --dev genesis, shared by the node
+// and chaind dev-genesis so that both build the same block 0.
+type devFlags struct {
+	accounts int
+	balance  string
+	mnemonic string
+}
+
+func (d *devFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&d.accounts, "accounts", 10, fmt.Sprintf("number of funded dev accounts derived from --mnemonic (0..%d)", maxDevAccounts))
+	fs.StringVar(&d.balance, "balance", "10000", "balance of each dev account in ETH (CHAIN), decimals allowed")
+	fs.StringVar(&d.mnemonic, "mnemonic", hd.DevMnemonic, "BIP-39 mnemonic the dev accounts are derived from (m/44'/60'/0'/0/i)")
+}
+
+// checks are the usage rules of the dev flags.
+func (d *devFlags) checks() []check {
+	_, balErr := parseEther(d.balance)
+	return []check{
+		{d.accounts < 0 || d.accounts > maxDevAccounts, fmt.Sprintf("--accounts must be 0..%d", maxDevAccounts)},
+		{balErr != nil, fmt.Sprintf("--balance %q: %v", d.balance, balErr)},
+		{hd.ValidateMnemonic(d.mnemonic) != nil, fmt.Sprintf("--mnemonic: %v", hd.ValidateMnemonic(d.mnemonic))},
+	}
+}
+
+// given names a dev flag set without --dev, which would be ignored.
+func (d *devFlags) given(fs *flag.FlagSet) (string, bool) {
+	for _, name := range []string{"accounts", "balance", "mnemonic"} {
+		if flagSet(fs, name) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// devSetup is what a --dev node starts with.
+type devSetup struct {
+	Keys      []*secp256k1.PrivateKey // the funded accounts, held by the node
+	Balance   *uint256.Int            // each account's genesis balance, in wei
+	Validator *secp256k1.PrivateKey   // the block producer, none of Keys
+	Genesis   *chain.Genesis
+}
+
+// buildDev derives the accounts and builds the dev genesis.
+func buildDev(d devFlags, chainID uint64) (*devSetup, error) {
+	if chainID == 0 {
+		chainID = chain.MainChainID
+	}
+	bal, err := parseEther(d.balance)
+	if err != nil {
+		return nil, fmt.Errorf("--balance: %w", err)
+	}
+	keys, err := hd.DevAccounts(d.mnemonic, d.accounts)
+	if err != nil {
+		return nil, fmt.Errorf("dev accounts: %w", err)
+	}
+	// The dev validator has a key of its own, none of the dev accounts:
+	// an account's balance moves only by what it sends and pays.
+	val, err := node.DevValidatorKey(0)
+	if err != nil {
+		return nil, fmt.Errorf("dev validator: %w", err)
+	}
+	addrs := make([]types.Address, len(keys))
+	for i, k := range keys {
+		addrs[i] = types.Address(crypto.PrivkeyToAddress(k))
+	}
+	g := chain.DevGenesis(chainID, addrs, devGenesisTime)
+	for _, a := range addrs {
+		g.Alloc[a] = chain.Account{Balance: chain.U256{Int: *bal}}
+	}
+	// The validator's advertised address is loopback whatever --host says:
+	// a dev node has no peers, and the genesis must not depend on where
+	// the node listens.
+	if err := node.SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
+		return nil, err
+	}
+	return &devSetup{Keys: keys, Balance: bal, Validator: val, Genesis: g}, nil
+}
+
+// parseEther reads a decimal amount of ether ("10000", "0.5") as wei.
+func parseEther(s string) (*uint256.Int, error) {
+	whole, frac, _ := strings.Cut(strings.TrimSpace(s), ".")
+	if whole == "" && frac == "" {
+		return nil, errors.New("want a decimal number of ETH such as 10000 or 0.5")
+	}
+	if len(frac) > 18 {
+		return nil, errors.New("more than 18 decimals (1 wei is 1e-18 ETH)")
+	}
+	digits := whole + frac + strings.Repeat("0", 18-len(frac))
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return nil, errors.New("want a decimal number of ETH such as 10000 or 0.5")
+		}
+	}
+	v, ok := new(big.Int).SetString(digits, 10)
+	if !ok {
+		return nil, errors.New("want a decimal number of ETH such as 10000 or 0.5")
+	}
+	out, overflow := uint256.FromBig(v)
+	if overflow {
+		return nil, errors.New("more than 2^256-1 wei")
+	}
+	return out, nil
+}
+
+// formatEther renders wei as ETH without trailing zeros.
+func formatEther(wei *uint256.Int) string {
+	s := fmt.Sprintf("%019s", wei.Dec())
+	whole, frac := s[:len(s)-18], strings.TrimRight(s[len(s)-18:], "0")
+	if frac == "" {
+		return whole
+	}
+	return whole + "." + frac
+}
+
+// genesisHash is the hash of the block 0 a node builds from g (its system
+// contracts included).
+func genesisHash(g *chain.Genesis) (types.Hash, error) {
+	if err := node.PrepareGenesis(g); err != nil {
+		return types.Hash{}, err
+	}
+	b, err := g.Commit(trie.NewMemoryDB())
+	if err != nil {
+		return types.Hash{}, err
+	}
+	return b.Hash(), nil
+}
+
+func init() {
+	register(command{"dev-genesis", "write the genesis.json chaind --dev starts from: dev-genesis [--accounts N --balance ETH --mnemonic WORDS --chain-id ID] > genesis.json", runDevGenesis})
+}
+
+func runDevGenesis(args []string) int {
+	fs := flag.NewFlagSet("chaind dev-genesis", flag.ContinueOnError)
+	var d devFlags
+	d.define(fs)
+	chainID := fs.Uint64("chain-id", chain.MainChainID, "chain ID")
+	out := fs.String("out", "", "file to write (default: standard output)")
+	if code, ok := parseFlags(fs, fs.Name()+" [flags] > genesis.json", args); !ok {
+		return code
+	}
+	if code, ok := checkArgs(fs.Name(), append(d.checks(), noArgs(fs),
+		check{*chainID == 0, "--chain-id must be positive"})...); !ok {
+		return code
+	}
+	s, err := buildDev(d, *chainID)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind dev-genesis:", err)
+		return 1
+	}
+	data, err := json.MarshalIndent(s.Genesis, "", "  ")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind dev-genesis:", err)
+		return 1
+	}
+	data = append(data, '\n')
+	if *out == "" {
+		_, err = os.Stdout.Write(data)
+	} else {
+		err = os.WriteFile(*out, data, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind dev-genesis:", err)
+		return 1
+	}
+	return 0
+}
+
+// printDevAccounts lists the dev accounts and their keys, as anvil and
+// Hardhat do at start.
+func printDevAccounts(w io.Writer, keys []*secp256k1.PrivateKey, balance *uint256.Int, mnemonic string, chainID uint64) {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	fmt.Fprintf(bw, "\nAvailable accounts (%s ETH each)\n==================\n", formatEther(balance))
+	for i, k := range keys {
+		fmt.Fprintf(bw, "(%d) %s\n", i, types.Address(crypto.PrivkeyToAddress(k)).Hex())
+	}
+	fmt.Fprintf(bw, "\nPrivate keys\n==================\n")
+	for i, k := range keys {
+		fmt.Fprintf(bw, "(%d) 0x%x\n", i, k.Serialize())
+	}
+	fmt.Fprintf(bw, "\nWallet\n==================\nMnemonic:        %s\nDerivation path: m/44'/60'/0'/0/\nChain ID:        %d\n\n", mnemonic, chainID)
+	fmt.Fprintln(bw, "These keys are public: never send real funds to them.")
+}

@@ -1,0 +1,116 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// StartConsole logs, at info level, one line per transaction of every new
+// block (hash, sender, recipient or created contract, gas used, status and
+// the decoded revert reason of a failed one) and one line per block, as a
+// developer watching a dev node expects. It stops when the node closes.
+func (n *Node) StartConsole() {
+	heads, cancel := n.Chain.Subscribe(256)
+	last := n.Chain.Head().Number()
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		defer cancel()
+		for {
+			select {
+			case <-n.stop:
+				return
+			case b, ok := <-heads:
+				if !ok {
+					return
+				}
+				// A subscriber that fell behind misses heads: fill the gap
+				// from the chain by number.
+				for num := last + 1; num < b.Number(); num++ {
+					if gap, err := n.Chain.BlockByNumber(num); err == nil {
+						n.logBlock(gap)
+					}
+				}
+				n.logBlock(b)
+				last = b.Number()
+			}
+		}
+	}()
+}
+
+// logBlock writes a block's transaction lines, then its own line.
+func (n *Node) logBlock(b *types.Block) {
+	if !n.log.Enabled(context.Background(), slog.LevelInfo) {
+		return
+	}
+	receipts, err := n.Chain.DB().Receipts(b.Hash())
+	if err != nil {
+		n.log.Warn("block receipts", "number", b.Number(), "err", err)
+		receipts = nil
+	}
+	signer := n.Chain.Config.Signer(b.Number(), b.Time())
+	var prevCum uint64
+	for i, tx := range b.Transactions() {
+		attrs := []any{"hash", tx.Hash().Hex()}
+		from, err := signer.Sender(tx)
+		if err == nil {
+			attrs = append(attrs, "from", from.Hex())
+		}
+		var r *types.Receipt
+		if i < len(receipts) {
+			r = receipts[i]
+		}
+		if to := tx.To(); to != nil {
+			attrs = append(attrs, "to", to.Hex())
+		} else if err == nil {
+			// A failed creation leaves no contract: name the address it
+			// would have had under another key.
+			key := "created"
+			if r == nil || r.Status != types.ReceiptStatusSuccessful {
+				key = "create"
+			}
+			attrs = append(attrs, key, types.CreateAddress(from, tx.Nonce()).Hex())
+		}
+		if r != nil {
+			attrs = append(attrs, "gas", r.CumulativeGasUsed-prevCum)
+			prevCum = r.CumulativeGasUsed
+			if r.Status == types.ReceiptStatusSuccessful {
+				attrs = append(attrs, "status", "success")
+			} else {
+				attrs = append(attrs, "status", "failed")
+				attrs = append(attrs, n.failure(b, i)...)
+			}
+		}
+		n.log.Info("transaction", attrs...)
+	}
+	h := b.Hash().Hex()
+	n.log.Info("block", "number", b.Number(), "hash", h[:10]+"…", "txs", len(b.Transactions()), "gas", b.GasUsed())
+}
+
+// failure replays a failed transaction for why it failed: its decoded
+// revert reason (Error(string) or Panic(uint256)) and the EVM's error.
+func (n *Node) failure(b *types.Block, i int) []any {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res, err := n.backend.TraceTransaction(ctx, b, i, &backend.TraceConfig{Tracer: "callTracer", OnlyTopCall: true})
+	if err != nil {
+		return []any{"replay", err.Error()}
+	}
+	var frame struct {
+		Error        string `json:"error"`
+		RevertReason string `json:"revertReason"`
+	}
+	if json.Unmarshal(res, &frame) != nil {
+		return nil
+	}
+	out := []any{"error", frame.Error}
+	if frame.RevertReason != "" {
+		out = append(out, "reason", frame.RevertReason)
+	}
+	return out
+}
