@@ -11,6 +11,9 @@ import (
 // (1 = compressed), a four-byte big-endian length, then the message.
 // Frames are unrelated to HTTP/2 DATA frames; the reader reassembles them.
 
+// frameHeaderLen is the length of a frame's flag byte and length.
+const frameHeaderLen = 5
+
 // errFrameTooLarge is a message over the size limit.
 type errFrameTooLarge struct{ size, limit uint32 }
 

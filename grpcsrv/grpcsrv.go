@@ -140,12 +140,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		trailersOnly(w, query.Errorf(query.Internal, "grpc: error unmarshalling request: %v", err))
 		return
 	}
-	out, qerr := s.q.Cached(m, "grpc "+path+" "+string(msg), func() ([]byte, *query.Error) {
+	// The cache keeps the answer framed, so a repeated query at the same
+	// head is written straight from it: no marshalling, no copy.
+	framed, qerr := s.q.Cached(m, "grpc "+path+" "+string(msg), func() ([]byte, *query.Error) {
 		resp, qerr := s.q.Call(ctx, m, req)
 		if qerr != nil {
 			return nil, qerr
 		}
-		return protobuf.Marshal(resp), nil
+		return appendFrame(nil, protobuf.Marshal(resp)), nil
 	})
 	if qerr == nil && ctx.Err() != nil {
 		qerr = query.AsError(ctx.Err())
@@ -154,13 +156,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		trailersOnly(w, qerr)
 		return
 	}
-	if len(out) > s.maxSend {
-		trailersOnly(w, query.Errorf(query.ResourceExhaust, "grpc: trying to send message larger than max (%d vs. %d)", len(out), s.maxSend))
+	if n := len(framed) - frameHeaderLen; n > s.maxSend {
+		trailersOnly(w, query.Errorf(query.ResourceExhaust, "grpc: trying to send message larger than max (%d vs. %d)", n, s.maxSend))
 		return
 	}
-	startStream(w, r)
-	w.Write(appendFrame(make([]byte, 0, 5+len(out)), out))
-	w.(http.Flusher).Flush()
+	startStream(w)
+	// No Flush: the answer is complete, and the trailers that follow end
+	// the stream, so the connection sends both as soon as the handler
+	// returns (an explicit flush cost a separate write per call).
+	w.Write(framed)
 	finish(w, nil)
 }
 
@@ -198,20 +202,27 @@ func unknownMethod(q *query.Querier, path string) *query.Error {
 	return query.Errorf(query.Unimplemented, "unknown service %s", svc)
 }
 
+// Header values every answer carries; net/http only reads them, so one
+// slice serves all answers instead of one allocation per header per call.
+var (
+	hdrContentType = []string{"application/grpc"}
+	hdrTrailers    = []string{"Grpc-Status", "Grpc-Message"}
+	hdrStatusOK    = []string{"0"}
+)
+
 // startStream sends the response headers of a stream that will carry
 // messages, declaring the status trailers.
-func startStream(w http.ResponseWriter, r *http.Request) {
+func startStream(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("Content-Type", "application/grpc")
-	h.Add("Trailer", "Grpc-Status")
-	h.Add("Trailer", "Grpc-Message")
+	h["Content-Type"] = hdrContentType
+	h["Trailer"] = hdrTrailers
 	w.WriteHeader(http.StatusOK)
 }
 
 // finish sets the status trailers of a started stream.
 func finish(w http.ResponseWriter, e *query.Error) {
 	if e == nil {
-		w.Header().Set("Grpc-Status", "0")
+		w.Header()["Grpc-Status"] = hdrStatusOK
 		return
 	}
 	w.Header().Set("Grpc-Status", strconv.Itoa(int(e.Code)))

@@ -144,7 +144,7 @@ func reflect[P reflPkg](ctx context.Context, s *Server, w http.ResponseWriter, r
 		msg, err := readFrame(r.Body, s.maxRecv)
 		if err == io.EOF {
 			if !started {
-				startStream(w, r)
+				startStream(w)
 			}
 			finish(w, nil)
 			return
@@ -165,7 +165,7 @@ func reflect[P reflPkg](ctx context.Context, s *Server, w http.ResponseWriter, r
 		}
 		out := protobuf.Marshal(resp)
 		if !started {
-			startStream(w, r)
+			startStream(w)
 			started = true
 		}
 		w.Write(appendFrame(nil, out))

@@ -56,6 +56,11 @@ type StakingValidator struct {
 	// MissedBlocks is how many blocks the validator failed to sign in the
 	// current liveness window (missedBlocksWindow blocks) of the block read.
 	MissedBlocks uint64
+	// StartHeight is the block at whose end the validator last became
+	// active (0: at genesis, or never); UnbondingHeight the block at whose
+	// end it last stopped being active (0: never), and UnbondingEnd (Unix
+	// seconds) that block's time plus restakeCooldown.
+	StartHeight, UnbondingHeight, UnbondingEnd uint64
 }
 
 // StakingDelegation is one delegator's stake with one validator.
@@ -67,6 +72,7 @@ type StakingDelegation struct {
 
 // UnbondingEntry is stake on its way back to its delegator.
 type UnbondingEntry struct {
+	ID                   uint64 // from 1, in the order entries were started
 	Delegator, Validator types.Address
 	Amount               *uint256.Int
 	CompletionTime       uint64 // Unix seconds

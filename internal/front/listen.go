@@ -58,6 +58,7 @@ func (f *Front) Listen(l Listener) (*Server, error) {
 		srv.Protocols = new(http.Protocols)
 		srv.Protocols.SetHTTP1(true)
 		srv.Protocols.SetUnencryptedHTTP2(true)
+		ln = bufferedListener{ln}
 	}
 	if f.lim != nil && f.lim.cfg.Conns > 0 {
 		ln = &cappedListener{Listener: ln, lim: f.lim}

@@ -59,7 +59,7 @@ func (a stakingAPI) StakingValidators(height *uint64) ([]backend.StakingValidato
 	vals, p := staking.ReadValidators(st), staking.ReadParams(st)
 	out := make([]backend.StakingValidator, 0, len(vals))
 	for _, v := range vals {
-		bv := toBackendValidator(v)
+		bv := toBackendValidator(v, staking.ReadBonding(st, v.Operator))
 		bv.MissedBlocks = missedNow(v, p, number)
 		out = append(out, bv)
 	}
@@ -76,12 +76,12 @@ func (a stakingAPI) StakingValidator(height *uint64, op types.Address) (*backend
 	if !ok {
 		return nil, backend.ErrValidatorNotFound
 	}
-	bv := toBackendValidator(v)
+	bv := toBackendValidator(v, staking.ReadBonding(st, v.Operator))
 	bv.MissedBlocks = missedNow(v, staking.ReadParams(st), number)
 	return &bv, nil
 }
 
-func toBackendValidator(v staking.ValidatorInfo) backend.StakingValidator {
+func toBackendValidator(v staking.ValidatorInfo, b staking.Bonding) backend.StakingValidator {
 	d := v.Description
 	return backend.StakingValidator{
 		Operator: v.Operator, ConsensusAddress: v.ConsensusAddress, ConsensusPubkey: v.Pubkey, NetAddress: v.NetAddress,
@@ -90,6 +90,7 @@ func toBackendValidator(v staking.ValidatorInfo) backend.StakingValidator {
 		MinSelfDelegation: v.MinSelfDelegation, Tokens: v.Tokens, Shares: v.Shares, SelfDelegation: v.SelfDelegation,
 		Slashed: v.Slashed, Status: v.Status.String(), Jailed: v.Jailed, JailedUntil: v.JailedUntil, Created: v.Created,
 		UnpaidCommission: v.Commission, Power: v.Power,
+		StartHeight: b.StartHeight, UnbondingHeight: b.UnbondingHeight, UnbondingEnd: b.UnbondingEnd,
 	}
 }
 
@@ -128,7 +129,7 @@ func (a stakingAPI) UnbondingDelegations(height *uint64, d *types.Address) ([]ba
 	es := staking.ReadUnbonding(st, d)
 	out := make([]backend.UnbondingEntry, 0, len(es))
 	for _, e := range es {
-		out = append(out, backend.UnbondingEntry{Delegator: e.Delegator, Validator: e.Validator, Amount: e.Amount,
+		out = append(out, backend.UnbondingEntry{ID: e.ID, Delegator: e.Delegator, Validator: e.Validator, Amount: e.Amount,
 			CompletionTime: e.Completion, CreationHeight: e.Height})
 	}
 	return out, nil

@@ -31,10 +31,12 @@ import (
 //     (window − maxMissedBlocks) / window, the jail time restakeCooldown,
 //     and the slash fractions the nodeRefuted (double sign) and
 //     syncTimeout (downtime) penalties;
+//   - a validator's unbonding height and time, and its signing record's
+//     start height, come from its bonding record (when it last joined and
+//     left the active set); unbonding ids number the unbonding queue;
 //   - what the native state does not keep reads zero: a limit on
 //     unbonding entries, historical entries, a minimum commission rate,
-//     unbonding ids, a signing record's start height and offset, and
-//     tombstones (a double signer is jailed, not banned).
+//     and tombstones (a double signer is jailed, not banned).
 
 // native adapts the chain's staking and governance readers to the
 // Cosmos modules' views. Every read of one query is of the same block,
@@ -141,7 +143,14 @@ func cosmosValidator(v backend.StakingValidator) vValidator {
 			MaxChangeRate: zeroIfNil(v.MaxChangeRate), UpdateTime: unixTime(v.CommissionUpdated)},
 		MinSelfDelegation: zeroIfNil(v.MinSelfDelegation), UnbondingTime: epoch,
 	}
-	if v.Jailed {
+	switch {
+	case v.UnbondingHeight != 0:
+		// It left the active set at that block; its stake, had it been
+		// taken out then, was free after the cooldown.
+		cv.UnbondingHeight, cv.UnbondingTime = int64(v.UnbondingHeight), unixTime(v.UnbondingEnd)
+	case v.Jailed:
+		// Jailed without having left the set on record (before it ever
+		// became active): it waits out its jail.
 		cv.UnbondingTime = unixTime(v.JailedUntil)
 	}
 	return cv
@@ -219,7 +228,7 @@ func (n native) Unbondings(d types.Address) ([]vUnbonding, error) {
 			out = append(out, vUnbonding{Delegator: d, Validator: e.Validator})
 		}
 		amount := zeroIfNil(e.Amount)
-		out[i].Entries = append(out[i].Entries, vUnbondingEntry{
+		out[i].Entries = append(out[i].Entries, vUnbondingEntry{UnbondingID: e.ID,
 			CreationHeight: int64(e.CreationHeight), CompletionTime: unixTime(e.CompletionTime),
 			InitialBalance: amount, Balance: amount})
 	}
@@ -466,13 +475,26 @@ func (n native) GovParams() (vGovParams, error) {
 		VetoThreshold: ppmDec(p.VetoPPM)}, nil
 }
 
-// signingInfo is a validator's liveness record. The native state keeps
-// neither the height a validator started signing nor a tombstone (a
-// double signer is jailed, not banned), so those read zero and false.
-func signingInfo(v backend.StakingValidator) vSigningInfo {
-	si := vSigningInfo{Address: v.ConsensusAddress, MissedBlocksCounter: int64(v.MissedBlocks), JailedUntil: epoch}
+// signingInfo is a validator's liveness record. Its start height is the
+// block at whose end the validator last became active, and its index
+// offset the blocks since then that it stayed active (up to the block
+// read, or to the block it left). The native state keeps no tombstone (a
+// double signer is jailed, not banned), so that reads false.
+func (n native) signingInfo(v backend.StakingValidator) vSigningInfo {
+	si := vSigningInfo{Address: v.ConsensusAddress, StartHeight: int64(v.StartHeight),
+		MissedBlocksCounter: int64(v.MissedBlocks), JailedUntil: epoch}
 	if v.Jailed {
 		si.JailedUntil = unixTime(v.JailedUntil)
+	}
+	end := v.StartHeight
+	switch {
+	case bondStatusOf(v.Status) == statusBonded && n.at != nil:
+		end = *n.at
+	case v.UnbondingHeight > v.StartHeight:
+		end = v.UnbondingHeight
+	}
+	if end > v.StartHeight {
+		si.IndexOffset = int64(end - v.StartHeight)
 	}
 	return si
 }
@@ -484,7 +506,7 @@ func (n native) SigningInfos() ([]vSigningInfo, error) {
 	}
 	out := make([]vSigningInfo, 0, len(vs))
 	for _, v := range vs {
-		out = append(out, signingInfo(v))
+		out = append(out, n.signingInfo(v))
 	}
 	sort.Slice(out, func(i, j int) bool { return lessAddr(out[i].Address, out[j].Address) })
 	return out, nil
@@ -497,7 +519,7 @@ func (n native) SigningInfo(cons types.Address) (vSigningInfo, error) {
 	}
 	for _, v := range vs {
 		if v.ConsensusAddress == cons {
-			return signingInfo(v), nil
+			return n.signingInfo(v), nil
 		}
 	}
 	return vSigningInfo{}, backend.ErrNotFound

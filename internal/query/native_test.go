@@ -103,9 +103,10 @@ func TestNativeMapping(t *testing.T) {
 	a, b, d := types.Address{1}, types.Address{2}, types.Address{9}
 	f := &fakeNative{
 		vals: []backend.StakingValidator{
-			{Operator: b, ConsensusAddress: types.Address{0xb}, Status: "standby", Tokens: wei(2), Shares: wei(2), MissedBlocks: 4},
+			{Operator: b, ConsensusAddress: types.Address{0xb}, Status: "standby", Tokens: wei(2), Shares: wei(2), MissedBlocks: 4,
+				StartHeight: 3, UnbondingHeight: 8, UnbondingEnd: 500},
 			{Operator: a, ConsensusAddress: types.Address{0xa}, Status: "active", Tokens: wei(10), Shares: wei(10),
-				CommissionRate: u(5e16), UnpaidCommission: u(7)},
+				CommissionRate: u(5e16), UnpaidCommission: u(7), StartHeight: 2},
 			{Operator: types.Address{3}, ConsensusAddress: types.Address{0xc}, Status: "jailed", Jailed: true, JailedUntil: 1000, Tokens: wei(1)},
 		},
 		dels: []backend.StakingDelegation{
@@ -113,9 +114,9 @@ func TestNativeMapping(t *testing.T) {
 			{Delegator: d, Validator: a, Shares: u(5), Amount: u(6), Rewards: u(2)},
 		},
 		unbonds: []backend.UnbondingEntry{
-			{Delegator: d, Validator: b, Amount: u(1), CompletionTime: 100, CreationHeight: 5},
-			{Delegator: d, Validator: a, Amount: u(2), CompletionTime: 200, CreationHeight: 6},
-			{Delegator: d, Validator: b, Amount: u(4), CompletionTime: 300, CreationHeight: 7},
+			{ID: 4, Delegator: d, Validator: b, Amount: u(1), CompletionTime: 100, CreationHeight: 5},
+			{ID: 5, Delegator: d, Validator: a, Amount: u(2), CompletionTime: 200, CreationHeight: 6},
+			{ID: 6, Delegator: d, Validator: b, Amount: u(4), CompletionTime: 300, CreationHeight: 7},
 		},
 		params: backend.StakingParams{RestakeCooldown: 60_000, Desired: 21, MissedBlocksWindow: 100, MaxMissedBlocks: 50,
 			NodeRefutedPenaltyPPM: 200_000, SyncTimeoutPenaltyPPM: 10_000, MinDeposit: wei(10), DepositPeriod: 1000,
@@ -134,6 +135,8 @@ func TestNativeMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	head := uint64(12)
+	n.at = &head
 
 	vs, _ := n.StakingValidators()
 	if len(vs) != 3 || vs[0].Operator != a || vs[1].Operator != b {
@@ -148,6 +151,9 @@ func TestNativeMapping(t *testing.T) {
 	if !vs[2].UnbondingTime.Equal(time.Unix(1000, 0)) || !vs[0].UnbondingTime.Equal(time.Unix(0, 0)) {
 		t.Errorf("jailed validator's unbonding time %v", vs[2].UnbondingTime)
 	}
+	if vs[1].UnbondingHeight != 8 || !vs[1].UnbondingTime.Equal(time.Unix(500, 0)) || vs[0].UnbondingHeight != 0 {
+		t.Errorf("unbonding of a validator that left the set: %d %v", vs[1].UnbondingHeight, vs[1].UnbondingTime)
+	}
 	if _, err := n.StakingValidator(types.Address{7}); err != backend.ErrNotFound {
 		t.Errorf("unknown validator: %v", err)
 	}
@@ -158,7 +164,7 @@ func TestNativeMapping(t *testing.T) {
 	}
 	ub, _ := n.Unbondings(d)
 	if len(ub) != 2 || ub[0].Validator != a || ub[1].Validator != b || len(ub[1].Entries) != 2 ||
-		ub[1].Entries[1].CreationHeight != 7 || !ub[1].Entries[1].Balance.Eq(u(4)) {
+		ub[1].Entries[1].CreationHeight != 7 || !ub[1].Entries[1].Balance.Eq(u(4)) || ub[1].Entries[1].UnbondingID != 6 {
 		t.Errorf("unbondings not grouped per validator: %+v", ub)
 	}
 	bonded, notBonded, _ := n.StakingPool()
@@ -213,9 +219,14 @@ func TestNativeMapping(t *testing.T) {
 		!rules.SlashFractionDoubleSign.Eq(u(2e17)) || !rules.SlashFractionDowntime.Eq(u(1e16)) {
 		t.Errorf("slashing rules %+v", rules)
 	}
+	// Offsets: blocks active from the start height to the block that
+	// took it out, or to the block read while it is still active.
 	si, _ := n.SigningInfo(types.Address{0xb})
-	if si.MissedBlocksCounter != 4 {
+	if si.MissedBlocksCounter != 4 || si.StartHeight != 3 || si.IndexOffset != 5 {
 		t.Errorf("signing info %+v", si)
+	}
+	if si, _ := n.SigningInfo(types.Address{0xa}); si.StartHeight != 2 || si.IndexOffset != 10 {
+		t.Errorf("signing info of an active validator %+v", si)
 	}
 	if _, err := n.SigningInfo(types.Address{0xee}); !errors.Is(err, backend.ErrNotFound) {
 		t.Errorf("unknown signing info: %v", err)

@@ -388,7 +388,7 @@ func (q *Querier) ValidatorDelegations(_ context.Context, r *QueryValidatorDeleg
 	}
 	ds, err := st.ValidatorDelegations(op)
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "validator %s not found", r.ValidatorAddr)
 	}
 	out, pr, err := delegationPage(ds, func(d vDelegation) types.Address { return d.Delegator }, r.Pagination)
 	if err != nil {

@@ -184,6 +184,7 @@ func (l *ledger) payRewards(p *Params) {
 // validator qualifies the previous set is kept, since an empty set would
 // halt the chain for good.
 func (l *ledger) selectValidators(p *Params) {
+	defer l.recordBonding(p, l.activeValidators())
 	type cand struct {
 		op     types.Address
 		tokens *uint256.Int

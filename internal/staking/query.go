@@ -115,6 +115,9 @@ func ReadDelegation(st State, d, v types.Address) (Delegation, bool) {
 
 // UnbondingEntry is stake on its way back to its delegator.
 type UnbondingEntry struct {
+	// ID numbers the entries in the order they were started, from 1;
+	// an ID is never reused.
+	ID                   uint64
 	Delegator, Validator types.Address
 	Amount               *uint256.Int
 	Completion           uint64 // s: paid by the first block at or after this time
@@ -133,7 +136,7 @@ func ReadUnbonding(st State, delegator *types.Address) []UnbondingEntry {
 		if delegator != nil && d != *delegator {
 			continue
 		}
-		out = append(out, UnbondingEntry{Delegator: d, Validator: s.addr(e.field(uValidator)), Amount: s.u256(e.field(uAmount)),
+		out = append(out, UnbondingEntry{ID: i + 1, Delegator: d, Validator: s.addr(e.field(uValidator)), Amount: s.u256(e.field(uAmount)),
 			Completion: s.u64(e.field(uCompletion)), Height: s.u64(e.field(uHeight))})
 	}
 	return out

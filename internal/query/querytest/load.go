@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -12,7 +13,11 @@ type LoadStats struct {
 	Calls, Errors int
 	Elapsed       time.Duration
 	P50, P99      time.Duration
-	FirstErr      error
+	// CPU is the processor time (user and system) the whole process
+	// used during the run: the load generator's and, when the server
+	// runs in the same process, the server's.
+	CPU      time.Duration
+	FirstErr error
 }
 
 // Rate is calls per second.
@@ -28,6 +33,7 @@ func Load(workers, calls int, do func() error) LoadStats {
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
+	cpu0 := processCPU()
 	start := time.Now()
 	for w := range workers {
 		wg.Add(1)
@@ -45,7 +51,7 @@ func Load(workers, calls int, do func() error) LoadStats {
 		}()
 	}
 	wg.Wait()
-	s := LoadStats{Calls: calls, Errors: int(errs.Load()), Elapsed: time.Since(start), FirstErr: firstErr}
+	s := LoadStats{Calls: calls, Errors: int(errs.Load()), Elapsed: time.Since(start), CPU: processCPU() - cpu0, FirstErr: firstErr}
 	all := slices.Concat(lat...)
 	if len(all) > 0 {
 		slices.Sort(all)
@@ -53,4 +59,13 @@ func Load(workers, calls int, do func() error) LoadStats {
 		s.P99 = all[min(len(all)-1, len(all)*99/100)]
 	}
 	return s
+}
+
+// processCPU is the user and system time the process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

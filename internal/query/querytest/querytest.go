@@ -72,12 +72,15 @@ func New(validators int) *Fake {
 	base := uint64(Base.Unix())
 	for i := range validators {
 		op := Addr(0x100 + i)
-		status := "active"
+		// Every fifth validator left the active set at block 1; the
+		// others joined it then.
+		status, start, left, leftEnd := "active", uint64(1), uint64(0), uint64(0)
 		if i%5 == 4 {
-			status = "standby"
+			status, start, left, leftEnd = "standby", 0, 1, base+2+21*24*3600
 		}
 		f.Validators = append(f.Validators, backend.StakingValidator{
 			Operator: op, ConsensusAddress: op, ConsensusPubkey: append([]byte{2}, op[:]...), Status: status,
+			StartHeight: start, UnbondingHeight: left, UnbondingEnd: leftEnd,
 			Tokens: Ether(uint64(1000 + i)), Shares: Ether(uint64(1000 + i)), Moniker: "validator",
 			CommissionRate: uint256.NewInt(100_000_000_000_000_000), MaxRate: uint256.NewInt(200_000_000_000_000_000),
 			MaxChangeRate: uint256.NewInt(10_000_000_000_000_000), CommissionUpdated: base,
@@ -88,7 +91,7 @@ func New(validators int) *Fake {
 			backend.StakingDelegation{Delegator: Addr(0x1000 + i), Validator: op, Shares: Ether(999), Amount: Ether(999), Rewards: uint256.NewInt(1_250_000_000_000_000_000)})
 	}
 	if validators > 0 {
-		f.Unbonding = append(f.Unbonding, backend.UnbondingEntry{Delegator: Addr(1), Validator: Addr(0x100), Amount: Ether(1),
+		f.Unbonding = append(f.Unbonding, backend.UnbondingEntry{ID: 1, Delegator: Addr(1), Validator: Addr(0x100), Amount: Ether(1),
 			CompletionTime: base + 21*24*3600, CreationHeight: 2})
 	}
 	for id := uint64(1); id <= 2; id++ {
