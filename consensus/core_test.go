@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaind/chaind/consensus/internal/rules"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -45,12 +44,12 @@ type harness struct {
 	evidence int
 }
 
-func newHarness(t *testing.T, powers []int64, honest []int, r rules.Set) *harness {
+func newHarness(t *testing.T, powers []int64, honest []int, off rule) *harness {
 	h := &harness{t: t, n: len(powers), cores: make(map[int]*State), values: make(map[int]Value),
 		pending: make(map[int][]Timeout), decided: make(map[int][]Value)}
 	src := newSource(t, powers)
 	for _, i := range honest {
-		s, err := New(Config{Self: addr(byte(i + 1)), Validators: src, Timeouts: DefaultTimeouts, Unsafe: r}, 1)
+		s, err := New(Config{Self: addr(byte(i + 1)), Validators: src, Timeouts: DefaultTimeouts, off: off}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,9 +158,9 @@ func proposal(r int32, v Value, vr int32, from int) ProposalEvent {
 // Round 1: the Byzantine proposer v1 proposes B with validRound vr and
 // prevotes and precommits B. Only locking (L23/L29) and the PoLC check of
 // L28 stop v2 and v3 from deciding B.
-func lockScenario(t *testing.T, r rules.Set, vr int32) *harness {
+func lockScenario(t *testing.T, off rule, vr int32) *harness {
 	A, B := val(0xA), val(0xB)
-	h := newHarness(t, []int64{1, 1, 1, 1}, []int{0, 2, 3}, r)
+	h := newHarness(t, []int64{1, 1, 1, 1}, []int{0, 2, 3}, off)
 	h.values[0] = A
 	h.drop = func(from, to int, ev Event) bool {
 		v, ok := ev.(VoteEvent)
@@ -197,20 +196,20 @@ func lockScenario(t *testing.T, r rules.Set, vr int32) *harness {
 }
 
 func TestLockingPreventsFork(t *testing.T) {
-	if h := lockScenario(t, rules.Set{}, -1); h.agreementViolated() {
+	if h := lockScenario(t, 0, -1); h.agreementViolated() {
 		t.Fatalf("agreement violated with locking on: %v", h.decided)
 	}
-	h := lockScenario(t, rules.Set{NoLocking: true}, -1)
+	h := lockScenario(t, ruleLocking, -1)
 	if !h.agreementViolated() {
 		t.Fatalf("locking off: expected v2/v3 to decide B against v0's A, decided %v", h.decided)
 	}
 }
 
 func TestPOLCheckPreventsFork(t *testing.T) {
-	if h := lockScenario(t, rules.Set{}, 0); h.agreementViolated() {
+	if h := lockScenario(t, 0, 0); h.agreementViolated() {
 		t.Fatalf("agreement violated with the L28 PoLC check on: %v", h.decided)
 	}
-	h := lockScenario(t, rules.Set{NoPOLCheck: true}, 0)
+	h := lockScenario(t, rulePolka, 0)
 	if !h.agreementViolated() {
 		t.Fatalf("PoLC check off: expected a fork from a fake validRound, decided %v", h.decided)
 	}
@@ -221,10 +220,10 @@ func TestPOLCheckPreventsFork(t *testing.T) {
 // Byzantine validators vote A to the first group and B to the second. With
 // quorum > 2/3 (5 votes) only B can gather one; with a simple majority
 // (4 votes) both groups decide.
-func quorumScenario(t *testing.T, r rules.Set) *harness {
+func quorumScenario(t *testing.T, off rule) *harness {
 	A, B := val(0xA), val(0xB)
 	g1, g2 := []int{2, 3}, []int{4, 5, 6}
-	h := newHarness(t, []int64{1, 1, 1, 1, 1, 1, 1}, []int{2, 3, 4, 5, 6}, r)
+	h := newHarness(t, []int64{1, 1, 1, 1, 1, 1, 1}, []int{2, 3, 4, 5, 6}, off)
 	h.start()
 	for _, side := range []struct {
 		g []int
@@ -240,14 +239,14 @@ func quorumScenario(t *testing.T, r rules.Set) *harness {
 }
 
 func TestQuorumSizePreventsFork(t *testing.T) {
-	h := quorumScenario(t, rules.Set{})
+	h := quorumScenario(t, 0)
 	if h.agreementViolated() {
 		t.Fatalf("agreement violated with 2/3 quorums: %v", h.decided)
 	}
 	if len(h.decided[4]) != 1 {
 		t.Fatalf("the B side should decide B, decided %v", h.decided)
 	}
-	h = quorumScenario(t, rules.Set{MajorityQuorum: true})
+	h = quorumScenario(t, ruleQuorum)
 	if !h.agreementViolated() {
 		t.Fatalf("majority quorums: expected both sides to decide, decided %v", h.decided)
 	}
@@ -266,7 +265,7 @@ func TestTimeoutsGrow(t *testing.T) {
 // L55: f+1 power of messages from a higher round makes a process jump to it,
 // and f or less does not.
 func TestRoundSkip(t *testing.T) {
-	h := newHarness(t, []int64{1, 1, 1, 1}, []int{0, 1, 2, 3}, rules.Set{})
+	h := newHarness(t, []int64{1, 1, 1, 1}, []int{0, 1, 2, 3}, 0)
 	h.values[0] = val(1)
 	h.drop = func(int, int, Event) bool { return true } // isolate everyone
 	h.start()
@@ -283,7 +282,7 @@ func TestRoundSkip(t *testing.T) {
 
 // Invalid values are never prevoted: L22 prevotes nil (L26).
 func TestInvalidValuePrevotesNil(t *testing.T) {
-	h := newHarness(t, []int64{1, 1, 1, 1}, []int{1, 2, 3}, rules.Set{})
+	h := newHarness(t, []int64{1, 1, 1, 1}, []int{1, 2, 3}, 0)
 	h.start()
 	bad := Value{ID: types.Hash{0: 0xEE, 31: 1}, Data: []byte{0xEE}}
 	var got []Vote
@@ -306,7 +305,7 @@ func TestInvalidValuePrevotesNil(t *testing.T) {
 
 // A proposal from anyone but proposer(h, r) is ignored.
 func TestProposalFromNonProposerIgnored(t *testing.T) {
-	h := newHarness(t, []int64{1, 1, 1, 1}, []int{1, 2, 3}, rules.Set{})
+	h := newHarness(t, []int64{1, 1, 1, 1}, []int{1, 2, 3}, 0)
 	h.start()
 	h.inject([]int{2}, proposal(0, val(7), -1, 3))
 	if h.cores[2].CurrentStep() != StepPropose {
@@ -316,7 +315,7 @@ func TestProposalFromNonProposerIgnored(t *testing.T) {
 
 // Equivocation is reported once per validator, round and type.
 func TestEquivocationEvidence(t *testing.T) {
-	h := newHarness(t, []int64{1, 1, 1, 1}, []int{1, 2, 3}, rules.Set{})
+	h := newHarness(t, []int64{1, 1, 1, 1}, []int{1, 2, 3}, 0)
 	h.start()
 	h.inject([]int{2}, vote(Prevote, 0, val(1), 0))
 	h.inject([]int{2}, vote(Prevote, 0, val(2), 0))
@@ -329,7 +328,7 @@ func TestEquivocationEvidence(t *testing.T) {
 // A restored validator resumes where it was and never votes differently in
 // a round it already voted in.
 func TestSnapshotRestoreNoDoubleSign(t *testing.T) {
-	h := newHarness(t, []int64{1, 1, 1, 1}, []int{0, 1, 2, 3}, rules.Set{})
+	h := newHarness(t, []int64{1, 1, 1, 1}, []int{0, 1, 2, 3}, 0)
 	A := val(0xA)
 	h.values[0] = A
 	h.drop = func(int, int, Event) bool { return true } // v2 hears nobody

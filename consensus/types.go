@@ -280,3 +280,12 @@ func (t Timeouts) Duration(k TimeoutKind, r int32) time.Duration {
 	}
 	return t.Retransmit
 }
+
+// Persist asks the runtime to store Snapshot durably (fsync'd) before it
+// carries out the effects after it. The core puts it ahead of everything
+// the step wants signed and sent, after the step's decisions: a restart
+// then never finds a snapshot ahead of the chain, and never lacks a
+// message it already sent (so it cannot sign a contradicting one).
+type Persist struct{ Snapshot Snapshot }
+
+func (Persist) isEffect() {}

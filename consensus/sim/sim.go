@@ -22,7 +22,6 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/consensus/cycle"
-	"github.com/chaind/chaind/consensus/internal/rules"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -65,8 +64,6 @@ type Config struct {
 	MaxTime time.Duration
 	// Trace, when set, receives one line per processed event.
 	Trace func(string)
-
-	rules rules.Set // tests only: switch safety rules off in honest cores
 }
 
 // DefaultTimeouts are the simulator's timeouts: short, but well above the
@@ -284,7 +281,7 @@ func (s *Sim) index(a types.Address) int { return int(binary.BigEndian.Uint32(a[
 func (s *Sim) boot(nd *node) error {
 	h := uint64(len(nd.committed)) + 1
 	core, err := consensus.New(consensus.Config{Self: nd.addr, Validators: s.src, Timeouts: s.cfg.Timeouts,
-		KeepDecisions: 1 << 20, Unsafe: s.cfg.rules}, h)
+		KeepDecisions: 1 << 20}, h)
 	if err != nil {
 		return err
 	}
