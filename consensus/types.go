@@ -120,10 +120,12 @@ type Event interface{ isEvent() }
 // Start begins consensus at the state's height (L10: upon start do StartRound(0)).
 type Start struct{}
 
-// ProposalEvent delivers a proposal whose signature the caller has checked.
+// ProposalEvent delivers a proposal whose signature the caller has checked
+// (Receive does both for a message off the wire).
 type ProposalEvent struct{ Proposal Proposal }
 
-// VoteEvent delivers a vote whose signature the caller has checked.
+// VoteEvent delivers a vote whose signature the caller has checked
+// (Receive does both for a message off the wire).
 type VoteEvent struct{ Vote Vote }
 
 // TimeoutEvent reports that a scheduled timeout fired.
