@@ -51,11 +51,13 @@ func TestReceiveChecksSignatures(t *testing.T) {
 	forged.Validator = ss[2].Address() // ss[1]'s signature, ss[2]'s name
 	relabelled := good
 	relabelled.Round = 1 // a real vote replayed into another round
+	nextHeight := good
+	nextHeight.Height = 2 // or another height (buffered if it passed)
 	otherChain := Vote{Type: Prevote, Height: 1, Round: 0, ID: types.Hash{7}}
 	other, _ := NewSigner(testChain+1, make32(2))
 	other.SignVote(&otherChain)
 	otherChain.Validator = ss[1].Address()
-	for name, v := range map[string]Vote{"forged": forged, "relabelled": relabelled, "other chain": otherChain} {
+	for name, v := range map[string]Vote{"forged": forged, "relabelled": relabelled, "next height": nextHeight, "other chain": otherChain} {
 		if _, err := s.Receive(types.Address{}, EncodeMessage(VoteEvent{Vote: v})); !errors.Is(err, ErrBadSignature) {
 			t.Errorf("%s vote: %v, want ErrBadSignature", name, err)
 		}

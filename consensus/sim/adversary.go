@@ -27,7 +27,7 @@ import (
 // precommits for a value of theirs from everyone else; Forge signs them
 // with a member's own key, Replay with the named validators' keys but for
 // chain ChainID+1, and Replay also re-sends honest votes it sees with
-// their round moved on. Only the signature check stops the victim from
+// their round or height moved on. Only the signature check stops the victim from
 // deciding that value.
 //
 // Hijack: ahead of every round it does not own, a member sends the honest
@@ -261,8 +261,9 @@ func (a *adversary) forge(h uint64, r int32) {
 	}
 }
 
-// replayRelabelled re-sends an honest vote with its round moved on,
-// keeping the signature, to every honest validator.
+// replayRelabelled re-sends an honest vote with its round moved on, and
+// again with its height moved on, keeping the signature, to every honest
+// validator.
 func (a *adversary) replayRelabelled(v consensus.Vote) {
 	i := a.s.index(v.Validator)
 	if i < 0 || a.byz[i] {
@@ -273,10 +274,14 @@ func (a *adversary) replayRelabelled(v consensus.Vote) {
 		return
 	}
 	a.relabel[d] = true
-	v.Round++
-	msg := encodeVote(v)
-	for _, to := range a.honest() {
-		a.s.send(a.replayers[0], to, msg, 0)
+	later, next := v, v
+	later.Round++
+	next.Height++
+	for _, w := range []consensus.Vote{later, next} {
+		msg := encodeVote(w)
+		for _, to := range a.honest() {
+			a.s.send(a.replayers[0], to, msg, 0)
+		}
 	}
 }
 
