@@ -230,11 +230,16 @@ func (a *adversary) forge(h uint64, r int32) {
 	}
 	honest := a.honest()
 	victim := honest[a.s.rng.IntN(len(honest))]
-	from := append(a.forgers, a.replayers...)[0]
-	v := value(h, r, from, 4)
-	// claim signs m as validator i: Replay with i's key for another chain,
-	// Forge with the attacker's own key, then names i.
 	replay := len(a.forgers) == 0
+	from := 0
+	if replay {
+		from = a.replayers[0]
+	} else {
+		from = a.forgers[0]
+	}
+	v := value(h, r, from, 4)
+	// claimVote signs a vote as validator i: Replay with i's key for
+	// another chain, Forge with the attacker's own key, then names i.
 	claimVote := func(vote consensus.Vote, i int) []byte {
 		if replay {
 			return encodeVote(a.s.otherNet[i].vote(vote))
