@@ -1,11 +1,11 @@
 package consensus
 
 // rule names one safety rule of the core. Config.off lists the rules
-// switched off; it is unexported and the only way to set it is a function
-// in export_test.go, so switching a rule off is possible in this package's
-// tests (and tests of packages that build on them, such as the simulator
-// runs in rules_test.go) and in no program: a production build cannot
-// reach it, and a rule that is on costs one bit test.
+// switched off. The field is unexported and only export_test.go sets it,
+// so a rule can be switched off by this directory's tests (rules_test.go
+// passes the switch to the simulator through sim.Config.CoreConfig) and
+// by no program: a production build cannot reach the setter, and a rule
+// that is on costs one bit test.
 type rule uint16
 
 // The rules. Each is checked where the line of Algorithm 1 it belongs to
