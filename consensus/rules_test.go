@@ -1,6 +1,10 @@
 package consensus_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,4 +103,38 @@ func first(r sim.Result, want string) string {
 		}
 	}
 	return ""
+}
+
+// Only test files switch rules off: no production file of the package
+// assigns Config.off or builds a Config with it.
+func TestRulesOffOnlyInTests(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, lhs := range n.Lhs {
+					if sel, ok := lhs.(*ast.SelectorExpr); ok && sel.Sel.Name == "off" {
+						t.Errorf("%s: assigns .off", fset.Position(n.Pos()))
+					}
+				}
+			case *ast.KeyValueExpr:
+				if id, ok := n.Key.(*ast.Ident); ok && id.Name == "off" {
+					t.Errorf("%s: sets off in a literal", fset.Position(n.Pos()))
+				}
+			}
+			return true
+		})
+	}
 }
