@@ -17,9 +17,8 @@ import (
 // simulator, running the real codec and signatures, finds the violation
 // the rule exists to prevent, under fewer than 1/3 Byzantine power; with
 // every rule on, the same seed is clean. A rule whose "off" run stays
-// clean fails the test, so the test proves it can fail. Valid round
-// (L15-L16) is a liveness rule the random adversaries rarely corner; its
-// scenario is in TestRuleScenarios, with crafted ones for the others.
+// clean fails the test, so the test proves it can fail. TestRuleScenarios
+// shows the same for the paper's rules with crafted, step-by-step runs.
 func TestRulesNeeded(t *testing.T) {
 	equal := func(n int) []int64 {
 		s := make([]int64, n)
@@ -55,6 +54,8 @@ func TestRulesNeeded(t *testing.T) {
 			cfg: sim.Config{Stakes: equal(4), Byzantine: 1, Behaviour: sim.Hijack, Heights: 5, MaxTime: time.Minute}},
 		{name: "persist before sign", rule: consensus.RulePersistFirst, want: "double-signed", budget: 100,
 			cfg: sim.Config{Stakes: equal(4), Heights: 10, GST: 8 * time.Second, TornCrashes: 6}},
+		{name: "valid round (L15, L16)", rule: consensus.RuleValidRound, want: "liveness", budget: 40,
+			cfg: lossy(sim.Config{Stakes: equal(4), Byzantine: 1, Behaviour: sim.Selective, Heights: 15, MaxTime: 40 * time.Second}, 0.3, 150*time.Millisecond, false)},
 		{name: "quorum > 2/3", rule: consensus.RuleQuorum, want: "agreement", budget: 50,
 			cfg: lossy(sim.Config{Stakes: equal(7), Byzantine: 2, Behaviour: sim.Equivocate, Heights: 15}, 0.3, 150*time.Millisecond, true)},
 		{name: "locking (L23, L29)", rule: consensus.RuleLocking, want: "agreement", from: 110, budget: 30,

@@ -30,6 +30,12 @@ import (
 // their round or height moved on. Only the signature check stops the victim from
 // deciding that value.
 //
+// Selective: for each honest proposal its members prevote the value to
+// one honest validator other than the proposer and nil to the rest, and
+// never precommit. When the network loses a prevote, the one validator may
+// see a polka nobody else sees and lock alone; only re-proposing the
+// valid value (L15-L16), with the polka relayed, lets the others follow.
+//
 // Hijack: ahead of every round it does not own, a member sends the honest
 // validators other than the round's proposer a proposal of its own, signed
 // with its own key; only the proposer check makes them wait for the real
@@ -41,6 +47,8 @@ type adversary struct {
 	forgers   []int // Forge
 	replayers []int // Replay
 	hijackers []int
+	selective []int
+	lured     map[hr]bool
 	byz       map[int]bool
 	proposed  map[hr]bool
 	voted     map[hrv]bool
@@ -64,7 +72,7 @@ const repeats = 3
 
 func newAdversary(s *Sim) *adversary {
 	a := &adversary{s: s, byz: make(map[int]bool), proposed: make(map[hr]bool), voted: make(map[hrv]bool),
-		forged: make(map[hr]bool), hijacked: make(map[hr]bool), relabel: make(map[types.Hash]bool)}
+		forged: make(map[hr]bool), lured: make(map[hr]bool), hijacked: make(map[hr]bool), relabel: make(map[types.Hash]bool)}
 	for _, nd := range s.nodes {
 		if !nd.byz {
 			continue
@@ -82,6 +90,8 @@ func newAdversary(s *Sim) *adversary {
 			a.replayers = append(a.replayers, nd.idx)
 		case Hijack:
 			a.hijackers = append(a.hijackers, nd.idx)
+		case Selective:
+			a.selective = append(a.selective, nd.idx)
 		}
 	}
 	return a
@@ -95,6 +105,7 @@ func (a *adversary) observe(_ *node, ev consensus.Event) {
 		h, r = e.Proposal.Height, e.Proposal.Round
 		if i := a.s.index(e.Proposal.Proposer); i >= 0 && !a.byz[i] {
 			a.voteAll(h, r, e.Proposal.Value.ID)
+			a.lure(i, h, r, e.Proposal.Value.ID)
 		}
 	case consensus.VoteEvent:
 		h, r = e.Vote.Height, e.Vote.Round
@@ -307,6 +318,36 @@ func (a *adversary) hijack(h uint64, r int32) {
 	for _, to := range a.honest() {
 		if to != p {
 			a.s.send(z, to, msg, 0)
+		}
+	}
+}
+
+// lure has the Selective members prevote id at (h, r) to one honest
+// validator other than the proposer, and nil to the others.
+func (a *adversary) lure(proposer int, h uint64, r int32, id types.Hash) {
+	k := hr{h, r}
+	if len(a.selective) == 0 || a.lured[k] {
+		return
+	}
+	a.lured[k] = true
+	var others []int
+	for _, i := range a.honest() {
+		if i != proposer {
+			others = append(others, i)
+		}
+	}
+	if len(others) == 0 {
+		return
+	}
+	victim := others[a.s.rng.IntN(len(others))]
+	for _, z := range a.selective {
+		g := a.s.nodes[z].sign
+		for _, to := range a.honest() {
+			v := consensus.Vote{Type: consensus.Prevote, Height: h, Round: r}
+			if to == victim {
+				v.ID = id
+			}
+			a.s.send(z, to, encodeVote(g.vote(v)), 0)
 		}
 	}
 }

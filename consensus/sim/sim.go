@@ -45,10 +45,11 @@ const (
 	Replay                      // the same attack with messages the validators really signed, but for another chain, and honest votes relabelled to other heights and rounds
 	Sybil                       // Equivocate, plus the same votes from as many keys outside the validator set
 	Hijack                      // proposes in rounds where it is not the proposer, ahead of the real proposer, to split the honest prevotes
+	Selective                   // prevotes each honest proposal to one honest validator only (nil to the rest), so that one may lock alone
 	Mixed                       // each Byzantine validator draws one of the above from the seed
 )
 
-var behaviourNames = [...]string{"silent", "equivocate", "invalid", "late", "forge", "replay", "sybil", "hijack", "mixed"}
+var behaviourNames = [...]string{"silent", "equivocate", "invalid", "late", "forge", "replay", "sybil", "hijack", "selective", "mixed"}
 
 func (b Behaviour) String() string {
 	if int(b) < len(behaviourNames) {
