@@ -6,7 +6,8 @@
 // out a step), and lets Byzantine validators equivocate, repeat
 // themselves, stay silent, vote for invalid blocks, propose late, forge
 // signatures, replay votes from another chain, height or round, vote with
-// keys outside the validator set, or propose out of turn. Every message
+// keys outside the validator set, propose out of turn, or prevote a value
+// to one validator only. Every message
 // travels as the node's wire bytes, signed with the validator's
 // secp256k1 key, and enters an honest core through State.Receive, which
 // checks the signature. After every decision it checks agreement and
