@@ -4,7 +4,6 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/chaind/chaind/consensus/internal/rules"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -26,9 +25,16 @@ type Config struct {
 	// KeepDecisions is how many decided heights are remembered to help
 	// lagging validators catch up (default 64).
 	KeepDecisions int
-	// Unsafe switches safety rules off. Its type is internal, so only
-	// tests under consensus/ can set it, to show each rule is needed.
-	Unsafe rules.Set
+	// ChainID is the chain messages are signed for: Receive rejects a
+	// message whose signature does not recover, for this chain, to the
+	// validator it names.
+	ChainID uint64
+	// SigCache, when set, remembers signatures already checked. Cores that
+	// share one (the simulator's) check each message once, not once per
+	// recipient. Not safe for concurrent use.
+	SigCache *SigCache
+
+	off rule // safety rules switched off: tests only (see rules.go)
 }
 
 // Limits on what a peer can make the core hold.
@@ -59,8 +65,7 @@ type evidenceKey struct {
 
 // State is one process p of Algorithm 1. Field names follow the paper.
 type State struct {
-	cfg   Config
-	rules rules.Set
+	cfg Config
 
 	// The variables of Algorithm 1, L1-L9. decision_p lives in the Decide
 	// effects: once decided, the state moves to the next height at once.
@@ -89,6 +94,11 @@ type State struct {
 	didL34, didL36, didL47 bool
 	awaitingValue          bool
 
+	// Persistence: has this height's state changed in a way a restart
+	// must not forget since the last Persist effect?
+	unsaved   bool // signed something new
+	savedH    uint64
+	savedR    int32
 	maxSeen   uint64 // highest height seen in any message: are we behind?
 	started   bool
 	restored  bool
@@ -111,7 +121,7 @@ func New(cfg Config, h uint64) (*State, error) {
 	if cfg.KeepDecisions == 0 {
 		cfg.KeepDecisions = 64
 	}
-	s := &State{cfg: cfg, rules: cfg.Unsafe, future: make(map[uint64][]Event), decisions: make(map[uint64]decision)}
+	s := &State{cfg: cfg, future: make(map[uint64][]Event), decisions: make(map[uint64]decision)}
 	if err := s.enterHeight(h); err != nil {
 		return nil, err
 	}
@@ -147,6 +157,7 @@ func (s *State) enterHeight(h uint64) error {
 	s.validValue, s.validRound = Value{}, -1
 	s.vals = vals
 	s.book = NewVoteBook(h, vals)
+	s.book.noDedup, s.book.noMembership = !s.on(ruleDedup), !s.on(ruleMembership)
 	s.proposals = make(map[int32][]Proposal)
 	s.validity = make(map[types.Hash]validity)
 	s.asked = make(map[types.Hash]bool)
@@ -170,8 +181,8 @@ func (s *State) isValidator() bool { _, ok := s.vals.Index(s.cfg.Self); return o
 
 // quorum is "2f+1": strictly more than two thirds of the power.
 func (s *State) quorum(power int64) bool {
-	if s.rules.MajorityQuorum {
-		return 2*power > s.vals.total
+	if !s.on(ruleQuorum) {
+		return 2*power > s.vals.total // a simple majority: two can disagree
 	}
 	return s.vals.HasQuorum(power)
 }
@@ -209,6 +220,7 @@ func (s *State) Step(ev Event) []Effect {
 	}
 	if s.started && !s.halted {
 		s.evaluate()
+		s.seal()
 	}
 	return s.effects
 }
@@ -223,7 +235,7 @@ func (s *State) startRound(r int32) {
 	s.awaitingValue = false
 	s.markDirty(r)                                      // messages of r may have arrived before we got here
 	if s.proposer(r) == s.cfg.Self && s.isValidator() { // L14
-		if !s.validValue.IsNil() { // L15
+		if !s.validValue.IsNil() && s.on(ruleValidRound) { // L15
 			s.broadcastProposal(s.validValue, s.validRound) // L16, L19
 		} else {
 			s.awaitingValue = true // L18: getValue(), answered by a ValueEvent
@@ -260,6 +272,7 @@ func (s *State) onValue(e ValueEvent) {
 func (s *State) broadcastProposal(v Value, vr int32) {
 	p := Proposal{Height: s.h, Round: s.round, Value: v, ValidRound: vr, Proposer: s.cfg.Self}
 	s.own = append(s.own, ProposalEvent{p})
+	s.unsaved = true
 	s.emit(BroadcastProposal{p})
 	s.addProposal(p)
 }
@@ -270,6 +283,7 @@ func (s *State) broadcastVote(t VoteType, id types.Hash) {
 	}
 	v := Vote{Type: t, Height: s.h, Round: s.round, ID: id, Validator: s.cfg.Self}
 	s.own = append(s.own, VoteEvent{v})
+	s.unsaved = true
 	s.emit(BroadcastVote{v})
 	s.book.Add(v)
 	s.markDirty(v.Round)
@@ -284,7 +298,7 @@ func (s *State) onProposal(p Proposal) {
 		return
 	}
 	if p.Round < 0 || p.Round > s.round+maxRoundsAhead || p.ValidRound < -1 || p.ValidRound >= p.Round ||
-		p.Value.IsNil() || p.Proposer != s.proposer(p.Round) {
+		p.Value.IsNil() || (s.on(ruleProposer) && p.Proposer != s.proposer(p.Round)) {
 		return // not ⟨PROPOSAL⟩ "from proposer(h_p, r)"
 	}
 	s.addProposal(p)
@@ -549,7 +563,7 @@ func (s *State) currentRoundRules() bool {
 				if val == unknown {
 					continue
 				}
-				if val == valid && (s.rules.NoLocking || s.lockedRound == -1 || s.lockedValue.ID == p.Value.ID) { // L23
+				if val == valid && (!s.on(ruleLocking) || s.lockedRound == -1 || s.lockedValue.ID == p.Value.ID) { // L23
 					s.broadcastVote(Prevote, p.Value.ID) // L24
 				} else {
 					s.broadcastVote(Prevote, NilID) // L26
@@ -560,12 +574,12 @@ func (s *State) currentRoundRules() bool {
 			// L28: upon ⟨PROPOSAL, h_p, round_p, v, vr⟩ from proposer(h_p, round_p)
 			//      AND 2f+1 ⟨PREVOTE, h_p, vr, id(v)⟩ while step_p = propose ∧ (vr ≥ 0 ∧ vr < round_p)
 			vr := p.ValidRound
-			if vr >= 0 && vr < r && (s.rules.NoPOLCheck || s.quorum(s.book.Power(vr, Prevote, p.Value.ID))) {
+			if vr >= 0 && vr < r && (!s.on(rulePolka) || s.quorum(s.book.Power(vr, Prevote, p.Value.ID))) {
 				val := s.validity[p.Value.ID]
 				if val == unknown {
 					continue
 				}
-				if val == valid && (s.rules.NoLocking || s.lockedRound <= vr || s.lockedValue.ID == p.Value.ID) { // L29
+				if val == valid && (!s.on(ruleLocking) || s.lockedRound <= vr || s.lockedValue.ID == p.Value.ID) { // L29
 					s.broadcastVote(Prevote, p.Value.ID) // L30
 				} else {
 					s.broadcastVote(Prevote, NilID) // L32

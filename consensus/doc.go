@@ -32,6 +32,18 @@
 // (proposal plus precommits) or the votes of the rounds it missed; and
 // messages of the next few heights are buffered.
 //
+// Messages arrive through State.Receive, which decodes the wire form
+// (EncodeMessage) and drops any proposal or vote not signed, for the
+// chain, by the validator it names; the node and the simulator both use
+// it, so both run the same codec and checks. Step puts a Persist effect
+// (the snapshot to fsync) ahead of everything it asks to sign and send.
+//
+// Each safety rule (vote deduplication, validator membership, signature,
+// proposer, persist-before-sign, quorum, locking, the polka of L28, valid
+// round) can be switched off, but only from this package's tests
+// (rules.go, export_test.go); rules_test.go and TestRuleScenarios show
+// that each one is needed.
+//
 // Around the core live the pieces a chain needs: weighted proposer
 // selection (ValidatorSet, CometBFT's priority algorithm), the vote book,
 // signed messages (Signer, VerifyVote), commit certificates

@@ -109,7 +109,39 @@ func (s *State) Restore(snap Snapshot) error {
 		s.validity[s.validValue.ID] = valid
 	}
 	s.restored = true
+	s.savedH, s.savedR = s.h, s.round // it is what is on disk
 	return nil
+}
+
+// seal adds the Persist effect a step needs. A validator that sent a vote
+// and then crashed before it was on disk could, after the restart, sign a
+// different vote in the same round: a double sign that the network sees
+// as Byzantine and that can break agreement. So the snapshot goes first;
+// only the step's decisions go before it, so that the block a new height
+// follows is stored before the snapshot of that height.
+func (s *State) seal() {
+	if !s.unsaved && s.h == s.savedH && s.round == s.savedR {
+		return
+	}
+	s.unsaved, s.savedH, s.savedR = false, s.h, s.round
+	p := Persist{Snapshot: s.Snapshot()}
+	if !s.on(rulePersistFirst) {
+		s.emit(p) // after the broadcasts: a crash between them loses the record
+		return
+	}
+	out := make([]Effect, 0, len(s.effects)+1)
+	for _, e := range s.effects {
+		if _, ok := e.(Decide); ok {
+			out = append(out, e)
+		}
+	}
+	out = append(out, p)
+	for _, e := range s.effects {
+		if _, ok := e.(Decide); !ok {
+			out = append(out, e)
+		}
+	}
+	s.effects = out
 }
 
 // resume restarts a restored state at (round_p, step_p) instead of L10's

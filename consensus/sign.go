@@ -108,3 +108,43 @@ func verify(digest types.Hash, sig []byte, want types.Address) error {
 	}
 	return nil
 }
+
+// SigCache remembers signatures that verified, so that one message
+// delivered to many cores in one process is checked once. It holds at
+// most a given number of entries and starts over when full. Not safe for
+// concurrent use.
+type SigCache struct {
+	max int
+	ok  map[sigEntry]struct{}
+}
+
+type sigEntry struct {
+	digest types.Hash
+	sig    [65]byte
+	signer types.Address
+}
+
+// NewSigCache returns a cache of at most size entries.
+func NewSigCache(size int) *SigCache {
+	return &SigCache{max: max(size, 1), ok: make(map[sigEntry]struct{})}
+}
+
+// verify is the package's verify, remembering successes. A nil cache just
+// verifies.
+func (c *SigCache) verify(digest types.Hash, sig []byte, want types.Address) error {
+	if c == nil || len(sig) != 65 {
+		return verify(digest, sig, want)
+	}
+	k := sigEntry{digest, [65]byte(sig), want}
+	if _, ok := c.ok[k]; ok {
+		return nil
+	}
+	if err := verify(digest, sig, want); err != nil {
+		return err
+	}
+	if len(c.ok) >= c.max {
+		clear(c.ok)
+	}
+	c.ok[k] = struct{}{}
+	return nil
+}

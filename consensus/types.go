@@ -120,10 +120,12 @@ type Event interface{ isEvent() }
 // Start begins consensus at the state's height (L10: upon start do StartRound(0)).
 type Start struct{}
 
-// ProposalEvent delivers a proposal whose signature the caller has checked.
+// ProposalEvent delivers a proposal whose signature the caller has checked
+// (Receive does both for a message off the wire).
 type ProposalEvent struct{ Proposal Proposal }
 
-// VoteEvent delivers a vote whose signature the caller has checked.
+// VoteEvent delivers a vote whose signature the caller has checked
+// (Receive does both for a message off the wire).
 type VoteEvent struct{ Vote Vote }
 
 // TimeoutEvent reports that a scheduled timeout fired.
@@ -280,3 +282,12 @@ func (t Timeouts) Duration(k TimeoutKind, r int32) time.Duration {
 	}
 	return t.Retransmit
 }
+
+// Persist asks the runtime to store Snapshot durably (fsync'd) before it
+// carries out the effects after it. The core puts it ahead of everything
+// the step wants signed and sent, after the step's decisions: a restart
+// then never finds a snapshot ahead of the chain, and never lacks a
+// message it already sent (so it cannot sign a contradicting one).
+type Persist struct{ Snapshot Snapshot }
+
+func (Persist) isEffect() {}

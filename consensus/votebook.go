@@ -38,6 +38,11 @@ type VoteBook struct {
 	height uint64
 	vals   *ValidatorSet
 	rounds map[int32]*roundLog
+
+	// Rules the core can switch off in tests (see rules.go).
+	noDedup      bool                  // count a repeated vote again
+	noMembership bool                  // count votes of non-members, with power 1 each
+	outsiders    map[types.Address]int // with noMembership: slots after the members
 }
 
 type roundLog struct {
@@ -84,22 +89,35 @@ func (b *VoteBook) Add(v Vote) (AddResult, Vote, error) {
 	if (v.Type != Prevote && v.Type != Precommit) || v.Round < 0 {
 		return 0, Vote{}, ErrBadVote
 	}
+	// Only members' votes count: the set of the height defines "2f+1".
 	i, ok := b.vals.Index(v.Validator)
-	if !ok {
+	var p int64
+	switch {
+	case ok:
+		p = b.vals.vals[i].Power
+	case b.noMembership:
+		i, p = b.outsider(v.Validator), 1
+	default:
 		return 0, Vote{}, fmt.Errorf("%w: %x", ErrUnknownValidator, v.Validator)
 	}
 	rl := b.round(v.Round)
+	rl.grow(i + 1)
 	t := &rl.tallies[v.Type-1]
-	p := b.vals.vals[i].Power
 	if old := t.votes[i]; old.Type != 0 {
+		// "2f+1 ⟨…⟩" counts senders: the same vote again adds nothing.
 		if old.ID == v.ID {
+			if b.noDedup {
+				t.power[v.ID] += p
+				t.sum += p
+				return Added, Vote{}, nil
+			}
 			if old.Signature == nil && v.Signature != nil {
 				t.votes[i].Signature = v.Signature // our own vote came back signed
 			}
 			return Duplicate, old, nil
 		}
 		for _, x := range t.extra[i] {
-			if x.ID == v.ID {
+			if x.ID == v.ID && !b.noDedup {
 				return Duplicate, x, nil
 			}
 		}
@@ -115,22 +133,45 @@ func (b *VoteBook) Add(v Vote) (AddResult, Vote, error) {
 	t.votes[i] = v
 	t.power[v.ID] += p
 	t.sum += p
-	b.markSender(rl, i)
+	b.markSender(rl, i, p)
 	return Added, Vote{}, nil
+}
+
+// outsider gives a non-member a slot after the members (noMembership only).
+func (b *VoteBook) outsider(a types.Address) int {
+	if b.outsiders == nil {
+		b.outsiders = make(map[types.Address]int)
+	}
+	i, ok := b.outsiders[a]
+	if !ok {
+		i = b.vals.Len() + len(b.outsiders)
+		b.outsiders[a] = i
+	}
+	return i
+}
+
+// grow makes room for slot n-1, for outsiders (noMembership only).
+func (rl *roundLog) grow(n int) {
+	for len(rl.sent) < n {
+		rl.sent = append(rl.sent, false)
+		for i := range rl.tallies {
+			rl.tallies[i].votes = append(rl.tallies[i].votes, Vote{})
+		}
+	}
 }
 
 // MarkSender notes that validator addr sent a message (a proposal, say) in
 // round r, for the round-skip rule.
 func (b *VoteBook) MarkSender(r int32, addr types.Address) {
 	if i, ok := b.vals.Index(addr); ok {
-		b.markSender(b.round(r), i)
+		b.markSender(b.round(r), i, b.vals.vals[i].Power)
 	}
 }
 
-func (b *VoteBook) markSender(rl *roundLog, i int) {
+func (b *VoteBook) markSender(rl *roundLog, i int, power int64) {
 	if !rl.sent[i] {
 		rl.sent[i] = true
-		rl.senderPower += b.vals.vals[i].Power
+		rl.senderPower += power
 	}
 }
 

@@ -84,6 +84,7 @@ func TestEveryCommandHelpAndBadFlags(t *testing.T) {
 		{[]string{"--limits.batch", "0"}, "--limits.batch must be positive"},
 		{[]string{"sim", "--byzantine", "7"}, "--byzantine must be"},
 		{[]string{"sim", "--drop", "1.5"}, "--drop must be"},
+		{[]string{"sim", "--torn-crashes", "-1"}, "--torn-crashes must not"},
 		{[]string{"devnet", "--validators", "0"}, "--validators must be"},
 		{[]string{"devnet", "--block-time", "-1s"}, "--block-time must not be negative"},
 		{[]string{"bench", "startup", "--runs", "0"}, "--runs must be at least 1"},

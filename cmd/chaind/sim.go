@@ -18,7 +18,7 @@ func runSim(args []string) int {
 	fs := flag.NewFlagSet("chaind sim", flag.ContinueOnError)
 	validators := fs.Int("validators", 7, "number of validators")
 	byzantine := fs.Int("byzantine", 0, "number of Byzantine validators (the last ones)")
-	behaviour := fs.String("behaviour", "mixed", "Byzantine behaviour: silent, equivocate, invalid, late or mixed")
+	behaviour := fs.String("behaviour", "mixed", "Byzantine behaviour: "+behaviourList)
 	equivocate := fs.Bool("equivocate", false, "shorthand for --behaviour equivocate")
 	drop := fs.Float64("drop", 0, "message drop probability before GST")
 	dup := fs.Float64("dup", 0, "message duplication probability")
@@ -29,6 +29,7 @@ func runSim(args []string) int {
 	gst := fs.Duration("gst", 10*time.Second, "virtual global stabilisation time: no drops or partitions after it")
 	partitions := fs.Bool("partitions", false, "random network partitions before GST")
 	crashes := fs.Int("crashes", 0, "crash/restart episodes of honest validators before GST")
+	torn := fs.Int("torn-crashes", 0, "crashes of honest validators part way through a step (after its first signed message), before GST")
 	maxDelay := fs.Duration("max-delay", 50*time.Millisecond, "largest message delay")
 	trace := fs.Bool("trace", false, "print every event (single seed only)")
 	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
@@ -45,6 +46,7 @@ func runSim(args []string) int {
 		{*seeds < 1, "--seeds must be at least 1"},
 		{*heights < 1, "--heights must be at least 1"},
 		{*crashes < 0, "--crashes must not be negative"},
+		{*torn < 0, "--torn-crashes must not be negative"},
 		{*gst < 0, "--gst must not be negative"},
 		{*maxDelay < time.Millisecond, "--max-delay must be at least 1ms"},
 		{fs.NArg() > 0, fmt.Sprintf("unexpected argument %q", fs.Arg(0))},
@@ -54,7 +56,7 @@ func runSim(args []string) int {
 		}
 	}
 	cfg := sim.Config{Byzantine: *byzantine, Heights: *heights, Drop: *drop, Dup: *dup, GST: *gst,
-		Partitions: *partitions, Crashes: *crashes, MinDelay: time.Millisecond, MaxDelay: *maxDelay}
+		Partitions: *partitions, Crashes: *crashes, TornCrashes: *torn, MinDelay: time.Millisecond, MaxDelay: *maxDelay}
 	if *stakes != "" {
 		for _, s := range strings.Split(*stakes, ",") {
 			v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
@@ -77,9 +79,9 @@ func runSim(args []string) int {
 	if *equivocate {
 		*behaviour = "equivocate"
 	}
-	b, ok := map[string]sim.Behaviour{"silent": sim.Silent, "equivocate": sim.Equivocate, "invalid": sim.Invalid, "late": sim.Late, "mixed": sim.Mixed}[*behaviour]
+	b, ok := sim.ParseBehaviour(*behaviour)
 	if !ok {
-		return usageError(fs.Name(), fmt.Sprintf("unknown behaviour %q (silent, equivocate, invalid, late or mixed)", *behaviour))
+		return usageError(fs.Name(), fmt.Sprintf("unknown behaviour %q (%s)", *behaviour, behaviourList))
 	}
 	cfg.Behaviour = b
 	var total, byz int64
@@ -105,9 +107,9 @@ func runSim(args []string) int {
 			}
 		}
 		fmt.Printf("seed %d: decided ≥ %d heights by every honest validator in %v virtual; rounds per height mean %.3f max %d; "+
-			"messages sent %d delivered %d dropped %d duplicated %d; evidence %d; events %d; trace %x\n",
+			"messages sent %d delivered %d dropped %d duplicated %d rejected %d; evidence %d; events %d; trace %x\n",
 			cfg.Seed, minDecided, r.EndTime.Round(time.Millisecond), r.RoundsMean, r.RoundsMax,
-			r.Sent, r.Delivered, r.Dropped, r.Duplicated, r.Evidence, r.Events, r.TraceHash[:8])
+			r.Sent, r.Delivered, r.Dropped, r.Duplicated, r.Rejected, r.Evidence, r.Events, r.TraceHash[:8])
 		for _, v := range r.Violations {
 			fmt.Printf("  VIOLATION %s\n", v)
 		}
@@ -121,6 +123,15 @@ func runSim(args []string) int {
 	}
 	return 0
 }
+
+// behaviourList names the simulator's Byzantine behaviours for help and errors.
+var behaviourList = func() string {
+	var names []string
+	for b := sim.Silent; b <= sim.Mixed; b++ {
+		names = append(names, b.String())
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}()
 
 func isFlagSet(fs *flag.FlagSet, name string) bool {
 	set := false

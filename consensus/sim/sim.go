@@ -2,10 +2,18 @@
 // validators with given stakes, a virtual clock, and a seeded scheduler
 // that delays, drops, duplicates and reorders messages, partitions the
 // network until a global stabilisation time (GST), crashes and restarts
-// validators from their persisted state, and lets Byzantine validators
-// equivocate, stay silent, vote for invalid blocks or propose late. After
-// every decision it checks agreement and validity; at the end it checks
-// that every honest validator decided every height up to the target.
+// validators from their persisted state (also in the middle of carrying
+// out a step), and lets Byzantine validators equivocate, repeat
+// themselves, stay silent, vote for invalid blocks, propose late, forge
+// signatures, replay votes from another chain, height or round, vote with
+// keys outside the validator set, propose out of turn, or prevote a value
+// to one validator only. Every message
+// travels as the node's wire bytes, signed with the validator's
+// secp256k1 key, and enters an honest core through State.Receive, which
+// checks the signature. After every decision it checks agreement and
+// validity, on every vote that honest validators never double-sign, and
+// at the end that every honest validator decided every height up to the
+// target (liveness after GST).
 //
 // The same Config and seed always produce the same run, event for event:
 // Result.TraceHash fingerprints the whole trace, so a failing seed replays
@@ -22,7 +30,6 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/consensus/cycle"
-	"github.com/chaind/chaind/consensus/internal/rules"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -32,18 +39,38 @@ type Behaviour uint8
 // Byzantine behaviours.
 const (
 	Silent     Behaviour = iota // sends nothing
-	Equivocate                  // coordinated: splits the honest validators with two proposals and votes for both sides
+	Equivocate                  // coordinated: splits the honest validators with two proposals and votes for both sides, sending every vote three times
 	Invalid                     // proposes invalid blocks and votes for them
 	Late                        // follows the protocol but sends its proposals around timeoutPropose late
+	Forge                       // sends a victim a proposal and a quorum of precommits for another value, signed with its own key in others' names
+	Replay                      // the same attack with messages the validators really signed, but for another chain, and honest votes relabelled to other heights and rounds
+	Sybil                       // Equivocate, plus the same votes from as many keys outside the validator set
+	Hijack                      // proposes in rounds where it is not the proposer, ahead of the real proposer, to split the honest prevotes
+	Selective                   // prevotes each honest proposal to one honest validator only (nil to the rest), so that one may lock alone
 	Mixed                       // each Byzantine validator draws one of the above from the seed
 )
 
+var behaviourNames = [...]string{"silent", "equivocate", "invalid", "late", "forge", "replay", "sybil", "hijack", "selective", "mixed"}
+
 func (b Behaviour) String() string {
-	if names := [...]string{"silent", "equivocate", "invalid", "late", "mixed"}; int(b) < len(names) {
-		return names[b]
+	if int(b) < len(behaviourNames) {
+		return behaviourNames[b]
 	}
 	return fmt.Sprintf("behaviour(%d)", uint8(b))
 }
+
+// ParseBehaviour is the inverse of Behaviour.String.
+func ParseBehaviour(name string) (Behaviour, bool) {
+	for i, n := range behaviourNames {
+		if n == name {
+			return Behaviour(i), true
+		}
+	}
+	return 0, false
+}
+
+// coreless reports whether the adversary, not a core, drives a validator.
+func (b Behaviour) coreless() bool { return b != Invalid && b != Late }
 
 // Config describes one simulation.
 type Config struct {
@@ -59,14 +86,22 @@ type Config struct {
 	GST                time.Duration // global stabilisation time; no drops or partitions after it
 	Partitions         bool          // random two-way partitions before GST
 	Crashes            int           // crash/restart episodes of honest validators before GST
+	// TornCrashes are crash/restart episodes before GST that hit an
+	// honest validator while it carries out a step: right after its first
+	// signed message of the step has left, before the step's remaining
+	// effects. The core's Persist effect comes first, so nothing is lost.
+	TornCrashes int
 
 	Timeouts consensus.Timeouts
 	// MaxTime bounds the virtual time (default GST + Heights·10s + 60s).
 	MaxTime time.Duration
 	// Trace, when set, receives one line per processed event.
 	Trace func(string)
-
-	rules rules.Set // tests only: switch safety rules off in honest cores
+	// CoreConfig, when set, may change the configuration of every honest
+	// core before it is built (at boot and at each restart). The tests
+	// of package consensus use it to switch safety rules off, which only
+	// their test build can do.
+	CoreConfig func(*consensus.Config)
 }
 
 // DefaultTimeouts are the simulator's timeouts: short, but well above the
@@ -86,6 +121,7 @@ type Result struct {
 	RoundsMean                           float64
 	RoundsMax                            int32
 	Sent, Delivered, Dropped, Duplicated int
+	Rejected                             int // messages honest cores refused: malformed or badly signed
 	Evidence                             int // equivocations detected by honest validators
 	Events                               int
 	EndTime                              time.Duration
@@ -102,6 +138,7 @@ const (
 	local                   // a timeout or an application answer; carries an incarnation
 	crash
 	restart
+	tear // arm a torn crash
 )
 
 type item struct {
@@ -111,7 +148,8 @@ type item struct {
 	to   int
 	from int
 	inc  uint32
-	ev   consensus.Event
+	ev   consensus.Event // local events
+	msg  []byte          // network messages: the wire bytes
 }
 
 // queue is a binary min-heap of events by (time, sequence). Items are
@@ -170,8 +208,10 @@ type node struct {
 	byz       bool
 	behaviour Behaviour
 	core      *consensus.State // nil for adversary-driven validators
+	sign      *signer
 	up        bool
 	inc       uint32
+	tear      bool                // crash right after the next signed message leaves
 	snapshot  *consensus.Snapshot // the "fsync'd file"
 	committed []types.Hash        // the chain, which survives crashes
 	certs     []consensus.Decide  // and the decisions' proofs, kept with it
@@ -201,6 +241,10 @@ type Sim struct {
 	trace     hash.Hash
 	partUntil time.Duration
 	behind    int // honest validators still short of the target height
+	byAddr    map[types.Address]int
+	sigs      *consensus.SigCache // shared by the honest cores: each message is verified once
+	outsiders []*signer           // keys outside the validator set (Sybil)
+	otherNet  []*signer           // the validators' keys signing for another chain (Replay)
 }
 
 // Run executes a simulation to completion.
@@ -231,23 +275,33 @@ func New(cfg Config) (*Sim, error) {
 		cfg.MaxTime = cfg.GST + time.Duration(cfg.Heights)*10*time.Second + time.Minute
 	}
 	s := &Sim{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
-		decisions: make(map[uint64]types.Hash), trace: sha256.New()}
+		decisions: make(map[uint64]types.Hash), trace: sha256.New(), byAddr: make(map[types.Address]int),
+		sigs: consensus.NewSigCache(1 << 16)}
+	members, outsiders, order := validatorKeys(ChainID, n, n)
 	vals := make([]consensus.Validator, n)
 	for i, st := range cfg.Stakes {
-		vals[i] = consensus.Validator{Address: nodeAddr(i), Power: st}
+		vals[i] = consensus.Validator{Address: members[i].Address(), Power: st}
+		s.byAddr[members[i].Address()] = i
 	}
 	set, err := consensus.NewValidatorSet(vals)
 	if err != nil {
 		return nil, err
 	}
 	s.src = cycle.NewSchedule(set)
+	for _, o := range outsiders {
+		s.outsiders = append(s.outsiders, newSigner(o))
+	}
+	other := signersFor(ChainID+1, n)
+	for _, k := range order {
+		s.otherNet = append(s.otherNet, newSigner(other[k]))
+	}
 	for i := range n {
-		nd := &node{idx: i, addr: nodeAddr(i), byz: i >= n-cfg.Byzantine, up: true,
+		nd := &node{idx: i, addr: members[i].Address(), sign: newSigner(members[i]), byz: i >= n-cfg.Byzantine, up: true,
 			signed: make(map[uint64]map[voteKey]types.Hash)}
 		if nd.byz {
 			nd.behaviour = cfg.Behaviour
 			if nd.behaviour == Mixed {
-				nd.behaviour = Behaviour(s.rng.IntN(4))
+				nd.behaviour = Behaviour(s.rng.IntN(int(Mixed)))
 			}
 		}
 		s.nodes = append(s.nodes, nd)
@@ -259,7 +313,7 @@ func New(cfg Config) (*Sim, error) {
 		}
 	}
 	for _, nd := range s.nodes {
-		if nd.byz && (nd.behaviour == Silent || nd.behaviour == Equivocate) {
+		if nd.byz && nd.behaviour.coreless() {
 			continue
 		}
 		if err := s.boot(nd); err != nil {
@@ -270,21 +324,27 @@ func New(cfg Config) (*Sim, error) {
 	return s, nil
 }
 
-// nodeAddr gives validator i an address that sorts in index order.
-func nodeAddr(i int) types.Address {
-	var a types.Address
-	binary.BigEndian.PutUint32(a[16:], uint32(i+1))
-	return a
-}
+// nodeAddr is the address of validator i.
+func (s *Sim) nodeAddr(i int) types.Address { return s.nodes[i].addr }
 
-func (s *Sim) index(a types.Address) int { return int(binary.BigEndian.Uint32(a[16:])) - 1 }
+// index is the validator with address a, or -1.
+func (s *Sim) index(a types.Address) int {
+	if i, ok := s.byAddr[a]; ok {
+		return i
+	}
+	return -1
+}
 
 // boot (re)starts a validator's core at the height after its chain,
 // restoring its persisted state when it belongs to that height.
 func (s *Sim) boot(nd *node) error {
 	h := uint64(len(nd.committed)) + 1
-	core, err := consensus.New(consensus.Config{Self: nd.addr, Validators: s.src, Timeouts: s.cfg.Timeouts,
-		KeepDecisions: 1 << 20, Unsafe: s.cfg.rules}, h)
+	cc := consensus.Config{Self: nd.addr, ChainID: ChainID, Validators: s.src, Timeouts: s.cfg.Timeouts,
+		KeepDecisions: 1 << 20, SigCache: s.sigs}
+	if s.cfg.CoreConfig != nil && !nd.byz {
+		s.cfg.CoreConfig(&cc)
+	}
+	core, err := consensus.New(cc, h)
 	if err != nil {
 		return err
 	}
@@ -318,15 +378,19 @@ func (s *Sim) planFaults() {
 			honest = append(honest, nd.idx)
 		}
 	}
+	if len(honest) == 0 {
+		return
+	}
 	for range s.cfg.Crashes {
-		if len(honest) == 0 {
-			break
-		}
 		i := honest[s.rng.IntN(len(honest))]
 		at := time.Duration(s.rng.Int64N(int64(s.cfg.GST)))
 		back := at + time.Duration(s.rng.Int64N(int64(s.cfg.GST-at)+1))
 		s.push(&item{at: at, kind: crash, to: i})
 		s.push(&item{at: back, kind: restart, to: i})
+	}
+	for range s.cfg.TornCrashes {
+		i := honest[s.rng.IntN(len(honest))]
+		s.push(&item{at: time.Duration(s.rng.Int64N(int64(s.cfg.GST))), kind: tear, to: i})
 	}
 }
 
@@ -369,11 +433,7 @@ func (s *Sim) step(it *item) {
 	nd := s.nodes[it.to]
 	switch it.kind {
 	case crash:
-		if nd.up {
-			nd.up = false
-			nd.inc++
-			nd.core = nil
-		}
+		s.crash(nd)
 		return
 	case restart:
 		if !nd.up {
@@ -383,63 +443,89 @@ func (s *Sim) step(it *item) {
 			}
 		}
 		return
+	case tear:
+		nd.tear = nd.up
+		return
 	case local:
-		if !nd.up || it.inc != nd.inc {
+		if !nd.up || it.inc != nd.inc || nd.core == nil {
 			return // a timer or answer of a previous incarnation
 		}
+		s.apply(nd, nd.core.Step(it.ev))
 	case deliver:
 		if !nd.up {
 			s.res.Dropped++
 			return
 		}
 		s.res.Delivered++
-		if nd.byz && nd.core == nil {
-			s.adv.observe(nd, it.ev)
+		if nd.core == nil {
+			if ev, err := consensus.DecodeMessage(it.msg); err == nil {
+				s.adv.observe(nd, ev)
+			}
 			return
 		}
+		effects, err := nd.core.Receive(s.nodeAddr(it.from), it.msg)
+		if err != nil {
+			if !nd.byz {
+				s.res.Rejected++
+			}
+			return
+		}
+		s.apply(nd, effects)
 	}
-	if nd.core == nil {
-		return
-	}
-	s.apply(nd, nd.core.Step(it.ev))
 }
 
-// apply carries out a core's effects the way a driver would.
+func (s *Sim) crash(nd *node) {
+	if nd.up {
+		nd.up = false
+		nd.tear = false
+		nd.inc++
+		nd.core = nil
+	}
+}
+
+// apply carries out a core's effects in order, the way the node's driver
+// does: Persist stores the snapshot (the simulated fsync'd file), our own
+// proposals and votes are signed on the way out, and relayed votes are
+// sent as received. A torn crash stops it after the first signed message.
 func (s *Sim) apply(nd *node, effects []consensus.Effect) {
-	persist := false
 	for _, e := range effects {
+		if !nd.up {
+			return // crashed part way through the step
+		}
 		switch e := e.(type) {
+		case consensus.Persist:
+			snap := e.Snapshot
+			nd.snapshot = &snap
 		case consensus.BroadcastProposal:
-			persist = true
 			delay := time.Duration(0)
 			if nd.behaviour == Late && nd.byz {
 				t := s.cfg.Timeouts.Duration(consensus.TimeoutPropose, e.Proposal.Round)
 				delay = t/2 + time.Duration(s.rng.Int64N(int64(t)))
 			}
-			s.broadcast(nd.idx, consensus.ProposalEvent{Proposal: e.Proposal}, delay)
+			s.broadcast(nd.idx, encodeProposal(nd.sign.proposal(e.Proposal)), delay)
+			s.torn(nd)
 		case consensus.BroadcastVote:
-			persist = true
 			s.checkDoubleSign(nd, e.Vote)
-			s.broadcast(nd.idx, consensus.VoteEvent{Vote: e.Vote}, 0)
+			s.broadcast(nd.idx, encodeVote(nd.sign.vote(e.Vote)), 0)
+			s.torn(nd)
 		case consensus.RelayVotes:
 			for _, v := range e.Votes {
 				if v.Validator != nd.addr {
-					s.broadcast(nd.idx, consensus.VoteEvent{Vote: v}, 0)
+					s.broadcast(nd.idx, encodeVote(v), 0)
 				}
 			}
 		case consensus.BroadcastStatus:
-			s.broadcast(nd.idx, consensus.StatusEvent{From: nd.addr, Height: e.Height, Round: e.Round}, 0)
+			s.broadcast(nd.idx, consensus.EncodeMessage(consensus.StatusEvent{Height: e.Height, Round: e.Round}), 0)
 		case consensus.SendVotes:
-			to := s.index(e.To)
-			for _, v := range e.Votes {
-				s.send(nd.idx, to, consensus.VoteEvent{Vote: v}, 0)
-			}
+			s.sendVotes(nd, s.index(e.To), e.Votes)
 		case consensus.SendDecision:
 			to := s.index(e.To)
-			s.send(nd.idx, to, consensus.ProposalEvent{Proposal: e.Proposal}, 0)
-			for _, v := range e.Precommits {
-				s.send(nd.idx, to, consensus.VoteEvent{Vote: v}, 0)
+			p := e.Proposal
+			if p.Signature == nil {
+				p = nd.sign.proposal(p) // our own proposal, kept unsigned by the core
 			}
+			s.send(nd.idx, to, encodeProposal(p), 0)
+			s.sendVotes(nd, to, e.Precommits)
 		case consensus.ScheduleTimeout:
 			s.push(&item{at: s.now + e.Duration, kind: local, to: nd.idx, inc: nd.inc, ev: consensus.TimeoutEvent{Timeout: e.Timeout}})
 		case consensus.RequestValue:
@@ -457,25 +543,39 @@ func (s *Sim) apply(nd *node, effects []consensus.Effect) {
 		case consensus.EvidenceFound:
 			if !nd.byz {
 				s.res.Evidence++
-				if !s.nodes[s.index(e.A.Validator)].byz {
-					s.violation("evidence against honest validator %d: %+v / %+v", s.index(e.A.Validator), e.A, e.B)
+				if i := s.index(e.A.Validator); i >= 0 && !s.nodes[i].byz {
+					s.violation("evidence against honest validator %d: %+v / %+v", i, e.A, e.B)
 				}
 			}
 		case consensus.Halt:
 			s.violation("validator %d halted: %v", nd.idx, e.Err)
 		}
 	}
-	// Persist what was signed, and every change of round: a validator
-	// that forgot it had moved on would need, after a restart, the very
-	// messages (perhaps Byzantine ones, never re-sent) that moved it.
-	if c := nd.core; persist || nd.snapshot == nil || nd.snapshot.Height != c.Height() || nd.snapshot.Round != c.Round() {
-		snap := c.Snapshot()
-		nd.snapshot = &snap
+}
+
+// torn crashes nd if a torn crash is armed, and plans its restart.
+func (s *Sim) torn(nd *node) {
+	if !nd.tear {
+		return
+	}
+	s.crash(nd)
+	s.push(&item{at: s.now + time.Duration(1+s.rng.IntN(400))*time.Millisecond, kind: restart, to: nd.idx})
+}
+
+// sendVotes sends votes as they are, signing our own (the core keeps them
+// unsigned).
+func (s *Sim) sendVotes(nd *node, to int, votes []consensus.Vote) {
+	for _, v := range votes {
+		if v.Signature == nil && v.Validator == nd.addr {
+			v = nd.sign.vote(v)
+		}
+		s.send(nd.idx, to, encodeVote(v), 0)
 	}
 }
 
 // Values are 32 bytes: height, round, proposer, a kind byte (0 valid,
-// 1 invalid, 2 and 3 the two sides of an equivocation) and a non-zero tail.
+// 1 invalid, 2 and 3 the two sides of an equivocation, 4 a hijacker's or
+// forger's value) and a non-zero tail.
 func value(h uint64, r int32, proposer int, kind byte) consensus.Value {
 	var id types.Hash
 	binary.BigEndian.PutUint64(id[0:], h)
@@ -540,16 +640,19 @@ func (s *Sim) checkDoubleSign(nd *node, v consensus.Vote) {
 	m[k] = v.ID
 }
 
-func (s *Sim) broadcast(from int, ev consensus.Event, extra time.Duration) {
+func (s *Sim) broadcast(from int, msg []byte, extra time.Duration) {
 	for to := range s.nodes {
 		if to != from {
-			s.send(from, to, ev, extra)
+			s.send(from, to, msg, extra)
 		}
 	}
 }
 
 // send puts one message on the simulated network.
-func (s *Sim) send(from, to int, ev consensus.Event, extra time.Duration) {
+func (s *Sim) send(from, to int, msg []byte, extra time.Duration) {
+	if to < 0 {
+		return
+	}
 	s.res.Sent++
 	pre := s.now < s.cfg.GST
 	if pre {
@@ -576,7 +679,7 @@ func (s *Sim) send(from, to int, ev consensus.Event, extra time.Duration) {
 		if hi > lo {
 			d += time.Duration(s.rng.Int64N(int64(hi - lo)))
 		}
-		s.push(&item{at: s.now + d + extra, kind: deliver, to: to, from: from, ev: ev})
+		s.push(&item{at: s.now + d + extra, kind: deliver, to: to, from: from, msg: msg})
 	}
 }
 
@@ -598,18 +701,27 @@ func (s *Sim) partitioned(a, b int) bool {
 
 // record folds an event into the trace hash (and the trace, if asked).
 func (s *Sim) record(it *item) {
-	var b [64]byte
+	var b [32]byte
 	binary.BigEndian.PutUint64(b[0:], uint64(it.at))
 	b[8] = byte(it.kind)
 	binary.BigEndian.PutUint32(b[9:], uint32(it.to))
 	binary.BigEndian.PutUint32(b[13:], uint32(it.from))
-	code, h, r, id := describe(it.ev)
-	b[17] = code
-	binary.BigEndian.PutUint64(b[18:], h)
-	binary.BigEndian.PutUint32(b[26:], uint32(r))
-	copy(b[30:], id[:20])
-	s.trace.Write(b[:50])
+	s.trace.Write(b[:17])
+	if it.kind == deliver {
+		s.trace.Write(it.msg)
+	} else {
+		_, h, r, id := describe(it.ev)
+		binary.BigEndian.PutUint64(b[0:], h)
+		binary.BigEndian.PutUint32(b[8:], uint32(r))
+		s.trace.Write(b[:12])
+		s.trace.Write(id[:])
+	}
 	if s.cfg.Trace != nil {
+		ev := it.ev
+		if it.kind == deliver {
+			ev, _ = consensus.DecodeMessage(it.msg)
+		}
+		code, h, r, id := describe(ev)
 		s.cfg.Trace(fmt.Sprintf("%v kind=%d to=%d from=%d ev=%d h=%d r=%d id=%x", it.at, it.kind, it.to, it.from, code, h, r, id[:20]))
 	}
 }

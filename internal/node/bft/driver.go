@@ -132,10 +132,8 @@ type Driver struct {
 	signed map[signKey]consensus.Vote // our signed votes of recent heights
 	err    error
 
-	savedHeight uint64 // height and round of the last persisted snapshot
-	savedRound  int32
-	statHeight  uint64 // height and round last counted in Stats
-	statRound   int32
+	statHeight uint64 // height and round last counted in Stats
+	statRound  int32
 
 	work work // Propose and Validate calls running off the loop
 }
@@ -155,7 +153,8 @@ func New(cfg Config) (*Driver, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	core, err := consensus.New(consensus.Config{Self: cfg.Signer.Address(), Validators: cfg.Validators, Timeouts: cfg.Timeouts}, cfg.Height)
+	core, err := consensus.New(consensus.Config{Self: cfg.Signer.Address(), ChainID: cfg.Signer.ChainID(),
+		Validators: cfg.Validators, Timeouts: cfg.Timeouts}, cfg.Height)
 	if err != nil {
 		return nil, err
 	}
@@ -201,8 +200,9 @@ func (d *Driver) Run(ctx context.Context) error {
 			if !ok {
 				return errors.New("bft: transport closed")
 			}
-			if ev := d.decode(in); ev != nil {
-				d.step(ev)
+			// Malformed or badly signed messages change nothing.
+			if effects, err := d.core.Receive(in.From, in.Msg); err == nil {
+				d.carry(effects)
 			}
 		case t := <-d.timers:
 			if d.cfg.Stats != nil && t.Kind != consensus.TimeoutRetransmit {
@@ -217,56 +217,16 @@ func (d *Driver) Run(ctx context.Context) error {
 	return d.err
 }
 
-func (d *Driver) decode(in Inbound) consensus.Event {
-	ev, err := DecodeMessage(in.Msg)
-	if err != nil {
-		return nil
-	}
-	switch e := ev.(type) {
-	case consensus.ProposalEvent:
-		if consensus.VerifyProposal(d.cfg.Signer.ChainID(), e.Proposal) != nil {
-			return nil
-		}
-	case consensus.VoteEvent:
-		if consensus.VerifyVote(d.cfg.Signer.ChainID(), e.Vote) != nil {
-			return nil
-		}
-	case consensus.StatusEvent:
-		e.From = in.From // the claim is only a hint; the transport knows the peer
-		return e
-	}
-	return ev
-}
+func (d *Driver) step(ev consensus.Event) { d.carry(d.core.Step(ev)) }
 
-func (d *Driver) step(ev consensus.Event) {
-	effects := d.core.Step(ev)
-	// Store decided blocks before persisting the snapshot of the next
-	// height: a crash in between must not leave a state file ahead of the
-	// chain, which would keep the validator from restarting. Committing
-	// first is safe, as the decision is final; what we signed in this step
-	// has not left the process yet, and the height it belongs to is over.
-	for _, e := range effects {
-		if dec, ok := e.(consensus.Decide); ok {
-			if d.commit(dec); d.err != nil {
-				return
-			}
-		}
-	}
-	// Persist before anything we signed leaves the process.
-	// Also persist every change of height or round: a validator that forgot
-	// it had moved on would need, after a restart, the very messages
-	// (perhaps Byzantine ones, never re-sent) that moved it.
-	moved := d.core.Height() != d.savedHeight || d.core.Round() != d.savedRound
+// carry carries out a step's effects strictly in order: the core puts the
+// commit of decided blocks first and the snapshot (Persist) ahead of
+// anything signed, so a crash at any point neither leaves a state file
+// ahead of the chain nor lets a message out that the disk does not know.
+func (d *Driver) carry(effects []consensus.Effect) {
 	if d.cfg.Stats != nil && (d.core.Height() != d.statHeight || d.core.Round() != d.statRound) {
 		d.cfg.Stats.Rounds.Add(1)
 		d.statHeight, d.statRound = d.core.Height(), d.core.Round()
-	}
-	if d.cfg.StateFile != "" && (moved || signsSomething(effects)) {
-		if err := saveSnapshot(d.cfg.StateFile, d.core.Snapshot()); err != nil {
-			d.err = fmt.Errorf("bft: persisting state: %w", err)
-			return
-		}
-		d.savedHeight, d.savedRound = d.core.Height(), d.core.Round()
 	}
 	for _, e := range effects {
 		if d.err != nil {
@@ -320,7 +280,13 @@ func (d *Driver) apply(e consensus.Effect) {
 	case consensus.RequestValidation:
 		d.work.validate(e)
 	case consensus.Decide:
-		// Committed by step before the snapshot was persisted.
+		d.commit(e)
+	case consensus.Persist:
+		if d.cfg.StateFile != "" {
+			if err := saveSnapshot(d.cfg.StateFile, e.Snapshot); err != nil {
+				d.err = fmt.Errorf("bft: persisting state: %w", err)
+			}
+		}
 	case consensus.EvidenceFound:
 		a, b := d.withSignature(e.A), d.withSignature(e.B)
 		ev := consensus.NewDuplicateVoteEvidence(a, b)
@@ -397,14 +363,4 @@ func (d *Driver) commit(e consensus.Decide) {
 	if err := d.cfg.App.Commit(e.Value, cert); err != nil {
 		d.err = fmt.Errorf("bft: commit of height %d: %w", e.Height, err)
 	}
-}
-
-func signsSomething(effects []consensus.Effect) bool {
-	for _, e := range effects {
-		switch e.(type) {
-		case consensus.BroadcastProposal, consensus.BroadcastVote:
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,123 @@
+package consensus
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/chaind/chaind/internal/types"
+)
+
+func TestMessageCodec(t *testing.T) {
+	ss, _ := signers(t, 1)
+	v := Vote{Type: Prevote, Height: 3, Round: 1, ID: types.Hash{4}}
+	ss[0].SignVote(&v)
+	p := Proposal{Height: 3, Round: 1, ValidRound: 0, Value: Value{ID: types.Hash{4}, Data: []byte{1, 2}}}
+	ss[0].SignProposal(&p)
+	for _, ev := range []Event{VoteEvent{Vote: v}, ProposalEvent{Proposal: p}, StatusEvent{Height: 9, Round: 2}} {
+		enc := EncodeMessage(ev)
+		got, err := DecodeMessage(enc)
+		if err != nil {
+			t.Fatalf("%T: %v", ev, err)
+		}
+		if !bytes.Equal(EncodeMessage(got), enc) {
+			t.Fatalf("round trip of %T changed it", ev)
+		}
+	}
+	if EncodeMessage(Start{}) != nil {
+		t.Error("Start has a wire form")
+	}
+	for _, bad := range [][]byte{nil, {9}, {kindVote}, {kindStatus, 0xc1, 0x01}, {kindStatus, 0xc6, 0x01, 0x85, 0xff, 0xff, 0xff, 0xff, 0xff},
+		append(EncodeMessage(VoteEvent{Vote: v}), 0)} {
+		if _, err := DecodeMessage(bad); !errors.Is(err, ErrMalformed) {
+			t.Errorf("DecodeMessage(%x) = %v, want ErrMalformed", bad, err)
+		}
+	}
+}
+
+// Receive drops what is not signed by the validator it names for this
+// chain, and attributes status messages to the peer.
+func TestReceiveChecksSignatures(t *testing.T) {
+	ss, set := signers(t, 4)
+	src := &fixedSource{sets: []*ValidatorSet{nil, set}}
+	s, err := New(Config{Self: ss[0].Address(), ChainID: testChain, Validators: src, Timeouts: DefaultTimeouts}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Step(Start{})
+	good := Vote{Type: Prevote, Height: 1, Round: 0, ID: types.Hash{7}}
+	ss[1].SignVote(&good)
+	forged := good
+	forged.Validator = ss[2].Address() // ss[1]'s signature, ss[2]'s name
+	relabelled := good
+	relabelled.Round = 1 // a real vote replayed into another round
+	nextHeight := good
+	nextHeight.Height = 2 // or another height (buffered if it passed)
+	otherChain := Vote{Type: Prevote, Height: 1, Round: 0, ID: types.Hash{7}}
+	other, _ := NewSigner(testChain+1, make32(2))
+	other.SignVote(&otherChain)
+	otherChain.Validator = ss[1].Address()
+	for name, v := range map[string]Vote{"forged": forged, "relabelled": relabelled, "next height": nextHeight, "other chain": otherChain} {
+		if _, err := s.Receive(types.Address{}, EncodeMessage(VoteEvent{Vote: v})); !errors.Is(err, ErrBadSignature) {
+			t.Errorf("%s vote: %v, want ErrBadSignature", name, err)
+		}
+	}
+	if s.book.Sum(0, Prevote) != 0 {
+		t.Fatal("a rejected vote was counted")
+	}
+	if _, err := s.Receive(types.Address{}, EncodeMessage(VoteEvent{Vote: good})); err != nil {
+		t.Fatal(err)
+	}
+	if s.book.Sum(0, Prevote) == 0 {
+		t.Fatal("a good vote was not counted")
+	}
+	// A status from a peer at height 0 asks for nothing; its From is the peer.
+	effs, err := s.Receive(ss[3].Address(), EncodeMessage(StatusEvent{Height: 1, Round: 0}))
+	if err != nil || len(effs) != 0 {
+		t.Fatalf("status: %v %v", effs, err)
+	}
+}
+
+func make32(b byte) []byte { k := make([]byte, 32); k[0], k[31] = 0x42, b; return k }
+
+// The decoder never panics, and what it accepts re-encodes to the same bytes.
+func FuzzDecodeMessage(f *testing.F) {
+	f.Add(EncodeMessage(StatusEvent{Height: 1, Round: 1}))
+	f.Add(EncodeMessage(VoteEvent{Vote: Vote{Type: Precommit, Height: 2, Signature: []byte{1}}}))
+	f.Add(EncodeMessage(ProposalEvent{Proposal: Proposal{Height: 2, Round: 1, ValidRound: -1, Value: Value{ID: types.Hash{1}, Data: []byte("x")}}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ev, err := DecodeMessage(b)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error %v does not wrap ErrMalformed", err)
+			}
+			return
+		}
+		if !bytes.Equal(EncodeMessage(ev), b) {
+			t.Fatalf("%x decodes to %+v, which encodes differently", b, ev)
+		}
+	})
+}
+
+// A core fed arbitrary bytes off the wire never panics and, for anything
+// it refuses, reports an error instead of stepping.
+func FuzzReceive(f *testing.F) {
+	ss, set := signers(f, 4)
+	v := Vote{Type: Prevote, Height: 1, Round: 0, ID: types.Hash{7}}
+	ss[1].SignVote(&v)
+	p := Proposal{Height: 1, Round: 0, ValidRound: -1, Value: Value{ID: types.Hash{9}, Data: []byte{1}}}
+	ss[0].SignProposal(&p)
+	f.Add(EncodeMessage(VoteEvent{Vote: v}))
+	f.Add(EncodeMessage(ProposalEvent{Proposal: p}))
+	f.Add(EncodeMessage(StatusEvent{Height: 3, Round: 1}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := New(Config{Self: ss[2].Address(), ChainID: testChain, Validators: &fixedSource{sets: []*ValidatorSet{nil, set}}, Timeouts: DefaultTimeouts}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Step(Start{})
+		if effs, err := s.Receive(ss[3].Address(), b); err != nil && effs != nil {
+			t.Fatal("a refused message produced effects")
+		}
+	})
+}
