@@ -63,6 +63,7 @@ type StateDB struct {
 	encBuf []byte // scratch for account encodings (the trie copies values)
 
 	readCache   *ReadCache // shared reads of unmodified tries (nil: none)
+	remote      Remote     // source of nodes and code the database lacks (nil: none)
 	trieChanged bool       // the account trie no longer holds exactly origRoot
 
 	err error // first database error; later reads return zero values
@@ -140,6 +141,9 @@ func (s *StateDB) loadObject(addr types.Address) *stateObject {
 	if err != nil {
 		s.setError(err)
 		return nil
+	}
+	if s.remote != nil && acct.isEmpty() && acct.Root == EmptyRoot {
+		return nil // a partial state's deleted account (see partialZero)
 	}
 	return newObject(addr, acct)
 }
