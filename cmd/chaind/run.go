@@ -220,6 +220,8 @@ func runNode(args []string) int {
 	f.define(fs)
 	var pf p2pFlags
 	pf.define(fs)
+	var ff forkFlags
+	ff.define(fs)
 	if code, ok := parseFlags(fs, "chaind [flags]          run a node (chaind help lists the other commands)", args); !ok {
 		return code
 	}
@@ -305,6 +307,10 @@ func runNode(args []string) int {
 			fmt.Fprintln(os.Stderr, "chaind:", err)
 			return 1
 		}
+	}
+	if err := ff.apply(&cfg, &f); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 2
 	}
 	if err := pf.apply(&cfg, &f, log); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)

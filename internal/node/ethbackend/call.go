@@ -204,6 +204,11 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 	st.BeginTx(types.Hash{}, 0)
 	gp := evm.GasPool(math.MaxUint64)
 	res, err := evm.ApplyMessage(vm, msg, &gp)
+	if err == nil {
+		// A read the state could not make (a fork's upstream failing)
+		// voids the result.
+		err = st.Error()
+	}
 	if err == nil && errors.Is(res.Err, evm.ErrCancelled) {
 		err = &TimeoutError{Limit: b.opts.CallTimeout}
 	}

@@ -1,0 +1,288 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/fork"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
+)
+
+// ForkConfig makes a development node a fork of another chain (its state
+// read lazily from the upstream's JSON-RPC endpoint, as anvil does) and
+// lets it be reset.
+type ForkConfig struct {
+	URL     string  // upstream JSON-RPC endpoint; empty: no fork
+	Block   *uint64 // fork block; nil: the upstream's latest block at start
+	ChainID uint64  // chain ID of a new fork; 0: the upstream's
+	// Reset serves anvil_reset and hardhat_reset (development nodes only).
+	Reset bool
+}
+
+// forkHashes is how many upstream block hashes a fork keeps: all that
+// BLOCKHASH can reach from the first local blocks.
+const forkHashes = 256
+
+// forkState is a node's fork bookkeeping.
+type forkState struct {
+	mu   sync.Mutex     // serialises resets
+	base chain.Genesis  // the genesis before any fork was applied to it
+	up   *fork.Client   // nil: the chain is no fork
+	gen  *chain.Genesis // the genesis the chain runs on
+	cfg  ForkConfig
+}
+
+// prepareFork turns cfg.Genesis into a fork genesis when cfg.Fork asks for
+// one, or reconnects a stored fork genesis to its upstream.
+func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
+	g := cfg.Genesis
+	fs := &forkState{base: *g, gen: g, cfg: cfg.Fork}
+	fs.base.Alloc = maps.Clone(g.Alloc) // PrepareGenesis adds to g's
+	switch {
+	case g.Fork != nil:
+		url := g.Fork.URL
+		if cfg.Fork.URL != "" {
+			url = cfg.Fork.URL
+		}
+		if b := cfg.Fork.Block; b != nil && *b != uint64(g.Fork.Number) {
+			return nil, fmt.Errorf("the data directory holds a fork of block %d; use another --datadir to fork block %d", g.Fork.Number, *b)
+		}
+		n := uint64(g.Fork.Number)
+		up, err := fork.Dial(ctx, url, &n)
+		if err != nil {
+			return nil, err
+		}
+		if up.Block.Hash != g.Fork.Hash {
+			return nil, fmt.Errorf("fork: block %d of %s is %s, the data directory forked %s", n, url, up.Block.Hash, g.Fork.Hash)
+		}
+		g.Fork.Remote, fs.up = up, up
+	case cfg.Fork.URL != "":
+		up, err := fork.Dial(ctx, cfg.Fork.URL, cfg.Fork.Block)
+		if err != nil {
+			return nil, err
+		}
+		id := cfg.Fork.ChainID
+		if id == 0 {
+			id = up.ChainID
+		}
+		conf := *g.Config
+		conf.ChainID = id
+		g.Config = &conf
+		fs.base.Config = &conf
+		if err := forkGenesis(ctx, g, up); err != nil {
+			return nil, err
+		}
+		fs.up = up
+	}
+	return fs, nil
+}
+
+// forkGenesis makes g the first local block on top of up's fork block.
+func forkGenesis(ctx context.Context, g *chain.Genesis, up *fork.Client) error {
+	hashes, err := up.Hashes(ctx, forkHashes)
+	if err != nil {
+		return err
+	}
+	b := up.Block
+	g.Fork = &chain.ForkPoint{URL: up.URL(), Number: chain.Uint64(b.Number), Hash: b.Hash, StateRoot: b.StateRoot, Hashes: hashes, Remote: up}
+	g.Number = chain.Uint64(b.Number + 1)
+	g.ParentHash = b.Hash
+	g.Timestamp = chain.Uint64(max(uint64(g.Timestamp), b.Time+1))
+	if b.BaseFee != nil {
+		g.BaseFee = &chain.U256{Int: *b.BaseFee}
+	}
+	return nil
+}
+
+// registerReset serves anvil_reset and hardhat_reset.
+func (n *Node) registerReset() {
+	n.RPC.Register("anvil_reset", 0, 1, func(ctx context.Context, p rpc.Params) (any, error) {
+		return nil, n.resetFromParams(ctx, p)
+	})
+	n.RPC.Register("hardhat_reset", 0, 1, func(ctx context.Context, p rpc.Params) (any, error) {
+		return true, n.resetFromParams(ctx, p)
+	})
+}
+
+// resetParams is the parameter of anvil_reset and hardhat_reset.
+type resetParams struct {
+	Forking *struct {
+		JSONRPCURL  string          `json:"jsonRpcUrl"`
+		BlockNumber json.RawMessage `json:"blockNumber"` // a number or a hex quantity
+	} `json:"forking"`
+}
+
+func (n *Node) resetFromParams(ctx context.Context, p rpc.Params) error {
+	var rp resetParams
+	if _, err := p.Optional(0, &rp); err != nil {
+		return err
+	}
+	if rp.Forking == nil {
+		return n.Reset(ctx, "", nil)
+	}
+	var block *uint64
+	if raw := strings.TrimSpace(string(rp.Forking.BlockNumber)); raw != "" && raw != "null" {
+		v, err := parseBlockNumber(raw)
+		if err != nil {
+			return rpc.InvalidParams(0, fmt.Errorf("forking.blockNumber: %w", err))
+		}
+		block = &v
+	}
+	url := rp.Forking.JSONRPCURL
+	if url == "" {
+		if up := n.Upstream(); up != nil {
+			url = up.URL()
+		} else {
+			return rpc.InvalidParams(0, errors.New("forking.jsonRpcUrl is required: this node is no fork"))
+		}
+	}
+	return n.Reset(ctx, url, block)
+}
+
+// parseBlockNumber reads 123, "123" or "0x7b".
+func parseBlockNumber(raw string) (uint64, error) {
+	s := strings.Trim(raw, `"`)
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		return strconv.ParseUint(s[2:], 16, 64)
+	}
+	return strconv.ParseUint(s, 10, 64)
+}
+
+// ErrResetUpstream wraps a failure to reach the upstream of a re-fork;
+// the chain is then left as it was.
+var ErrResetUpstream = errors.New("reset")
+
+// Reset starts the chain over. With url empty the chain returns to its
+// genesis (for a fork: the fork point, whose fetched state stays in the
+// store). Otherwise it becomes a fork of url at block (nil: its latest);
+// the chain ID stays the node's. Pending transactions are dropped.
+func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
+	f := n.fork
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var g *chain.Genesis
+	var up *fork.Client
+	if url != "" {
+		var err error
+		if up, err = fork.Dial(ctx, url, block); err != nil {
+			return fmt.Errorf("%w: %w", ErrResetUpstream, err)
+		}
+		ng := f.base
+		ng.Alloc = maps.Clone(f.base.Alloc)
+		conf := *f.base.Config
+		conf.Natives = nil
+		ng.Config = &conf
+		if err := forkGenesis(ctx, &ng, up); err != nil {
+			return fmt.Errorf("%w: %w", ErrResetUpstream, err)
+		}
+		// The system contracts' genesis state depends on the genesis
+		// time, which the fork point moved; the chain keeps its config.
+		if err := PrepareGenesis(&ng); err != nil {
+			return err
+		}
+		ng.Config = n.Chain.Config
+		g = &ng
+	}
+	// The new genesis is built before block production stops, so a
+	// failing upstream leaves the node running as it was.
+	n.stopBlockProduction()
+	err := n.Chain.Reset(g)
+	if err == nil && g != nil {
+		f.up, f.gen = up, g
+	}
+	n.dropPool()
+	if n.cfg.Validator != nil && n.cfg.P2P == nil {
+		if serr := n.startConsensus(); serr != nil {
+			err = errors.Join(err, fmt.Errorf("consensus: %w", serr))
+		}
+	}
+	return err
+}
+
+// stopBlockProduction stops the node's validator and waits for it.
+func (n *Node) stopBlockProduction() {
+	n.mu.Lock()
+	stop, done := n.stopConsensus, n.consensusDone
+	n.stopConsensus, n.consensusDone = nil, nil
+	n.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+}
+
+// dropPool empties the transaction pool and moves it to the new head.
+func (n *Node) dropPool() {
+	pending, queued := n.Pool.Content()
+	var hashes []types.Hash
+	for _, m := range []map[types.Address][]*types.Transaction{pending, queued} {
+		for _, txs := range m {
+			for _, tx := range txs {
+				hashes = append(hashes, tx.Hash())
+			}
+		}
+	}
+	n.Pool.Remove(hashes...)
+	n.resetPool()
+}
+
+// Upstream returns the client of the chain's fork upstream (nil: no fork).
+func (n *Node) Upstream() *fork.Client {
+	n.fork.mu.Lock()
+	defer n.fork.mu.Unlock()
+	return n.fork.up
+}
+
+// forwardOldBlocks answers eth_getBlockByNumber for the upstream's blocks
+// up to the fork point from the upstream itself, as it has them.
+func (n *Node) forwardOldBlocks() {
+	const name = "eth_getBlockByNumber"
+	local, min, max, ok := n.RPC.Lookup(name)
+	if !ok {
+		return
+	}
+	n.RPC.Register(name, min, max, func(ctx context.Context, p rpc.Params) (any, error) {
+		up := n.Upstream()
+		if up == nil || p.Len() == 0 {
+			return local(ctx, p)
+		}
+		var tag string
+		if json.Unmarshal(p[0], &tag) != nil || !strings.HasPrefix(tag, "0x") {
+			return local(ctx, p)
+		}
+		num, err := strconv.ParseUint(tag[2:], 16, 64)
+		if err != nil || num > up.Block.Number {
+			return local(ctx, p)
+		}
+		params, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		return up.Forward(ctx, name, params)
+	})
+}
+
+// openFork is prepareFork with a deadline for the upstream.
+func openFork(cfg *Config) (*forkState, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*fork.Timeout)
+	defer cancel()
+	return prepareFork(ctx, cfg)
+}
+
+// registerFork adds the fork's and reset's methods.
+func (n *Node) registerFork() {
+	if n.fork.up != nil {
+		n.forwardOldBlocks()
+	}
+	if n.cfg.Fork.Reset && !n.cfg.Public {
+		n.registerReset()
+	}
+}
