@@ -241,9 +241,12 @@ func (n *Node) Upstream() *fork.Client {
 	return n.fork.up
 }
 
-// forwardOldBlocks answers eth_getBlockByNumber for the upstream's blocks
-// up to the fork point from the upstream itself, as it has them.
+// forwardOldBlocks answers eth_getBlockByNumber and eth_getBlockByHash
+// for the upstream's blocks up to the fork point from the upstream itself,
+// as it has them.
 func (n *Node) forwardOldBlocks() {
+	n.forwardOldBlocksByHash()
+	n.forwardOldLogs()
 	const name = "eth_getBlockByNumber"
 	local, min, max, ok := n.RPC.Lookup(name)
 	if !ok {
@@ -286,3 +289,121 @@ func (n *Node) registerFork() {
 		n.registerReset()
 	}
 }
+
+func (n *Node) forwardOldBlocksByHash() {
+	const name = "eth_getBlockByHash"
+	local, min, max, ok := n.RPC.Lookup(name)
+	if !ok {
+		return
+	}
+	n.RPC.Register(name, min, max, func(ctx context.Context, p rpc.Params) (any, error) {
+		res, err := local(ctx, p)
+		up := n.Upstream()
+		if err != nil || up == nil {
+			return res, err
+		}
+		if enc, merr := json.Marshal(res); merr != nil || string(enc) != "null" {
+			return res, nil
+		}
+		params, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := up.Forward(ctx, name, params)
+		if err != nil {
+			return nil, err
+		}
+		// Only blocks up to the fork point are this chain's.
+		var head struct {
+			Number *types.HexUint64 `json:"number"`
+		}
+		if json.Unmarshal(raw, &head) != nil || head.Number == nil || uint64(*head.Number) > up.Block.Number {
+			return res, nil
+		}
+		return raw, nil
+	})
+}
+
+// forwardOldLogs splits eth_getLogs at the fork point: logs of upstream
+// blocks come from the upstream, the rest from the local chain.
+func (n *Node) forwardOldLogs() {
+	const name = "eth_getLogs"
+	local, minP, maxP, ok := n.RPC.Lookup(name)
+	if !ok {
+		return
+	}
+	n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
+		up := n.Upstream()
+		var q map[string]json.RawMessage
+		if up == nil || p.Len() == 0 || json.Unmarshal(p[0], &q) != nil || q["blockHash"] != nil {
+			return local(ctx, p)
+		}
+		fork := up.Block.Number
+		from, fromNum := blockParam(q["fromBlock"])
+		if !fromNum || from > fork {
+			return local(ctx, p)
+		}
+		to, toNum := blockParam(q["toBlock"])
+		if toNum && to < from {
+			return local(ctx, p) // the local rules answer a reversed range
+		}
+		upTo := fork
+		if toNum {
+			upTo = min(to, fork)
+		}
+		uq := maps.Clone(q)
+		uq["toBlock"], _ = json.Marshal(hexNum(upTo))
+		uparams, err := json.Marshal([]any{uq})
+		if err != nil {
+			return nil, err
+		}
+		upLogs, err := up.Forward(ctx, name, uparams)
+		if err != nil {
+			return nil, err
+		}
+		if toNum && to <= fork {
+			return upLogs, nil
+		}
+		lq := maps.Clone(q)
+		lq["fromBlock"], _ = json.Marshal(hexNum(fork + 1))
+		lp, err := json.Marshal(lq)
+		if err != nil {
+			return nil, err
+		}
+		res, err := local(ctx, rpc.Params{lp})
+		if err != nil {
+			return nil, err
+		}
+		var a, b []json.RawMessage
+		if err := json.Unmarshal(upLogs, &a); err != nil {
+			return nil, fmt.Errorf("fork upstream eth_getLogs: %w", err)
+		}
+		enc, err := json.Marshal(res)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(enc, &b); err != nil {
+			return nil, err
+		}
+		return append(a, b...), nil
+	})
+}
+
+// blockParam reads a block parameter as a number: "earliest" is 0; a tag
+// such as "latest" (or none) is not a number.
+func blockParam(raw json.RawMessage) (uint64, bool) {
+	var s string
+	if raw == nil || json.Unmarshal(raw, &s) != nil {
+		return 0, false
+	}
+	if s == "earliest" {
+		return 0, true
+	}
+	if !strings.HasPrefix(s, "0x") {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s[2:], 16, 64)
+	return v, err == nil
+}
+
+func hexNum(n uint64) string { return "0x" + strconv.FormatUint(n, 16) }

@@ -190,6 +190,29 @@ func TestForkReadsUpstreamAtBlockAndResets(t *testing.T) {
 	if n.Chain.GetHash(u.N) != u.n.Chain.GetHash(u.N) || n.Chain.GetHash(u.N-1) != u.n.Chain.GetHash(u.N-1) {
 		t.Fatal("BLOCKHASH of upstream blocks differs on the fork")
 	}
+	var byHash struct {
+		Number types.HexUint64 `json:"number"`
+	}
+	json.Unmarshal([]byte(mustCall(t, n, "eth_getBlockByHash", u.n.Chain.GetHash(u.N), false)), &byHash)
+	if uint64(byHash.Number) != u.N {
+		t.Fatalf("block N by hash on the fork: number %d", byHash.Number)
+	}
+	if got := mustCall(t, n, "eth_getBlockByHash", u.n.Chain.GetHash(u.head), false); got != "null" {
+		t.Fatalf("an upstream block after the fork point is served by hash: %.60s", got)
+	}
+	// Proofs of upstream state work on the fork (the reads fetch the nodes).
+	var proof struct {
+		StorageProof []struct {
+			Value types.HexU256 `json:"value"`
+		} `json:"storageProof"`
+	}
+	json.Unmarshal([]byte(mustCall(t, n, "eth_getProof", devload.TokenAddress, []types.Hash{devload.TokenSlot(u.x)}, "latest")), &proof)
+	if len(proof.StorageProof) != 1 || (*uint256.Int)(&proof.StorageProof[0].Value).Uint64() != 100 {
+		t.Fatalf("eth_getProof on the fork: %+v", proof)
+	}
+	if _, err := rpcCall(t, n, "eth_getLogs", map[string]any{"fromBlock": "0x0", "toBlock": "latest"}); err != nil {
+		t.Fatalf("eth_getLogs from block 0 on a fork: %v", err)
+	}
 
 	// A transaction on the fork changes the fork only.
 	z := types.Address{0xc3}
@@ -210,6 +233,14 @@ func TestForkReadsUpstreamAtBlockAndResets(t *testing.T) {
 	}
 	if got := tokenBalance(t, u.n, z, "latest"); got != word(0) || u.n.Chain.Head().Hash() != upHead {
 		t.Fatalf("the upstream changed: Z has %s", got)
+	}
+	// Pruning keeps what the kept states use and skips upstream nodes
+	// never fetched.
+	if _, err := n.Chain.Prune(1); err != nil {
+		t.Fatalf("pruning a fork: %v", err)
+	}
+	if got := tokenBalance(t, n, u.x, "latest"); got != word(100) {
+		t.Fatalf("X after pruning: %s", got)
 	}
 
 	// anvil_reset goes back to the fork point, and blocks follow again.
