@@ -81,6 +81,7 @@ func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
 			return nil, err
 		}
 		fs.up = up
+		cfg.Log.Info("forking", "upstream", up.URL(), "block", up.Block.Number, "hash", up.Block.Hash, "chainId", id)
 	}
 	return fs, nil
 }

@@ -373,3 +373,70 @@ func TestForkErrors(t *testing.T) {
 		t.Fatalf("after upstream failures: balance %s (was %s), head moved %v", got, want, n.Chain.Head().Hash() != head)
 	}
 }
+
+// anvil_reset on a chain that is no fork goes back to its genesis;
+// hardhat_reset with forking parameters makes it a fork.
+func TestResetDevChain(t *testing.T) {
+	val, err := DevValidatorKey(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := devload.Keys("reset-dev", 1)
+	a := devload.Address(dev[0])
+	g := chain.DevGenesis(chain.MainChainID, []types.Address{a}, 1_700_000_000)
+	if err := SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: val, Accounts: dev, Fork: ForkConfig{Reset: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	before := mustCall(t, n, "eth_getBalance", a, "latest")
+	to := types.Address{0x77}
+	tx, err := devload.NewSigner(chain.MainChainID).Sign(dev[0], 0, &to, uint256.NewInt(5), 21_000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.backend.SendTransaction(context.Background(), tx); err != nil {
+		t.Fatal(err)
+	}
+	waitNonce(t, n, a, 1)
+	if got := mustCall(t, n, "anvil_reset"); got != "null" {
+		t.Fatalf("anvil_reset answered %s", got)
+	}
+	if h := n.Chain.Head().Number(); h != 0 {
+		t.Fatalf("head after anvil_reset: %d", h)
+	}
+	if got := mustCall(t, n, "eth_getBalance", a, "latest"); got != before {
+		t.Fatalf("balance after anvil_reset %s, want %s", got, before)
+	}
+	if got := mustCall(t, n, "eth_getBalance", to, "latest"); got != `"0x0"` {
+		t.Fatalf("recipient after anvil_reset: %s", got)
+	}
+	if _, err := rpcCall(t, n, "hardhat_reset", map[string]any{"forking": map[string]any{"blockNumber": 1}}); err == nil {
+		t.Fatal("re-forking without a URL on a chain that is no fork succeeded")
+	}
+	u := startUpstream(t)
+	mustCall(t, n, "hardhat_reset", map[string]any{"forking": map[string]any{"jsonRpcUrl": u.url, "blockNumber": devload.Hex(u.N)}})
+	if g := n.Chain.Genesis(); g.Number() != u.N+1 {
+		t.Fatalf("genesis after forking by reset: %d", g.Number())
+	}
+	if got := tokenBalance(t, n, u.x, "latest"); got != word(100) {
+		t.Fatalf("X after forking by reset: %s", got)
+	}
+	if got := mustCall(t, n, "eth_chainId"); got != fmt.Sprintf(`"0x%x"`, chain.MainChainID) {
+		t.Fatalf("a reset changed the chain ID to %s", got)
+	}
+	// The chain goes on producing blocks on the fork.
+	if err := n.backend.SendTransaction(context.Background(), tx); err != nil {
+		t.Fatal(err)
+	}
+	waitNonce(t, n, a, 1)
+	if h := n.Chain.Head().Number(); h != u.N+2 {
+		t.Fatalf("head after a block on the new fork: %d, want %d", h, u.N+2)
+	}
+}

@@ -178,46 +178,52 @@ func (c *Client) Prove(addr types.Address, slots []types.Hash) ([][]byte, error)
 	if err := c.batch(ctx, []call{{method: "eth_getProof", params: []any{addr, keys, hexNum(c.Block.Number)}, out: &p}}); err != nil {
 		return nil, err
 	}
+	return checkProof(c.url, c.Block.StateRoot, addr, slots, &p)
+}
+
+// checkProof verifies an eth_getProof answer for addr and slots against
+// root and returns its nodes.
+func checkProof(url string, root types.Hash, addr types.Address, slots []types.Hash, p *proofResult) ([][]byte, error) {
 	var nodes [][]byte
 	ak := crypto.Keccak256(addr[:])
 	proof := hexList(p.AccountProof)
-	enc, err := trie.VerifyProof(c.Block.StateRoot, ak[:], proof)
+	enc, err := trie.VerifyProof(root, ak[:], proof)
 	if err != nil {
-		return nil, fmt.Errorf("fork: account proof of %s from %s: %w", addr.Hex(), c.url, err)
+		return nil, fmt.Errorf("fork: account proof of %s from %s: %w", addr.Hex(), url, err)
 	}
 	nodes = append(nodes, proof...)
 	storageRoot := types.Hash(trie.EmptyRoot)
 	if len(enc) > 0 {
 		acct, err := state.DecodeAccount(enc)
 		if err != nil {
-			return nil, fmt.Errorf("fork: account proof of %s from %s: %w", addr.Hex(), c.url, err)
+			return nil, fmt.Errorf("fork: account proof of %s from %s: %w", addr.Hex(), url, err)
 		}
 		if p.Balance == nil || acct.Nonce != uint64(p.Nonce) || acct.Balance.Cmp((*uint256.Int)(p.Balance)) != 0 ||
 			acct.Root != p.StorageHash || acct.CodeHash != p.CodeHash {
-			return nil, fmt.Errorf("fork: %s states an account %s its proof does not hold", c.url, addr.Hex())
+			return nil, fmt.Errorf("fork: %s states an account %s its proof does not hold", url, addr.Hex())
 		}
 		storageRoot = acct.Root
 	}
 	if len(p.StorageProof) != len(slots) {
-		return nil, fmt.Errorf("fork: %s proved %d slots of %s, %d asked", c.url, len(p.StorageProof), addr.Hex(), len(slots))
+		return nil, fmt.Errorf("fork: %s proved %d slots of %s, %d asked", url, len(p.StorageProof), addr.Hex(), len(slots))
 	}
 	for i, sp := range p.StorageProof {
 		sk := crypto.Keccak256(slots[i][:])
 		proof := hexList(sp.Proof)
 		enc, err := trie.VerifyProof(storageRoot, sk[:], proof)
 		if err != nil {
-			return nil, fmt.Errorf("fork: storage proof of %s slot %s from %s: %w", addr.Hex(), slots[i], c.url, err)
+			return nil, fmt.Errorf("fork: storage proof of %s slot %s from %s: %w", addr.Hex(), slots[i], url, err)
 		}
 		var v uint256.Int
 		if len(enc) > 0 {
 			content, _, err := rlp.SplitString(enc)
 			if err != nil || len(content) > 32 {
-				return nil, fmt.Errorf("fork: storage proof of %s slot %s from %s: bad value", addr.Hex(), slots[i], c.url)
+				return nil, fmt.Errorf("fork: storage proof of %s slot %s from %s: bad value", addr.Hex(), slots[i], url)
 			}
 			v.SetBytes(content)
 		}
 		if sp.Value == nil || v.Cmp((*uint256.Int)(sp.Value)) != 0 {
-			return nil, fmt.Errorf("fork: %s states a value of %s slot %s its proof does not hold", c.url, addr.Hex(), slots[i])
+			return nil, fmt.Errorf("fork: %s states a value of %s slot %s its proof does not hold", url, addr.Hex(), slots[i])
 		}
 		nodes = append(nodes, proof...)
 	}
@@ -326,15 +332,21 @@ func (c *Client) batch(ctx context.Context, calls []call) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("fork upstream %s: HTTP %s: %.200s", c.url, resp.Status, data)
 	}
+	return decodeAnswer(c.url, data, calls)
+}
+
+// decodeAnswer decodes the answer to calls (a batch when there are
+// several) into their outs.
+func decodeAnswer(url string, data []byte, calls []call) error {
 	var resps []response
-	if len(reqs) == 1 {
+	if len(calls) == 1 {
 		var r response
 		if err := json.Unmarshal(data, &r); err != nil {
-			return fmt.Errorf("fork upstream %s: not a JSON-RPC answer: %w", c.url, err)
+			return fmt.Errorf("fork upstream %s: not a JSON-RPC answer: %w", url, err)
 		}
 		resps = []response{r}
 	} else if err := json.Unmarshal(data, &resps); err != nil {
-		return fmt.Errorf("fork upstream %s: not a JSON-RPC batch answer: %w", c.url, err)
+		return fmt.Errorf("fork upstream %s: not a JSON-RPC batch answer: %w", url, err)
 	}
 	byID := make(map[int]*response, len(resps))
 	for i := range resps {
@@ -343,13 +355,13 @@ func (c *Client) batch(ctx context.Context, calls []call) error {
 	for i, cl := range calls {
 		r, ok := byID[i+1]
 		if !ok {
-			return fmt.Errorf("fork upstream %s: no answer to %s", c.url, cl.method)
+			return fmt.Errorf("fork upstream %s: no answer to %s", url, cl.method)
 		}
 		if r.Error != nil {
 			return &RPCError{Method: cl.method, Code: r.Error.Code, Message: r.Error.Message}
 		}
 		if err := json.Unmarshal(r.Result, cl.out); err != nil {
-			return fmt.Errorf("fork upstream %s: %s result: %w", c.url, cl.method, err)
+			return fmt.Errorf("fork upstream %s: %s result: %w", url, cl.method, err)
 		}
 	}
 	return nil
