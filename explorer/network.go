@@ -254,8 +254,8 @@ func (e *Explorer) stats(*http.Request) (any, error) {
 		return nil, err
 	}
 	var blockTime, tps float64
-	if head.Number() > 0 {
-		from := head.Number() - min(head.Number(), statsWindow)
+	if first := backend.FirstBlock(b); head.Number() > first {
+		from := max(head.Number()-min(head.Number(), statsWindow), first)
 		old, err := b.BlockByNumber(from)
 		if err != nil {
 			return nil, err
