@@ -208,6 +208,13 @@ func TestRemoteFailureIsAnError(t *testing.T) {
 	if _, err := s.Commit(true); err == nil {
 		t.Fatal("a state that failed a remote read committed")
 	}
+	// The failed account is not remembered as absent: once the remote
+	// answers again, a reader gets it.
+	r.fail = nil
+	if got := s.GetBalance(addrs[9]); got.Uint64() != 10000 {
+		t.Fatalf("balance after the remote recovered: %d", got.Uint64())
+	}
+	r.fail = errors.New("connection refused")
 	if _, err := NewWithRemote(r.root, trie.NewMemoryDB(), r); !errors.Is(err, ErrRemote) {
 		t.Fatalf("open with failing remote: %v", err)
 	}
