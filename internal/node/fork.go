@@ -33,18 +33,16 @@ const forkHashes = 256
 
 // forkState is a node's fork bookkeeping.
 type forkState struct {
-	mu   sync.Mutex     // serialises resets
-	base chain.Genesis  // the genesis before any fork was applied to it
-	up   *fork.Client   // nil: the chain is no fork
-	gen  *chain.Genesis // the genesis the chain runs on
-	cfg  ForkConfig
+	mu   sync.Mutex    // serialises resets; guards up
+	base chain.Genesis // the genesis before any fork was applied to it
+	up   *fork.Client  // nil: the chain is no fork
 }
 
 // prepareFork turns cfg.Genesis into a fork genesis when cfg.Fork asks for
 // one, or reconnects a stored fork genesis to its upstream.
 func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
 	g := cfg.Genesis
-	fs := &forkState{base: *g, gen: g, cfg: cfg.Fork}
+	fs := &forkState{base: *g}
 	fs.base.Alloc = maps.Clone(g.Alloc) // PrepareGenesis adds to g's
 	switch {
 	case g.Fork != nil:
@@ -192,12 +190,19 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 		ng.Config = n.Chain.Config
 		g = &ng
 	}
-	// The new genesis is built before block production stops, so a
-	// failing upstream leaves the node running as it was.
+	// The upstream is dialled and the genesis laid out before block
+	// production stops; if its state then cannot be read, Chain.Reset
+	// changes nothing and production resumes on the old chain.
+	n.mu.Lock()
+	closed := n.closed
+	n.mu.Unlock()
+	if closed {
+		return errors.New("node: reset of a closed node")
+	}
 	n.stopBlockProduction()
 	err := n.Chain.Reset(g)
 	if err == nil && g != nil {
-		f.up, f.gen = up, g
+		f.up = up
 	}
 	n.dropPool()
 	if n.cfg.Validator != nil && n.cfg.P2P == nil {
