@@ -247,36 +247,57 @@ func (n *Node) Upstream() *fork.Client {
 	return n.fork.up
 }
 
-// forwardOldBlocks answers eth_getBlockByNumber and eth_getBlockByHash
-// for the upstream's blocks up to the fork point from the upstream itself,
-// as it has them.
+// preFork lists the methods that name a block by number, and where: a
+// number up to the fork point names an upstream block (or the upstream's
+// state after it), which the upstream answers as it has it.
+var preFork = []struct {
+	method string
+	param  int
+}{
+	{"eth_getBlockByNumber", 0},
+	{"eth_getHeaderByNumber", 0},
+	{"eth_getBlockReceipts", 0},
+	{"eth_getBlockTransactionCountByNumber", 0},
+	{"eth_getTransactionByBlockNumberAndIndex", 0},
+	{"eth_getUncleCountByBlockNumber", 0},
+	{"eth_getUncleByBlockNumberAndIndex", 0},
+	{"eth_getBalance", 1},
+	{"eth_getTransactionCount", 1},
+	{"eth_getCode", 1},
+	{"eth_getStorageAt", 2},
+	{"eth_getProof", 2},
+	{"eth_call", 1},
+	{"eth_estimateGas", 1},
+	{"eth_createAccessList", 1},
+}
+
+// forwardOldBlocks sends calls about blocks up to the fork point to the
+// upstream: by number (preFork), by hash, and the upstream's part of
+// eth_getLogs ranges.
 func (n *Node) forwardOldBlocks() {
 	n.forwardOldBlocksByHash()
 	n.forwardOldLogs()
-	const name = "eth_getBlockByNumber"
-	local, min, max, ok := n.RPC.Lookup(name)
-	if !ok {
-		return
+	for _, m := range preFork {
+		local, minP, maxP, ok := n.RPC.Lookup(m.method)
+		if !ok {
+			continue
+		}
+		name, pos := m.method, m.param
+		n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
+			up := n.Upstream()
+			if up == nil || p.Len() <= pos {
+				return local(ctx, p)
+			}
+			if num, ok := blockParam(p[pos]); !ok || num > up.Block.Number {
+				return local(ctx, p)
+			}
+			params, err := json.Marshal(p)
+			if err != nil {
+				return nil, err
+			}
+			return up.Forward(ctx, name, params)
+		})
 	}
-	n.RPC.Register(name, min, max, func(ctx context.Context, p rpc.Params) (any, error) {
-		up := n.Upstream()
-		if up == nil || p.Len() == 0 {
-			return local(ctx, p)
-		}
-		var tag string
-		if json.Unmarshal(p[0], &tag) != nil || !strings.HasPrefix(tag, "0x") {
-			return local(ctx, p)
-		}
-		num, err := strconv.ParseUint(tag[2:], 16, 64)
-		if err != nil || num > up.Block.Number {
-			return local(ctx, p)
-		}
-		params, err := json.Marshal(p)
-		if err != nil {
-			return nil, err
-		}
-		return up.Forward(ctx, name, params)
-	})
 }
 
 // openFork is prepareFork with a deadline for the upstream.

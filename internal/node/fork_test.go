@@ -190,6 +190,17 @@ func TestForkReadsUpstreamAtBlockAndResets(t *testing.T) {
 	if n.Chain.GetHash(u.N) != u.n.Chain.GetHash(u.N) || n.Chain.GetHash(u.N-1) != u.n.Chain.GetHash(u.N-1) {
 		t.Fatal("BLOCKHASH of upstream blocks differs on the fork")
 	}
+	// Calls naming an upstream block by number are the upstream's.
+	before := devload.Hex(u.N - 1)
+	if got, want := mustCall(t, n, "eth_getBalance", k1, before), mustCall(t, u.n, "eth_getBalance", k1, before); got != want {
+		t.Fatalf("balance at block N-1 on the fork %s, upstream %s", got, want)
+	}
+	if got := tokenBalance(t, n, u.x, before); got != word(0) {
+		t.Fatalf("X at block N-1 on the fork: %s", got)
+	}
+	if got, want := mustCall(t, n, "eth_getBlockTransactionCountByNumber", atN), mustCall(t, u.n, "eth_getBlockTransactionCountByNumber", atN); got != want || got != `"0x1"` {
+		t.Fatalf("transactions of block N on the fork %s, upstream %s", got, want)
+	}
 	var byHash struct {
 		Number types.HexUint64 `json:"number"`
 	}
