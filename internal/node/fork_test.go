@@ -333,6 +333,8 @@ func TestForkUpstreamRoundTrips(t *testing.T) {
 	}
 	waitNonce(t, n, k1, 2)
 	n.Close()
+	// The restart does not even need the upstream.
+	u.n.Close()
 	n, err = startFork(t, u, nil, dir)
 	if err != nil {
 		t.Fatal(err)

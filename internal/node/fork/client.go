@@ -80,6 +80,14 @@ func Dial(ctx context.Context, url string, block *uint64) (*Client, error) {
 	return c, nil
 }
 
+// Pinned returns a client of url pinned at a block known from before (a
+// fork restarted on its data directory) without asking the upstream
+// anything: a node starts with its upstream down, and every proof is still
+// checked against the block's state root.
+func Pinned(url string, b Block) *Client {
+	return &Client{url: url, http: &http.Client{Timeout: Timeout}, Block: b}
+}
+
 // URL returns the upstream's address.
 func (c *Client) URL() string { return c.url }
 
