@@ -12,6 +12,7 @@ import (
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node/fork"
+	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 )
@@ -83,6 +84,15 @@ func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
 func forkGenesis(ctx context.Context, g *chain.Genesis, up *fork.Client) error {
 	hashes, err := up.Hashes(ctx, forkHashes)
 	if err != nil {
+		return err
+	}
+	// The genesis writes its allocations over the upstream state: their
+	// proofs (and the root's, which any proof starts with) in one batch.
+	addrs := append([]types.Address{{}}, staking.Addresses()...)
+	for a := range g.Alloc {
+		addrs = append(addrs, a)
+	}
+	if err := up.Prefetch(ctx, addrs); err != nil {
 		return err
 	}
 	b := up.Block

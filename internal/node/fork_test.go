@@ -307,6 +307,12 @@ func TestForkUpstreamRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	up := n.Upstream()
+	// Start-up: chain ID and head, the fork block, its ancestors' hashes,
+	// the genesis accounts' proofs in one batch.
+	t.Logf("fork start-up: %d upstream round trips", up.RoundTrips())
+	if up.RoundTrips() > 5 {
+		t.Errorf("fork start-up took %d round trips, want at most 5", up.RoundTrips())
+	}
 	before := up.RoundTrips()
 	tokenBalance(t, n, u.x, "latest")
 	// Touched: the caller and the token, X's balance slot. The token

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,9 @@ type Client struct {
 	Block   Block
 
 	trips atomic.Int64
+
+	mu     sync.Mutex
+	proved map[types.Address][][]byte // account proofs fetched ahead (Prefetch), served once
 }
 
 // ErrBeyondHead is returned when the fork block is newer than the
@@ -176,6 +180,15 @@ type proofResult struct {
 // proof against the proven storage root, and the values they prove must be
 // the ones the answer states.
 func (c *Client) Prove(addr types.Address, slots []types.Hash) ([][]byte, error) {
+	if len(slots) == 0 {
+		c.mu.Lock()
+		nodes, ok := c.proved[addr]
+		delete(c.proved, addr)
+		c.mu.Unlock()
+		if ok {
+			return nodes, nil
+		}
+	}
 	keys := make([]string, len(slots))
 	for i, s := range slots {
 		keys[i] = s.Hex()
@@ -236,6 +249,35 @@ func checkProof(url string, root types.Hash, addr types.Address, slots []types.H
 		nodes = append(nodes, proof...)
 	}
 	return nodes, nil
+}
+
+// Prefetch proves the accounts in one batch round trip and keeps the
+// checked proofs for the Prove calls that will ask for them (a fork's
+// genesis writes a known list of accounts over the upstream state).
+func (c *Client) Prefetch(ctx context.Context, addrs []types.Address) error {
+	if len(addrs) == 0 {
+		return nil
+	}
+	res := make([]proofResult, len(addrs))
+	calls := make([]call, len(addrs))
+	for i, a := range addrs {
+		calls[i] = call{method: "eth_getProof", params: []any{a, []string{}, hexNum(c.Block.Number)}, out: &res[i]}
+	}
+	if err := c.batch(ctx, calls); err != nil {
+		return err
+	}
+	proved := make(map[types.Address][][]byte, len(addrs))
+	for i, a := range addrs {
+		nodes, err := checkProof(c.url, c.Block.StateRoot, a, nil, &res[i])
+		if err != nil {
+			return err
+		}
+		proved[a] = nodes
+	}
+	c.mu.Lock()
+	c.proved = proved
+	c.mu.Unlock()
+	return nil
 }
 
 // Code implements state.Remote with eth_getCode at the fork block; the
