@@ -322,38 +322,52 @@ func (n *Node) registerFork() {
 	}
 }
 
+// byHash lists the methods that look a block or transaction up by hash,
+// and the field of the answer that holds its block number.
+var byHash = []struct{ method, numberField string }{
+	{"eth_getBlockByHash", "number"},
+	{"eth_getTransactionByHash", "blockNumber"},
+	{"eth_getTransactionReceipt", "blockNumber"},
+}
+
+// forwardOldBlocksByHash asks the upstream for blocks and transactions the
+// local chain does not know, and answers with what it has up to the fork
+// point (later blocks are not this chain's).
 func (n *Node) forwardOldBlocksByHash() {
-	const name = "eth_getBlockByHash"
-	local, min, max, ok := n.RPC.Lookup(name)
-	if !ok {
-		return
+	for _, m := range byHash {
+		local, minP, maxP, ok := n.RPC.Lookup(m.method)
+		if !ok {
+			continue
+		}
+		name, field := m.method, m.numberField
+		n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
+			res, err := local(ctx, p)
+			up := n.Upstream()
+			if err != nil || up == nil {
+				return res, err
+			}
+			if enc, merr := json.Marshal(res); merr != nil || string(enc) != "null" {
+				return res, nil
+			}
+			params, err := json.Marshal(p)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := up.Forward(ctx, name, params)
+			if err != nil {
+				return nil, err
+			}
+			var fields map[string]json.RawMessage
+			if json.Unmarshal(raw, &fields) != nil {
+				return res, nil
+			}
+			num, ok := blockParam(fields[field])
+			if !ok || num > up.Block.Number {
+				return res, nil
+			}
+			return raw, nil
+		})
 	}
-	n.RPC.Register(name, min, max, func(ctx context.Context, p rpc.Params) (any, error) {
-		res, err := local(ctx, p)
-		up := n.Upstream()
-		if err != nil || up == nil {
-			return res, err
-		}
-		if enc, merr := json.Marshal(res); merr != nil || string(enc) != "null" {
-			return res, nil
-		}
-		params, err := json.Marshal(p)
-		if err != nil {
-			return nil, err
-		}
-		raw, err := up.Forward(ctx, name, params)
-		if err != nil {
-			return nil, err
-		}
-		// Only blocks up to the fork point are this chain's.
-		var head struct {
-			Number *types.HexUint64 `json:"number"`
-		}
-		if json.Unmarshal(raw, &head) != nil || head.Number == nil || uint64(*head.Number) > up.Block.Number {
-			return res, nil
-		}
-		return raw, nil
-	})
 }
 
 // forwardOldLogs splits eth_getLogs at the fork point: logs of upstream

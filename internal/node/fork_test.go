@@ -31,7 +31,7 @@ type forkUpstream struct {
 	x, y    types.Address
 }
 
-func startUpstream(t *testing.T) *forkUpstream {
+func startUpstream(t testing.TB) *forkUpstream {
 	t.Helper()
 	keys := devload.Keys("fork-upstream", 2)
 	g := devload.GenesisWithToken(upstreamChainID, keys, 1_700_000_000)
@@ -65,7 +65,7 @@ func startUpstream(t *testing.T) *forkUpstream {
 
 // startFork starts a dev node (with the dev staking setup, as chaind
 // --dev has it) forking u at block.
-func startFork(t *testing.T, u *forkUpstream, block *uint64, dir string) (*Node, error) {
+func startFork(t testing.TB, u *forkUpstream, block *uint64, dir string) (*Node, error) {
 	t.Helper()
 	val, err := DevValidatorKey(0)
 	if err != nil {
@@ -103,7 +103,7 @@ func startFork(t *testing.T, u *forkUpstream, block *uint64, dir string) (*Node,
 
 // rpcCall serves one call in process and returns its result, or the
 // JSON-RPC error as an error.
-func rpcCall(t *testing.T, n *Node, method string, params ...any) (json.RawMessage, error) {
+func rpcCall(t testing.TB, n *Node, method string, params ...any) (json.RawMessage, error) {
 	t.Helper()
 	if params == nil {
 		params = []any{}
@@ -124,7 +124,7 @@ func rpcCall(t *testing.T, n *Node, method string, params ...any) (json.RawMessa
 	return resp.Result, nil
 }
 
-func mustCall(t *testing.T, n *Node, method string, params ...any) string {
+func mustCall(t testing.TB, n *Node, method string, params ...any) string {
 	t.Helper()
 	res, err := rpcCall(t, n, method, params...)
 	if err != nil {
@@ -133,7 +133,7 @@ func mustCall(t *testing.T, n *Node, method string, params ...any) string {
 	return string(res)
 }
 
-func tokenBalance(t *testing.T, n *Node, who types.Address, tag string) string {
+func tokenBalance(t testing.TB, n *Node, who types.Address, tag string) string {
 	t.Helper()
 	return mustCall(t, n, "eth_call", map[string]any{"from": caller, "to": devload.TokenAddress, "data": types.HexBytes(devload.BalanceOfData(who))}, tag)
 }
@@ -210,6 +210,24 @@ func TestForkReadsUpstreamAtBlockAndResets(t *testing.T) {
 	}
 	if got := mustCall(t, n, "eth_getBlockByHash", u.n.Chain.GetHash(u.head), false); got != "null" {
 		t.Fatalf("an upstream block after the fork point is served by hash: %.60s", got)
+	}
+	// Upstream transactions up to N are found by hash; later ones are not.
+	upTxs := func(num uint64) types.Hash {
+		blk, err := u.n.Chain.BlockByNumber(num)
+		if err != nil || len(blk.Transactions()) == 0 {
+			t.Fatalf("upstream block %d: %v", num, err)
+		}
+		return blk.Transactions()[0].Hash()
+	}
+	var rc struct {
+		BlockNumber types.HexUint64 `json:"blockNumber"`
+	}
+	json.Unmarshal([]byte(mustCall(t, n, "eth_getTransactionReceipt", upTxs(u.N))), &rc)
+	if uint64(rc.BlockNumber) != u.N {
+		t.Fatalf("receipt of the upstream transaction in block N: block %d", rc.BlockNumber)
+	}
+	if got := mustCall(t, n, "eth_getTransactionByHash", upTxs(u.head)); got != "null" {
+		t.Fatalf("an upstream transaction after the fork point is served: %.80s", got)
 	}
 	// Proofs of upstream state work on the fork (the reads fetch the nodes).
 	var proof struct {
@@ -458,4 +476,29 @@ func TestResetDevChain(t *testing.T) {
 	if h := n.Chain.Head().Number(); h != u.N+2 {
 		t.Fatalf("head after a block on the new fork: %d, want %d", h, u.N+2)
 	}
+}
+
+// BenchmarkForkFirstCall measures the first eth_call to a contract a fork
+// has not touched, against an upstream node in the same process, and
+// reports its upstream round trips.
+func BenchmarkForkFirstCall(b *testing.B) {
+	u := startUpstream(b)
+	b.ResetTimer()
+	var trips int64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		n, err := startFork(b, u, &u.N, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		up := n.Upstream()
+		before := up.RoundTrips()
+		b.StartTimer()
+		tokenBalance(b, n, u.x, "latest")
+		b.StopTimer()
+		trips += up.RoundTrips() - before
+		n.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(trips)/float64(b.N), "trips/op")
 }
