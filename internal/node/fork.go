@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node/fork"
@@ -34,9 +35,9 @@ const forkHashes = 256
 
 // forkState is a node's fork bookkeeping.
 type forkState struct {
-	mu   sync.Mutex    // serialises resets; guards up
-	base chain.Genesis // the genesis before any fork was applied to it
-	up   *fork.Client  // nil: the chain is no fork
+	mu   sync.Mutex                  // serialises resets
+	base chain.Genesis               // the genesis before any fork was applied to it
+	up   atomic.Pointer[fork.Client] // nil: the chain is no fork
 }
 
 // prepareFork turns cfg.Genesis into a fork genesis when cfg.Fork asks for
@@ -57,7 +58,8 @@ func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
 		// Not dialled: what was fetched before is in the store, and
 		// proofs of the rest are checked against the stored state root.
 		up := fork.Pinned(url, fork.Block{Number: uint64(g.Fork.Number), Hash: g.Fork.Hash, StateRoot: g.Fork.StateRoot})
-		g.Fork.Remote, fs.up = up, up
+		g.Fork.Remote = up
+		fs.up.Store(up)
 	case cfg.Fork.URL != "":
 		up, err := fork.Dial(ctx, cfg.Fork.URL, cfg.Fork.Block)
 		if err != nil {
@@ -74,7 +76,7 @@ func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
 		if err := forkGenesis(ctx, g, up); err != nil {
 			return nil, err
 		}
-		fs.up = up
+		fs.up.Store(up)
 		cfg.Log.Info("forking", "upstream", up.URL(), "block", up.Block.Number, "hash", up.Block.Hash, "chainId", id)
 	}
 	return fs, nil
@@ -207,7 +209,7 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 	n.stopBlockProduction()
 	err := n.Chain.Reset(g)
 	if err == nil && g != nil {
-		f.up = up
+		f.up.Store(up)
 	}
 	n.dropPool()
 	if n.cfg.Validator != nil && n.cfg.P2P == nil {
@@ -246,11 +248,7 @@ func (n *Node) dropPool() {
 }
 
 // Upstream returns the client of the chain's fork upstream (nil: no fork).
-func (n *Node) Upstream() *fork.Client {
-	n.fork.mu.Lock()
-	defer n.fork.mu.Unlock()
-	return n.fork.up
-}
+func (n *Node) Upstream() *fork.Client { return n.fork.up.Load() }
 
 // preFork lists the methods that name a block by number, and where: a
 // number up to the fork point names an upstream block (or the upstream's
@@ -314,10 +312,11 @@ func openFork(cfg *Config) (*forkState, error) {
 
 // registerFork adds the fork's and reset's methods.
 func (n *Node) registerFork() {
-	if n.fork.up != nil {
+	reset := n.cfg.Fork.Reset && !n.cfg.Public
+	if n.Upstream() != nil || reset { // a reset can make a chain a fork
 		n.forwardOldBlocks()
 	}
-	if n.cfg.Fork.Reset && !n.cfg.Public {
+	if reset {
 		n.registerReset()
 	}
 }

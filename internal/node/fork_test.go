@@ -465,6 +465,9 @@ func TestResetDevChain(t *testing.T) {
 	if got := tokenBalance(t, n, u.x, "latest"); got != word(100) {
 		t.Fatalf("X after forking by reset: %s", got)
 	}
+	if got := tokenBalance(t, n, u.x, devload.Hex(u.N-1)); got != word(0) {
+		t.Fatalf("X at block N-1 after forking by reset: %s", got)
+	}
 	if got := mustCall(t, n, "eth_chainId"); got != fmt.Sprintf(`"0x%x"`, chain.MainChainID) {
 		t.Fatalf("a reset changed the chain ID to %s", got)
 	}
