@@ -32,7 +32,7 @@ type Remote interface {
 
 // ErrRemote wraps every failure of a Remote, so callers can tell "the
 // upstream of this fork failed" apart from a corrupt local database.
-var ErrRemote = errors.New("fork upstream")
+var ErrRemote = errors.New("state not held locally")
 
 // NewWithRemote opens the state at root like New, fetching through remote
 // whatever part of it the database lacks. A nil remote is New.
@@ -104,9 +104,6 @@ func (s *StateDB) remoteCode(addr types.Address, h types.Hash) ([]byte, error) {
 	}
 	return code, nil
 }
-
-// Partial reports whether the state reads through a Remote.
-func (s *StateDB) Partial() bool { return s.remote != nil }
 
 // A partial state never deletes from its tries: removing a key can fold a
 // branch into its remaining child, and that child may be a node only the
