@@ -58,11 +58,14 @@ func (e *Explorer) account(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	code := st.Code(addr)
+	code, bal, nonce := st.Code(addr), st.Balance(addr), st.Nonce(addr)
+	if err := backend.ReadErr(st); err != nil {
+		return nil, err
+	}
 	return struct {
 		Success bool        `json:"success"`
 		Account accountJSON `json:"account"`
-	}{true, accountJSON{addr.Hex(), dec(st.Balance(addr)), st.Nonce(addr), len(code), len(code) > 0,
+	}{true, accountJSON{addr.Hex(), dec(bal), nonce, len(code), len(code) > 0,
 		total, pages, page, rows, roles, validator, head.Number()}}, nil
 }
 

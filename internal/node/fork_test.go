@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -405,6 +406,13 @@ func TestForkErrors(t *testing.T) {
 		if _, err := rpcCall(t, n, c.method, c.params...); err == nil || !strings.Contains(err.Error(), "fork upstream") {
 			t.Errorf("%s with the upstream gone: %v, want a fork upstream error", c.method, err)
 		}
+	}
+	// GraphQL reads the same state: a failed read is an error there too.
+	q := `{"query":"{ block { account(address: \"` + devload.TokenAddress.Hex() + `\") { code } } }"}`
+	rec := httptest.NewRecorder()
+	n.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/graphql", strings.NewReader(q)))
+	if body := rec.Body.String(); !strings.Contains(body, `"errors"`) || !strings.Contains(body, "fork upstream") {
+		t.Errorf("GraphQL code of an unfetched contract with the upstream gone: %d %s", rec.Code, body)
 	}
 	if got := mustCall(t, n, "eth_getBalance", k1, "latest"); got != want || n.Chain.Head().Hash() != head {
 		t.Fatalf("after upstream failures: balance %s (was %s), head moved %v", got, want, n.Chain.Head().Hash() != head)
