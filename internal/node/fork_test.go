@@ -407,6 +407,21 @@ func TestForkErrors(t *testing.T) {
 			t.Errorf("%s with the upstream gone: %v, want a fork upstream error", c.method, err)
 		}
 	}
+	// A transaction that reads storage never fetched (the token's: this
+	// fork has not touched it) cannot be executed: no block is made of
+	// it, and nothing local changes.
+	dev := devload.Keys("fork-dev", 1)[0]
+	tx, err := devload.NewSigner(upstreamChainID).Sign(dev, 0, &devload.TokenAddress, nil, 100_000, devload.TransferData(u.y, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.backend.SendTransaction(context.Background(), tx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n.Chain.Head().Hash() != head {
+		t.Fatalf("a block was made with the upstream gone: head %d", n.Chain.Head().Number())
+	}
 	// GraphQL reads the same state: a failed read is an error there too.
 	q := `{"query":"{ block { account(address: \"` + devload.TokenAddress.Hex() + `\") { code } } }"}`
 	rec := httptest.NewRecorder()
