@@ -528,3 +528,27 @@ func BenchmarkForkFirstCall(b *testing.B) {
 	}
 	b.ReportMetric(float64(trips)/float64(b.N), "trips/op")
 }
+
+// --chain-id overrides the upstream's chain ID on a new fork.
+func TestForkChainID(t *testing.T) {
+	u := startUpstream(t)
+	val, err := DevValidatorKey(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := chain.DevGenesis(1, nil, uint64(time.Now().Unix()))
+	if err := SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: val, Fork: ForkConfig{URL: u.url, ChainID: 31337}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if got := mustCall(t, n, "eth_chainId"); got != `"0x7a69"` {
+		t.Fatalf("chain ID %s, want 31337", got)
+	}
+	if g := n.Chain.Genesis(); g.Number() != u.head+1 {
+		t.Fatalf("a fork without a block starts after the upstream's head %d: genesis %d", u.head, g.Number())
+	}
+}
