@@ -121,7 +121,8 @@ func (e *Explorer) blocks(r *http.Request) (any, error) {
 		top = min(top, before-1)
 	}
 	out := []blockJSON{}
-	for n := top; uint64(len(out)) < count; n-- {
+	first := backend.FirstBlock(b)
+	for n := top; uint64(len(out)) < count && n >= first; n-- {
 		blk, err := b.BlockByNumber(n)
 		if err != nil {
 			return nil, err

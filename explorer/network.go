@@ -58,11 +58,14 @@ func (e *Explorer) account(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	code := st.Code(addr)
+	code, bal, nonce := st.Code(addr), st.Balance(addr), st.Nonce(addr)
+	if err := backend.ReadErr(st); err != nil {
+		return nil, err
+	}
 	return struct {
 		Success bool        `json:"success"`
 		Account accountJSON `json:"account"`
-	}{true, accountJSON{addr.Hex(), dec(st.Balance(addr)), st.Nonce(addr), len(code), len(code) > 0,
+	}{true, accountJSON{addr.Hex(), dec(bal), nonce, len(code), len(code) > 0,
 		total, pages, page, rows, roles, validator, head.Number()}}, nil
 }
 
@@ -254,11 +257,11 @@ func (e *Explorer) stats(*http.Request) (any, error) {
 		return nil, err
 	}
 	var blockTime, tps float64
-	// Block 0's time is when the genesis was written, which may be long
-	// before the chain started (a fixed dev or network genesis): the
-	// window starts at block 1 at the earliest.
-	if head.Number() > 1 {
-		from := head.Number() - min(head.Number()-1, statsWindow)
+	// The chain's first block (block 0, or a fork's local genesis) has
+	// the time its genesis was written, which may be long before the chain
+	// started (a fixed dev or network genesis): the window starts after it.
+	if first := backend.FirstBlock(b); head.Number() > first+1 {
+		from := max(head.Number()-min(head.Number(), statsWindow), first+1)
 		old, err := b.BlockByNumber(from)
 		if err != nil {
 			return nil, err

@@ -100,6 +100,15 @@ func (s *Server) Register(name string, min, max int, h Handler) {
 	s.methods[name] = method{h: h, minParams: min, maxParams: max}
 }
 
+// Lookup returns the handler registered under name and its parameter
+// bounds, so that a wrapper can be registered in its place.
+func (s *Server) Lookup(name string) (h Handler, min, max int, ok bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	m, ok := s.methods[name]
+	return m.h, m.minParams, m.maxParams, ok
+}
+
 // Call is one served call of a registered method, as observers see it.
 type Call struct {
 	Method   string

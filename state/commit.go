@@ -59,7 +59,7 @@ func (s *StateDB) IntermediateRoot(deleteEmpty bool) types.Hash {
 		}
 		s.trieChanged = true
 		if o.deleted {
-			if err := secureDelete(s.trie, o.addr[:]); err != nil {
+			if err := s.deleteAccount(o.addr); err != nil {
 				s.setError(err)
 			}
 			s.objects[o.addr] = nil
@@ -77,7 +77,7 @@ func (s *StateDB) IntermediateRoot(deleteEmpty bool) types.Hash {
 	hashStorage(rehash)
 	for _, o := range live {
 		s.encBuf = o.data.AppendRLP(s.encBuf[:0])
-		if err := secureUpdate(s.trie, o.addr[:], s.encBuf); err != nil {
+		if err := s.updateAccount(o.addr, s.encBuf); err != nil {
 			s.setError(err)
 		}
 	}
@@ -157,4 +157,21 @@ func (s *StateDB) writeSet(set *trie.NodeSet) error {
 		return nil
 	}
 	return s.db.Update(set)
+}
+
+func (s *StateDB) updateAccount(addr types.Address, enc []byte) error {
+	if s.remote == nil {
+		return secureUpdate(s.trie, addr[:], enc)
+	}
+	return s.withRemote(addr, nil, func() error { return secureUpdate(s.trie, addr[:], enc) })
+}
+
+// deleteAccount removes addr from the account trie; a partial state
+// stores the empty account instead (see partialZero).
+func (s *StateDB) deleteAccount(addr types.Address) error {
+	if s.remote == nil {
+		return secureDelete(s.trie, addr[:])
+	}
+	empty := newAccount()
+	return s.updateAccount(addr, empty.AppendRLP(nil))
 }

@@ -30,6 +30,7 @@ func (s *StateDB) Copy() *StateDB {
 		ripemdTouch: s.ripemdTouch,
 		err:         s.err,
 		readCache:   s.readCache,
+		remote:      s.remote,
 		trieChanged: s.trieChanged,
 	}
 	memo := make(map[*stateObject]*stateObject, len(s.objects))

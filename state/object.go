@@ -1,6 +1,8 @@
 package state
 
 import (
+	"errors"
+
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/trie"
@@ -93,17 +95,25 @@ func (s *StateDB) loadSlot(o *stateObject, key types.Hash) *slot {
 
 // storageTrie opens the object's storage trie on first use.
 func (s *StateDB) storageTrie(o *stateObject) *trie.Trie {
-	if o.storage != nil {
-		return o.storage
-	}
-	t, err := trie.New(o.data.Root, s.db)
+	t, err := s.openStorage(o)
 	if err != nil {
 		s.setError(err)
 		return nil
 	}
+	return t
+}
+
+func (s *StateDB) openStorage(o *stateObject) (*trie.Trie, error) {
+	if o.storage != nil {
+		return o.storage, nil
+	}
+	t, err := trie.New(o.data.Root, s.db)
+	if err != nil {
+		return nil, err
+	}
 	o.storage = t
 	o.storageOrigin, o.storageClean = o.data.Root, true
-	return t
+	return t, nil
 }
 
 // finalise moves the transaction's storage writes into pending.
@@ -129,6 +139,13 @@ func (s *StateDB) updateStorage(o *stateObject) bool {
 	if len(o.pendingKeys) == 0 {
 		return false
 	}
+	if s.remote != nil {
+		k := o.pendingKeys[0]
+		if err := s.withRemote(o.addr, &k, func() error { _, err := s.openStorage(o); return err }); err != nil {
+			s.setError(err)
+			return false
+		}
+	}
 	t := s.storageTrie(o)
 	if t == nil {
 		return false
@@ -139,9 +156,16 @@ func (s *StateDB) updateStorage(o *stateObject) bool {
 		v := sl.pending
 		if sl.flags&hasOrigin == 0 || sl.origin != v {
 			var err error
-			if v.IsZero() {
+			switch {
+			case s.remote != nil:
+				enc := partialZero
+				if !v.IsZero() {
+					enc = appendStorageValue(buf[:0], &v)
+				}
+				err = s.withRemote(o.addr, &k, func() error { return secureUpdate(t, k[:], enc) })
+			case v.IsZero():
 				err = secureDelete(t, k[:])
-			} else {
+			default:
 				err = secureUpdate(t, k[:], appendStorageValue(buf[:0], &v))
 			}
 			if err != nil {
@@ -167,6 +191,9 @@ func (s *StateDB) loadCode(o *stateObject) []byte {
 		return c
 	}
 	c, err := s.readCode(o.data.CodeHash)
+	if s.remote != nil && errors.Is(err, trie.ErrMissingNode) {
+		c, err = s.remoteCode(o.addr, o.data.CodeHash)
+	}
 	if err != nil {
 		s.setError(err)
 		return nil

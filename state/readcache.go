@@ -93,17 +93,29 @@ func (s *StateDB) SetReadCache(c *ReadCache) { s.readCache = c }
 // while the trie still holds exactly origRoot.
 func (s *StateDB) readAccountEnc(addr types.Address) ([]byte, error) {
 	if s.readCache == nil || s.trieChanged {
-		return secureGet(s.trie, addr[:])
+		return s.accountFromTrie(addr)
 	}
 	k := readKey{root: s.origRoot, kind: readAccount}
 	copy(k.key[:], addr[:])
 	if enc, ok := s.readCache.get(k); ok {
 		return enc, nil
 	}
-	enc, err := secureGet(s.trie, addr[:])
+	enc, err := s.accountFromTrie(addr)
 	if err == nil {
 		s.readCache.put(k, enc)
 	}
+	return enc, err
+}
+
+func (s *StateDB) accountFromTrie(addr types.Address) ([]byte, error) {
+	if s.remote == nil {
+		return secureGet(s.trie, addr[:])
+	}
+	var enc []byte
+	err := s.withRemote(addr, nil, func() (err error) {
+		enc, err = secureGet(s.trie, addr[:])
+		return err
+	})
 	return enc, err
 }
 
@@ -130,6 +142,18 @@ func (s *StateDB) readSlotEnc(o *stateObject, key types.Hash) ([]byte, error) {
 }
 
 func (s *StateDB) slotFromTrie(o *stateObject, key types.Hash) ([]byte, error) {
+	if s.remote != nil {
+		var enc []byte
+		err := s.withRemote(o.addr, &key, func() error {
+			t, err := s.openStorage(o)
+			if err != nil {
+				return err
+			}
+			enc, err = secureGet(t, key[:])
+			return err
+		})
+		return enc, err
+	}
 	t := s.storageTrie(o)
 	if t == nil {
 		return nil, s.err // storageTrie recorded why

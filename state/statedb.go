@@ -63,6 +63,7 @@ type StateDB struct {
 	encBuf []byte // scratch for account encodings (the trie copies values)
 
 	readCache   *ReadCache // shared reads of unmodified tries (nil: none)
+	remote      Remote     // source of nodes and code the database lacks (nil: none)
 	trieChanged bool       // the account trie no longer holds exactly origRoot
 
 	err error // first database error; later reads return zero values
@@ -117,8 +118,13 @@ func (s *StateDB) getObject(addr types.Address) *stateObject {
 	}
 	o, ok := s.objects[addr]
 	if !ok {
-		o = s.loadObject(addr)
-		s.objects[addr] = o
+		var failed bool
+		o, failed = s.loadObject(addr)
+		// A read the remote failed is not remembered as an absent
+		// account: a long-lived reader (the pool's head state) asks again.
+		if !failed || s.remote == nil {
+			s.objects[addr] = o
+		}
 	}
 	if o == nil || o.deleted {
 		return nil
@@ -127,21 +133,24 @@ func (s *StateDB) getObject(addr types.Address) *stateObject {
 	return o
 }
 
-func (s *StateDB) loadObject(addr types.Address) *stateObject {
+func (s *StateDB) loadObject(addr types.Address) (o *stateObject, failed bool) {
 	enc, err := s.readAccountEnc(addr)
 	if err != nil {
 		s.setError(err)
-		return nil
+		return nil, true
 	}
 	if len(enc) == 0 {
-		return nil
+		return nil, false
 	}
 	acct, err := DecodeAccount(enc)
 	if err != nil {
 		s.setError(err)
-		return nil
+		return nil, true
 	}
-	return newObject(addr, acct)
+	if s.remote != nil && acct.isEmpty() && acct.Root == EmptyRoot {
+		return nil, false // a partial state's deleted account (see partialZero)
+	}
+	return newObject(addr, acct), false
 }
 
 // getOrCreate returns the live object of addr, creating an empty account

@@ -42,6 +42,10 @@ func (f *runFlags) checkDatadir(fs *flag.FlagSet, stored *chain.Genesis, dev *de
 			return err
 		}
 		what = "--genesis " + f.genesis
+	case dev != nil && stored.Fork != nil:
+		// A fork made by --dev --fork-url: its genesis is the fork point's
+		// child, not a dev genesis; --dev continues it.
+		return nil
 	case dev != nil:
 		want, what = dev.Genesis, "--dev (with these --accounts, --balance, --mnemonic and --chain-id)"
 	case flagSet(fs, "network"):

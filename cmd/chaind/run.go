@@ -60,6 +60,7 @@ type runFlags struct {
 	procs        int
 	ops          opsFlags
 	devf         devFlags
+	fork         forkFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -78,7 +79,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
 	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics on /metrics of --metrics.port")
-	fs.Uint64Var(&f.chainID, "chain-id", 0, "chain ID of a --dev network (default 8118)")
+	fs.Uint64Var(&f.chainID, "chain-id", 0, "chain ID of a --dev network (default 8118; with --fork-url the upstream's)")
 	fs.StringVar(&f.validatorKey, "validator-key", "", "hex private key (or a file holding it) that signs blocks")
 	fs.Uint64Var(&f.gasLimit, "gas-limit", 0, "block gas limit a validator aims for (default: keep the genesis limit)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
@@ -93,6 +94,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.wsAPI, "ws.api", "", "comma-separated JSON-RPC namespaces served on --ws.port (default as --http.api)")
 	f.ops.define(fs)
 	f.devf.define(fs)
+	f.fork.define(fs)
 }
 
 func init() {
@@ -315,6 +317,10 @@ func runNode(args []string) int {
 		}
 		cfg.Genesis = stored
 	} else if cfg.Genesis, err = f.loadGenesis(dev); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind:", err)
+		return 2
+	}
+	if err := f.fork.apply(&cfg, &f); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
 	}

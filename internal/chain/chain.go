@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/store"
@@ -38,6 +39,8 @@ type Chain struct {
 	// reads is shared by the StateDBs StateAt opens: RPC calls open many
 	// on the same few roots and read the same accounts and slots.
 	reads *state.ReadCache
+
+	fork atomic.Pointer[ForkPoint] // nil: the chain is no fork
 }
 
 // stateReadCacheEntries bounds the shared read cache (a few MiB).
@@ -46,12 +49,22 @@ const stateReadCacheEntries = 16 << 10
 // Open opens the chain stored in kv, writing the genesis block first if kv
 // is empty. A store that holds another genesis is refused.
 func Open(g *Genesis, kv store.KV) (*Chain, error) {
-	want, err := g.Commit(trie.NewMemoryDB())
+	db := NewDB(kv)
+	// A fork's genesis is built in the store itself: the upstream nodes it
+	// reads stay there, and a restart reads them back instead of fetching
+	// them again. (Nodes of a refused genesis are harmless: keyed by hash.)
+	var scratch trie.Database = trie.NewMemoryDB()
+	if g.Fork != nil {
+		scratch = db
+	}
+	want, err := g.Commit(scratch)
 	if err != nil {
 		return nil, err
 	}
-	db := NewDB(kv)
 	c := &Chain{Config: g.Config, db: db, subs: map[chan *types.Block]struct{}{}, reads: state.NewReadCache(stateReadCacheEntries)}
+	if g.Fork != nil {
+		c.fork.Store(g.Fork)
+	}
 	if gh, ok := db.GenesisHash(); ok {
 		if gh != want.Hash() {
 			return nil, fmt.Errorf("%w: stored genesis %s, genesis file gives %s", ErrGenesisMismatch, gh, want.Hash())
@@ -73,6 +86,7 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 			return nil, err
 		}
 		db.stageTD(blk.Hash(), &blk.HeaderRef().Difficulty)
+		db.stageGenesis(blk)
 		if err := db.WriteBlock(blk, nil); err != nil {
 			return nil, err
 		}
@@ -87,7 +101,7 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 	if c.head, err = db.Block(hh); err != nil {
 		return nil, fmt.Errorf("head block %s: %w", hh, err)
 	}
-	if _, err := state.New(c.head.Root(), db); err != nil {
+	if _, err := state.NewWithRemote(c.head.Root(), db, c.remote()); err != nil {
 		return nil, fmt.Errorf("state of head block %d: %w", c.head.Number(), err)
 	}
 	return c, nil
@@ -114,7 +128,11 @@ func StoredGenesis(kv store.KV) (*Genesis, bool, error) {
 func (c *Chain) DB() *DB { return c.db }
 
 // Genesis returns block 0.
-func (c *Chain) Genesis() *types.Block { return c.genesis }
+func (c *Chain) Genesis() *types.Block {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.genesis
+}
 
 // Head returns the current head block.
 func (c *Chain) Head() *types.Block {
@@ -126,7 +144,10 @@ func (c *Chain) Head() *types.Block {
 // GetHash returns the canonical hash of block n (zero if unknown), for
 // BLOCKHASH.
 func (c *Chain) GetHash(n uint64) types.Hash {
-	h, _ := c.db.CanonicalHash(n)
+	h, ok := c.db.CanonicalHash(n)
+	if !ok {
+		return c.fork.Load().upstreamHash(n)
+	}
 	return h
 }
 
@@ -141,7 +162,7 @@ func (c *Chain) BlockByNumber(n uint64) (*types.Block, error) {
 
 // StateAt opens the world state at a root.
 func (c *Chain) StateAt(root types.Hash) (*state.StateDB, error) {
-	st, err := state.New(root, c.db)
+	st, err := state.NewWithRemote(root, c.db, c.remote())
 	if err == nil {
 		st.SetReadCache(c.reads)
 	}
@@ -193,7 +214,7 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err := c.Config.ValidateBody(b); err != nil {
 		return nil, err
 	}
-	st, err := state.New(parent.Root(), c.db)
+	st, err := state.NewWithRemote(parent.Root(), c.db, c.remote())
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/state"
 	"github.com/chaind/chaind/trie"
 	"github.com/holiman/uint256"
 )
@@ -41,6 +40,9 @@ type Genesis struct {
 	// genesis state (added to Alloc) and their code. Absent, the chain has
 	// no system contracts.
 	Staking json.RawMessage `json:"staking,omitempty"`
+
+	// Fork, when set, builds the genesis on another chain's state.
+	Fork *ForkPoint `json:"fork,omitempty"`
 }
 
 // Account is one genesis allocation.
@@ -141,7 +143,7 @@ func ParseGenesis(data []byte) (*Genesis, error) {
 
 // Commit writes the genesis state to db and returns block 0.
 func (g *Genesis) Commit(db trie.Database) (*types.Block, error) {
-	st, err := state.New(types.Hash(trie.EmptyRoot), db)
+	st, err := g.baseState(db)
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +154,18 @@ func (g *Genesis) Commit(db trie.Database) (*types.Block, error) {
 	sort.Slice(addrs, func(i, j int) bool { return string(addrs[i][:]) < string(addrs[j][:]) })
 	for _, a := range addrs {
 		acc := g.Alloc[a]
+		if g.Fork != nil && len(acc.Code) == 0 && len(acc.Storage) == 0 {
+			// A funded account on a fork keeps its upstream nonce and
+			// code; only its balance is set, as anvil does.
+			st.SetBalance(a, &acc.Balance.Int)
+			if acc.Nonce != 0 {
+				st.SetNonce(a, uint64(acc.Nonce))
+			}
+			continue
+		}
+		// A fresh account: on a fork, no upstream storage shows through.
 		st.CreateAccount(a)
-		st.AddBalance(a, &acc.Balance.Int)
+		st.SetBalance(a, &acc.Balance.Int)
 		st.SetNonce(a, uint64(acc.Nonce))
 		if len(acc.Code) > 0 {
 			st.SetCode(a, acc.Code)
@@ -164,6 +176,9 @@ func (g *Genesis) Commit(db trie.Database) (*types.Block, error) {
 	}
 	root, err := st.Commit(false)
 	if err != nil {
+		return nil, err
+	}
+	if err := st.Error(); err != nil {
 		return nil, err
 	}
 	return types.NewBlock(g.header(root), &types.Body{Withdrawals: g.withdrawals()}), nil

@@ -37,7 +37,8 @@ type PruneStats struct {
 var ErrPruneBusy = errors.New("a pruning pass is already running")
 
 // Prune deletes the trie nodes and code that the states of the last keep
-// blocks (the head included) do not use. Older states become unreadable.
+// blocks (the head included) and of the genesis do not use. Older states
+// become unreadable.
 func (c *Chain) Prune(keep uint64) (PruneStats, error) {
 	if keep == 0 {
 		keep = 1
@@ -48,16 +49,21 @@ func (c *Chain) Prune(keep uint64) (PruneStats, error) {
 	defer c.db.stopTracking()
 
 	head := c.Head()
-	first := uint64(0)
-	if head.Number()+1 > keep {
+	first := c.Genesis().Number() // a fork's chain starts above 0
+	if head.Number()+1 > first+keep {
 		first = head.Number() + 1 - keep
 	}
 	marked := map[[32]byte]struct{}{}
 	var st PruneStats
 	seen := map[types.Hash]bool{}
-	for n := first; n <= head.Number(); n++ {
-		b, err := c.BlockByNumber(n)
-		if err != nil {
+	// The genesis state is kept too: a development chain resets to it,
+	// and it is small.
+	for n := first; n <= head.Number()+1; n++ {
+		var b *types.Block
+		var err error
+		if n == head.Number()+1 {
+			b = c.Genesis()
+		} else if b, err = c.BlockByNumber(n); err != nil {
 			return st, fmt.Errorf("prune: block %d: %w", n, err)
 		}
 		if seen[b.Root()] {
@@ -149,6 +155,9 @@ func (c *Chain) markTrie(root [32]byte, marked map[[32]byte]struct{}, leaf func(
 			continue // a subtree shared with a state walked before: done
 		}
 		blob, err := c.db.Node(h)
+		if errors.Is(err, trie.ErrMissingNode) && c.Fork() != nil {
+			continue // a fork's upstream node never fetched: nothing stored to keep
+		}
 		if err != nil {
 			return err
 		}

@@ -159,6 +159,13 @@ func (db *DB) TxCountThrough(n uint64) (uint64, error) {
 	if n == 0 {
 		return 0, nil
 	}
+	// A chain whose genesis is above 0 (a fork) has no transactions of
+	// its own up to its genesis.
+	if gh, ok := db.GenesisHash(); ok {
+		if gn, ok := db.BlockNumber(gh); ok && n <= gn {
+			return 0, nil
+		}
+	}
 	return 0, ErrNotIndexed
 }
 

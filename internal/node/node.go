@@ -90,6 +90,8 @@ type Config struct {
 	Log           *slog.Logger
 
 	Ops OpsConfig // debug routes, trusted proxies (ops.go)
+
+	Fork ForkConfig // forking another chain, anvil_reset (fork.go)
 }
 
 // Node is a running chaind node.
@@ -125,6 +127,8 @@ type Node struct {
 	consensusDone chan struct{} // closed when the driver has returned
 
 	net atomic.Pointer[netNode] // nil until the node joins a p2p network
+
+	fork *forkState // fork upstream and reset (fork.go)
 }
 
 // New opens the node's store and chain and registers its interfaces; Start
@@ -155,6 +159,11 @@ func New(cfg Config) (*Node, error) {
 		}
 		kv = db
 	}
+	fs, err := openFork(&cfg) // before PrepareGenesis: a fork moves the genesis time
+	if err != nil {
+		kv.Close()
+		return nil, err
+	}
 	if err := PrepareGenesis(cfg.Genesis); err != nil {
 		kv.Close()
 		return nil, err
@@ -180,6 +189,7 @@ func New(cfg Config) (*Node, error) {
 		addrs:  map[string]string{},
 		stop:   make(chan struct{}),
 		poolAt: c.Head().Hash(),
+		fork:   fs,
 	}
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
@@ -190,6 +200,7 @@ func New(cfg Config) (*Node, error) {
 	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
 	ethapi.RegisterChain(n.RPC, &network{n: n})
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
+	n.registerFork()
 	if err := n.newGraphQL(); err != nil {
 		kv.Close()
 		return nil, err

@@ -136,16 +136,23 @@ func (s *stakeSchedule) ValidatorSet(height uint64) (*consensus.ValidatorSet, er
 }
 
 func (s *stakeSchedule) load(cy uint64) (*consensus.ValidatorSet, error) {
-	b, err := s.c.BlockByNumber(setBlock(cy))
+	// A chain whose genesis is not block 0 (a fork of another chain) takes
+	// the sets of the cycles its genesis reaches into from the genesis
+	// state: no selection ran before it.
+	num, fromGenesis := setBlock(cy), false
+	if g := s.c.Genesis().Number(); num <= g {
+		num, fromGenesis = g, true
+	}
+	b, err := s.c.BlockByNumber(num)
 	if err != nil {
-		return nil, fmt.Errorf("staking: validators of cycle %d: block %d: %w", cy, setBlock(cy), err)
+		return nil, fmt.Errorf("staking: validators of cycle %d: block %d: %w", cy, num, err)
 	}
 	st, err := s.c.StateAt(b.Root())
 	if err != nil {
 		return nil, fmt.Errorf("staking: validators of cycle %d: %w", cy, err)
 	}
 	active := staking.ReadActiveSet(st)
-	if cy > 0 {
+	if !fromGenesis {
 		active = staking.ReadNextSet(st)
 	}
 	vals := make([]consensus.Validator, 0, len(active))

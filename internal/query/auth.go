@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/protobuf"
 	"github.com/chaind/chaind/internal/types"
@@ -63,6 +64,9 @@ func (q *Querier) Account(_ context.Context, r *QueryAccountRequest) (*QueryAcco
 		return nil, err
 	}
 	nonce, bal, code := st.Nonce(a), st.Balance(a), st.Code(a)
+	if err := backend.ReadErr(st); err != nil {
+		return nil, err
+	}
 	if nonce == 0 && (bal == nil || bal.IsZero()) && len(code) == 0 {
 		return nil, Errorf(NotFound, "account %s not found", r.Address)
 	}

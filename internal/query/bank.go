@@ -105,7 +105,11 @@ func (q *Querier) balance(addr string) (*uint256.Int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return st.Balance(a), nil
+	bal := st.Balance(a)
+	if err := backend.ReadErr(st); err != nil {
+		return nil, err
+	}
+	return bal, nil
 }
 
 func checkDenom(d string) error {

@@ -385,7 +385,11 @@ func (api *ethAPI) getBalance(_ context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (*types.HexU256)(new(uint256.Int).Set(st.Balance(addr))), nil
+	bal := new(uint256.Int).Set(st.Balance(addr))
+	if err := backend.ReadErr(st); err != nil {
+		return nil, err
+	}
+	return (*types.HexU256)(bal), nil
 }
 
 func (api *ethAPI) getTransactionCount(_ context.Context, p rpc.Params) (any, error) {
@@ -404,7 +408,11 @@ func (api *ethAPI) getTransactionCount(_ context.Context, p rpc.Params) (any, er
 	if err != nil {
 		return nil, err
 	}
-	return types.HexUint64(st.Nonce(addr)), nil
+	nonce := st.Nonce(addr)
+	if err := backend.ReadErr(st); err != nil {
+		return nil, err
+	}
+	return types.HexUint64(nonce), nil
 }
 
 func (api *ethAPI) getCode(_ context.Context, p rpc.Params) (any, error) {
@@ -412,7 +420,11 @@ func (api *ethAPI) getCode(_ context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return types.HexBytes(st.Code(addr)), nil
+	code := st.Code(addr)
+	if err := backend.ReadErr(st); err != nil {
+		return nil, err
+	}
+	return types.HexBytes(code), nil
 }
 
 // storageKey parses a storage slot, argument arg of the call, the way
@@ -454,7 +466,11 @@ func (api *ethAPI) getStorageAt(_ context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return st.Storage(addr, key), nil
+	v := st.Storage(addr, key)
+	if err := backend.ReadErr(st); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 func (api *ethAPI) sendRawTransaction(ctx context.Context, p rpc.Params) (any, error) {

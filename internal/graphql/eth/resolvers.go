@@ -52,28 +52,28 @@ func (s *Service) resolvers() map[string]map[string]graphql.Resolver {
 				if err != nil {
 					return nil, err
 				}
-				return st.Balance(a.addr), nil
+				return stateRead(st, st.Balance(a.addr))
 			}),
 			"transactionCount": on(func(ctx context.Context, a *accountObj, _ map[string]any) (any, error) {
 				st, err := a.state(ctx)
 				if err != nil {
 					return nil, err
 				}
-				return st.Nonce(a.addr), nil
+				return stateRead(st, st.Nonce(a.addr))
 			}),
 			"code": on(func(ctx context.Context, a *accountObj, _ map[string]any) (any, error) {
 				st, err := a.state(ctx)
 				if err != nil {
 					return nil, err
 				}
-				return append([]byte{}, st.Code(a.addr)...), nil
+				return stateRead(st, append([]byte{}, st.Code(a.addr)...))
 			}),
 			"storage": on(func(ctx context.Context, a *accountObj, args map[string]any) (any, error) {
 				st, err := a.state(ctx)
 				if err != nil {
 					return nil, err
 				}
-				return st.Storage(a.addr, args["slot"].(types.Hash)), nil
+				return stateRead(st, st.Storage(a.addr, args["slot"].(types.Hash)))
 			}),
 		},
 		"Log": {
@@ -355,4 +355,13 @@ func (s *Service) call(ctx context.Context, blk *types.Block, data any) (any, er
 
 func (s *Service) estimateGas(ctx context.Context, blk *types.Block, data any) (any, error) {
 	return s.b.EstimateGas(ctx, &backend.CallRequest{Block: blk, Args: callArgs(data)})
+}
+
+// stateRead returns v unless reading it failed (a forked chain's upstream
+// not answering), in which case v is void.
+func stateRead[T any](st backend.State, v T) (any, error) {
+	if err := backend.ReadErr(st); err != nil {
+		return nil, err
+	}
+	return v, nil
 }

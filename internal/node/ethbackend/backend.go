@@ -83,6 +83,10 @@ func (b *Backend) BlockByNumber(n uint64) (*types.Block, error) {
 	return notFound(b.chain.BlockByNumber(n))
 }
 
+// FirstBlock implements backend.FirstBlocker: a fork's chain starts at its
+// genesis, above block 0.
+func (b *Backend) FirstBlock() uint64 { return b.chain.Genesis().Number() }
+
 func (b *Backend) BlockByHash(h types.Hash) (*types.Block, error) {
 	return notFound(b.chain.DB().Block(h))
 }

@@ -204,6 +204,11 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 	st.BeginTx(types.Hash{}, 0)
 	gp := evm.GasPool(math.MaxUint64)
 	res, err := evm.ApplyMessage(vm, msg, &gp)
+	if err == nil {
+		// A read the state could not make (a fork's upstream failing)
+		// voids the result.
+		err = st.Error()
+	}
 	if err == nil && errors.Is(res.Err, evm.ErrCancelled) {
 		err = &TimeoutError{Limit: b.opts.CallTimeout}
 	}
@@ -318,7 +323,7 @@ func (b *Backend) estimate(args *backend.CallArgs, env *callEnv) (uint64, error)
 		return res.UsedGas, nil
 	}
 	if args.To != nil && len(data) == 0 {
-		if st, err := b.chain.StateAt(env.blk.Root()); err == nil && len(st.GetCode(*args.To)) == 0 && env.overrides == nil {
+		if st, err := b.chain.StateAt(env.blk.Root()); err == nil && len(st.GetCode(*args.To)) == 0 && st.Error() == nil && env.overrides == nil {
 			return res.UsedGas, nil
 		}
 	}
@@ -379,6 +384,9 @@ func (b *Backend) allowance(args *backend.CallArgs, env *callEnv) (uint64, bool,
 		return 0, false, err
 	}
 	bal := new(uint256.Int).Set(st.GetBalance(*args.From))
+	if err := st.Error(); err != nil {
+		return 0, false, err
+	}
 	if args.Value != nil {
 		if bal.Lt(args.Value) {
 			return 0, false, errors.New("insufficient funds for transfer")
@@ -450,6 +458,9 @@ func (b *Backend) CreateAccessList(ctx context.Context, req *backend.CallRequest
 			return nil, err
 		}
 		nonce := st.GetNonce(from)
+		if err := st.Error(); err != nil {
+			return nil, err
+		}
 		if args.Nonce != nil {
 			nonce = uint64(*args.Nonce)
 		}

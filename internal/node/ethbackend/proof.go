@@ -14,6 +14,16 @@ func (b *Backend) Proof(h *types.Header, addr types.Address, keys []types.Hash) 
 	if err != nil {
 		return nil, err
 	}
+	// Read before proving: on a forked chain the reads fetch the nodes the
+	// proofs walk.
+	st.Exist(addr)
+	values := make([]types.Hash, len(keys))
+	for i, key := range keys {
+		values[i] = st.GetState(addr, key)
+	}
+	if err := st.Error(); err != nil {
+		return nil, err
+	}
 	accTrie, err := trie.NewSecure(h.Root, b.chain.DB())
 	if err != nil {
 		return nil, err
@@ -41,14 +51,14 @@ func (b *Backend) Proof(h *types.Header, addr types.Address, keys []types.Hash) 
 			return nil, err
 		}
 	}
-	for _, key := range keys {
+	for i, key := range keys {
 		proof := [][]byte{}
 		if stTrie != nil {
 			if proof, err = stTrie.Prove(key[:]); err != nil {
 				return nil, err
 			}
 		}
-		res.Storage = append(res.Storage, backend.StorageProof{Key: key, Value: st.GetState(addr, key), Proof: proof})
+		res.Storage = append(res.Storage, backend.StorageProof{Key: key, Value: values[i], Proof: proof})
 	}
 	return res, nil
 }

@@ -54,6 +54,9 @@ func (b *Backend) Simulate(ctx context.Context, req *backend.SimulateRequest) ([
 			return nil, err
 		}
 		res, h, err := sim.processBlock(&blocks[i], parent)
+		if err == nil {
+			err = st.Error() // a read a fork's upstream failed voids the result
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -24,3 +24,7 @@ func (v stateView) Balance(a types.Address) *uint256.Int             { return v.
 func (v stateView) Nonce(a types.Address) uint64                     { return v.st.GetNonce(a) }
 func (v stateView) Code(a types.Address) []byte                      { return v.st.GetCode(a) }
 func (v stateView) Storage(a types.Address, k types.Hash) types.Hash { return v.st.GetState(a, k) }
+
+// Err implements backend.StateError: a forked state's upstream may fail
+// a read.
+func (v stateView) Err() error { return v.st.Error() }

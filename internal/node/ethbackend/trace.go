@@ -92,6 +92,9 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 			x.EVM.Config.Tracer = tr.hooks()
 		}
 		_, res, err := x.Apply(tx, evm.TransactionToMessage(tx, from))
+		if err == nil {
+			err = st.Error() // a read a fork's upstream failed voids the trace
+		}
 		if err != nil {
 			return nil, fmt.Errorf("transaction %s: %w", tx.Hash(), err)
 		}

@@ -1,0 +1,71 @@
+package chain
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/chaind/chaind/internal/types"
+)
+
+// Reset starts the chain over, as a development node's reset does. With g
+// nil the chain goes back to its own genesis: every later block leaves the
+// canonical chain (it stays stored, unreachable by number). Otherwise g
+// (another fork point, say) becomes the genesis: it is committed, stored
+// as the data directory's genesis, and is the head; it must have the
+// chain's Config, which does not change. Whoever produces
+// blocks must be stopped first; subscribers see the new head.
+//
+// The history index of the explorer is left as it is, as for any other
+// reorganisation: its entries of dropped blocks stay listed.
+func (c *Chain) Reset(g *Genesis) error {
+	var blk *types.Block
+	if g != nil {
+		if g.Config != c.Config {
+			return errors.New("chain: a reset genesis must keep the chain's config")
+		}
+		// Built outside the lock: a fork's genesis may read upstream.
+		var err error
+		if blk, err = g.Commit(c.db); err != nil {
+			c.db.Discard()
+			return err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.genesis
+	if c.head.Hash() != old.Hash() {
+		if err := c.db.Reorg([]*types.Block{old}, c.head.Number(), nil); err != nil {
+			return err
+		}
+		c.head = old
+	}
+	if g == nil {
+		c.notify(old)
+		return nil
+	}
+	spec, err := json.Marshal(g)
+	if err != nil {
+		return err
+	}
+	c.db.dropGenesis(old.Number())
+	c.db.stagePut(keyGenesisSpec, spec)
+	c.db.stageTD(blk.Hash(), &blk.HeaderRef().Difficulty)
+	c.db.stageGenesis(blk)
+	if err := c.db.WriteBlock(blk, nil); err != nil {
+		c.db.Discard()
+		return err
+	}
+	c.genesis, c.head = blk, blk
+	c.fork.Store(g.Fork)
+	c.notify(blk)
+	return nil
+}
+
+// dropGenesis stages the removal of the number index entries of the
+// current genesis at n, which a new genesis replaces.
+func (db *DB) dropGenesis(n uint64) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.pending.Delete(key(prefixCanonical, numKey(n)))
+	db.pending.Delete(key(prefixBloom, numKey(n)))
+}

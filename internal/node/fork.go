@@ -1,0 +1,454 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/fork"
+	"github.com/chaind/chaind/internal/staking"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc"
+)
+
+// ForkConfig makes a development node a fork of another chain (its state
+// read lazily from the upstream's JSON-RPC endpoint, as anvil does) and
+// lets it be reset.
+type ForkConfig struct {
+	URL     string  // upstream JSON-RPC endpoint; empty: no fork
+	Block   *uint64 // fork block; nil: the upstream's latest block at start
+	ChainID uint64  // chain ID of a new fork; 0: the upstream's
+	// Reset serves anvil_reset and hardhat_reset (development nodes only).
+	Reset bool
+}
+
+// forkHashes is how many upstream block hashes a fork keeps: all that
+// BLOCKHASH can reach from the first local blocks.
+const forkHashes = 256
+
+// forkState is a node's fork bookkeeping.
+type forkState struct {
+	mu   sync.Mutex                  // serialises resets
+	base chain.Genesis               // the genesis before any fork was applied to it
+	up   atomic.Pointer[fork.Client] // nil: the chain is no fork
+}
+
+// prepareFork turns cfg.Genesis into a fork genesis when cfg.Fork asks for
+// one, or reconnects a stored fork genesis to its upstream.
+func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
+	g := cfg.Genesis
+	fs := &forkState{base: *g}
+	fs.base.Alloc = maps.Clone(g.Alloc) // PrepareGenesis adds to g's
+	switch {
+	case g.Fork != nil:
+		url := g.Fork.URL
+		if cfg.Fork.URL != "" {
+			url = cfg.Fork.URL
+		}
+		if b := cfg.Fork.Block; b != nil && *b != uint64(g.Fork.Number) {
+			return nil, fmt.Errorf("the data directory holds a fork of block %d; use another --datadir to fork block %d", g.Fork.Number, *b)
+		}
+		// Not dialled: what was fetched before is in the store, and
+		// proofs of the rest are checked against the stored state root.
+		up := fork.Pinned(url, fork.Block{Number: uint64(g.Fork.Number), Hash: g.Fork.Hash, StateRoot: g.Fork.StateRoot})
+		g.Fork.Remote = up
+		fs.up.Store(up)
+	case cfg.Fork.URL != "":
+		up, err := fork.Dial(ctx, cfg.Fork.URL, cfg.Fork.Block)
+		if err != nil {
+			return nil, err
+		}
+		id := cfg.Fork.ChainID
+		if id == 0 {
+			id = up.ChainID
+		}
+		conf := *g.Config
+		conf.ChainID = id
+		g.Config = &conf
+		fs.base.Config = &conf
+		if err := forkGenesis(ctx, g, up); err != nil {
+			return nil, err
+		}
+		fs.up.Store(up)
+		cfg.Log.Info("forking", "upstream", up.URL(), "block", up.Block.Number, "hash", up.Block.Hash, "chainId", id)
+	}
+	return fs, nil
+}
+
+// forkGenesis makes g the first local block on top of up's fork block.
+func forkGenesis(ctx context.Context, g *chain.Genesis, up *fork.Client) error {
+	hashes, err := up.Hashes(ctx, forkHashes)
+	if err != nil {
+		return err
+	}
+	// The genesis writes its allocations over the upstream state: their
+	// proofs (and the root's, which any proof starts with) in one batch.
+	addrs := append([]types.Address{{}}, staking.Addresses()...)
+	for a := range g.Alloc {
+		addrs = append(addrs, a)
+	}
+	if err := up.Prefetch(ctx, addrs); err != nil {
+		return err
+	}
+	b := up.Block
+	g.Fork = &chain.ForkPoint{URL: up.URL(), Number: chain.Uint64(b.Number), Hash: b.Hash, StateRoot: b.StateRoot, Hashes: hashes, Remote: up}
+	g.Number = chain.Uint64(b.Number + 1)
+	g.ParentHash = b.Hash
+	g.Timestamp = chain.Uint64(max(uint64(g.Timestamp), b.Time+1))
+	if b.BaseFee != nil {
+		g.BaseFee = &chain.U256{Int: *b.BaseFee}
+	}
+	return nil
+}
+
+// registerReset serves anvil_reset and hardhat_reset.
+func (n *Node) registerReset() {
+	n.RPC.Register("anvil_reset", 0, 1, func(ctx context.Context, p rpc.Params) (any, error) {
+		return nil, n.resetFromParams(ctx, p)
+	})
+	n.RPC.Register("hardhat_reset", 0, 1, func(ctx context.Context, p rpc.Params) (any, error) {
+		return true, n.resetFromParams(ctx, p)
+	})
+}
+
+// resetParams is the parameter of anvil_reset and hardhat_reset.
+type resetParams struct {
+	Forking *struct {
+		JSONRPCURL  string          `json:"jsonRpcUrl"`
+		BlockNumber json.RawMessage `json:"blockNumber"` // a number or a hex quantity
+	} `json:"forking"`
+}
+
+func (n *Node) resetFromParams(ctx context.Context, p rpc.Params) error {
+	var rp resetParams
+	if _, err := p.Optional(0, &rp); err != nil {
+		return err
+	}
+	if rp.Forking == nil {
+		return n.Reset(ctx, "", nil)
+	}
+	var block *uint64
+	if raw := strings.TrimSpace(string(rp.Forking.BlockNumber)); raw != "" && raw != "null" {
+		v, err := parseBlockNumber(raw)
+		if err != nil {
+			return rpc.InvalidParams(0, fmt.Errorf("forking.blockNumber: %w", err))
+		}
+		block = &v
+	}
+	url := rp.Forking.JSONRPCURL
+	if url == "" {
+		if up := n.Upstream(); up != nil {
+			url = up.URL()
+		} else {
+			return rpc.InvalidParams(0, errors.New("forking.jsonRpcUrl is required: this node is no fork"))
+		}
+	}
+	return n.Reset(ctx, url, block)
+}
+
+// parseBlockNumber reads 123, "123" or "0x7b".
+func parseBlockNumber(raw string) (uint64, error) {
+	s := strings.Trim(raw, `"`)
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		return strconv.ParseUint(s[2:], 16, 64)
+	}
+	return strconv.ParseUint(s, 10, 64)
+}
+
+// ErrResetUpstream wraps a failure to reach the upstream of a re-fork;
+// the chain is then left as it was.
+var ErrResetUpstream = errors.New("reset")
+
+// Reset starts the chain over. With url empty the chain returns to its
+// genesis (for a fork: the fork point, whose fetched state stays in the
+// store). Otherwise it becomes a fork of url at block (nil: its latest);
+// the chain ID stays the node's. Pending transactions are dropped.
+func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
+	f := n.fork
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var g *chain.Genesis
+	var up *fork.Client
+	if url != "" {
+		var err error
+		if up, err = fork.Dial(ctx, url, block); err != nil {
+			return fmt.Errorf("%w: %w", ErrResetUpstream, err)
+		}
+		ng := f.base
+		ng.Alloc = maps.Clone(f.base.Alloc)
+		conf := *f.base.Config
+		conf.Natives = nil
+		ng.Config = &conf
+		if err := forkGenesis(ctx, &ng, up); err != nil {
+			return fmt.Errorf("%w: %w", ErrResetUpstream, err)
+		}
+		// The system contracts' genesis state depends on the genesis
+		// time, which the fork point moved; the chain keeps its config.
+		if err := PrepareGenesis(&ng); err != nil {
+			return err
+		}
+		ng.Config = n.Chain.Config
+		g = &ng
+	}
+	// The upstream is dialled and the genesis laid out before block
+	// production stops; if its state then cannot be read, Chain.Reset
+	// changes nothing and production resumes on the old chain.
+	n.mu.Lock()
+	closed := n.closed
+	n.mu.Unlock()
+	if closed {
+		return errors.New("node: reset of a closed node")
+	}
+	n.stopBlockProduction()
+	err := n.Chain.Reset(g)
+	if err == nil && g != nil {
+		f.up.Store(up)
+	}
+	n.dropPool()
+	if n.cfg.Validator != nil && n.cfg.P2P == nil {
+		if serr := n.startConsensus(); serr != nil {
+			err = errors.Join(err, fmt.Errorf("consensus: %w", serr))
+		}
+	}
+	return err
+}
+
+// stopBlockProduction stops the node's validator and waits for it.
+func (n *Node) stopBlockProduction() {
+	n.mu.Lock()
+	stop, done := n.stopConsensus, n.consensusDone
+	n.stopConsensus, n.consensusDone = nil, nil
+	n.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+}
+
+// dropPool empties the transaction pool and moves it to the new head.
+func (n *Node) dropPool() {
+	pending, queued := n.Pool.Content()
+	var hashes []types.Hash
+	for _, m := range []map[types.Address][]*types.Transaction{pending, queued} {
+		for _, txs := range m {
+			for _, tx := range txs {
+				hashes = append(hashes, tx.Hash())
+			}
+		}
+	}
+	n.Pool.Remove(hashes...)
+	n.resetPool()
+}
+
+// Upstream returns the client of the chain's fork upstream (nil: no fork).
+func (n *Node) Upstream() *fork.Client { return n.fork.up.Load() }
+
+// preFork lists the methods that name a block by number, and where: a
+// number up to the fork point names an upstream block (or the upstream's
+// state after it), which the upstream answers as it has it.
+var preFork = []struct {
+	method string
+	param  int
+}{
+	{"eth_getBlockByNumber", 0},
+	{"eth_getHeaderByNumber", 0},
+	{"eth_getBlockReceipts", 0},
+	{"eth_getBlockTransactionCountByNumber", 0},
+	{"eth_getTransactionByBlockNumberAndIndex", 0},
+	{"eth_getUncleCountByBlockNumber", 0},
+	{"eth_getUncleByBlockNumberAndIndex", 0},
+	{"eth_getBalance", 1},
+	{"eth_getTransactionCount", 1},
+	{"eth_getCode", 1},
+	{"eth_getStorageAt", 2},
+	{"eth_getProof", 2},
+	{"eth_call", 1},
+	{"eth_estimateGas", 1},
+	{"eth_createAccessList", 1},
+}
+
+// forwardOldBlocks sends calls about blocks up to the fork point to the
+// upstream: by number (preFork), by hash, and the upstream's part of
+// eth_getLogs ranges.
+func (n *Node) forwardOldBlocks() {
+	n.forwardOldBlocksByHash()
+	n.forwardOldLogs()
+	for _, m := range preFork {
+		local, minP, maxP, ok := n.RPC.Lookup(m.method)
+		if !ok {
+			continue
+		}
+		name, pos := m.method, m.param
+		n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
+			up := n.Upstream()
+			if up == nil || p.Len() <= pos {
+				return local(ctx, p)
+			}
+			if num, ok := blockParam(p[pos]); !ok || num > up.Block.Number {
+				return local(ctx, p)
+			}
+			params, err := json.Marshal(p)
+			if err != nil {
+				return nil, err
+			}
+			return up.Forward(ctx, name, params)
+		})
+	}
+}
+
+// openFork is prepareFork with a deadline for the upstream.
+func openFork(cfg *Config) (*forkState, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*fork.Timeout)
+	defer cancel()
+	return prepareFork(ctx, cfg)
+}
+
+// registerFork adds the fork's and reset's methods.
+func (n *Node) registerFork() {
+	reset := n.cfg.Fork.Reset && !n.cfg.Public
+	if n.Upstream() != nil || reset { // a reset can make a chain a fork
+		n.forwardOldBlocks()
+	}
+	if reset {
+		n.registerReset()
+	}
+}
+
+// byHash lists the methods that look a block or transaction up by hash,
+// and the field of the answer that holds its block number.
+var byHash = []struct{ method, numberField string }{
+	{"eth_getBlockByHash", "number"},
+	{"eth_getTransactionByHash", "blockNumber"},
+	{"eth_getTransactionReceipt", "blockNumber"},
+}
+
+// forwardOldBlocksByHash asks the upstream for blocks and transactions the
+// local chain does not know, and answers with what it has up to the fork
+// point (later blocks are not this chain's).
+func (n *Node) forwardOldBlocksByHash() {
+	for _, m := range byHash {
+		local, minP, maxP, ok := n.RPC.Lookup(m.method)
+		if !ok {
+			continue
+		}
+		name, field := m.method, m.numberField
+		n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
+			res, err := local(ctx, p)
+			up := n.Upstream()
+			if err != nil || up == nil {
+				return res, err
+			}
+			if enc, merr := json.Marshal(res); merr != nil || string(enc) != "null" {
+				return res, nil
+			}
+			params, err := json.Marshal(p)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := up.Forward(ctx, name, params)
+			if err != nil {
+				return nil, err
+			}
+			var fields map[string]json.RawMessage
+			if json.Unmarshal(raw, &fields) != nil {
+				return res, nil
+			}
+			num, ok := blockParam(fields[field])
+			if !ok || num > up.Block.Number {
+				return res, nil
+			}
+			return raw, nil
+		})
+	}
+}
+
+// forwardOldLogs splits eth_getLogs at the fork point: logs of upstream
+// blocks come from the upstream, the rest from the local chain.
+func (n *Node) forwardOldLogs() {
+	const name = "eth_getLogs"
+	local, minP, maxP, ok := n.RPC.Lookup(name)
+	if !ok {
+		return
+	}
+	n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
+		up := n.Upstream()
+		var q map[string]json.RawMessage
+		if up == nil || p.Len() == 0 || json.Unmarshal(p[0], &q) != nil || q["blockHash"] != nil {
+			return local(ctx, p)
+		}
+		fork := up.Block.Number
+		from, fromNum := blockParam(q["fromBlock"])
+		if !fromNum || from > fork {
+			return local(ctx, p)
+		}
+		to, toNum := blockParam(q["toBlock"])
+		if toNum && to < from {
+			return local(ctx, p) // the local rules answer a reversed range
+		}
+		upTo := fork
+		if toNum {
+			upTo = min(to, fork)
+		}
+		uq := maps.Clone(q)
+		uq["toBlock"], _ = json.Marshal(hexNum(upTo))
+		uparams, err := json.Marshal([]any{uq})
+		if err != nil {
+			return nil, err
+		}
+		upLogs, err := up.Forward(ctx, name, uparams)
+		if err != nil {
+			return nil, err
+		}
+		if toNum && to <= fork {
+			return upLogs, nil
+		}
+		lq := maps.Clone(q)
+		lq["fromBlock"], _ = json.Marshal(hexNum(fork + 1))
+		lp, err := json.Marshal(lq)
+		if err != nil {
+			return nil, err
+		}
+		res, err := local(ctx, rpc.Params{lp})
+		if err != nil {
+			return nil, err
+		}
+		var a, b []json.RawMessage
+		if err := json.Unmarshal(upLogs, &a); err != nil {
+			return nil, fmt.Errorf("fork upstream eth_getLogs: %w", err)
+		}
+		enc, err := json.Marshal(res)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(enc, &b); err != nil {
+			return nil, err
+		}
+		return append(a, b...), nil
+	})
+}
+
+// blockParam reads a block parameter as a number: "earliest" is 0; a tag
+// such as "latest" (or none) is not a number.
+func blockParam(raw json.RawMessage) (uint64, bool) {
+	var s string
+	if raw == nil || json.Unmarshal(raw, &s) != nil {
+		return 0, false
+	}
+	if s == "earliest" {
+		return 0, true
+	}
+	if !strings.HasPrefix(s, "0x") {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s[2:], 16, 64)
+	return v, err == nil
+}
+
+func hexNum(n uint64) string { return "0x" + strconv.FormatUint(n, 16) }
