@@ -25,6 +25,19 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 // and the flag would be silently ignored. dev is the --dev setup, nil
 // without --dev.
 func (f *runFlags) checkDatadir(fs *flag.FlagSet, stored *chain.Genesis, dev *devSetup) error {
+	if stored.Fork != nil {
+		// A fork made by --dev --fork-url: its genesis is the fork point's
+		// child, whose state only the upstream holds, so it is not hashed
+		// here; --dev continues it, a flag naming another chain is refused.
+		holds := fmt.Sprintf("%s holds a fork (chain ID %d) of another chain at its block %d", f.datadir, stored.Config.ChainID, stored.Fork.Number)
+		switch {
+		case f.chainID != 0 && f.chainID != stored.Config.ChainID:
+			return fmt.Errorf("--chain-id %d: %s; use another --datadir for a new chain", f.chainID, holds)
+		case f.genesis != "" || flagSet(fs, "network"):
+			return fmt.Errorf("--genesis or --network names another chain: %s; use another --datadir", holds)
+		}
+		return nil
+	}
 	have, err := genesisHash(stored)
 	if err != nil {
 		return fmt.Errorf("%s: stored genesis: %v", f.datadir, err)
@@ -42,10 +55,6 @@ func (f *runFlags) checkDatadir(fs *flag.FlagSet, stored *chain.Genesis, dev *de
 			return err
 		}
 		what = "--genesis " + f.genesis
-	case dev != nil && stored.Fork != nil:
-		// A fork made by --dev --fork-url: its genesis is the fork point's
-		// child, not a dev genesis; --dev continues it.
-		return nil
 	case dev != nil:
 		want, what = dev.Genesis, "--dev (with these --accounts, --balance, --mnemonic and --chain-id)"
 	case flagSet(fs, "network"):

@@ -217,6 +217,26 @@ func TestDevExportImportRoundTrip(t *testing.T) {
 	if err := rf.checkDatadir(fs, stored, same); err != nil {
 		t.Fatalf("the dev flags the chain was made with are refused: %v", err)
 	}
+	// A fork made by --dev --fork-url has a genesis of its own (the fork
+	// point's child); --dev continues it, whatever its account flags.
+	forked := *stored
+	forked.Fork = &chain.ForkPoint{Number: 41}
+	other, err := buildDev(devFlags{accounts: 3, balance: "7", mnemonic: rf.devf.mnemonic}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rf.checkDatadir(fs, &forked, other); err != nil {
+		t.Fatalf("--dev on a forked chain's data directory refused: %v", err)
+	}
+	nf := flag.NewFlagSet("chaind", flag.ContinueOnError)
+	var rn runFlags
+	rn.define(nf)
+	if err := nf.Parse([]string{"--network", "test", "--datadir", src}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rn.checkDatadir(nf, &forked, nil); err == nil || !strings.Contains(err.Error(), "holds a fork") {
+		t.Fatalf("--network on a forked chain's data directory: %v, want a refusal naming the fork", err)
+	}
 }
 
 func itoa(n uint64) string { return uint256.NewInt(n).Dec() }
