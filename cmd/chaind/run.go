@@ -281,6 +281,7 @@ func runNode(args []string) int {
 			return 1
 		}
 		cfg.Accounts = keys
+		cfg.DevTools = !f.public // the test helpers (evm_*, hardhat_*, anvil_*)
 		for _, k := range keys {
 			devAddrs = append(devAddrs, types.Address(crypto.PrivkeyToAddress(k)))
 		}

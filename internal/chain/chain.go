@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/store"
@@ -34,6 +35,10 @@ type Chain struct {
 
 	subMu sync.Mutex
 	subs  map[chan *types.Block]struct{}
+
+	// headState, when set, is the state a development chain's test
+	// helpers made of its head (devstate.go).
+	headState atomic.Pointer[headState]
 
 	// reads is shared by the StateDBs StateAt opens: RPC calls open many
 	// on the same few roots and read the same accounts and slots.
@@ -236,6 +241,7 @@ func (c *Chain) commit(built *Built) error {
 		return err
 	}
 	c.head = b
+	c.headState.Store(nil)
 	c.notify(b)
 	return nil
 }

@@ -81,12 +81,18 @@ func (n *Node) startConsensus() error {
 	if timeouts == (consensus.Timeouts{}) {
 		timeouts = defaultTimeouts(n.cfg.BlockTime)
 	}
+	var miner bft.Miner
+	if m := n.devMinerOf(); m != nil && sole {
+		miner = m
+	}
 	app := bft.NewChainApp(bft.ChainAppConfig{
 		Chain: n.Chain, Pool: n.Pool, Validators: vals, Coinbase: signer.Address(),
 		GasLimit: n.cfg.GasLimit, BlockTime: n.cfg.BlockTime,
 		OnlyWithTransactions: sole && n.cfg.BlockTime == 0,
+		Miner:                miner,
 		Committed: func(b *types.Block) {
 			n.resetPool()
+			n.devCommitted(b)
 			n.log.Debug("committed block", "number", b.Number(), "txs", len(b.Transactions()), "gas", b.GasUsed(), "hash", b.Hash())
 		},
 	})

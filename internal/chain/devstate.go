@@ -1,0 +1,233 @@
+package chain
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/chaind/chaind/internal/forks"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+)
+
+// A development chain's test helpers (setBalance, setCode, snapshots…)
+// change the state of the head without making a block, and rewind the
+// head to an earlier block. Everything here serves them; a chain that runs
+// none of them behaves exactly as without it.
+
+// headState is a state root that stands for the head's own: the head's
+// state with the helpers' changes. The next block is built on it, so its
+// state root covers them.
+type headState struct {
+	block types.Hash // the head it belongs to; stale once the head moves
+	root  types.Hash
+}
+
+// StateRoot is the root of the state to read "after block h": the
+// header's own, or for the head the state the test helpers made of it.
+func (c *Chain) StateRoot(h *types.Header) types.Hash {
+	hs := c.headState.Load()
+	if hs == nil || hs.root == h.Root || h.Hash() != hs.block {
+		return h.Root
+	}
+	return hs.root
+}
+
+// HeadStateRoot is StateRoot of the head.
+func (c *Chain) HeadStateRoot() types.Hash { return c.StateRoot(c.Head().HeaderRef()) }
+
+// HeadState opens the state the next block builds on.
+func (c *Chain) HeadState() (*state.StateDB, error) { return c.StateAt(c.HeadStateRoot()) }
+
+// ErrHeadMoved is returned by SetHeadState when the head is no longer the
+// block whose state was changed: the change must be made again on the new
+// head.
+var ErrHeadMoved = errors.New("chain: the head moved")
+
+// SetHeadState commits st, opened on the state of block head, and makes
+// it the head's state. Its trie nodes are written at once, not with the
+// next block, so the root stays readable whatever happens next. A zero
+// st leaves the head's state as the block made it.
+func (c *Chain) SetHeadState(head types.Hash, st *state.StateDB) (types.Hash, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.head.Hash() != head {
+		return types.Hash{}, ErrHeadMoved
+	}
+	if st == nil {
+		c.headState.Store(nil)
+		return c.head.Root(), nil
+	}
+	root, err := st.Commit(c.Config.Fork(c.head.Number()+1, c.head.Time()+1) >= forks.SpuriousDragon)
+	if err != nil {
+		c.db.Discard()
+		return types.Hash{}, err
+	}
+	if err := c.db.Flush(); err != nil {
+		return types.Hash{}, err
+	}
+	c.setHeadRoot(root)
+	return root, nil
+}
+
+// UseHeadStateRoot makes root, a state root stored earlier (by
+// SetHeadState), the head's state, as a snapshot revert does.
+func (c *Chain) UseHeadStateRoot(head, root types.Hash) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.head.Hash() != head {
+		return ErrHeadMoved
+	}
+	if _, err := state.New(root, c.db); err != nil {
+		return fmt.Errorf("state %s: %w", root, err)
+	}
+	c.setHeadRoot(root)
+	return nil
+}
+
+// setHeadRoot records root as the head's state; called with c.mu held.
+func (c *Chain) setHeadRoot(root types.Hash) {
+	if root == c.head.Root() {
+		c.headState.Store(nil)
+		return
+	}
+	c.headState.Store(&headState{block: c.head.Hash(), root: root})
+}
+
+// Rewind makes canonical block num the head again, as if the blocks after
+// it had never been made: their canonical entries, transaction lookups,
+// blooms, certificates and history-index entries go, in one atomic write.
+// The state of block num must still be stored.
+func (c *Chain) Rewind(num uint64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.head.Number()
+	if num > old {
+		return fmt.Errorf("chain: cannot rewind to block %d, the head is %d", num, old)
+	}
+	if num == old {
+		c.headState.Store(nil)
+		return nil
+	}
+	target, err := c.BlockByNumber(num)
+	if err != nil {
+		return fmt.Errorf("block %d: %w", num, err)
+	}
+	if _, err := state.New(target.Root(), c.db); err != nil {
+		return fmt.Errorf("state of block %d: %w", num, err)
+	}
+	if err := c.db.rewind(target, old); err != nil {
+		c.db.Discard()
+		return err
+	}
+	c.head = target
+	c.headState.Store(nil)
+	return nil
+}
+
+// Flush writes what is pending (trie nodes of a state committed outside a
+// block) without a block.
+func (db *DB) Flush() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if err := db.kv.Write(&db.pending); err != nil {
+		return err
+	}
+	db.pending.Reset()
+	clear(db.overlay)
+	return nil
+}
+
+// rewind removes canonical blocks target+1 .. old and makes target the
+// head. The history index is rolled back as well: the per-block and
+// per-ordinal entries by number, the per-address lists by walking the
+// addresses it knows (a development chain has few).
+func (db *DB) rewind(target *types.Block, old uint64) error {
+	num := target.Number()
+	keepTxs, err := db.TxCountThrough(num)
+	indexed := err == nil
+	allTxs, err2 := db.TxCountThrough(old)
+	indexed = indexed && err2 == nil
+	// Address lists are read before anything is staged: the counts come
+	// from the store.
+	type addrCount struct {
+		key  []byte
+		addr types.Address
+		from uint64 // entries from here on go
+		to   uint64
+	}
+	var addrs []addrCount
+	if indexed {
+		var ierr error
+		err := db.kv.Iterate(prefixAddrTxCount, func(k, v []byte) bool {
+			if len(k) != len(prefixAddrTxCount)+20 || len(v) != 8 {
+				return true
+			}
+			a := types.Address(k[len(prefixAddrTxCount):])
+			total := binary.BigEndian.Uint64(v)
+			keep, err := db.AddressTxCountBefore(a, num+1)
+			if err != nil {
+				ierr = err
+				return false
+			}
+			if keep < total {
+				addrs = append(addrs, addrCount{key: append([]byte(nil), k...), addr: a, from: keep, to: total})
+			}
+			return true
+		})
+		if err == nil {
+			err = ierr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	for n := num + 1; n <= old; n++ {
+		hv, err := db.kv.Get(key(prefixCanonical, numKey(n)))
+		if err != nil {
+			continue
+		}
+		h := types.Hash(hv)
+		if b, err := db.Block(h); err == nil {
+			for _, tx := range b.Transactions() {
+				th := tx.Hash()
+				db.pending.Delete(key(prefixTxLookup, th[:]))
+			}
+		}
+		db.pending.Delete(key(prefixCanonical, numKey(n)))
+		db.pending.Delete(key(prefixNumber, h[:]))
+		db.pending.Delete(key(prefixBlock, h[:]))
+		db.pending.Delete(key(prefixReceipts, h[:]))
+		db.pending.Delete(key(prefixCert, numKey(n)))
+		db.pending.Delete(key(prefixTxCumul, numKey(n)))
+	}
+	db.unpackBlooms(num+1, old)
+	for n := num + 1; n <= old; n++ {
+		db.pending.Delete(key(prefixBloom, numKey(n)))
+	}
+	if indexed {
+		for o := keepTxs; o < allTxs; o++ {
+			db.pending.Delete(key(prefixTxOrdinal, numKey(o)))
+		}
+		for _, a := range addrs {
+			for i := a.from; i < a.to; i++ {
+				db.pending.Delete(key(prefixAddrTx, a.addr[:], numKey(i)))
+			}
+			if a.from == 0 {
+				db.pending.Delete(a.key)
+			} else {
+				db.pending.Put(a.key, numKey(a.from))
+			}
+		}
+	}
+	h := target.Hash()
+	db.pending.Put(keyHead, h[:])
+	if err := db.kv.Write(&db.pending); err != nil {
+		return err
+	}
+	db.pending.Reset()
+	clear(db.overlay)
+	return nil
+}
