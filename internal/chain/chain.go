@@ -39,6 +39,10 @@ type Chain struct {
 	// headState, when set, is the state a development chain's test
 	// helpers made of its head (devstate.go).
 	headState atomic.Pointer[headState]
+	// devRoots are the states the helpers made of earlier heads.
+	devMu        sync.RWMutex
+	devRoots     map[types.Hash]types.Hash
+	devRootsUsed atomic.Bool
 
 	// reads is shared by the StateDBs StateAt opens: RPC calls open many
 	// on the same few roots and read the same accounts and slots.
@@ -240,8 +244,8 @@ func (c *Chain) commit(built *Built) error {
 		c.db.Discard()
 		return err
 	}
+	c.keepHeadState()
 	c.head = b
-	c.headState.Store(nil)
 	c.notify(b)
 	return nil
 }

@@ -27,10 +27,41 @@ type headState struct {
 // header's own, or for the head the state the test helpers made of it.
 func (c *Chain) StateRoot(h *types.Header) types.Hash {
 	hs := c.headState.Load()
-	if hs == nil || hs.root == h.Root || h.Hash() != hs.block {
+	if hs == nil && !c.devRootsUsed.Load() {
 		return h.Root
 	}
-	return hs.root
+	hash := h.Hash()
+	if hs != nil && hs.block == hash {
+		return hs.root
+	}
+	if c.devRootsUsed.Load() {
+		c.devMu.RLock()
+		root, ok := c.devRoots[hash]
+		c.devMu.RUnlock()
+		if ok {
+			return root
+		}
+	}
+	return h.Root
+}
+
+// keepHeadState is called when a block is committed on the head: the
+// state the helpers made of the old head stays that block's state, as
+// Hardhat and anvil keep it, so reads at that block (a balance before and
+// after a transaction) see it. Called with c.mu held.
+func (c *Chain) keepHeadState() {
+	hs := c.headState.Load()
+	if hs == nil {
+		return
+	}
+	c.devMu.Lock()
+	if c.devRoots == nil {
+		c.devRoots = map[types.Hash]types.Hash{}
+	}
+	c.devRoots[hs.block] = hs.root
+	c.devMu.Unlock()
+	c.devRootsUsed.Store(true)
+	c.headState.Store(nil)
 }
 
 // HeadStateRoot is StateRoot of the head.
@@ -116,12 +147,23 @@ func (c *Chain) Rewind(num uint64) error {
 	if _, err := state.New(target.Root(), c.db); err != nil {
 		return fmt.Errorf("state of block %d: %w", num, err)
 	}
+	var dropped []types.Hash
+	for n := num + 1; n <= old; n++ {
+		if h, ok := c.db.CanonicalHash(n); ok {
+			dropped = append(dropped, h)
+		}
+	}
 	if err := c.db.rewind(target, old); err != nil {
 		c.db.Discard()
 		return err
 	}
 	c.head = target
 	c.headState.Store(nil)
+	c.devMu.Lock()
+	for _, h := range dropped {
+		delete(c.devRoots, h)
+	}
+	c.devMu.Unlock()
 	return nil
 }
 

@@ -38,6 +38,7 @@ type devMiner struct {
 	busy     bool
 	building *types.Block // proposed, not yet committed
 	paused   bool
+	stalled  bool // the last unforced build took nothing: pending transactions do not apply
 	now      func() time.Time
 }
 
@@ -122,6 +123,9 @@ func (m *devMiner) Await(ctx context.Context, retry bool) (bft.MineOrder, error)
 		case <-due:
 		case <-m.arrivals:
 			retry = false
+			m.mu.Lock()
+			m.stalled = false
+			m.mu.Unlock()
 			stop()
 			t := time.NewTimer(burstWaitDev)
 			select {
@@ -146,6 +150,7 @@ func (m *devMiner) Done(o bft.MineOrder, proposed *types.Block, err error) {
 		r.err = err
 		m.finish(r)
 	}
+	m.stalled = !o.Force && err == nil
 	m.current, m.busy = nil, false
 	m.notify()
 }
@@ -263,3 +268,37 @@ func (m *devMiner) with(f func(m *devMiner)) {
 }
 
 func (m *devMiner) close() { m.unsub() }
+
+// waitMined returns once tx is in a block, when automine is on, as
+// Hardhat Network's eth_sendTransaction does; it returns early when the
+// transaction cannot be mined now (a nonce gap, a fee below the base fee)
+// or automine is off.
+func (m *devMiner) waitMined(ctx context.Context, mined func() bool) {
+	timeout := time.NewTimer(time.Minute)
+	defer timeout.Stop()
+	for {
+		m.mu.Lock()
+		changed := m.changed
+		idle := !m.busy && len(m.requests) == 0
+		stalled, auto := m.stalled, m.automine
+		m.mu.Unlock()
+		if !auto || mined() {
+			return
+		}
+		if pending, _ := m.pool.Stats(); idle && (pending == 0 || stalled) {
+			return
+		}
+		poll := time.NewTimer(20 * time.Millisecond) // the producer picks arrivals up without a change
+		select {
+		case <-ctx.Done():
+			poll.Stop()
+			return
+		case <-timeout.C:
+			poll.Stop()
+			return
+		case <-changed:
+		case <-poll.C:
+		}
+		poll.Stop()
+	}
+}

@@ -55,6 +55,10 @@ func (n *Node) enableDevTools() {
 	n.Chain.Config.Impersonation = true
 	n.keys.imp = d
 	n.dev = d
+	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) {
+		h := tx.Hash()
+		d.miner.waitMined(ctx, func() bool { _, _, ok := n.Chain.DB().TxLookup(h); return ok })
+	})
 	go func() {
 		<-n.stop
 		d.miner.close()
