@@ -118,6 +118,9 @@ func (c *Chain) UseHeadStateRoot(head, root types.Hash) error {
 
 // setHeadRoot records root as the head's state; called with c.mu held.
 func (c *Chain) setHeadRoot(root types.Hash) {
+	c.devMu.Lock()
+	delete(c.devRoots, c.head.Hash()) // what the head kept from before a rewind
+	c.devMu.Unlock()
 	if root == c.head.Root() {
 		c.headState.Store(nil)
 		return

@@ -1,0 +1,181 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+	"github.com/holiman/uint256"
+)
+
+func newDevToolsNode(t testing.TB) *Node {
+	keys := devload.Keys("devtools-test", 2)
+	g := devload.GenesisWithToken(8118, keys, 1_700_000_000)
+	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: keys[0], Accounts: keys[1:], DevTools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+type rpcReply struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func devCall(t testing.TB, h http.Handler, method, params string) rpcReply {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	var r rpcReply
+	if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil {
+		t.Fatalf("%s: %v: %s", method, err, w.Body.String())
+	}
+	return r
+}
+
+// TestDevToolsParams: bad parameters are -32602 naming the argument; an
+// unknown snapshot is false, as Hardhat answers.
+func TestDevToolsParams(t *testing.T) {
+	h := newDevToolsNode(t).Handler()
+	addr := `"0x00000000000000000000000000000000000000aa"`
+	for _, c := range []struct {
+		method, params string
+		code           int    // 0: success
+		want           string // result, or a fragment of the error message
+	}{
+		{"evm_revert", `["0x99"]`, 0, `false`},
+		{"evm_revert", `["zz"]`, -32602, "invalid argument 0"},
+		{"evm_revert", `[]`, -32602, ""},
+		{"hardhat_setBalance", `["0xzz","0x1"]`, -32602, "invalid argument 0"},
+		{"hardhat_setBalance", `[` + addr + `,"1x"]`, -32602, "invalid argument 1"},
+		{"hardhat_setBalance", `[` + addr + `,"0x10"]`, 0, `true`},
+		{"anvil_setBalance", `[` + addr + `,"0x10"]`, 0, `null`},
+		{"hardhat_setCode", `[` + addr + `,"0x6"]`, -32602, "invalid argument 1"},
+		{"hardhat_setNonce", `[` + addr + `,{}]`, -32602, "invalid argument 1"},
+		{"hardhat_setStorageAt", `[` + addr + `,"0x1","0x01"]`, -32602, "invalid argument 2"},
+		{"hardhat_setStorageAt", `[` + addr + `,"0x1","0x` + strings.Repeat("0", 63) + `7"]`, 0, `true`},
+		{"evm_setNextBlockTimestamp", `["0x1"]`, -32602, "not after"},
+		{"evm_mine", `["0x1"]`, -32602, "invalid argument 0"},
+		{"evm_increaseTime", `[-5]`, -32602, "invalid argument 0"},
+		{"evm_setAutomine", `["yes"]`, -32602, "invalid argument 0"},
+		{"evm_setIntervalMining", `["0x"]`, -32602, "invalid argument 0"},
+		{"hardhat_impersonateAccount", `["0x12"]`, -32602, "invalid argument 0"},
+		{"anvil_autoImpersonateAccount", `[1]`, -32602, "invalid argument 0"},
+	} {
+		r := devCall(t, h, c.method, c.params)
+		switch {
+		case c.code == 0 && r.Error != nil:
+			t.Errorf("%s %s: error %s", c.method, c.params, r.Error.Message)
+		case c.code == 0 && string(r.Result) != c.want:
+			t.Errorf("%s %s = %s, want %s", c.method, c.params, r.Result, c.want)
+		case c.code != 0 && (r.Error == nil || r.Error.Code != c.code || !strings.Contains(r.Error.Message, c.want)):
+			t.Errorf("%s %s: got %s %+v, want code %d with %q", c.method, c.params, r.Result, r.Error, c.code, c.want)
+		}
+	}
+}
+
+// TestSnapshotNesting: set* changes are visible at once, go into the next
+// block's state, and nested reverts undo them in order.
+func TestSnapshotNesting(t *testing.T) {
+	n := newDevToolsNode(t)
+	h := n.Handler()
+	a := types.Address{0xaa}
+	bal := func() string {
+		var s string
+		json.Unmarshal(devCall(t, h, "eth_getBalance", `["`+a.Hex()+`","latest"]`).Result, &s)
+		return s
+	}
+	set := func(v string) {
+		if r := devCall(t, h, "hardhat_setBalance", `["`+a.Hex()+`","`+v+`"]`); r.Error != nil {
+			t.Fatal(r.Error.Message)
+		}
+	}
+	snap := func() string {
+		var s string
+		json.Unmarshal(devCall(t, h, "evm_snapshot", `[]`).Result, &s)
+		return s
+	}
+	revert := func(id string) string { return string(devCall(t, h, "evm_revert", `["`+id+`"]`).Result) }
+
+	s1 := snap()
+	set("0x1")
+	s2 := snap()
+	set("0x2")
+	devCall(t, h, "evm_mine", `[]`)
+	if got := n.Chain.Head().Number(); got != 1 {
+		t.Fatalf("head %d after evm_mine", got)
+	}
+	st, _ := n.Chain.StateAt(n.Chain.Head().Root()) // the block's own root
+	if got := st.GetBalance(a); !got.Eq(uint256.NewInt(2)) {
+		t.Errorf("mined block's state has balance %s, want 2", got)
+	}
+	set("0x3")
+	if got := bal(); got != "0x3" {
+		t.Errorf("balance %s after setBalance, want 0x3", got)
+	}
+	if got := revert(s2); got != "true" {
+		t.Fatalf("revert %s = %s", s2, got)
+	}
+	if got, num := bal(), n.Chain.Head().Number(); got != "0x1" || num != 0 {
+		t.Errorf("after revert to %s: balance %s at head %d, want 0x1 at 0", s2, got, num)
+	}
+	if got := revert(s2); got != "false" {
+		t.Errorf("second revert to %s = %s, want false", s2, got)
+	}
+	if got := revert(s1); got != "true" || bal() != "0x0" {
+		t.Errorf("revert to %s = %s, balance %s; want true, 0x0", s1, got, bal())
+	}
+}
+
+// BenchmarkSnapshotRevert is an evm_snapshot + evm_revert round trip
+// over 10,000 accounts touched after the snapshot (their balances
+// changed in the head's state): the revert copies nothing, so its cost
+// does not grow with them. Touching them is outside the timing.
+func BenchmarkSnapshotRevert(b *testing.B) {
+	n := newDevToolsNode(b)
+	d := n.dev
+	ctx := context.Background()
+	const accounts = 10_000
+	touch := func(v uint64) {
+		err := d.modify(ctx, func(st *state.StateDB) {
+			for i := range accounts {
+				st.SetBalance(types.Address{0xbe, byte(i >> 8), byte(i)}, uint256.NewInt(v))
+			}
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	touch(1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		id := d.Snapshot()
+		b.StopTimer()
+		touch(uint64(i) + 2)
+		b.StartTimer()
+		if ok, err := d.Revert(ctx, id); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+	b.StopTimer()
+	if st, err := n.Chain.HeadState(); err != nil || !st.GetBalance(types.Address{0xbe, 0x27, 0x0f}).Eq(uint256.NewInt(1)) {
+		b.Fatalf("revert did not restore the balances (%v)", err)
+	}
+}
