@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc/ethapi"
 	"github.com/chaind/chaind/state"
@@ -29,6 +30,9 @@ type devTools struct {
 	mu     sync.Mutex // serialises snapshots and reverts
 	snaps  []devSnapshot
 	nextID uint64
+
+	trMu sync.Mutex
+	tr   bft.Transport // the node's in-process consensus transport, kept across reverts
 
 	impMu   sync.RWMutex
 	imp     map[types.Address]bool
@@ -72,6 +76,17 @@ func (n *Node) enableDevTools() {
 // "HardhatNetwork"; "anvil-compatible" says what the node offers and the
 // rest says what it is.
 func devClientVersion(v string) string { return "anvil-compatible " + v }
+
+// transport is the consensus transport of the dev validator: one made
+// at the first start and kept.
+func (d *devTools) transport(self types.Address) bft.Transport {
+	d.trMu.Lock()
+	defer d.trMu.Unlock()
+	if d.tr == nil {
+		d.tr = bft.NewMemNetwork().Join(self)
+	}
+	return d.tr
+}
 
 // devCommitted tells the mining control of a committed block.
 func (n *Node) devCommitted(b *types.Block) {

@@ -44,6 +44,7 @@ func RegisterAccounts(s *rpc.Server, b Backend, keys backend.Accounts, opts EthO
 	register(s, "personal_sign", 2, 2, func(_ context.Context, p rpc.Params) (any, error) {
 		return api.signMessage(p, 1, 0)
 	})
+	register(s, "eth_signTypedData_v4", 2, 2, api.signTypedData)
 	register(s, "eth_signTransaction", 1, 1, api.signTransaction)
 	register(s, "eth_sendTransaction", 1, 1, api.sendTransaction)
 }
