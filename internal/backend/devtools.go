@@ -48,6 +48,11 @@ type DevTools interface {
 	Impersonate(addr types.Address)
 	StopImpersonating(addr types.Address)
 	AutoImpersonate(on bool)
+	// DumpState is the head's state as anvil_dumpState gives it (gzipped
+	// JSON of the accounts); LoadState writes such a dump's accounts (gzip
+	// or plain JSON) into the head's state.
+	DumpState() ([]byte, error)
+	LoadState(ctx context.Context, dump []byte) error
 	// Metadata identifies the development node (hardhat_metadata).
 	Metadata() DevMetadata
 }

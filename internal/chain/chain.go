@@ -43,6 +43,10 @@ type Chain struct {
 	devMu        sync.RWMutex
 	devRoots     map[types.Hash]types.Hash
 	devRootsUsed atomic.Bool
+	// keys are the addresses and slots committed states touched, when a
+	// development chain asks (RecordKeys); nil otherwise.
+	keysMu sync.Mutex
+	keys   map[types.Address]map[types.Hash]struct{}
 
 	// reads is shared by the StateDBs StateAt opens: RPC calls open many
 	// on the same few roots and read the same accounts and slots.
@@ -262,6 +266,7 @@ func (c *Chain) commitState(b *types.Block, st *state.StateDB) error {
 		c.db.Discard()
 		return fmt.Errorf("%w: state root %s, header says %s", ErrBadPostState, root, b.Root())
 	}
+	c.recordKeys(st)
 	return nil
 }
 

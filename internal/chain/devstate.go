@@ -94,6 +94,7 @@ func (c *Chain) SetHeadState(head types.Hash, st *state.StateDB) (types.Hash, er
 		c.db.Discard()
 		return types.Hash{}, err
 	}
+	c.recordKeys(st)
 	if err := c.db.Flush(); err != nil {
 		return types.Hash{}, err
 	}
@@ -168,6 +169,59 @@ func (c *Chain) Rewind(num uint64) error {
 	}
 	c.devMu.Unlock()
 	return nil
+}
+
+// RecordKeys makes the chain remember every address and storage slot the
+// states it commits touch, from now on, starting with seed: a
+// development chain lists its accounts from them (DumpState).
+func (c *Chain) RecordKeys(seed map[types.Address][]types.Hash) {
+	c.keysMu.Lock()
+	defer c.keysMu.Unlock()
+	c.keys = map[types.Address]map[types.Hash]struct{}{}
+	for a, slots := range seed {
+		c.addKeys(a, slots)
+	}
+}
+
+// addKeys records addr and slots; called with c.keysMu held.
+func (c *Chain) addKeys(addr types.Address, slots []types.Hash) {
+	m := c.keys[addr]
+	if m == nil {
+		m = map[types.Hash]struct{}{}
+		c.keys[addr] = m
+	}
+	for _, k := range slots {
+		m[k] = struct{}{}
+	}
+}
+
+// recordKeys records what st touched, when RecordKeys is on.
+func (c *Chain) recordKeys(st *state.StateDB) {
+	c.keysMu.Lock()
+	defer c.keysMu.Unlock()
+	if c.keys == nil {
+		return
+	}
+	st.Touched(c.addKeys)
+}
+
+// Keys returns the recorded addresses and their storage slots; nil unless
+// RecordKeys is on. The result is the caller's.
+func (c *Chain) Keys() map[types.Address][]types.Hash {
+	c.keysMu.Lock()
+	defer c.keysMu.Unlock()
+	if c.keys == nil {
+		return nil
+	}
+	out := make(map[types.Address][]types.Hash, len(c.keys))
+	for a, m := range c.keys {
+		slots := make([]types.Hash, 0, len(m))
+		for k := range m {
+			slots = append(slots, k)
+		}
+		out[a] = slots
+	}
+	return out
 }
 
 // Flush writes what is pending (trie nodes of a state committed outside a

@@ -57,6 +57,15 @@ func (n *Node) enableDevTools() {
 	// Impersonated transactions carry a marker instead of a signature;
 	// only this chain's signer accepts them.
 	n.Chain.Config.Impersonation = true
+	seed := map[types.Address][]types.Hash{}
+	for a, acc := range n.cfg.Genesis.Alloc {
+		slots := []types.Hash{}
+		for k := range acc.Storage {
+			slots = append(slots, k)
+		}
+		seed[a] = slots
+	}
+	n.Chain.RecordKeys(seed)
 	n.keys.imp = d
 	n.dev = d
 	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) {

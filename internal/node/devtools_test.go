@@ -179,3 +179,42 @@ func BenchmarkSnapshotRevert(b *testing.B) {
 		b.Fatalf("revert did not restore the balances (%v)", err)
 	}
 }
+
+// TestDumpLoadState: anvil_dumpState of one node loaded into another
+// gives the same accounts, contract storage included.
+func TestDumpLoadState(t *testing.T) {
+	src, dst := newDevToolsNode(t), newDevToolsNode(t)
+	hs, hd := src.Handler(), dst.Handler()
+	a, c := `"0x00000000000000000000000000000000000000aa"`, `"0x00000000000000000000000000000000000000cc"`
+	for _, r := range []rpcReply{
+		devCall(t, hs, "anvil_setBalance", `[`+a+`,"0x1234"]`),
+		devCall(t, hs, "anvil_setNonce", `[`+a+`,"0x5"]`),
+		devCall(t, hs, "anvil_setCode", `[`+c+`,"0x345f5500"]`),
+		devCall(t, hs, "anvil_setStorageAt", `[`+c+`,"0x2","0x`+strings.Repeat("0", 62)+`2a"]`),
+		devCall(t, hs, "evm_mine", `[]`),
+	} {
+		if r.Error != nil {
+			t.Fatal(r.Error.Message)
+		}
+	}
+	dump := devCall(t, hs, "anvil_dumpState", `[]`)
+	if dump.Error != nil {
+		t.Fatal(dump.Error.Message)
+	}
+	if r := devCall(t, hd, "anvil_loadState", `[`+string(dump.Result)+`]`); r.Error != nil || string(r.Result) != "true" {
+		t.Fatalf("anvil_loadState: %s %+v", r.Result, r.Error)
+	}
+	for _, q := range []struct{ method, params, want string }{
+		{"eth_getBalance", `[` + a + `,"latest"]`, `"0x1234"`},
+		{"eth_getTransactionCount", `[` + a + `,"latest"]`, `"0x5"`},
+		{"eth_getCode", `[` + c + `,"latest"]`, `"0x345f5500"`},
+		{"eth_getStorageAt", `[` + c + `,"0x2","latest"]`, `"0x` + strings.Repeat("0", 62) + `2a"`},
+	} {
+		if got := string(devCall(t, hd, q.method, q.params).Result); got != q.want {
+			t.Errorf("%s on the loaded node = %s, want %s", q.method, got, q.want)
+		}
+	}
+	if r := devCall(t, hd, "anvil_loadState", `["0x1f8b00"]`); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("a broken dump: %+v, want -32602", r.Error)
+	}
+}

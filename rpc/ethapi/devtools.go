@@ -91,6 +91,20 @@ func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, opts EthOp
 		dev.AutoImpersonate(on)
 		return nil, nil
 	})
+	register(s, "anvil_dumpState", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		dump, err := dev.DumpState()
+		return types.HexBytes(dump), err
+	})
+	register(s, "anvil_loadState", 1, 1, func(ctx context.Context, p rpc.Params) (any, error) {
+		var dump types.HexBytes
+		if err := p.Decode(0, &dump); err != nil {
+			return nil, err
+		}
+		if err := dev.LoadState(ctx, dump); err != nil {
+			return nil, err
+		}
+		return true, nil
+	})
 	register(s, "hardhat_metadata", 0, 0, h.metadata)
 	register(s, "anvil_nodeInfo", 0, 0, h.nodeInfo)
 }
