@@ -224,6 +224,47 @@ func (c *Chain) Keys() map[types.Address][]types.Hash {
 	return out
 }
 
+// recordingKeys reports whether RecordKeys is on.
+func (c *Chain) recordingKeys() bool {
+	c.keysMu.Lock()
+	defer c.keysMu.Unlock()
+	return c.keys != nil
+}
+
+// prefixBlockAddrs keeps, on a development chain, the addresses whose
+// history-index lists a block extended, so that a rewind shortens exactly
+// those lists instead of walking every address.
+var prefixBlockAddrs = []byte("xt") // xt + number(8) -> addresses (20 each)
+
+func (c *Chain) stageBlockAddrs(n uint64, addrs []types.Address) {
+	v := make([]byte, 0, 20*len(addrs))
+	for _, a := range addrs {
+		v = append(v, a[:]...)
+	}
+	c.db.stagePut(key(prefixBlockAddrs, numKey(n)), v)
+}
+
+// blockAddrs returns the addresses blocks from..to extended the lists of,
+// or false when a block of them has no record.
+func (db *DB) blockAddrs(from, to uint64) ([]types.Address, bool) {
+	seen := map[types.Address]bool{}
+	var out []types.Address
+	for n := from; n <= to; n++ {
+		v, err := db.kv.Get(key(prefixBlockAddrs, numKey(n)))
+		if err != nil || len(v)%20 != 0 {
+			return nil, false
+		}
+		for ; len(v) > 0; v = v[20:] {
+			a := types.Address(v[:20])
+			if !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
+		}
+	}
+	return out, true
+}
+
 // Flush writes what is pending (trie nodes of a state committed outside a
 // block) without a block.
 func (db *DB) Flush() error {
@@ -257,28 +298,42 @@ func (db *DB) rewind(target *types.Block, old uint64) error {
 	}
 	var addrs []addrCount
 	if indexed {
-		var ierr error
-		err := db.kv.Iterate(prefixAddrTxCount, func(k, v []byte) bool {
-			if len(k) != len(prefixAddrTxCount)+20 || len(v) != 8 {
-				return true
-			}
-			a := types.Address(k[len(prefixAddrTxCount):])
-			total := binary.BigEndian.Uint64(v)
+		visit := func(a types.Address, total uint64) error {
 			keep, err := db.AddressTxCountBefore(a, num+1)
 			if err != nil {
-				ierr = err
-				return false
+				return err
 			}
 			if keep < total {
-				addrs = append(addrs, addrCount{key: append([]byte(nil), k...), addr: a, from: keep, to: total})
+				addrs = append(addrs, addrCount{key: key(prefixAddrTxCount, a[:]), addr: a, from: keep, to: total})
 			}
-			return true
-		})
-		if err == nil {
-			err = ierr
+			return nil
 		}
-		if err != nil {
-			return err
+		if touched, ok := db.blockAddrs(num+1, old); ok {
+			for _, a := range touched {
+				total, err := db.AddressTxCount(a)
+				if err == nil {
+					err = visit(a, total)
+				}
+				if err != nil {
+					return err
+				}
+			}
+		} else {
+			// Blocks written without the record: walk every address.
+			var ierr error
+			err := db.kv.Iterate(prefixAddrTxCount, func(k, v []byte) bool {
+				if len(k) != len(prefixAddrTxCount)+20 || len(v) != 8 {
+					return true
+				}
+				ierr = visit(types.Address(k[len(prefixAddrTxCount):]), binary.BigEndian.Uint64(v))
+				return ierr == nil
+			})
+			if err == nil {
+				err = ierr
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
 	db.mu.Lock()
@@ -301,6 +356,7 @@ func (db *DB) rewind(target *types.Block, old uint64) error {
 		db.pending.Delete(key(prefixReceipts, h[:]))
 		db.pending.Delete(key(prefixCert, numKey(n)))
 		db.pending.Delete(key(prefixTxCumul, numKey(n)))
+		db.pending.Delete(key(prefixBlockAddrs, numKey(n)))
 	}
 	db.unpackBlooms(num+1, old)
 	for n := num + 1; n <= old; n++ {

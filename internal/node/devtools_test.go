@@ -164,19 +164,34 @@ func BenchmarkSnapshotRevert(b *testing.B) {
 		}
 	}
 	touch(1)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		id := d.Snapshot()
-		b.StopTimer()
-		touch(uint64(i) + 2)
-		b.StartTimer()
-		if ok, err := d.Revert(ctx, id); !ok || err != nil {
-			b.Fatal(ok, err)
+	for _, mined := range []bool{false, true} {
+		name := "state"
+		if mined {
+			name = "state+block" // the revert also rewinds a block and restarts consensus
 		}
-	}
-	b.StopTimer()
-	if st, err := n.Chain.HeadState(); err != nil || !st.GetBalance(types.Address{0xbe, 0x27, 0x0f}).Eq(uint256.NewInt(1)) {
-		b.Fatalf("revert did not restore the balances (%v)", err)
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				id := d.Snapshot()
+				b.StopTimer()
+				touch(uint64(i) + 2)
+				if mined {
+					if err := d.Mine(ctx, 1, 0, 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				if ok, err := d.Revert(ctx, id); !ok || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+			b.StopTimer()
+			if st, err := n.Chain.HeadState(); err != nil || !st.GetBalance(types.Address{0xbe, 0x27, 0x0f}).Eq(uint256.NewInt(1)) {
+				b.Fatalf("revert did not restore the balances (%v)", err)
+			}
+			if got := n.Chain.Head().Number(); got != 0 {
+				b.Fatalf("head %d after the reverts, want 0", got)
+			}
+		})
 	}
 }
 
