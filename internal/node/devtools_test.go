@@ -233,3 +233,26 @@ func TestDumpLoadState(t *testing.T) {
 		t.Errorf("a broken dump: %+v, want -32602", r.Error)
 	}
 }
+
+// TestDevToolsOnlyOnDev: without DevTools none of the helpers is served,
+// and a public node refuses them.
+func TestDevToolsOnlyOnDev(t *testing.T) {
+	keys := devload.Keys("devtools-test", 2)
+	g := devload.GenesisWithToken(8118, keys, 1_700_000_000)
+	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: keys[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	for _, m := range []string{"evm_snapshot", "evm_mine", "hardhat_setBalance", "anvil_impersonateAccount", "hardhat_metadata", "anvil_dumpState"} {
+		if r := devCall(t, n.Handler(), m, `[]`); r.Error == nil || r.Error.Code != -32601 {
+			t.Errorf("%s on a node without DevTools: %+v, want method not found", m, r.Error)
+		}
+	}
+	if r := devCall(t, n.Handler(), "web3_clientVersion", `[]`); strings.Contains(string(r.Result), "anvil") {
+		t.Errorf("web3_clientVersion %s on a node without DevTools", r.Result)
+	}
+	if _, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, DevTools: true, Public: true}); err == nil {
+		t.Error("a public node accepted DevTools")
+	}
+}
