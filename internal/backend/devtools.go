@@ -33,8 +33,9 @@ type DevTools interface {
 	// pending on or off; Automine reports it.
 	SetAutomine(on bool)
 	Automine() bool
-	// SetIntervalMining makes a block every d (0: off).
-	SetIntervalMining(d time.Duration)
+	// SetIntervalMining makes a block every interval drawn from
+	// [min, max] (min = max for a fixed one; 0: off).
+	SetIntervalMining(min, max time.Duration)
 	// SetBalance, SetCode, SetNonce and SetStorageAt change an account
 	// in the head's state: reads of "latest" see the change at once and
 	// the next block is built on it.

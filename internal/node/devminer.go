@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -29,17 +30,20 @@ type devMiner struct {
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced on every change below
 	automine bool
-	interval time.Duration // 0: no interval mining
-	offset   int64         // seconds added to the wall clock
-	nextTime uint64        // timestamp of the next block; 0 none
-	last     time.Time     // when the last block was committed
-	requests []*mineRequest
-	current  *mineRequest // the request the block being built answers
-	busy     bool
-	building *types.Block // proposed, not yet committed
-	paused   bool
-	stalled  bool // the last unforced build took nothing: pending transactions do not apply
-	now      func() time.Time
+	interval time.Duration // until the next interval block; 0: no interval mining
+	// intervalMin and intervalMax bound the intervals drawn (equal for a
+	// fixed one).
+	intervalMin, intervalMax time.Duration
+	offset                   int64     // seconds added to the wall clock
+	nextTime                 uint64    // timestamp of the next block; 0 none
+	last                     time.Time // when the last block was committed
+	requests                 []*mineRequest
+	current                  *mineRequest // the request the block being built answers
+	busy                     bool
+	building                 *types.Block // proposed, not yet committed
+	paused                   bool
+	stalled                  bool // the last unforced build took nothing: pending transactions do not apply
+	now                      func() time.Time
 }
 
 // mineRequest is one block asked for by evm_mine and its kin.
@@ -55,7 +59,7 @@ const burstWaitDev = 5 * time.Millisecond
 
 func newDevMiner(pool *txpool.Pool, blockTime time.Duration) *devMiner {
 	m := &devMiner{pool: pool, changed: make(chan struct{}), automine: blockTime == 0, interval: blockTime,
-		now: time.Now, last: time.Now()}
+		intervalMin: blockTime, intervalMax: blockTime, now: time.Now, last: time.Now()}
 	m.arrivals, m.unsub = pool.Subscribe(1024)
 	return m
 }
@@ -160,6 +164,7 @@ func (m *devMiner) committed(b *types.Block) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.last = m.now()
+	m.nextInterval()
 	if m.nextTime != 0 && b.Time() >= m.nextTime {
 		m.nextTime = 0
 	}
@@ -174,6 +179,14 @@ func (m *devMiner) committed(b *types.Block) {
 	}
 	m.current, m.busy, m.building = nil, false, nil
 	m.notify()
+}
+
+// nextInterval draws the interval to the next interval block; m.mu held.
+func (m *devMiner) nextInterval() {
+	m.interval = m.intervalMin
+	if span := m.intervalMax - m.intervalMin; span > 0 {
+		m.interval += time.Duration(rand.Int64N(int64(span) + 1))
+	}
 }
 
 // finish pops r from the requests and wakes its caller; m.mu held.

@@ -224,9 +224,10 @@ func (d *devTools) Automine() bool {
 }
 
 // SetIntervalMining implements backend.DevTools.
-func (d *devTools) SetIntervalMining(iv time.Duration) {
+func (d *devTools) SetIntervalMining(lo, hi time.Duration) {
 	d.miner.with(func(m *devMiner) {
-		m.interval = iv
+		m.intervalMin, m.intervalMax = lo, hi
+		m.nextInterval()
 		m.last = m.now()
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/devload"
 	"github.com/chaind/chaind/internal/types"
@@ -76,6 +77,11 @@ func TestDevToolsParams(t *testing.T) {
 		{"evm_increaseTime", `[-5]`, -32602, "invalid argument 0"},
 		{"evm_setAutomine", `["yes"]`, -32602, "invalid argument 0"},
 		{"evm_setIntervalMining", `["0x"]`, -32602, "invalid argument 0"},
+		{"evm_setIntervalMining", `[[5,2]]`, -32602, "invalid argument 0"},
+		{"evm_setIntervalMining", `[[0,2]]`, -32602, "invalid argument 0"},
+		{"evm_setIntervalMining", `[[60000,120000]]`, 0, `true`},
+		{"evm_setIntervalMining", `[0]`, 0, `true`},
+		{"anvil_setIntervalMining", `[0]`, 0, `null`},
 		{"hardhat_impersonateAccount", `["0x12"]`, -32602, "invalid argument 0"},
 		{"anvil_autoImpersonateAccount", `[1]`, -32602, "invalid argument 0"},
 	} {
@@ -255,4 +261,38 @@ func TestDevToolsOnlyOnDev(t *testing.T) {
 	if _, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, DevTools: true, Public: true}); err == nil {
 		t.Error("a public node accepted DevTools")
 	}
+}
+
+// TestMiningModes: with automine off a sent transaction waits in the pool
+// until evm_mine; interval mining makes blocks on its own.
+func TestMiningModes(t *testing.T) {
+	n := newDevToolsNode(t)
+	h := n.Handler()
+	from := types.Address(devload.Address(n.cfg.Accounts[0]))
+	if r := devCall(t, h, "evm_setAutomine", `[false]`); string(r.Result) != "true" {
+		t.Fatalf("evm_setAutomine: %s %+v", r.Result, r.Error)
+	}
+	r := devCall(t, h, "eth_sendTransaction", `[{"from":"`+from.Hex()+`","to":"0x00000000000000000000000000000000000000dd","value":"0x5"}]`)
+	if r.Error != nil {
+		t.Fatal(r.Error.Message)
+	}
+	if got := n.Chain.Head().Number(); got != 0 {
+		t.Fatalf("a block (%d) was made with automine off", got)
+	}
+	if r := devCall(t, h, "hardhat_getAutomine", `[]`); string(r.Result) != "false" {
+		t.Errorf("hardhat_getAutomine = %s", r.Result)
+	}
+	devCall(t, h, "evm_mine", `[]`)
+	if b := n.Chain.Head(); b.Number() != 1 || len(b.Transactions()) != 1 {
+		t.Fatalf("evm_mine made block %d with %d transactions, want 1 with 1", b.Number(), len(b.Transactions()))
+	}
+	devCall(t, h, "anvil_setIntervalMining", `[1]`)
+	deadline := time.Now().Add(30 * time.Second)
+	for n.Chain.Head().Number() < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("interval mining made no blocks: head %d", n.Chain.Head().Number())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	devCall(t, h, "anvil_setIntervalMining", `[0]`)
 }

@@ -260,15 +260,24 @@ func (h *devAPI) setAutomine(p rpc.Params) error {
 	return nil
 }
 
+// setInterval takes one interval or, as Hardhat allows, a [min, max]
+// range each block's interval is drawn from.
 func (h *devAPI) setInterval(p rpc.Params, unit time.Duration) error {
-	var iv devQuantity
-	if err := p.Decode(0, &iv); err != nil {
-		return err
+	var lo, hi devQuantity
+	var one devQuantity
+	if err := p.Decode(0, &one); err == nil {
+		lo, hi = one, one
+	} else {
+		var rng []devQuantity
+		if json.Unmarshal(p[0], &rng) != nil || len(rng) != 2 || rng[0] == 0 || rng[0] > rng[1] {
+			return rpc.InvalidParams(0, errors.New("want an interval or a [min, max] range with 0 < min <= max"))
+		}
+		lo, hi = rng[0], rng[1]
 	}
-	if uint64(iv) > math.MaxInt64/uint64(unit) {
-		return rpc.InvalidParams(0, fmt.Errorf("interval %d is too long", iv))
+	if uint64(hi) > math.MaxInt64/uint64(unit) {
+		return rpc.InvalidParams(0, fmt.Errorf("interval %d is too long", hi))
 	}
-	h.dev.SetIntervalMining(time.Duration(iv) * unit)
+	h.dev.SetIntervalMining(time.Duration(lo)*unit, time.Duration(hi)*unit)
 	return nil
 }
 
