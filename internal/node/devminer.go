@@ -177,7 +177,7 @@ func (m *devMiner) committed(b *types.Block) {
 		r.block = b
 		m.finish(r)
 	}
-	m.current, m.busy, m.building = nil, false, nil
+	m.current, m.busy, m.building, m.stalled = nil, false, nil, false
 	m.notify()
 }
 
