@@ -6,7 +6,7 @@ BIN      := bin/chaind
 VERSION  ?= 0.1.0-dev
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build test unit conformance bench peerbench rpcbench fmt vet fuzz-seeds sim e2e e2e-net
+.PHONY: build test unit conformance hardhat bench peerbench rpcbench fmt vet fuzz-seeds sim e2e e2e-net
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/chaind
@@ -14,7 +14,7 @@ build:
 # Everything CI checks: formatting, vet, unit tests (fuzz seeds included),
 # every conformance runner over the shared vectors when they exist, then
 # the end-to-end suite (e2e).
-test: vet unit conformance e2e e2e-net
+test: vet unit conformance e2e hardhat e2e-net
 
 unit:
 	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -54,6 +54,12 @@ conformance: build
 e2e:
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "e2e: FAILED — node and npm (Node >= 20) are required"; exit 1; }
 	cd testdata/e2e && npm ci --no-audit --no-fund && node --test
+
+# Hardhat's sample project (hardhat 2 + toolbox, compiled with solc-js)
+# runs its tests unchanged with --network pointing at a chaind --dev node.
+hardhat:
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "hardhat: FAILED — node and npm (Node >= 20) are required"; exit 1; }
+	cd testdata/hardhat && npm ci --no-audit --no-fund && node run.mjs
 
 # Partitions of a 4-validator network in network namespaces the test
 # creates (ip netns + veth; root only). Elsewhere it says SKIPPED.

@@ -299,6 +299,7 @@ func runNode(args []string) int {
 			return 1
 		}
 		cfg.Validator, cfg.Accounts = dev.Validator, dev.Keys
+		cfg.DevTools = !f.public // the test helpers (evm_*, hardhat_*, anvil_*)
 	}
 	if f.validatorKey != "" {
 		k, err := parseKey(f.validatorKey)

@@ -48,6 +48,22 @@ func (db *DB) putBloom(n uint64, bloom *types.Bloom) error {
 	return nil
 }
 
+// unpackBlooms stages the packed bloom groups that blocks first..last
+// reach as one bloom per block, so that every later write or deletion of
+// a block's bloom lands where the reader looks. Called with db.mu held.
+func (db *DB) unpackBlooms(first, last uint64) {
+	for g := first / bloomGroup; g <= last/bloomGroup; g++ {
+		packed, err := db.kv.Get(key(prefixBloomGroup, numKey(g)))
+		if err != nil || len(packed) != bloomGroup*types.BloomLength {
+			continue
+		}
+		for i := uint64(0); i < bloomGroup; i++ {
+			db.pending.Put(key(prefixBloom, numKey(g*bloomGroup+i)), packed[i*types.BloomLength:(i+1)*types.BloomLength])
+		}
+		db.pending.Delete(key(prefixBloomGroup, numKey(g)))
+	}
+}
+
 // BloomReader reads block blooms by number, keeping the last packed group
 // it read so that a sequential scan reads each group once. It is not safe
 // for concurrent use; make one per query.

@@ -48,7 +48,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.StateAt(ph.Root)
+	st, err := c.StateAt(c.StateRoot(ph))
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,18 @@ type Chain struct {
 	subMu sync.Mutex
 	subs  map[chan *types.Block]struct{}
 
+	// headState, when set, is the state a development chain's test
+	// helpers made of its head (devstate.go).
+	headState atomic.Pointer[headState]
+	// devRoots are the states the helpers made of earlier heads.
+	devMu        sync.RWMutex
+	devRoots     map[types.Hash]types.Hash
+	devRootsUsed atomic.Bool
+	// keys are the addresses and slots committed states touched, when a
+	// development chain asks (RecordKeys); nil otherwise.
+	keysMu sync.Mutex
+	keys   map[types.Address]map[types.Hash]struct{}
+
 	// reads is shared by the StateDBs StateAt opens: RPC calls open many
 	// on the same few roots and read the same accounts and slots.
 	reads *state.ReadCache
@@ -259,6 +271,7 @@ func (c *Chain) commit(built *Built) error {
 		c.db.Discard()
 		return err
 	}
+	c.keepHeadState()
 	c.head = b
 	c.notify(b)
 	return nil
@@ -276,6 +289,7 @@ func (c *Chain) commitState(b *types.Block, st *state.StateDB) error {
 		c.db.Discard()
 		return fmt.Errorf("%w: state root %s, header says %s", ErrBadPostState, root, b.Root())
 	}
+	c.recordKeys(st)
 	return nil
 }
 

@@ -66,6 +66,10 @@ type Config struct {
 	// Like EndBlock it is code installed by the node, never read from a
 	// file; chains whose genesis does not enable them have none.
 	Natives map[types.Address]evm.NativeContract `json:"-"`
+	// Impersonation makes the chain's signer accept the marker signatures
+	// of impersonated transactions (types.ImpersonatedSignature): a
+	// development chain's test helper, set by the node, never by a file.
+	Impersonation bool `json:"-"`
 }
 
 // BlobParams are the EIP-4844 / EIP-7840 blob parameters of one fork.

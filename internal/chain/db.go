@@ -311,19 +311,7 @@ func (db *DB) Reorg(branch []*types.Block, oldHead uint64, headReceipts types.Re
 		}
 		db.pending.Delete(key(prefixCanonical, numKey(n)))
 	}
-	// Packed bloom groups that the change reaches are unpacked into one
-	// bloom per block, so that every later write of a bloom lands where the
-	// reader looks.
-	for g := first / bloomGroup; g <= last/bloomGroup; g++ {
-		packed, err := db.kv.Get(key(prefixBloomGroup, numKey(g)))
-		if err != nil || len(packed) != bloomGroup*types.BloomLength {
-			continue
-		}
-		for i := uint64(0); i < bloomGroup; i++ {
-			db.pending.Put(key(prefixBloom, numKey(g*bloomGroup+i)), packed[i*types.BloomLength:(i+1)*types.BloomLength])
-		}
-		db.pending.Delete(key(prefixBloomGroup, numKey(g)))
-	}
+	db.unpackBlooms(first, last)
 	for n := newHead.Number() + 1; n <= oldHead; n++ {
 		db.pending.Delete(key(prefixBloom, numKey(n)))
 	}

@@ -61,6 +61,9 @@ func (c *Config) Signer(number, time uint64) types.Signer {
 	case !eip155 && f >= forks.SpuriousDragon && f < forks.Berlin:
 		f = forks.TangerineWhistle
 	}
+	if c.Impersonation {
+		return types.NewSigner(c.ChainID, f).WithImpersonation()
+	}
 	return types.NewSigner(c.ChainID, f)
 }
 

@@ -124,6 +124,9 @@ func (c *Chain) stageHistory(b *types.Block, receipts types.Receipts, transfers 
 	for _, a := range order {
 		c.db.stagePut(key(prefixAddrTxCount, a[:]), binary.BigEndian.AppendUint64(nil, counts[a]))
 	}
+	if c.recordingKeys() {
+		c.stageBlockAddrs(n, order)
+	}
 	c.db.stagePut(key(prefixTxCumul, numKey(n)), binary.BigEndian.AppendUint64(nil, before+uint64(len(b.Transactions()))))
 	return nil
 }

@@ -71,6 +71,11 @@ func (n *Node) startConsensus() error {
 	}
 	_, member := set.Index(signer.Address())
 	sole := member && set.Len() == 1
+	if transport == nil && n.dev != nil {
+		// A --dev node keeps its in-process transport across the restarts
+		// of a snapshot revert, whatever validators staking added since.
+		transport = n.dev.transport(signer.Address())
+	}
 	if transport == nil {
 		if !sole {
 			return errors.New("node: a validator in a set of others needs a Transport")
@@ -81,12 +86,18 @@ func (n *Node) startConsensus() error {
 	if timeouts == (consensus.Timeouts{}) {
 		timeouts = defaultTimeouts(n.cfg.BlockTime)
 	}
+	var miner bft.Miner
+	if m := n.devMinerOf(); m != nil {
+		miner = m
+	}
 	app := bft.NewChainApp(bft.ChainAppConfig{
 		Chain: n.Chain, Pool: n.Pool, Validators: vals, Coinbase: signer.Address(),
 		GasLimit: n.cfg.GasLimit, BlockTime: n.cfg.BlockTime,
 		OnlyWithTransactions: sole && n.cfg.BlockTime == 0,
+		Miner:                miner,
 		Committed: func(b *types.Block) {
 			n.resetPool()
+			n.devCommitted(b)
 			n.log.Debug("committed block", "number", b.Number(), "txs", len(b.Transactions()), "gas", b.GasUsed(), "hash", b.Hash())
 		},
 	})

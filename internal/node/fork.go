@@ -211,6 +211,9 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 	if err == nil && g != nil {
 		f.up.Store(up)
 	}
+	if err == nil && n.dev != nil {
+		n.dev.forget() // the snapshots' blocks are gone
+	}
 	n.dropPool()
 	if n.cfg.Validator != nil && n.cfg.P2P == nil {
 		if serr := n.startConsensus(); serr != nil {

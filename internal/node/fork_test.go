@@ -66,7 +66,7 @@ func startUpstream(t testing.TB) *forkUpstream {
 
 // startFork starts a dev node (with the dev staking setup, as chaind
 // --dev has it) forking u at block.
-func startFork(t testing.TB, u *forkUpstream, block *uint64, dir string) (*Node, error) {
+func startFork(t testing.TB, u *forkUpstream, block *uint64, dir string, opts ...func(*Config)) (*Node, error) {
 	t.Helper()
 	val, err := DevValidatorKey(0)
 	if err != nil {
@@ -90,8 +90,12 @@ func startFork(t testing.TB, u *forkUpstream, block *uint64, dir string) (*Node,
 			}
 		}
 	}
-	n, err := New(Config{Genesis: g, DataDir: dir, HTTPPort: -1, WSPort: -1, Validator: val, Accounts: dev,
-		Fork: ForkConfig{URL: u.url, Block: block, Reset: true}})
+	cfg := Config{Genesis: g, DataDir: dir, HTTPPort: -1, WSPort: -1, Validator: val, Accounts: dev,
+		Fork: ForkConfig{URL: u.url, Block: block, Reset: true}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	n, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -550,5 +554,36 @@ func TestForkChainID(t *testing.T) {
 	}
 	if g := n.Chain.Genesis(); g.Number() != u.head+1 {
 		t.Fatalf("a fork without a block starts after the upstream's head %d: genesis %d", u.head, g.Number())
+	}
+}
+
+// On a forked dev node with the test helpers, hardhat_metadata names the
+// fork point, and a reset drops the snapshots: their blocks are gone.
+func TestForkWithDevTools(t *testing.T) {
+	u := startUpstream(t)
+	n, err := startFork(t, u, &u.N, "", func(c *Config) { c.DevTools = true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	var meta struct {
+		ForkedNetwork *struct {
+			ChainID         uint64     `json:"chainId"`
+			ForkBlockNumber uint64     `json:"forkBlockNumber"`
+			ForkBlockHash   types.Hash `json:"forkBlockHash"`
+		} `json:"forkedNetwork"`
+	}
+	if err := json.Unmarshal([]byte(mustCall(t, n, "hardhat_metadata")), &meta); err != nil {
+		t.Fatal(err)
+	}
+	if f := meta.ForkedNetwork; f == nil || f.ChainID != upstreamChainID || f.ForkBlockNumber != u.N || f.ForkBlockHash != u.n.Chain.GetHash(u.N) {
+		t.Fatalf("hardhat_metadata forkedNetwork %+v, want chain %d block %d %s", f, upstreamChainID, u.N, u.n.Chain.GetHash(u.N))
+	}
+	id := mustCall(t, n, "evm_snapshot")
+	mustCall(t, n, "anvil_reset")
+	var idv any
+	json.Unmarshal([]byte(id), &idv)
+	if got := mustCall(t, n, "evm_revert", idv); got != "false" {
+		t.Fatalf("evm_revert of a snapshot taken before anvil_reset answered %s, want false", got)
 	}
 }

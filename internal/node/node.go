@@ -92,6 +92,11 @@ type Config struct {
 	Ops OpsConfig // debug routes, trusted proxies (ops.go)
 
 	Fork ForkConfig // forking another chain, anvil_reset (fork.go)
+	// DevTools serves the test helpers of a development node (evm_*,
+	// hardhat_*, anvil_*; devtools.go) and runs consensus under their
+	// mining control. Never with Public. It keeps every state, as a
+	// snapshot may return to any block.
+	DevTools bool
 }
 
 // Node is a running chaind node.
@@ -129,6 +134,7 @@ type Node struct {
 	net atomic.Pointer[netNode] // nil until the node joins a p2p network
 
 	fork *forkState // fork upstream and reset (fork.go)
+	dev  *devTools  // the test helpers; nil unless Config.DevTools
 }
 
 // New opens the node's store and chain and registers its interfaces; Start
@@ -145,6 +151,13 @@ func New(cfg Config) (*Node, error) {
 	}
 	if cfg.StateHistory == 0 {
 		cfg.StateHistory = 128
+	}
+	if cfg.DevTools && cfg.Public {
+		return nil, errors.New("node: the dev test helpers are never served on a public node")
+	}
+	if cfg.DevTools {
+		cfg.Archive = true
+		cfg.ClientVersion = devClientVersion(cfg.ClientVersion)
 	}
 	var kv store.KV
 	if cfg.DataDir == "" {
@@ -201,6 +214,9 @@ func New(cfg Config) (*Node, error) {
 	ethapi.RegisterChain(n.RPC, &network{n: n})
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
 	n.registerFork()
+	if cfg.DevTools {
+		n.enableDevTools()
+	}
 	if err := n.newGraphQL(); err != nil {
 		kv.Close()
 		return nil, err
@@ -416,6 +432,7 @@ func (n *Node) Close() error {
 type keyring struct {
 	order []types.Address
 	keys  map[types.Address]*secp256k1.PrivateKey
+	imp   backend.Impersonator // dev: addresses sent from without a key; nil none
 }
 
 func newKeyring(keys []*secp256k1.PrivateKey) *keyring {
@@ -429,6 +446,9 @@ func newKeyring(keys []*secp256k1.PrivateKey) *keyring {
 }
 
 func (k *keyring) Accounts() []types.Address { return append([]types.Address{}, k.order...) }
+
+// Impersonating implements backend.Impersonator.
+func (k *keyring) Impersonating(a types.Address) bool { return k.imp != nil && k.imp.Impersonating(a) }
 
 func (k *keyring) SignHash(addr types.Address, digest types.Hash) ([]byte, error) {
 	key, ok := k.keys[addr]

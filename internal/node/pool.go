@@ -12,7 +12,7 @@ func poolHead(c *chain.Chain) (txpool.Head, error) {
 	h := head.HeaderRef()
 	cfg := c.Config
 	next, t := h.Number+1, h.Time+1
-	st, err := c.StateAt(h.Root)
+	st, err := c.StateAt(c.StateRoot(h))
 	if err != nil {
 		return txpool.Head{}, err
 	}

@@ -24,6 +24,9 @@ type Signer struct {
 	chainID  uint256.Int
 	chainMul uint256.Int // chainID * 2, for EIP-155 V values
 	fork     forks.Fork
+	// impersonation accepts the marker signature of ImpersonatedSignature
+	// (a development chain's impersonated accounts).
+	impersonation bool
 }
 
 // NewSigner returns the signer for chainID under the rules of fork:
@@ -106,14 +109,14 @@ func (tx *Transaction) signingHash(legacyChainID *uint256.Int) Hash {
 // id and the signature values against the signer's rules. The result is
 // cached in tx.
 func (s Signer) Sender(tx *Transaction) (Address, error) {
-	if c := tx.from.Load(); c != nil && c.chainID.Eq(&s.chainID) && c.lowS == (s.fork >= forks.Homestead) && s.Supports(tx.Type()) {
+	if c := tx.from.Load(); c != nil && c.chainID.Eq(&s.chainID) && c.lowS == (s.fork >= forks.Homestead) && (!c.imp || s.impersonation) && s.Supports(tx.Type()) {
 		return c.from, nil
 	}
 	from, err := s.recoverSender(tx)
 	if err != nil {
 		return Address{}, err
 	}
-	tx.from.Store(&senderCache{chainID: s.chainID, lowS: s.fork >= forks.Homestead, from: from})
+	tx.from.Store(&senderCache{chainID: s.chainID, lowS: s.fork >= forks.Homestead, imp: s.impersonation, from: from})
 	return from, nil
 }
 
@@ -153,6 +156,11 @@ func (s Signer) recoverSender(tx *Transaction) (Address, error) {
 			return Address{}, ErrInvalidSig
 		}
 		recID.Set(v)
+	}
+	if s.impersonation && recID.IsZero() {
+		if a, ok := impersonatedSender(r, sv); ok {
+			return a, nil
+		}
 	}
 	return recoverPlain(tx.signingHash(legacyChain), r, sv, byte(recID.Uint64()), s.fork >= forks.Homestead)
 }
@@ -238,7 +246,9 @@ func Sender(tx *Transaction) (Address, error) {
 	if !cid.IsUint64() {
 		return Address{}, ErrInvalidChainID
 	}
-	return LatestSigner(cid.Uint64()).Sender(tx)
+	// Display only: a transaction reaches here after a chain's own signer
+	// accepted it, so an impersonated one is shown with its sender.
+	return LatestSigner(cid.Uint64()).WithImpersonation().Sender(tx)
 }
 
 // ---- EIP-7702 authorizations ----

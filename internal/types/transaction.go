@@ -156,6 +156,7 @@ type Transaction struct {
 type senderCache struct {
 	chainID uint256.Int // chain id the sender was recovered under
 	lowS    bool        // whether EIP-2 was applied
+	imp     bool        // whether impersonated transactions were accepted
 	from    Address
 }
 

@@ -44,6 +44,7 @@ func RegisterAccounts(s *rpc.Server, b Backend, keys backend.Accounts, opts EthO
 	register(s, "personal_sign", 2, 2, func(_ context.Context, p rpc.Params) (any, error) {
 		return api.signMessage(p, 1, 0)
 	})
+	register(s, "eth_signTypedData_v4", 2, 2, api.signTypedData)
 	register(s, "eth_signTransaction", 1, 1, api.signTransaction)
 	register(s, "eth_sendTransaction", 1, 1, api.sendTransaction)
 }
@@ -150,6 +151,13 @@ func (api *accountsAPI) fill(ctx context.Context, args *CallArgs) (*types.Transa
 }
 
 func (api *accountsAPI) signArgs(ctx context.Context, p rpc.Params) (*types.Transaction, error) {
+	return api.signArgsAs(ctx, p, false)
+}
+
+// signArgsAs fills and signs a transaction; with impersonation (only to
+// send it) an address the node impersonates gets the marker signature a
+// development chain accepts in place of its key's.
+func (api *accountsAPI) signArgsAs(ctx context.Context, p rpc.Params, impersonation bool) (*types.Transaction, error) {
 	var args CallArgs
 	if err := p.Decode(0, &args); err != nil {
 		return nil, err
@@ -163,6 +171,9 @@ func (api *accountsAPI) signArgs(ctx context.Context, p rpc.Params) (*types.Tran
 	}
 	head := api.b.Head()
 	signer := api.b.Signer(head.Number()+1, head.Time()+1)
+	if imp, ok := api.keys.(backend.Impersonator); impersonation && ok && imp.Impersonating(*args.From) {
+		return tx.WithSignature(signer, types.ImpersonatedSignature(*args.From))
+	}
 	sig, err := api.keys.SignHash(*args.From, signer.SigningHash(tx))
 	if err != nil {
 		return nil, err
@@ -187,7 +198,7 @@ func (api *accountsAPI) signTransaction(ctx context.Context, p rpc.Params) (any,
 }
 
 func (api *accountsAPI) sendTransaction(ctx context.Context, p rpc.Params) (any, error) {
-	tx, err := api.signArgs(ctx, p)
+	tx, err := api.signArgsAs(ctx, p, true)
 	if err != nil {
 		return nil, err
 	}

@@ -18,3 +18,4 @@ await import('./suites/explorer.js');
 await import('./suites/graphql.js');
 await import('./suites/cosmos.js');
 await import('./suites/staking.js');
+await import('./suites/devtools.js');

@@ -33,6 +33,11 @@ type ChainAppConfig struct {
 	// height starts: the node moves its pool to the new head there, so the
 	// next block is built from a pool that knows what this one took.
 	Committed func(*types.Block)
+	// Miner, if set, decides when blocks are made and with what time
+	// instead of BlockTime and OnlyWithTransactions: a development
+	// node's mining controls (miner.go). Only for a validator that is the
+	// whole set.
+	Miner Miner
 }
 
 // burstWait lets a burst of submissions land in one block when an idle
@@ -70,6 +75,9 @@ func (a *ChainApp) Close() { a.unsub() }
 // Propose implements App. It waits for the block time, and, with
 // OnlyWithTransactions, for a transaction that a block would take.
 func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value, error) {
+	if a.cfg.Miner != nil {
+		return a.proposeMined(ctx, height)
+	}
 	a.mu.Lock()
 	ready := a.last.Add(a.cfg.BlockTime)
 	a.mu.Unlock()
@@ -81,7 +89,7 @@ func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value,
 			<-a.txs
 		}
 		if pending, _ := a.cfg.Pool.Stats(); pending > 0 || !a.cfg.OnlyWithTransactions {
-			built, parentCert, err := a.build(height)
+			built, parentCert, err := a.build(height, uint64(time.Now().Unix()))
 			if err != nil {
 				return consensus.Value{}, err
 			}
@@ -120,7 +128,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // build assembles a block on the head from the pool's pending transactions.
-func (a *ChainApp) build(height uint64) (*chain.Built, []byte, error) {
+func (a *ChainApp) build(height, timestamp uint64) (*chain.Built, []byte, error) {
 	c := a.cfg.Chain
 	head := c.Head()
 	if head.Number()+1 != height {
@@ -141,7 +149,7 @@ func (a *ChainApp) build(height uint64) (*chain.Built, []byte, error) {
 	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), c.Config.CalcBaseFee(head.HeaderRef()))
 	built, err := c.BuildBlock(chain.BuildParams{
 		Coinbase:         a.cfg.Coinbase,
-		Time:             uint64(time.Now().Unix()),
+		Time:             timestamp,
 		GasLimit:         a.cfg.GasLimit,
 		Random:           types.Hash(crypto.Keccak256(head.Hash().Bytes())),
 		ParentBeaconRoot: CertRoot(parentCert),

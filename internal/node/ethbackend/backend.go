@@ -41,6 +41,8 @@ type Backend struct {
 	rcMu     sync.Mutex
 	rcCache  map[types.Hash]types.Receipts // derived receipts of recent blocks
 	rcRecent []types.Hash
+
+	sent func(context.Context, *types.Transaction) // see SetSentHook
 }
 
 const receiptCacheBlocks = 256
@@ -143,13 +145,21 @@ func (b *Backend) Receipts(blk *types.Block) (types.Receipts, error) {
 	return rs, nil
 }
 
-func (b *Backend) SendTransaction(_ context.Context, tx *types.Transaction) error {
-	return b.pool.Add(tx)
+func (b *Backend) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+	if err := b.pool.Add(tx); err != nil {
+		return err
+	}
+	b.afterSend(ctx, tx)
+	return nil
 }
 
 // SendPooledTransaction adds a transaction with its blob sidecar.
-func (b *Backend) SendPooledTransaction(_ context.Context, tx *types.Transaction, sc *types.BlobSidecar) error {
-	return b.pool.AddPooled(tx, sc)
+func (b *Backend) SendPooledTransaction(ctx context.Context, tx *types.Transaction, sc *types.BlobSidecar) error {
+	if err := b.pool.AddPooled(tx, sc); err != nil {
+		return err
+	}
+	b.afterSend(ctx, tx)
+	return nil
 }
 
 func (b *Backend) PoolTransaction(h types.Hash) (*types.Transaction, types.Address, bool) {

@@ -40,7 +40,7 @@ func (b *Backend) BuildBlock(_ context.Context, req *backend.BuildRequest) (*bac
 	if err != nil {
 		return nil, err
 	}
-	st, err := b.chain.StateAt(parent.Root)
+	st, err := b.chain.StateAt(b.chain.StateRoot(parent))
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ type simulator struct {
 // state the previous one left.
 func (b *Backend) Simulate(ctx context.Context, req *backend.SimulateRequest) ([]*backend.SimulatedBlock, error) {
 	blk := req.Base
-	st, err := b.chain.StateAt(blk.Root())
+	st, err := b.chain.StateAt(b.chain.StateRoot(blk.HeaderRef()))
 	if err != nil {
 		return nil, err
 	}

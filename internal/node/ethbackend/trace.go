@@ -63,7 +63,9 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 	if err != nil {
 		return nil, fmt.Errorf("parent of block %s: %w", blk.Hash(), err)
 	}
-	st, err := b.chain.StateAt(parent.Root())
+	// The state the block was built on: on a dev chain, the parent's with
+	// the test helpers' changes.
+	st, err := b.chain.StateAt(b.chain.StateRoot(parent.HeaderRef()))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,19 @@
+package ethbackend
+
+import (
+	"context"
+
+	"github.com/chaind/chaind/internal/types"
+)
+
+// SetSentHook installs f to run after every transaction the pool accepts
+// from a client: a development node that automines waits there until the
+// transaction is in a block, as Hardhat Network does, so a test reads its
+// effects right after sending. Set before serving.
+func (b *Backend) SetSentHook(f func(ctx context.Context, tx *types.Transaction)) { b.sent = f }
+
+func (b *Backend) afterSend(ctx context.Context, tx *types.Transaction) {
+	if b.sent != nil {
+		b.sent(ctx, tx)
+	}
+}
