@@ -195,11 +195,11 @@ func TestRedelegateAndUnjail(t *testing.T) {
 	if _, err := l.bond(d, addr(1), chain(5)); err != nil {
 		t.Fatal(err)
 	}
-	wantRevert(t, l.redelegate(d, addr(1), addr(1), chain(1)), "same validator")
-	wantRevert(t, l.redelegate(d, addr(1), addr(3), chain(1)), "no such validator")
-	wantRevert(t, l.redelegate(d, addr(1), addr(2), chain(6)), "insufficient delegation")
-	wantRevert(t, l.redelegate(addr(1), addr(1), addr(2), chain(1)), "self delegation")
-	if err := l.redelegate(d, addr(1), addr(2), chain(5)); err != nil {
+	wantRevert(t, l.redelegate(&p, d, addr(1), addr(1), chain(1)), "same validator")
+	wantRevert(t, l.redelegate(&p, d, addr(1), addr(3), chain(1)), "no such validator")
+	wantRevert(t, l.redelegate(&p, d, addr(1), addr(2), chain(6)), "insufficient delegation")
+	wantRevert(t, l.redelegate(&p, addr(1), addr(1), addr(2), chain(1)), "self delegation")
+	if err := l.redelegate(&p, d, addr(1), addr(2), chain(5)); err != nil {
 		t.Fatal(err)
 	}
 	if ds := ReadDelegations(st, d); len(ds) != 1 || ds[0].Validator != addr(2) || !ds[0].Amount.Eq(chain(5)) {
@@ -258,7 +258,7 @@ func TestCycleSelectsAndRewards(t *testing.T) {
 func TestDoubleSignSlashesAndJails(t *testing.T) {
 	st, _, p := testLedger(t)
 	v, _ := ReadValidator(st, addr(1))
-	if err := EndBlock(st, Block{Number: 5, Time: 1005, DoubleSigners: []types.Address{v.ConsensusAddress}}); err != nil {
+	if err := EndBlock(st, Block{Number: 5, Time: 1005, DoubleSigns: []DoubleSign{{v.ConsensusAddress, 4}}}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := ReadValidator(st, addr(1))
@@ -272,5 +272,74 @@ func TestDoubleSignSlashesAndJails(t *testing.T) {
 	// The sole validator is jailed; the set keeps it rather than halt.
 	if after, _ := ReadValidator(st, addr(1)); after.Status != Jailed || len(ReadActiveSet(st)) != 1 {
 		t.Fatalf("status %v set %v", after.Status, ReadActiveSet(st))
+	}
+}
+
+// A double sign reaches the stake that left the validator after the
+// infraction, as in the Cosmos SDK: unbonding entries and redelegations
+// started at or after its height lose the same fraction; those started
+// before keep everything.
+func TestSlashReachesLaterEntries(t *testing.T) {
+	st, l, p := testLedger(t)
+	st.AddBalance(StakingAddress, chain(20))
+	if err := l.createValidator(&p, newValidator(t, 2, chain(20))); err != nil {
+		t.Fatal(err)
+	}
+	d := addr(9)
+	st.AddBalance(StakingAddress, chain(10))
+	if _, err := l.bond(d, addr(1), chain(10)); err != nil {
+		t.Fatal(err)
+	}
+	l.height = 2
+	if _, _, _, err := l.undelegate(&p, d, addr(1), chain(1)); err != nil { // before the infraction
+		t.Fatal(err)
+	}
+	l.height = 5
+	if _, _, _, err := l.undelegate(&p, d, addr(1), chain(4)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.redelegate(&p, d, addr(1), addr(2), chain(3)); err != nil {
+		t.Fatal(err)
+	}
+	if rs := ReadRedelegations(st, &d); len(rs) != 1 || rs[0].Src != addr(1) || rs[0].Dst != addr(2) || !rs[0].Amount.Eq(chain(3)) {
+		t.Fatalf("redelegations %+v", rs)
+	}
+	v, _ := ReadValidator(st, addr(1))
+	before := ReadSupply(st).Total
+	if err := EndBlock(st, Block{Number: 6, Time: 1006, DoubleSigns: []DoubleSign{{v.ConsensusAddress, 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	fifth := func(x uint64) *uint256.Int { return new(uint256.Int).Div(chain(x), uint256.NewInt(5)) } // 20%
+	es := ReadUnbonding(st, &d)
+	if len(es) != 2 || !es[0].Amount.Eq(chain(1)) || !es[1].Amount.Eq(new(uint256.Int).Sub(chain(4), fifth(4))) {
+		t.Fatalf("unbonding %+v", es)
+	}
+	if dl, _ := ReadDelegation(st, d, addr(2)); !dl.Amount.Eq(new(uint256.Int).Sub(chain(3), fifth(3))) {
+		t.Fatalf("redelegated stake %v", dl.Amount)
+	}
+	// Validator 1 had 100 + 2 left = 102 bonded at the slash.
+	burned := new(uint256.Int).Add(fifth(102), fifth(4))
+	burned.Add(burned, fifth(3))
+	if after, _ := ReadValidator(st, addr(1)); !after.Slashed.Eq(burned) || !after.Jailed {
+		t.Fatalf("slashed %v, want %v", after.Slashed, burned)
+	}
+	if got := new(uint256.Int).Sub(before, ReadSupply(st).Total); !got.Eq(burned) {
+		t.Fatalf("supply fell by %v, want %v", got, burned)
+	}
+	// The same offence again, through other votes: punished once.
+	if err := EndBlock(st, Block{Number: 7, Time: 1007, DoubleSigns: []DoubleSign{{v.ConsensusAddress, 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := ReadValidator(st, addr(1)); !after.Slashed.Eq(burned) || !EvidenceHandled(st, v.ConsensusAddress, 3) {
+		t.Fatalf("slashed twice: %v", after.Slashed)
+	}
+	// The redelegation pays nothing when it expires; the unbondings do.
+	bal := st.GetBalance(d).Clone()
+	if err := EndBlock(st, Block{Number: 8, Time: 1000 + secondsOf(p.RestakeCooldown) + 10}); err != nil {
+		t.Fatal(err)
+	}
+	want := new(uint256.Int).Add(bal, es[0].Amount)
+	if got := st.GetBalance(d); !got.Eq(want.Add(want, es[1].Amount)) || len(ReadRedelegations(st, nil)) != 0 {
+		t.Fatalf("balance %v want %v, redelegations %v", got, want, ReadRedelegations(st, nil))
 	}
 }
