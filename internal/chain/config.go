@@ -66,6 +66,12 @@ type Config struct {
 	// Like EndBlock it is code installed by the node, never read from a
 	// file; chains whose genesis does not enable them have none.
 	Natives map[types.Address]evm.NativeContract `json:"-"`
+	// MaxExtra, when above 32, lifts Ethereum's 32-byte limit on a
+	// header's extra data: chaind's proof-of-stake blocks carry their
+	// consensus data there (the parent's absent signers, double-sign
+	// evidence), which keeps the header's fields and hash rule Ethereum's.
+	// Installed by the node with EndBlock; zero on every imported chain.
+	MaxExtra int `json:"-"`
 }
 
 // BlobParams are the EIP-4844 / EIP-7840 blob parameters of one fork.

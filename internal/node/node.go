@@ -123,6 +123,7 @@ type Node struct {
 	validators    consensus.ValidatorSource
 	stopConsensus context.CancelFunc
 	consensusDone chan struct{} // closed when the driver has returned
+	app           *bft.ChainApp // the validator's application; nil on a node that does not validate
 
 	net atomic.Pointer[netNode] // nil until the node joins a p2p network
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -62,13 +63,20 @@ func PrepareGenesis(g *chain.Genesis) error {
 	}
 	g.Config.Natives = staking.Natives()
 	g.Config.EndBlock = stakingEndBlock
+	g.Config.MaxExtra = bft.MaxExtra
 	return nil
 }
 
 // stakingEndBlock runs the staking rules at the end of every block. The
 // base fee and blob fee the block's transactions paid are burned by the
-// EVM; the supply records them.
+// EVM; the supply records them. The block's consensus data (in its extra
+// data: the parent's absent validators and double-sign evidence, checked
+// by the validators that certified the block) feeds the penalties.
 func stakingEndBlock(x *chain.Exec) error {
+	cd, err := bft.DecodeConsensusData(x.Header.Extra)
+	if err != nil {
+		return err
+	}
 	burned := new(uint256.Int)
 	if bf := x.Header.BaseFee; bf != nil {
 		burned.Mul(bf, uint256.NewInt(x.GasUsed))
@@ -76,7 +84,11 @@ func stakingEndBlock(x *chain.Exec) error {
 	if bbf := x.EVM.Context.BlobBaseFee; bbf != nil && x.BlobGasUsed > 0 {
 		burned.Add(burned, new(uint256.Int).Mul(bbf, uint256.NewInt(x.BlobGasUsed)))
 	}
-	return staking.EndBlock(x.State, staking.Block{Number: x.Header.Number, Time: x.Header.Time, Burned: burned})
+	b := staking.Block{Number: x.Header.Number, Time: x.Header.Time, Burned: burned, Absent: cd.Absent}
+	for _, ev := range cd.Evidence {
+		b.DoubleSigns = append(b.DoubleSigns, staking.DoubleSign{ConsensusAddress: ev.A.Validator, Height: ev.A.Height})
+	}
+	return staking.EndBlock(x.State, b)
 }
 
 // stakeSchedule is the validator set of every height, read from the

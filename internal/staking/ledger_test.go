@@ -343,3 +343,33 @@ func TestSlashReachesLaterEntries(t *testing.T) {
 		t.Fatalf("balance %v want %v, redelegations %v", got, want, ReadRedelegations(st, nil))
 	}
 }
+
+// A validator absent from more than maxMissedBlocks certificates of one
+// missedBlocksWindow-block window loses syncTimeoutPenaltyPercent and is
+// jailed; the count starts again in the next window.
+func TestMissedBlocksSlashAndJail(t *testing.T) {
+	st, _, p := testLedger(t)
+	v, _ := ReadValidator(st, addr(1))
+	absent := []types.Address{v.ConsensusAddress}
+	// The first window: as many misses as allowed, then the window ends.
+	for n := uint64(1); n <= p.MaxMissedBlocks; n++ {
+		if err := EndBlock(st, Block{Number: p.MissedBlocksWindow - 1 - p.MaxMissedBlocks + n, Time: 1000 + n, Absent: absent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after, _ := ReadValidator(st, addr(1)); after.Jailed || after.MissedBlocks != p.MaxMissedBlocks || after.MissedWindow != 0 {
+		t.Fatalf("after %d misses: %+v", p.MaxMissedBlocks, after)
+	}
+	// The next window starts from zero and is punished past the maximum.
+	base := p.MissedBlocksWindow
+	for n := uint64(0); n <= p.MaxMissedBlocks; n++ {
+		if err := EndBlock(st, Block{Number: base + n, Time: 2000 + n, Absent: absent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, _ := ReadValidator(st, addr(1))
+	want, _ := new(uint256.Int).MulDivOverflow(chain(100), uint256.NewInt(p.SyncTimeoutPenalty), uint256.NewInt(PPM))
+	if !after.Jailed || !after.Slashed.Eq(want) || after.MissedWindow != 1 || after.MissedBlocks != p.MaxMissedBlocks+1 {
+		t.Fatalf("after %d misses in window 1: %+v", p.MaxMissedBlocks+1, after)
+	}
+}
