@@ -186,6 +186,10 @@ func New(cfg Config) (*Node, error) {
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
 		StateRetention: stateRetention(cfg), Network: nodeNetwork{n}})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
+	if cfg.Validator != nil {
+		cb := types.Address(crypto.PrivkeyToAddress(cfg.Validator))
+		opts.Coinbase = &cb
+	}
 	lim.applyRPC(n.RPC)
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
 	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
