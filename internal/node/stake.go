@@ -160,6 +160,9 @@ func (s *stakeSchedule) load(cy uint64) (*consensus.ValidatorSet, error) {
 	if cy > 0 {
 		active = staking.ReadNextSet(st)
 	}
+	if len(active) == 0 {
+		return nil, fmt.Errorf("staking: cycle %d has no validators (the genesis names none)", cy)
+	}
 	vals := make([]consensus.Validator, 0, len(active))
 	for _, a := range active {
 		vals = append(vals, consensus.Validator{Address: a.ConsensusAddress, Power: a.Power})
