@@ -150,4 +150,5 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 	if d, _ := bft.DecodeConsensusData(b.HeaderRef().Extra); len(d.Absent) != 0 {
 		t.Fatalf("block %d reports absent %x", b.Number(), d.Absent)
 	}
+	checkSupply(t, n)
 }

@@ -209,6 +209,7 @@ func TestStakingThroughTransactions(t *testing.T) {
 	if acc, err := nw.NetworkAccount(); err != nil || acc.MaintenanceFee.Uint64() != 7 {
 		t.Fatalf("network account %+v %v", acc, err)
 	}
+	checkSupply(t, n)
 }
 
 // waitTime waits until the head block's time reaches ts.
