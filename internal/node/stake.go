@@ -193,6 +193,20 @@ func SetDevStaking(g *chain.Genesis, keys []*secp256k1.PrivateKey, host string) 
 	if host == "" {
 		host = "127.0.0.1"
 	}
+	addrs := make([]string, len(keys))
+	for i := range keys {
+		addrs[i] = net.JoinHostPort(host, strconv.Itoa(26656+i))
+	}
+	return SetTestStaking(g, keys, addrs)
+}
+
+// SetTestStaking gives a test network's genesis its staking section: one
+// validator per key at the matching p2p address, as SetDevStaking, with
+// the dev parameters.
+func SetTestStaking(g *chain.Genesis, keys []*secp256k1.PrivateKey, netAddrs []string) error {
+	if len(netAddrs) != len(keys) {
+		return fmt.Errorf("staking genesis: %d keys but %d network addresses", len(keys), len(netAddrs))
+	}
 	p := DevParams()
 	sg := staking.Genesis{Params: &p}
 	tenPct := new(uint256.Int).Mul(uint256.NewInt(10), uint256.NewInt(1e16))
@@ -203,7 +217,7 @@ func SetDevStaking(g *chain.Genesis, keys []*secp256k1.PrivateKey, host string) 
 			return err
 		}
 		sg.Validators = append(sg.Validators, staking.GenesisValidator{
-			Operator: op, Pubkey: pub, NetAddress: net.JoinHostPort(host, strconv.Itoa(26656+i)),
+			Operator: op, Pubkey: pub, NetAddress: netAddrs[i],
 			Moniker: fmt.Sprintf("dev-validator-%d", i), CommissionRate: tenPct, MaxRate: new(uint256.Int).Mul(tenPct, uint256.NewInt(5)),
 			MaxChangeRate: new(uint256.Int).Div(tenPct, uint256.NewInt(10)), MinSelfDelegation: uint256.NewInt(1e18), Stake: devValidatorStake,
 		})
