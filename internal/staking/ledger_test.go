@@ -205,6 +205,16 @@ func TestRedelegateAndUnjail(t *testing.T) {
 	if ds := ReadDelegations(st, d); len(ds) != 1 || ds[0].Validator != addr(2) || !ds[0].Amount.Eq(chain(5)) {
 		t.Fatalf("delegations %+v", ds)
 	}
+	// Hopping on at once would carry the stake beyond a slash of
+	// validator 1; after the cooldown it may move again.
+	st.AddBalance(StakingAddress, chain(20))
+	if err := l.createValidator(&p, newValidator(t, 4, chain(20))); err != nil {
+		t.Fatal(err)
+	}
+	wantRevert(t, l.redelegate(&p, d, addr(2), addr(4), chain(1)), "cannot move on until")
+	l.now += secondsOf(p.RestakeCooldown)
+	wantRevert(t, l.redelegate(&p, d, addr(2), addr(4), chain(1)), "")
+	l.now -= secondsOf(p.RestakeCooldown)
 	wantRevert(t, l.unjail(addr(2)), "not jailed")
 	wantRevert(t, l.unjail(addr(3)), "not a validator")
 	l.jail(addr(2), l.now+100)

@@ -2,6 +2,7 @@ package staking
 
 import (
 	"encoding/binary"
+	"strconv"
 
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -109,11 +110,27 @@ func (l *ledger) addSlashed(v types.Address, amount *uint256.Int) {
 	l.s.setU256(vr.field(vSlashed), new(uint256.Int).Add(l.s.u256(vr.field(vSlashed)), amount))
 }
 
+// redelegatedInRec holds when the last redelegation of d into v stops
+// being slashable (seconds).
+func redelegatedInRec(d, v types.Address) slot { return rec(StakingAddress, "redelegated", d[:], v[:]) }
+
+// checkRedelegateFrom refuses to move stake out of src while stake that d
+// redelegated into src is still slashable for src's predecessor: hopping
+// on at once would carry it beyond the slash's reach (the Cosmos SDK
+// refuses transitive redelegations for the same reason).
+func (l *ledger) checkRedelegateFrom(d, src types.Address) error {
+	if until := l.s.u64(redelegatedInRec(d, src)); l.now < until {
+		return revert("stake redelegated to this validator cannot move on until " + strconv.FormatUint(until, 10))
+	}
+	return nil
+}
+
 // startRedelegation records that d moved amount from src to dst at this
 // block: until restakeCooldown has passed, a slash of src for an earlier
 // infraction reaches the moved stake at dst. The entry shares the
 // unbonding queue (so it expires in order with it) but pays nothing.
 func (l *ledger) startRedelegation(p *Params, d, src, dst types.Address, amount *uint256.Int) {
+	l.s.setU64(redelegatedInRec(d, dst), l.now+secondsOf(p.RestakeCooldown))
 	q := queueRec()
 	tail := l.s.u64(q.field(qTail))
 	e := entryRec(tail)

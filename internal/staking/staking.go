@@ -445,6 +445,9 @@ func (l *ledger) redelegate(p *Params, d, src, dst types.Address, amount *uint25
 	case d == src:
 		return revert("a validator cannot redelegate its self delegation")
 	}
+	if err := l.checkRedelegateFrom(d, src); err != nil {
+		return err
+	}
 	if _, err := l.unbond(d, src, amount); err != nil {
 		return err
 	}
