@@ -1,6 +1,7 @@
 package node
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -96,6 +97,11 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 	pst.Release()
 	if handled || new(uint256.Int).Sub(supply.Burned, before.Burned).Lt(want) {
 		t.Fatalf("burned %v → %v, want at least %v more (handled before: %v)", before.Burned, supply.Burned, want, handled)
+	}
+	// Punished once: the same offence offered again (as a peer's gossip
+	// would) is refused, and the pools hold nothing more to include.
+	if err := n.AddEvidence(evidence); err == nil || !strings.Contains(err.Error(), "punished already") {
+		t.Fatalf("evidence offered again: %v", err)
 	}
 
 	// Stopped before it equivocated, it was reported absent from every
