@@ -6,7 +6,7 @@ BIN      := bin/chaind
 VERSION  ?= 0.1.0-dev
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build test unit conformance hardhat bench peerbench rpcbench fmt vet fuzz-seeds sim e2e e2e-net
+.PHONY: build test unit conformance hardhat bench bench-staking peerbench rpcbench fmt vet fuzz-seeds sim e2e e2e-net
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/chaind
@@ -70,6 +70,12 @@ e2e-net:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Proof of stake: a cycle boundary with 1,000 validators and 100,000
+# delegations (target ≤ 50 ms); a delegation against an ERC-20 transfer
+# through the same executor (target ≤ 2× in gas/tx and ns/tx).
+bench-staking:
+	$(GO) test -run '^$$' -bench 'CycleBoundary|DelegateVsERC20' -count 5 ./internal/staking ./internal/node
 
 # Ratios against go-ethereum, in its own module so the main go.mod stays clean.
 peerbench:

@@ -14,6 +14,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 )
@@ -186,6 +187,9 @@ func TestNetworkOfProcesses(t *testing.T) {
 	}
 	genesis, err := chain.LoadGenesis(filepath.Join(pn.dir, "genesis.json"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := node.PrepareGenesis(genesis); err != nil { // the system contracts, as a node adds them
 		t.Fatal(err)
 	}
 	for _, n := range pn.nodes {

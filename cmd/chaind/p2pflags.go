@@ -58,13 +58,19 @@ func (f *p2pFlags) apply(cfg *node.Config, rf *runFlags, log *slog.Logger) error
 	if f.maxPeers < 1 {
 		return errors.New("--p2p.maxpeers must be at least 1")
 	}
-	if f.validatorSet == "" {
-		return errors.New("a node on a p2p network needs --validator-set FILE to check block certificates")
+	// The sets whose certificates the node checks: a file's fixed set, or,
+	// on a proof-of-stake genesis, none here (the staking state holds them).
+	var vals consensus.ValidatorSource
+	switch {
+	case f.validatorSet != "":
+		var err error
+		if vals, err = loadValidatorSet(f.validatorSet); err != nil {
+			return err
+		}
+	case cfg.Genesis == nil || len(cfg.Genesis.Staking) == 0:
+		return errors.New("a node on a p2p network needs --validator-set FILE to check block certificates (or a genesis with a staking section)")
 	}
-	vals, err := loadValidatorSet(f.validatorSet)
-	if err != nil {
-		return err
-	}
+	var err error
 	pc := &node.P2PConfig{MaxPeers: f.maxPeers}
 	if pc.StaticPeers, err = p2p.ParsePeerAddrs(f.peers); err != nil {
 		return fmt.Errorf("--p2p.peers: %w", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/store"
 	"golang.org/x/sys/unix"
 )
@@ -256,6 +257,9 @@ func TestPartitions(t *testing.T) {
 	}
 	genesis, err := chain.LoadGenesis(filepath.Join(dir, "genesis.json"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := node.PrepareGenesis(genesis); err != nil { // the system contracts, as a node adds them
 		t.Fatal(err)
 	}
 	var ref []string

@@ -17,6 +17,7 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
+	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -102,9 +103,10 @@ func newNodeKey() (*secp256k1.PrivateKey, error) {
 	}
 }
 
-// writeTestnet writes into dir: genesis.json (the dev accounts funded),
-// validators.json, and per node a directory with its key and config.json.
-// Every node lists every other as a static peer.
+// writeTestnet writes into dir: genesis.json (the dev accounts funded, the
+// validators bonded in its staking section), validators.json (the genesis
+// set), and per node a directory with its key and config.json. Every node
+// lists every other as a static peer.
 func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -125,9 +127,6 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 		devAddrs = append(devAddrs, types.Address(crypto.PrivkeyToAddress(k)))
 	}
 	genesis := chain.DevGenesis(spec.chainID, devAddrs, uint64(time.Now().Unix()))
-	if err := writeJSON(filepath.Join(dir, "genesis.json"), genesis); err != nil {
-		return nil, err
-	}
 	total := spec.validators + spec.full
 	nodes := make([]testnetNode, total)
 	keys := make([]*secp256k1.PrivateKey, total)
@@ -156,6 +155,21 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 		n.P2P = net.JoinHostPort(host, strconv.Itoa(p2pPort))
 		n.Host, n.HTTP, n.WS = host, httpPort, wsPort
 	}
+	// A proof-of-stake genesis: the validators bonded at genesis at their
+	// p2p addresses; the nodes read every later set from the staking
+	// state. validators.json keeps the genesis set for tools that check
+	// certificates without a chain.
+	var valKeys []*secp256k1.PrivateKey
+	var valAddrs []string
+	for i := range spec.validators {
+		valKeys, valAddrs = append(valKeys, keys[i]), append(valAddrs, nodes[i].P2P)
+	}
+	if err := node.SetTestStaking(genesis, valKeys, valAddrs); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(dir, "genesis.json"), genesis); err != nil {
+		return nil, err
+	}
 	setPath := filepath.Join(dir, "validators.json")
 	if err := writeJSON(setPath, vf); err != nil {
 		return nil, err
@@ -182,7 +196,7 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 		cfg := map[string]any{
 			"genesis": filepath.Join(dir, "genesis.json"), "datadir": filepath.Join(n.Dir, "data"),
 			"host": n.Host, "http.port": httpPort, "ws.port": wsPort, "p2p.port": p2pPort,
-			"p2p.peers": strings.Join(peers, ","), "validator-set": setPath,
+			"p2p.peers":  strings.Join(peers, ","),
 			"block-time": spec.blockTime.String(),
 		}
 		explorer, rest, grpc := httpPort+2, httpPort+3, httpPort+4

@@ -70,6 +70,12 @@ type Config struct {
 	// of impersonated transactions (types.ImpersonatedSignature): a
 	// development chain's test helper, set by the node, never by a file.
 	Impersonation bool `json:"-"`
+	// MaxExtra, when above 32, lifts Ethereum's 32-byte limit on a
+	// header's extra data: chaind's proof-of-stake blocks carry their
+	// consensus data there (the parent's absent signers, double-sign
+	// evidence), which keeps the header's fields and hash rule Ethereum's.
+	// Installed by the node with EndBlock; zero on every imported chain.
+	MaxExtra int `json:"-"`
 }
 
 // BlobParams are the EIP-4844 / EIP-7840 blob parameters of one fork.

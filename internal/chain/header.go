@@ -48,7 +48,7 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 	if h.Time <= parent.Time {
 		return fmt.Errorf("%w: %d <= %d", ErrBadTimestamp, h.Time, parent.Time)
 	}
-	if len(h.Extra) > 32 {
+	if len(h.Extra) > max(32, c.MaxExtra) {
 		return fmt.Errorf("%w: %d bytes", ErrExtraTooLong, len(h.Extra))
 	}
 	if h.GasUsed > h.GasLimit {

@@ -1,6 +1,8 @@
 package chain
 
 import (
+	"encoding/json"
+
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -35,8 +37,12 @@ func DevGenesis(chainID uint64, accounts []types.Address, timestamp uint64) *Gen
 }
 
 // MainGenesis and TestGenesis are the genesis blocks of the public
-// networks. Their allocations come with the staking issue; until then they
-// start empty, and a node without a validator key only serves them.
+// networks: proof-of-stake chains with the system contracts and the
+// default network parameters (a staking section without "params"). Their
+// genesis validators, delegations and allocations are added by the launch
+// ceremony, which publishes the final genesis.json; until then the presets
+// have none, so a node serves them but cannot validate (the staking state
+// has no validator set to join).
 func MainGenesis() *Genesis { return publicGenesis(MainChainID, 1_735_689_600) }
 
 // TestGenesis is the test network's genesis (see MainGenesis).
@@ -49,5 +55,6 @@ func publicGenesis(chainID, timestamp uint64) *Genesis {
 		GasLimit:  60_000_000,
 		ExtraData: []byte("chaind"),
 		Alloc:     Alloc{},
+		Staking:   json.RawMessage(`{"validators":[],"delegations":[]}`),
 	}
 }

@@ -107,7 +107,7 @@ func (n *Node) startConsensus() error {
 	}
 	d, err := bft.New(bft.Config{
 		Signer: signer, Validators: vals, Timeouts: timeouts, Transport: transport, App: app,
-		Height: height, StateFile: stateFile, ResetStateAhead: sole,
+		Height: height, StateFile: stateFile, ResetStateAhead: sole, Evidence: app,
 		Logf:  func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
 		Stats: &n.bftStats,
 	})
@@ -118,7 +118,7 @@ func (n *Node) startConsensus() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.mu.Lock()
 	done := make(chan struct{})
-	n.validators, n.stopConsensus, n.consensusDone = vals, cancel, done
+	n.validators, n.stopConsensus, n.consensusDone, n.app = vals, cancel, done, app
 	n.mu.Unlock()
 	n.wg.Add(1)
 	go func() {

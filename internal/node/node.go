@@ -130,6 +130,7 @@ type Node struct {
 	validators    consensus.ValidatorSource
 	stopConsensus context.CancelFunc
 	consensusDone chan struct{} // closed when the driver has returned
+	app           *bft.ChainApp // the validator's application; nil on a node that does not validate
 
 	net atomic.Pointer[netNode] // nil until the node joins a p2p network
 
@@ -208,6 +209,10 @@ func New(cfg Config) (*Node, error) {
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
 		StateRetention: stateRetention(cfg), Network: nodeNetwork{n}})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
+	if cfg.Validator != nil {
+		cb := types.Address(crypto.PrivkeyToAddress(cfg.Validator))
+		opts.Coinbase = &cb
+	}
 	lim.applyRPC(n.RPC)
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
 	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)

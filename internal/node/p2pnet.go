@@ -64,6 +64,9 @@ func (n *Node) startNetwork() error {
 		}
 	}
 	vals := n.cfg.Validators
+	if vals == nil && n.Chain.Config.Natives != nil {
+		vals = newStakeSchedule(n.Chain) // a proof-of-stake chain: its state decides every set
+	}
 	if vals == nil {
 		return errors.New("node: a node on a p2p network needs the validator sets to check certificates")
 	}

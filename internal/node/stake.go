@@ -10,6 +10,7 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -62,13 +63,20 @@ func PrepareGenesis(g *chain.Genesis) error {
 	}
 	g.Config.Natives = staking.Natives()
 	g.Config.EndBlock = stakingEndBlock
+	g.Config.MaxExtra = bft.MaxExtra
 	return nil
 }
 
 // stakingEndBlock runs the staking rules at the end of every block. The
 // base fee and blob fee the block's transactions paid are burned by the
-// EVM; the supply records them.
+// EVM; the supply records them. The block's consensus data (in its extra
+// data: the parent's absent validators and double-sign evidence, checked
+// by the validators that certified the block) feeds the penalties.
 func stakingEndBlock(x *chain.Exec) error {
+	cd, err := bft.DecodeConsensusData(x.Header.Extra)
+	if err != nil {
+		return err
+	}
 	burned := new(uint256.Int)
 	if bf := x.Header.BaseFee; bf != nil {
 		burned.Mul(bf, uint256.NewInt(x.GasUsed))
@@ -76,7 +84,11 @@ func stakingEndBlock(x *chain.Exec) error {
 	if bbf := x.EVM.Context.BlobBaseFee; bbf != nil && x.BlobGasUsed > 0 {
 		burned.Add(burned, new(uint256.Int).Mul(bbf, uint256.NewInt(x.BlobGasUsed)))
 	}
-	return staking.EndBlock(x.State, staking.Block{Number: x.Header.Number, Time: x.Header.Time, Burned: burned})
+	b := staking.Block{Number: x.Header.Number, Time: x.Header.Time, Burned: burned, Absent: cd.Absent}
+	for _, ev := range cd.Evidence {
+		b.DoubleSigns = append(b.DoubleSigns, staking.DoubleSign{ConsensusAddress: ev.A.Validator, Height: ev.A.Height})
+	}
+	return staking.EndBlock(x.State, b)
 }
 
 // stakeSchedule is the validator set of every height, read from the
@@ -155,6 +167,9 @@ func (s *stakeSchedule) load(cy uint64) (*consensus.ValidatorSet, error) {
 	if !fromGenesis {
 		active = staking.ReadNextSet(st)
 	}
+	if len(active) == 0 {
+		return nil, fmt.Errorf("staking: cycle %d has no validators (the genesis names none)", cy)
+	}
 	vals := make([]consensus.Validator, 0, len(active))
 	for _, a := range active {
 		vals = append(vals, consensus.Validator{Address: a.ConsensusAddress, Power: a.Power})
@@ -185,6 +200,20 @@ func SetDevStaking(g *chain.Genesis, keys []*secp256k1.PrivateKey, host string) 
 	if host == "" {
 		host = "127.0.0.1"
 	}
+	addrs := make([]string, len(keys))
+	for i := range keys {
+		addrs[i] = net.JoinHostPort(host, strconv.Itoa(26656+i))
+	}
+	return SetTestStaking(g, keys, addrs)
+}
+
+// SetTestStaking gives a test network's genesis its staking section: one
+// validator per key at the matching p2p address, as SetDevStaking, with
+// the dev parameters.
+func SetTestStaking(g *chain.Genesis, keys []*secp256k1.PrivateKey, netAddrs []string) error {
+	if len(netAddrs) != len(keys) {
+		return fmt.Errorf("staking genesis: %d keys but %d network addresses", len(keys), len(netAddrs))
+	}
 	p := DevParams()
 	sg := staking.Genesis{Params: &p}
 	tenPct := new(uint256.Int).Mul(uint256.NewInt(10), uint256.NewInt(1e16))
@@ -195,7 +224,7 @@ func SetDevStaking(g *chain.Genesis, keys []*secp256k1.PrivateKey, host string) 
 			return err
 		}
 		sg.Validators = append(sg.Validators, staking.GenesisValidator{
-			Operator: op, Pubkey: pub, NetAddress: net.JoinHostPort(host, strconv.Itoa(26656+i)),
+			Operator: op, Pubkey: pub, NetAddress: netAddrs[i],
 			Moniker: fmt.Sprintf("dev-validator-%d", i), CommissionRate: tenPct, MaxRate: new(uint256.Int).Mul(tenPct, uint256.NewInt(5)),
 			MaxChangeRate: new(uint256.Int).Div(tenPct, uint256.NewInt(10)), MinSelfDelegation: uint256.NewInt(1e18), Stake: devValidatorStake,
 		})

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
@@ -89,10 +90,10 @@ func ethers(n uint64) *uint256.Int {
 }
 
 // A devnet, driven by ordinary transactions to the system contracts: a
-// new validator joins and becomes active at a cycle boundary, a delegator
-// earns rewards and withdraws them to the wei, undelegating waits the
-// cooldown, and a governance proposal changes maintenanceFee, which the
-// network account then shows.
+// new validator joins, becomes active at a cycle boundary and its node
+// signs blocks, a delegator earns rewards and withdraws them to the wei,
+// undelegating waits the cooldown, and a governance proposal changes
+// maintenanceFee, which the network account then shows.
 func TestStakingThroughTransactions(t *testing.T) {
 	dn, err := StartDevnet(DevnetConfig{Validators: 4, BlockTime: 20 * time.Millisecond, HTTPPort: -1, ChainID: 8118})
 	if err != nil {
@@ -103,6 +104,17 @@ func TestStakingThroughTransactions(t *testing.T) {
 	op, delegator := dn.Keys[0], dn.Keys[1]
 	opAddr, delAddr := types.Address(crypto.PrivkeyToAddress(op)), types.Address(crypto.PrivkeyToAddress(delegator))
 	consKey, _ := DevValidatorKey(50)
+	// The newcomer's node follows the chain from genesis (it is no
+	// validator yet) and signs once its stake makes it one.
+	newcomer, err := New(Config{Genesis: n.cfg.Genesis, HTTPPort: -1, WSPort: -1, Validator: consKey,
+		BlockTime: 20 * time.Millisecond, Transport: dn.net.Join(types.Address(crypto.PrivkeyToAddress(consKey)))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer newcomer.Close()
+	if err := newcomer.Start(); err != nil {
+		t.Fatal(err)
+	}
 	nw := &network{n: n}
 	events, stop := nw.SubscribeNetwork(1024)
 	defer stop()
@@ -127,6 +139,28 @@ func TestStakingThroughTransactions(t *testing.T) {
 	}
 	if ci, err := nw.CycleInfo(nil); err != nil || ci.Nodes.Active != 5 {
 		t.Fatalf("cycle info %+v %v", ci, err)
+	}
+	// It signs: a certificate of this cycle carries its precommit.
+	signedAt := uint64(0)
+	for tries := 0; signedAt == 0 && tries < 3; tries++ {
+		waitHead(t, n, n.Chain.Head().Number()+2)
+		for num := n.Chain.Head().Number() - 1; num > n.Chain.Head().Number()/staking.CycleLength*staking.CycleLength && signedAt == 0; num-- {
+			raw, err := n.Chain.Certificate(num)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cert, _ := consensus.DecodeCertificate(raw)
+			set, _ := n.Validators().ValidatorSet(num)
+			if i, ok := set.Index(types.Address(crypto.PrivkeyToAddress(consKey))); ok && cert.Signers[i/8]&(1<<(i%8)) != 0 {
+				signedAt = num
+			}
+		}
+	}
+	if signedAt == 0 {
+		t.Fatal("the new validator signed no certificate")
+	}
+	if newcomer.Chain.Head().Number()+3 < n.Chain.Head().Number() {
+		t.Fatalf("the newcomer's node is at %d, the network at %d", newcomer.Chain.Head().Number(), n.Chain.Head().Number())
 	}
 	// The subscription saw cycles close and the newcomer become active.
 	var cycles int
@@ -209,6 +243,7 @@ func TestStakingThroughTransactions(t *testing.T) {
 	if acc, err := nw.NetworkAccount(); err != nil || acc.MaintenanceFee.Uint64() != 7 {
 		t.Fatalf("network account %+v %v", acc, err)
 	}
+	checkSupply(t, n)
 }
 
 // waitTime waits until the head block's time reaches ts.

@@ -2,6 +2,7 @@ package node
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,5 +173,47 @@ func TestPrepareGenesisRoundTrip(t *testing.T) {
 	}
 	if b1.Hash() != b2.Hash() {
 		t.Fatal("genesis changed through a round trip")
+	}
+}
+
+// The public presets are proof-of-stake chains: a node serving one has the
+// system contracts and the network parameters in state, and chain_* read
+// them (no validators until the launch genesis adds them).
+func TestPublicPresetsHaveStaking(t *testing.T) {
+	for name, g := range map[string]*chain.Genesis{"main": chain.MainGenesis(), "test": chain.TestGenesis()} {
+		t.Run(name, func(t *testing.T) {
+			n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer n.Close()
+			if n.Chain.Config.Natives == nil || n.Chain.Config.EndBlock == nil {
+				t.Fatal("no system contracts")
+			}
+			acc, err := (&network{n: n}).NetworkAccount()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := staking.DefaultParams(); acc.MaintenanceFee.Cmp(want.MaintenanceFee) != 0 {
+				t.Fatalf("maintenanceFee %v, want the default %v", acc.MaintenanceFee, want.MaintenanceFee)
+			}
+			if nodes := (&network{n: n}).Nodes(); len(nodes) != 0 {
+				t.Fatalf("%d nodes before the launch genesis", len(nodes))
+			}
+		})
+	}
+}
+
+// A validator key on a chain whose genesis names no validators is refused
+// with a clear error rather than running a set of none.
+func TestValidatingWithoutGenesisValidators(t *testing.T) {
+	k, _ := DevValidatorKey(0)
+	n, err := New(Config{Genesis: chain.TestGenesis(), HTTPPort: -1, WSPort: -1, Validator: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if err := n.Start(); err == nil || !strings.Contains(err.Error(), "no validators") {
+		t.Fatalf("start: %v", err)
 	}
 }

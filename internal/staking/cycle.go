@@ -30,11 +30,12 @@ type Block struct {
 	// Burned is what the block destroyed outside the system contracts:
 	// the base fee of every transaction (EIP-1559).
 	Burned *uint256.Int
-	// DoubleSigners are the consensus addresses the block carries evidence
-	// of equivocation against; Absent those of active validators missing
-	// from the commit the block carries. Both come from the block's
+	// DoubleSigns are the equivocations the block carries evidence of;
+	// Absent the consensus addresses of the parent's validators missing
+	// from the parent's commit certificate. Both come from the block's
 	// consensus data; a block without any has neither.
-	DoubleSigners, Absent []types.Address
+	DoubleSigns []DoubleSign
+	Absent      []types.Address
 }
 
 // EndBlock applies the chain's rules at the end of every block: it records
@@ -49,7 +50,7 @@ func EndBlock(st State, b Block) error {
 		l.burn(b.Burned)
 	}
 	l.matureUnbonding()
-	if len(b.DoubleSigners) > 0 || len(b.Absent) > 0 {
+	if len(b.DoubleSigns) > 0 || len(b.Absent) > 0 {
 		p := ReadParams(st)
 		l.punish(&p, b)
 	}
@@ -88,8 +89,10 @@ func (l *ledger) matureUnbonding() {
 		if l.s.u64(e.field(uCompletion)) > l.now {
 			break
 		}
-		l.payOut(StakingAddress, l.s.addr(e.field(uDelegator)), l.s.u256(e.field(uAmount)))
-		for i := range uint64(uHeight + 1) {
+		if l.s.addr(e.field(uDst)) == (types.Address{}) { // a redelegation pays nothing
+			l.payOut(StakingAddress, l.s.addr(e.field(uDelegator)), l.s.u256(e.field(uAmount)))
+		}
+		for i := range uint64(uDst + 1) {
 			l.s.setWord(e.field(i), types.Hash{})
 		}
 	}
@@ -321,13 +324,8 @@ func ReadCycle(st State, c uint64) (CycleRecord, bool) {
 // at the next cycle boundary, when the validator set changes.
 func (l *ledger) punish(p *Params, b Block) {
 	until := l.now + secondsOf(p.RestakeCooldown)
-	for _, ca := range b.DoubleSigners {
-		v := l.s.addr(consRec(ca))
-		if v == (types.Address{}) || l.s.bool(valRec(v).field(vJailed)) {
-			continue // unknown, or already punished for this cycle
-		}
-		l.slash(v, p.NodeRefutedPenalty)
-		l.jail(v, until)
+	for _, ds := range b.DoubleSigns {
+		l.punishDoubleSign(p, ds, until)
 	}
 	if p.MissedBlocksWindow == 0 {
 		return
@@ -348,7 +346,7 @@ func (l *ledger) punish(p *Params, b Block) {
 		missed++
 		l.s.setU64(vr.field(vMissed), window<<32|missed)
 		if missed > p.MaxMissedBlocks && !l.s.bool(vr.field(vJailed)) {
-			l.slash(v, p.SyncTimeoutPenalty)
+			l.slashFrom(v, p.SyncTimeoutPenalty, l.height)
 			l.jail(v, until)
 		}
 	}

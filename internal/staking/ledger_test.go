@@ -195,16 +195,26 @@ func TestRedelegateAndUnjail(t *testing.T) {
 	if _, err := l.bond(d, addr(1), chain(5)); err != nil {
 		t.Fatal(err)
 	}
-	wantRevert(t, l.redelegate(d, addr(1), addr(1), chain(1)), "same validator")
-	wantRevert(t, l.redelegate(d, addr(1), addr(3), chain(1)), "no such validator")
-	wantRevert(t, l.redelegate(d, addr(1), addr(2), chain(6)), "insufficient delegation")
-	wantRevert(t, l.redelegate(addr(1), addr(1), addr(2), chain(1)), "self delegation")
-	if err := l.redelegate(d, addr(1), addr(2), chain(5)); err != nil {
+	wantRevert(t, l.redelegate(&p, d, addr(1), addr(1), chain(1)), "same validator")
+	wantRevert(t, l.redelegate(&p, d, addr(1), addr(3), chain(1)), "no such validator")
+	wantRevert(t, l.redelegate(&p, d, addr(1), addr(2), chain(6)), "insufficient delegation")
+	wantRevert(t, l.redelegate(&p, addr(1), addr(1), addr(2), chain(1)), "self delegation")
+	if err := l.redelegate(&p, d, addr(1), addr(2), chain(5)); err != nil {
 		t.Fatal(err)
 	}
 	if ds := ReadDelegations(st, d); len(ds) != 1 || ds[0].Validator != addr(2) || !ds[0].Amount.Eq(chain(5)) {
 		t.Fatalf("delegations %+v", ds)
 	}
+	// Hopping on at once would carry the stake beyond a slash of
+	// validator 1; after the cooldown it may move again.
+	st.AddBalance(StakingAddress, chain(20))
+	if err := l.createValidator(&p, newValidator(t, 4, chain(20))); err != nil {
+		t.Fatal(err)
+	}
+	wantRevert(t, l.redelegate(&p, d, addr(2), addr(4), chain(1)), "cannot move on until")
+	l.now += secondsOf(p.RestakeCooldown)
+	wantRevert(t, l.redelegate(&p, d, addr(2), addr(4), chain(1)), "")
+	l.now -= secondsOf(p.RestakeCooldown)
 	wantRevert(t, l.unjail(addr(2)), "not jailed")
 	wantRevert(t, l.unjail(addr(3)), "not a validator")
 	l.jail(addr(2), l.now+100)
@@ -258,7 +268,7 @@ func TestCycleSelectsAndRewards(t *testing.T) {
 func TestDoubleSignSlashesAndJails(t *testing.T) {
 	st, _, p := testLedger(t)
 	v, _ := ReadValidator(st, addr(1))
-	if err := EndBlock(st, Block{Number: 5, Time: 1005, DoubleSigners: []types.Address{v.ConsensusAddress}}); err != nil {
+	if err := EndBlock(st, Block{Number: 5, Time: 1005, DoubleSigns: []DoubleSign{{v.ConsensusAddress, 4}}}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := ReadValidator(st, addr(1))
@@ -272,5 +282,104 @@ func TestDoubleSignSlashesAndJails(t *testing.T) {
 	// The sole validator is jailed; the set keeps it rather than halt.
 	if after, _ := ReadValidator(st, addr(1)); after.Status != Jailed || len(ReadActiveSet(st)) != 1 {
 		t.Fatalf("status %v set %v", after.Status, ReadActiveSet(st))
+	}
+}
+
+// A double sign reaches the stake that left the validator after the
+// infraction, as in the Cosmos SDK: unbonding entries and redelegations
+// started at or after its height lose the same fraction; those started
+// before keep everything.
+func TestSlashReachesLaterEntries(t *testing.T) {
+	st, l, p := testLedger(t)
+	st.AddBalance(StakingAddress, chain(20))
+	if err := l.createValidator(&p, newValidator(t, 2, chain(20))); err != nil {
+		t.Fatal(err)
+	}
+	d := addr(9)
+	st.AddBalance(StakingAddress, chain(10))
+	if _, err := l.bond(d, addr(1), chain(10)); err != nil {
+		t.Fatal(err)
+	}
+	l.height = 2
+	if _, _, _, err := l.undelegate(&p, d, addr(1), chain(1)); err != nil { // before the infraction
+		t.Fatal(err)
+	}
+	l.height = 5
+	if _, _, _, err := l.undelegate(&p, d, addr(1), chain(4)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.redelegate(&p, d, addr(1), addr(2), chain(3)); err != nil {
+		t.Fatal(err)
+	}
+	if rs := ReadRedelegations(st, &d); len(rs) != 1 || rs[0].Src != addr(1) || rs[0].Dst != addr(2) || !rs[0].Amount.Eq(chain(3)) {
+		t.Fatalf("redelegations %+v", rs)
+	}
+	v, _ := ReadValidator(st, addr(1))
+	before := ReadSupply(st).Total
+	if err := EndBlock(st, Block{Number: 6, Time: 1006, DoubleSigns: []DoubleSign{{v.ConsensusAddress, 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	fifth := func(x uint64) *uint256.Int { return new(uint256.Int).Div(chain(x), uint256.NewInt(5)) } // 20%
+	es := ReadUnbonding(st, &d)
+	if len(es) != 2 || !es[0].Amount.Eq(chain(1)) || !es[1].Amount.Eq(new(uint256.Int).Sub(chain(4), fifth(4))) {
+		t.Fatalf("unbonding %+v", es)
+	}
+	if dl, _ := ReadDelegation(st, d, addr(2)); !dl.Amount.Eq(new(uint256.Int).Sub(chain(3), fifth(3))) {
+		t.Fatalf("redelegated stake %v", dl.Amount)
+	}
+	// Validator 1 had 100 + 2 left = 102 bonded at the slash.
+	burned := new(uint256.Int).Add(fifth(102), fifth(4))
+	burned.Add(burned, fifth(3))
+	if after, _ := ReadValidator(st, addr(1)); !after.Slashed.Eq(burned) || !after.Jailed {
+		t.Fatalf("slashed %v, want %v", after.Slashed, burned)
+	}
+	if got := new(uint256.Int).Sub(before, ReadSupply(st).Total); !got.Eq(burned) {
+		t.Fatalf("supply fell by %v, want %v", got, burned)
+	}
+	// The same offence again, through other votes: punished once.
+	if err := EndBlock(st, Block{Number: 7, Time: 1007, DoubleSigns: []DoubleSign{{v.ConsensusAddress, 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := ReadValidator(st, addr(1)); !after.Slashed.Eq(burned) || !EvidenceHandled(st, v.ConsensusAddress, 3) {
+		t.Fatalf("slashed twice: %v", after.Slashed)
+	}
+	// The redelegation pays nothing when it expires; the unbondings do.
+	bal := st.GetBalance(d).Clone()
+	if err := EndBlock(st, Block{Number: 8, Time: 1000 + secondsOf(p.RestakeCooldown) + 10}); err != nil {
+		t.Fatal(err)
+	}
+	want := new(uint256.Int).Add(bal, es[0].Amount)
+	if got := st.GetBalance(d); !got.Eq(want.Add(want, es[1].Amount)) || len(ReadRedelegations(st, nil)) != 0 {
+		t.Fatalf("balance %v want %v, redelegations %v", got, want, ReadRedelegations(st, nil))
+	}
+}
+
+// A validator absent from more than maxMissedBlocks certificates of one
+// missedBlocksWindow-block window loses syncTimeoutPenaltyPercent and is
+// jailed; the count starts again in the next window.
+func TestMissedBlocksSlashAndJail(t *testing.T) {
+	st, _, p := testLedger(t)
+	v, _ := ReadValidator(st, addr(1))
+	absent := []types.Address{v.ConsensusAddress}
+	// The first window: as many misses as allowed, then the window ends.
+	for n := uint64(1); n <= p.MaxMissedBlocks; n++ {
+		if err := EndBlock(st, Block{Number: p.MissedBlocksWindow - 1 - p.MaxMissedBlocks + n, Time: 1000 + n, Absent: absent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after, _ := ReadValidator(st, addr(1)); after.Jailed || after.MissedBlocks != p.MaxMissedBlocks || after.MissedWindow != 0 {
+		t.Fatalf("after %d misses: %+v", p.MaxMissedBlocks, after)
+	}
+	// The next window starts from zero and is punished past the maximum.
+	base := p.MissedBlocksWindow
+	for n := uint64(0); n <= p.MaxMissedBlocks; n++ {
+		if err := EndBlock(st, Block{Number: base + n, Time: 2000 + n, Absent: absent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, _ := ReadValidator(st, addr(1))
+	want, _ := new(uint256.Int).MulDivOverflow(chain(100), uint256.NewInt(p.SyncTimeoutPenalty), uint256.NewInt(PPM))
+	if !after.Jailed || !after.Slashed.Eq(want) || after.MissedWindow != 1 || after.MissedBlocks != p.MaxMissedBlocks+1 {
+		t.Fatalf("after %d misses in window 1: %+v", p.MaxMissedBlocks+1, after)
 	}
 }

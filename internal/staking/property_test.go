@@ -45,6 +45,7 @@ func runProperty(t *testing.T, seed uint64) {
 	vals := []types.Address{addr(1), addr(2)}
 	now, height := uint64(1000), uint64(0)
 	next := byte(3)
+	slashedEntries := 0
 	for step := 0; step < 300; step++ {
 		height++
 		now += 2
@@ -94,7 +95,7 @@ func runProperty(t *testing.T, seed uint64) {
 			if value.IsZero() || w == v {
 				break
 			}
-			if err := l.redelegate(u, v, w, value); err == nil {
+			if err := l.redelegate(&p, u, v, w, value); err == nil {
 				expect[v].Sub(expect[v], value)
 				expect[w].Add(expect[w], value)
 			}
@@ -108,14 +109,42 @@ func runProperty(t *testing.T, seed uint64) {
 			}
 		case 6: // withdraw commission
 			_, _ = l.withdrawCommission(v)
-		case 7: // a double sign
-			if rng.IntN(4) == 0 {
-				info, _ := ReadValidator(st, v)
-				b.DoubleSigners = []types.Address{info.ConsensusAddress}
-				if !info.Jailed {
-					amt, _ := new(uint256.Int).MulDivOverflow(info.Tokens, uint256.NewInt(p.NodeRefutedPenalty), uint256.NewInt(PPM))
-					expect[v].Sub(expect[v], amt)
+		case 7: // a double sign at a recent height: it reaches the stake
+			// that left the validator since (unbonding and redelegations)
+			if rng.IntN(4) != 0 {
+				break
+			}
+			info, _ := ReadValidator(st, v)
+			at := height - uint64(rng.IntN(int(min(height, 30))))
+			b.DoubleSigns = []DoubleSign{{info.ConsensusAddress, at}}
+			if info.Jailed || EvidenceHandled(st, info.ConsensusAddress, at) {
+				break
+			}
+			cut := func(x *uint256.Int) *uint256.Int {
+				c, _ := new(uint256.Int).MulDivOverflow(x, uint256.NewInt(p.NodeRefutedPenalty), uint256.NewInt(PPM))
+				return c
+			}
+			expect[v].Sub(expect[v], cut(info.Tokens))
+			left := map[[2]types.Address]*uint256.Int{}
+			for _, r := range ReadRedelegations(st, nil) {
+				if r.Src != v || r.Height < at {
+					continue
 				}
+				k := [2]types.Address{r.Delegator, r.Dst}
+				if left[k] == nil {
+					d, _ := ReadDelegation(st, r.Delegator, r.Dst)
+					left[k] = new(uint256.Int)
+					if d.Amount != nil {
+						left[k].Set(d.Amount)
+					}
+				}
+				c := cut(r.Amount)
+				if left[k].Lt(c) {
+					c.Set(left[k])
+				}
+				left[k].Sub(left[k], c)
+				expect[r.Dst].Sub(expect[r.Dst], c)
+				slashedEntries++
 			}
 		}
 		b.Number, b.Time = height, now
@@ -124,6 +153,7 @@ func runProperty(t *testing.T, seed uint64) {
 		}
 		checkProperties(t, seed, st, vals, expect)
 	}
+	t.Logf("seed %d: %d redelegations slashed", seed, slashedEntries)
 	if ReadSupply(st).Minted.IsZero() {
 		t.Fatalf("seed %d: no rewards in 300 blocks", seed)
 	}

@@ -133,8 +133,8 @@ func ReadUnbonding(st State, delegator *types.Address) []UnbondingEntry {
 	for i, tail := s.u64(q.field(qHead)), s.u64(q.field(qTail)); i < tail; i++ {
 		e := entryRec(i)
 		d := s.addr(e.field(uDelegator))
-		if delegator != nil && d != *delegator {
-			continue
+		if delegator != nil && d != *delegator || s.addr(e.field(uDst)) != (types.Address{}) {
+			continue // another's, or a redelegation
 		}
 		out = append(out, UnbondingEntry{ID: i + 1, Delegator: d, Validator: s.addr(e.field(uValidator)), Amount: s.u256(e.field(uAmount)),
 			Completion: s.u64(e.field(uCompletion)), Height: s.u64(e.field(uHeight))})

@@ -357,6 +357,7 @@ const (
 	uAmount
 	uCompletion // s
 	uHeight
+	uDst // a redelegation's destination; zero for an unbonding
 )
 
 func queueRec() slot { return rec(StakingAddress, "unbonding") }
@@ -432,8 +433,10 @@ func undelegate(c *call, a *args) ([]byte, error) {
 	return new(encoder).u64(done).encode(), nil
 }
 
-// redelegate moves amount of d's delegation from src to dst at once.
-func (l *ledger) redelegate(d, src, dst types.Address, amount *uint256.Int) error {
+// redelegate moves amount of d's delegation from src to dst at once; for
+// restakeCooldown a slash of src for an infraction before the move still
+// reaches it at dst.
+func (l *ledger) redelegate(p *Params, d, src, dst types.Address, amount *uint256.Int) error {
 	switch {
 	case src == dst:
 		return revert("source and destination are the same validator")
@@ -442,11 +445,17 @@ func (l *ledger) redelegate(d, src, dst types.Address, amount *uint256.Int) erro
 	case d == src:
 		return revert("a validator cannot redelegate its self delegation")
 	}
+	if err := l.checkRedelegateFrom(d, src); err != nil {
+		return err
+	}
 	if _, err := l.unbond(d, src, amount); err != nil {
 		return err
 	}
-	_, err := l.bond(d, dst, amount)
-	return err
+	if _, err := l.bond(d, dst, amount); err != nil {
+		return err
+	}
+	l.startRedelegation(p, d, src, dst, amount)
+	return nil
 }
 
 func redelegate(c *call, a *args) ([]byte, error) {
@@ -454,7 +463,8 @@ func redelegate(c *call, a *args) ([]byte, error) {
 	if err := a.done(); err != nil {
 		return nil, err
 	}
-	if err := c.l.redelegate(c.Caller, src, dst, amount); err != nil {
+	p := ReadParams(c.EVM.StateDB)
+	if err := c.l.redelegate(&p, c.Caller, src, dst, amount); err != nil {
 		return nil, err
 	}
 	c.emit([]types.Hash{evRedelegate.topic, addrTopic(c.Caller), addrTopic(src), addrTopic(dst)}, new(encoder).uint(amount).encode())

@@ -2,6 +2,7 @@ package staking
 
 import (
 	"encoding/binary"
+	"sync"
 
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
@@ -34,10 +35,37 @@ type slot struct {
 }
 
 // rec returns the base slot of the record tag(keys…) of contract addr.
+// One transaction derives the same few records many times (a delegation
+// reads its validator's record in every step), so recent derivations are
+// remembered: the hash costs more than the lookup.
 func rec(addr types.Address, tag string, keys ...[]byte) slot {
-	parts := append([][]byte{[]byte(tag)}, keys...)
-	return slot{addr, types.Hash(crypto.Keccak256(parts...))}
+	var buf [128]byte
+	k := append(buf[:0], tag...)
+	for _, key := range keys {
+		k = append(k, key...)
+	}
+	recMemo.Lock()
+	h, ok := recMemo.m[string(k)]
+	recMemo.Unlock()
+	if !ok {
+		h = types.Hash(crypto.Keccak256(k))
+		recMemo.Lock()
+		if len(recMemo.m) >= recMemoSize {
+			clear(recMemo.m) // bounded; the working set refills it at once
+		}
+		recMemo.m[string(k)] = h
+		recMemo.Unlock()
+	}
+	return slot{addr, h}
 }
+
+// recMemoSize bounds the remembered record slots (about 100 bytes each).
+const recMemoSize = 1 << 14
+
+var recMemo = struct {
+	sync.Mutex
+	m map[string]types.Hash
+}{m: make(map[string]types.Hash, recMemoSize)}
 
 // field returns the slot i words after s.
 func (s slot) field(i uint64) slot {

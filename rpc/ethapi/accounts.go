@@ -30,11 +30,14 @@ func RegisterAccounts(s *rpc.Server, b Backend, keys backend.Accounts, opts EthO
 		}
 		return keys.Accounts(), nil
 	})
+	// eth_coinbase is the address block rewards and tips go to: the
+	// validator's, not a held account's (a dev account's balance moves
+	// only by what it sends and pays).
 	register(s, "eth_coinbase", 0, 0, func(context.Context, rpc.Params) (any, error) {
-		if keys == nil || len(keys.Accounts()) == 0 {
+		if opts.Coinbase == nil {
 			return nil, errors.New("etherbase must be explicitly specified")
 		}
-		return keys.Accounts()[0], nil
+		return *opts.Coinbase, nil
 	})
 	register(s, "eth_sign", 2, 2, api.sign)
 	// personal_sign is eth_sign with the parameters swapped. geth dropped

@@ -19,6 +19,10 @@ type EthOptions struct {
 	ClientVersion string
 	LogRange      uint64 // eth_getLogs block range cap (default 10,000)
 	LogLimit      int    // eth_getLogs result cap (default 10,000)
+	// Coinbase is where the blocks this node proposes pay their fees: its
+	// validator's address, which eth_coinbase reports. Nil on a node
+	// without a validator key; eth_coinbase then fails as geth's does.
+	Coinbase *types.Address
 }
 
 // withDefaults fills the limits of a node that does not say otherwise:

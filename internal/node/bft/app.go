@@ -58,6 +58,8 @@ type ChainApp struct {
 	mu      sync.Mutex
 	pending map[types.Hash]*chain.Built // built or validated, not yet committed
 	last    time.Time                   // start of the last block: our build, or the commit of another's
+
+	ev evidencePool // double-sign evidence for the blocks we propose (evidence.go)
 }
 
 // NewChainApp returns the application; Close releases its pool subscription.
@@ -143,6 +145,14 @@ func (a *ChainApp) build(height, timestamp uint64) (*chain.Built, []byte, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	var extra []byte
+	if a.carriesConsensusData() {
+		d, err := a.consensusData(head, parentCert)
+		if err != nil {
+			return nil, nil, err
+		}
+		extra = d.Encode()
+	}
 	a.mu.Lock()
 	a.last = time.Now()
 	a.mu.Unlock()
@@ -151,6 +161,7 @@ func (a *ChainApp) build(height, timestamp uint64) (*chain.Built, []byte, error)
 		Coinbase:         a.cfg.Coinbase,
 		Time:             timestamp,
 		GasLimit:         a.cfg.GasLimit,
+		Extra:            extra,
 		Random:           types.Hash(crypto.Keccak256(head.Hash().Bytes())),
 		ParentBeaconRoot: CertRoot(parentCert),
 	}, ordered)
@@ -188,6 +199,11 @@ func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Valu
 	if err := CheckParentCert(a.chainID, a.cfg.Validators, head, b, parentCert); err != nil {
 		return err
 	}
+	if a.carriesConsensusData() {
+		if err := a.checkConsensusData(head, b, parentCert); err != nil {
+			return err
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return err // the core has moved on: skip the execution
 	}
@@ -223,6 +239,7 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 			return err
 		}
 	}
+	a.ev.committed(b)
 	a.mu.Lock()
 	for id, p := range a.pending {
 		if p.Block.Number() <= b.Number() {

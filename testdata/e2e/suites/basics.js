@@ -31,7 +31,15 @@ describe('basics', () => {
     const want = Array.from({ length: 10 }, (_, i) => devWallet(i).address);
     assert.deepEqual(got.map((a) => ethers.getAddress(a)), want);
     assert.equal(want[0], '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
-    assert.equal(ethers.getAddress(await env.provider.send('eth_coinbase', [])), want[0]);
+  });
+
+  it('reports the validator as coinbase, none of the dev accounts (eth_coinbase)', async () => {
+    // The --dev validator's key: keccak256("chaind devnet validator" || uint16 0).
+    const key = ethers.keccak256(ethers.concat([ethers.toUtf8Bytes('chaind devnet validator'), '0x0000']));
+    const validator = new ethers.Wallet(key).address;
+    assert.equal(ethers.getAddress(await env.provider.send('eth_coinbase', [])), validator);
+    const accounts = Array.from({ length: 10 }, (_, i) => devWallet(i).address);
+    assert.ok(!accounts.includes(validator));
   });
 
   it('funds every dev account with 10,000 CHAIN at genesis', async () => {
