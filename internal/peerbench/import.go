@@ -133,7 +133,7 @@ func importGeth(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		if n, err := bc.InsertChain(blocks, nil); err != nil {
+		if n, err := bc.InsertChain(blocks); err != nil {
 			b.Fatalf("geth: block %d: %v", blocks[n].NumberU64(), err)
 		}
 		b.StopTimer()
