@@ -165,13 +165,15 @@ func (c *Chain) InsertBlock(b *types.Block) (types.Receipts, error) {
 // through: on an error, blocks[n] is the one that failed and everything
 // before it is stored.
 func (c *Chain) InsertChain(blocks []*types.Block, inserted func(*types.Block)) (n int, err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	r := recoverBlocks(blocks, c.Config.blockSigner)
 	defer r.stop()
 	off := 0
 	for i, b := range blocks {
+		// The chain is locked block by block, as InsertBlock does, so
+		// readers of the head are not held up for a whole segment.
+		c.mu.Lock()
 		_, err := c.insert(b, senders{r: r, off: off})
+		c.mu.Unlock()
 		switch {
 		case err == nil:
 			if inserted != nil {
