@@ -102,21 +102,32 @@ func (gp *GasPool) Gas() uint64 { return uint64(*gp) }
 // BlobHashes and AuthList even when empty, so that validation can tell
 // them apart from other types.
 func TransactionToMessage(tx *types.Transaction, from types.Address) *Message {
-	msg := &Message{
+	// The message and the copies of the transaction's values it points to
+	// live in one allocation: block execution makes one per transaction.
+	m := &struct {
+		Message
+		to                types.Address
+		value, price, tip uint256.Int
+	}{}
+	msg := &m.Message
+	*msg = Message{
 		From:       from,
-		To:         tx.To(),
 		Nonce:      tx.Nonce(),
-		Value:      tx.Value(),
+		Value:      m.value.Set(tx.Value()),
 		GasLimit:   tx.Gas(),
 		Data:       tx.Data(),
 		AccessList: tx.AccessList(),
 	}
+	if to := tx.To(); to != nil {
+		m.to = *to
+		msg.To = &m.to
+	}
 	switch tx.Type() {
 	case types.LegacyTxType, types.AccessListTxType:
-		msg.GasPrice = tx.GasPrice()
+		msg.GasPrice = m.price.Set(tx.GasPrice())
 	default:
-		msg.GasFeeCap = tx.GasFeeCap()
-		msg.GasTipCap = tx.GasTipCap()
+		msg.GasFeeCap = m.price.Set(tx.GasFeeCap())
+		msg.GasTipCap = m.tip.Set(tx.GasTipCap())
 	}
 	switch tx.Type() {
 	case types.BlobTxType:

@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -192,10 +191,10 @@ type BuiltBlock struct {
 }
 
 // CallData returns Input, or Data when Input is absent; both given must
-// agree.
+// agree (a ParamError of the call object, argument 0, when they do not).
 func (a *CallArgs) CallData() ([]byte, error) {
 	if a.Input != nil && a.Data != nil && string(*a.Input) != string(*a.Data) {
-		return nil, errors.New(`both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`)
+		return nil, &ParamError{Msg: `both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`}
 	}
 	if a.Input != nil {
 		return *a.Input, nil

@@ -12,6 +12,9 @@ type PendingBlocks interface {
 	// ErrNotFound when the chain's rules let the node build no block at
 	// the next height (a proof-of-work schedule there).
 	PendingBlock() (*types.Block, error)
+	// PendingReceipts is PendingBlock with its receipts, their block
+	// fields filled in for the pending block.
+	PendingReceipts() (*types.Block, types.Receipts, error)
 }
 
 // Difficulty reads the fork-choice weight of stored blocks.

@@ -32,7 +32,7 @@ func (c *Chain) CommitCertified(built *Built, cert []byte) error {
 func (c *Chain) InsertCertified(b *types.Block, cert []byte) (types.Receipts, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	built, err := c.validate(b, c.head, c.GetHash)
+	built, err := c.validate(b, c.head, c.GetHash, senders{})
 	if err != nil {
 		return nil, err
 	}

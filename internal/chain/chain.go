@@ -188,13 +188,47 @@ func (c *Chain) StateAt(root types.Hash) (*state.StateDB, error) {
 func (c *Chain) InsertBlock(b *types.Block) (types.Receipts, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.insert(b, senders{})
+}
+
+// InsertChain inserts blocks in order as InsertBlock does, recovering the
+// senders of later blocks in the background while earlier ones execute and
+// are stored. Blocks already stored are skipped; inserted, when not nil, is
+// called for each block stored. It returns how many blocks it went
+// through: on an error, blocks[n] is the one that failed and everything
+// before it is stored.
+func (c *Chain) InsertChain(blocks []*types.Block, inserted func(*types.Block)) (n int, err error) {
+	r := recoverBlocks(blocks, c.Config.blockSigner)
+	defer r.stop()
+	off := 0
+	for i, b := range blocks {
+		// The chain is locked block by block, as InsertBlock does, so
+		// readers of the head are not held up for a whole segment.
+		c.mu.Lock()
+		_, err := c.insert(b, senders{r: r, off: off})
+		c.mu.Unlock()
+		switch {
+		case err == nil:
+			if inserted != nil {
+				inserted(b)
+			}
+		case !errors.Is(err, ErrKnownBlock):
+			return i, err
+		}
+		off += len(b.Transactions())
+	}
+	return len(blocks), nil
+}
+
+// insert is InsertBlock under c.mu.
+func (c *Chain) insert(b *types.Block, s senders) (types.Receipts, error) {
 	if b.ParentHash() != c.head.Hash() {
 		if _, ok := c.db.BlockNumber(b.Hash()); ok {
 			return nil, ErrKnownBlock
 		}
-		return c.insertBranch(b)
+		return c.insertBranch(b, s)
 	}
-	built, err := c.validate(b, c.head, c.GetHash)
+	built, err := c.validate(b, c.head, c.GetHash, s)
 	if err != nil {
 		return nil, err
 	}
@@ -205,14 +239,20 @@ func (c *Chain) InsertBlock(b *types.Block) (types.Receipts, error) {
 // storing anything: a validator votes on the result and, once the block is
 // decided, stores it with CommitBuilt (no second execution).
 func (c *Chain) Validate(b *types.Block) (*Built, error) {
-	return c.validate(b, c.Head(), c.GetHash)
+	return c.validate(b, c.Head(), c.GetHash, senders{})
 }
 
 // validate checks b against parent and executes it on the parent's state;
 // getHash answers BLOCKHASH along b's branch.
-func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint64) types.Hash) (*Built, error) {
+// With a zero s, b's senders are recovered in the background from here on,
+// alongside the header and body checks.
+func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint64) types.Hash, s senders) (*Built, error) {
 	if _, ok := c.db.BlockNumber(b.Hash()); ok {
 		return nil, ErrKnownBlock
+	}
+	if s.r == nil {
+		s.r = recoverBlocks([]*types.Block{b}, c.Config.blockSigner)
+		defer s.r.stop()
 	}
 	if b.ParentHash() != parent.Hash() {
 		return nil, fmt.Errorf("%w: block %d builds on %s, head is %d (%s)", ErrUnknownParent, b.Number(), b.ParentHash(), parent.Number(), parent.Hash())
@@ -230,7 +270,7 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Config.Process(b, st, getHash)
+	res, err := c.Config.process(b, st, getHash, s)
 	if err != nil {
 		return nil, err
 	}

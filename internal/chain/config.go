@@ -123,16 +123,20 @@ func (c *Config) mergesByDifficulty() bool {
 		(*big.Int)(c.TerminalTotalDifficulty).Sign() > 0
 }
 
-// Fork returns the EVM rules in force for a block.
+// Fork returns the EVM rules in force for a block. The forks scheduled
+// by time build on London: a block below London's number is not in them
+// whatever its time, as in go-ethereum (a real chain never has such a
+// block, but a simulated one may be given any number and time).
 func (c *Config) Fork(number, time uint64) forks.Fork {
+	london := c.IsLondon(number)
 	switch {
-	case active(c.OsakaTime, time):
+	case london && active(c.OsakaTime, time):
 		return forks.Osaka
-	case active(c.PragueTime, time):
+	case london && active(c.PragueTime, time):
 		return forks.Prague
-	case active(c.CancunTime, time):
+	case london && active(c.CancunTime, time):
 		return forks.Cancun
-	case active(c.ShanghaiTime, time):
+	case london && active(c.ShanghaiTime, time):
 		return forks.Shanghai
 	case c.IsMerged(number) && active(c.LondonBlock, number):
 		return forks.Paris
@@ -164,9 +168,9 @@ func (c *Config) Blob(number, time uint64) evm.BlobConfig {
 	fork := c.Fork(number, time)
 	name := ""
 	switch {
-	case active(c.BPO2Time, time):
+	case fork >= forks.Cancun && active(c.BPO2Time, time):
 		name = "bpo2"
-	case active(c.BPO1Time, time):
+	case fork >= forks.Cancun && active(c.BPO1Time, time):
 		name = "bpo1"
 	case fork >= forks.Osaka:
 		name = "osaka"

@@ -37,6 +37,26 @@ func key(prefix []byte, rest ...[]byte) []byte {
 
 func numKey(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
 
+// maxKeyLen bounds the keys putKey and putNumKey assemble on the stack;
+// the longest is a prefix, an address or hash, and a number.
+const maxKeyLen = 2 + 32 + 8
+
+// putKey puts prefix+mid = v into the pending batch. The batch copies
+// keys, so the key is assembled in a stack buffer rather than allocated:
+// a block import stages several keys per transaction. Called with db.mu
+// held.
+func (db *DB) putKey(prefix, mid, v []byte) {
+	var buf [maxKeyLen]byte
+	db.pending.Put(append(append(buf[:0], prefix...), mid...), v)
+}
+
+// putNumKey puts prefix+mid+n (8 bytes, big-endian) = v into the pending
+// batch, as putKey does. Called with db.mu held.
+func (db *DB) putNumKey(prefix, mid []byte, n uint64, v []byte) {
+	var buf [maxKeyLen]byte
+	db.pending.Put(binary.BigEndian.AppendUint64(append(append(buf[:0], prefix...), mid...), n), v)
+}
+
 // ErrNotFound is returned by lookups of absent blocks, receipts and
 // transactions.
 var ErrNotFound = errors.New("not found")
@@ -112,7 +132,7 @@ func (db *DB) Update(set *trie.NodeSet) error {
 		}
 		b := append([]byte(nil), blob...)
 		db.overlay[hash] = b
-		db.pending.Put(key(prefixNode, hash[:]), b)
+		db.putKey(prefixNode, hash[:], b)
 	})
 	return nil
 }
@@ -134,13 +154,16 @@ func (db *DB) WriteBlock(b *types.Block, receipts types.Receipts) error {
 	defer db.mu.Unlock()
 	h := b.Hash()
 	num := numKey(b.Number())
-	db.pending.Put(key(prefixBlock, h[:]), b.EncodeRLP())
-	db.pending.Put(key(prefixReceipts, h[:]), encodeReceipts(receipts))
-	db.pending.Put(key(prefixCanonical, num), h[:])
-	db.pending.Put(key(prefixNumber, h[:]), num)
+	db.putKey(prefixBlock, h[:], b.EncodeRLP())
+	db.putKey(prefixReceipts, h[:], encodeReceipts(receipts))
+	db.putKey(prefixCanonical, num, h[:])
+	db.putKey(prefixNumber, h[:], num)
+	var loc [32 + 4]byte // block hash + index
+	copy(loc[:], h[:])
 	for i, tx := range b.Transactions() {
 		th := tx.Hash()
-		db.pending.Put(key(prefixTxLookup, th[:]), binary.BigEndian.AppendUint32(append([]byte(nil), h[:]...), uint32(i)))
+		binary.BigEndian.PutUint32(loc[32:], uint32(i))
+		db.putKey(prefixTxLookup, th[:], loc[:])
 	}
 	bloom := b.HeaderRef().Bloom
 	if err := db.putBloom(b.Number(), &bloom); err != nil {

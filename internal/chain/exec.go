@@ -137,6 +137,14 @@ type ExecOptions struct {
 	// Transfers records, per transaction, the addresses that received
 	// value inside it (Exec.Transfers), for the history index.
 	Transfers bool
+	// PoSByDifficulty decides proof of stake by the header's difficulty
+	// alone, as go-ethereum's engine and EVM context do: 0 is proof of
+	// stake (PREVRANDAO, no block reward); otherwise the block pays the
+	// proof-of-work reward and its EVM runs without the forks that build on
+	// the Merge (Shanghai and later), and a failing beacon-root call is
+	// ignored. A simulated block may carry any number, time and difficulty,
+	// so the chain's schedule cannot say.
+	PoSByDifficulty bool
 }
 
 // EndBlockHook runs at the end of every block, after withdrawals and
@@ -163,6 +171,7 @@ type Exec struct {
 
 	rec *transferRecorder
 
+	pos         bool // proof-of-stake block: no block reward
 	gp          *evm.GasPool
 	deleteEmpty bool
 	withdrawals []*types.Withdrawal
@@ -178,8 +187,21 @@ func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) t
 	}
 	fork := c.Fork(h.Number, h.Time)
 	bctx := c.BlockContext(h, getHash)
+	pos := c.IsPoSHeader(h)
+	if opts.PoSByDifficulty {
+		pos = h.Difficulty.IsZero()
+		bctx.Random, bctx.Difficulty = nil, new(uint256.Int).Set(&h.Difficulty)
+		if pos {
+			r := h.MixDigest
+			bctx.Random, bctx.Difficulty = &r, nil
+		}
+	}
 	if opts.BlobBaseFee != nil {
 		bctx.BlobBaseFee = new(uint256.Int).Set(opts.BlobBaseFee)
+	}
+	evmFork := fork
+	if opts.PoSByDifficulty && !pos && evmFork > forks.London {
+		evmFork = forks.London
 	}
 	var vmState evm.StateDB = st
 	if opts.WrapState != nil {
@@ -189,9 +211,10 @@ func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) t
 		Config:      c,
 		Header:      h,
 		State:       st,
-		EVM:         evm.NewEVM(bctx, vmState, c.ChainID, fork),
+		EVM:         evm.NewEVM(bctx, vmState, c.ChainID, evmFork),
 		Fork:        fork,
 		Signer:      c.Signer(h.Number, h.Time),
+		pos:         pos,
 		gp:          opts.GasPool,
 		deleteEmpty: fork >= forks.SpuriousDragon,
 	}
@@ -214,7 +237,7 @@ func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) t
 		applyDAOFork(st)
 	}
 	if fork >= forks.Cancun && h.ParentBeaconRoot != nil {
-		if _, err := x.systemCall(BeaconRootsAddress, h.ParentBeaconRoot[:]); err != nil {
+		if _, err := x.systemCall(BeaconRootsAddress, h.ParentBeaconRoot[:]); err != nil && evmFork == fork {
 			return nil, fmt.Errorf("%w: beacon root: %v", ErrSystemCall, err)
 		}
 	}
@@ -313,7 +336,7 @@ func (x *Exec) Finish(withdrawals []*types.Withdrawal, uncles []*types.Header) (
 	for _, w := range withdrawals {
 		st.AddBalance(w.Address, new(uint256.Int).Mul(uint256.NewInt(w.Amount), gwei))
 	}
-	if !c.IsPoSHeader(h) {
+	if !x.pos {
 		c.accumulateRewards(x.Fork, h, uncles, st)
 	}
 	if c.EndBlock != nil {

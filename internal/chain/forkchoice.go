@@ -132,7 +132,7 @@ func (c *Chain) ancestorHashes(parent *types.Block) func(uint64) types.Hash {
 
 // insertBranch imports a block whose parent is a stored block other than
 // the head. Called with c.mu held.
-func (c *Chain) insertBranch(b *types.Block) (types.Receipts, error) {
+func (c *Chain) insertBranch(b *types.Block, s senders) (types.Receipts, error) {
 	parent, err := c.db.Block(b.ParentHash())
 	if errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%w: block %d builds on %s, which is not stored", ErrUnknownParent, b.Number(), b.ParentHash())
@@ -140,7 +140,7 @@ func (c *Chain) insertBranch(b *types.Block) (types.Receipts, error) {
 	if err != nil {
 		return nil, err
 	}
-	built, err := c.validate(b, parent, c.ancestorHashes(parent))
+	built, err := c.validate(b, parent, c.ancestorHashes(parent), s)
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,9 @@ func TestForkSchedule(t *testing.T) {
 		{12, 120, forks.Constantinople}, {15, 150, forks.Petersburg}, {18, 180, forks.Istanbul}, {24, 240, forks.Berlin},
 		{27, 270, forks.London}, {36, 360, forks.Paris}, {39, 390, forks.Shanghai}, {42, 420, forks.Cancun},
 		{45, 450, forks.Prague}, {48, 480, forks.Osaka},
+		// Forks scheduled by time build on London: a block below London's
+		// number (a simulated one given any number and time) stays below.
+		{12, 480, forks.Constantinople}, {26, 450, forks.Berlin}, {27, 480, forks.Osaka},
 	} {
 		if got := c.Fork(tc.num, tc.time); got != tc.want {
 			t.Errorf("block %d time %d: %v, want %v", tc.num, tc.time, got, tc.want)

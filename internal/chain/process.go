@@ -135,12 +135,21 @@ func (c *Config) ValidateBody(b *types.Block) error {
 // receipts and the new state root; st holds the post-state afterwards.
 // Senders are recovered in parallel ahead of execution.
 func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64) types.Hash) (*Result, error) {
+	r := recoverBlocks([]*types.Block{b}, c.blockSigner)
+	defer r.stop()
+	return c.process(b, st, getHash, senders{r: r})
+}
+
+// blockSigner is the signer in force for b.
+func (c *Config) blockSigner(b *types.Block) types.Signer { return c.Signer(b.Number(), b.Time()) }
+
+// process is Process with the block's senders recovered by the caller's
+// background recovery (a chain segment's, started before the block).
+func (c *Config) process(b *types.Block, st *state.StateDB, getHash func(uint64) types.Hash, senders senders) (*Result, error) {
 	x, err := c.Open(b.HeaderRef(), st, getHash, &ExecOptions{Transfers: true})
 	if err != nil {
 		return nil, err
 	}
-	senders := recoverSenders(x.Signer, b.Transactions())
-	defer senders.stop()
 	for i, tx := range b.Transactions() {
 		senders.wait(i)
 		from, err := x.Signer.Sender(tx)

@@ -32,10 +32,11 @@ type TxRef struct {
 
 const txRefLen = 8 + 4 + 32
 
-func (r TxRef) encode() []byte {
-	b := binary.BigEndian.AppendUint64(make([]byte, 0, txRefLen), r.Block)
-	b = binary.BigEndian.AppendUint32(b, r.Index)
-	return append(b, r.Hash[:]...)
+func (r TxRef) encode() (b [txRefLen]byte) {
+	binary.BigEndian.PutUint64(b[:], r.Block)
+	binary.BigEndian.PutUint32(b[8:], r.Index)
+	copy(b[12:], r.Hash[:])
+	return b
 }
 
 func decodeTxRef(b []byte) (TxRef, error) {
@@ -84,7 +85,7 @@ func (c *Chain) stageHistory(b *types.Block, receipts types.Receipts, transfers 
 			}
 			order = append(order, a)
 		}
-		c.db.stagePut(key(prefixAddrTx, a[:], numKey(cnt)), ref)
+		c.db.stagePutNum(prefixAddrTx, a[:], cnt, ref)
 		counts[a] = cnt + 1
 		return nil
 	}
@@ -93,8 +94,9 @@ func (c *Chain) stageHistory(b *types.Block, receipts types.Receipts, transfers 
 		if err != nil {
 			return fmt.Errorf("history index: sender of tx %d: %w", i, err)
 		}
-		ref := TxRef{Block: n, Index: uint32(i), Hash: tx.Hash()}.encode()
-		c.db.stagePut(key(prefixTxOrdinal, numKey(before+uint64(i))), ref)
+		refArr := TxRef{Block: n, Index: uint32(i), Hash: tx.Hash()}.encode()
+		ref := refArr[:]
+		c.db.stagePutNum(prefixTxOrdinal, nil, before+uint64(i), ref)
 		if err := touch(from, ref); err != nil {
 			return err
 		}
@@ -121,13 +123,16 @@ func (c *Chain) stageHistory(b *types.Block, receipts types.Receipts, transfers 
 			}
 		}
 	}
+	var v [8]byte
 	for _, a := range order {
-		c.db.stagePut(key(prefixAddrTxCount, a[:]), binary.BigEndian.AppendUint64(nil, counts[a]))
+		binary.BigEndian.PutUint64(v[:], counts[a])
+		c.db.stagePut(key(prefixAddrTxCount, a[:]), v[:])
 	}
 	if c.recordingKeys() {
 		c.stageBlockAddrs(n, order)
 	}
-	c.db.stagePut(key(prefixTxCumul, numKey(n)), binary.BigEndian.AppendUint64(nil, before+uint64(len(b.Transactions()))))
+	binary.BigEndian.PutUint64(v[:], before+uint64(len(b.Transactions())))
+	c.db.stagePut(key(prefixTxCumul, numKey(n)), v[:])
 	return nil
 }
 
@@ -135,6 +140,13 @@ func (db *DB) stagePut(k, v []byte) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	db.pending.Put(k, v)
+}
+
+// stagePutNum is stagePut of prefix+mid+n, with the key built by putNumKey.
+func (db *DB) stagePutNum(prefix, mid []byte, n uint64, v []byte) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.putNumKey(prefix, mid, n, v)
 }
 
 func (db *DB) getUint64(k []byte) (uint64, bool, error) {

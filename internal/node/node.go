@@ -388,19 +388,36 @@ func (n *Node) ImportFile(path string, progress func(imported uint64, gas uint64
 	}
 	defer f.Close()
 	var count uint64
-	err = chain.ReadBlocks(f, func(b *types.Block) error {
-		if _, err := n.Chain.InsertBlock(b); err != nil {
-			if errors.Is(err, chain.ErrKnownBlock) {
-				return nil
-			}
-			return fmt.Errorf("block %d (%s): %w", b.Number(), b.Hash(), err)
-		}
+	inserted := func(b *types.Block) {
 		count++
 		if progress != nil {
 			progress(count, b.GasUsed())
 		}
+	}
+	// Blocks go in in batches, so that the senders of a batch's later
+	// blocks are recovered while its earlier ones execute.
+	const batchBlocks, batchTxs = 128, 50_000
+	var batch []*types.Block
+	txs := 0
+	flush := func() error {
+		i, err := n.Chain.InsertChain(batch, inserted)
+		if err != nil {
+			b := batch[i]
+			return fmt.Errorf("block %d (%s): %w", b.Number(), b.Hash(), err)
+		}
+		batch, txs = batch[:0], 0
+		return nil
+	}
+	err = chain.ReadBlocks(f, func(b *types.Block) error {
+		batch = append(batch, b)
+		if txs += len(b.Transactions()); len(batch) >= batchBlocks || txs >= batchTxs {
+			return flush()
+		}
 		return nil
 	})
+	if err == nil && len(batch) > 0 {
+		err = flush()
+	}
 	if err == nil {
 		n.resetPool()
 	}

@@ -455,3 +455,49 @@ func TestCompactKeepsTip(t *testing.T) {
 		t.Fatalf("damage in the compacted log: %v", err)
 	}
 }
+
+// MemDB keeps key and value in one buffer: overwriting, deleting and
+// writing into a value read back through Iterate must leave every key
+// intact.
+func TestMemDBSharedBuffers(t *testing.T) {
+	db := NewMem()
+	put := func(k, v string) {
+		var b Batch
+		b.Put([]byte(k), []byte(v))
+		if err := db.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("k1", "first")
+	put("k1", "second, longer")
+	put("k2", "")
+	put("", "empty key")
+	if err := db.Iterate(nil, func(k, v []byte) bool {
+		if len(v) > 0 {
+			v[0] = '!'
+		}
+		_ = append(v, "xxxxxxxx"...) // must not land in any key's bytes
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"k1": "!econd, longer", "k2": "", "": "!mpty key"} {
+		got, err := db.Get([]byte(k))
+		if err != nil || string(got) != want {
+			t.Fatalf("%q = %q, %v; want %q", k, got, err, want)
+		}
+	}
+	var b Batch
+	b.Delete([]byte("k1"))
+	if err := db.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Get([]byte("k1")); err != ErrNotFound {
+		t.Fatalf("deleted key: %v", err)
+	}
+	var keys []string
+	db.IterateKeys(nil, func(k []byte) bool { keys = append(keys, string(k)); return true })
+	if len(keys) != 2 {
+		t.Fatalf("keys %q", keys)
+	}
+}

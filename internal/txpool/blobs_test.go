@@ -51,7 +51,16 @@ func TestBlobSidecars(t *testing.T) {
 	other, _ := constantSidecar(6, 7)
 	swapped := &types.BlobSidecar{Blobs: good.Blobs, Commitments: good.Commitments, Proofs: [][]byte{good.Proofs[0], other.Commitments[0]}}
 	short := &types.BlobSidecar{Blobs: good.Blobs[:1], Commitments: good.Commitments[:1], Proofs: good.Proofs[:1]}
-	cells := &types.BlobSidecar{Version: types.SidecarCellProofs, Blobs: good.Blobs, Commitments: good.Commitments, Proofs: make([][]byte, 2*types.CellProofsPerBlob)}
+	// Version 1: a constant polynomial's cell proofs are the point at
+	// infinity too (its quotient by any coset's vanishing polynomial is 0).
+	cells := &types.BlobSidecar{Version: types.SidecarCellProofs, Blobs: good.Blobs, Commitments: good.Commitments}
+	for range 2 * types.CellProofsPerBlob {
+		cells.Proofs = append(cells.Proofs, good.Proofs[0])
+	}
+	badCells := &types.BlobSidecar{Version: types.SidecarCellProofs, Blobs: good.Blobs, Commitments: good.Commitments,
+		Proofs: append([][]byte{other.Commitments[0]}, cells.Proofs[1:]...)}
+	emptyCells := &types.BlobSidecar{Version: types.SidecarCellProofs, Blobs: good.Blobs, Commitments: good.Commitments, Proofs: make([][]byte, 2*types.CellProofsPerBlob)}
+	fewCells := &types.BlobSidecar{Version: types.SidecarCellProofs, Blobs: good.Blobs, Commitments: good.Commitments, Proofs: cells.Proofs[1:]}
 	tx := f.blobTx(0, 0, hashes)
 	for _, tc := range []struct {
 		name string
@@ -65,8 +74,11 @@ func TestBlobSidecars(t *testing.T) {
 		{"a proof that does not open the blob", swapped, forks.Cancun, ErrSidecarProof},
 		{"cell proofs before Osaka", cells, forks.Cancun, ErrSidecarVersion},
 		{"blob proofs from Osaka", good, forks.Osaka, ErrSidecarVersion},
-		{"cell proofs from Osaka", cells, forks.Osaka, ErrCellProofsUnsupp},
+		{"a cell proof that does not open its cell", badCells, forks.Osaka, ErrSidecarProof},
+		{"cell proofs that do not decode", emptyCells, forks.Osaka, ErrSidecarProof},
+		{"one cell proof short", fewCells, forks.Osaka, ErrSidecarCount},
 		{"valid", good, forks.Cancun, nil},
+		{"valid cell proofs", cells, forks.Osaka, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := VerifySidecar(tx, tc.sc, tc.fork); !errors.Is(err, tc.want) && !(tc.want == nil && err == nil) {

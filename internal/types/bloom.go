@@ -93,14 +93,14 @@ func LogsBloom(logs []*Log) Bloom {
 	return b
 }
 
-// CreateBloom returns the bloom of all logs of the receipts (the block's
-// logsBloom).
+// CreateBloom returns the block's logsBloom: the union of the receipts'
+// blooms. Each receipt's Bloom must already be the bloom of its logs (as
+// the executor and the receipt decoder leave it), so no log is hashed a
+// second time.
 func CreateBloom(receipts []*Receipt) Bloom {
 	var b Bloom
 	for _, r := range receipts {
-		for _, l := range r.Logs {
-			b.AddLog(l)
-		}
+		b.Or(&r.Bloom)
 	}
 	return b
 }

@@ -104,7 +104,7 @@ func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 
 	register(s, "eth_call", 1, 4, api.call)
 	register(s, "eth_estimateGas", 1, 4, api.estimateGas)
-	register(s, "eth_createAccessList", 1, 2, api.createAccessList)
+	register(s, "eth_createAccessList", 1, 3, api.createAccessList) // with state overrides, as go-ethereum
 	register(s, "eth_simulateV1", 1, 2, api.simulate)
 
 	register(s, "eth_gasPrice", 0, 0, api.gasPrice)
@@ -343,6 +343,17 @@ func (api *ethAPI) getBlockReceipts(_ context.Context, p rpc.Params) (any, error
 	var ref BlockRef
 	if err := p.Decode(0, &ref); err != nil {
 		return nil, err
+	}
+	if ref.Hash == nil && ref.Tag == "pending" {
+		// The receipts of the block the pool would build next, as its
+		// block objects are (blockAt); the head's when none can be built.
+		_, rs, err := api.b.PendingReceipts()
+		if err == nil {
+			return rs, nil
+		}
+		if !errors.Is(err, backend.ErrNotFound) {
+			return nil, err
+		}
 	}
 	blk, err := resolve(api.b, ref)
 	if err != nil || blk == nil {

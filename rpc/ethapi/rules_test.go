@@ -30,6 +30,23 @@ func TestInvalidParamsNameTheArgument(t *testing.T) {
 		{"eth_getProof", `[` + addr + `,[` + long + `],"latest"]`, 1},
 		{"eth_getStorageValues", `[{` + addr + `:["0xasdf"]},"latest"]`, 0},
 		{"eth_getStorageValues", `[{` + addr + `:[` + long + `]},"latest"]`, 0},
+		// ... and as state-override slots of every call that takes them.
+		{"eth_call", `[{"to":` + addr + `},"latest",{` + addr + `:{"state":{` + long + `:"0x00"}}}]`, 2},
+		{"eth_call", `[{"to":` + addr + `},"latest",{` + addr + `:{"stateDiff":{"0xasdf":"0x00"}}}]`, 2},
+		{"eth_estimateGas", `[{"to":` + addr + `},"latest",{` + addr + `:{"state":{` + long + `:"0x00"}}}]`, 2},
+		{"eth_createAccessList", `[{"to":` + addr + `},"latest",{` + addr + `:{"state":{` + long + `:"0x00"}}}]`, 2},
+		{"eth_simulateV1", `[{"blockStateCalls":[{"stateOverrides":{` + addr + `:{"state":{` + long + `:"0x00"}}}}]},"latest"]`, 0},
+		// A call object whose fields contradict each other, in every method
+		// that takes one.
+		{"eth_call", `[{"to":` + addr + `,"gasPrice":"0x1","maxFeePerGas":"0x1"},"latest"]`, 0},
+		{"eth_estimateGas", `[{"to":` + addr + `,"gasPrice":"0x1","maxPriorityFeePerGas":"0x1"}]`, 0},
+		{"eth_createAccessList", `[{"to":` + addr + `,"gasPrice":"0x1","maxFeePerGas":"0x1"}]`, 0},
+		{"eth_call", `[{"to":` + addr + `,"data":"0x12","input":"0x34"},"latest"]`, 0},
+		{"eth_estimateGas", `[{"to":` + addr + `,"data":"0x12","input":"0x34"}]`, 0},
+		{"eth_createAccessList", `[{"to":` + addr + `,"data":"0x12","input":"0x34"}]`, 0},
+		{"eth_simulateV1", `[{"blockStateCalls":[{"calls":[{"to":` + addr + `,"data":"0x12","input":"0x34"}]}]},"latest"]`, 0},
+		{"eth_sendTransaction", `[{"from":` + quote(fx.acct0.Hex()) + `,"to":` + addr + `,"data":"0x12","input":"0x34"}]`, 0},
+		{"eth_signTransaction", `[{"from":` + quote(fx.acct0.Hex()) + `,"to":` + addr + `,"data":"0x12","input":"0x34"}]`, 0},
 		// An empty request names no slot at all.
 		{"eth_getStorageValues", `[{},"latest"]`, 0},
 		{"eth_getStorageValues", `[{` + addr + `:[]},"latest"]`, 0},
@@ -129,6 +146,17 @@ func TestBlockObjectsDifficultyAndPending(t *testing.T) {
 	}
 	if r := fx.call(t, "eth_getBlockTransactionCountByNumber", `["pending"]`); r.Error != nil {
 		t.Errorf("eth_getBlockTransactionCountByNumber pending: %s", r.Error.Message)
+	}
+	// The pending block's receipts are those of its own transactions (none
+	// from an empty pool), not the head's.
+	txs, _ := pending["transactions"].([]any)
+	var receipts []any
+	r = fx.call(t, "eth_getBlockReceipts", `["pending"]`)
+	if r.Error != nil || json.Unmarshal(r.Result, &receipts) != nil || receipts == nil {
+		t.Fatalf("eth_getBlockReceipts pending: %s %+v", r.Result, r.Error)
+	}
+	if len(receipts) != len(txs) {
+		t.Errorf("eth_getBlockReceipts pending: %d receipts for %d pending transactions", len(receipts), len(txs))
 	}
 }
 

@@ -125,13 +125,7 @@ func (b *Backend) Receipts(blk *types.Block) (types.Receipts, error) {
 	if err != nil {
 		return nil, err
 	}
-	hd := blk.HeaderRef()
-	cfg := b.chain.Config
-	var blobPrice *uint256.Int
-	if hd.ExcessBlobGas != nil {
-		blobPrice = cfg.Blob(hd.Number, hd.Time).BaseFee(*hd.ExcessBlobGas)
-	}
-	if err := types.DeriveReceiptFields(rs, h, hd.Number, hd.Time, hd.BaseFee, blobPrice, blk.Transactions(), cfg.Signer(hd.Number, hd.Time)); err != nil {
+	if err := b.deriveReceipts(blk, rs); err != nil {
 		return nil, err
 	}
 	b.rcMu.Lock()
@@ -143,6 +137,18 @@ func (b *Backend) Receipts(blk *types.Block) (types.Receipts, error) {
 	}
 	b.rcMu.Unlock()
 	return rs, nil
+}
+
+// deriveReceipts fills in the fields of blk's receipts that follow from
+// the block (hashes, indexes, prices, addresses).
+func (b *Backend) deriveReceipts(blk *types.Block, rs types.Receipts) error {
+	hd := blk.HeaderRef()
+	cfg := b.chain.Config
+	var blobPrice *uint256.Int
+	if hd.ExcessBlobGas != nil {
+		blobPrice = cfg.Blob(hd.Number, hd.Time).BaseFee(*hd.ExcessBlobGas)
+	}
+	return types.DeriveReceiptFields(rs, blk.Hash(), hd.Number, hd.Time, hd.BaseFee, blobPrice, blk.Transactions(), cfg.Signer(hd.Number, hd.Time))
 }
 
 func (b *Backend) SendTransaction(ctx context.Context, tx *types.Transaction) error {

@@ -21,7 +21,7 @@ import (
 // message builds the EVM message of a call with gas limit gas.
 func message(a *backend.CallArgs, gas uint64) (*evm.Message, error) {
 	if a.GasPrice != nil && (a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil) {
-		return nil, errors.New("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
+		return nil, &backend.ParamError{Msg: "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified"}
 	}
 	data, err := a.CallData()
 	if err != nil {
@@ -455,6 +455,9 @@ func (b *Backend) CreateAccessList(ctx context.Context, req *backend.CallRequest
 	} else {
 		st, err := b.chain.StateAt(b.chain.StateRoot(env.blk.HeaderRef()))
 		if err != nil {
+			return nil, err
+		}
+		if err := applyOverrides(st, env.overrides); err != nil {
 			return nil, err
 		}
 		nonce := st.GetNonce(from)

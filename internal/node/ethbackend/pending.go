@@ -13,6 +13,30 @@ import (
 // PendingBlock builds, as the proposer would, a block on the head from the
 // pool's pending transactions in price order, at the current time.
 func (b *Backend) PendingBlock() (*types.Block, error) {
+	built, err := b.buildPending()
+	if err != nil {
+		return nil, err
+	}
+	return built.Block, nil
+}
+
+// PendingReceipts is PendingBlock with the receipts of its transactions.
+func (b *Backend) PendingReceipts() (*types.Block, types.Receipts, error) {
+	built, err := b.buildPending()
+	if err != nil {
+		return nil, nil, err
+	}
+	rs := built.Receipts
+	if rs == nil {
+		rs = types.Receipts{}
+	}
+	if err := b.deriveReceipts(built.Block, rs); err != nil {
+		return nil, nil, err
+	}
+	return built.Block, rs, nil
+}
+
+func (b *Backend) buildPending() (*chain.Built, error) {
 	head := b.chain.Head()
 	if !b.chain.Config.IsMerged(head.Number() + 1) {
 		return nil, backend.ErrNotFound
@@ -26,7 +50,7 @@ func (b *Backend) PendingBlock() (*types.Block, error) {
 		return nil, err
 	}
 	built.State.Release()
-	return built.Block, nil
+	return built, nil
 }
 
 // TotalDifficulty is the stored block h's total difficulty.

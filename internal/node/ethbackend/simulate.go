@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/backend"
@@ -11,6 +12,7 @@ import (
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
+	"github.com/chaind/chaind/trie"
 	"github.com/holiman/uint256"
 )
 
@@ -129,6 +131,19 @@ func (sim *simulator) getHash(n uint64) types.Hash {
 	return types.Hash{}
 }
 
+// postMerge reports whether a simulated block at (number, time) gets
+// difficulty 0. go-ethereum's rule, which differs from the chain's own
+// schedule where a simulation's explicit numbers and times leave it: the
+// chain merged at genesis, or the block is at or past the merge netsplit
+// block, or at or past Shanghai's time. Otherwise the block inherits its
+// parent's difficulty (and is a proof-of-work block).
+func (sim *simulator) postMerge(number, time uint64) bool {
+	c := sim.cfg
+	return (c.TerminalTotalDifficulty != nil && (*big.Int)(c.TerminalTotalDifficulty).Sign() == 0) ||
+		(c.MergeNetsplitBlock != nil && number >= *c.MergeNetsplitBlock) ||
+		(c.ShanghaiTime != nil && time >= *c.ShanghaiTime)
+}
+
 // header builds the header of a simulated block before execution.
 func (sim *simulator) header(o *backend.SimBlockOverrides, parent *types.Header) *types.Header {
 	num, t := *o.Number, *o.Time
@@ -142,7 +157,7 @@ func (sim *simulator) header(o *backend.SimBlockOverrides, parent *types.Header)
 		TxHash:      types.EmptyRootHash,
 		ReceiptHash: types.EmptyRootHash,
 	}
-	if !sim.cfg.IsMerged(num) {
+	if !sim.postMerge(num, t) {
 		h.Difficulty = parent.Difficulty
 	}
 	if o.Difficulty != nil {
@@ -220,11 +235,12 @@ func (sim *simulator) processBlock(b *backend.SimBlock, parent *types.Header) (*
 	}
 	tr := &logTracer{StateDB: sim.st, transfers: sim.trace, marks: map[int]int{}}
 	x, err := sim.cfg.Open(h, sim.st, sim.getHash, &chain.ExecOptions{
-		NoBaseFee:   !sim.validate,
-		WrapState:   func(*state.StateDB) evm.StateDB { return tr },
-		Precompiles: precs,
-		BlobBaseFee: o.BlobBaseFee,
-		GasPool:     &sim.gp,
+		NoBaseFee:       !sim.validate,
+		WrapState:       func(*state.StateDB) evm.StateDB { return tr },
+		Precompiles:     precs,
+		BlobBaseFee:     o.BlobBaseFee,
+		GasPool:         &sim.gp,
+		PoSByDifficulty: true,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -268,15 +284,34 @@ func (sim *simulator) processBlock(b *backend.SimBlock, parent *types.Header) (*
 		}
 		calls = append(calls, cr)
 	}
-	var withdrawals []*types.Withdrawal
-	if x.Fork >= forks.Shanghai {
-		withdrawals = toWithdrawals(o.Withdrawals)
+	// A simulated block carries a withdrawals list (empty unless given)
+	// exactly when it is a proof-of-stake block, whatever its fork: so
+	// go-ethereum assembles them, and the block hash depends on it.
+	pos := h.Difficulty.IsZero()
+	withdrawals := toWithdrawals(o.Withdrawals)
+	switch {
+	case !pos && len(withdrawals) > 0:
+		return nil, nil, errors.New("withdrawals in a proof-of-work block")
+	case pos && x.Fork < forks.Shanghai && len(withdrawals) > 0:
+		return nil, nil, errors.New("withdrawals set before Shanghai activation")
+	case pos && withdrawals == nil:
+		withdrawals = []*types.Withdrawal{}
 	}
 	res, err := x.Finish(withdrawals, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	blk := x.Seal(res)
+	if hasList := blk.Withdrawals() != nil; hasList != pos {
+		sh := blk.Header()
+		body := &types.Body{Transactions: blk.Transactions()}
+		sh.WithdrawalsHash = nil
+		if pos {
+			wr := types.DeriveWithdrawalsRoot(withdrawals, trie.NewStackTrie())
+			sh.WithdrawalsHash, body.Withdrawals = &wr, withdrawals
+		}
+		blk = types.NewBlock(sh, body)
+	}
 	hash := blk.Hash()
 	for i := range calls {
 		for _, l := range calls[i].Logs {
@@ -366,7 +401,9 @@ func (sim *simulator) prepareCall(a *backend.CallArgs, h *types.Header, gasLimit
 	// allow, legacy when a gas price was given.
 	var inner types.TxData
 	switch {
-	case a.GasPrice != nil:
+	case a.GasPrice != nil || h.BaseFee == nil:
+		// Before London a call is priced by a gas price (0 when not
+		// given), so it is a legacy transaction whatever else it sets.
 		inner = &types.LegacyTx{Nonce: nonce, GasPrice: *u(a.GasPrice), Gas: gas, To: a.To, Value: *value, Data: data}
 	case a.AuthorizationList != nil && a.To != nil:
 		inner = &types.SetCodeTx{ChainID: *chainID, Nonce: nonce, GasTipCap: *tipCap, GasFeeCap: *feeCap, Gas: gas, To: *a.To,

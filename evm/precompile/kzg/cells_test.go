@@ -1,0 +1,235 @@
+package kzg
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chaind/chaind/evm/precompile/bls12381"
+)
+
+// cellVector is one case of the consensus specs' verify_cell_kzg_proof_batch
+// tests (kzg-mainnet, as c-kzg-4844 and go-eth-kzg ship them; the 23 cases
+// under 30 KB, converted from YAML to JSON in testdata): output true,
+// false, or null for inputs the function must refuse. The larger valid
+// cases (a whole blob's 128 cells) are covered by internal/peerbench's
+// TestCellProofsAgainstGoEthKZG instead.
+type cellVector struct {
+	Name  string
+	Input struct {
+		Commitments []string `json:"commitments"`
+		CellIndices []uint64 `json:"cell_indices"`
+		Cells       []string `json:"cells"`
+		Proofs      []string `json:"proofs"`
+	}
+	Output *bool
+}
+
+func unhexAll(t *testing.T, in []string) ([][]byte, bool) {
+	var out [][]byte
+	for _, s := range in {
+		b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, b)
+	}
+	return out, true
+}
+
+func TestCellProofVectors(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "verify_cell_kzg_proof_batch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []cellVector
+	if err := json.Unmarshal(raw, &vs); err != nil {
+		t.Fatal(err)
+	}
+	var valid, invalid, refused int
+	for _, v := range vs {
+		t.Run(v.Name, func(t *testing.T) {
+			cs, ok1 := unhexAll(t, v.Input.Commitments)
+			cells, ok2 := unhexAll(t, v.Input.Cells)
+			ps, ok3 := unhexAll(t, v.Input.Proofs)
+			err := errors.New("undecodable hex")
+			if ok1 && ok2 && ok3 {
+				err = VerifyCellProofBatch(cs, v.Input.CellIndices, cells, ps)
+			}
+			switch {
+			case v.Output == nil:
+				refused++
+				if err == nil || errors.Is(err, ErrVerificationFailed) {
+					t.Fatalf("want the input refused, got %v", err)
+				}
+			case *v.Output:
+				valid++
+				if err != nil {
+					t.Fatalf("valid batch rejected: %v", err)
+				}
+			default:
+				invalid++
+				if !errors.Is(err, ErrVerificationFailed) {
+					t.Fatalf("want verification to fail, got %v", err)
+				}
+			}
+		})
+	}
+	if valid == 0 || invalid == 0 || refused == 0 {
+		t.Fatalf("vectors: %d valid, %d invalid, %d refused; want each kind", valid, invalid, refused)
+	}
+}
+
+// The setup points are successive powers of one τ, the τ of [τ]G2:
+// e([τ^(i+1)]G1, G2) = e([τ^i]G1, [τ]G2) for i < 64, and [τ^64]G2 matches
+// [τ^64]G1.
+func TestCellSetupConsistent(t *testing.T) {
+	if err := cellSetup(); err != nil {
+		t.Fatal(err)
+	}
+	g1 := make([]bls12381.G1, len(g1MonomialHex))
+	for i, s := range g1MonomialHex {
+		b, _ := hex.DecodeString(s)
+		p, err := bls12381.DecompressG1(b)
+		if err != nil {
+			t.Fatalf("point %d: %v", i, err)
+		}
+		g1[i] = p
+	}
+	if gen := bls12381.G1Generator(); !g1[0].Equal(&gen) {
+		t.Fatal("[τ^0]G1 is not the generator")
+	}
+	tau := bls12381.PrepareG2(tauG2(t))
+	for i := 0; i+1 < len(g1); i++ {
+		var neg bls12381.G1
+		neg.Neg(&g1[i+1])
+		if !bls12381.PairingCheck([]bls12381.G1{g1[i], neg}, []*bls12381.G2Prepared{tau, g2Lines}) {
+			t.Fatalf("[τ^%d]G1 is not τ·[τ^%d]G1", i+1, i)
+		}
+	}
+	var neg bls12381.G1
+	neg.Neg(&g1[64])
+	gen := bls12381.G1Generator()
+	if !bls12381.PairingCheck([]bls12381.G1{gen, neg}, []*bls12381.G2Prepared{tau64Lines, g2Lines}) {
+		t.Fatal("[τ^64]G2 does not match [τ^64]G1")
+	}
+}
+
+func tauG2(t *testing.T) *bls12381.G2 {
+	b, _ := hex.DecodeString(tauG2Hex)
+	p, err := bls12381.DecompressG2(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &p
+}
+
+// ComputeCells follows compute_cells: cell i position j is the blob's
+// polynomial at the (64i+j)-th point of the bit-reversed 8192-point
+// domain. The extension is systematic (the first 64 cells are the blob
+// itself), and every other cell agrees with a direct evaluation of the
+// polynomial in coefficient form (Horner) on its coset.
+func TestComputeCells(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	// A polynomial of degree < 4096 with random coefficients at random
+	// powers (the lowest and the highest among them, so the whole width of
+	// the transform matters), and its values on the blob's domain
+	// (bit-reversed order) as the blob. Sparse, so evaluating it directly
+	// stays cheap.
+	terms := map[int64]*big.Int{0: new(big.Int).Rand(rng, modulus), FieldElementsPerBlob - 1: new(big.Int).Rand(rng, modulus)}
+	for len(terms) < 12 {
+		terms[rng.Int63n(FieldElementsPerBlob)] = new(big.Int).Rand(rng, modulus)
+	}
+	horner := func(z *big.Int) *big.Int { // Σ c_k z^k
+		y := new(big.Int)
+		for k, c := range terms {
+			t := new(big.Int).Exp(z, big.NewInt(k), modulus)
+			y.Add(y, t.Mul(t, c))
+		}
+		return y.Mod(y, modulus)
+	}
+	if err := cellSetup(); err != nil {
+		t.Fatal(err)
+	}
+	point := func(pos int) *big.Int { return extRoots[reverseBits(uint32(pos), 13)] }
+	blob := make([]byte, BlobLength)
+	for i := 0; i < FieldElementsPerBlob; i++ {
+		horner(point(i)).FillBytes(blob[32*i : 32*i+32])
+	}
+	cells, err := ComputeCells(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != CellsPerExtBlob {
+		t.Fatalf("%d cells", len(cells))
+	}
+	for i := 0; i < CellsPerExtBlob/2; i++ {
+		if string(cells[i]) != string(blob[i*CellLength:(i+1)*CellLength]) {
+			t.Fatalf("cell %d is not the blob's own values", i)
+		}
+	}
+	for _, i := range []int{64, 65, 100, 127} {
+		for _, j := range []int{0, 1, 31, 63} {
+			want := horner(point(FieldElementsPerCell*i + j))
+			got := new(big.Int).SetBytes(cells[i][32*j : 32*j+32])
+			if got.Cmp(want) != 0 {
+				t.Fatalf("cell %d value %d: %x, want %x", i, j, got, want)
+			}
+		}
+	}
+	// The shift of each cell's coset is its first point.
+	for _, i := range []uint64{0, 1, 77, 127} {
+		if cellShift(i).Cmp(point(int(FieldElementsPerCell*i))) != 0 {
+			t.Fatalf("shift of cell %d", i)
+		}
+	}
+}
+
+// FuzzVerifyCellProofBatch feeds one cell of arbitrary bytes: verification
+// must never panic, and must accept only inputs that decode.
+func FuzzVerifyCellProofBatch(f *testing.F) {
+	inf := make([]byte, 48)
+	inf[0] = 0xc0
+	f.Add(inf, uint64(0), make([]byte, CellLength), inf)
+	f.Add(inf, uint64(128), make([]byte, CellLength), inf)
+	f.Add([]byte{1, 2}, uint64(3), []byte{4}, inf)
+	f.Fuzz(func(t *testing.T, commitment []byte, index uint64, cell, proof []byte) {
+		err := VerifyCellProofBatch([][]byte{commitment}, []uint64{index}, [][]byte{cell}, [][]byte{proof})
+		if err == nil && (len(cell) != CellLength || index >= CellsPerExtBlob || len(commitment) != 48 || len(proof) != 48) {
+			t.Fatalf("accepted a malformed input (cell %d bytes, index %d)", len(cell), index)
+		}
+	})
+}
+
+// BenchmarkVerifyCellProofs verifies one blob's 128 cell proofs, cells
+// computed from the blob (a constant blob: its proofs are the point at
+// infinity, and the work does not depend on the values).
+func BenchmarkVerifyCellProofs(b *testing.B) {
+	blob := make([]byte, BlobLength)
+	for i := 31; i < BlobLength; i += 32 {
+		blob[i] = 5
+	}
+	g := bls12381.G1Generator()
+	var k [32]byte
+	k[31] = 5
+	var c bls12381.G1
+	c.ScalarMult(&g, &k)
+	com := bls12381.CompressG1(&c)
+	inf := make([]byte, 48)
+	inf[0] = 0xc0
+	proofs := make([][]byte, CellsPerExtBlob)
+	for i := range proofs {
+		proofs[i] = inf
+	}
+	for i := 0; i < b.N; i++ {
+		if err := VerifyCellProofs([][]byte{blob}, [][]byte{com[:]}, proofs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
