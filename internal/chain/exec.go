@@ -176,7 +176,7 @@ func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) t
 	if opts == nil {
 		opts = &ExecOptions{}
 	}
-	fork := c.Fork(h.Number, h.Time)
+	fork := c.HeaderFork(h)
 	bctx := c.BlockContext(h, getHash)
 	if opts.BlobBaseFee != nil {
 		bctx.BlobBaseFee = new(uint256.Int).Set(opts.BlobBaseFee)
