@@ -6,6 +6,8 @@ import (
 
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+	"github.com/chaind/chaind/trie"
 	"github.com/holiman/uint256"
 )
 
@@ -72,6 +74,21 @@ func TestHeaderForkBeforeTheMerge(t *testing.T) {
 		ctx := tc.cfg.BlockContext(tc.h, nil)
 		if got := tc.cfg.ContextFork(&ctx); got != tc.want {
 			t.Errorf("%s: ContextFork %v, want %v", tc.name, got, tc.want)
+		}
+		// The block executor runs the block under the same rules.
+		st, err := state.New(types.Hash(trie.EmptyRoot), trie.NewMemoryDB())
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := *tc.h
+		h.GasLimit = 30_000_000
+		if tc.want >= forks.London {
+			h.BaseFee = uint256.NewInt(1)
+		}
+		if x, err := tc.cfg.Open(&h, st, func(uint64) types.Hash { return types.Hash{} }, nil); err != nil {
+			t.Errorf("%s: Open: %v", tc.name, err)
+		} else if x.Fork != tc.want {
+			t.Errorf("%s: the executor runs %v, want %v", tc.name, x.Fork, tc.want)
 		}
 	}
 }
