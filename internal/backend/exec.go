@@ -180,6 +180,9 @@ type BuildRequest struct {
 	ParentBeaconRoot *types.Hash
 	Transactions     [][]byte // binary encoded, applied in order
 	Extra            []byte
+	// FromPool asks for the pool's pending transactions, picked as a
+	// proposer picks them, instead of Transactions.
+	FromPool bool
 }
 
 // BuiltBlock is a built block, what it pays its fee recipient and its

@@ -56,18 +56,35 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
-	var (
-		out      = &Built{State: st}
-		maxBlobs = cfg.Blob(h.Number, h.Time).Max * evm.BlobGasPerBlob
-		skipFrom = map[types.Address]bool{} // senders with a skipped tx: their later nonces cannot apply
-	)
+	out := &Built{State: st, Dropped: x.Fill(candidates)}
+	res, err := x.Finish(nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	out.Block = x.Seal(res)
+	out.Receipts = res.Receipts
+	out.Transfers = res.Transfers
+	return out, nil
+}
+
+// Fill applies candidate transactions in the given order as a proposer
+// does, skipping those that do not apply and leaving the state as it was
+// for them. A sender whose transaction is skipped has its later ones
+// skipped too (their nonces cannot apply). It stops when no simple
+// transfer fits any more. It returns the skipped transactions that can
+// never apply on this chain (a bad signature, a nonce already used, too
+// little balance...), which a pool can forget; a nonce gap, a fee below
+// the base fee or a full block only defers a transaction.
+func (x *Exec) Fill(candidates []*types.Transaction) (dropped []types.Hash) {
+	maxBlobs := x.Config.Blob(x.Header.Number, x.Header.Time).Max * evm.BlobGasPerBlob
+	skipFrom := map[types.Address]bool{}
 	for _, tx := range candidates {
 		if x.GasLeft() < 21000 {
 			break
 		}
 		from, err := x.Signer.Sender(tx)
 		if err != nil {
-			out.Dropped = append(out.Dropped, tx.Hash())
+			dropped = append(dropped, tx.Hash())
 			continue
 		}
 		if skipFrom[from] || tx.Gas() > x.GasLeft() || x.BlobGasUsed+tx.BlobGas() > maxBlobs {
@@ -77,16 +94,9 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 		if _, _, err := x.TryApply(tx, evm.TransactionToMessage(tx, from)); err != nil {
 			skipFrom[from] = true
 			if !errors.Is(err, evm.ErrNonceTooHigh) && !errors.Is(err, evm.ErrFeeCapTooLow) && !errors.Is(err, evm.ErrGasLimitReached) {
-				out.Dropped = append(out.Dropped, tx.Hash())
+				dropped = append(dropped, tx.Hash())
 			}
 		}
 	}
-	res, err := x.Finish(nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	out.Block = x.Seal(res)
-	out.Receipts = res.Receipts
-	out.Transfers = res.Transfers
-	return out, nil
+	return dropped
 }

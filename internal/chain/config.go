@@ -123,6 +123,30 @@ func (c *Config) mergesByDifficulty() bool {
 		(*big.Int)(c.TerminalTotalDifficulty).Sign() > 0
 }
 
+// HeaderFork returns the EVM rules in force for the block with header h.
+// It is Fork, except on a chain that crosses the Merge at a positive
+// terminal total difficulty: there the height cannot tell a proof-of-work
+// block from a proof-of-stake one, and a proof-of-work block runs the
+// rules before the Merge (DIFFICULTY, not PREVRANDAO).
+func (c *Config) HeaderFork(h *types.Header) forks.Fork {
+	return preMerge(c.Fork(h.Number, h.Time), c.IsPoSHeader(h))
+}
+
+// ContextFork returns the EVM rules for a block context built by
+// BlockContext (possibly with overrides): as HeaderFork, with the
+// context's PREVRANDAO marking a proof-of-stake block.
+func (c *Config) ContextFork(ctx *evm.BlockContext) forks.Fork {
+	return preMerge(c.Fork(ctx.Number, ctx.Time), ctx.Random != nil)
+}
+
+// preMerge turns the Paris rules of a proof-of-work block into London's.
+func preMerge(f forks.Fork, pos bool) forks.Fork {
+	if f == forks.Paris && !pos {
+		return forks.London
+	}
+	return f
+}
+
 // Fork returns the EVM rules in force for a block. The forks scheduled
 // by time build on London: a block below London's number is not in them
 // whatever its time, as in go-ethereum (a real chain never has such a

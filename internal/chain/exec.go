@@ -185,7 +185,7 @@ func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) t
 	if opts == nil {
 		opts = &ExecOptions{}
 	}
-	fork := c.Fork(h.Number, h.Time)
+	fork := c.HeaderFork(h)
 	bctx := c.BlockContext(h, getHash)
 	pos := c.IsPoSHeader(h)
 	if opts.PoSByDifficulty {

@@ -20,7 +20,8 @@ type payloadAttributes struct {
 // buildBlock is testing_buildBlockV1: it builds (but does not import) a
 // block on the given parent from exactly the given transactions, failing
 // when one of them does not apply, and returns it as an engine-API
-// payload envelope.
+// payload envelope. An empty list builds an empty block; null (or no
+// list) builds from the pool's pending transactions, as a proposer would.
 func (api *ethAPI) buildBlock(ctx context.Context, p rpc.Params) (any, error) {
 	var (
 		parentHash types.Hash
@@ -34,7 +35,8 @@ func (api *ethAPI) buildBlock(ctx context.Context, p rpc.Params) (any, error) {
 	if err := p.Decode(1, &attrs); err != nil {
 		return nil, err
 	}
-	if _, err := p.Optional(2, &raws); err != nil {
+	listed, err := p.Optional(2, &raws)
+	if err != nil {
 		return nil, err
 	}
 	if _, err := p.Optional(3, &extra); err != nil {
@@ -43,6 +45,7 @@ func (api *ethAPI) buildBlock(ctx context.Context, p rpc.Params) (any, error) {
 	req := &backend.BuildRequest{
 		Parent: parentHash, Timestamp: uint64(attrs.Timestamp), PrevRandao: attrs.PrevRandao,
 		FeeRecipient: attrs.SuggestedFeeRecipient, ParentBeaconRoot: attrs.ParentBeaconBlockRoot, Extra: extra,
+		FromPool: !listed,
 	}
 	for _, w := range attrs.Withdrawals {
 		req.Withdrawals = append(req.Withdrawals, w.toBackend())

@@ -105,18 +105,21 @@ func (api *ethAPI) feeHistory(_ context.Context, p rpc.Params) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Every array holds one entry per block of the range (plus the
+		// next block for the fee arrays), so an index means the same block
+		// in each: a block before London or Cancun has zeros, as the
+		// specification says, rather than no entry.
 		h := blk.HeaderRef()
 		out.BaseFee = append(out.BaseFee, hexOrZero(h.BaseFee))
 		out.GasUsedRatio = append(out.GasUsedRatio, float64(h.GasUsed)/float64(h.GasLimit))
-		if h.ExcessBlobGas != nil {
-			bc := api.b.BlobParams(h.Number, h.Time)
-			out.BlobBaseFee = append(out.BlobBaseFee, (*types.HexU256)(api.b.BlobBaseFee(h)))
-			ratio := 0.0
-			if bc.Max > 0 {
+		ratio := 0.0
+		if h.ExcessBlobGas != nil && h.BlobGasUsed != nil {
+			if bc := api.b.BlobParams(h.Number, h.Time); bc.Max > 0 {
 				ratio = float64(*h.BlobGasUsed) / float64(bc.Max*blobGasPerBlob)
 			}
-			out.BlobGasUsedRatio = append(out.BlobGasUsedRatio, ratio)
 		}
+		out.BlobBaseFee = append(out.BlobBaseFee, hexOrZero(api.b.BlobBaseFee(h)))
+		out.BlobGasUsedRatio = append(out.BlobGasUsedRatio, ratio)
 		if len(percentiles) > 0 {
 			rw, err := api.rewards(blk, percentiles)
 			if err != nil {
@@ -127,12 +130,8 @@ func (api *ethAPI) feeHistory(_ context.Context, p rpc.Params) (any, error) {
 	}
 	// The fee fields also give the next block's values.
 	nh := newest.HeaderRef()
-	if fee := api.b.NextBaseFee(nh); fee != nil {
-		out.BaseFee = append(out.BaseFee, (*types.HexU256)(fee))
-	}
-	if fee := api.b.NextBlobBaseFee(nh); fee != nil {
-		out.BlobBaseFee = append(out.BlobBaseFee, (*types.HexU256)(fee))
-	}
+	out.BaseFee = append(out.BaseFee, hexOrZero(api.b.NextBaseFee(nh)))
+	out.BlobBaseFee = append(out.BlobBaseFee, hexOrZero(api.b.NextBlobBaseFee(nh)))
 	return out, nil
 }
 

@@ -35,14 +35,14 @@ import (
 var heldOut = map[string]string{
 	// 35_graphql_pending.json expects one pending transaction with nonce
 	// 0x32 and gas 0xfffff: the contract creation that hive's case
-	// 34_eth_sendRawTransaction_contractCreation sends just before it.
-	// That case was set aside from this folder, and the two sends that
-	// are here (36, 38) come after 35. (Even with case 34 the recorded
-	// answer is not an Ethereum node's: the sender's nonce at the head is
-	// 0x22, so nonce 0x32 waits behind a gap and cannot be in a pending
-	// block, and it records 0x5208 as the estimate for a contract creation,
-	// a pre-Homestead cost, where the pending block follows Cancun.)
-	"451d417ba69796ed87a3a471f0a352ade088f3724211774c7d225e48218f3598": "expects the pending transaction of held-out case 34_eth_sendRawTransaction_contractCreation",
+	// 34_eth_sendRawTransaction_contractCreation sends just before it
+	// (without case 34 nothing is pending at all). Even with case 34 the
+	// recorded answer is not an Ethereum node's: the sender's nonce at the
+	// head is 0x22, so nonce 0x32 waits behind a gap and cannot be in a
+	// pending block, and it records 0x5208 as the estimate for a contract
+	// creation, a pre-Homestead cost, where the pending block follows
+	// Cancun.
+	"451d417ba69796ed87a3a471f0a352ade088f3724211774c7d225e48218f3598": "expects case 34's contract creation (nonce 0x32, behind a nonce gap: the sender is at 0x22) in the pending block, with a pre-Homestead gas estimate",
 }
 
 type testCase struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -18,7 +19,8 @@ const builderGasLimit = 60_000_000
 
 // BuildBlock is testing_buildBlockV1: it builds (but does not import) a
 // block on the given parent from exactly the given transactions, failing
-// when one of them does not apply.
+// when one of them does not apply, or with req.FromPool from the pool's
+// pending transactions in price order, skipping those that do not apply.
 func (b *Backend) BuildBlock(_ context.Context, req *backend.BuildRequest) (*backend.BuiltBlock, error) {
 	parentHash, raws, extra := req.Parent, req.Transactions, req.Extra
 	parentBlk, err := b.BlockByHash(parentHash)
@@ -48,22 +50,21 @@ func (b *Backend) BuildBlock(_ context.Context, req *backend.BuildRequest) (*bac
 	if err != nil {
 		return nil, err
 	}
-	value := new(uint256.Int)
-	for i, raw := range raws {
-		tx := new(types.Transaction)
-		if err := tx.UnmarshalBinary(raw); err != nil {
-			return nil, &backend.ParamError{Arg: 2, Msg: fmt.Sprintf("transaction %d: %v", i, err)}
+	if req.FromPool {
+		if b.pool != nil {
+			x.Fill(txpool.ByPrice(b.pool.Pending(), h.BaseFee))
 		}
-		from, err := x.Signer.Sender(tx)
-		if err != nil {
-			return nil, fmt.Errorf("transaction %d: %w", i, err)
-		}
-		_, res, err := x.Apply(tx, evm.TransactionToMessage(tx, from))
-		if err != nil {
-			return nil, fmt.Errorf("%w: address %s", err, from)
-		}
+	} else if err := applyAll(x, raws); err != nil {
+		return nil, err
+	}
+	// The block pays its fee recipient each transaction's tip for the gas
+	// it used.
+	value, prev := new(uint256.Int), uint64(0)
+	for i, tx := range x.Txs {
+		used := x.Receipts[i].CumulativeGasUsed - prev
+		prev = x.Receipts[i].CumulativeGasUsed
 		if tip, err := tx.EffectiveGasTip(h.BaseFee); err == nil {
-			value.Add(value, new(uint256.Int).Mul(tip, uint256.NewInt(res.UsedGas)))
+			value.Add(value, new(uint256.Int).Mul(tip, uint256.NewInt(used)))
 		}
 	}
 	res, err := x.Finish(toWithdrawals(req.Withdrawals), nil)
@@ -77,6 +78,25 @@ func (b *Backend) BuildBlock(_ context.Context, req *backend.BuildRequest) (*bac
 		}
 	}
 	return &backend.BuiltBlock{Block: x.Seal(res), Value: value, Requests: requests}, nil
+}
+
+// applyAll applies the binary transactions raws in order, failing at the
+// first that does not decode or apply.
+func applyAll(x *chain.Exec, raws [][]byte) error {
+	for i, raw := range raws {
+		tx := new(types.Transaction)
+		if err := tx.UnmarshalBinary(raw); err != nil {
+			return &backend.ParamError{Arg: 2, Msg: fmt.Sprintf("transaction %d: %v", i, err)}
+		}
+		from, err := x.Signer.Sender(tx)
+		if err != nil {
+			return fmt.Errorf("transaction %d: %w", i, err)
+		}
+		if _, _, err := x.Apply(tx, evm.TransactionToMessage(tx, from)); err != nil {
+			return fmt.Errorf("%w: address %s", err, from)
+		}
+	}
+	return nil
 }
 
 // toWithdrawals turns the withdrawals of a request into block body entries.

@@ -193,7 +193,7 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 	if wrap != nil {
 		sdb = wrap(st)
 	}
-	vm := evm.NewEVM(bctx, sdb, cfg.ChainID, cfg.Fork(bctx.Number, bctx.Time))
+	vm := evm.NewEVM(bctx, sdb, cfg.ChainID, cfg.ContextFork(&bctx))
 	vm.Config.NoBaseFee = true
 	vm.SetNatives(cfg.Natives)
 	if env.deadline.IsZero() {
@@ -433,7 +433,7 @@ func (r *accessRecorder) AddSlotToAccessList(a types.Address, k types.Hash) {
 func (b *Backend) CreateAccessList(ctx context.Context, req *backend.CallRequest) (*backend.AccessListResult, error) {
 	args, env := &req.Args, newCallEnv(req)
 	cfg := b.chain.Config
-	fork := cfg.Fork(env.blk.Number(), env.blk.Time())
+	fork := cfg.HeaderFork(env.blk.HeaderRef())
 	vm := evm.NewEVM(cfg.BlockContext(env.blk.HeaderRef(), b.chain.GetHash), nil, cfg.ChainID, fork)
 	excluded := map[types.Address]bool{}
 	for _, a := range vm.PrecompileAddresses() {

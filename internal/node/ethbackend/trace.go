@@ -182,10 +182,13 @@ func (l *structLogger) onOpcode(pc uint64, op byte, gas, cost uint64, stack []ui
 		}
 		e.Stack = &s
 	}
-	if l.cfg.EnableMemory {
+	// Memory is a list of 0x-prefixed 32-byte words, left out while it
+	// is still empty (as go-ethereum does) and whenever it is not asked
+	// for.
+	if l.cfg.EnableMemory && len(memory) > 0 {
 		m := make([]string, 0, len(memory)/32)
 		for i := 0; i+32 <= len(memory); i += 32 {
-			m = append(m, fmt.Sprintf("%x", memory[i:i+32]))
+			m = append(m, string(types.AppendHexBytes(nil, memory[i:i+32])))
 		}
 		e.Memory = &m
 	}
