@@ -11,11 +11,10 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"go/format"
 	"log"
-	"os"
+
+	"github.com/chaind/chaind/internal/tools/genfile"
 )
 
 // rcBit is bit t of the output of the LFSR x^8 + x^6 + x^5 + x^4 + 1.
@@ -34,8 +33,6 @@ func rcBit(t int) uint64 {
 }
 
 func main() {
-	check := flag.Bool("check", false, "only report whether keccakf.go is up to date")
-	flag.Parse()
 	var rc [24]uint64
 	for ir := range rc {
 		for j := 0; j < 7; j++ {
@@ -116,21 +113,5 @@ func main() {
 		}
 	}
 	p("}")
-	src2, err := format.Source(b.Bytes())
-	if err != nil {
-		log.Fatal(err)
-	}
-	if *check {
-		have, err := os.ReadFile("keccakf.go")
-		if err != nil {
-			log.Fatal(err)
-		}
-		if !bytes.Equal(have, src2) {
-			log.Fatal("keccakf.go is not what gen_keccakf.go writes: run go generate")
-		}
-		return
-	}
-	if err := os.WriteFile("keccakf.go", src2, 0o644); err != nil {
-		log.Fatal(err)
-	}
+	genfile.Emit("gen_keccakf.go", "keccakf.go", b.Bytes())
 }

@@ -12,35 +12,14 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"go/format"
-	"os"
+
+	"github.com/chaind/chaind/internal/tools/genfile"
 )
 
 const n = 4 // 64-bit words of a field element
 
-func main() {
-	check := flag.Bool("check", false, "only report whether fp_mul.go is up to date")
-	flag.Parse()
-	out, err := format.Source(generate())
-	if err != nil {
-		fail(err)
-	}
-	if *check {
-		have, err := os.ReadFile("fp_mul.go")
-		if err != nil {
-			fail(err)
-		}
-		if !bytes.Equal(have, out) {
-			fail(fmt.Errorf("fp_mul.go is not what gen_fpmul.go writes: run go generate"))
-		}
-		return
-	}
-	if err := os.WriteFile("fp_mul.go", out, 0o644); err != nil {
-		fail(err)
-	}
-}
+func main() { genfile.Emit("gen_fpmul.go", "fp_mul.go", generate()) }
 
 func generate() []byte {
 	var b bytes.Buffer
@@ -166,9 +145,4 @@ func generate() []byte {
 	}
 	p("}")
 	return b.Bytes()
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "gen_fpmul:", err)
-	os.Exit(1)
 }

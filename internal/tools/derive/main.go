@@ -22,6 +22,8 @@ import (
 	"go/token"
 	"os"
 	"strings"
+
+	"github.com/chaind/chaind/internal/tools/genfile"
 )
 
 func main() {
@@ -29,7 +31,6 @@ func main() {
 	out := flag.String("out", "", "the derived file")
 	ident := flag.String("ident", "", "identifier renames, old=new,...")
 	prose := flag.String("prose", "", "comment text replacements in order, old->new|old->new...")
-	check := flag.Bool("check", false, "only report whether -out is up to date")
 	flag.Parse()
 	if *in == "" || *out == "" || *ident == "" {
 		fmt.Fprintln(os.Stderr, "usage: derive -in FILE -out FILE -ident old=new,... [-prose old->new|...] [-check]")
@@ -57,19 +58,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	if *check {
-		have, err := os.ReadFile(*out)
-		if err != nil {
-			fail(err)
-		}
-		if !bytes.Equal(have, derived) {
-			fail(fmt.Errorf("%s is not what is derived from %s: run go generate", *out, *in))
-		}
-		return
-	}
-	if err := os.WriteFile(*out, derived, 0o644); err != nil {
-		fail(err)
-	}
+	genfile.Emit("derive", *out, derived)
 }
 
 func pairs(s, sep string) (map[string]string, error) {
