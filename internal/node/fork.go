@@ -206,7 +206,7 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 	if closed {
 		return errors.New("node: reset of a closed node")
 	}
-	n.stopBlockProduction()
+	n.stopConsensusAndWait()
 	err := n.Chain.Reset(g)
 	if err == nil && g != nil {
 		f.up.Store(up)
@@ -221,18 +221,6 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 		}
 	}
 	return err
-}
-
-// stopBlockProduction stops the node's validator and waits for it.
-func (n *Node) stopBlockProduction() {
-	n.mu.Lock()
-	stop, done := n.stopConsensus, n.consensusDone
-	n.stopConsensus, n.consensusDone = nil, nil
-	n.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
-	}
 }
 
 // dropPool empties the transaction pool and moves it to the new head.
