@@ -96,7 +96,7 @@ func (n *Node) startConsensus() error {
 	}
 	d, err := bft.New(bft.Config{
 		Signer: signer, Validators: vals, Timeouts: timeouts, Transport: transport, App: app,
-		Height: height, StateFile: stateFile, ResetStateAhead: sole,
+		Height: height, StateFile: stateFile, ResetStateAhead: sole, Evidence: n.evidenceSink(),
 		Logf:  func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
 		Stats: &n.bftStats,
 	})
@@ -104,6 +104,7 @@ func (n *Node) startConsensus() error {
 		app.Close()
 		return err
 	}
+	n.useEvidencePool(app, d)
 	ctx, cancel := context.WithCancel(context.Background())
 	n.mu.Lock()
 	done := make(chan struct{})

@@ -26,19 +26,29 @@ type P2PConfig struct {
 }
 
 // netNode is a node's presence on the p2p network. It is the validator's
-// bft.Transport: consensus messages travel on their own topic at high
-// priority, straight to each connected peer (validators connect to each
-// other directly), and the driver copes with loss.
+// bft.Transport: proposals and votes are gossiped at high priority (every
+// node relays them, see onVote); status messages and the answers to them
+// go straight to the peer concerned. The driver copes with loss.
 type netNode struct {
 	n     *Node
 	host  *p2p.Host
 	inbox chan bft.Inbound
 	sync  *syncer
+	gossipState
 }
 
 var _ bft.Transport = (*netNode)(nil)
 
-func (nn *netNode) Broadcast(msg []byte) { nn.host.Broadcast(topicConsensus, msg) }
+// Broadcast sends a message of the local driver. Proposals and votes go
+// out as gossip, which skips peers known to have them: a retransmission
+// reaches only peers that lack the message.
+func (nn *netNode) Broadcast(msg []byte) {
+	if bft.Signed(msg) {
+		nn.host.Broadcast(topicVote, msg)
+		return
+	}
+	nn.host.Broadcast(topicConsensus, msg)
+}
 
 func (nn *netNode) Send(to types.Address, msg []byte) { nn.host.Send(p2p.ID(to), topicConsensus, msg) }
 
@@ -87,6 +97,7 @@ func (n *Node) startNetwork() error {
 	if n.cfg.Validator != nil {
 		host.Handle(topicConsensus, p2p.TopicConfig{Priority: p2p.High}, nn.onConsensus)
 	}
+	nn.handleGossip()
 	host.Handle(topicTx, p2p.TopicConfig{Priority: p2p.Low, Gossip: true}, nn.onTx)
 	host.Handle(topicStatus, p2p.TopicConfig{Priority: p2p.High}, nn.sync.onStatus)
 	host.Handle(topicGetBlocks, p2p.TopicConfig{Priority: p2p.Low}, nn.onGetBlocks)
@@ -117,7 +128,7 @@ func (n *Node) closeNetwork() {
 
 func (nn *netNode) status() statusMsg {
 	h := nn.n.Chain.Head()
-	return statusMsg{Height: h.Number(), Head: h.Hash()}
+	return statusMsg{Height: h.Number(), Head: h.Hash(), Syncing: nn.sync.isSyncing()}
 }
 
 // onConsensus hands a consensus message to the driver. A message that
@@ -127,10 +138,7 @@ func (nn *netNode) onConsensus(from p2p.ID, msg []byte) error {
 	if _, err := bft.DecodeMessage(msg); err != nil {
 		return err
 	}
-	select {
-	case nn.inbox <- bft.Inbound{From: types.Address(from), Msg: msg}:
-	default: // the driver is behind; consensus retransmits
-	}
+	nn.deliver(from, msg)
 	return nil
 }
 
@@ -177,11 +185,14 @@ func (nn *netNode) announceHeads() {
 		select {
 		case <-nn.n.stop:
 			return
-		case _, ok := <-heads:
+		case h, ok := <-heads:
 			if !ok {
 				return
 			}
 			nn.host.Broadcast(topicStatus, nn.status().encode())
+			if !nn.sync.isSyncing() { // nobody needs the proofs of a node that trails
+				nn.announceCert(h.Number())
+			}
 		}
 	}
 }

@@ -37,6 +37,8 @@ type syncer struct {
 
 	mu          sync.Mutex
 	heights     map[p2p.ID]uint64
+	peerSyncing map[p2p.ID]bool // peers whose last status said they are catching up
+	proven      uint64          // the highest height a verified certificate showed decided
 	heard       bool
 	waiting     p2p.ID
 	syncing     bool
@@ -46,7 +48,7 @@ type syncer struct {
 }
 
 func newSyncer(nn *netNode) *syncer {
-	return &syncer{nn: nn, wake: make(chan struct{}, 1), blocks: make(chan []certifiedBlock, 1), heights: make(map[p2p.ID]uint64)}
+	return &syncer{nn: nn, wake: make(chan struct{}, 1), blocks: make(chan []certifiedBlock, 1), heights: make(map[p2p.ID]uint64), peerSyncing: make(map[p2p.ID]bool)}
 }
 
 func (s *syncer) onStatus(from p2p.ID, b []byte) error {
@@ -56,6 +58,11 @@ func (s *syncer) onStatus(from p2p.ID, b []byte) error {
 	}
 	s.mu.Lock()
 	s.heights[from] = st.Height
+	if st.Syncing {
+		s.peerSyncing[from] = true
+	} else {
+		delete(s.peerSyncing, from)
+	}
 	s.heard = true
 	s.mu.Unlock()
 	select {
@@ -68,7 +75,34 @@ func (s *syncer) onStatus(from p2p.ID, b []byte) error {
 func (s *syncer) forget(id p2p.ID) {
 	s.mu.Lock()
 	delete(s.heights, id)
+	delete(s.peerSyncing, id)
 	s.mu.Unlock()
+}
+
+// heardHeight records that a verified certificate showed height decided.
+// The peer that passed it on may not hold the block (certificates are
+// relayed by nodes that lack it), so it is a target, not a source.
+func (s *syncer) heardHeight(_ p2p.ID, height uint64) {
+	s.mu.Lock()
+	s.proven = max(s.proven, height)
+	s.mu.Unlock()
+}
+
+func (s *syncer) isSyncing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.syncing
+}
+
+// syncingPeers lists the connected peers that say they are catching up.
+func (s *syncer) syncingPeers() []p2p.ID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]p2p.ID, 0, len(s.peerSyncing))
+	for id := range s.peerSyncing {
+		out = append(out, id)
+	}
+	return out
 }
 
 func (s *syncer) onBlocks(from p2p.ID, b []byte) error {
@@ -111,7 +145,7 @@ func (s *syncer) progress() (backend.SyncProgress, bool) {
 		return backend.SyncProgress{}, false
 	}
 	head := s.nn.n.Chain.Head().Number()
-	return backend.SyncProgress{StartingBlock: s.start, CurrentBlock: head, HighestBlock: max(s.target, head)}, true
+	return backend.SyncProgress{StartingBlock: s.start, CurrentBlock: head, HighestBlock: max(s.target, s.proven, head)}, true
 }
 
 func (s *syncer) run() {
@@ -150,6 +184,9 @@ func (s *syncer) run() {
 				s.syncing, s.start = true, head
 				lastLog, lastLogHead = time.Now(), head
 				n.log.Info("syncing", "head", head, "target", best, "peer", peer.String())
+				s.mu.Unlock()
+				s.announce()
+				s.mu.Lock()
 			}
 			s.target = best
 			s.mu.Unlock()
@@ -176,12 +213,16 @@ func (s *syncer) run() {
 			}
 		}
 		s.mu.Lock()
+		wasSyncing := s.syncing
 		if s.syncing {
 			s.syncing = false
 			n.log.Info("synced", "head", n.Chain.Head().Number())
 		}
 		heard := s.heard
 		s.mu.Unlock()
+		if wasSyncing {
+			s.announce()
+		}
 		if n.cfg.Validator != nil && !s.consensusOn && (heard || time.Since(began) > startGrace) {
 			if err := n.startConsensus(); err != nil {
 				n.log.Error("consensus", "err", err)
@@ -196,6 +237,9 @@ func (s *syncer) run() {
 		}
 	}
 }
+
+// announce tells every peer our head and whether we are syncing.
+func (s *syncer) announce() { s.nn.host.Broadcast(topicStatus, s.nn.status().encode()) }
 
 // fetch asks peer for the blocks after head and executes what comes back;
 // it reports whether the chain moved.

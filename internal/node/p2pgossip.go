@@ -1,0 +1,291 @@
+package node
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/p2p"
+)
+
+// Consensus gossip. Validators need not be connected to each other: every
+// node, validator or full node, checks the signature of each proposal and
+// vote it receives and passes it on to the peers that do not have it yet
+// (the transport keeps, per peer, the hashes it sent it or got from it),
+// so a vote crosses any connected mesh. Commit certificates travel the
+// same way, so nodes that trail behind learn of each decided height with
+// its proof; double-sign evidence too, so every validator can put it in a
+// block.
+
+// relayAhead bounds how far past our head a proposal or vote may be and
+// still be relayed: consensus never runs further ahead of the chain, and
+// older or further ones are of no use to anyone we could help.
+const relayAhead = 2
+
+// evidencePool takes verified double-sign evidence for the blocks this
+// validator proposes. The validator's application (or driver) provides
+// it; a node without one still relays evidence.
+type evidencePool interface {
+	AddEvidence(ev consensus.DuplicateVoteEvidence) error
+}
+
+// gossipState is the part of netNode that consensus gossip needs.
+type gossipState struct {
+	evidence atomic.Pointer[evidencePool]
+	stats    gossipStats
+}
+
+// gossipStats count gossip for metrics and benchmarks.
+type gossipStats struct {
+	Relayed   atomic.Uint64 // proposals and votes passed on
+	Stale     atomic.Uint64 // proposals and votes too old or too far ahead to relay
+	Certs     atomic.Uint64 // certificates verified from peers
+	Evidence  atomic.Uint64 // pieces of evidence verified from peers
+	Delivered atomic.Uint64 // consensus messages handed to the local driver
+	Displaced atomic.Uint64 // older messages dropped from a full driver inbox
+}
+
+// handleGossip registers the gossip topics on the host.
+func (nn *netNode) handleGossip() {
+	nn.host.Handle(topicVote, p2p.TopicConfig{Priority: p2p.High, Gossip: true}, nn.onVote)
+	nn.host.Handle(topicCert, p2p.TopicConfig{Priority: p2p.High, Gossip: true}, nn.onCert)
+	nn.host.Handle(topicEvidence, p2p.TopicConfig{Priority: p2p.Low, Gossip: true}, nn.onEvidence)
+}
+
+// deliver hands a consensus message to the local driver, if this node
+// validates. A full inbox sheds its oldest message: the newest ones are
+// the ones consensus still needs.
+func (nn *netNode) deliver(from p2p.ID, msg []byte) {
+	if nn.n.cfg.Validator == nil {
+		return
+	}
+	in := bft.Inbound{From: types.Address(from), Msg: msg}
+	for {
+		select {
+		case nn.inbox <- in:
+			nn.stats.Delivered.Add(1)
+			return
+		default:
+		}
+		select {
+		case <-nn.inbox:
+			nn.stats.Displaced.Add(1)
+		default:
+		}
+	}
+}
+
+// onVote takes a gossiped proposal or vote: it must carry a valid
+// signature (a peer that relays a forged one is dropped); if it belongs
+// near our height and to a validator of it, it goes to our driver and on
+// to the peers that lack it.
+func (nn *netNode) onVote(from p2p.ID, msg []byte) error {
+	ev, err := bft.DecodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	chainID := nn.n.Chain.Config.ChainID
+	var height uint64
+	var signer types.Address
+	switch e := ev.(type) {
+	case consensus.ProposalEvent:
+		if err := consensus.VerifyProposal(chainID, e.Proposal); err != nil {
+			return err
+		}
+		height, signer = e.Proposal.Height, e.Proposal.Proposer
+	case consensus.VoteEvent:
+		if err := consensus.VerifyVote(chainID, e.Vote); err != nil {
+			return err
+		}
+		height, signer = e.Vote.Height, e.Vote.Validator
+	default:
+		return errors.New("node: only proposals and votes are gossiped")
+	}
+	if !nn.relevant(height, signer) {
+		nn.stats.Stale.Add(1)
+		return nil
+	}
+	nn.deliver(from, msg)
+	nn.host.Broadcast(topicVote, msg)
+	nn.stats.Relayed.Add(1)
+	return nil
+}
+
+// relevant reports whether a message of signer at height is worth
+// relaying: the height is the one the network decides now (or one the
+// laggards still need) and signer validates it.
+func (nn *netNode) relevant(height uint64, signer types.Address) bool {
+	head := nn.n.Chain.Head().Number()
+	if height+1 < head || height > head+relayAhead {
+		return false
+	}
+	set, err := nn.n.validators.ValidatorSet(height)
+	if err != nil {
+		return false
+	}
+	_, ok := set.Index(signer)
+	return ok
+}
+
+// certMsg announces a decided block: its height, hash and commit
+// certificate.
+type certMsg struct {
+	Height uint64
+	Hash   types.Hash
+	Cert   []byte
+}
+
+func (c certMsg) encode() []byte {
+	b := binary.BigEndian.AppendUint64(nil, c.Height)
+	b = append(b, c.Hash[:]...)
+	return append(b, c.Cert...)
+}
+
+func decodeCert(b []byte) (certMsg, error) {
+	var c certMsg
+	if len(b) <= 40 {
+		return c, fmt.Errorf("%w: certificate of %d bytes", errBadSyncMessage, len(b))
+	}
+	c.Height = binary.BigEndian.Uint64(b)
+	copy(c.Hash[:], b[8:40])
+	c.Cert = b[40:]
+	return c, nil
+}
+
+// announceCert gossips the certificate of block num of our chain.
+func (nn *netNode) announceCert(num uint64) {
+	blk, err := nn.n.Chain.BlockByNumber(num)
+	if err != nil {
+		return
+	}
+	cert, err := nn.n.Chain.Certificate(num)
+	if err != nil {
+		return
+	}
+	nn.host.Broadcast(topicCert, certMsg{Height: num, Hash: blk.Hash(), Cert: cert}.encode())
+}
+
+// onCert takes a gossiped certificate. One that verifies against the
+// validator set of its height proves the height decided: the syncer takes
+// it as the sender's head (it serves the blocks it certifies) and the
+// certificate goes on to peers that lack it. One we cannot check yet (the
+// set of its height is not known to a node this far behind) is a hint of
+// the sender's head and is not passed on.
+func (nn *netNode) onCert(from p2p.ID, b []byte) error {
+	c, err := decodeCert(b)
+	if err != nil {
+		return err
+	}
+	cert, err := consensus.DecodeCertificate(c.Cert)
+	if err != nil {
+		return err
+	}
+	head := nn.n.Chain.Head().Number()
+	if c.Height <= head {
+		// We have a block at that height and announced our own
+		// certificate for it to our peers: nothing to pass on. The same
+		// block needs no proof; another one would be a fork, which only
+		// a valid certificate makes worth reporting.
+		if blk, err := nn.n.Chain.BlockByNumber(c.Height); err == nil && blk.Hash() == c.Hash {
+			nn.sync.heardHeight(from, c.Height)
+			return nil
+		}
+		set, err := nn.n.validators.ValidatorSet(c.Height)
+		if err != nil {
+			return nil
+		}
+		if err := consensus.VerifyCertificate(nn.n.Chain.Config.ChainID, set, c.Height, c.Hash, cert); err != nil {
+			return err
+		}
+		nn.n.log.Error("a peer holds a certified block that conflicts with ours", "number", c.Height, "ours", nn.n.Chain.Head().Hash(), "theirs", c.Hash, "peer", from.String())
+		return nil
+	}
+	set, err := nn.n.validators.ValidatorSet(c.Height)
+	if err != nil {
+		nn.sync.heardHeight(from, c.Height)
+		return nil
+	}
+	if err := consensus.VerifyCertificate(nn.n.Chain.Config.ChainID, set, c.Height, c.Hash, cert); err != nil {
+		return err
+	}
+	nn.stats.Certs.Add(1)
+	nn.sync.heardHeight(from, c.Height)
+	nn.host.Broadcast(topicCert, b)
+	return nil
+}
+
+// ReportDoubleSign implements consensus.EvidenceSink for the local driver:
+// the evidence goes to this validator's pool and to every peer.
+func (nn *netNode) ReportDoubleSign(ev consensus.DuplicateVoteEvidence) {
+	nn.addEvidence(ev)
+	nn.host.Broadcast(topicEvidence, ev.Encode())
+}
+
+func (nn *netNode) addEvidence(ev consensus.DuplicateVoteEvidence) {
+	if p := nn.evidence.Load(); p != nil {
+		if err := (*p).AddEvidence(ev); err != nil {
+			nn.n.log.Debug("evidence not pooled", "err", err)
+		}
+	}
+}
+
+// setEvidencePool makes p the pool that evidence from peers goes to (nil:
+// none, evidence is only relayed).
+func (nn *netNode) setEvidencePool(p evidencePool) {
+	if p == nil {
+		nn.evidence.Store(nil)
+		return
+	}
+	nn.evidence.Store(&p)
+}
+
+// onEvidence takes gossiped double-sign evidence: it must verify against
+// the validator set of its height; then it is pooled and passed on.
+func (nn *netNode) onEvidence(_ p2p.ID, b []byte) error {
+	ev, err := consensus.DecodeDuplicateVoteEvidence(b)
+	if err != nil {
+		return err
+	}
+	set, err := nn.n.validators.ValidatorSet(ev.A.Height)
+	if err != nil {
+		return nil // a height whose set we cannot know: neither pooled nor passed on
+	}
+	if err := ev.Verify(nn.n.Chain.Config.ChainID, set); err != nil {
+		return err
+	}
+	nn.stats.Evidence.Add(1)
+	nn.addEvidence(ev)
+	nn.host.Broadcast(topicEvidence, b)
+	return nil
+}
+
+// evidenceSink is what the local driver reports double-signing to: on a
+// network, the node gossips it (and pools it, see useEvidencePool).
+func (n *Node) evidenceSink() consensus.EvidenceSink {
+	if nn := n.net.Load(); nn != nil {
+		return nn
+	}
+	return nil
+}
+
+// useEvidencePool sends the evidence this node learns (found by its driver
+// or gossiped by peers) to the first of candidates that pools evidence
+// for blocks (the validator's application or driver). With none, evidence
+// is only relayed.
+func (n *Node) useEvidencePool(candidates ...any) {
+	nn := n.net.Load()
+	if nn == nil {
+		return
+	}
+	for _, c := range candidates {
+		if p, ok := c.(evidencePool); ok {
+			nn.setEvidencePool(p)
+			return
+		}
+	}
+	nn.setEvidencePool(nil)
+}
