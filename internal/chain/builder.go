@@ -2,6 +2,7 @@ package chain
 
 import (
 	"errors"
+	"time"
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/types"
@@ -16,6 +17,12 @@ type BuildParams struct {
 	Extra            []byte
 	Random           types.Hash // PREVRANDAO
 	ParentBeaconRoot types.Hash // commitment to consensus data of the parent
+	// Deadline, if set, stops adding transactions once it has passed: the
+	// block must leave its validators time to execute it too.
+	Deadline time.Time
+	// MaxTxBytes, if positive, caps the encoded size of the transactions,
+	// so that the block fits the messages that carry it.
+	MaxTxBytes int
 }
 
 // Built is a block assembled from the pool and its execution results.
@@ -61,8 +68,17 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 		maxBlobs = cfg.Blob(h.Number, h.Time).Max * evm.BlobGasPerBlob
 		skipFrom = map[types.Address]bool{} // senders with a skipped tx: their later nonces cannot apply
 	)
-	for _, tx := range candidates {
+	txBytes := 0
+	for i, tx := range candidates {
 		if x.GasLeft() < 21000 {
+			break
+		}
+		// The clock is read every few transactions: a transfer takes tens
+		// of microseconds, a call to time.Now a few dozen nanoseconds.
+		if !p.Deadline.IsZero() && i%8 == 0 && time.Now().After(p.Deadline) {
+			break
+		}
+		if p.MaxTxBytes > 0 && txBytes+int(tx.Size()) > p.MaxTxBytes {
 			break
 		}
 		from, err := x.Signer.Sender(tx)
@@ -79,7 +95,9 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 			if !errors.Is(err, evm.ErrNonceTooHigh) && !errors.Is(err, evm.ErrFeeCapTooLow) && !errors.Is(err, evm.ErrGasLimitReached) {
 				out.Dropped = append(out.Dropped, tx.Hash())
 			}
+			continue
 		}
+		txBytes += int(tx.Size())
 	}
 	res, err := x.Finish(nil, nil)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/chaind/chaind/consensus"
@@ -35,8 +36,9 @@ type evidencePool interface {
 
 // gossipState is the part of netNode that consensus gossip needs.
 type gossipState struct {
-	evidence atomic.Pointer[evidencePool]
-	stats    gossipStats
+	evidence  atomic.Pointer[evidencePool]
+	committed *committedTxs
+	stats     gossipStats
 }
 
 // gossipStats count gossip for metrics and benchmarks.
@@ -47,6 +49,7 @@ type gossipStats struct {
 	Evidence  atomic.Uint64 // pieces of evidence verified from peers
 	Delivered atomic.Uint64 // consensus messages handed to the local driver
 	Displaced atomic.Uint64 // older messages dropped from a full driver inbox
+	LateTxs   atomic.Uint64 // gossiped transactions that arrived after their block
 }
 
 // handleGossip registers the gossip topics on the host.
@@ -288,4 +291,37 @@ func (n *Node) useEvidencePool(candidates ...any) {
 		}
 	}
 	nn.setEvidencePool(nil)
+}
+
+// committedTxs remembers the hashes of the transactions of recent blocks:
+// a transaction gossiped to us after its block was committed (the block
+// travels at high priority, transactions at low) is dropped before its
+// signature is checked a second time.
+type committedTxs struct {
+	mu        sync.Mutex
+	max       int
+	cur, prev map[types.Hash]struct{}
+}
+
+func newCommittedTxs(max int) *committedTxs {
+	return &committedTxs{max: max, cur: make(map[types.Hash]struct{}), prev: make(map[types.Hash]struct{})}
+}
+
+func (s *committedTxs) addBlock(b *types.Block) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, tx := range b.Transactions() {
+		s.cur[tx.Hash()] = struct{}{}
+		if len(s.cur) >= s.max {
+			s.prev, s.cur = s.cur, make(map[types.Hash]struct{}, s.max)
+		}
+	}
+}
+
+func (s *committedTxs) has(h types.Hash) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, a := s.cur[h]
+	_, b := s.prev[h]
+	return a || b
 }

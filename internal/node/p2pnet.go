@@ -81,6 +81,7 @@ func (n *Node) startNetwork() error {
 	n.validators = vals
 	n.mu.Unlock()
 	nn := &netNode{n: n, inbox: make(chan bft.Inbound, 4096)}
+	nn.committed = newCommittedTxs(1 << 16)
 	host, err := p2p.New(p2p.Config{
 		Key:        key,
 		Chain:      p2p.Chain{ChainID: n.Chain.Config.ChainID, Genesis: n.Chain.Genesis().Hash()},
@@ -150,6 +151,10 @@ func (nn *netNode) onTx(_ p2p.ID, b []byte) error {
 	if err != nil {
 		return err
 	}
+	if nn.committed.has(tx.Hash()) {
+		nn.stats.LateTxs.Add(1)
+		return nil
+	}
 	nn.n.Pool.Add(tx)
 	return nil
 }
@@ -189,6 +194,7 @@ func (nn *netNode) announceHeads() {
 			if !ok {
 				return
 			}
+			nn.committed.addBlock(h)
 			nn.host.Broadcast(topicStatus, nn.status().encode())
 			if !nn.sync.isSyncing() { // nobody needs the proofs of a node that trails
 				nn.announceCert(h.Number())
