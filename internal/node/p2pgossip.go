@@ -1,9 +1,11 @@
 package node
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 
@@ -36,9 +38,9 @@ type evidencePool interface {
 
 // gossipState is the part of netNode that consensus gossip needs.
 type gossipState struct {
-	evidence  atomic.Pointer[evidencePool]
-	committed *committedTxs
-	stats     gossipStats
+	evidence atomic.Pointer[evidencePool]
+	known    *knownTxs
+	stats    gossipStats
 }
 
 // gossipStats count gossip for metrics and benchmarks.
@@ -112,6 +114,7 @@ func (nn *netNode) onVote(from p2p.ID, msg []byte) error {
 		nn.stats.Stale.Add(1)
 		return nil
 	}
+	nn.traceVote("vote received", msg)
 	nn.deliver(from, msg)
 	nn.host.Broadcast(topicVote, msg)
 	nn.stats.Relayed.Add(1)
@@ -293,35 +296,70 @@ func (n *Node) useEvidencePool(candidates ...any) {
 	nn.setEvidencePool(nil)
 }
 
-// committedTxs remembers the hashes of the transactions of recent blocks:
-// a transaction gossiped to us after its block was committed (the block
-// travels at high priority, transactions at low) is dropped before its
-// signature is checked a second time.
-type committedTxs struct {
+// knownTxs remembers the transactions of recent blocks this node has
+// executed, so that a gossiped copy costs no second signature check: the
+// transactions travel at low priority and the blocks at high, so copies
+// often arrive after their block. A copy of a transaction of a committed
+// block is dropped; one of a validated block not yet decided takes the
+// sender recovered during validation and goes to the pool (the block may
+// yet lose its round).
+type knownTxs struct {
 	mu        sync.Mutex
 	max       int
-	cur, prev map[types.Hash]struct{}
+	cur, prev map[types.Hash]*types.Transaction // nil: committed
 }
 
-func newCommittedTxs(max int) *committedTxs {
-	return &committedTxs{max: max, cur: make(map[types.Hash]struct{}), prev: make(map[types.Hash]struct{})}
+func newKnownTxs(max int) *knownTxs {
+	return &knownTxs{max: max, cur: make(map[types.Hash]*types.Transaction), prev: make(map[types.Hash]*types.Transaction)}
 }
 
-func (s *committedTxs) addBlock(b *types.Block) {
+func (s *knownTxs) add(b *types.Block, committed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, tx := range b.Transactions() {
-		s.cur[tx.Hash()] = struct{}{}
+		v := tx
+		if committed {
+			v = nil
+		}
+		s.cur[tx.Hash()] = v
 		if len(s.cur) >= s.max {
-			s.prev, s.cur = s.cur, make(map[types.Hash]struct{}, s.max)
+			s.prev, s.cur = s.cur, make(map[types.Hash]*types.Transaction, s.max)
 		}
 	}
 }
 
-func (s *committedTxs) has(h types.Hash) bool {
+// lookup reports whether h is in a committed block, or else the copy of
+// it a validated block holds (nil if none).
+func (s *knownTxs) lookup(h types.Hash) (committed bool, validated *types.Transaction) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, a := s.cur[h]
-	_, b := s.prev[h]
-	return a || b
+	tx, ok := s.cur[h]
+	if !ok {
+		tx, ok = s.prev[h]
+	}
+	return ok && tx == nil, tx
+}
+
+// traceVote logs, at debug level, a vote this node sent or received, with
+// the vote's identity, so that gossip latency can be read from the logs of
+// the nodes of one machine (netbench does).
+func (nn *netNode) traceVote(what string, msg []byte) {
+	if !nn.n.log.Enabled(context.Background(), slog.LevelDebug) || len(msg) == 0 {
+		return
+	}
+	ev, err := bft.DecodeMessage(msg)
+	if err != nil {
+		return
+	}
+	if v, ok := ev.(consensus.VoteEvent); ok {
+		nn.n.log.Debug(what, "height", v.Vote.Height, "round", v.Vote.Round, "type", v.Vote.Type.String(), "validator", v.Vote.Validator.String())
+	}
+}
+
+// onValidated remembers the transactions of a block this validator has
+// validated (see knownTxs).
+func (n *Node) onValidated(b *types.Block) {
+	if nn := n.net.Load(); nn != nil {
+		nn.known.add(b, false)
+	}
 }

@@ -44,6 +44,7 @@ var _ bft.Transport = (*netNode)(nil)
 // reaches only peers that lack the message.
 func (nn *netNode) Broadcast(msg []byte) {
 	if bft.Signed(msg) {
+		nn.traceVote("vote sent", msg)
 		nn.host.Broadcast(topicVote, msg)
 		return
 	}
@@ -81,7 +82,7 @@ func (n *Node) startNetwork() error {
 	n.validators = vals
 	n.mu.Unlock()
 	nn := &netNode{n: n, inbox: make(chan bft.Inbound, 4096)}
-	nn.committed = newCommittedTxs(1 << 16)
+	nn.known = newKnownTxs(1 << 16)
 	host, err := p2p.New(p2p.Config{
 		Key:        key,
 		Chain:      p2p.Chain{ChainID: n.Chain.Config.ChainID, Genesis: n.Chain.Genesis().Hash()},
@@ -139,21 +140,27 @@ func (nn *netNode) onConsensus(from p2p.ID, msg []byte) error {
 	if _, err := bft.DecodeMessage(msg); err != nil {
 		return err
 	}
+	nn.traceVote("vote received", msg)
 	nn.deliver(from, msg)
 	return nil
 }
 
 // onTx puts a gossiped transaction into the pool; the pool's feed then
 // passes it on to peers that lack it. A transaction the pool refuses
-// (already known, nonce too low) is not an offence.
+// (already known, nonce too low) is not an offence; one of a block we
+// already executed is not checked again (see knownTxs).
 func (nn *netNode) onTx(_ p2p.ID, b []byte) error {
 	tx, err := types.DecodeTx(b)
 	if err != nil {
 		return err
 	}
-	if nn.committed.has(tx.Hash()) {
+	committed, validated := nn.known.lookup(tx.Hash())
+	if committed {
 		nn.stats.LateTxs.Add(1)
 		return nil
+	}
+	if validated != nil {
+		tx.ShareSender(validated)
 	}
 	nn.n.Pool.Add(tx)
 	return nil
@@ -194,7 +201,7 @@ func (nn *netNode) announceHeads() {
 			if !ok {
 				return
 			}
-			nn.committed.addBlock(h)
+			nn.known.add(h, true)
 			nn.host.Broadcast(topicStatus, nn.status().encode())
 			if !nn.sync.isSyncing() { // nobody needs the proofs of a node that trails
 				nn.announceCert(h.Number())

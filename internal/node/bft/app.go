@@ -33,6 +33,9 @@ type ChainAppConfig struct {
 	// height starts: the node moves its pool to the new head there, so the
 	// next block is built from a pool that knows what this one took.
 	Committed func(*types.Block)
+	// Validated, if set, runs after another validator's block passed
+	// validation (its transactions' senders are recovered by then).
+	Validated func(*types.Block)
 }
 
 // burstWait lets a burst of submissions land in one block when an idle
@@ -199,6 +202,9 @@ func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Valu
 		return err
 	}
 	a.cost.observe(len(b.Transactions()), time.Since(start))
+	if a.cfg.Validated != nil {
+		a.cfg.Validated(b)
+	}
 	a.mu.Lock()
 	a.pending[v.ID] = built
 	a.arrived[v.ID] = arrived
