@@ -314,16 +314,16 @@ func printTable(nets []network, res map[string]*results, bts []time.Duration, lo
 	}
 	fmt.Printf("%-34s", "fastest stable setting")
 	for _, n := range nets {
-		best := "none"
+		best, fastest := "none", time.Duration(-1)
 		for _, bt := range bts {
-			if iv := medianIntervals(res[n.Name()].idle[bt]); iv.stable() {
-				best = fmt.Sprintf("%v (p50 %v)", bt, ms(iv.p50))
+			if iv := medianIntervals(res[n.Name()].idle[bt]); iv.stable() && (fastest < 0 || bt < fastest) {
+				best, fastest = fmt.Sprintf("%v (p50 %v)", bt, ms(iv.p50)), bt
 			}
 		}
 		fmt.Printf(" %-30s", best)
 	}
 	fmt.Println()
-	fmt.Printf("\n%-34s", fmt.Sprintf("under load, setting %v, %d tx/s offered", loadBT, rate))
+	fmt.Printf("\n%s\n%-34s", fmt.Sprintf("under load, setting %v, %d tx/s offered", loadBT, rate), "")
 	for _, n := range nets {
 		fmt.Printf(" %-30s", n.Name())
 	}
