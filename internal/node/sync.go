@@ -45,6 +45,9 @@ type syncer struct {
 	start       uint64
 	target      uint64
 	consensusOn bool
+
+	lastLog     time.Time // the last progress line, and the head then
+	lastLogHead uint64
 }
 
 func newSyncer(nn *netNode) *syncer {
@@ -157,8 +160,6 @@ func (s *syncer) run() {
 		}
 	}()
 	began := time.Now()
-	var lastLog time.Time
-	var lastLogHead uint64
 	t := time.NewTicker(syncTick)
 	defer t.Stop()
 	for {
@@ -182,7 +183,7 @@ func (s *syncer) run() {
 			// A block or two behind is following the tip, not syncing.
 			if !s.syncing && best > head+consensusLag {
 				s.syncing, s.start = true, head
-				lastLog, lastLogHead = time.Now(), head
+				s.lastLog, s.lastLogHead = time.Now(), head
 				n.log.Info("syncing", "head", head, "target", best, "peer", peer.String())
 				s.mu.Unlock()
 				s.announce()
@@ -192,19 +193,6 @@ func (s *syncer) run() {
 			s.mu.Unlock()
 			if !s.fetch(peer, head, best) {
 				break
-			}
-			s.mu.Lock()
-			syncing := s.syncing
-			s.mu.Unlock()
-			if syncing && time.Since(lastLog) >= syncLogInterval {
-				now := n.Chain.Head().Number()
-				rate := float64(now-lastLogHead) / time.Since(lastLog).Seconds()
-				eta := "unknown"
-				if rate > 0 {
-					eta = (time.Duration(float64(best-min(now, best))/rate) * time.Second).Round(time.Second).String()
-				}
-				n.log.Info("sync progress", "head", now, "target", best, "blocks/s", fmt.Sprintf("%.1f", rate), "eta", eta)
-				lastLog, lastLogHead = time.Now(), now
 			}
 			select {
 			case <-n.stop:
@@ -241,8 +229,30 @@ func (s *syncer) run() {
 // announce tells every peer our head and whether we are syncing.
 func (s *syncer) announce() { s.nn.host.Broadcast(topicStatus, s.nn.status().encode()) }
 
-// fetch asks peer for the blocks after head and executes what comes back;
-// it reports whether the chain moved.
+// logProgress writes the progress line (blocks/s, ETA) every
+// syncLogInterval while syncing.
+func (s *syncer) logProgress(best uint64) {
+	s.mu.Lock()
+	syncing := s.syncing
+	s.mu.Unlock()
+	if !syncing || time.Since(s.lastLog) < syncLogInterval {
+		return
+	}
+	n := s.nn.n
+	now := n.Chain.Head().Number()
+	rate := float64(now-s.lastLogHead) / time.Since(s.lastLog).Seconds()
+	eta := "unknown"
+	if rate > 0 {
+		eta = (time.Duration(float64(best-min(now, best))/rate) * time.Second).Round(time.Second).String()
+	}
+	n.log.Info("sync progress", "head", now, "target", best, "blocks/s", fmt.Sprintf("%.1f", rate), "eta", eta)
+	s.lastLog, s.lastLogHead = time.Now(), now
+}
+
+// fetch asks peer for the blocks after head up to best and executes what
+// comes back; it reports whether the chain moved. Requests are pipelined:
+// once a batch has checked out, the next is asked for before this one
+// executes, so the peer reads and sends it meanwhile.
 func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 	n := s.nn.n
 	select {
@@ -257,57 +267,77 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 		s.waiting = p2p.ID{}
 		s.mu.Unlock()
 	}()
-	count := min(best-head, maxBlocksPerRequest)
-	if !s.nn.host.Send(peer, topicGetBlocks, getBlocksMsg{From: head + 1, Count: uint16(count)}.encode()) {
-		s.forget(peer)
-		return false
-	}
-	var blocks []certifiedBlock
-	select {
-	case blocks = <-s.blocks:
-	case <-time.After(syncTimeout):
-		n.log.Debug("sync request timed out", "peer", peer.String())
-		s.forget(peer)
-		return false
-	case <-n.stop:
-		return false
-	}
-	if len(blocks) == 0 {
-		s.nn.host.Ban(peer, fmt.Errorf("claimed head %d but served no block after %d", best, head))
-		return false
-	}
-	// Check every certificate before stopping consensus: a peer that
-	// merely claims a high head cannot make a validator stop voting.
-	for i, cb := range blocks {
-		if cb.Block.Number() != head+1+uint64(i) {
-			s.nn.host.Ban(peer, fmt.Errorf("served block %d for %d", cb.Block.Number(), head+1+uint64(i)))
+	request := func(from uint64) bool {
+		count := min(best-from+1, maxBlocksPerRequest)
+		if !s.nn.host.Send(peer, topicGetBlocks, getBlocksMsg{From: from, Count: uint16(count)}.encode()) {
+			s.forget(peer)
 			return false
 		}
-		if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
-			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
-			return false
-		}
+		return true
 	}
-	if s.consensusOn {
-		n.log.Info("behind the network: pausing consensus to catch up", "head", head, "target", best)
-		n.stopConsensusAndWait()
-		s.consensusOn = false
+	next := head + 1
+	if !request(next) {
+		return false
 	}
 	moved := false
-	for _, cb := range blocks {
-		if _, err := n.Chain.InsertCertified(cb.Block, cb.Cert); err != nil {
-			if errors.Is(err, chain.ErrKnownBlock) {
-				continue
-			}
-			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
-			break
+	for {
+		var blocks []certifiedBlock
+		select {
+		case blocks = <-s.blocks:
+		case <-time.After(syncTimeout):
+			n.log.Debug("sync request timed out", "peer", peer.String())
+			s.forget(peer)
+			return moved
+		case <-n.stop:
+			return moved
 		}
-		moved = true
+		if len(blocks) == 0 {
+			s.nn.host.Ban(peer, fmt.Errorf("claimed head %d but served no block after %d", best, next-1))
+			return moved
+		}
+		// Check every certificate before stopping consensus: a peer that
+		// merely claims a high head cannot make a validator stop voting.
+		for i, cb := range blocks {
+			if cb.Block.Number() != next+uint64(i) {
+				s.nn.host.Ban(peer, fmt.Errorf("served block %d for %d", cb.Block.Number(), next+uint64(i)))
+				return moved
+			}
+			if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
+				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
+				return moved
+			}
+		}
+		if s.consensusOn {
+			n.log.Info("behind the network: pausing consensus to catch up", "head", next-1, "target", best)
+			n.stopConsensusAndWait()
+			s.consensusOn = false
+		}
+		after := next + uint64(len(blocks))
+		more := after <= best && request(after)
+		for _, cb := range blocks {
+			if _, err := n.Chain.InsertCertified(cb.Block, cb.Cert); err != nil {
+				if errors.Is(err, chain.ErrKnownBlock) {
+					continue
+				}
+				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
+				return moved
+			}
+			moved = true
+		}
+		if moved {
+			n.resetPool()
+		}
+		s.logProgress(best)
+		if !more {
+			return moved
+		}
+		next = after
+		select {
+		case <-n.stop:
+			return moved
+		default:
+		}
 	}
-	if moved {
-		n.resetPool()
-	}
-	return moved
 }
 
 // stopConsensusAndWait stops the validator and waits until its driver has

@@ -6,7 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -23,6 +25,7 @@ import (
 var (
 	syncBlocks = flag.Int("sync.blocks", 10_000, "blocks of BenchmarkSyncVsImport")
 	syncTxs    = flag.Int("sync.txs", 10, "ERC-20 transfers per block of BenchmarkSyncVsImport")
+	syncProf   = flag.String("sync.cpuprofile", "", "write a CPU profile of the sync phase of BenchmarkSyncVsImport to this file")
 )
 
 // BenchmarkSyncVsImport builds a certified chain of ERC-20 transfer blocks
@@ -96,6 +99,16 @@ func syncVsImport(b *testing.B, blocks, perBlock int) {
 
 	// A fresh full node syncs it over p2p.
 	b.ResetTimer()
+	if *syncProf != "" {
+		f, err := os.Create(*syncProf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+	}
 	t0 := time.Now()
 	full, err := New(Config{Genesis: genesis, DataDir: filepath.Join(dir, "full"), HTTPPort: -1, WSPort: -1, Validators: vals,
 		P2P: &P2PConfig{StaticPeers: []p2p.PeerAddr{{ID: src.net.Load().host.ID(), Addr: srcAddr}}}, Log: quietLogger()})
@@ -113,6 +126,9 @@ func syncVsImport(b *testing.B, blocks, perBlock int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	syncTime := time.Since(t0)
+	if *syncProf != "" {
+		pprof.StopCPUProfile()
+	}
 	if full.Chain.Head().Hash() != src.Chain.Head().Hash() {
 		b.Fatal("the synced head differs from the source's")
 	}
