@@ -65,14 +65,6 @@ e2e-net:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# Ratios against go-ethereum, in its own module so the main go.mod stays clean.
-peerbench:
-	cd internal/peerbench && $(GO) run . $(PEERBENCH_ARGS)
-
-# JSON-RPC load on chaind --dev and geth --dev v1.16.9, alternating runs.
-rpcbench:
-	bash internal/peerbench/rpcbench.sh $(RPCBENCH_ARGS)
-
 # 4 chaind validator processes against 4 CometBFT v0.38.26 (kvstore) on
 # loopback: block intervals, committed tx/s under load, vote gossip latency.
 netbench:
@@ -82,6 +74,14 @@ netbench:
 # against importing the same blocks on one node (Mgas/s each).
 syncbench:
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkSyncVsImport$$' -benchtime 1x -timeout 0 ./internal/node $(SYNCBENCH_ARGS)
+
+# Ratios against go-ethereum, in its own module so the main go.mod stays clean.
+peerbench:
+	cd internal/peerbench && $(GO) run . $(PEERBENCH_ARGS)
+
+# JSON-RPC load on chaind --dev and geth --dev v1.16.9, alternating runs.
+rpcbench:
+	bash internal/peerbench/rpcbench.sh $(RPCBENCH_ARGS)
 
 # 100,000 seeded consensus simulations with faults under 1/3 of the power.
 sim:

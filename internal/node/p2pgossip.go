@@ -24,6 +24,19 @@ import (
 // its proof; double-sign evidence too, so every validator can put it in a
 // block.
 
+// The kind bytes of proposals and votes on the wire, as the codec writes
+// them: signed by their authors, so any node may pass them on. A status
+// message is a hint about the sending peer, only meaningful from it.
+var (
+	proposalKind = bft.EncodeMessage(consensus.ProposalEvent{})[0]
+	voteKind     = bft.EncodeMessage(consensus.VoteEvent{})[0]
+)
+
+// signedMessage reports whether msg is a proposal or a vote.
+func signedMessage(msg []byte) bool {
+	return len(msg) > 0 && (msg[0] == proposalKind || msg[0] == voteKind)
+}
+
 // relayAhead bounds how far past our head a proposal or vote may be and
 // still be relayed: consensus never runs further ahead of the chain, and
 // older or further ones are of no use to anyone we could help.

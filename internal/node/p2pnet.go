@@ -43,7 +43,7 @@ var _ bft.Transport = (*netNode)(nil)
 // out as gossip, which skips peers known to have them: a retransmission
 // reaches only peers that lack the message.
 func (nn *netNode) Broadcast(msg []byte) {
-	if bft.Signed(msg) {
+	if signedMessage(msg) {
 		nn.traceVote("vote sent", msg)
 		nn.host.Broadcast(topicVote, msg)
 		return

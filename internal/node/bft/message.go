@@ -37,13 +37,6 @@ func EncodeMessage(ev consensus.Event) []byte {
 	return nil
 }
 
-// Signed reports whether msg is a proposal or a vote: signed by its
-// author, so any node may pass it on. A status message is a hint about
-// the sending peer and is only meaningful from that peer.
-func Signed(msg []byte) bool {
-	return len(msg) > 0 && (msg[0] == kindProposal || msg[0] == kindVote)
-}
-
 // DecodeMessage parses EncodeMessage output. Signatures are not checked.
 func DecodeMessage(msg []byte) (consensus.Event, error) {
 	if len(msg) == 0 {
