@@ -83,9 +83,9 @@ func (n *Node) startConsensus() error {
 	}
 	app := bft.NewChainApp(bft.ChainAppConfig{
 		Chain: n.Chain, Pool: n.Pool, Validators: vals, Coinbase: signer.Address(),
-		GasLimit: n.cfg.GasLimit, BlockTime: n.cfg.BlockTime,
+		Validated: n.onValidated,
+		GasLimit:  n.cfg.GasLimit, BlockTime: n.cfg.BlockTime,
 		OnlyWithTransactions: sole && n.cfg.BlockTime == 0,
-		Validated:            n.onValidated,
 		Committed: func(b *types.Block) {
 			n.resetPool()
 			n.log.Debug("committed block", "number", b.Number(), "txs", len(b.Transactions()), "gas", b.GasUsed(), "hash", b.Hash())

@@ -21,6 +21,9 @@ type ChainAppConfig struct {
 	Validators consensus.ValidatorSource
 	Coinbase   types.Address
 	GasLimit   uint64 // block gas limit to aim for (0: keep the parent's)
+	// Validated, if set, runs after another validator's block passed
+	// validation (its transactions' senders are recovered by then).
+	Validated func(*types.Block)
 	// BlockTime is the minimum time between the blocks this validator
 	// proposes and the block before them.
 	BlockTime time.Duration
@@ -33,9 +36,6 @@ type ChainAppConfig struct {
 	// height starts: the node moves its pool to the new head there, so the
 	// next block is built from a pool that knows what this one took.
 	Committed func(*types.Block)
-	// Validated, if set, runs after another validator's block passed
-	// validation (its transactions' senders are recovered by then).
-	Validated func(*types.Block)
 }
 
 // burstWait lets a burst of submissions land in one block when an idle
@@ -142,7 +142,10 @@ func (a *ChainApp) build(height uint64) (*chain.Built, []byte, error) {
 	}
 	a.mu.Lock()
 	a.last = time.Now()
-	deadline := a.last.Add(buildBudget(a.cfg.BlockTime)) // ordering the pool counts too
+	var deadline time.Time // none for a validator alone: nobody else executes its blocks
+	if set, err := a.cfg.Validators.ValidatorSet(height); err == nil && set.Len() > 1 {
+		deadline = a.last.Add(buildBudget(a.cfg.BlockTime)) // ordering the pool counts too
+	}
 	a.mu.Unlock()
 	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), c.Config.CalcBaseFee(head.HeaderRef()))
 	if n := a.cost.maxTxs(buildBudget(a.cfg.BlockTime)); n > 0 && len(ordered) > n {
