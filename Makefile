@@ -6,7 +6,7 @@ BIN      := bin/chaind
 VERSION  ?= 0.1.0-dev
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build test unit conformance bench peerbench rpcbench netbench syncbench fmt vet fuzz-seeds sim e2e e2e-net
+.PHONY: build test unit conformance bench peerbench rpcbench fmt vet fuzz-seeds sim e2e e2e-net
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/chaind
@@ -64,6 +64,8 @@ e2e-net:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+.PHONY: netbench syncbench
 
 # 4 chaind validator processes against 4 CometBFT v0.38.26 (kvstore) on
 # loopback: block intervals, committed tx/s under load, vote gossip latency.
