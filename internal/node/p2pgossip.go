@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/chaind/chaind/consensus"
+	chainmetrics "github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
@@ -56,7 +57,7 @@ type gossipState struct {
 	stats    gossipStats
 }
 
-// gossipStats count gossip for metrics and benchmarks.
+// gossipStats count gossip, for /metrics (see gossipMetrics).
 type gossipStats struct {
 	Relayed   atomic.Uint64 // proposals and votes passed on
 	Stale     atomic.Uint64 // proposals and votes too old or too far ahead to relay
@@ -65,6 +66,26 @@ type gossipStats struct {
 	Delivered atomic.Uint64 // consensus messages handed to the local driver
 	Displaced atomic.Uint64 // older messages dropped from a full driver inbox
 	LateTxs   atomic.Uint64 // gossiped transactions that arrived after their block
+}
+
+// gossipMetrics exposes the gossip counters; they read 0 on a node off
+// the network.
+func (n *Node) gossipMetrics(r *chainmetrics.Registry) {
+	stat := func(f func(*gossipStats) *atomic.Uint64) func() float64 {
+		return func() float64 {
+			if nn := n.net.Load(); nn != nil {
+				return float64(f(&nn.stats).Load())
+			}
+			return 0
+		}
+	}
+	r.CounterFunc("chaind_p2p_consensus_relayed_total", "Proposals and votes checked and passed on to peers.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.Relayed }))
+	r.CounterFunc("chaind_p2p_consensus_stale_total", "Proposals and votes too old or too far ahead to relay.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.Stale }))
+	r.CounterFunc("chaind_p2p_certificates_total", "Commit certificates of blocks not yet held, verified from peers.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.Certs }))
+	r.CounterFunc("chaind_p2p_evidence_total", "Double-sign evidence verified from peers.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.Evidence }))
+	r.CounterFunc("chaind_p2p_consensus_delivered_total", "Consensus messages handed to this validator's driver.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.Delivered }))
+	r.CounterFunc("chaind_p2p_consensus_displaced_total", "Older consensus messages dropped from a full driver inbox.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.Displaced }))
+	r.CounterFunc("chaind_p2p_late_txs_total", "Gossiped transactions that arrived after their block was committed.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.LateTxs }))
 }
 
 // handleGossip registers the gossip topics on the host.
