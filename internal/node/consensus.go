@@ -97,7 +97,7 @@ func (n *Node) startConsensus() error {
 	}
 	d, err := bft.New(bft.Config{
 		Signer: signer, Validators: vals, Timeouts: timeouts, Transport: transport, App: app,
-		Height: height, StateFile: stateFile, ResetStateAhead: sole, Evidence: n.evidenceSink(),
+		Height: height, StateFile: stateFile, ResetStateAhead: sole, Evidence: n.evidenceSink(app),
 		Logf:  func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
 		Stats: &n.bftStats,
 	})

@@ -304,10 +304,15 @@ func (nn *netNode) onEvidence(_ p2p.ID, b []byte) error {
 }
 
 // evidenceSink is what the local driver reports double-signing to: on a
-// network, the node gossips it (and pools it, see useEvidencePool).
-func (n *Node) evidenceSink() consensus.EvidenceSink {
+// network, the node, which pools the evidence (see useEvidencePool) and
+// gossips it; off one, local, if it is a consensus.EvidenceSink (the
+// validator's application), or nobody.
+func (n *Node) evidenceSink(local any) consensus.EvidenceSink {
 	if nn := n.net.Load(); nn != nil {
 		return nn
+	}
+	if s, ok := local.(consensus.EvidenceSink); ok {
+		return s
 	}
 	return nil
 }
