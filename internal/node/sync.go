@@ -296,16 +296,24 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 			return moved
 		}
 		// Check every certificate before stopping consensus: a peer that
-		// merely claims a high head cannot make a validator stop voting.
+		// merely claims a high head cannot make a validator stop voting. On
+		// a proof-of-stake chain the sets of later cycles are decided by
+		// blocks of this batch; those blocks are checked just before they
+		// are inserted, once their set is known.
+		verified := 0
 		for i, cb := range blocks {
 			if cb.Block.Number() != next+uint64(i) {
 				s.nn.host.Ban(peer, fmt.Errorf("served block %d for %d", cb.Block.Number(), next+uint64(i)))
 				return moved
 			}
+			if _, err := n.validators.ValidatorSet(cb.Block.Number()); i > 0 && errors.Is(err, chain.ErrNotFound) {
+				break
+			}
 			if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
 				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
 				return moved
 			}
+			verified = i + 1
 		}
 		if s.consensusOn {
 			n.log.Info("behind the network: pausing consensus to catch up", "head", next-1, "target", best)
@@ -314,13 +322,22 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 		}
 		after := next + uint64(len(blocks))
 		more := after <= best && request(after)
-		for _, cb := range blocks {
+		failed := false
+		for i, cb := range blocks {
+			if i >= verified {
+				if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
+					s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
+					failed = true
+					break
+				}
+			}
 			if _, err := n.Chain.InsertCertified(cb.Block, cb.Cert); err != nil {
 				if errors.Is(err, chain.ErrKnownBlock) {
 					continue
 				}
 				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
-				return moved
+				failed = true
+				break
 			}
 			moved = true
 		}
@@ -328,7 +345,7 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 			n.resetPool()
 		}
 		s.logProgress(best)
-		if !more {
+		if !more || failed {
 			return moved
 		}
 		next = after
