@@ -77,6 +77,18 @@ bench:
 bench-staking:
 	$(GO) test -run '^$$' -bench 'CycleBoundary|DelegateVsERC20' -count 5 ./internal/staking ./internal/node
 
+.PHONY: netbench syncbench
+
+# 4 chaind validator processes against 4 CometBFT v0.38.26 (kvstore) on
+# loopback: block intervals, committed tx/s under load, vote gossip latency.
+netbench:
+	bash internal/peerbench/netbench.sh $(NETBENCH_ARGS)
+
+# A fresh full node syncing 10,000 blocks of ERC-20 transfers over p2p,
+# against importing the same blocks on one node (Mgas/s each).
+syncbench:
+	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkSyncVsImport$$' -benchtime 1x -timeout 0 ./internal/node $(SYNCBENCH_ARGS)
+
 # Ratios against go-ethereum, in its own module so the main go.mod stays clean.
 peerbench:
 	cd internal/peerbench && $(GO) run . $(PEERBENCH_ARGS)

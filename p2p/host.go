@@ -269,7 +269,9 @@ func (h *Host) Broadcast(t Topic, payload []byte) {
 		if cfg.Gossip && !p.known.add(hash) {
 			continue
 		}
-		p.send(cfg.Priority, frame)
+		if !p.send(cfg.Priority, frame) && cfg.Gossip {
+			p.known.remove(hash) // it never left: a later broadcast may try again
+		}
 	}
 }
 

@@ -458,3 +458,32 @@ func TestParsePeerAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedBroadcastNotMarkedKnown: a gossip frame that finds the peer's
+// queue full never left, so the peer is not marked as having it and a
+// later broadcast sends it.
+func TestFailedBroadcastNotMarkedKnown(t *testing.T) {
+	h, err := New(Config{Key: newKey(t), Chain: testChain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Handle(topicTx, TopicConfig{Priority: Low, Gossip: true}, func(ID, []byte) error { return nil })
+	c1, c2 := net.Pipe()
+	defer c1.Close()
+	defer c2.Close()
+	p := newPeer(ID{7}, &secureConn{conn: c1}, false, ID{}, PeerAddr{})
+	for range queueLen {
+		p.low <- nil // a full queue, as behind a slow link
+	}
+	h.peers[p.id] = p
+	h.Broadcast(topicTx, []byte("tx"))
+	hash := gossipHash(topicTx, []byte("tx"))
+	if p.known.has(hash) {
+		t.Fatal("a frame that was never queued marked the peer as having it")
+	}
+	<-p.low
+	h.Broadcast(topicTx, []byte("tx"))
+	if !p.known.has(hash) {
+		t.Fatal("the second broadcast did not reach the peer")
+	}
+}

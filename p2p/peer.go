@@ -155,6 +155,14 @@ func (s *hashSet) add(h [32]byte) bool {
 	return !old
 }
 
+// remove forgets h, so that a later copy counts as new.
+func (s *hashSet) remove(h [32]byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.cur, h)
+	delete(s.prev, h)
+}
+
 func (s *hashSet) has(h [32]byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

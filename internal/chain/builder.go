@@ -2,6 +2,7 @@ package chain
 
 import (
 	"errors"
+	"time"
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/types"
@@ -16,6 +17,12 @@ type BuildParams struct {
 	Extra            []byte
 	Random           types.Hash // PREVRANDAO
 	ParentBeaconRoot types.Hash // commitment to consensus data of the parent
+	// Deadline, if set, stops adding transactions once it has passed: the
+	// block must leave its validators time to execute it too.
+	Deadline time.Time
+	// MaxTxBytes, if positive, caps the encoded size of the transactions,
+	// so that the block fits the messages that carry it.
+	MaxTxBytes int
 }
 
 // Built is a block assembled from the pool and its execution results.
@@ -56,7 +63,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
-	out := &Built{State: st, Dropped: x.Fill(candidates)}
+	out := &Built{State: st, Dropped: x.fill(candidates, p.Deadline, p.MaxTxBytes)}
 	res, err := x.Finish(nil, nil)
 	if err != nil {
 		return nil, err
@@ -76,10 +83,26 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 // little balance...), which a pool can forget; a nonce gap, a fee below
 // the base fee or a full block only defers a transaction.
 func (x *Exec) Fill(candidates []*types.Transaction) (dropped []types.Hash) {
+	return x.fill(candidates, time.Time{}, 0)
+}
+
+// fill is Fill that also stops at deadline (zero: none) and once the
+// transactions applied would pass maxBytes encoded (0: no cap), as a
+// proposer that must keep to the block time does.
+func (x *Exec) fill(candidates []*types.Transaction, deadline time.Time, maxBytes int) (dropped []types.Hash) {
 	maxBlobs := x.Config.Blob(x.Header.Number, x.Header.Time).Max * evm.BlobGasPerBlob
 	skipFrom := map[types.Address]bool{}
-	for _, tx := range candidates {
+	txBytes := 0
+	for i, tx := range candidates {
 		if x.GasLeft() < 21000 {
+			break
+		}
+		// The clock is read every few transactions: a transfer takes tens
+		// of microseconds, a call to time.Now a few dozen nanoseconds.
+		if !deadline.IsZero() && i%8 == 0 && time.Now().After(deadline) {
+			break
+		}
+		if maxBytes > 0 && txBytes+int(tx.Size()) > maxBytes {
 			break
 		}
 		from, err := x.Signer.Sender(tx)
@@ -96,7 +119,9 @@ func (x *Exec) Fill(candidates []*types.Transaction) (dropped []types.Hash) {
 			if !errors.Is(err, evm.ErrNonceTooHigh) && !errors.Is(err, evm.ErrFeeCapTooLow) && !errors.Is(err, evm.ErrGasLimitReached) {
 				dropped = append(dropped, tx.Hash())
 			}
+			continue
 		}
+		txBytes += int(tx.Size())
 	}
 	return dropped
 }

@@ -2,6 +2,7 @@ package chain
 
 import (
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
@@ -76,5 +77,48 @@ func TestBuildAndImport(t *testing.T) {
 	}
 	if len(built.Block.Transactions()) != 0 || len(built.Dropped) != 1 || built.Dropped[0] != stale.Hash() {
 		t.Fatalf("included %d, dropped %v", len(built.Block.Transactions()), built.Dropped)
+	}
+}
+
+// The builder stops adding transactions at its deadline and before the
+// transactions outgrow MaxTxBytes; nothing it stops before is dropped.
+func TestBuildStopsAtDeadlineAndSize(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
+	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
+	var bal U256
+	bal.SetUint64(1e18)
+	g.Alloc[from] = Account{Balance: bal}
+	c, err := Open(g, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := c.Config.Signer(1, 1)
+	to := types.Address{0x42}
+	var txs []*types.Transaction
+	for n := range uint64(20) {
+		txs = append(txs, types.MustSignNewTx(key, signer, &types.DynamicFeeTx{ChainID: *uint256.NewInt(8118), Nonce: n,
+			GasFeeCap: *uint256.NewInt(2e9), Gas: 21000, To: &to}))
+	}
+	size := int(txs[0].Size())
+	for _, tc := range []struct {
+		name string
+		p    BuildParams
+		want int
+	}{
+		{"no limits", BuildParams{}, 20},
+		{"deadline passed", BuildParams{Deadline: time.Now().Add(-time.Second)}, 0},
+		{"deadline ahead", BuildParams{Deadline: time.Now().Add(time.Hour)}, 20},
+		{"seven fit", BuildParams{MaxTxBytes: 7*size + size/2}, 7},
+		{"one byte short of one", BuildParams{MaxTxBytes: size - 1}, 0},
+	} {
+		tc.p.Time = 10
+		built, err := c.BuildBlock(tc.p, txs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(built.Block.Transactions()); got != tc.want || len(built.Dropped) != 0 {
+			t.Errorf("%s: %d transactions included (%d dropped), want %d", tc.name, got, len(built.Dropped), tc.want)
+		}
 	}
 }

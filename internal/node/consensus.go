@@ -92,7 +92,8 @@ func (n *Node) startConsensus() error {
 	}
 	app := bft.NewChainApp(bft.ChainAppConfig{
 		Chain: n.Chain, Pool: n.Pool, Validators: vals, Coinbase: signer.Address(),
-		GasLimit: n.cfg.GasLimit, BlockTime: n.cfg.BlockTime,
+		Validated: n.onValidated,
+		GasLimit:  n.cfg.GasLimit, BlockTime: n.cfg.BlockTime,
 		OnlyWithTransactions: sole && n.cfg.BlockTime == 0,
 		Miner:                miner,
 		Committed: func(b *types.Block) {
@@ -107,7 +108,7 @@ func (n *Node) startConsensus() error {
 	}
 	d, err := bft.New(bft.Config{
 		Signer: signer, Validators: vals, Timeouts: timeouts, Transport: transport, App: app,
-		Height: height, StateFile: stateFile, ResetStateAhead: sole, Evidence: app,
+		Height: height, StateFile: stateFile, ResetStateAhead: sole, Evidence: n.evidenceSink(app),
 		Logf:  func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
 		Stats: &n.bftStats,
 	})
@@ -115,6 +116,7 @@ func (n *Node) startConsensus() error {
 		app.Close()
 		return err
 	}
+	n.useEvidencePool(app, d)
 	ctx, cancel := context.WithCancel(context.Background())
 	n.mu.Lock()
 	done := make(chan struct{})

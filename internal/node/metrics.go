@@ -53,6 +53,7 @@ func (n *Node) openMetrics() {
 	r.CounterFunc("chaind_consensus_rounds_total", "Consensus rounds entered by this validator (every height starts one).", func() float64 { return float64(n.bftStats.Rounds.Load()) })
 	r.CounterFunc("chaind_consensus_timeouts_total", "Consensus propose, prevote and precommit timeouts that fired.", func() float64 { return float64(n.bftStats.Timeouts.Load()) })
 	r.GaugeFunc("chaind_p2p_peers", "Connected peers.", func() float64 { return float64(n.backend.PeerCount()) })
+	n.gossipMetrics(r)
 	r.GaugeFunc("chaind_store_bytes", "Bytes of the data directory's log, garbage included (0 in memory).", func() float64 {
 		if s, ok := n.kv.(interface{ Size() int64 }); ok {
 			return float64(s.Size())

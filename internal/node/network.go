@@ -43,7 +43,16 @@ func (nw *network) headState() (*state.StateDB, bool) {
 	return st, true
 }
 
+// Nodes lists the validators, those catching up as "syncing".
 func (nw *network) Nodes() []backend.NodeInfo {
+	nodes := nw.registered()
+	markSyncing(nodes, nw.n.syncingNodes())
+	return nodes
+}
+
+// registered lists the validators as the chain (or the configuration, on
+// a chain without staking) records them.
+func (nw *network) registered() []backend.NodeInfo {
 	if st, ok := nw.headState(); ok {
 		defer st.Release()
 		return stakingNodes(st)
@@ -193,16 +202,18 @@ func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
 		return nil, backend.ErrCycleNotFound
 	}
 	end, stamp := r.End, r.Timestamp
+	counts := backend.NodeCounts{Active: int(r.Active), Standby: int(r.Standby), Syncing: int(r.Syncing)}
 	if end == 0 {
 		left := (*c+1)*cycleBlocks - 1 - head.Number()
 		end = head.Time()*1000 + left*nw.blockInterval()*1000
 		stamp = head.Time() * 1000
+		counts = nw.liveCounts(counts, stakingNodes(st))
 	}
 	return &backend.CycleInfo{
 		Counter:     *c,
 		Start:       time.UnixMilli(int64(r.Start)),
 		End:         time.UnixMilli(int64(end)),
-		Nodes:       backend.NodeCounts{Active: int(r.Active), Standby: int(r.Standby), Syncing: int(r.Syncing)},
+		Nodes:       counts,
 		Desired:     r.Desired,
 		Duration:    time.Duration((end-r.Start+999)/1000) * time.Second,
 		MaxSyncTime: time.Duration(r.MaxSyncTime) * time.Second,
@@ -220,18 +231,24 @@ func (nw *network) derivedCycle(c uint64) (*backend.CycleInfo, error) {
 	duration := cycleBlocks * nw.blockInterval()
 	start := first.Time()
 	end := start + duration
-	if last, err := nw.n.Chain.BlockByNumber(c*cycleBlocks + cycleBlocks - 1); err == nil {
+	last, err := nw.n.Chain.BlockByNumber(c*cycleBlocks + cycleBlocks - 1)
+	running := err != nil
+	if !running {
 		end = last.Time() + nw.blockInterval()
 	}
 	active := 0
 	if nw.n.cfg.Validator != nil {
 		active = 1
 	}
+	counts := backend.NodeCounts{Active: active}
+	if running {
+		counts = nw.liveCounts(counts, nw.registered())
+	}
 	return &backend.CycleInfo{
 		Counter:     c,
 		Start:       time.Unix(int64(start), 0),
 		End:         time.Unix(int64(end), 0),
-		Nodes:       backend.NodeCounts{Active: active},
+		Nodes:       counts,
 		Desired:     uint64(active),
 		Duration:    time.Duration(end-start) * time.Second,
 		MaxSyncTime: defaultMaxSyncTime * time.Second,

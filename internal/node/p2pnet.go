@@ -26,19 +26,30 @@ type P2PConfig struct {
 }
 
 // netNode is a node's presence on the p2p network. It is the validator's
-// bft.Transport: consensus messages travel on their own topic at high
-// priority, straight to each connected peer (validators connect to each
-// other directly), and the driver copes with loss.
+// bft.Transport: proposals and votes are gossiped at high priority (every
+// node relays them, see onVote); status messages and the answers to them
+// go straight to the peer concerned. The driver copes with loss.
 type netNode struct {
 	n     *Node
 	host  *p2p.Host
 	inbox chan bft.Inbound
 	sync  *syncer
+	gossipState
 }
 
 var _ bft.Transport = (*netNode)(nil)
 
-func (nn *netNode) Broadcast(msg []byte) { nn.host.Broadcast(topicConsensus, msg) }
+// Broadcast sends a message of the local driver. Proposals and votes go
+// out as gossip, which skips peers known to have them: a retransmission
+// reaches only peers that lack the message.
+func (nn *netNode) Broadcast(msg []byte) {
+	if signedMessage(msg) {
+		nn.traceVote("vote sent", msg)
+		nn.host.Broadcast(topicVote, msg)
+		return
+	}
+	nn.host.Broadcast(topicConsensus, msg)
+}
 
 func (nn *netNode) Send(to types.Address, msg []byte) { nn.host.Send(p2p.ID(to), topicConsensus, msg) }
 
@@ -74,6 +85,7 @@ func (n *Node) startNetwork() error {
 	n.validators = vals
 	n.mu.Unlock()
 	nn := &netNode{n: n, inbox: make(chan bft.Inbound, 4096)}
+	nn.known = newKnownTxs(1 << 16)
 	host, err := p2p.New(p2p.Config{
 		Key:        key,
 		Chain:      p2p.Chain{ChainID: n.Chain.Config.ChainID, Genesis: n.Chain.Genesis().Hash()},
@@ -90,6 +102,7 @@ func (n *Node) startNetwork() error {
 	if n.cfg.Validator != nil {
 		host.Handle(topicConsensus, p2p.TopicConfig{Priority: p2p.High}, nn.onConsensus)
 	}
+	nn.handleGossip()
 	host.Handle(topicTx, p2p.TopicConfig{Priority: p2p.Low, Gossip: true}, nn.onTx)
 	host.Handle(topicStatus, p2p.TopicConfig{Priority: p2p.High}, nn.sync.onStatus)
 	host.Handle(topicGetBlocks, p2p.TopicConfig{Priority: p2p.Low}, nn.onGetBlocks)
@@ -120,7 +133,7 @@ func (n *Node) closeNetwork() {
 
 func (nn *netNode) status() statusMsg {
 	h := nn.n.Chain.Head()
-	return statusMsg{Height: h.Number(), Head: h.Hash()}
+	return statusMsg{Height: h.Number(), Head: h.Hash(), Syncing: nn.sync.isSyncing()}
 }
 
 // onConsensus hands a consensus message to the driver. A message that
@@ -130,20 +143,27 @@ func (nn *netNode) onConsensus(from p2p.ID, msg []byte) error {
 	if _, err := bft.DecodeMessage(msg); err != nil {
 		return err
 	}
-	select {
-	case nn.inbox <- bft.Inbound{From: types.Address(from), Msg: msg}:
-	default: // the driver is behind; consensus retransmits
-	}
+	nn.traceVote("vote received", msg)
+	nn.deliver(from, msg)
 	return nil
 }
 
 // onTx puts a gossiped transaction into the pool; the pool's feed then
 // passes it on to peers that lack it. A transaction the pool refuses
-// (already known, nonce too low) is not an offence.
+// (already known, nonce too low) is not an offence; one of a block we
+// already executed is not checked again (see knownTxs).
 func (nn *netNode) onTx(_ p2p.ID, b []byte) error {
 	tx, err := types.DecodeTx(b)
 	if err != nil {
 		return err
+	}
+	committed, validated := nn.known.lookup(tx.Hash())
+	if committed {
+		nn.stats.LateTxs.Add(1)
+		return nil
+	}
+	if validated != nil {
+		tx.ShareSender(validated)
 	}
 	nn.n.Pool.Add(tx)
 	return nil
@@ -180,11 +200,15 @@ func (nn *netNode) announceHeads() {
 		select {
 		case <-nn.n.stop:
 			return
-		case _, ok := <-heads:
+		case h, ok := <-heads:
 			if !ok {
 				return
 			}
+			nn.known.add(h, true)
 			nn.host.Broadcast(topicStatus, nn.status().encode())
+			if !nn.sync.isSyncing() { // nobody needs the proofs of a node that trails
+				nn.announceCert(h.Number())
+			}
 		}
 	}
 }

@@ -337,3 +337,59 @@ func TestP2PSyncRejectsBadCertificates(t *testing.T) {
 		})
 	}
 }
+
+// Validators that are not connected to each other still decide: in a star
+// around a full node, every proposal and vote reaches the others only by
+// being relayed, and the hub relays each once to each validator.
+func TestP2PVotesCrossAPartialMesh(t *testing.T) {
+	pn := newP2PNet(t, 4)
+	hubAddr := freePort(t)
+	hub, err := New(Config{Genesis: pn.genesis, HTTPPort: -1, WSPort: -1, Validators: pn.vals,
+		P2P: &P2PConfig{ListenAddr: hubAddr}, Log: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hub.Close()
+	if err := hub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	hubPeer := p2p.PeerAddr{ID: hub.net.Load().host.ID(), Addr: hubAddr}
+	for i := range 4 {
+		// No listening address: nobody can learn of a validator and dial
+		// it, so the hub stays its only peer.
+		n, err := New(Config{Genesis: pn.genesis, DataDir: pn.dirs[i], HTTPPort: -1, WSPort: -1, Validator: pn.keys[i],
+			BlockTime: 200 * time.Millisecond, Validators: pn.vals,
+			P2P: &P2PConfig{StaticPeers: []p2p.PeerAddr{hubPeer}}, Log: testLogger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pn.nodes[i] = n
+	}
+	for _, n := range pn.nodes {
+		waitHeight(t, n, 4, 60*time.Second)
+		if got := n.backend.PeerCount(); got != 1 {
+			t.Fatalf("a validator has %d peers, want only the hub", got)
+		}
+	}
+	// Block 4's certificate on node 0 carries precommits relayed from
+	// validators it never talked to.
+	cert, err := pn.nodes[0].Certificate(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	others := 0
+	for i := 1; i < 4; i++ {
+		if signed(t, pn.nodes[0], pn.vals, 4, types.Address(pn.addrs[i].ID)) {
+			others++
+		}
+	}
+	if others < 2 || cert == nil {
+		t.Fatalf("block 4 certified with %d precommits of unconnected validators, want at least 2", others)
+	}
+	if st := &hub.net.Load().stats; st.Relayed.Load() == 0 {
+		t.Fatal("the hub relayed nothing")
+	}
+}

@@ -16,6 +16,9 @@ const (
 	topicStatus    p2p.Topic = 3 // statusMsg: the sender's head
 	topicGetBlocks p2p.Topic = 4 // getBlocksMsg
 	topicBlocks    p2p.Topic = 5 // blocks with their commit certificates
+	topicVote      p2p.Topic = 6 // signed proposals and votes (bft.EncodeMessage), gossiped
+	topicCert      p2p.Topic = 7 // certMsg: a decided block's commit certificate, gossiped
+	topicEvidence  p2p.Topic = 8 // double-sign evidence (consensus.DuplicateVoteEvidence), gossiped
 )
 
 // maxBlocksPerRequest bounds one sync request; maxBlocksBytes bounds the
@@ -27,25 +30,31 @@ const (
 
 var errBadSyncMessage = errors.New("node: malformed sync message")
 
-// statusMsg is a node's head, sent to each new peer and after every new
-// block.
+// statusMsg is a node's head and whether it is catching up, sent to each
+// new peer, after every new block and when syncing starts or ends.
 type statusMsg struct {
-	Height uint64
-	Head   types.Hash
+	Height  uint64
+	Head    types.Hash
+	Syncing bool
 }
 
 func (s statusMsg) encode() []byte {
 	b := binary.BigEndian.AppendUint64(nil, s.Height)
-	return append(b, s.Head[:]...)
+	b = append(b, s.Head[:]...)
+	if s.Syncing {
+		return append(b, 1)
+	}
+	return append(b, 0)
 }
 
 func decodeStatus(b []byte) (statusMsg, error) {
 	var s statusMsg
-	if len(b) != 40 {
+	if len(b) != 41 || b[40] > 1 {
 		return s, fmt.Errorf("%w: status of %d bytes", errBadSyncMessage, len(b))
 	}
 	s.Height = binary.BigEndian.Uint64(b)
 	copy(s.Head[:], b[8:])
+	s.Syncing = b[40] == 1
 	return s, nil
 }
 

@@ -8,9 +8,22 @@ import (
 )
 
 func TestSyncMessagesRoundTrip(t *testing.T) {
-	st := statusMsg{Height: 42, Head: types.Hash{1, 2}}
-	if got, err := decodeStatus(st.encode()); err != nil || got != st {
-		t.Fatalf("status: %+v %v", got, err)
+	for _, st := range []statusMsg{{Height: 42, Head: types.Hash{1, 2}}, {Height: 7, Syncing: true}} {
+		if got, err := decodeStatus(st.encode()); err != nil || got != st {
+			t.Fatalf("status: %+v %v", got, err)
+		}
+	}
+	for _, bad := range [][]byte{statusMsg{}.encode()[:40], append(statusMsg{}.encode()[:40], 2)} {
+		if _, err := decodeStatus(bad); err == nil {
+			t.Errorf("status %x accepted", bad)
+		}
+	}
+	c := certMsg{Height: 9, Hash: types.Hash{3}, Cert: []byte{0xc1, 0x80}}
+	if got, err := decodeCert(c.encode()); err != nil || got.Height != c.Height || got.Hash != c.Hash || !bytes.Equal(got.Cert, c.Cert) {
+		t.Fatalf("cert: %+v %v", got, err)
+	}
+	if _, err := decodeCert(c.encode()[:40]); err == nil {
+		t.Fatal("certificate message without a certificate accepted")
 	}
 	g := getBlocksMsg{From: 7, Count: 128}
 	if got, err := decodeGetBlocks(g.encode()); err != nil || got != g {
@@ -36,10 +49,17 @@ func FuzzDecodeSyncMessages(f *testing.F) {
 	genesis := testBlock()
 	f.Add(encodeBlocks([]certifiedBlock{{Block: genesis, Cert: []byte{1}}}))
 	f.Add(statusMsg{Height: 1}.encode())
+	f.Add(statusMsg{Height: 1, Syncing: true}.encode())
 	f.Add(getBlocksMsg{From: 1, Count: 2}.encode())
+	f.Add(certMsg{Height: 1, Cert: []byte{0xc0}}.encode())
 	f.Fuzz(func(t *testing.T, b []byte) {
-		decodeStatus(b)
+		if st, err := decodeStatus(b); err == nil && !bytes.Equal(st.encode(), b) {
+			t.Fatalf("status does not round-trip")
+		}
 		decodeGetBlocks(b)
+		if c, err := decodeCert(b); err == nil && !bytes.Equal(c.encode(), b) {
+			t.Fatalf("certificate message does not round-trip")
+		}
 		blocks, err := decodeBlocks(b)
 		if err != nil {
 			return

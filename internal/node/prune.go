@@ -14,8 +14,9 @@ type compactor interface {
 }
 
 // pruneStates keeps the stored state to the last StateHistory blocks: every
-// StateHistory new blocks it runs a mark-and-sweep pass (chain.Prune), and
-// rewrites the store once most of the file is garbage.
+// StateHistory new blocks (syncPruneEvery while syncing) it runs a
+// mark-and-sweep pass (chain.Prune), and rewrites the store once most of
+// the file is garbage.
 func (n *Node) pruneStates() {
 	defer n.wg.Done()
 	heads, cancel := n.Chain.Subscribe(16)
@@ -30,7 +31,13 @@ func (n *Node) pruneStates() {
 			if !ok {
 				return
 			}
-			if b.Number() < last+keep {
+			// Marking walks the whole live state, so a node catching up
+			// (thousands of blocks a minute) prunes less often.
+			every := keep
+			if n.catchingUp() {
+				every = max(keep, syncPruneEvery)
+			}
+			if b.Number() < last+every {
 				continue
 			}
 			last = b.Number()
@@ -51,6 +58,16 @@ func (n *Node) pruneStates() {
 			}
 		}
 	}
+}
+
+// syncPruneEvery is how many blocks a syncing node lets pass between
+// pruning passes: its state grows by that much history meanwhile.
+const syncPruneEvery = 2048
+
+// catchingUp reports whether the node is syncing from its peers.
+func (n *Node) catchingUp() bool {
+	nn := n.net.Load()
+	return nn != nil && nn.sync.isSyncing()
 }
 
 // stateRetention is how many recent blocks keep their state: every one on

@@ -37,16 +37,21 @@ type syncer struct {
 
 	mu          sync.Mutex
 	heights     map[p2p.ID]uint64
+	peerSyncing map[p2p.ID]bool // peers whose last status said they are catching up
+	proven      uint64          // the highest height a verified certificate showed decided
 	heard       bool
 	waiting     p2p.ID
 	syncing     bool
 	start       uint64
 	target      uint64
 	consensusOn bool
+
+	lastLog     time.Time // the last progress line, and the head then
+	lastLogHead uint64
 }
 
 func newSyncer(nn *netNode) *syncer {
-	return &syncer{nn: nn, wake: make(chan struct{}, 1), blocks: make(chan []certifiedBlock, 1), heights: make(map[p2p.ID]uint64)}
+	return &syncer{nn: nn, wake: make(chan struct{}, 1), blocks: make(chan []certifiedBlock, 1), heights: make(map[p2p.ID]uint64), peerSyncing: make(map[p2p.ID]bool)}
 }
 
 func (s *syncer) onStatus(from p2p.ID, b []byte) error {
@@ -56,6 +61,11 @@ func (s *syncer) onStatus(from p2p.ID, b []byte) error {
 	}
 	s.mu.Lock()
 	s.heights[from] = st.Height
+	if st.Syncing {
+		s.peerSyncing[from] = true
+	} else {
+		delete(s.peerSyncing, from)
+	}
 	s.heard = true
 	s.mu.Unlock()
 	select {
@@ -68,7 +78,34 @@ func (s *syncer) onStatus(from p2p.ID, b []byte) error {
 func (s *syncer) forget(id p2p.ID) {
 	s.mu.Lock()
 	delete(s.heights, id)
+	delete(s.peerSyncing, id)
 	s.mu.Unlock()
+}
+
+// heardHeight records that a verified certificate showed height decided.
+// The peer that passed it on may not hold the block (certificates are
+// relayed by nodes that lack it), so it is a target, not a source.
+func (s *syncer) heardHeight(_ p2p.ID, height uint64) {
+	s.mu.Lock()
+	s.proven = max(s.proven, height)
+	s.mu.Unlock()
+}
+
+func (s *syncer) isSyncing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.syncing
+}
+
+// syncingPeers lists the connected peers that say they are catching up.
+func (s *syncer) syncingPeers() []p2p.ID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]p2p.ID, 0, len(s.peerSyncing))
+	for id := range s.peerSyncing {
+		out = append(out, id)
+	}
+	return out
 }
 
 func (s *syncer) onBlocks(from p2p.ID, b []byte) error {
@@ -111,7 +148,7 @@ func (s *syncer) progress() (backend.SyncProgress, bool) {
 		return backend.SyncProgress{}, false
 	}
 	head := s.nn.n.Chain.Head().Number()
-	return backend.SyncProgress{StartingBlock: s.start, CurrentBlock: head, HighestBlock: max(s.target, head)}, true
+	return backend.SyncProgress{StartingBlock: s.start, CurrentBlock: head, HighestBlock: max(s.target, s.proven, head)}, true
 }
 
 func (s *syncer) run() {
@@ -123,8 +160,6 @@ func (s *syncer) run() {
 		}
 	}()
 	began := time.Now()
-	var lastLog time.Time
-	var lastLogHead uint64
 	t := time.NewTicker(syncTick)
 	defer t.Stop()
 	for {
@@ -148,26 +183,16 @@ func (s *syncer) run() {
 			// A block or two behind is following the tip, not syncing.
 			if !s.syncing && best > head+consensusLag {
 				s.syncing, s.start = true, head
-				lastLog, lastLogHead = time.Now(), head
+				s.lastLog, s.lastLogHead = time.Now(), head
 				n.log.Info("syncing", "head", head, "target", best, "peer", peer.String())
+				s.mu.Unlock()
+				s.announce()
+				s.mu.Lock()
 			}
 			s.target = best
 			s.mu.Unlock()
 			if !s.fetch(peer, head, best) {
 				break
-			}
-			s.mu.Lock()
-			syncing := s.syncing
-			s.mu.Unlock()
-			if syncing && time.Since(lastLog) >= syncLogInterval {
-				now := n.Chain.Head().Number()
-				rate := float64(now-lastLogHead) / time.Since(lastLog).Seconds()
-				eta := "unknown"
-				if rate > 0 {
-					eta = (time.Duration(float64(best-min(now, best))/rate) * time.Second).Round(time.Second).String()
-				}
-				n.log.Info("sync progress", "head", now, "target", best, "blocks/s", fmt.Sprintf("%.1f", rate), "eta", eta)
-				lastLog, lastLogHead = time.Now(), now
 			}
 			select {
 			case <-n.stop:
@@ -176,12 +201,16 @@ func (s *syncer) run() {
 			}
 		}
 		s.mu.Lock()
+		wasSyncing := s.syncing
 		if s.syncing {
 			s.syncing = false
 			n.log.Info("synced", "head", n.Chain.Head().Number())
 		}
 		heard := s.heard
 		s.mu.Unlock()
+		if wasSyncing {
+			s.announce()
+		}
 		if n.cfg.Validator != nil && !s.consensusOn && (heard || time.Since(began) > startGrace) {
 			if err := n.startConsensus(); err != nil {
 				n.log.Error("consensus", "err", err)
@@ -197,8 +226,33 @@ func (s *syncer) run() {
 	}
 }
 
-// fetch asks peer for the blocks after head and executes what comes back;
-// it reports whether the chain moved.
+// announce tells every peer our head and whether we are syncing.
+func (s *syncer) announce() { s.nn.host.Broadcast(topicStatus, s.nn.status().encode()) }
+
+// logProgress writes the progress line (blocks/s, ETA) every
+// syncLogInterval while syncing.
+func (s *syncer) logProgress(best uint64) {
+	s.mu.Lock()
+	syncing := s.syncing
+	s.mu.Unlock()
+	if !syncing || time.Since(s.lastLog) < syncLogInterval {
+		return
+	}
+	n := s.nn.n
+	now := n.Chain.Head().Number()
+	rate := float64(now-s.lastLogHead) / time.Since(s.lastLog).Seconds()
+	eta := "unknown"
+	if rate > 0 {
+		eta = (time.Duration(float64(best-min(now, best))/rate) * time.Second).Round(time.Second).String()
+	}
+	n.log.Info("sync progress", "head", now, "target", best, "blocks/s", fmt.Sprintf("%.1f", rate), "eta", eta)
+	s.lastLog, s.lastLogHead = time.Now(), now
+}
+
+// fetch asks peer for the blocks after head up to best and executes what
+// comes back; it reports whether the chain moved. Requests are pipelined:
+// once a batch has checked out, the next is asked for before this one
+// executes, so the peer reads and sends it meanwhile.
 func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 	n := s.nn.n
 	select {
@@ -213,71 +267,94 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 		s.waiting = p2p.ID{}
 		s.mu.Unlock()
 	}()
-	count := min(best-head, maxBlocksPerRequest)
-	if !s.nn.host.Send(peer, topicGetBlocks, getBlocksMsg{From: head + 1, Count: uint16(count)}.encode()) {
-		s.forget(peer)
-		return false
-	}
-	var blocks []certifiedBlock
-	select {
-	case blocks = <-s.blocks:
-	case <-time.After(syncTimeout):
-		n.log.Debug("sync request timed out", "peer", peer.String())
-		s.forget(peer)
-		return false
-	case <-n.stop:
-		return false
-	}
-	if len(blocks) == 0 {
-		s.nn.host.Ban(peer, fmt.Errorf("claimed head %d but served no block after %d", best, head))
-		return false
-	}
-	// Check every certificate before stopping consensus: a peer that
-	// merely claims a high head cannot make a validator stop voting. On a
-	// proof-of-stake chain the sets of later cycles are decided by blocks
-	// of this batch; those blocks are checked just before they are
-	// inserted, once their set is known.
-	verified := 0
-	for i, cb := range blocks {
-		if cb.Block.Number() != head+1+uint64(i) {
-			s.nn.host.Ban(peer, fmt.Errorf("served block %d for %d", cb.Block.Number(), head+1+uint64(i)))
+	request := func(from uint64) bool {
+		count := min(best-from+1, maxBlocksPerRequest)
+		if !s.nn.host.Send(peer, topicGetBlocks, getBlocksMsg{From: from, Count: uint16(count)}.encode()) {
+			s.forget(peer)
 			return false
 		}
-		if _, err := n.validators.ValidatorSet(cb.Block.Number()); i > 0 && errors.Is(err, chain.ErrNotFound) {
-			break
-		}
-		if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
-			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
-			return false
-		}
-		verified = i + 1
+		return true
 	}
-	if s.consensusOn {
-		n.log.Info("behind the network: pausing consensus to catch up", "head", head, "target", best)
-		n.stopConsensusAndWait()
-		s.consensusOn = false
+	next := head + 1
+	if !request(next) {
+		return false
 	}
 	moved := false
-	for i, cb := range blocks {
-		if i >= verified {
-			if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
-				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
+	for {
+		var blocks []certifiedBlock
+		select {
+		case blocks = <-s.blocks:
+		case <-time.After(syncTimeout):
+			n.log.Debug("sync request timed out", "peer", peer.String())
+			s.forget(peer)
+			return moved
+		case <-n.stop:
+			return moved
+		}
+		if len(blocks) == 0 {
+			s.nn.host.Ban(peer, fmt.Errorf("claimed head %d but served no block after %d", best, next-1))
+			return moved
+		}
+		// Check every certificate before stopping consensus: a peer that
+		// merely claims a high head cannot make a validator stop voting. On
+		// a proof-of-stake chain the sets of later cycles are decided by
+		// blocks of this batch; those blocks are checked just before they
+		// are inserted, once their set is known.
+		verified := 0
+		for i, cb := range blocks {
+			if cb.Block.Number() != next+uint64(i) {
+				s.nn.host.Ban(peer, fmt.Errorf("served block %d for %d", cb.Block.Number(), next+uint64(i)))
+				return moved
+			}
+			if _, err := n.validators.ValidatorSet(cb.Block.Number()); i > 0 && errors.Is(err, chain.ErrNotFound) {
 				break
 			}
-		}
-		if _, err := n.Chain.InsertCertified(cb.Block, cb.Cert); err != nil {
-			if errors.Is(err, chain.ErrKnownBlock) {
-				continue
+			if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
+				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
+				return moved
 			}
-			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
-			break
+			verified = i + 1
 		}
-		moved = true
+		if s.consensusOn {
+			n.log.Info("behind the network: pausing consensus to catch up", "head", next-1, "target", best)
+			n.stopConsensusAndWait()
+			s.consensusOn = false
+		}
+		after := next + uint64(len(blocks))
+		more := after <= best && request(after)
+		failed := false
+		for i, cb := range blocks {
+			if i >= verified {
+				if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
+					s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
+					failed = true
+					break
+				}
+			}
+			if _, err := n.Chain.InsertCertified(cb.Block, cb.Cert); err != nil {
+				if errors.Is(err, chain.ErrKnownBlock) {
+					continue
+				}
+				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
+				failed = true
+				break
+			}
+			moved = true
+		}
+		if moved {
+			n.resetPool()
+		}
+		s.logProgress(best)
+		if !more || failed {
+			return moved
+		}
+		next = after
+		select {
+		case <-n.stop:
+			return moved
+		default:
+		}
 	}
-	if moved {
-		n.resetPool()
-	}
-	return moved
 }
 
 // stopConsensusAndWait stops the validator and waits until its driver has

@@ -281,3 +281,17 @@ func SignSetCode(key *secp256k1.PrivateKey, auth SetCodeAuthorization) SetCodeAu
 	auth.V = sig[64]
 	return auth
 }
+
+// ShareSender gives tx the sender already recovered for other, when both
+// are the same transaction (equal hashes: the same signed bytes recover
+// the same address). A node that validates a block whose transactions it
+// already holds in its pool skips recovering each signature again. It
+// reports whether tx took a sender.
+func (tx *Transaction) ShareSender(other *Transaction) bool {
+	c := other.from.Load()
+	if c == nil || tx == other || tx.Hash() != other.Hash() {
+		return false
+	}
+	tx.from.CompareAndSwap(nil, c)
+	return true
+}

@@ -21,6 +21,9 @@ type ChainAppConfig struct {
 	Validators consensus.ValidatorSource
 	Coinbase   types.Address
 	GasLimit   uint64 // block gas limit to aim for (0: keep the parent's)
+	// Validated, if set, runs after another validator's block passed
+	// validation (its transactions' senders are recovered by then).
+	Validated func(*types.Block)
 	// BlockTime is the minimum time between the blocks this validator
 	// proposes and the block before them.
 	BlockTime time.Duration
@@ -57,14 +60,16 @@ type ChainApp struct {
 
 	mu      sync.Mutex
 	pending map[types.Hash]*chain.Built // built or validated, not yet committed
-	last    time.Time                   // start of the last block: our build, or the commit of another's
+	arrived map[types.Hash]time.Time    // when others' proposals pending came in
+	last    time.Time                   // start of the last block: our build, or the arrival of another's
+	cost    validationCost
 
 	ev evidencePool // double-sign evidence for the blocks we propose (evidence.go)
 }
 
 // NewChainApp returns the application; Close releases its pool subscription.
 func NewChainApp(cfg ChainAppConfig) *ChainApp {
-	a := &ChainApp{cfg: cfg, chainID: cfg.Chain.Config.ChainID, pending: make(map[types.Hash]*chain.Built), last: time.Now()}
+	a := &ChainApp{cfg: cfg, chainID: cfg.Chain.Config.ChainID, pending: make(map[types.Hash]*chain.Built), arrived: make(map[types.Hash]time.Time), last: time.Now()}
 	// Subscribed before the first Propose checks the pool, so no arrival
 	// between that check and the wait goes unnoticed.
 	a.txs, a.unsub = cfg.Pool.Subscribe(1024)
@@ -155,8 +160,15 @@ func (a *ChainApp) build(height, timestamp uint64) (*chain.Built, []byte, error)
 	}
 	a.mu.Lock()
 	a.last = time.Now()
+	var deadline time.Time // none for a validator alone: nobody else executes its blocks
+	if set, err := a.cfg.Validators.ValidatorSet(height); err == nil && set.Len() > 1 {
+		deadline = a.last.Add(buildBudget(a.cfg.BlockTime)) // ordering the pool counts too
+	}
 	a.mu.Unlock()
 	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), c.Config.CalcBaseFee(head.HeaderRef()))
+	if n := a.cost.maxTxs(buildBudget(a.cfg.BlockTime)); n > 0 && len(ordered) > n {
+		ordered = ordered[:n]
+	}
 	built, err := c.BuildBlock(chain.BuildParams{
 		Coinbase:         a.cfg.Coinbase,
 		Time:             timestamp,
@@ -164,6 +176,8 @@ func (a *ChainApp) build(height, timestamp uint64) (*chain.Built, []byte, error)
 		Extra:            extra,
 		Random:           types.Hash(crypto.Keccak256(head.Hash().Bytes())),
 		ParentBeaconRoot: CertRoot(parentCert),
+		Deadline:         deadline,
+		MaxTxBytes:       maxProposalTxBytes,
 	}, ordered)
 	if err != nil {
 		return nil, nil, err
@@ -184,6 +198,7 @@ func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Valu
 	if ok && known.Block.Number() == height {
 		return nil // built or validated already
 	}
+	arrived := time.Now()
 	b, parentCert, err := DecodeValue(v)
 	if err != nil {
 		return err
@@ -191,6 +206,7 @@ func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Valu
 	if b.Number() != height {
 		return fmt.Errorf("bft: block %d proposed at height %d", b.Number(), height)
 	}
+	adoptSenders(a.cfg.Pool, b)
 	c := a.cfg.Chain
 	head := c.Head()
 	if b.ParentHash() != head.Hash() {
@@ -207,12 +223,18 @@ func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Valu
 	if err := ctx.Err(); err != nil {
 		return err // the core has moved on: skip the execution
 	}
+	start := time.Now()
 	built, err := c.Validate(b)
 	if err != nil {
 		return err
 	}
+	a.cost.observe(len(b.Transactions()), time.Since(start))
+	if a.cfg.Validated != nil {
+		a.cfg.Validated(b)
+	}
 	a.mu.Lock()
 	a.pending[v.ID] = built
+	a.arrived[v.ID] = arrived
 	a.mu.Unlock()
 	return nil
 }
@@ -241,13 +263,20 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 	}
 	a.ev.committed(b)
 	a.mu.Lock()
+	arrived, seen := a.arrived[v.ID]
 	for id, p := range a.pending {
 		if p.Block.Number() <= b.Number() {
 			delete(a.pending, id)
+			delete(a.arrived, id)
 		}
 	}
 	if !ok || b.Coinbase() != a.cfg.Coinbase {
-		a.last = time.Now() // another's block: its time starts now, as far as we know
+		// Another's block: its time started when it arrived, as far as we
+		// know, or now if it was decided before we saw it.
+		a.last = time.Now()
+		if seen {
+			a.last = arrived
+		}
 	}
 	a.mu.Unlock()
 	if a.cfg.Committed != nil {

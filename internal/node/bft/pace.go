@@ -1,0 +1,85 @@
+package bft
+
+import (
+	"sync"
+	"time"
+
+	"github.com/chaind/chaind/internal/txpool"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// Pacing of blocks under load. A block is on the critical path three
+// times: the proposer executes it while building, every validator
+// executes it again before voting, and then it is stored. So the
+// proposer spends only part of the block time adding transactions, and a
+// validator's next block time counts from when the previous block
+// arrived, not from when it was stored: blocks then follow each other at
+// the block time whatever their size, as long as building, validating
+// and storing one fit in it.
+
+// maxProposalTxBytes caps the transactions of one proposal, well under the
+// 4 MiB frame cap of the transport that carries it (the value also holds
+// the header and the parent's certificate).
+const maxProposalTxBytes = 2 << 20
+
+// minBuildTime is the build budget of the shortest block times: below it,
+// per-block costs would dominate and blocks would carry nearly nothing.
+const minBuildTime = 100 * time.Millisecond
+
+// buildBudget is how long a proposer adds transactions to a block: two
+// fifths of the block time, leaving the rest to the validators'
+// execution, the votes and the commit.
+func buildBudget(blockTime time.Duration) time.Duration {
+	return max(blockTime*2/5, minBuildTime)
+}
+
+// validationCost tracks how long this validator takes to validate a
+// transaction of others' blocks (recovering senders the pool did not have
+// yet included), a moving average over blocks big enough to tell. The
+// proposer caps its blocks with it: the others must validate a block in
+// about the time it took to build, or their propose timeouts fire and the
+// round is lost while the pool, and the next block, grows.
+type validationCost struct {
+	mu    sync.Mutex
+	perTx time.Duration
+}
+
+// minCostSample is the smallest block whose validation time says anything
+// about the cost of a transaction.
+const minCostSample = 64
+
+func (c *validationCost) observe(txs int, took time.Duration) {
+	if txs < minCostSample {
+		return
+	}
+	per := took / time.Duration(txs)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.perTx == 0 {
+		c.perTx = per
+	} else {
+		c.perTx = (c.perTx + per) / 2
+	}
+}
+
+// maxTxs is how many transactions others can validate within budget, or
+// 0 while nothing has been measured.
+func (c *validationCost) maxTxs(budget time.Duration) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.perTx <= 0 {
+		return 0
+	}
+	return max(int(budget/c.perTx), minCostSample)
+}
+
+// adoptSenders gives the transactions of a proposed block the senders the
+// pool already recovered for them: they arrived by gossip before the
+// block, so their signatures need not be checked twice.
+func adoptSenders(pool *txpool.Pool, b *types.Block) {
+	for _, tx := range b.Transactions() {
+		if pooled, _, ok := pool.Get(tx.Hash()); ok {
+			tx.ShareSender(pooled)
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chaind/chaind/internal/crypto/hd"
+	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// chaindNet is 4 chaind validators written by `chaind testnet` and run as
+// processes.
+type chaindNet struct {
+	bin, work string
+	runs      int
+	dir       string
+	procs     []*exec.Cmd
+	clients   []*devload.Client
+	work0     [][]*types.Transaction // pre-signed load
+}
+
+func newChaind(bin, work string) *chaindNet { return &chaindNet{bin: bin, work: work} }
+
+func (c *chaindNet) Name() string { return "chaind (signed transfers)" }
+
+// freeBase finds count ports base, base+stride, ... that are all free,
+// below the kernel's range of ephemeral ports (crowded on a busy machine).
+func freeBase(count, stride int) (int, error) {
+	for try := 0; try < 200; try++ {
+		base := 20000 + rand.IntN(12000-count*stride)
+		ok := true
+		for i := 0; i < count*stride && ok; i++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+i))
+			if err != nil {
+				ok = false
+				break
+			}
+			l.Close()
+		}
+		if ok {
+			return base, nil
+		}
+	}
+	return 0, fmt.Errorf("no free port range")
+}
+
+func (c *chaindNet) Start(blockTime time.Duration, debug bool) error {
+	c.runs++
+	c.dir = filepath.Join(c.work, fmt.Sprintf("chaind-%d", c.runs))
+	p2pBase, err := freeBase(4, 1)
+	if err != nil {
+		return err
+	}
+	httpBase, err := freeBase(4, 10)
+	if err != nil {
+		return err
+	}
+	out, err := exec.Command(c.bin, "testnet", "--validators", "4", "--out", c.dir, "--block-time", blockTime.String(),
+		"--p2p.base", strconv.Itoa(p2pBase), "--http.base", strconv.Itoa(httpBase)).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("testnet: %v: %s", err, out)
+	}
+	level := "warn"
+	if debug {
+		level = "debug"
+	}
+	c.procs, c.clients = nil, nil
+	for i := range 4 {
+		dir := filepath.Join(c.dir, fmt.Sprintf("validator%d", i))
+		log, err := os.Create(filepath.Join(dir, "node.log"))
+		if err != nil {
+			return err
+		}
+		cmd := exec.Command(c.bin, "--config", filepath.Join(dir, "config.json"), "--log-level", level,
+			"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1")
+		cmd.Stdout, cmd.Stderr = log, log
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			log.Close()
+			c.Stop()
+			return err
+		}
+		go func() { cmd.Wait(); log.Close() }()
+		c.procs = append(c.procs, cmd)
+		c.clients = append(c.clients, devload.NewClient(fmt.Sprintf("http://127.0.0.1:%d", httpBase+10*i)))
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for _, cl := range c.clients {
+		for {
+			if _, err := cl.BlockNumber(); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.Stop()
+				return fmt.Errorf("JSON-RPC not up after 60s (logs in %s)", c.dir)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+func (c *chaindNet) Stop() {
+	for _, p := range c.procs {
+		p.Process.Signal(syscall.SIGTERM)
+	}
+	for _, p := range c.procs {
+		done := make(chan struct{})
+		go func() { p.Process.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			p.Process.Kill()
+		}
+	}
+	c.procs = nil
+}
+
+func (c *chaindNet) Height() (uint64, error) { return c.clients[0].BlockNumber() }
+
+func (c *chaindNet) TxCount(h uint64) (int, error) {
+	b, err := c.clients[0].Block(h)
+	if err != nil {
+		return 0, err
+	}
+	return len(b.Transactions), nil
+}
+
+const senders = 16
+
+// Prepare funds the senders and pre-signs rate×d transfers, outside the
+// measured window.
+func (c *chaindNet) Prepare(rate int, d time.Duration) error {
+	cl := c.clients[0]
+	var chainID devload.Quantity
+	if err := cl.Call(&chainID, "eth_chainId"); err != nil {
+		return err
+	}
+	dev, err := hd.DevAccounts(hd.DevMnemonic, 1)
+	if err != nil {
+		return err
+	}
+	s := devload.NewSigner(uint64(chainID))
+	keys := devload.Keys(fmt.Sprintf("netbench-%d", time.Now().UnixNano()), senders)
+	if _, err := devload.Prepare(cl, s, devload.KindTransfer, dev[0], keys); err != nil {
+		return err
+	}
+	per := int(float64(rate)*d.Seconds())/senders + 1
+	c.work0, err = devload.SignAll(s, devload.KindTransfer, keys, make([]uint64, senders), per, types.Address{})
+	return err
+}
+
+// Load sends each sender's transactions to one of the 4 nodes, as fast as
+// they are accepted, until stop.
+func (c *chaindNet) Load(_ int, stop <-chan struct{}) (int, error) {
+	var wg sync.WaitGroup
+	totals := make([]int, len(c.clients))
+	for i, cl := range c.clients {
+		var work [][]*types.Transaction
+		for j := i; j < len(c.work0); j += len(c.clients) {
+			work = append(work, c.work0[j])
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			totals[i] = devload.Send(cl, work, stop).Total()
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, t := range totals {
+		total += t
+	}
+	return total, nil
+}
+
+var chaindVoteLine = regexp.MustCompile(`^time=(\S+) level=DEBUG msg="vote (sent|received)" height=(\d+) round=(\d+) type=(\S+) validator=(\S+)`)
+
+// VoteLatencies matches each node's "vote received" log lines with the
+// signer's "vote sent" line of the same vote.
+func (c *chaindNet) VoteLatencies() ([]time.Duration, error) {
+	sent := map[string]time.Time{}
+	type recv struct {
+		key string
+		at  time.Time
+	}
+	var got []recv
+	for i := range 4 {
+		f, err := os.Open(filepath.Join(c.dir, fmt.Sprintf("validator%d", i), "node.log"))
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		own := ""
+		var mine []recv
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			m := chaindVoteLine.FindStringSubmatch(sc.Text())
+			if m == nil {
+				continue
+			}
+			at, err := time.Parse(time.RFC3339Nano, m[1])
+			if err != nil {
+				continue
+			}
+			key := strings.Join(m[3:], "/")
+			if m[2] == "sent" {
+				own = m[6]
+				if _, ok := sent[key]; !ok {
+					sent[key] = at
+				}
+			} else if !seen[key] {
+				seen[key] = true
+				mine = append(mine, recv{key, at})
+			}
+		}
+		f.Close()
+		for _, r := range mine {
+			if own == "" || !strings.HasSuffix(r.key, "/"+own) { // not our own votes sent back to us
+				got = append(got, r)
+			}
+		}
+	}
+	var out []time.Duration
+	for _, r := range got {
+		if s, ok := sent[r.key]; ok {
+			out = append(out, r.at.Sub(s))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no vote found in the logs of %s", c.dir)
+	}
+	return out, nil
+}
