@@ -67,7 +67,6 @@ func newConn(s *Server, ctx context.Context, nc net.Conn, h http.Handler) *conn 
 		out: make([]byte, 0, 64<<10), spare: make([]byte, 0, 64<<10)}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.wcond.L, c.scond.L = &c.mu, &c.mu
-	c.dec.MaxString = int(s.MaxHeaderListSize)
 	c.fr = frameReader{r: bufio.NewReaderSize(nc, 32<<10), max: defaultFrameSize}
 	return c
 }
@@ -399,10 +398,11 @@ func (c *conn) close() {
 
 // flushLocked asks the writer to send what is buffered.
 func (c *conn) flushLocked() {
-	if !c.flushWanted {
-		c.flushWanted = true
-		c.wcond.Signal()
-	}
+	// Signal every time: a flush asked for while the buffer was empty
+	// left flushWanted set, and the writer must still wake for the bytes
+	// appended since.
+	c.flushWanted = true
+	c.wcond.Signal()
 }
 
 // controlFlushLocked flushes the answer to a control frame, cutting off a
