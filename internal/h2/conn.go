@@ -56,7 +56,11 @@ type conn struct {
 	recvWindow  int64 // bytes the client may still send on the connection
 	recvCredit  int64 // connection bytes consumed, not yet returned by WINDOW_UPDATE
 	idle        *time.Timer
-	writerDone  chan struct{}
+	// resets are streams the server reset while the client could still
+	// send on them: their late frames are ignored (RFC 9113 §5.1), where
+	// HEADERS on any other closed stream ends the connection.
+	resets     map[uint32]struct{}
+	writerDone chan struct{}
 }
 
 func newConn(s *Server, ctx context.Context, nc net.Conn, h http.Handler) *conn {
@@ -342,9 +346,19 @@ func (c *conn) resetStream(id uint32, code ErrCode) {
 	if c.closed {
 		return
 	}
+	c.noteResetLocked(id)
 	c.out = appendFrameHdr(c.out, 4, frameRSTStream, 0, id)
 	c.out = appendUint32(c.out, uint32(code))
 	c.flushLocked()
+}
+
+// noteResetLocked remembers that the server reset stream id, keeping the
+// most recent few hundred.
+func (c *conn) noteResetLocked(id uint32) {
+	if c.resets == nil || len(c.resets) >= 256 {
+		c.resets = map[uint32]struct{}{}
+	}
+	c.resets[id] = struct{}{}
 }
 
 // goAway sends GOAWAY. With NO_ERROR the connection ends once its

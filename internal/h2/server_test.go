@@ -475,3 +475,22 @@ func FuzzFrames(f *testing.F) {
 		}
 	})
 }
+
+// A handler that answers before the request ends makes the server reset
+// the stream with NO_ERROR; frames the client still sends on it are
+// ignored, trailers included, and the connection goes on.
+func TestEarlyAnswer(t *testing.T) {
+	rc := dialRaw(t, listen(t, new(Server), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "early")
+	})))
+	rc.request(1, false)
+	rc.expectReset(1, ErrNo)
+	rc.send(frameData, 0, 1, []byte("late"))
+	rc.send(frameHeaders, flagEndHeaders|flagEndStream, 1, appendField(nil, "x-trailer", "1"))
+	rc.send(framePing, 0, 0, []byte("still up"))
+	for f := rc.next(); f.typ != framePing; f = rc.next() {
+		if f.typ == frameGoAway {
+			t.Fatalf("GOAWAY %s", f.p[8:])
+		}
+	}
+}

@@ -135,7 +135,11 @@ func (c *conn) onHeaders(id uint32, end bool) error {
 		return connErr(ErrProtocol, "client opened even stream %d", id)
 	}
 	if id <= c.maxStreamID {
+		_, reset := c.resets[id]
 		c.mu.Unlock()
+		if reset {
+			return nil // trailers of a stream the server reset
+		}
 		return connErr(ErrStreamClosed, "HEADERS on closed stream %d", id)
 	}
 	c.maxStreamID = id
@@ -566,6 +570,7 @@ func (st *stream) finish() {
 			// stop sending (RFC 9113 §8.1).
 			c.out = appendFrameHdr(c.out, 4, frameRSTStream, 0, st.id)
 			c.out = appendUint32(c.out, uint32(ErrNo))
+			c.noteResetLocked(st.id)
 			st.recvDone = true
 		}
 		c.flushLocked()
