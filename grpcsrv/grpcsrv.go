@@ -50,9 +50,9 @@ func (s *Server) SetMaxMessage(n int) {
 }
 
 // Listener declares the gRPC port behind the node's front on the
-// default server (net/http's until internal/h2 has passed every client).
+// default server, internal/h2's (see H2Listener).
 func Listener(addr string, h http.Handler, o front.Options) front.Listener {
-	return NetHTTPListener(addr, h, o)
+	return H2Listener(addr, h, o)
 }
 
 // H2Listener declares the gRPC port behind the node's front: cleartext
