@@ -304,3 +304,26 @@ func TestRateLimitRefusal(t *testing.T) {
 		t.Fatalf("second call: %+v", res)
 	}
 }
+
+// A connection past the client's cap is answered one gRPC status
+// (RESOURCE_EXHAUSTED) and then closed, on either HTTP/2 server.
+func TestConnCapRefusal(t *testing.T) {
+	f := front.New(front.Config{Limits: front.Limits{Conns: 1}})
+	srv, err := f.Listen(listener("127.0.0.1:0", New(query.New(querytest.New(1).Backend())), front.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	body := appendFrame(nil, protobuf.Marshal(&query.QueryTotalSupplyRequest{}))
+	first := h2c() // keeps its connection open, taking the one slot
+	if res := rawCall(t, first, srv.Addr(), "/cosmos.bank.v1beta1.Query/TotalSupply", body, nil); res.status != 0 {
+		t.Fatalf("first connection: %+v", res)
+	}
+	res := rawCall(t, h2c(), srv.Addr(), "/cosmos.bank.v1beta1.Query/TotalSupply", body, nil)
+	if res.status != int(query.ResourceExhaust) || !strings.Contains(res.message, "too many connections") {
+		t.Fatalf("second connection: %+v", res)
+	}
+	if res := rawCall(t, first, srv.Addr(), "/cosmos.bank.v1beta1.Query/TotalSupply", body, nil); res.status != 0 {
+		t.Fatalf("first connection after the refusal: %+v", res)
+	}
+}
