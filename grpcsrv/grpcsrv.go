@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/internal/h2"
 	"github.com/chaind/chaind/internal/protobuf"
 	"github.com/chaind/chaind/internal/query"
 )
@@ -48,11 +49,35 @@ func (s *Server) SetMaxMessage(n int) {
 	s.maxRecv, s.maxSend = uint32(n), n
 }
 
-// Listener declares the gRPC port behind the node's front: cleartext
-// HTTP/2, refusals answered as gRPC statuses.
+// Listener declares the gRPC port behind the node's front on the
+// default server, internal/h2's (see H2Listener).
 func Listener(addr string, h http.Handler, o front.Options) front.Listener {
+	return H2Listener(addr, h, o)
+}
+
+// H2Listener declares the gRPC port behind the node's front: cleartext
+// HTTP/2 served by the hand-written server of internal/h2, whose writes
+// carry a whole answer in one system call; HTTP/1.1 requests still reach
+// the handler through net/http, which answers them with a clear refusal.
+// Refusals are answered as gRPC statuses.
+func H2Listener(addr string, h http.Handler, o front.Options) front.Listener {
+	l := NetHTTPListener(addr, h, o)
+	l.H2 = new(h2.Server)
+	return l
+}
+
+// NetHTTPListener declares the gRPC port like H2Listener, but served
+// entirely by net/http's HTTP/2 server.
+func NetHTTPListener(addr string, h http.Handler, o front.Options) front.Listener {
 	o.Refuse = Refuse
 	return front.Listener{Kind: "grpc", Addr: addr, Handler: h, Options: o, H2C: true}
+}
+
+// Servers names the HTTP/2 servers the gRPC port can run on, for the
+// node's --grpc.server flag.
+var Servers = map[string]func(addr string, h http.Handler, o front.Options) front.Listener{
+	"h2":       H2Listener,
+	"net/http": NetHTTPListener,
 }
 
 // Refuse writes a front refusal as a gRPC status.

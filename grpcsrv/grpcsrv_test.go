@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"strconv"
@@ -18,11 +19,27 @@ import (
 	"github.com/chaind/chaind/internal/query/querytest"
 )
 
+// server picks the HTTP/2 server the tests and benchmarks run on:
+// "h2" (internal/h2), "net/http", or "" for the default.
+var server = flag.String("grpc.server", "", "HTTP/2 server of the gRPC port: h2 or net/http (default: the package's)")
+
+// listener declares the gRPC port on the server the flags pick.
+func listener(addr string, h http.Handler, o front.Options) front.Listener {
+	if *server == "" {
+		return Listener(addr, h, o)
+	}
+	l, ok := Servers[*server]
+	if !ok {
+		panic("unknown -grpc.server " + *server)
+	}
+	return l(addr, h, o)
+}
+
 // serve starts a gRPC listener on loopback and returns its address.
 func serve(t testing.TB, validators int) string {
 	t.Helper()
 	f := front.New(front.Config{})
-	srv, err := f.Listen(Listener("127.0.0.1:0", New(query.New(querytest.New(validators).Backend())), front.Options{}))
+	srv, err := f.Listen(listener("127.0.0.1:0", New(query.New(querytest.New(validators).Backend())), front.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +289,7 @@ func FuzzReadFrame(f *testing.F) {
 func TestRateLimitRefusal(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	f := front.New(front.Config{Limits: front.Limits{PerSecond: 1, PerMinute: 60}, Now: func() time.Time { return now }})
-	srv, err := f.Listen(Listener("127.0.0.1:0", New(query.New(querytest.New(1).Backend())), front.Options{}))
+	srv, err := f.Listen(listener("127.0.0.1:0", New(query.New(querytest.New(1).Backend())), front.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,5 +302,28 @@ func TestRateLimitRefusal(t *testing.T) {
 	res := rawCall(t, c, srv.Addr(), "/cosmos.bank.v1beta1.Query/TotalSupply", body, nil)
 	if res.httpStatus != 200 || res.status != int(query.ResourceExhaust) || res.message == "" {
 		t.Fatalf("second call: %+v", res)
+	}
+}
+
+// A connection past the client's cap is answered one gRPC status
+// (RESOURCE_EXHAUSTED) and then closed, on either HTTP/2 server.
+func TestConnCapRefusal(t *testing.T) {
+	f := front.New(front.Config{Limits: front.Limits{Conns: 1}})
+	srv, err := f.Listen(listener("127.0.0.1:0", New(query.New(querytest.New(1).Backend())), front.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	body := appendFrame(nil, protobuf.Marshal(&query.QueryTotalSupplyRequest{}))
+	first := h2c() // keeps its connection open, taking the one slot
+	if res := rawCall(t, first, srv.Addr(), "/cosmos.bank.v1beta1.Query/TotalSupply", body, nil); res.status != 0 {
+		t.Fatalf("first connection: %+v", res)
+	}
+	res := rawCall(t, h2c(), srv.Addr(), "/cosmos.bank.v1beta1.Query/TotalSupply", body, nil)
+	if res.status != int(query.ResourceExhaust) || !strings.Contains(res.message, "too many connections") {
+		t.Fatalf("second connection: %+v", res)
+	}
+	if res := rawCall(t, first, srv.Addr(), "/cosmos.bank.v1beta1.Query/TotalSupply", body, nil); res.status != 0 {
+		t.Fatalf("first connection after the refusal: %+v", res)
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chaind/chaind/internal/store"
 
+	"github.com/chaind/chaind/grpcsrv"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/node"
@@ -39,6 +40,7 @@ type runFlags struct {
 	wsPort       int
 	restPort     int
 	grpcPort     int
+	grpcServer   string
 	explorerPort int
 	p2pPort      int
 	blockTime    time.Duration
@@ -73,6 +75,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.wsPort, "ws.port", 8546, "JSON-RPC WebSocket-only port (-1 off, 0 any free port)")
 	fs.IntVar(&f.restPort, "rest.port", 1317, "Cosmos-style REST query port (-1 off, 0 any free port)")
 	fs.IntVar(&f.grpcPort, "grpc.port", 9090, "Cosmos-style gRPC query port, cleartext HTTP/2 (-1 off, 0 any free port)")
+	fs.StringVar(&f.grpcServer, "grpc.server", "", "HTTP/2 server of the gRPC port: h2 (chaind's own) or net/http (default: the built-in choice)")
 	fs.IntVar(&f.explorerPort, "explorer.port", 8080, "block explorer web page and /api/ port (-1 off, 0 any free port)")
 	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port of --p2p.peers networks (-1: accept no connections)")
 	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "minimum time between blocks of a validator; 0 seals as soon as transactions are pending, and nothing while idle")
@@ -252,6 +255,7 @@ func runNode(args []string) int {
 		check{!portOK(f.explorerPort), "--explorer.port must be -1..65535"},
 		check{!portOK(f.restPort), "--rest.port must be -1..65535"},
 		check{!portOK(f.grpcPort), "--grpc.port must be -1..65535"},
+		check{f.grpcServer != "" && grpcsrv.Servers[f.grpcServer] == nil, "--grpc.server must be h2 or net/http"},
 		check{f.blockTime < 0, "--block-time must not be negative"},
 		check{f.gasLimit != 0 && f.gasLimit < 5000, "--gas-limit must be 0 (keep the genesis limit) or at least 5000"},
 		check{f.procs < 0, "--procs must not be negative"},
@@ -273,7 +277,7 @@ func runNode(args []string) int {
 	cfg := node.Config{
 		DataDir: f.datadir, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
 		Explorer: f.explorerPort >= 0, ExplorerPort: f.explorerPort,
-		RESTPort: &f.restPort, GRPCPort: &f.grpcPort,
+		RESTPort: &f.restPort, GRPCPort: &f.grpcPort, GRPCServer: f.grpcServer,
 		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public, Archive: f.archive,
 		ClientVersion: clientVersion(), Log: log,
 	}

@@ -40,6 +40,7 @@ var layers = []struct {
 	// 5: the neutral backend and the one HTTP front, then the interface
 	// packages above them.
 	{"internal/backend", 5}, {"internal/front", 5},
+	{"internal/h2", 5}, // the HTTP/2 server of the gRPC port
 	// 6: the Cosmos-style query handlers the REST and gRPC packages share.
 	{"internal/query/...", 6},
 	{"rpc/...", 7}, {"graphql/...", 7}, {"internal/graphql/...", 7}, {"lcd/...", 7}, {"grpcsrv/...", 7}, {"explorer/...", 7},
@@ -51,7 +52,7 @@ var layers = []struct {
 
 // neutralPackages sit under every interface package; they import nothing
 // of the node above layer 2, so any interface can share them.
-var neutralPackages = []string{"internal/backend", "internal/front"}
+var neutralPackages = []string{"internal/backend", "internal/front", "internal/h2"}
 
 // interfacePackages reach the node only through internal/backend.
 var interfacePackages = []string{"internal/query/...", "rpc/...", "graphql/...", "internal/graphql/...", "lcd/...", "grpcsrv/...", "explorer/..."}

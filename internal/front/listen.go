@@ -2,6 +2,7 @@ package front
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,6 +19,10 @@ type Listener struct {
 	// H2C serves HTTP/2 without TLS ("prior knowledge" cleartext
 	// HTTP/2, what gRPC clients speak) beside HTTP/1.1.
 	H2C bool
+	// H2, with H2C, serves the connections that open with the HTTP/2
+	// preface instead of net/http; the others (HTTP/1.1) stay with
+	// net/http. Nil leaves HTTP/2 to net/http too.
+	H2 ConnServer
 }
 
 // Server is a listener being served.
@@ -25,6 +30,7 @@ type Server struct {
 	kind string
 	addr string
 	srv  *http.Server
+	h2   ConnServer
 }
 
 // Kind is the listener's kind.
@@ -35,7 +41,13 @@ func (s *Server) Addr() string { return s.addr }
 
 // Shutdown stops accepting and waits, until ctx ends, for requests in
 // flight. Hijacked (WebSocket) connections are their handlers' to close.
-func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if s.h2 != nil {
+		err = errors.Join(err, s.h2.Shutdown(ctx))
+	}
+	return err
+}
 
 // Listen binds l.Addr and serves l.Handler behind the front's middleware
 // and connection cap, logging "listening kind=... addr=...".
@@ -54,7 +66,8 @@ func (f *Front) Listen(l Listener) (*Server, error) {
 	// that opens connections and walks away must not hold them (and their
 	// goroutines) for good.
 	srv := &http.Server{Handler: f.Handler(l.Options, l.Handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	if l.H2C {
+	sniff := l.H2C && l.H2 != nil
+	if l.H2C && !sniff {
 		srv.Protocols = new(http.Protocols)
 		srv.Protocols.SetHTTP1(true)
 		srv.Protocols.SetUnencryptedHTTP2(true)
@@ -63,13 +76,21 @@ func (f *Front) Listen(l Listener) (*Server, error) {
 	if f.lim != nil && f.lim.cfg.Conns > 0 {
 		ln = &cappedListener{Listener: ln, lim: f.lim}
 		srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
-			if _, ok := c.(*refusedConn); ok {
+			if overCap(c) {
 				return context.WithValue(ctx, overCapKey{}, true)
 			}
 			return ctx
 		}
 	}
+	if sniff {
+		// The sorting listener reads each connection through its own
+		// buffer, so it sits outside the connection cap.
+		ln = newSniffListener(ln, l.H2, srv.Handler)
+	}
 	s := &Server{kind: l.Kind, addr: ln.Addr().String(), srv: srv}
+	if sniff {
+		s.h2 = l.H2
+	}
 	f.log.Info("listening", "kind", l.Kind, "addr", s.addr)
 	go srv.Serve(ln)
 	return s, nil

@@ -34,7 +34,11 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 		ls = append(ls, lcd.Listener(addr(*rest), lcd.New(q), front.Options{CORSOrigins: []string{"*"}}))
 	}
 	if grpc != nil && *grpc >= 0 {
-		ls = append(ls, grpcsrv.Listener(addr(*grpc), grpcsrv.New(q), front.Options{}))
+		listener := grpcsrv.Listener
+		if l, ok := grpcsrv.Servers[n.cfg.GRPCServer]; ok {
+			listener = l
+		}
+		ls = append(ls, listener(addr(*grpc), grpcsrv.New(q), front.Options{}))
 	}
 	return ls
 }

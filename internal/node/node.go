@@ -52,6 +52,9 @@ type Config struct {
 	// RESTPort and GRPCPort are the Cosmos-style query ports; nil or -1
 	// off, 0 any free port.
 	RESTPort, GRPCPort *int
+	// GRPCServer names the HTTP/2 server of the gRPC port, a key of
+	// grpcsrv.Servers ("h2" or "net/http"); "" is grpcsrv's default.
+	GRPCServer string
 
 	// Validator is the key that signs blocks; nil makes a node that only
 	// serves what it has and pools transactions.
