@@ -32,7 +32,47 @@ func (c *Chain) CommitCertified(built *Built, cert []byte) error {
 func (c *Chain) InsertCertified(b *types.Block, cert []byte) (types.Receipts, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	built, err := c.validate(b, c.head, c.GetHash, senders{})
+	return c.insertCertified(b, cert, senders{})
+}
+
+// InsertCertifiedChain inserts consecutive decided blocks with their
+// certificates, as a syncing node does, recovering the senders of the
+// whole run in the background while the blocks execute (as InsertChain
+// does for an import). check, when set, runs before each block is
+// inserted (a certificate whose validator set an earlier block of the run
+// decides can only be verified then); its error stops the run. Blocks
+// already stored are passed over. It returns how many blocks it went
+// through, and the error that stopped it.
+func (c *Chain) InsertCertifiedChain(blocks []*types.Block, certs [][]byte, check func(i int) error) (int, error) {
+	if len(certs) != len(blocks) {
+		return 0, fmt.Errorf("chain: %d blocks with %d certificates", len(blocks), len(certs))
+	}
+	r := recoverBlocks(blocks, c.Config.blockSigner)
+	defer r.stop()
+	off := 0
+	for i, b := range blocks {
+		if check != nil {
+			if err := check(i); err != nil {
+				return i, err
+			}
+		}
+		// Locked block by block, so readers of the head wait for one
+		// block at most.
+		c.mu.Lock()
+		_, err := c.insertCertified(b, certs[i], senders{r: r, off: off})
+		c.mu.Unlock()
+		if err != nil && !errors.Is(err, ErrKnownBlock) {
+			return i, err
+		}
+		off += len(b.Transactions())
+	}
+	return len(blocks), nil
+}
+
+// insertCertified is InsertCertified under c.mu, with the senders'
+// background recovery, if any.
+func (c *Chain) insertCertified(b *types.Block, cert []byte, s senders) (types.Receipts, error) {
+	built, err := c.validate(b, c.head, c.GetHash, s)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
 )
 
 // watchedKV checks, after every batch it writes, that block n's
@@ -82,5 +83,57 @@ func TestCertificateStoredWithBlock(t *testing.T) {
 		if _, err := c.Certificate(0); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("genesis certificate: %v", err)
 		}
+	}
+}
+
+// InsertCertifiedChain stores each block with its certificate, passes
+// over blocks already stored, and stops at the first block its check
+// refuses, leaving the ones before it stored.
+func TestInsertCertifiedChain(t *testing.T) {
+	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
+	proposer, err := Open(g, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []*types.Block
+	var certs [][]byte
+	for i := 0; i < 4; i++ {
+		built, err := proposer.BuildBlock(BuildParams{Time: uint64(10 * (i + 1))}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert := []byte{byte(i + 1)}
+		if err := proposer.CommitCertified(built, cert); err != nil {
+			t.Fatal(err)
+		}
+		blocks, certs = append(blocks, built.Block), append(certs, cert)
+	}
+	follower, err := Open(g, store.NewMem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := follower.InsertCertified(blocks[0], certs[0]); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("certificate refused")
+	n, err := follower.InsertCertifiedChain(blocks, certs, func(i int) error {
+		if i == 3 {
+			return refused
+		}
+		return nil
+	})
+	if n != 3 || !errors.Is(err, refused) {
+		t.Fatalf("went through %d blocks, err %v; want 3 and the check's error", n, err)
+	}
+	if h := follower.Head().Number(); h != 3 {
+		t.Fatalf("head %d, want 3 (block 4 refused)", h)
+	}
+	for i := uint64(1); i <= 3; i++ {
+		if c, err := follower.Certificate(i); err != nil || !bytes.Equal(c, certs[i-1]) {
+			t.Fatalf("certificate of block %d: %x, %v", i, c, err)
+		}
+	}
+	if _, err := follower.InsertCertifiedChain(blocks[:1], nil, nil); err == nil {
+		t.Fatal("blocks without their certificates were taken")
 	}
 }

@@ -3,11 +3,15 @@ package node
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 )
 
@@ -309,11 +313,11 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 			if _, err := n.validators.ValidatorSet(cb.Block.Number()); i > 0 && errors.Is(err, chain.ErrNotFound) {
 				break
 			}
-			if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
-				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
-				return moved
-			}
 			verified = i + 1
+		}
+		if i, err := verifyAll(n.Chain.Config.ChainID, n.validators, blocks[:verified]); err != nil {
+			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", blocks[i].Block.Number(), err))
+			return moved
 		}
 		if s.consensusOn {
 			n.log.Info("behind the network: pausing consensus to catch up", "head", next-1, "target", best)
@@ -322,23 +326,23 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 		}
 		after := next + uint64(len(blocks))
 		more := after <= best && request(after)
-		failed := false
+		bs := make([]*types.Block, len(blocks))
+		certs := make([][]byte, len(blocks))
 		for i, cb := range blocks {
-			if i >= verified {
-				if err := verifyCertified(n.Chain.Config.ChainID, n.validators, cb.Block, cb.Cert); err != nil {
-					s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
-					failed = true
-					break
-				}
+			bs[i], certs[i] = cb.Block, cb.Cert
+		}
+		headBefore := n.Chain.Head().Number()
+		done, err := n.Chain.InsertCertifiedChain(bs, certs, func(i int) error {
+			if i < verified {
+				return nil
 			}
-			if _, err := n.Chain.InsertCertified(cb.Block, cb.Cert); err != nil {
-				if errors.Is(err, chain.ErrKnownBlock) {
-					continue
-				}
-				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", cb.Block.Number(), err))
-				failed = true
-				break
-			}
+			return verifyCertified(n.Chain.Config.ChainID, n.validators, bs[i], certs[i])
+		})
+		failed := err != nil
+		if failed {
+			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", bs[done].Number(), err))
+		}
+		if n.Chain.Head().Number() > headBefore {
 			moved = true
 		}
 		if moved {
@@ -368,4 +372,34 @@ func (n *Node) stopConsensusAndWait() {
 		stop()
 		<-done
 	}
+}
+
+// verifyAll checks the certificates of blocks whose validator sets are
+// known, spread over the CPUs (each costs a signature recovery per
+// signer, the largest cost of a sync besides execution). It returns the
+// index and error of the first block that fails, in block order.
+func verifyAll(chainID uint64, sets consensus.ValidatorSource, blocks []certifiedBlock) (int, error) {
+	errs := make([]error, len(blocks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.NumCPU(), len(blocks)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(blocks) {
+					return
+				}
+				errs[i] = verifyCertified(chainID, sets, blocks[i].Block, blocks[i].Cert)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return i, err
+		}
+	}
+	return 0, nil
 }
