@@ -63,6 +63,7 @@ type ChainApp struct {
 	arrived map[types.Hash]time.Time    // when others' proposals pending came in
 	last    time.Time                   // start of the last block: our build, or the arrival of another's
 	cost    validationCost
+	lead    buildLead // how long our builds take, to start them that much early
 
 	ev evidencePool // double-sign evidence for the blocks we propose (evidence.go)
 }
@@ -86,7 +87,10 @@ func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value,
 		return a.proposeMined(ctx, height)
 	}
 	a.mu.Lock()
-	ready := a.last.Add(a.cfg.BlockTime)
+	// The block is due a block time after the last one started; building
+	// it takes time too, so the build starts that much early and the
+	// proposal goes out when the block is due, not a build later.
+	ready := a.last.Add(a.cfg.BlockTime - a.lead.get(buildBudget(a.cfg.BlockTime)))
 	a.mu.Unlock()
 	if err := sleep(ctx, time.Until(ready)); err != nil {
 		return consensus.Value{}, err
@@ -166,9 +170,10 @@ func (a *ChainApp) build(height, timestamp uint64) (*chain.Built, []byte, error)
 	}
 	a.mu.Unlock()
 	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), c.Config.CalcBaseFee(head.HeaderRef()))
-	if n := a.cost.maxTxs(buildBudget(a.cfg.BlockTime)); n > 0 && len(ordered) > n {
+	if n := a.cost.maxTxs(validationBudget(a.cfg.BlockTime)); n > 0 && len(ordered) > n {
 		ordered = ordered[:n]
 	}
+	start := time.Now()
 	built, err := c.BuildBlock(chain.BuildParams{
 		Coinbase:         a.cfg.Coinbase,
 		Time:             timestamp,
@@ -181,6 +186,11 @@ func (a *ChainApp) build(height, timestamp uint64) (*chain.Built, []byte, error)
 	}, ordered)
 	if err != nil {
 		return nil, nil, err
+	}
+	if !deadline.IsZero() {
+		a.mu.Lock()
+		a.lead.observe(time.Since(start))
+		a.mu.Unlock()
 	}
 	if len(built.Dropped) > 0 {
 		a.cfg.Pool.Remove(built.Dropped...)
