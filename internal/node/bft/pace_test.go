@@ -28,15 +28,43 @@ func TestValidationCostCapsBlocks(t *testing.T) {
 	}
 }
 
-func TestBuildBudget(t *testing.T) {
-	for _, tc := range []struct{ block, want time.Duration }{
-		{0, minBuildTime},
-		{100 * time.Millisecond, minBuildTime},
-		{500 * time.Millisecond, 200 * time.Millisecond},
-		{2 * time.Second, 800 * time.Millisecond},
+func TestBudgets(t *testing.T) {
+	for _, tc := range []struct{ block, build, validation time.Duration }{
+		{0, minBuildTime, minBuildTime},
+		{100 * time.Millisecond, minBuildTime, minBuildTime},
+		{500 * time.Millisecond, 150 * time.Millisecond, 200 * time.Millisecond},
+		{2 * time.Second, 600 * time.Millisecond, 800 * time.Millisecond},
 	} {
-		if got := buildBudget(tc.block); got != tc.want {
-			t.Errorf("block time %v: budget %v, want %v", tc.block, got, tc.want)
+		if got := buildBudget(tc.block); got != tc.build {
+			t.Errorf("block time %v: build budget %v, want %v", tc.block, got, tc.build)
 		}
+		if got := validationBudget(tc.block); got != tc.validation {
+			t.Errorf("block time %v: validation budget %v, want %v", tc.block, got, tc.validation)
+		}
+	}
+}
+
+// The build lead follows the proposer's recent builds and never passes
+// the build budget, so an idle chain (builds of a few microseconds) keeps
+// its block time.
+func TestBuildLead(t *testing.T) {
+	var l buildLead
+	budget := 150 * time.Millisecond
+	if got := l.get(budget); got != 0 {
+		t.Fatalf("lead %v before any build", got)
+	}
+	l.observe(40 * time.Millisecond)
+	if got := l.get(budget); got != 40*time.Millisecond {
+		t.Fatalf("lead %v after one 40ms build", got)
+	}
+	l.observe(120 * time.Millisecond) // moves a quarter of the way
+	if got := l.get(budget); got != 60*time.Millisecond {
+		t.Fatalf("lead %v, want 60ms", got)
+	}
+	for i := 0; i < 20; i++ {
+		l.observe(time.Second)
+	}
+	if got := l.get(budget); got != budget {
+		t.Fatalf("lead %v past the budget %v", got, budget)
 	}
 }
