@@ -28,9 +28,9 @@ func (r *SendResult) Total() int {
 	return n
 }
 
-// retryable reports rejections that mean "not now" rather than "never": a
+// Retryable reports rejections that mean "not now" rather than "never": a
 // client that gets them submits the same transaction again.
-func retryable(err error) bool {
+func Retryable(err error) bool {
 	var re *RPCError
 	if errors.As(err, &re) {
 		m := re.Message
@@ -68,7 +68,7 @@ func Send(c *Client, work [][]*types.Transaction, stop <-chan struct{}) *SendRes
 						res.Accepted[i] = append(res.Accepted[i], tx)
 						break
 					}
-					if retryable(err) {
+					if Retryable(err) {
 						retries++
 						time.Sleep(10 * time.Millisecond)
 						continue

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -96,35 +97,18 @@ func (c *chaindNet) Start(blockTime time.Duration, debug bool) error {
 		c.procs = append(c.procs, cmd)
 		c.clients = append(c.clients, devload.NewClient(fmt.Sprintf("http://127.0.0.1:%d", httpBase+10*i)))
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for _, cl := range c.clients {
-		for {
-			if _, err := cl.BlockNumber(); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				c.Stop()
-				return fmt.Errorf("JSON-RPC not up after 60s (logs in %s)", c.dir)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+	if err := waitUp(len(c.clients), func(i int) error {
+		_, err := c.clients[i].BlockNumber()
+		return err
+	}); err != nil {
+		c.Stop()
+		return fmt.Errorf("JSON-RPC %w (logs in %s)", err, c.dir)
 	}
 	return nil
 }
 
 func (c *chaindNet) Stop() {
-	for _, p := range c.procs {
-		p.Process.Signal(syscall.SIGTERM)
-	}
-	for _, p := range c.procs {
-		done := make(chan struct{})
-		go func() { p.Process.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			p.Process.Kill()
-		}
-	}
+	stopAll(c.procs)
 	c.procs = nil
 }
 
@@ -162,28 +146,38 @@ func (c *chaindNet) Prepare(rate int, d time.Duration) error {
 	return err
 }
 
-// Load sends each sender's transactions to one of the 4 nodes, as fast as
-// they are accepted, until stop.
-func (c *chaindNet) Load(_ int, stop <-chan struct{}) (int, error) {
+// Load sends the pre-signed transactions at rate, as the CometBFT load
+// does, each sender's in nonce order to one of the 4 nodes, until stop.
+// A send refused for a full pool or a nonce too far ahead is retried.
+func (c *chaindNet) Load(rate int, stop <-chan struct{}) (int, error) {
+	var accepted atomic.Int64
 	var wg sync.WaitGroup
-	totals := make([]int, len(c.clients))
-	for i, cl := range c.clients {
-		var work [][]*types.Transaction
-		for j := i; j < len(c.work0); j += len(c.clients) {
-			work = append(work, c.work0[j])
-		}
+	start := time.Now()
+	every := time.Duration(float64(time.Second) * float64(len(c.work0)) / float64(rate))
+	for s, txs := range c.work0 {
+		cl := c.clients[s%len(c.clients)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			totals[i] = devload.Send(cl, work, stop).Total()
+			for i, tx := range txs {
+				if !waitTurn(start, every, i, stop) {
+					return
+				}
+				for {
+					err := cl.SendRaw(tx)
+					if err == nil {
+						accepted.Add(1)
+						break
+					}
+					if !devload.Retryable(err) || !waitTurn(time.Now(), 10*time.Millisecond, 1, stop) {
+						break
+					}
+				}
+			}
 		}()
 	}
 	wg.Wait()
-	total := 0
-	for _, t := range totals {
-		total += t
-	}
-	return total, nil
+	return int(accepted.Load()), nil
 }
 
 var chaindVoteLine = regexp.MustCompile(`^time=(\S+) level=DEBUG msg="vote (sent|received)" height=(\d+) round=(\d+) type=(\S+) validator=(\S+)`)

@@ -97,36 +97,18 @@ func (c *cometNet) Start(blockTime time.Duration, debug bool) error {
 		c.procs = append(c.procs, cmd)
 		c.rpc = append(c.rpc, fmt.Sprintf("http://%s:%d", ip, rpcPort))
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for i := range c.rpc {
-		for {
-			var st struct{}
-			if err := c.get(i, "/status", &st); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				c.Stop()
-				return fmt.Errorf("RPC not up after 60s (logs in %s)", c.dir)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+	if err := waitUp(len(c.rpc), func(i int) error {
+		var st struct{}
+		return c.get(i, "/status", &st)
+	}); err != nil {
+		c.Stop()
+		return fmt.Errorf("RPC %w (logs in %s)", err, c.dir)
 	}
 	return nil
 }
 
 func (c *cometNet) Stop() {
-	for _, p := range c.procs {
-		p.Process.Signal(syscall.SIGTERM)
-	}
-	for _, p := range c.procs {
-		done := make(chan struct{})
-		go func() { p.Process.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			p.Process.Kill()
-		}
-	}
+	stopAll(c.procs)
 	c.procs = nil
 }
 
@@ -196,17 +178,8 @@ func (c *cometNet) Load(rate int, stop <-chan struct{}) (int, error) {
 			defer wg.Done()
 			node := s % len(c.rpc)
 			for i := 0; ; i++ {
-				if d := time.Until(start.Add(time.Duration(i) * every)); d > 0 {
-					select {
-					case <-stop:
-						return
-					case <-time.After(d):
-					}
-				}
-				select {
-				case <-stop:
+				if !waitTurn(start, every, i, stop) {
 					return
-				default:
 				}
 				tx := url.QueryEscape(fmt.Sprintf(`"nb%d-%d-%d=%d"`, run, s, i, i))
 				var res struct {

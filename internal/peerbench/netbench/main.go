@@ -17,8 +17,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -371,4 +373,55 @@ func ms(d time.Duration) string {
 		return d.Round(100 * time.Microsecond).String()
 	}
 	return d.Round(time.Millisecond).String()
+}
+
+// waitUp polls up for each of n nodes until it answers, for at most 60 s.
+func waitUp(n int, up func(i int) error) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for i := 0; i < n; i++ {
+		for up(i) != nil {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("not up after 60s")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// stopAll stops a network's processes: SIGTERM to all, then each is
+// given 10 s before it is killed.
+func stopAll(procs []*exec.Cmd) {
+	for _, p := range procs {
+		p.Process.Signal(syscall.SIGTERM)
+	}
+	for _, p := range procs {
+		done := make(chan struct{})
+		go func() { p.Process.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			p.Process.Kill()
+		}
+	}
+}
+
+// waitTurn waits until the i-th send of a sender that sends every interval
+// from start is due; false when stop comes first.
+func waitTurn(start time.Time, every time.Duration, i int, stop <-chan struct{}) bool {
+	if d := time.Until(start.Add(time.Duration(i) * every)); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-stop:
+			return false
+		case <-t.C:
+		}
+	}
+	select {
+	case <-stop:
+		return false
+	default:
+		return true
+	}
 }
