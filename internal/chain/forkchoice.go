@@ -93,7 +93,7 @@ func (c *Chain) checkTerminal(parent, h *types.Header) error {
 	if !c.Config.mergesByDifficulty() {
 		return nil
 	}
-	ptd, ok := c.TotalDifficulty(h.ParentHash)
+	ptd, ok := c.db.TotalDifficulty(h.ParentHash) // stored only: no walk back on a hot path
 	if !ok {
 		return nil
 	}

@@ -157,7 +157,7 @@ func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) ([]*types.Trans
 	if _, ok := p.all[h]; ok {
 		return nil, ErrAlreadyKnown
 	}
-	from, err := p.validate(tx)
+	from, stateNonce, err := p.validate(tx)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,6 @@ func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) ([]*types.Trans
 		acc = &account{txs: map[uint64]*entry{}}
 		p.accounts[from] = acc
 	}
-	stateNonce := p.stateNonce(from)
 	if old, ok := acc.txs[tx.Nonce()]; ok {
 		// A pending transaction has been announced to peers and may be in
 		// a block being built: replacing it costs the network, so the fee
@@ -212,42 +211,43 @@ func (p *Pool) promote(acc *account, stateNonce uint64, out []*types.Transaction
 }
 
 // validate runs the checks a transaction must pass to enter the pool:
-// the stateless ones, then those against the head.
-func (p *Pool) validate(tx *types.Transaction) (types.Address, error) {
+// the stateless ones, then those against the head. It returns the sender
+// and its state nonce.
+func (p *Pool) validate(tx *types.Transaction) (from types.Address, stateNonce uint64, err error) {
 	hd := &p.head
-	from, _, err := ValidateStateless(tx, p.statelessRules())
+	from, _, err = ValidateStateless(tx, p.statelessRules())
 	if err != nil {
-		return from, err
+		return from, 0, err
 	}
 	if hd.BaseFee != nil && tx.GasFeeCap().Lt(hd.BaseFee) {
-		return from, fmt.Errorf("%w: address %s, maxFeePerGas: %s, baseFee: %s", evm.ErrFeeCapTooLow, from.Hex(), tx.GasFeeCap(), hd.BaseFee)
+		return from, 0, fmt.Errorf("%w: address %s, maxFeePerGas: %s, baseFee: %s", evm.ErrFeeCapTooLow, from.Hex(), tx.GasFeeCap(), hd.BaseFee)
 	}
 	if p.cfg.MinTip > 0 && tx.GasTipCap().LtUint64(p.cfg.MinTip) {
-		return from, fmt.Errorf("%w: tip %s below the pool minimum %d", ErrUnderpriced, tx.GasTipCap(), p.cfg.MinTip)
+		return from, 0, fmt.Errorf("%w: tip %s below the pool minimum %d", ErrUnderpriced, tx.GasTipCap(), p.cfg.MinTip)
 	}
 	if tx.Type() == types.BlobTxType && hd.BlobBaseFee != nil && tx.BlobGasFeeCap().Lt(hd.BlobBaseFee) {
-		return from, evm.ErrBlobFeeCapTooLow
+		return from, 0, evm.ErrBlobFeeCapTooLow
 	}
 	nonce := p.stateNonce(from)
 	if tx.Nonce() < nonce {
-		return from, fmt.Errorf("%w: address %s, tx: %d state: %d", evm.ErrNonceTooLow, from.Hex(), tx.Nonce(), nonce)
+		return from, 0, fmt.Errorf("%w: address %s, tx: %d state: %d", evm.ErrNonceTooLow, from.Hex(), tx.Nonce(), nonce)
 	}
 	if tx.Nonce() > p.pendingNonce(from, nonce)+p.cfg.MaxNonceGap {
-		return from, fmt.Errorf("%w: address %s, tx: %d state: %d", ErrFutureNonce, from.Hex(), tx.Nonce(), nonce)
+		return from, 0, fmt.Errorf("%w: address %s, tx: %d state: %d", ErrFutureNonce, from.Hex(), tx.Nonce(), nonce)
 	}
 	if code := p.stateCode(from); len(code) > 0 {
 		if _, delegated := evm.ParseDelegation(code); !delegated {
-			return from, fmt.Errorf("%w: address %s, len(code): %d", evm.ErrSenderNoEOA, from.Hex(), len(code))
+			return from, 0, fmt.Errorf("%w: address %s, len(code): %d", evm.ErrSenderNoEOA, from.Hex(), len(code))
 		}
 	}
 	cost, ok := tx.Cost()
 	if !ok {
-		return from, fmt.Errorf("%w: cost overflows 256 bits", evm.ErrInsufficientFunds)
+		return from, 0, fmt.Errorf("%w: cost overflows 256 bits", evm.ErrInsufficientFunds)
 	}
 	if bal := p.stateBalance(from); bal.Lt(cost) {
-		return from, fmt.Errorf("%w: address %s have %s want %s", evm.ErrInsufficientFunds, from.Hex(), bal, cost)
+		return from, 0, fmt.Errorf("%w: address %s have %s want %s", evm.ErrInsufficientFunds, from.Hex(), bal, cost)
 	}
-	return from, nil
+	return from, nonce, nil
 }
 
 // statelessRules are the head's rules for ValidateStateless. Called with
