@@ -18,8 +18,9 @@ import (
 //  1. mark, without holding the chain: walk the kept roots, collecting
 //     node and code hashes, while the store records every node written
 //     meanwhile;
-//  2. sweep, holding the chain so no block commits: delete each stored node
-//     that is neither marked nor written since the mark began.
+//  2. sweep: list the stored nodes not marked, then, holding the chain so
+//     no block commits, delete each of them not written since the mark
+//     began.
 //
 // Every node of a block committed after the mark began is either new (so
 // recorded) or inherited from its parent's trie, and by induction from the
@@ -77,8 +78,8 @@ func (c *Chain) Prune(keep uint64) (PruneStats, error) {
 	}
 	st.Kept = len(marked)
 
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	// The candidates are listed without holding the chain either: a node
+	// written meanwhile is recorded, and the filter below runs locked.
 	var doomed [][]byte
 	err := c.db.kv.IterateKeys(prefixNode, func(k []byte) bool {
 		if len(k) != len(prefixNode)+32 {
@@ -94,6 +95,8 @@ func (c *Chain) Prune(keep uint64) (PruneStats, error) {
 	if err != nil {
 		return st, err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	written := c.db.tracked()
 	var del store.Batch
 	for _, k := range doomed {

@@ -145,19 +145,21 @@ type entry struct {
 
 // DB is a durable key-value store in a directory.
 type DB struct {
-	mu      sync.RWMutex
-	dir     string
-	f       *os.File
-	lock    *dirLock         // held while open: one process per directory
-	tip     *tipFile         // where the last write began; nil when read-only
-	size    int64            // end of valid data
-	last    int64            // start of the last record
-	index   map[string]entry // live keys
-	live    int64            // bytes of live values
-	NoSync  bool             // skip fsync (tests and benchmarks only)
-	closed  bool
-	ro      bool
-	Recover RecoverInfo // what Open found and cut, if anything
+	mu     sync.RWMutex
+	dir    string
+	f      *os.File
+	lock   *dirLock         // held while open: one process per directory
+	tip    *tipFile         // where the last write began; nil when read-only
+	size   int64            // end of valid data
+	last   int64            // start of the last record
+	index  map[string]entry // live keys
+	live   int64            // bytes of live values
+	NoSync bool             // skip fsync (tests and benchmarks only)
+	closed bool
+	ro     bool
+	// compacting is set while Compact copies outside the lock.
+	compacting bool
+	Recover    RecoverInfo // what Open found and cut, if anything
 }
 
 // RecoverInfo describes what Open did with a damaged log.
@@ -523,71 +525,86 @@ func (db *DB) Garbage() float64 {
 // Compact rewrites the live entries into a fresh log and swaps it in
 // atomically (write, fsync, rename, fsync the directory), so a crash at any
 // point leaves either the old or the new log whole.
+//
+// Readers and writers are not held up while the live entries are copied:
+// Compact copies what was live when it began, then, locked, replays onto
+// the new log the records written since (usually a few) and swaps the
+// files. One compaction runs at a time; a second call meanwhile returns
+// ErrCompacting.
 func (db *DB) Compact() error {
 	db.mu.Lock()
-	defer db.mu.Unlock()
-	if db.closed {
-		return ErrClosed
+	if err := db.writable(); err != nil {
+		db.mu.Unlock()
+		return err
 	}
-	if db.ro {
-		return ErrReadOnly
+	if db.compacting {
+		db.mu.Unlock()
+		return ErrCompacting
 	}
+	db.compacting = true
+	old, from := db.f, db.size
+	live := make([]liveEntry, 0, len(db.index))
+	for k, e := range db.index {
+		live = append(live, liveEntry{k, e})
+	}
+	db.mu.Unlock()
+	defer func() {
+		db.mu.Lock()
+		db.compacting = false
+		db.mu.Unlock()
+	}()
+
 	tmpPath := filepath.Join(db.dir, logName+".compact")
 	tmp, err := os.Create(tmpPath)
 	if err != nil {
 		return err
 	}
-	keys := make([]string, 0, len(db.index))
-	for k := range db.index {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	fresh := &DB{dir: db.dir, f: tmp, index: make(map[string]entry, len(keys)), NoSync: true}
-	var b Batch
-	flush := func() error {
-		err := fresh.Write(&b)
-		b.Reset()
-		return err
-	}
-	for _, k := range keys {
-		e := db.index[k]
-		v := make([]byte, e.n)
-		if _, err := db.f.ReadAt(v, e.off); err != nil {
+	fresh := &DB{dir: db.dir, f: tmp, index: make(map[string]entry, len(live)), NoSync: true}
+	swapped := false
+	defer func() {
+		if !swapped {
 			tmp.Close()
 			os.Remove(tmpPath)
-			return err
 		}
-		b.Put([]byte(k), v)
-		if len(b.ops) > 4<<20 {
-			if err := flush(); err != nil {
-				tmp.Close()
-				os.Remove(tmpPath)
-				return err
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		tmp.Close()
-		os.Remove(tmpPath)
+	}()
+	// The old file is only appended to meanwhile, and only Compact and
+	// Close (which waits for no one) replace or close it: reading the
+	// snapshot's values from it without the lock is safe, and a Close
+	// meanwhile ends the copy with an error.
+	if err := copyLive(fresh, old, live); err != nil {
 		return err
 	}
+	if compactCopied != nil {
+		compactCopied()
+	}
+
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if err := db.writable(); err != nil {
+		return err
+	}
+	if db.size > from {
+		tail := make([]byte, db.size-from)
+		if _, err := db.f.ReadAt(tail, from); err != nil {
+			return err
+		}
+		if err := fresh.appendRecords(tail); err != nil {
+			return err
+		}
+	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(tmpPath)
 		return err
 	}
 	// Until the rename lands either file may be the log after a crash:
 	// point the tip at a record start valid for both (no further than
 	// either's last write), then at the new log's own.
 	if err := db.tip.set(min(db.last, fresh.last)); err != nil {
-		tmp.Close()
-		os.Remove(tmpPath)
 		return err
 	}
 	if err := os.Rename(tmpPath, filepath.Join(db.dir, logName)); err != nil {
-		tmp.Close()
 		return err
 	}
+	swapped = true
 	if d, err := os.Open(db.dir); err == nil {
 		d.Sync()
 		d.Close()
@@ -595,6 +612,80 @@ func (db *DB) Compact() error {
 	db.f.Close()
 	db.f, db.index, db.size, db.last, db.live = tmp, fresh.index, fresh.size, fresh.last, fresh.live
 	return db.tip.set(db.last)
+}
+
+// compactCopied, when set (by tests), runs after Compact copied its
+// snapshot and before it takes the lock again.
+var compactCopied func()
+
+// ErrCompacting is returned by Compact while another compaction runs.
+var ErrCompacting = errors.New("store: a compaction is already running")
+
+// liveEntry is one key of a compaction's snapshot of the index.
+type liveEntry struct {
+	key string
+	e   entry
+}
+
+// writable is nil when the store may be written; db.mu is held.
+func (db *DB) writable() error {
+	if db.closed {
+		return ErrClosed
+	}
+	if db.ro {
+		return ErrReadOnly
+	}
+	return nil
+}
+
+// copyLive writes the values of live, read from old, into fresh in key
+// order, in batches of a few MiB.
+func copyLive(fresh *DB, old *os.File, live []liveEntry) error {
+	sort.Slice(live, func(i, j int) bool { return live[i].key < live[j].key })
+	var b Batch
+	for _, le := range live {
+		v := make([]byte, le.e.n)
+		if _, err := old.ReadAt(v, le.e.off); err != nil {
+			return err
+		}
+		b.Put([]byte(le.key), v)
+		if len(b.ops) > 4<<20 {
+			if err := fresh.Write(&b); err != nil {
+				return err
+			}
+			b.Reset()
+		}
+	}
+	return fresh.Write(&b)
+}
+
+// appendRecords appends whole framed records, as they lie in another log,
+// and indexes them. Each is checked again: the bytes were read back from
+// disk.
+func (db *DB) appendRecords(p []byte) error {
+	for len(p) > 0 {
+		if len(p) < recordHeader {
+			return errors.New("store: torn record while compacting")
+		}
+		n := binary.LittleEndian.Uint32(p[0:4])
+		if n == 0 || int64(n) > int64(len(p)-recordHeader) {
+			return fmt.Errorf("store: bad record length %d while compacting", n)
+		}
+		rec := p[:recordHeader+int(n)]
+		if crc32.Checksum(rec[recordHeader:], castagnoli) != binary.LittleEndian.Uint32(rec[4:8]) {
+			return errors.New("store: checksum mismatch while compacting")
+		}
+		if _, err := db.f.WriteAt(rec, db.size); err != nil {
+			return err
+		}
+		if err := db.apply(rec[recordHeader:len(rec):len(rec)], db.size+recordHeader); err != nil {
+			return err
+		}
+		db.last = db.size
+		db.size += int64(len(rec))
+		p = p[len(rec):]
+	}
+	return nil
 }
 
 // Close syncs and closes the store.

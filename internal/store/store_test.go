@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -500,4 +501,115 @@ func TestMemDBSharedBuffers(t *testing.T) {
 	if len(keys) != 2 {
 		t.Fatalf("keys %q", keys)
 	}
+}
+
+// Writes that land while Compact copies (puts, overwrites and deletes of
+// keys in its snapshot and new keys) are all in the compacted log, and
+// the store stays readable and writable meanwhile.
+func TestCompactKeepsWritesMeanwhile(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := NewMem()
+	write := func(b *Batch) {
+		if err := db.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		mem.Write(b)
+	}
+	rng := rand.New(rand.NewSource(7))
+	random := func(round int) {
+		var b Batch
+		for j := rng.Intn(6); j >= 0; j-- {
+			k := []byte(fmt.Sprintf("k%03d", rng.Intn(120)))
+			if rng.Intn(3) == 0 {
+				b.Delete(k)
+			} else {
+				b.Put(k, bytes.Repeat([]byte{byte(round)}, 1+rng.Intn(200)))
+			}
+		}
+		write(&b)
+	}
+	for i := range 400 {
+		random(i)
+	}
+	second := make(chan error, 1)
+	compactCopied = func() {
+		for i := range 50 {
+			random(1000 + i)
+		}
+		second <- db.Compact()
+	}
+	defer func() { compactCopied = nil }()
+	if err := db.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; !errors.Is(err, ErrCompacting) {
+		t.Fatalf("a second compaction meanwhile: %v", err)
+	}
+	dump := func(db KV) string {
+		var sb strings.Builder
+		db.Iterate([]byte("k"), func(k, v []byte) bool {
+			fmt.Fprintf(&sb, "%s=%x;", k, v)
+			return true
+		})
+		return sb.String()
+	}
+	want := dump(mem)
+	if got := dump(db); got != want {
+		t.Fatal("after compacting, the store differs from what was written")
+	}
+	random(2000)
+	want = dump(mem)
+	db.Close()
+	if db, err = Open(dir); err != nil || db.Recover.CutBytes != 0 {
+		t.Fatalf("reopen: %v %+v", err, db.Recover)
+	}
+	defer db.Close()
+	if got := dump(db); got != want {
+		t.Fatal("after reopening, the store differs from what was written")
+	}
+}
+
+// Readers and writers run while compactions do (for the race detector).
+func TestCompactConcurrent(t *testing.T) {
+	db, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.NoSync = true
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				k := []byte(fmt.Sprintf("w%d-%d", w, i%50))
+				if err := db.Put(k, []byte(fmt.Sprint(i))); err != nil {
+					t.Error(err)
+					return
+				}
+				if v, err := db.Get(k); err != nil || string(v) != fmt.Sprint(i) {
+					t.Errorf("read back %s: %q %v", k, v, err)
+					return
+				}
+			}
+		}()
+	}
+	for range 20 {
+		if err := db.Compact(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	wg.Wait()
 }
