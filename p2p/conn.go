@@ -20,7 +20,7 @@ import (
 
 // ProtocolVersion is the version of this wire protocol. Peers of another
 // version are refused at the handshake.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // MaxFrameSize caps the plaintext of one frame. A peer announcing a larger
 // frame is sending invalid data.

@@ -30,6 +30,8 @@ func FuzzDecodeMessage(f *testing.F) {
 	f.Add(encodeMsg(3, []byte("payload")))
 	f.Add(encodePeers([]PeerAddr{{ID: ID{1}, Addr: "127.0.0.1:26656"}}))
 	f.Add([]byte{kindPeers, 1, 0})
+	f.Add(encodeHave([]announced{{3, [32]byte{1}}}))
+	f.Add(encodeWant([][32]byte{{2}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := decodeMessage(b)
 		if err != nil || m.kind != kindPeers {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -83,6 +84,9 @@ type Host struct {
 	id     ID
 	topics map[Topic]topic
 	seen   *hashSet // gossip already handed to a handler or sent
+	cache  *frameCache
+	wants  wantSet
+	stats  struct{ pushed, announced, wanted, served, duplicates atomic.Uint64 }
 
 	ln   net.Listener
 	port uint16
@@ -125,6 +129,7 @@ func New(cfg Config) (*Host, error) {
 		cfg.Logf = func(string, ...any) {}
 	}
 	return &Host{cfg: cfg, id: IDOf(cfg.Key), topics: make(map[Topic]topic), seen: newHashSet(1 << 16),
+		cache: newFrameCache(gossipCacheBytes, 1<<16), wants: wantSet{asked: make(map[[32]byte]time.Time)},
 		peers: make(map[ID]*peer), since: make(map[*peer]time.Time), bans: make(map[ID]time.Time),
 		learned: make(map[string]*candidate), quit: make(chan struct{})}, nil
 }
@@ -249,15 +254,18 @@ func (h *Host) Send(to ID, t Topic, payload []byte) bool {
 }
 
 // Broadcast queues a message for every peer. On a gossip topic, peers
-// known to have it are skipped, and a message seen before is sent only to
-// peers that lack it.
+// known to have it are skipped; a message this node originates goes out
+// whole, one it got from a peer is announced (see announce.go).
 func (h *Host) Broadcast(t Topic, payload []byte) {
 	cfg := h.topics[t].cfg
-	frame := encodeMsg(t, payload)
 	var hash [32]byte
+	var cf cachedFrame
 	if cfg.Gossip {
 		hash = gossipHash(t, payload)
 		h.seen.add(hash)
+		cf = h.cache.put(hash, cachedFrame{frame: encodeMsg(t, payload)})
+	} else {
+		cf.frame = encodeMsg(t, payload)
 	}
 	h.mu.Lock()
 	peers := make([]*peer, 0, len(h.peers))
@@ -266,14 +274,29 @@ func (h *Host) Broadcast(t Topic, payload []byte) {
 	}
 	h.mu.Unlock()
 	for _, p := range peers {
-		if cfg.Gossip && !p.known.add(hash) {
-			continue
-		}
-		if !p.send(cfg.Priority, frame) && cfg.Gossip {
-			p.known.remove(hash) // it never left: a later broadcast may try again
+		switch {
+		case !cfg.Gossip:
+			p.send(cfg.Priority, cf.frame)
+		case !p.known.add(hash):
+		case cf.fromPeer:
+			if p.announce(cfg.Priority, announced{t, hash}) {
+				h.stats.announced.Add(1)
+			} else {
+				p.known.remove(hash) // it never left: a later broadcast may try again
+			}
+		default:
+			if p.send(cfg.Priority, cf.frame) {
+				h.stats.pushed.Add(1)
+			} else {
+				p.known.remove(hash)
+			}
 		}
 	}
 }
+
+// gossipCacheBytes bounds the gossip frames kept to answer WANTs (two
+// generations of half of it): seconds of traffic at full load.
+const gossipCacheBytes = 64 << 20
 
 func gossipHash(t Topic, payload []byte) [32]byte {
 	s := sha256.New()
@@ -452,19 +475,33 @@ func (h *Host) read(p *peer) error {
 			p.send(Low, encodePeers(h.shareable(p.id)))
 		case kindPeers:
 			h.learn(m.peers)
+		case kindHave:
+			h.onHave(p, m.haves)
+		case kindWant:
+			h.onWant(p, m.wants)
 		case kindMsg:
 			t, ok := h.topics[m.topic]
 			if !ok {
 				continue // a topic of a newer node; not an offence
 			}
-			if t.cfg.Gossip {
+			var payload []byte
+			if !t.cfg.Gossip {
+				payload = append([]byte(nil), m.payload...)
+			} else {
 				hash := gossipHash(m.topic, m.payload)
 				p.known.add(hash)
 				if !h.seen.add(hash) {
+					h.stats.duplicates.Add(1)
 					continue
 				}
+				h.wants.done(hash)
+				// The cached frame is what a WANT of it is answered with;
+				// the handler reads the payload inside it.
+				f := encodeMsg(m.topic, m.payload)
+				h.cache.put(hash, cachedFrame{frame: f, fromPeer: true})
+				payload = f[2:]
 			}
-			if err := t.fn(p.id, append([]byte(nil), m.payload...)); err != nil {
+			if err := t.fn(p.id, payload); err != nil {
 				return fmt.Errorf("%w: topic %d: %v", errHandler, m.topic, err)
 			}
 		}

@@ -12,6 +12,8 @@ const (
 	kindMsg      byte = 3 // topic byte, then the payload
 	kindGetPeers byte = 4
 	kindPeers    byte = 5 // count (1 byte), then per peer: ID, address length (1 byte), address
+	kindHave     byte = 6 // count (1 byte), then per message: topic byte, 32-byte hash (see announce.go)
+	kindWant     byte = 7 // count (1 byte), then 32-byte hashes
 )
 
 // maxPeersShared caps the peers one exchange carries.
@@ -24,8 +26,10 @@ var ErrBadMessage = errors.New("p2p: malformed message")
 type message struct {
 	kind    byte
 	topic   Topic
-	payload []byte     // kindMsg
-	peers   []PeerAddr // kindPeers
+	payload []byte      // kindMsg
+	peers   []PeerAddr  // kindPeers
+	haves   []announced // kindHave
+	wants   [][32]byte  // kindWant
 }
 
 // decodeMessage parses a frame's plaintext. The payload aliases b.
@@ -50,6 +54,18 @@ func decodeMessage(b []byte) (message, error) {
 			return m, err
 		}
 		m.peers = peers
+	case kindHave:
+		haves, err := decodeHave(b[1:])
+		if err != nil {
+			return m, err
+		}
+		m.haves = haves
+	case kindWant:
+		wants, err := decodeWant(b[1:])
+		if err != nil {
+			return m, err
+		}
+		m.wants = wants
 	default:
 		return m, fmt.Errorf("%w: kind %d", ErrBadMessage, m.kind)
 	}

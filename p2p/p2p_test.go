@@ -298,6 +298,8 @@ func TestInvalidDataBans(t *testing.T) {
 		"unknown kind":    {99},
 		"ping with tail":  {kindPing, 1},
 		"bad peers":       {kindPeers, 200},
+		"short have":      {kindHave, 2, 1},
+		"empty want":      {kindWant, 0},
 		"handler refuses": encodeMsg(topicVote, []byte("bad")),
 	} {
 		t.Run(name, func(t *testing.T) {

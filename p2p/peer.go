@@ -35,8 +35,12 @@ type peer struct {
 	listen   PeerAddr // where the peer accepts connections ("" if nowhere)
 	high     chan []byte
 	low      chan []byte
-	known    *hashSet // gossip this peer has sent us or we sent it
+	known    *hashSet // gossip this peer has sent us, announced, or got from us
 	dropped  atomic.Uint64
+
+	annMu    sync.Mutex
+	ann      [2][]announced // HAVEs waiting for the writer: low, high priority
+	annReady chan struct{}
 
 	once sync.Once
 	done chan struct{}
@@ -46,7 +50,7 @@ type peer struct {
 func newPeer(id ID, c *secureConn, inbound bool, dialedBy ID, listen PeerAddr) *peer {
 	return &peer{id: id, conn: c, inbound: inbound, dialedBy: dialedBy, listen: listen,
 		high: make(chan []byte, queueLen), low: make(chan []byte, queueLen),
-		known: newHashSet(4096), done: make(chan struct{})}
+		known: newHashSet(4096), annReady: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // send queues a frame; it reports false when the queue is full or the
@@ -78,30 +82,41 @@ func (p *peer) close(err error) {
 	})
 }
 
-// writeLoop sends queued frames, high priority first, and a ping when the
-// link has been quiet for a keepalive interval.
+// writeLoop sends queued frames, high priority first, the announcements
+// waiting (packed into as few frames as fit), and a ping when the link has
+// been quiet for a keepalive interval.
 func (p *peer) writeLoop(keepalive time.Duration) {
 	ping := []byte{kindPing}
 	t := time.NewTimer(keepalive)
 	defer t.Stop()
 	for {
-		var f []byte
-		urgent := true // high priority or a ping: flushed without waiting for low-priority frames
+		var frames [][]byte
+		urgent := true // high priority, announcements or a ping: flushed without waiting for low-priority frames
 		select {
-		case f = <-p.high:
+		case f := <-p.high:
+			frames = append(frames, f)
 		default:
 			select {
-			case f = <-p.high:
-			case f = <-p.low:
+			case f := <-p.high:
+				frames = append(frames, f)
+			case <-p.annReady:
+				frames = p.takeAnnouncements()
+			case f := <-p.low:
+				frames = append(frames, f)
 				urgent = false
 			case <-t.C:
-				f = ping
+				frames = append(frames, ping)
 			case <-p.done:
 				return
 			}
 		}
 		p.conn.conn.SetWriteDeadline(time.Now().Add(2 * keepalive))
-		err := p.conn.bufferFrame(f)
+		var err error
+		for _, f := range frames {
+			if err = p.conn.bufferFrame(f); err != nil {
+				break
+			}
+		}
 		if err == nil && len(p.high) == 0 && (urgent || len(p.low) == 0) {
 			err = p.conn.flush() // nothing more urgent waiting: send what is buffered
 		}

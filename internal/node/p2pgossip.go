@@ -19,8 +19,10 @@ import (
 // Consensus gossip. Validators need not be connected to each other: every
 // node, validator or full node, checks the signature of each proposal and
 // vote it receives and passes it on to the peers that do not have it yet
-// (the transport keeps, per peer, the hashes it sent it or got from it),
-// so a vote crosses any connected mesh. Commit certificates travel the
+// (the transport keeps, per peer, the hashes it sent it or got from it,
+// and relays what it got from a peer by announcement, so a peer that has
+// a message already is not sent it again), so a vote crosses any
+// connected mesh. Commit certificates travel the
 // same way, so nodes that trail behind learn of each decided height with
 // its proof; double-sign evidence too, so every validator can put it in a
 // block.
@@ -85,6 +87,19 @@ func (n *Node) gossipMetrics(r *chainmetrics.Registry) {
 	r.CounterFunc("chaind_p2p_evidence_total", "Double-sign evidence verified from peers.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.Evidence }))
 	r.CounterFunc("chaind_p2p_consensus_delivered_total", "Consensus messages handed to this validator's driver.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.Delivered }))
 	r.CounterFunc("chaind_p2p_consensus_displaced_total", "Older consensus messages dropped from a full driver inbox.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.Displaced }))
+	host := func(f func(p2p.GossipStats) uint64) func() float64 {
+		return func() float64 {
+			if nn := n.net.Load(); nn != nil {
+				return float64(f(nn.host.Stats()))
+			}
+			return 0
+		}
+	}
+	r.CounterFunc("chaind_p2p_gossip_pushed_total", "Gossip messages this node originated, sent whole to peers.", host(func(s p2p.GossipStats) uint64 { return s.Pushed }))
+	r.CounterFunc("chaind_p2p_gossip_announced_total", "Gossip messages relayed to peers by announcing their hash.", host(func(s p2p.GossipStats) uint64 { return s.Announced }))
+	r.CounterFunc("chaind_p2p_gossip_wanted_total", "Announced gossip messages this node asked for.", host(func(s p2p.GossipStats) uint64 { return s.Wanted }))
+	r.CounterFunc("chaind_p2p_gossip_served_total", "Gossip messages sent to peers that asked for them.", host(func(s p2p.GossipStats) uint64 { return s.Served }))
+	r.CounterFunc("chaind_p2p_gossip_duplicates_total", "Gossip messages received that this node already had.", host(func(s p2p.GossipStats) uint64 { return s.Duplicates }))
 	r.CounterFunc("chaind_p2p_late_txs_total", "Gossiped transactions that arrived after their block was committed.", stat(func(s *gossipStats) *atomic.Uint64 { return &s.LateTxs }))
 }
 
