@@ -79,6 +79,8 @@ func TestEveryCommandHelpAndBadFlags(t *testing.T) {
 		{[]string{"bench", "rpc", "--warmup", "-1s"}, "--warmup must not be negative"},
 		{[]string{"testnet", "--validators", "0", "--out", "x"}, "--validators must be"},
 		{[]string{"testnet", "--sentry", "--out", "x"}, "--sentry needs at least one full node"},
+		{[]string{"devnet", "--sentry"}, "--sentry needs at least one full node"},
+		{[]string{"devnet", "--sentry", "--full", "1", "--in-process"}, "--sentry needs processes"},
 		{[]string{"top", "--interval", "0s"}, "--interval must be positive"},
 		{[]string{"wallet-config", "--http.port", "70000"}, "ports must be"},
 		{[]string{"--dev", "--p2p.peers", "127.0.0.1:1"}, "takes no p2p flags"},
