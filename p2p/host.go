@@ -30,7 +30,18 @@ type Config struct {
 	// HandshakeTimeout bounds a connection's key exchange; default 5s.
 	HandshakeTimeout time.Duration
 	BanDuration      time.Duration // default 10m
-	Logf             func(format string, args ...any)
+	// NoPeerExchange turns peer exchange off, as CometBFT's pex = false
+	// does: the host connects to its static peers only, never asks a
+	// peer for addresses, ignores addresses it is sent, keeps no
+	// addresses of the peers that dial it, and does not answer a peer
+	// that asks (a node that keeps its connections to itself has none to
+	// give). Validators behind sentry nodes run this way. It excludes
+	// Bootnodes, which exist to learn peers from.
+	NoPeerExchange bool
+	// PrivatePeers are nodes whose addresses the host never gives out in
+	// peer exchange: a sentry node lists the validators behind it.
+	PrivatePeers []ID
+	Logf         func(format string, args ...any)
 	// Connected and Disconnected are told about every peer that comes
 	// and goes. They must not block.
 	Connected, Disconnected func(ID)
@@ -112,6 +123,9 @@ type candidate struct {
 func New(cfg Config) (*Host, error) {
 	if cfg.Key == nil {
 		return nil, errors.New("p2p: a node key is required")
+	}
+	if cfg.NoPeerExchange && len(cfg.Bootnodes) > 0 {
+		return nil, ErrBootnodesNeedExchange
 	}
 	if cfg.MaxPeers <= 0 {
 		cfg.MaxPeers = 50
@@ -390,7 +404,7 @@ func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr) (*peer, error) {
 	if h.cfg.Connected != nil {
 		h.cfg.Connected(id)
 	}
-	p.send(Low, []byte{kindGetPeers})
+	h.askPeers(p)
 	h.cfg.Logf("peer connected id=%s addr=%s inbound=%v", id, c.RemoteAddr(), inbound)
 	return p, nil
 }
@@ -418,7 +432,7 @@ func (h *Host) add(p *peer) (*peer, error) {
 	}
 	h.peers[p.id] = p
 	h.since[p] = time.Now()
-	if p.listen.Addr != "" {
+	if p.listen.Addr != "" && !h.cfg.NoPeerExchange {
 		h.learned[p.listen.Addr] = &candidate{addr: p.listen, backoff: minBackoff}
 	}
 	return p, nil
@@ -472,7 +486,9 @@ func (h *Host) read(p *peer) error {
 		case kindPing:
 			p.send(High, []byte{kindPong})
 		case kindGetPeers:
-			p.send(Low, encodePeers(h.shareable(p.id)))
+			if !h.cfg.NoPeerExchange {
+				p.send(Low, encodePeers(h.shareable(p.id)))
+			}
 		case kindPeers:
 			h.learn(m.peers)
 		case kindHave:
@@ -509,13 +525,13 @@ func (h *Host) read(p *peer) error {
 }
 
 // shareable lists the listening addresses of connected peers other than
-// the asker.
+// the asker and the private peers.
 func (h *Host) shareable(except ID) []PeerAddr {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []PeerAddr
 	for _, p := range h.peers {
-		if p.id != except && p.listen.Addr != "" && len(out) < maxPeersShared {
+		if p.id != except && p.listen.Addr != "" && len(out) < maxPeersShared && !h.private(p.id) {
 			out = append(out, p.listen)
 		}
 	}
@@ -523,6 +539,9 @@ func (h *Host) shareable(except ID) []PeerAddr {
 }
 
 func (h *Host) learn(peers []PeerAddr) {
+	if h.cfg.NoPeerExchange {
+		return // an unasked-for list: nothing to dial it with
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, a := range peers {
@@ -586,7 +605,7 @@ func (h *Host) discoverLoop() {
 		if round%15 == 14 {
 			h.mu.Lock()
 			for _, p := range h.peers {
-				p.send(Low, []byte{kindGetPeers})
+				h.askPeers(p)
 			}
 			h.mu.Unlock()
 		}

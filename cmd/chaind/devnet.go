@@ -31,6 +31,7 @@ func runDevnet(args []string) int {
 	full := fs.Int("full", 0, "full nodes (no key; serve every API) besides the validators")
 	out := fs.String("out", "", "directory for the network's genesis, keys, data and logs (default: a temporary one, removed at exit)")
 	inProcess := fs.Bool("in-process", false, "run every validator in this process over an in-memory network instead")
+	sentry := fs.Bool("sentry", false, "sentry-node layout: validators peer only with the full nodes, which keep their addresses private")
 	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
 		return code
 	}
@@ -40,6 +41,8 @@ func runDevnet(args []string) int {
 		check{!portOK(*explorerPort), "--explorer.port must be -1..65535"},
 		check{*chainID == 0, "--chain-id must not be 0"},
 		check{*stopAfter < 0, "--stop-one-after must not be negative"},
+		check{*sentry && *full < 1, "--sentry needs at least one full node (--full)"},
+		check{*sentry && *inProcess, "--sentry needs processes; it does not apply to --in-process"},
 		noArgs(fs),
 	); !ok {
 		return code
@@ -59,7 +62,7 @@ func runDevnet(args []string) int {
 	}
 	if !*inProcess {
 		return runProcessDevnet(processDevnet{validators: *validators, full: *full, blockTime: *blockTime,
-			host: *host, chainID: *chainID, out: *out, logLevel: *logLevel})
+			host: *host, chainID: *chainID, out: *out, logLevel: *logLevel, sentry: *sentry})
 	}
 	dn, err := startDevnet(devnetConfig{validators: *validators, blockTime: *blockTime, host: *host,
 		httpPort: *httpPort, explorerPort: *explorerPort, chainID: *chainID}, log)

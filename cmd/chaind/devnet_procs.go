@@ -143,6 +143,7 @@ type processDevnet struct {
 	chainID          uint64
 	out              string
 	logLevel         string
+	sentry           bool // see testnetSpec.sentry
 }
 
 // runProcessDevnet writes a testnet on loopback with free ports, starts
@@ -172,7 +173,7 @@ func runProcessDevnet(cfg processDevnet) int {
 		}
 	}
 	nodes, err := writeTestnet(dir, testnetSpec{validators: cfg.validators, full: cfg.full, chainID: cfg.chainID,
-		host: cfg.host, blockTime: cfg.blockTime,
+		host: cfg.host, blockTime: cfg.blockTime, sentry: cfg.sentry,
 		port:     func(i int) (int, int, int) { return ports[i][0], ports[i][1], ports[i][2] },
 		apiPorts: func(int, int) (int, int, int) { return 0, 0, 0 }})
 	if err != nil {

@@ -28,7 +28,8 @@ type procNet struct {
 	procs []*nodeProc
 }
 
-func startProcNet(t *testing.T, validators, full int, blockTime time.Duration) *procNet {
+// startProcNet writes a testnet; layout, if given, adjusts its spec.
+func startProcNet(t *testing.T, validators, full int, blockTime time.Duration, layout ...func(*testnetSpec)) *procNet {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -44,10 +45,14 @@ func startProcNet(t *testing.T, validators, full int, blockTime time.Duration) *
 			}
 		}
 	}
-	pn.nodes, err = writeTestnet(pn.dir, testnetSpec{validators: validators, full: full, chainID: chain.TestChainID,
+	spec := testnetSpec{validators: validators, full: full, chainID: chain.TestChainID,
 		host: "127.0.0.1", blockTime: blockTime,
 		port:     func(i int) (int, int, int) { return ports[i][0], ports[i][1], ports[i][2] },
-		apiPorts: func(int, int) (int, int, int) { return 0, 0, 0 }})
+		apiPorts: func(int, int) (int, int, int) { return 0, 0, 0 }}
+	for _, f := range layout {
+		f(&spec)
+	}
+	pn.nodes, err = writeTestnet(pn.dir, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +186,26 @@ func TestNetworkOfProcesses(t *testing.T) {
 	// After a clean stop, every store holds every block with a valid
 	// certificate, and the restarted validator signed some of them.
 	stopAll(pn.procs, 5*time.Second)
+	for _, n := range pn.nodes {
+		signedBy3 := 0
+		pn.storedCertificates(n, top, func(num uint64, set *consensus.ValidatorSet, cert *consensus.Certificate) {
+			if num > rejoin && signedBy(set, cert, v3) {
+				signedBy3++
+			}
+		})
+		if n.Name == pn.nodes[0].Name && signedBy3 == 0 {
+			t.Errorf("no certificate after block %d holds the restarted validator's precommit", rejoin)
+		}
+		t.Logf("%s: %d blocks verified; %d certificates after the restart signed by validator3", n.Name, top, signedBy3)
+	}
+}
+
+// storedCertificates opens the store of a stopped node n and checks that
+// it holds blocks 1..top, each with a certificate that verifies against
+// the validator set of its height; each is then handed to fn.
+func (pn *procNet) storedCertificates(n testnetNode, top uint64, fn func(num uint64, set *consensus.ValidatorSet, cert *consensus.Certificate)) {
+	t := pn.t
+	t.Helper()
 	vals, err := loadValidatorSet(filepath.Join(pn.dir, "validators.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -192,45 +217,40 @@ func TestNetworkOfProcesses(t *testing.T) {
 	if err := node.PrepareGenesis(genesis); err != nil { // the system contracts, as a node adds them
 		t.Fatal(err)
 	}
-	for _, n := range pn.nodes {
-		signedBy3 := 0
-		func() {
-			kv, err := store.Open(filepath.Join(n.Dir, "data"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer kv.Close()
-			c, err := chain.Open(genesis, kv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for num := uint64(1); num <= top; num++ {
-				b, err := c.BlockByNumber(num)
-				if err != nil {
-					t.Fatalf("%s: block %d: %v", n.Name, num, err)
-				}
-				raw, err := c.Certificate(num)
-				if err != nil {
-					t.Fatalf("%s: certificate %d: %v", n.Name, num, err)
-				}
-				cert, err := consensus.DecodeCertificate(raw)
-				if err != nil {
-					t.Fatal(err)
-				}
-				set, _ := vals.ValidatorSet(num)
-				if err := consensus.VerifyCertificate(chain.TestChainID, set, num, b.Hash(), cert); err != nil {
-					t.Fatalf("%s: certificate %d: %v", n.Name, num, err)
-				}
-				if i, ok := set.Index(v3); ok && num > rejoin && cert.Signers[i/8]&(1<<(i%8)) != 0 {
-					signedBy3++
-				}
-			}
-		}()
-		if n.Name == pn.nodes[0].Name && signedBy3 == 0 {
-			t.Errorf("no certificate after block %d holds the restarted validator's precommit", rejoin)
-		}
-		t.Logf("%s: %d blocks verified; %d certificates after the restart signed by validator3", n.Name, top, signedBy3)
+	kv, err := store.Open(filepath.Join(n.Dir, "data"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer kv.Close()
+	c, err := chain.Open(genesis, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for num := uint64(1); num <= top; num++ {
+		b, err := c.BlockByNumber(num)
+		if err != nil {
+			t.Fatalf("%s: block %d: %v", n.Name, num, err)
+		}
+		raw, err := c.Certificate(num)
+		if err != nil {
+			t.Fatalf("%s: certificate %d: %v", n.Name, num, err)
+		}
+		cert, err := consensus.DecodeCertificate(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, _ := vals.ValidatorSet(num)
+		if err := consensus.VerifyCertificate(chain.TestChainID, set, num, b.Hash(), cert); err != nil {
+			t.Fatalf("%s: certificate %d: %v", n.Name, num, err)
+		}
+		fn(num, set, cert)
+	}
+}
+
+// signedBy reports whether cert holds the precommit of validator v.
+func signedBy(set *consensus.ValidatorSet, cert *consensus.Certificate, v types.Address) bool {
+	i, ok := set.Index(v)
+	return ok && cert.Signers[i/8]&(1<<(i%8)) != 0
 }
 
 // chaind devnet runs each node as a process, prints their endpoints, and

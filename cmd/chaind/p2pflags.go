@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/consensus/cycle"
@@ -22,6 +23,8 @@ type p2pFlags struct {
 	peers        string
 	bootnodes    string
 	maxPeers     int
+	pex          bool
+	privatePeers string
 	key          string
 	validatorSet string
 }
@@ -30,6 +33,8 @@ func (f *p2pFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.peers, "p2p.peers", "", "comma-separated static peers, ID@host:port or host:port, kept connected")
 	fs.StringVar(&f.bootnodes, "p2p.bootnodes", "", "comma-separated peers dialed to discover others")
 	fs.IntVar(&f.maxPeers, "p2p.maxpeers", 50, "most peers connected at once")
+	fs.BoolVar(&f.pex, "p2p.pex", true, "peer exchange: ask peers for addresses and dial them; false keeps the node to --p2p.peers (a validator behind sentry nodes)")
+	fs.StringVar(&f.privatePeers, "p2p.private-peers", "", "comma-separated node IDs whose addresses are never given out in peer exchange (a sentry node's validators)")
 	fs.StringVar(&f.key, "p2p.key", "", "hex node key (or a file holding it); default: the validator key, or a fresh key")
 	fs.StringVar(&f.validatorSet, "validator-set", "", "JSON file of the validator set whose certificates the node checks (written by chaind testnet)")
 }
@@ -58,20 +63,25 @@ func (f *p2pFlags) apply(cfg *node.Config, rf *runFlags, log *slog.Logger) error
 	if f.maxPeers < 1 {
 		return errors.New("--p2p.maxpeers must be at least 1")
 	}
+	if !f.pex && f.bootnodes != "" {
+		return errors.New("--p2p.bootnodes needs peer exchange; with --p2p.pex=false list the peers in --p2p.peers")
+	}
+	private, err := parseNodeIDs(f.privatePeers)
+	if err != nil {
+		return fmt.Errorf("--p2p.private-peers: %w", err)
+	}
 	// The sets whose certificates the node checks: a file's fixed set, or,
 	// on a proof-of-stake genesis, none here (the staking state holds them).
 	var vals consensus.ValidatorSource
 	switch {
 	case f.validatorSet != "":
-		var err error
 		if vals, err = loadValidatorSet(f.validatorSet); err != nil {
 			return err
 		}
 	case cfg.Genesis == nil || len(cfg.Genesis.Staking) == 0:
 		return errors.New("a node on a p2p network needs --validator-set FILE to check block certificates (or a genesis with a staking section)")
 	}
-	var err error
-	pc := &node.P2PConfig{MaxPeers: f.maxPeers}
+	pc := &node.P2PConfig{MaxPeers: f.maxPeers, NoPeerExchange: !f.pex, PrivatePeers: private}
 	if pc.StaticPeers, err = p2p.ParsePeerAddrs(f.peers); err != nil {
 		return fmt.Errorf("--p2p.peers: %w", err)
 	}
@@ -129,4 +139,21 @@ func genesisSource(rf *runFlags) string {
 		}
 	}
 	return "--network " + rf.network + " preset"
+}
+
+// parseNodeIDs parses a comma-separated list of node IDs (40 hex digits
+// each, as ID@host:port peer addresses begin), ignoring empty items.
+func parseNodeIDs(s string) ([]p2p.ID, error) {
+	var out []p2p.ID
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		id, err := p2p.ParseID(item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, nil
 }

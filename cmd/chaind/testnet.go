@@ -34,6 +34,10 @@ type testnetSpec struct {
 	host             string             // where the nodes listen and find each other
 	hostOf           func(i int) string // node i's own address, if they differ (nil: host)
 	blockTime        time.Duration
+	// sentry hides the validators behind the full nodes: a validator's
+	// only peers are the full nodes and its peer exchange is off; the full
+	// nodes never give out the validators' addresses.
+	sentry bool
 	// port gives node i's p2p, JSON-RPC HTTP and WebSocket ports.
 	port func(i int) (p2pPort, httpPort, wsPort int)
 	// apiPorts gives node i's explorer, REST and gRPC ports; nil puts them
@@ -64,6 +68,7 @@ func runTestnet(args []string) int {
 	p2pBase := fs.Int("p2p.base", 26656, "p2p port of node 0; node i uses base+i")
 	httpBase := fs.Int("http.base", 8545, "JSON-RPC port of node 0; node i uses base+10i (WebSocket base+10i+1)")
 	blockTime := fs.Duration("block-time", 2*time.Second, "minimum time between blocks")
+	sentry := fs.Bool("sentry", false, "sentry-node layout: validators peer only with the full nodes, which keep their addresses private")
 	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
 		return code
 	}
@@ -71,6 +76,7 @@ func runTestnet(args []string) int {
 		check{*validators < 1 || *validators > 100, "--validators must be 1..100"},
 		check{*full < 0 || *full > 100, "--full must be 0..100"},
 		check{*out == "", "--out DIR is required"},
+		check{*sentry && *full < 1, "--sentry needs at least one full node (--full)"},
 		check{*chainID == 0, "--chain-id must not be 0"},
 		check{*blockTime < 0, "--block-time must not be negative"},
 		check{*p2pBase < 1 || *p2pBase+*validators+*full > 65535, "--p2p.base leaves no room for every node's port"},
@@ -80,7 +86,7 @@ func runTestnet(args []string) int {
 		return code
 	}
 	nodes, err := writeTestnet(*out, testnetSpec{validators: *validators, full: *full, chainID: *chainID, host: *host,
-		blockTime: *blockTime, port: func(i int) (int, int, int) { return *p2pBase + i, *httpBase + 10*i, *httpBase + 10*i + 1 }})
+		blockTime: *blockTime, sentry: *sentry, port: func(i int) (int, int, int) { return *p2pBase + i, *httpBase + 10*i, *httpBase + 10*i + 1 }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind testnet:", err)
 		return 1
@@ -106,7 +112,8 @@ func newNodeKey() (*secp256k1.PrivateKey, error) {
 // writeTestnet writes into dir: genesis.json (the dev accounts funded, the
 // validators bonded in its staking section), validators.json (the genesis
 // set), and per node a directory with its key and config.json. Every node
-// lists every other as a static peer.
+// lists every other as a static peer, except in the sentry layout, where
+// a validator lists the full nodes only.
 func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -188,7 +195,7 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 		}
 		var peers []string
 		for j, o := range nodes {
-			if j != i {
+			if j != i && !(spec.sentry && n.Validator && o.Validator) {
 				peers = append(peers, o.ID.String()+"@"+o.P2P)
 			}
 		}
@@ -208,6 +215,16 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 			cfg["validator-key"] = keyFile
 		} else {
 			cfg["p2p.key"] = keyFile
+		}
+		if spec.sentry && n.Validator {
+			cfg["p2p.pex"] = false
+		}
+		if spec.sentry && !n.Validator {
+			var private []string
+			for _, o := range nodes[:spec.validators] {
+				private = append(private, o.ID.String())
+			}
+			cfg["p2p.private-peers"] = strings.Join(private, ",")
 		}
 		n.Config = filepath.Join(n.Dir, "config.json")
 		if err := writeJSON(n.Config, cfg); err != nil {

@@ -23,6 +23,11 @@ type P2PConfig struct {
 	StaticPeers []p2p.PeerAddr
 	Bootnodes   []p2p.PeerAddr
 	MaxPeers    int
+	// NoPeerExchange keeps the node to its static peers (a validator
+	// behind sentry nodes); PrivatePeers are never given out in peer
+	// exchange (a sentry's validators). See p2p.Config.
+	NoPeerExchange bool
+	PrivatePeers   []p2p.ID
 }
 
 // netNode is a node's presence on the p2p network. It is the validator's
@@ -90,6 +95,7 @@ func (n *Node) startNetwork() error {
 		Key:        key,
 		Chain:      p2p.Chain{ChainID: n.Chain.Config.ChainID, Genesis: n.Chain.Genesis().Hash()},
 		ListenAddr: cfg.ListenAddr, StaticPeers: cfg.StaticPeers, Bootnodes: cfg.Bootnodes, MaxPeers: cfg.MaxPeers,
+		NoPeerExchange: cfg.NoPeerExchange, PrivatePeers: cfg.PrivatePeers,
 		Logf:         func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
 		Connected:    func(id p2p.ID) { nn.host.Send(id, topicStatus, nn.status().encode()) },
 		Disconnected: func(id p2p.ID) { nn.sync.forget(id) },
