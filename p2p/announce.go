@@ -195,7 +195,11 @@ func (h *Host) onHave(p *peer, items []announced) {
 	}
 	// The author's own push is usually a moment behind a fast relay's
 	// announcement: ask only for what has not arrived by then.
-	time.AfterFunc(wantDelay, func() {
+	delay := wantDelay
+	if prio == Low {
+		delay = wantDelayLow
+	}
+	time.AfterFunc(delay, func() {
 		missing := want[:0]
 		for _, hash := range want {
 			if h.seen.has(hash) {
@@ -212,8 +216,14 @@ func (h *Host) onHave(p *peer, items []announced) {
 }
 
 // wantDelay is how long an announced message may take to arrive from
-// elsewhere before it is asked for.
-var wantDelay = 5 * time.Millisecond
+// elsewhere before it is asked for: a few milliseconds for votes and
+// proposals, which a relayed hop should not slow much; longer for
+// low-priority messages (transactions), whose pushes wait behind others
+// of their kind in a busy author's queue while announcements do not.
+const (
+	wantDelay    = 5 * time.Millisecond
+	wantDelayLow = 50 * time.Millisecond
+)
 
 // onWant answers a peer's requests with the messages still cached; it
 // forgets the others (the peer will hear of them again or do without).

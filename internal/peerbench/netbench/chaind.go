@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,8 @@ type chaindNet struct {
 	procs     []*exec.Cmd
 	clients   []*devload.Client
 	work0     [][]*types.Transaction // pre-signed load
+	metrics   int                    // first /metrics port of a load run (0: none)
+	gossip    []string               // gossip counters of the last load run, per node
 }
 
 func newChaind(bin, work string) *chaindNet { return &chaindNet{bin: bin, work: work} }
@@ -74,8 +77,12 @@ func (c *chaindNet) Start(blockTime time.Duration, debug bool) error {
 		return fmt.Errorf("testnet: %v: %s", err, out)
 	}
 	level := "warn"
+	c.metrics = 0
 	if debug {
 		level = "debug"
+		if c.metrics, err = freeBase(4, 1); err != nil {
+			return err
+		}
 	}
 	c.procs, c.clients = nil, nil
 	for i := range 4 {
@@ -84,8 +91,12 @@ func (c *chaindNet) Start(blockTime time.Duration, debug bool) error {
 		if err != nil {
 			return err
 		}
-		cmd := exec.Command(c.bin, "--config", filepath.Join(dir, "config.json"), "--log-level", level,
-			"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1")
+		args := []string{"--config", filepath.Join(dir, "config.json"), "--log-level", level,
+			"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1"}
+		if c.metrics != 0 {
+			args = append(args, "--metrics", "--metrics.port", strconv.Itoa(c.metrics+i))
+		}
+		cmd := exec.Command(c.bin, args...)
 		cmd.Stdout, cmd.Stderr = log, log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
@@ -108,6 +119,12 @@ func (c *chaindNet) Start(blockTime time.Duration, debug bool) error {
 }
 
 func (c *chaindNet) Stop() {
+	if c.metrics != 0 && c.procs != nil {
+		c.gossip = c.gossip[:0]
+		for i := range c.procs {
+			c.gossip = append(c.gossip, gossipCounters(c.metrics+i))
+		}
+	}
 	stopAll(c.procs)
 	c.procs = nil
 }
@@ -239,3 +256,26 @@ func (c *chaindNet) VoteLatencies() ([]time.Duration, error) {
 	}
 	return out, nil
 }
+
+// gossipCounters reads a node's gossip counters from its /metrics.
+func gossipCounters(port int) string {
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	v := map[string]string{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, val, ok := strings.Cut(sc.Text(), " ")
+		if ok && strings.HasPrefix(name, "chaind_p2p_gossip_") {
+			v[strings.TrimSuffix(strings.TrimPrefix(name, "chaind_p2p_gossip_"), "_total")] = val
+		}
+	}
+	return fmt.Sprintf("pushed %s, announced %s, wanted %s, served %s, duplicates %s",
+		v["pushed"], v["announced"], v["wanted"], v["served"], v["duplicates"])
+}
+
+// Gossip reports each node's gossip counters at the end of the last load
+// run.
+func (c *chaindNet) Gossip() []string { return c.gossip }

@@ -124,6 +124,14 @@ func main() {
 		}
 	}
 	printTable(nets, res, bts, *loadBlock, *rate)
+	for _, n := range nets {
+		if g, ok := n.(interface{ Gossip() []string }); ok && len(g.Gossip()) > 0 {
+			fmt.Printf("\n%s gossip counters at the end of the last load run:\n", n.Name())
+			for i, line := range g.Gossip() {
+				fmt.Printf("  node %d: %s\n", i, line)
+			}
+		}
+	}
 }
 
 type results struct {
