@@ -254,9 +254,11 @@ func (s *syncer) logProgress(best uint64) {
 }
 
 // fetch asks peer for the blocks after head up to best and executes what
-// comes back; it reports whether the chain moved. Requests are pipelined:
-// once a batch has checked out, the next is asked for before this one
-// executes, so the peer reads and sends it meanwhile.
+// comes back; it reports whether the chain moved. It is a pipeline: this
+// goroutine receives a batch and checks its certificates, then asks for
+// the next batch and hands the checked one to an inserter goroutine; so
+// while a batch executes, the peer sends the next and this node checks
+// its certificates.
 func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 	n := s.nn.n
 	select {
@@ -283,7 +285,8 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 	if !request(next) {
 		return false
 	}
-	moved := false
+	ins := s.startInserter(peer, best)
+	defer ins.finish()
 	for {
 		var blocks []certifiedBlock
 		select {
@@ -291,33 +294,42 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 		case <-time.After(syncTimeout):
 			n.log.Debug("sync request timed out", "peer", peer.String())
 			s.forget(peer)
-			return moved
+			return ins.finish()
+		case <-ins.failed:
+			return ins.finish()
 		case <-n.stop:
-			return moved
+			return ins.finish()
 		}
 		if len(blocks) == 0 {
 			s.nn.host.Ban(peer, fmt.Errorf("claimed head %d but served no block after %d", best, next-1))
-			return moved
+			return ins.finish()
 		}
 		// Check every certificate before stopping consensus: a peer that
 		// merely claims a high head cannot make a validator stop voting. On
 		// a proof-of-stake chain the sets of later cycles are decided by
-		// blocks of this batch; those blocks are checked just before they
-		// are inserted, once their set is known.
-		verified := 0
+		// blocks not inserted yet; those blocks are checked just before
+		// they are inserted, once their set is known.
 		for i, cb := range blocks {
 			if cb.Block.Number() != next+uint64(i) {
 				s.nn.host.Ban(peer, fmt.Errorf("served block %d for %d", cb.Block.Number(), next+uint64(i)))
-				return moved
+				return ins.finish()
 			}
-			if _, err := n.validators.ValidatorSet(cb.Block.Number()); i > 0 && errors.Is(err, chain.ErrNotFound) {
-				break
+		}
+		verified := 0
+		for _, cb := range blocks {
+			if _, err := n.validators.ValidatorSet(cb.Block.Number()); errors.Is(err, chain.ErrNotFound) {
+				break // decided by a block still to be inserted
 			}
-			verified = i + 1
+			verified++
+		}
+		if verified == 0 && s.consensusOn {
+			// Nothing proven yet (the set of the next height is known
+			// once the head is in, so this is a defence only).
+			return ins.finish()
 		}
 		if i, err := verifyAll(n.Chain.Config.ChainID, n.validators, blocks[:verified]); err != nil {
 			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", blocks[i].Block.Number(), err))
-			return moved
+			return ins.finish()
 		}
 		if s.consensusOn {
 			n.log.Info("behind the network: pausing consensus to catch up", "head", next-1, "target", best)
@@ -326,39 +338,83 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 		}
 		after := next + uint64(len(blocks))
 		more := after <= best && request(after)
-		bs := make([]*types.Block, len(blocks))
-		certs := make([][]byte, len(blocks))
-		for i, cb := range blocks {
-			bs[i], certs[i] = cb.Block, cb.Cert
+		select {
+		case ins.batches <- syncBatch{blocks, verified}:
+		case <-ins.failed:
+			return ins.finish()
+		case <-n.stop:
+			return ins.finish()
 		}
-		headBefore := n.Chain.Head().Number()
-		done, err := n.Chain.InsertCertifiedChain(bs, certs, func(i int) error {
-			if i < verified {
-				return nil
-			}
-			return verifyCertified(n.Chain.Config.ChainID, n.validators, bs[i], certs[i])
-		})
-		failed := err != nil
-		if failed {
-			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", bs[done].Number(), err))
-		}
-		if n.Chain.Head().Number() > headBefore {
-			moved = true
-		}
-		if moved {
-			n.resetPool()
-		}
-		s.logProgress(best)
-		if !more || failed {
-			return moved
+		if !more {
+			return ins.finish()
 		}
 		next = after
-		select {
-		case <-n.stop:
-			return moved
-		default:
-		}
 	}
+}
+
+// syncBatch is a run of blocks whose first verified certificates have
+// been checked.
+type syncBatch struct {
+	blocks   []certifiedBlock
+	verified int
+}
+
+// inserter executes the batches a fetch has checked, in order, on its own
+// goroutine.
+type inserter struct {
+	batches chan syncBatch
+	failed  chan struct{} // closed when a block fails (the peer is banned)
+	done    chan struct{}
+	moved   atomic.Bool
+	once    sync.Once
+}
+
+func (s *syncer) startInserter(peer p2p.ID, best uint64) *inserter {
+	n := s.nn.n
+	ins := &inserter{batches: make(chan syncBatch, 1), failed: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(ins.done)
+		for b := range ins.batches {
+			select {
+			case <-n.stop:
+				continue // closing: drain without inserting
+			default:
+			}
+			bs := make([]*types.Block, len(b.blocks))
+			certs := make([][]byte, len(b.blocks))
+			for i, cb := range b.blocks {
+				bs[i], certs[i] = cb.Block, cb.Cert
+			}
+			headBefore := n.Chain.Head().Number()
+			done, err := n.Chain.InsertCertifiedChain(bs, certs, func(i int) error {
+				if i < b.verified {
+					return nil
+				}
+				return verifyCertified(n.Chain.Config.ChainID, n.validators, bs[i], certs[i])
+			})
+			if n.Chain.Head().Number() > headBefore {
+				ins.moved.Store(true)
+				n.resetPool()
+			}
+			s.logProgress(best)
+			if err != nil {
+				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", bs[done].Number(), err))
+				close(ins.failed)
+				for range ins.batches { // the fetch stops sending: drain what it sent
+				}
+				return
+			}
+		}
+	}()
+	return ins
+}
+
+// finish lets the inserter run out its batches, waits for it, and
+// reports whether the chain moved.
+func (ins *inserter) finish() bool {
+	ins.once.Do(func() { close(ins.batches) })
+	<-ins.done
+	return ins.moved.Load()
 }
 
 // stopConsensusAndWait stops the validator and waits until its driver has

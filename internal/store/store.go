@@ -638,17 +638,32 @@ func (db *DB) writable() error {
 	return nil
 }
 
-// copyLive writes the values of live, read from old, into fresh in key
-// order, in batches of a few MiB.
+// copyLive writes the values of live, read from old, into fresh in the
+// order they lie in old, in batches of a few MiB. Reading follows the
+// file through a window of 1 MiB: one read per window, not one per key.
 func copyLive(fresh *DB, old *os.File, live []liveEntry) error {
-	sort.Slice(live, func(i, j int) bool { return live[i].key < live[j].key })
+	sort.Slice(live, func(i, j int) bool { return live[i].e.off < live[j].e.off })
 	var b Batch
+	var window []byte
+	var wOff int64
 	for _, le := range live {
-		v := make([]byte, le.e.n)
-		if _, err := old.ReadAt(v, le.e.off); err != nil {
-			return err
+		end := le.e.off + int64(le.e.n)
+		if le.e.off < wOff || end > wOff+int64(len(window)) {
+			wOff = le.e.off
+			if need := max(copyWindow, int(le.e.n)); cap(window) < need {
+				window = make([]byte, need)
+			}
+			window = window[:max(copyWindow, int(le.e.n))]
+			n, err := old.ReadAt(window, wOff)
+			if n < int(le.e.n) {
+				if err == nil {
+					err = io.ErrUnexpectedEOF
+				}
+				return err
+			}
+			window = window[:n] // the file may end inside the window
 		}
-		b.Put([]byte(le.key), v)
+		b.Put([]byte(le.key), window[le.e.off-wOff:end-wOff])
 		if len(b.ops) > 4<<20 {
 			if err := fresh.Write(&b); err != nil {
 				return err
@@ -658,6 +673,9 @@ func copyLive(fresh *DB, old *os.File, live []liveEntry) error {
 	}
 	return fresh.Write(&b)
 }
+
+// copyWindow is how much of the old log Compact reads at once.
+const copyWindow = 1 << 20
 
 // appendRecords appends whole framed records, as they lie in another log,
 // and indexes them. Each is checked again: the bytes were read back from
