@@ -204,13 +204,23 @@ func TestNetworkOfProcesses(t *testing.T) {
 // it holds blocks 1..top, each with a certificate that verifies against
 // the validator set of its height; each is then handed to fn.
 func (pn *procNet) storedCertificates(n testnetNode, top uint64, fn func(num uint64, set *consensus.ValidatorSet, cert *consensus.Certificate)) {
-	t := pn.t
+	pn.t.Helper()
+	walkCertified(pn.t, pn.dir, n, top, func(b *types.Block, set *consensus.ValidatorSet, cert *consensus.Certificate) {
+		fn(b.Number(), set, cert)
+	})
+}
+
+// walkCertified opens the store of a stopped node n of the testnet written
+// to dir and checks that it holds blocks 1..top, each with a certificate
+// that verifies against the validator set of its height; each block is
+// then handed to fn.
+func walkCertified(t *testing.T, dir string, n testnetNode, top uint64, fn func(b *types.Block, set *consensus.ValidatorSet, cert *consensus.Certificate)) {
 	t.Helper()
-	vals, err := loadValidatorSet(filepath.Join(pn.dir, "validators.json"))
+	vals, err := loadValidatorSet(filepath.Join(dir, "validators.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	genesis, err := chain.LoadGenesis(filepath.Join(pn.dir, "genesis.json"))
+	genesis, err := chain.LoadGenesis(filepath.Join(dir, "genesis.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +253,7 @@ func (pn *procNet) storedCertificates(n testnetNode, top uint64, fn func(num uin
 		if err := consensus.VerifyCertificate(chain.TestChainID, set, num, b.Hash(), cert); err != nil {
 			t.Fatalf("%s: certificate %d: %v", n.Name, num, err)
 		}
-		fn(num, set, cert)
+		fn(b, set, cert)
 	}
 }
 

@@ -16,8 +16,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
-	"github.com/chaind/chaind/internal/node"
-	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
 	"golang.org/x/sys/unix"
 )
 
@@ -251,51 +250,16 @@ func TestPartitions(t *testing.T) {
 	final := heads()
 	common := min(final[0], final[1], final[2], final[3])
 	stopAll(procs, 5*time.Second)
-	vals, err := loadValidatorSet(filepath.Join(dir, "validators.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	genesis, err := chain.LoadGenesis(filepath.Join(dir, "genesis.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := node.PrepareGenesis(genesis); err != nil { // the system contracts, as a node adds them
-		t.Fatal(err)
-	}
-	var ref []string
+	var ref []types.Hash
 	for _, n := range nodes {
-		kv, err := store.Open(filepath.Join(n.Dir, "data"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := chain.Open(genesis, kv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for num := uint64(1); num <= common; num++ {
-			b, err := c.BlockByNumber(num)
-			if err != nil {
-				t.Fatalf("%s: block %d: %v", n.Name, num, err)
+		walkCertified(t, dir, n, common, func(b *types.Block, _ *consensus.ValidatorSet, _ *consensus.Certificate) {
+			num := b.Number()
+			if len(ref) < int(num) {
+				ref = append(ref, b.Hash())
+			} else if ref[num-1] != b.Hash() {
+				t.Fatalf("fork at block %d: %s has %s, validator0 %s", num, n.Name, b.Hash().Hex(), ref[num-1].Hex())
 			}
-			if ref == nil || len(ref) < int(num) {
-				ref = append(ref, b.Hash().Hex())
-			} else if ref[num-1] != b.Hash().Hex() {
-				t.Fatalf("fork at block %d: %s has %s, validator0 %s", num, n.Name, b.Hash().Hex(), ref[num-1])
-			}
-			raw, err := c.Certificate(num)
-			if err != nil {
-				t.Fatalf("%s: certificate %d: %v", n.Name, num, err)
-			}
-			cert, err := consensus.DecodeCertificate(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			set, _ := vals.ValidatorSet(num)
-			if err := consensus.VerifyCertificate(chain.TestChainID, set, num, b.Hash(), cert); err != nil {
-				t.Fatalf("%s: certificate %d: %v", n.Name, num, err)
-			}
-		}
-		kv.Close()
+		})
 	}
 	t.Logf("no fork: %d nodes agree on blocks 1..%d, every certificate valid", len(nodes), common)
 }

@@ -89,15 +89,7 @@ func TestMemMatchesDisk(t *testing.T) {
 			}
 		}
 	}
-	dump := func(db KV) string {
-		var sb strings.Builder
-		db.Iterate([]byte("k"), func(k, v []byte) bool {
-			fmt.Fprintf(&sb, "%s=%x;", k, v)
-			return true
-		})
-		return sb.String()
-	}
-	if a, b := dump(disk), dump(mem); a != b {
+	if a, b := dumpKeys(disk), dumpKeys(mem); a != b {
 		t.Fatalf("disk and memory differ:\n%s\n%s", a, b)
 	}
 	disk.Close()
@@ -106,7 +98,7 @@ func TestMemMatchesDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	if a, b := dump(again), dump(mem); a != b {
+	if a, b := dumpKeys(again), dumpKeys(mem); a != b {
 		t.Fatal("reopened store differs from memory")
 	}
 }
@@ -549,26 +541,18 @@ func TestCompactKeepsWritesMeanwhile(t *testing.T) {
 	if err := <-second; !errors.Is(err, ErrCompacting) {
 		t.Fatalf("a second compaction meanwhile: %v", err)
 	}
-	dump := func(db KV) string {
-		var sb strings.Builder
-		db.Iterate([]byte("k"), func(k, v []byte) bool {
-			fmt.Fprintf(&sb, "%s=%x;", k, v)
-			return true
-		})
-		return sb.String()
-	}
-	want := dump(mem)
-	if got := dump(db); got != want {
+	want := dumpKeys(mem)
+	if got := dumpKeys(db); got != want {
 		t.Fatal("after compacting, the store differs from what was written")
 	}
 	random(2000)
-	want = dump(mem)
+	want = dumpKeys(mem)
 	db.Close()
 	if db, err = Open(dir); err != nil || db.Recover.CutBytes != 0 {
 		t.Fatalf("reopen: %v %+v", err, db.Recover)
 	}
 	defer db.Close()
-	if got := dump(db); got != want {
+	if got := dumpKeys(db); got != want {
 		t.Fatal("after reopening, the store differs from what was written")
 	}
 }
@@ -612,4 +596,14 @@ func TestCompactConcurrent(t *testing.T) {
 	}
 	close(done)
 	wg.Wait()
+}
+
+// dumpKeys renders every key under "k" with its value, in key order.
+func dumpKeys(db KV) string {
+	var sb strings.Builder
+	db.Iterate([]byte("k"), func(k, v []byte) bool {
+		fmt.Fprintf(&sb, "%s=%x;", k, v)
+		return true
+	})
+	return sb.String()
 }
