@@ -36,8 +36,10 @@ func (e *Explorer) block(r *http.Request) (any, error) {
 			return nil, notFound(fmt.Sprintf("block %d not found", num))
 		}
 	}
-	if body, ok := e.cachedBlock(hash); ok {
-		return raw(body), nil
+	// A cached block is served while it is still canonical: a
+	// development chain's rewind or reset drops blocks.
+	if c, ok := e.cachedBlock(hash); ok && b.CanonicalHash(c.num) == hash {
+		return raw(c.body), nil
 	}
 	blk, err := b.BlockByHash(hash)
 	if err != nil {
@@ -57,31 +59,38 @@ func (e *Explorer) block(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Only canonical blocks are cached: they are final.
+	// Only canonical blocks are cached.
 	if b.CanonicalHash(blk.Number()) == hash {
-		e.cacheBlock(hash, body)
+		e.cacheBlock(hash, cachedBlock{blk.Number(), body})
 	}
 	return raw(body), nil
 }
 
-func (e *Explorer) cachedBlock(h types.Hash) ([]byte, bool) {
-	e.blockMu.Lock()
-	defer e.blockMu.Unlock()
-	body, ok := e.blockCache[h]
-	return body, ok
+// cachedBlock is a rendered block and its number.
+type cachedBlock struct {
+	num  uint64
+	body []byte
 }
 
-func (e *Explorer) cacheBlock(h types.Hash, body []byte) {
+func (e *Explorer) cachedBlock(h types.Hash) (cachedBlock, bool) {
+	e.blockMu.Lock()
+	defer e.blockMu.Unlock()
+	c, ok := e.blockCache[h]
+	return c, ok
+}
+
+func (e *Explorer) cacheBlock(h types.Hash, c cachedBlock) {
 	e.blockMu.Lock()
 	defer e.blockMu.Unlock()
 	if _, ok := e.blockCache[h]; ok {
+		e.blockCache[h] = c
 		return
 	}
 	if len(e.blockOrder) >= blockCacheSize {
 		delete(e.blockCache, e.blockOrder[0])
 		e.blockOrder = e.blockOrder[1:]
 	}
-	e.blockCache[h] = body
+	e.blockCache[h] = c
 	e.blockOrder = append(e.blockOrder, h)
 }
 

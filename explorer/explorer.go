@@ -56,13 +56,13 @@ type Explorer struct {
 	mux *http.ServeMux
 
 	blockMu    sync.Mutex
-	blockCache map[types.Hash][]byte // rendered blocks: committed blocks never change
+	blockCache map[types.Hash]cachedBlock // rendered canonical blocks
 	blockOrder []types.Hash
 }
 
 // New returns the explorer of a backend.
 func New(cfg Config) *Explorer {
-	e := &Explorer{cfg: cfg, mux: http.NewServeMux(), blockCache: map[types.Hash][]byte{}}
+	e := &Explorer{cfg: cfg, mux: http.NewServeMux(), blockCache: map[types.Hash]cachedBlock{}}
 	api := map[string]func(*http.Request) (any, error){
 		"/api/block/{id}":       e.block,
 		"/api/blocks":           e.blocks,

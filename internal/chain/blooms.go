@@ -20,18 +20,18 @@ var (
 	prefixBloomGroup = []byte("G") // G + group(8) -> 64 blooms of blocks 64g .. 64g+63
 )
 
-// putBloom records the bloom of block n in the pending batch, packing its
-// group when n completes one. Called with db.mu held.
-func (db *DB) putBloom(n uint64, bloom *types.Bloom) error {
+// putBloom stages the bloom of block n, packing its group when n
+// completes one.
+func (w *indexBatch) putBloom(n uint64, bloom *types.Bloom) error {
 	if n%bloomGroup != bloomGroup-1 {
-		db.pending.Put(key(prefixBloom, numKey(n)), bloom[:])
+		w.putKey(prefixBloom, numKey(n), bloom[:])
 		return nil
 	}
 	packed := make([]byte, bloomGroup*types.BloomLength)
 	first := n - (bloomGroup - 1)
 	for i := uint64(0); i < bloomGroup-1; i++ {
 		k := key(prefixBloom, numKey(first+i))
-		v, err := db.kv.Get(k)
+		v, err := w.get(k)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			continue // a block with no stored bloom (written before this table existed) tests as empty
@@ -41,27 +41,34 @@ func (db *DB) putBloom(n uint64, bloom *types.Bloom) error {
 			return fmt.Errorf("stored bloom of block %d has %d bytes", first+i, len(v))
 		}
 		copy(packed[i*types.BloomLength:], v)
-		db.pending.Delete(k)
+		w.del(k)
 	}
 	copy(packed[(bloomGroup-1)*types.BloomLength:], bloom[:])
-	db.pending.Put(key(prefixBloomGroup, numKey(n/bloomGroup)), packed)
+	w.put(key(prefixBloomGroup, numKey(n/bloomGroup)), packed)
 	return nil
 }
 
 // unpackBlooms stages the packed bloom groups that blocks first..last
 // reach as one bloom per block, so that every later write or deletion of
-// a block's bloom lands where the reader looks. Called with db.mu held.
-func (db *DB) unpackBlooms(first, last uint64) {
+// a block's bloom lands where the reader looks.
+func (w *indexBatch) unpackBlooms(first, last uint64) error {
 	for g := first / bloomGroup; g <= last/bloomGroup; g++ {
-		packed, err := db.kv.Get(key(prefixBloomGroup, numKey(g)))
-		if err != nil || len(packed) != bloomGroup*types.BloomLength {
+		packed, err := w.get(key(prefixBloomGroup, numKey(g)))
+		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
-		for i := uint64(0); i < bloomGroup; i++ {
-			db.pending.Put(key(prefixBloom, numKey(g*bloomGroup+i)), packed[i*types.BloomLength:(i+1)*types.BloomLength])
+		if err != nil {
+			return err
 		}
-		db.pending.Delete(key(prefixBloomGroup, numKey(g)))
+		if len(packed) != bloomGroup*types.BloomLength {
+			return fmt.Errorf("stored bloom group %d has %d bytes", g, len(packed))
+		}
+		for i := uint64(0); i < bloomGroup; i++ {
+			w.put(key(prefixBloom, numKey(g*bloomGroup+i)), packed[i*types.BloomLength:(i+1)*types.BloomLength])
+		}
+		w.del(key(prefixBloomGroup, numKey(g)))
 	}
+	return nil
 }
 
 // BloomReader reads block blooms by number, keeping the last packed group

@@ -303,12 +303,8 @@ func (c *Chain) commit(built *Built) error {
 	if td := c.childTD(b.ParentHash(), &b.HeaderRef().Difficulty); td != nil {
 		c.db.stageTD(b.Hash(), td)
 	}
-	if err := c.stageHistory(b, receipts, built.Transfers); err != nil {
-		c.db.Discard()
-		return err
-	}
-	if err := c.db.WriteBlock(b, receipts); err != nil {
-		c.db.Discard()
+	err := c.switchCanonical(&canonSwitch{base: c.head, tip: b, tipReceipts: receipts, tipTransfers: built.Transfers})
+	if err != nil {
 		return err
 	}
 	c.keepHeadState()

@@ -148,37 +148,17 @@ func (db *DB) Discard() {
 
 // WriteBlock durably stores a block as the new canonical head, together
 // with its receipts, its transaction lookups and every trie node written
-// since the last call, in one atomic batch.
+// since the last call, in one atomic batch. It keeps no history index:
+// the chain's own blocks are committed with theirs (Chain.commit).
 func (db *DB) WriteBlock(b *types.Block, receipts types.Receipts) error {
+	return db.switchCanonical(&canonSwitch{tip: b, tipReceipts: receipts})
+}
+
+// stagePut adds k = v to the pending batch.
+func (db *DB) stagePut(k, v []byte) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	h := b.Hash()
-	num := numKey(b.Number())
-	db.putKey(prefixBlock, h[:], b.EncodeRLP())
-	db.putKey(prefixReceipts, h[:], encodeReceipts(receipts))
-	db.putKey(prefixCanonical, num, h[:])
-	db.putKey(prefixNumber, h[:], num)
-	var loc [32 + 4]byte // block hash + index
-	copy(loc[:], h[:])
-	for i, tx := range b.Transactions() {
-		th := tx.Hash()
-		binary.BigEndian.PutUint32(loc[32:], uint32(i))
-		db.putKey(prefixTxLookup, th[:], loc[:])
-	}
-	bloom := b.HeaderRef().Bloom
-	if err := db.putBloom(b.Number(), &bloom); err != nil {
-		return err // the caller discards the pending batch
-	}
-	db.pending.Put(keyHead, h[:])
-	if b.Number() == 0 {
-		db.pending.Put(keyGenesis, h[:])
-	}
-	if err := db.kv.Write(&db.pending); err != nil {
-		return err
-	}
-	db.pending.Reset()
-	clear(db.overlay)
-	return nil
+	db.pending.Put(k, v)
 }
 
 func encodeReceipts(rs types.Receipts) []byte {
@@ -292,74 +272,16 @@ func (db *DB) TxLookup(txHash types.Hash) (types.Hash, int, bool) {
 }
 
 // WriteSideBlock stores a block that is not (yet) canonical: the block,
-// its receipts, its number and the trie nodes written since the last
+// its receipts, its transfers (for the history index, should it become
+// canonical), its number and the trie nodes written since the last
 // write, without touching the canonical index or the head.
-func (db *DB) WriteSideBlock(b *types.Block, receipts types.Receipts) error {
+func (db *DB) WriteSideBlock(b *types.Block, receipts types.Receipts, transfers [][]types.Address) error {
 	db.mu.Lock()
-	defer db.mu.Unlock()
 	h := b.Hash()
 	db.pending.Put(key(prefixBlock, h[:]), b.EncodeRLP())
 	db.pending.Put(key(prefixReceipts, h[:]), encodeReceipts(receipts))
 	db.pending.Put(key(prefixNumber, h[:]), numKey(b.Number()))
-	if err := db.kv.Write(&db.pending); err != nil {
-		return err
-	}
-	db.pending.Reset()
-	clear(db.overlay)
-	return nil
-}
-
-// Reorg makes branch canonical in one atomic batch: branch runs from the
-// first block after the common ancestor to the new head, whose receipts
-// are given (it is the one block not stored yet; the others are). Canonical
-// entries, transaction lookups and blooms of the old branch up to
-// oldHead are replaced or removed.
-func (db *DB) Reorg(branch []*types.Block, oldHead uint64, headReceipts types.Receipts) error {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	first := branch[0].Number()
-	newHead := branch[len(branch)-1]
-	last := max(oldHead, newHead.Number())
-	// Old canonical blocks lose their lookups and canonical entries.
-	for n := first; n <= oldHead; n++ {
-		hv, err := db.kv.Get(key(prefixCanonical, numKey(n)))
-		if err != nil {
-			continue
-		}
-		if old, err := db.Block(types.Hash(hv)); err == nil {
-			for _, tx := range old.Transactions() {
-				th := tx.Hash()
-				db.pending.Delete(key(prefixTxLookup, th[:]))
-			}
-		}
-		db.pending.Delete(key(prefixCanonical, numKey(n)))
-	}
-	db.unpackBlooms(first, last)
-	for n := newHead.Number() + 1; n <= oldHead; n++ {
-		db.pending.Delete(key(prefixBloom, numKey(n)))
-	}
-	for _, b := range branch {
-		h := b.Hash()
-		num := numKey(b.Number())
-		if b == newHead {
-			db.pending.Put(key(prefixBlock, h[:]), b.EncodeRLP())
-			db.pending.Put(key(prefixReceipts, h[:]), encodeReceipts(headReceipts))
-			db.pending.Put(key(prefixNumber, h[:]), num)
-		}
-		db.pending.Put(key(prefixCanonical, num), h[:])
-		for i, tx := range b.Transactions() {
-			th := tx.Hash()
-			db.pending.Put(key(prefixTxLookup, th[:]), binary.BigEndian.AppendUint32(append([]byte(nil), h[:]...), uint32(i)))
-		}
-		bloom := b.HeaderRef().Bloom
-		db.pending.Put(key(prefixBloom, num), bloom[:])
-	}
-	h := newHead.Hash()
-	db.pending.Put(keyHead, h[:])
-	if err := db.kv.Write(&db.pending); err != nil {
-		return err
-	}
-	db.pending.Reset()
-	clear(db.overlay)
-	return nil
+	db.pending.Put(key(prefixTransfers, h[:]), encodeTransfers(transfers))
+	db.mu.Unlock()
+	return db.Flush()
 }

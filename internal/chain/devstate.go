@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -157,8 +156,7 @@ func (c *Chain) Rewind(num uint64) error {
 			dropped = append(dropped, h)
 		}
 	}
-	if err := c.db.rewind(target, old); err != nil {
-		c.db.Discard()
+	if err := c.switchCanonical(&canonSwitch{base: target, forget: true}); err != nil {
 		return err
 	}
 	c.head = target
@@ -224,161 +222,11 @@ func (c *Chain) Keys() map[types.Address][]types.Hash {
 	return out
 }
 
-// recordingKeys reports whether RecordKeys is on.
-func (c *Chain) recordingKeys() bool {
-	c.keysMu.Lock()
-	defer c.keysMu.Unlock()
-	return c.keys != nil
-}
-
-// prefixBlockAddrs keeps, on a development chain, the addresses whose
-// history-index lists a block extended, so that a rewind shortens exactly
-// those lists instead of walking every address.
-var prefixBlockAddrs = []byte("xt") // xt + number(8) -> addresses (20 each)
-
-func (c *Chain) stageBlockAddrs(n uint64, addrs []types.Address) {
-	v := make([]byte, 0, 20*len(addrs))
-	for _, a := range addrs {
-		v = append(v, a[:]...)
-	}
-	c.db.stagePut(key(prefixBlockAddrs, numKey(n)), v)
-}
-
-// blockAddrs returns the addresses blocks from..to extended the lists of,
-// or false when a block of them has no record.
-func (db *DB) blockAddrs(from, to uint64) ([]types.Address, bool) {
-	seen := map[types.Address]bool{}
-	var out []types.Address
-	for n := from; n <= to; n++ {
-		v, err := db.kv.Get(key(prefixBlockAddrs, numKey(n)))
-		if err != nil || len(v)%20 != 0 {
-			return nil, false
-		}
-		for ; len(v) > 0; v = v[20:] {
-			a := types.Address(v[:20])
-			if !seen[a] {
-				seen[a] = true
-				out = append(out, a)
-			}
-		}
-	}
-	return out, true
-}
-
 // Flush writes what is pending (trie nodes of a state committed outside a
 // block) without a block.
 func (db *DB) Flush() error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if err := db.kv.Write(&db.pending); err != nil {
-		return err
-	}
-	db.pending.Reset()
-	clear(db.overlay)
-	return nil
-}
-
-// rewind removes canonical blocks target+1 .. old and makes target the
-// head. The history index is rolled back as well: the per-block and
-// per-ordinal entries by number, the per-address lists by walking the
-// addresses it knows (a development chain has few).
-func (db *DB) rewind(target *types.Block, old uint64) error {
-	num := target.Number()
-	keepTxs, err := db.TxCountThrough(num)
-	indexed := err == nil
-	allTxs, err2 := db.TxCountThrough(old)
-	indexed = indexed && err2 == nil
-	// Address lists are read before anything is staged: the counts come
-	// from the store.
-	type addrCount struct {
-		key  []byte
-		addr types.Address
-		from uint64 // entries from here on go
-		to   uint64
-	}
-	var addrs []addrCount
-	if indexed {
-		visit := func(a types.Address, total uint64) error {
-			keep, err := db.AddressTxCountBefore(a, num+1)
-			if err != nil {
-				return err
-			}
-			if keep < total {
-				addrs = append(addrs, addrCount{key: key(prefixAddrTxCount, a[:]), addr: a, from: keep, to: total})
-			}
-			return nil
-		}
-		if touched, ok := db.blockAddrs(num+1, old); ok {
-			for _, a := range touched {
-				total, err := db.AddressTxCount(a)
-				if err == nil {
-					err = visit(a, total)
-				}
-				if err != nil {
-					return err
-				}
-			}
-		} else {
-			// Blocks written without the record: walk every address.
-			var ierr error
-			err := db.kv.Iterate(prefixAddrTxCount, func(k, v []byte) bool {
-				if len(k) != len(prefixAddrTxCount)+20 || len(v) != 8 {
-					return true
-				}
-				ierr = visit(types.Address(k[len(prefixAddrTxCount):]), binary.BigEndian.Uint64(v))
-				return ierr == nil
-			})
-			if err == nil {
-				err = ierr
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	for n := num + 1; n <= old; n++ {
-		hv, err := db.kv.Get(key(prefixCanonical, numKey(n)))
-		if err != nil {
-			continue
-		}
-		h := types.Hash(hv)
-		if b, err := db.Block(h); err == nil {
-			for _, tx := range b.Transactions() {
-				th := tx.Hash()
-				db.pending.Delete(key(prefixTxLookup, th[:]))
-			}
-		}
-		db.pending.Delete(key(prefixCanonical, numKey(n)))
-		db.pending.Delete(key(prefixNumber, h[:]))
-		db.pending.Delete(key(prefixBlock, h[:]))
-		db.pending.Delete(key(prefixReceipts, h[:]))
-		db.pending.Delete(key(prefixCert, numKey(n)))
-		db.pending.Delete(key(prefixTxCumul, numKey(n)))
-		db.pending.Delete(key(prefixBlockAddrs, numKey(n)))
-	}
-	db.unpackBlooms(num+1, old)
-	for n := num + 1; n <= old; n++ {
-		db.pending.Delete(key(prefixBloom, numKey(n)))
-	}
-	if indexed {
-		for o := keepTxs; o < allTxs; o++ {
-			db.pending.Delete(key(prefixTxOrdinal, numKey(o)))
-		}
-		for _, a := range addrs {
-			for i := a.from; i < a.to; i++ {
-				db.pending.Delete(key(prefixAddrTx, a.addr[:], numKey(i)))
-			}
-			if a.from == 0 {
-				db.pending.Delete(a.key)
-			} else {
-				db.pending.Put(a.key, numKey(a.from))
-			}
-		}
-	}
-	h := target.Hash()
-	db.pending.Put(keyHead, h[:])
 	if err := db.kv.Write(&db.pending); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -154,7 +155,7 @@ func (c *Chain) insertBranch(b *types.Block, s senders) (types.Receipts, error) 
 		c.db.stageTD(b.Hash(), td)
 	}
 	if !adopt {
-		if err := c.db.WriteSideBlock(b, built.Receipts); err != nil {
+		if err := c.db.WriteSideBlock(b, built.Receipts, built.Transfers); err != nil {
 			c.db.Discard()
 			return nil, err
 		}
@@ -162,22 +163,21 @@ func (c *Chain) insertBranch(b *types.Block, s senders) (types.Receipts, error) 
 	}
 	// The new branch, from the block back to where it meets the canonical
 	// chain, becomes canonical.
-	branch := []*types.Block{b}
-	for cur := parent; ; {
-		if h, ok := c.db.CanonicalHash(cur.Number()); ok && h == cur.Hash() {
+	var branch []*types.Block
+	base := parent
+	for {
+		if h, ok := c.db.CanonicalHash(base.Number()); ok && h == base.Hash() {
 			break
 		}
-		branch = append(branch, cur)
-		if cur, err = c.db.Block(cur.ParentHash()); err != nil {
+		branch = append(branch, base)
+		if base, err = c.db.Block(base.ParentHash()); err != nil {
 			c.db.Discard()
 			return nil, fmt.Errorf("branch of block %d: %w", b.Number(), err)
 		}
 	}
-	for i, j := 0, len(branch)-1; i < j; i, j = i+1, j-1 {
-		branch[i], branch[j] = branch[j], branch[i]
-	}
-	if err := c.db.Reorg(branch, c.head.Number(), built.Receipts); err != nil {
-		c.db.Discard()
+	slices.Reverse(branch)
+	err = c.switchCanonical(&canonSwitch{base: base, branch: branch, tip: b, tipReceipts: built.Receipts, tipTransfers: built.Transfers})
+	if err != nil {
 		return nil, err
 	}
 	c.head = b

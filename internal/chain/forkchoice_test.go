@@ -38,13 +38,14 @@ func TestReorgIndexes(t *testing.T) {
 	for n := uint64(60); n <= 65; n++ {
 		b := synthetic(parent, n, 'b')
 		if n < 65 {
-			if err := db.WriteSideBlock(b, nil); err != nil {
+			if err := db.WriteSideBlock(b, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 		branch, parent = append(branch, b), b.Hash()
 	}
-	if err := db.Reorg(branch, 69, nil); err != nil {
+	s := &canonSwitch{base: old[59], oldHead: 69, branch: branch[:len(branch)-1], tip: branch[len(branch)-1]}
+	if err := db.switchCanonical(s); err != nil {
 		t.Fatal(err)
 	}
 	if h, _ := db.HeadHash(); h != branch[len(branch)-1].Hash() {

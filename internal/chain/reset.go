@@ -15,8 +15,8 @@ import (
 // chain's Config, which does not change. Whoever produces
 // blocks must be stopped first; subscribers see the new head.
 //
-// The history index of the explorer is left as it is, as for any other
-// reorganisation: its entries of dropped blocks stay listed.
+// The dropped blocks leave every index, the explorer's history included,
+// in the same write that moves the head.
 func (c *Chain) Reset(g *Genesis) error {
 	var blk *types.Block
 	if g != nil {
@@ -34,7 +34,7 @@ func (c *Chain) Reset(g *Genesis) error {
 	defer c.mu.Unlock()
 	old := c.genesis
 	if c.head.Hash() != old.Hash() {
-		if err := c.db.Reorg([]*types.Block{old}, c.head.Number(), nil); err != nil {
+		if err := c.switchCanonical(&canonSwitch{base: old}); err != nil {
 			return err
 		}
 		c.head = old
