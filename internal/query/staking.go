@@ -265,6 +265,8 @@ func stakingService() *Service {
 			QueryDelegatorDelegationsRequest{}, QueryDelegatorDelegationsResponse{},
 			QueryDelegationRequest{}, QueryDelegationResponse{},
 			QueryDelegatorUnbondingDelegationsRequest{}, QueryDelegatorUnbondingDelegationsResponse{},
+			RedelegationEntry{}, Redelegation{}, RedelegationEntryResponse{}, RedelegationResponse{},
+			QueryRedelegationsRequest{}, QueryRedelegationsResponse{},
 			QueryStakingParamsRequest{}, QueryStakingParamsResponse{}, QueryPoolRequest{}, QueryPoolResponse{}},
 		[]protobuf.Enum{BondStatus(0)},
 		[]*Method{
@@ -274,6 +276,7 @@ func stakingService() *Service {
 			method("Delegation", "/cosmos/staking/v1beta1/validators/{validator_addr}/delegations/{delegator_addr}", (*Querier).Delegation),
 			method("DelegatorDelegations", "/cosmos/staking/v1beta1/delegations/{delegator_addr}", (*Querier).DelegatorDelegations),
 			method("DelegatorUnbondingDelegations", "/cosmos/staking/v1beta1/delegators/{delegator_addr}/unbonding_delegations", (*Querier).DelegatorUnbondingDelegations),
+			method("Redelegations", "/cosmos/staking/v1beta1/delegators/{delegator_addr}/redelegations", (*Querier).Redelegations),
 			method("Params", "/cosmos/staking/v1beta1/params", (*Querier).StakingParams),
 			method("Pool", "/cosmos/staking/v1beta1/pool", (*Querier).Pool),
 		})
