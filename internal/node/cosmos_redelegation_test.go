@@ -194,6 +194,12 @@ func TestRedelegationOverRESTAndGRPC(t *testing.T) {
 		len(bySrc.RedelegationResponses) != 1 || bySrc.RedelegationResponses[0].Redelegation.DelegatorAddress != delAcc {
 		t.Errorf("by source: %d %s %+v", code, msg, bySrc)
 	}
+	// The delegator now delegates to both validators.
+	var dv query.QueryDelegatorValidatorsResponse
+	if code, msg := grpcCall(t, gsrv.Addr(), "/cosmos.staking.v1beta1.Query/DelegatorValidators",
+		&query.QueryDelegatorValidatorsRequest{DelegatorAddr: delAcc}, &dv); code != 0 || len(dv.Validators) != 2 {
+		t.Errorf("delegator's validators: %d %s %+v", code, msg, dv)
+	}
 	// The reverse trio does not exist: 404 over REST, NotFound over gRPC.
 	if code, _ := grpcCall(t, gsrv.Addr(), "/cosmos.staking.v1beta1.Query/Redelegations",
 		&query.QueryRedelegationsRequest{DelegatorAddr: delAcc, SrcValidatorAddr: dstVal, DstValidatorAddr: srcVal}, new(query.QueryRedelegationsResponse)); code != int(query.NotFound) {

@@ -50,7 +50,7 @@ func Ether(n uint64) *uint256.Int {
 // New returns a fake with three blocks, two funded accounts, the given
 // number of validators (each with a self-delegation from Addr(1000+i)
 // and one delegation from Addr(1)), one unbonding entry of Addr(1),
-// with three validators or more four redelegations (Addr(1) moved stake
+// with three validators or more one of Addr(0x1000) and four redelegations (Addr(1) moved stake
 // twice from the first validator to the second and once from the third
 // to the first, Addr(0x1000) once from the first to the third) and two
 // proposals.
@@ -97,6 +97,10 @@ func New(validators int) *Fake {
 	if validators > 0 {
 		f.Unbonding = append(f.Unbonding, backend.UnbondingEntry{ID: 1, Delegator: Addr(1), Validator: Addr(0x100), Amount: Ether(1),
 			CompletionTime: base + 21*24*3600, CreationHeight: 2})
+	}
+	if validators >= 3 {
+		f.Unbonding = append(f.Unbonding, backend.UnbondingEntry{ID: 6, Delegator: Addr(0x1000), Validator: Addr(0x100), Amount: Ether(7),
+			CompletionTime: base + 21*24*3600 + 10, CreationHeight: 2})
 	}
 	if validators >= 3 {
 		v0, v1, v2 := Addr(0x100), Addr(0x101), Addr(0x102)
