@@ -72,6 +72,11 @@ func grpcurlInputs() map[string]string {
 		"cosmos.staking.v1beta1.Query/Delegation":                        `{"delegator_addr":"` + acc + `","validator_addr":"` + val + `"}`,
 		"cosmos.staking.v1beta1.Query/DelegatorDelegations":              `{"delegator_addr":"` + acc + `"}`,
 		"cosmos.staking.v1beta1.Query/DelegatorUnbondingDelegations":     `{"delegator_addr":"` + acc + `"}`,
+		"cosmos.staking.v1beta1.Query/ValidatorUnbondingDelegations":     `{"validator_addr":"` + val + `"}`,
+		"cosmos.staking.v1beta1.Query/UnbondingDelegation":               `{"delegator_addr":"` + acc + `","validator_addr":"` + val + `"}`,
+		"cosmos.staking.v1beta1.Query/DelegatorValidators":               `{"delegator_addr":"` + acc + `","pagination":{"limit":"2"}}`,
+		"cosmos.staking.v1beta1.Query/DelegatorValidator":                `{"delegator_addr":"` + acc + `","validator_addr":"` + val + `"}`,
+		"cosmos.staking.v1beta1.Query/Redelegations":                     `{"delegator_addr":"` + acc + `","pagination":{"limit":"1","count_total":true}}`,
 		"cosmos.staking.v1beta1.Query/Params":                            `{}`,
 		"cosmos.staking.v1beta1.Query/Pool":                              `{}`,
 	}

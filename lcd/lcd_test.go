@@ -25,6 +25,8 @@ var (
 	acc1     = query.Bech32(query.AccountPrefix, querytest.Addr(1))
 	acc5     = query.Bech32(query.AccountPrefix, querytest.Addr(5))
 	val0     = query.Bech32(query.ValidatorPrefix, querytest.Addr(0x100))
+	val1     = query.Bech32(query.ValidatorPrefix, querytest.Addr(0x101))
+	val2     = query.Bech32(query.ValidatorPrefix, querytest.Addr(0x102))
 	valNone  = query.Bech32(query.ValidatorPrefix, querytest.Addr(0x999))
 	cons0    = query.Bech32(query.ConsensusPrefix, querytest.Addr(0x100))
 	badCheck = acc1[:len(acc1)-1] + flip(acc1[len(acc1)-1])
@@ -83,6 +85,24 @@ var goldenCases = []struct{ name, path string }{
 	{"delegator_delegations_empty", "/cosmos/staking/v1beta1/delegations/" + acc5},
 	{"delegator_delegations_bad", "/cosmos/staking/v1beta1/delegations/" + badCheck},
 	{"unbonding_delegations", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/unbonding_delegations"},
+	{"validator_unbonding_delegations", "/cosmos/staking/v1beta1/validators/" + val0 + "/unbonding_delegations"},
+	{"validator_unbonding_delegations_none", "/cosmos/staking/v1beta1/validators/" + val1 + "/unbonding_delegations"},
+	{"unbonding_delegation", "/cosmos/staking/v1beta1/validators/" + val0 + "/delegations/" + acc1 + "/unbonding_delegation"},
+	{"unbonding_delegation_missing", "/cosmos/staking/v1beta1/validators/" + val1 + "/delegations/" + acc1 + "/unbonding_delegation"},
+	{"delegator_validators", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/validators?pagination.limit=2"},
+	{"delegator_validators_empty", "/cosmos/staking/v1beta1/delegators/" + acc5 + "/validators"},
+	{"delegator_validator", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/validators/" + val0},
+	{"delegator_validator_no_delegation", "/cosmos/staking/v1beta1/delegators/" + acc5 + "/validators/" + val0},
+	{"redelegations", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/redelegations"},
+	{"redelegations_one", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/redelegations?src_validator_addr=" + val0 + "&dst_validator_addr=" + val1},
+	{"redelegations_one_missing", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/redelegations?src_validator_addr=" + val0 + "&dst_validator_addr=" + val2},
+	{"redelegations_src_only", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/redelegations?src_validator_addr=" + val2},
+	{"redelegations_dst_only", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/redelegations?dst_validator_addr=" + val1},
+	{"redelegations_bad_src", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/redelegations?src_validator_addr=" + val0[:len(val0)-1] + flip(val0[len(val0)-1])},
+	{"redelegations_acc_as_dst", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/redelegations?src_validator_addr=" + val0 + "&dst_validator_addr=" + acc1},
+	{"redelegations_empty", "/cosmos/staking/v1beta1/delegators/" + acc5 + "/redelegations"},
+	{"redelegations_page", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/redelegations?pagination.limit=1&pagination.count_total=true"},
+	{"redelegations_reverse", "/cosmos/staking/v1beta1/delegators/" + acc1 + "/redelegations?pagination.reverse=true"},
 	{"staking_params", "/cosmos/staking/v1beta1/params"},
 	{"staking_pool", "/cosmos/staking/v1beta1/pool"},
 	{"rewards_total", "/cosmos/distribution/v1beta1/delegators/" + acc1 + "/rewards"},

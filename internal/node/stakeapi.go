@@ -135,6 +135,23 @@ func (a stakingAPI) UnbondingDelegations(height *uint64, d *types.Address) ([]ba
 	return out, nil
 }
 
+var _ backend.StakingRedelegations = stakingAPI{}
+
+func (a stakingAPI) Redelegations(height *uint64, d *types.Address) ([]backend.RedelegationEntry, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	rs := staking.ReadRedelegations(st, d)
+	out := make([]backend.RedelegationEntry, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, backend.RedelegationEntry{ID: r.ID, Delegator: r.Delegator, Src: r.Src, Dst: r.Dst, Amount: r.Amount,
+			SharesDst: r.SharesDst, Balance: r.Balance, CompletionTime: r.Completion, CreationHeight: r.Height})
+	}
+	return out, nil
+}
+
 func (a stakingAPI) WithdrawAddress(height *uint64, d types.Address) (types.Address, error) {
 	st, err := a.stateAt(height)
 	if err != nil {

@@ -218,22 +218,50 @@ func (n native) Unbondings(d types.Address) ([]vUnbonding, error) {
 	if err != nil {
 		return nil, nativeErr(err)
 	}
+	out := unbondingGroups(es, nil)
+	sort.Slice(out, func(i, j int) bool { return lessAddr(out[i].Validator, out[j].Validator) })
+	return out, nil
+}
+
+// ValidatorUnbondings groups the pending entries out of validator op per
+// delegator, sorted by delegator; ErrNotFound for an unknown validator.
+func (n native) ValidatorUnbondings(op types.Address) ([]vUnbonding, error) {
+	if _, err := n.s.StakingValidator(n.at, op); err != nil {
+		return nil, nativeErr(err)
+	}
+	es, err := n.s.UnbondingDelegations(n.at, nil)
+	if err != nil {
+		return nil, nativeErr(err)
+	}
+	out := unbondingGroups(es, &op)
+	sort.Slice(out, func(i, j int) bool { return lessAddr(out[i].Delegator, out[j].Delegator) })
+	return out, nil
+}
+
+// unbondingGroups groups entries (those out of validator only, when
+// given) per delegator and validator, in the order the groups first
+// appear and each group's entries in the order they were started.
+func unbondingGroups(es []backend.UnbondingEntry, validator *types.Address) []vUnbonding {
+	type pair struct{ d, v types.Address }
 	var out []vUnbonding
-	at := map[types.Address]int{}
+	at := map[pair]int{}
 	for _, e := range es {
-		i, ok := at[e.Validator]
+		if validator != nil && e.Validator != *validator {
+			continue
+		}
+		k := pair{e.Delegator, e.Validator}
+		i, ok := at[k]
 		if !ok {
 			i = len(out)
-			at[e.Validator] = i
-			out = append(out, vUnbonding{Delegator: d, Validator: e.Validator})
+			at[k] = i
+			out = append(out, vUnbonding{Delegator: e.Delegator, Validator: e.Validator})
 		}
 		amount := zeroIfNil(e.Amount)
 		out[i].Entries = append(out[i].Entries, vUnbondingEntry{UnbondingID: e.ID,
 			CreationHeight: int64(e.CreationHeight), CompletionTime: unixTime(e.CompletionTime),
 			InitialBalance: amount, Balance: amount})
 	}
-	sort.Slice(out, func(i, j int) bool { return lessAddr(out[i].Validator, out[j].Validator) })
-	return out, nil
+	return out
 }
 
 func (n native) params() (*backend.StakingParams, error) {

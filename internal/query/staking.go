@@ -265,15 +265,26 @@ func stakingService() *Service {
 			QueryDelegatorDelegationsRequest{}, QueryDelegatorDelegationsResponse{},
 			QueryDelegationRequest{}, QueryDelegationResponse{},
 			QueryDelegatorUnbondingDelegationsRequest{}, QueryDelegatorUnbondingDelegationsResponse{},
+			QueryValidatorUnbondingDelegationsRequest{}, QueryValidatorUnbondingDelegationsResponse{},
+			QueryUnbondingDelegationRequest{}, QueryUnbondingDelegationResponse{},
+			QueryDelegatorValidatorsRequest{}, QueryDelegatorValidatorsResponse{},
+			QueryDelegatorValidatorRequest{}, QueryDelegatorValidatorResponse{},
+			RedelegationEntry{}, Redelegation{}, RedelegationEntryResponse{}, RedelegationResponse{},
+			QueryRedelegationsRequest{}, QueryRedelegationsResponse{},
 			QueryStakingParamsRequest{}, QueryStakingParamsResponse{}, QueryPoolRequest{}, QueryPoolResponse{}},
 		[]protobuf.Enum{BondStatus(0)},
 		[]*Method{
 			method("Validators", "/cosmos/staking/v1beta1/validators", (*Querier).Validators),
 			method("Validator", "/cosmos/staking/v1beta1/validators/{validator_addr}", (*Querier).Validator),
 			method("ValidatorDelegations", "/cosmos/staking/v1beta1/validators/{validator_addr}/delegations", (*Querier).ValidatorDelegations),
+			method("ValidatorUnbondingDelegations", "/cosmos/staking/v1beta1/validators/{validator_addr}/unbonding_delegations", (*Querier).ValidatorUnbondingDelegations),
 			method("Delegation", "/cosmos/staking/v1beta1/validators/{validator_addr}/delegations/{delegator_addr}", (*Querier).Delegation),
+			method("UnbondingDelegation", "/cosmos/staking/v1beta1/validators/{validator_addr}/delegations/{delegator_addr}/unbonding_delegation", (*Querier).UnbondingDelegation),
 			method("DelegatorDelegations", "/cosmos/staking/v1beta1/delegations/{delegator_addr}", (*Querier).DelegatorDelegations),
 			method("DelegatorUnbondingDelegations", "/cosmos/staking/v1beta1/delegators/{delegator_addr}/unbonding_delegations", (*Querier).DelegatorUnbondingDelegations),
+			method("DelegatorValidators", "/cosmos/staking/v1beta1/delegators/{delegator_addr}/validators", (*Querier).DelegatorValidators),
+			method("DelegatorValidator", "/cosmos/staking/v1beta1/delegators/{delegator_addr}/validators/{validator_addr}", (*Querier).DelegatorValidator),
+			method("Redelegations", "/cosmos/staking/v1beta1/delegators/{delegator_addr}/redelegations", (*Querier).Redelegations),
 			method("Params", "/cosmos/staking/v1beta1/params", (*Querier).StakingParams),
 			method("Pool", "/cosmos/staking/v1beta1/pool", (*Querier).Pool),
 		})
@@ -464,16 +475,25 @@ func (q *Querier) DelegatorUnbondingDelegations(_ context.Context, r *QueryDeleg
 	if err != nil {
 		return nil, err
 	}
-	out := make([]UnbondingDelegation, len(page))
-	for i, u := range page {
-		out[i] = UnbondingDelegation{DelegatorAddress: accAddr(u.Delegator), ValidatorAddress: valAddr(u.Validator),
-			Entries: make([]UnbondingDelegationEntry, len(u.Entries))}
-		for j, e := range u.Entries {
-			out[i].Entries[j] = UnbondingDelegationEntry{CreationHeight: e.CreationHeight, CompletionTime: e.CompletionTime.UTC(),
-				InitialBalance: IntOf(e.InitialBalance), Balance: IntOf(e.Balance), UnbondingID: e.UnbondingID}
-		}
+	return &QueryDelegatorUnbondingDelegationsResponse{UnbondingResponses: unbondingsOf(page), Pagination: pr}, nil
+}
+
+func unbondingsOf(us []vUnbonding) []UnbondingDelegation {
+	out := make([]UnbondingDelegation, len(us))
+	for i, u := range us {
+		out[i] = unbondingOf(u)
 	}
-	return &QueryDelegatorUnbondingDelegationsResponse{UnbondingResponses: out, Pagination: pr}, nil
+	return out
+}
+
+func unbondingOf(u vUnbonding) UnbondingDelegation {
+	out := UnbondingDelegation{DelegatorAddress: accAddr(u.Delegator), ValidatorAddress: valAddr(u.Validator),
+		Entries: make([]UnbondingDelegationEntry, len(u.Entries))}
+	for j, e := range u.Entries {
+		out.Entries[j] = UnbondingDelegationEntry{CreationHeight: e.CreationHeight, CompletionTime: e.CompletionTime.UTC(),
+			InitialBalance: IntOf(e.InitialBalance), Balance: IntOf(e.Balance), UnbondingID: e.UnbondingID}
+	}
+	return out
 }
 
 // StakingParams returns the staking parameters.

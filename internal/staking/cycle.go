@@ -92,7 +92,7 @@ func (l *ledger) matureUnbonding() {
 		if l.s.addr(e.field(uDst)) == (types.Address{}) { // a redelegation pays nothing
 			l.payOut(StakingAddress, l.s.addr(e.field(uDelegator)), l.s.u256(e.field(uAmount)))
 		}
-		for i := range uint64(uDst + 1) {
+		for i := range uint64(uShares + 1) {
 			l.s.setWord(e.field(i), types.Hash{})
 		}
 	}

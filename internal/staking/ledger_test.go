@@ -311,7 +311,10 @@ func TestSlashReachesLaterEntries(t *testing.T) {
 	if err := l.redelegate(&p, d, addr(1), addr(2), chain(3)); err != nil {
 		t.Fatal(err)
 	}
-	if rs := ReadRedelegations(st, &d); len(rs) != 1 || rs[0].Src != addr(1) || rs[0].Dst != addr(2) || !rs[0].Amount.Eq(chain(3)) {
+	// Validator 2 has never been slashed, so the 3 moved bought 3 shares;
+	// the entry is third in the queue, after the two unbondings.
+	if rs := ReadRedelegations(st, &d); len(rs) != 1 || rs[0].Src != addr(1) || rs[0].Dst != addr(2) || !rs[0].Amount.Eq(chain(3)) ||
+		rs[0].ID != 3 || !rs[0].SharesDst.Eq(chain(3)) || !rs[0].Balance.Eq(chain(3)) || rs[0].Height != 5 {
 		t.Fatalf("redelegations %+v", rs)
 	}
 	v, _ := ReadValidator(st, addr(1))

@@ -126,10 +126,12 @@ func (l *ledger) checkRedelegateFrom(d, src types.Address) error {
 }
 
 // startRedelegation records that d moved amount from src to dst at this
-// block: until restakeCooldown has passed, a slash of src for an earlier
-// infraction reaches the moved stake at dst. The entry shares the
-// unbonding queue (so it expires in order with it) but pays nothing.
-func (l *ledger) startRedelegation(p *Params, d, src, dst types.Address, amount *uint256.Int) {
+// block, where it bought shares of dst: until restakeCooldown has passed,
+// a slash of src for an earlier infraction reaches the moved stake at dst.
+// The entry shares the unbonding queue (so it expires in order with it)
+// but pays nothing; the shares are kept so a reader can tell what the
+// moved stake is worth at dst now.
+func (l *ledger) startRedelegation(p *Params, d, src, dst types.Address, amount, shares *uint256.Int) {
 	l.s.setU64(redelegatedInRec(d, dst), l.now+secondsOf(p.RestakeCooldown))
 	q := queueRec()
 	tail := l.s.u64(q.field(qTail))
@@ -140,22 +142,29 @@ func (l *ledger) startRedelegation(p *Params, d, src, dst types.Address, amount 
 	l.s.setU64(e.field(uCompletion), l.now+secondsOf(p.RestakeCooldown))
 	l.s.setU64(e.field(uHeight), l.height)
 	l.s.setAddr(e.field(uDst), dst)
+	l.s.setU256(e.field(uShares), shares)
 	l.s.setU64(q.field(qTail), tail+1)
 }
 
 // Redelegation is stake moved from one validator to another that a slash
 // of the source for an earlier infraction can still reach.
 type Redelegation struct {
+	// ID numbers the entry in the unbonding queue it shares with the
+	// unbonding entries (see UnbondingEntry.ID).
+	ID                  uint64
 	Delegator, Src, Dst types.Address
 	Amount              *uint256.Int // moved
+	SharesDst           *uint256.Int // shares of Dst it bought
+	Balance             *uint256.Int // what those shares are worth at Dst now
 	Completion          uint64       // s: no longer slashable from then on
 	Height              uint64       // block that moved it
 }
 
-// ReadRedelegations returns the redelegations still slashable, all of
-// them or those of one delegator.
+// ReadRedelegations returns the redelegations still slashable, in the
+// order they were made: all of them, or those of one delegator.
 func ReadRedelegations(st State, delegator *types.Address) []Redelegation {
-	s := store{st}
+	l := &ledger{s: store{st}}
+	s := l.s
 	q := queueRec()
 	var out []Redelegation
 	for i, tail := s.u64(q.field(qHead)), s.u64(q.field(qTail)); i < tail; i++ {
@@ -165,7 +174,9 @@ func ReadRedelegations(st State, delegator *types.Address) []Redelegation {
 		if dst == (types.Address{}) || delegator != nil && d != *delegator {
 			continue
 		}
-		out = append(out, Redelegation{Delegator: d, Src: s.addr(e.field(uValidator)), Dst: dst, Amount: s.u256(e.field(uAmount)),
+		sh := s.u256(e.field(uShares))
+		out = append(out, Redelegation{ID: i + 1, Delegator: d, Src: s.addr(e.field(uValidator)), Dst: dst,
+			Amount: s.u256(e.field(uAmount)), SharesDst: sh, Balance: l.tokensOf(dst, sh),
 			Completion: s.u64(e.field(uCompletion)), Height: s.u64(e.field(uHeight))})
 	}
 	return out

@@ -357,7 +357,8 @@ const (
 	uAmount
 	uCompletion // s
 	uHeight
-	uDst // a redelegation's destination; zero for an unbonding
+	uDst    // a redelegation's destination; zero for an unbonding
+	uShares // a redelegation's shares minted at its destination
 )
 
 func queueRec() slot { return rec(StakingAddress, "unbonding") }
@@ -451,10 +452,11 @@ func (l *ledger) redelegate(p *Params, d, src, dst types.Address, amount *uint25
 	if _, err := l.unbond(d, src, amount); err != nil {
 		return err
 	}
-	if _, err := l.bond(d, dst, amount); err != nil {
+	sh, err := l.bond(d, dst, amount)
+	if err != nil {
 		return err
 	}
-	l.startRedelegation(p, d, src, dst, amount)
+	l.startRedelegation(p, d, src, dst, amount, sh)
 	return nil
 }
 

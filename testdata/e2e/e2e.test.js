@@ -18,4 +18,5 @@ await import('./suites/explorer.js');
 await import('./suites/graphql.js');
 await import('./suites/cosmos.js');
 await import('./suites/staking.js');
+await import('./suites/redelegation.js');
 await import('./suites/devtools.js');

@@ -22,6 +22,7 @@ type Fake struct {
 	Validators []backend.StakingValidator
 	Dels       []backend.StakingDelegation
 	Unbonding  []backend.UnbondingEntry
+	Redels     []backend.RedelegationEntry
 	Params     backend.StakingParams
 	Props      []backend.Proposal
 	PropVotes  map[uint64][]backend.ProposalVote
@@ -48,8 +49,11 @@ func Ether(n uint64) *uint256.Int {
 
 // New returns a fake with three blocks, two funded accounts, the given
 // number of validators (each with a self-delegation from Addr(1000+i)
-// and one delegation from Addr(1)), one unbonding entry of Addr(1) and
-// two proposals.
+// and one delegation from Addr(1)), one unbonding entry of Addr(1),
+// with three validators or more one of Addr(0x1000) and four redelegations (Addr(1) moved stake
+// twice from the first validator to the second and once from the third
+// to the first, Addr(0x1000) once from the first to the third) and two
+// proposals.
 func New(validators int) *Fake {
 	f := &Fake{Balances: map[types.Address]*uint256.Int{}, Nonces: map[types.Address]uint64{},
 		PropVotes: map[uint64][]backend.ProposalVote{}, PropDeps: map[uint64][]backend.ProposalDeposit{},
@@ -93,6 +97,23 @@ func New(validators int) *Fake {
 	if validators > 0 {
 		f.Unbonding = append(f.Unbonding, backend.UnbondingEntry{ID: 1, Delegator: Addr(1), Validator: Addr(0x100), Amount: Ether(1),
 			CompletionTime: base + 21*24*3600, CreationHeight: 2})
+	}
+	if validators >= 3 {
+		f.Unbonding = append(f.Unbonding, backend.UnbondingEntry{ID: 6, Delegator: Addr(0x1000), Validator: Addr(0x100), Amount: Ether(7),
+			CompletionTime: base + 21*24*3600 + 10, CreationHeight: 2})
+	}
+	if validators >= 3 {
+		v0, v1, v2 := Addr(0x100), Addr(0x101), Addr(0x102)
+		for i, r := range []struct {
+			d, src, dst types.Address
+			amount      uint64
+		}{{Addr(1), v0, v1, 2}, {Addr(1), v2, v0, 3}, {Addr(0x1000), v0, v2, 4}, {Addr(1), v0, v1, 1}} {
+			// The destination lost a tenth to a slash since, so the
+			// shares are worth less than the amount that bought them.
+			f.Redels = append(f.Redels, backend.RedelegationEntry{ID: uint64(2 + i), Delegator: r.d, Src: r.src, Dst: r.dst,
+				Amount: Ether(r.amount), SharesDst: Ether(r.amount), Balance: new(uint256.Int).Div(Ether(9*r.amount), uint256.NewInt(10)),
+				CompletionTime: base + 21*24*3600 + uint64(i), CreationHeight: 2})
+		}
 	}
 	for id := uint64(1); id <= 2; id++ {
 		p := backend.Proposal{ID: id, Kind: "text", Title: "proposal", Description: "text", Status: "voting_period",
@@ -205,6 +226,15 @@ func (f *Fake) ValidatorDelegations(_ *uint64, op types.Address) ([]backend.Stak
 func (f *Fake) UnbondingDelegations(_ *uint64, del *types.Address) ([]backend.UnbondingEntry, error) {
 	var out []backend.UnbondingEntry
 	for _, e := range f.Unbonding {
+		if del == nil || e.Delegator == *del {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+func (f *Fake) Redelegations(_ *uint64, del *types.Address) ([]backend.RedelegationEntry, error) {
+	var out []backend.RedelegationEntry
+	for _, e := range f.Redels {
 		if del == nil || e.Delegator == *del {
 			out = append(out, e)
 		}

@@ -31,6 +31,9 @@ export const ACCOUNTS = {
   // lands later, so it must not share an account with a suite that counts
   // balance changes; it runs after the viem suite is over.
   cosmos: 7,
+  // The redelegation suite moves part of the cosmos suite's delegation to
+  // the validator the staking suite made, after both are over.
+  redelegation: 7,
   // The explorer and staking suites run one after the other (suites are
   // imported in sequence) and neither asserts an absolute balance, so they
   // share the last spendable account.

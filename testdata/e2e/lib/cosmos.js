@@ -1,0 +1,135 @@
+// What the Cosmos suites share: a grpc-js channel shaped as cosmjs-types'
+// query clients want it, REST reads, and the field-by-field comparison of
+// a REST answer with the same answer decoded from gRPC.
+import assert from 'node:assert/strict';
+import grpc from '@grpc/grpc-js';
+import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
+import { TextProposal } from 'cosmjs-types/cosmos/gov/v1beta1/gov';
+import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
+import { BinaryReader } from 'cosmjs-types/binary';
+import { env } from './env.js';
+
+// Rpc adapts a grpc-js channel to the request interface cosmjs-types'
+// query clients call.
+export class Rpc {
+  constructor(addr) {
+    this.client = new grpc.Client(addr, grpc.credentials.createInsecure());
+  }
+  request(service, method, data) {
+    return new Promise((res, rej) => {
+      this.client.makeUnaryRequest(`/${service}/${method}`, (b) => Buffer.from(b), (b) => new Uint8Array(b), data,
+        (err, out) => (err ? rej(err) : res(out)));
+    });
+  }
+  close() {
+    this.client.close();
+  }
+}
+
+export async function rest(path) {
+  const res = await fetch(env.node.rest + path);
+  return { status: res.status, body: await res.json() };
+}
+
+// Dec fields travel on the gRPC wire as the value times 10^18 and read in
+// JSON with 18 decimals; this puts the JSON text in wire form.
+export function decWire(s) {
+  const [whole, frac = ''] = s.split('.');
+  return BigInt(whole + frac.padEnd(18, '0')).toString();
+}
+
+export function pageEqual(grpcPage, restPage) {
+  assert.equal(grpcPage.total.toString(), restPage.total);
+  const key = grpcPage.nextKey && grpcPage.nextKey.length ? Buffer.from(grpcPage.nextKey).toString('base64') : null;
+  assert.equal(key, restPage.next_key);
+}
+
+// EthAccount (ethermint.types.v1: base_account = 1, code_hash = 2) is
+// what an account answer carries; cosmjs-types has no codec for it, so
+// this one reads it with cosmjs-types' own reader.
+export const EthAccount = {
+  decode(bytes) {
+    const r = new BinaryReader(bytes);
+    const m = {};
+    while (r.pos < r.len) {
+      const tag = r.uint32();
+      if (tag >>> 3 === 1) m.baseAccount = BaseAccount.decode(r, r.uint32());
+      else if (tag >>> 3 === 2) m.codeHash = r.string();
+      else r.skipType(tag & 7);
+    }
+    return m;
+  },
+  toJSON: (m) => ({ baseAccount: m.baseAccount && BaseAccount.toJSON(m.baseAccount), codeHash: m.codeHash }),
+};
+
+// The Any payloads the answers carry, decoded to compare with the REST
+// rendering of the same message.
+export const anyTypes = {
+  '/ethermint.types.v1.EthAccount': EthAccount,
+  '/cosmos.crypto.secp256k1.PubKey': PubKey,
+  '/cosmos.gov.v1beta1.TextProposal': TextProposal,
+  '/cosmos.auth.v1beta1.BaseAccount': BaseAccount,
+};
+
+const camel = (k) => k.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+const isDefault = (v) => v === null || v === undefined || v === false || v === '' || v === 0 || v === '0' ||
+  (Array.isArray(v) && v.length === 0) || /^0\.0{18}$/.test(v) || v === '1970-01-01T00:00:00Z';
+
+// sameFields walks a REST answer and the same answer decoded from gRPC (as
+// cosmjs-types renders it to JSON) and returns the first difference, or
+// null. Names differ only in case style; Decs travel on the wire times
+// 10^18; timestamps render with or without milliseconds; an Any is
+// {"@type", fields} in REST and {typeUrl, value} in gRPC; a Duration "60s"
+// and {seconds, nanos}; a field the
+// gRPC side leaves out must be a default value in REST.
+export function sameFields(r, g, at = '') {
+  if (r === null || r === undefined) {
+    return g === null || g === undefined || g === '' ? null : `${at}: REST ${r}, gRPC ${JSON.stringify(g)}`;
+  }
+  if (Array.isArray(r)) {
+    if (!Array.isArray(g) || g.length !== r.length) return `${at}: REST ${r.length} items, gRPC ${JSON.stringify(g)}`;
+    for (let i = 0; i < r.length; i++) {
+      const d = sameFields(r[i], g[i], `${at}[${i}]`);
+      if (d) return d;
+    }
+    return null;
+  }
+  if (typeof r === 'object') {
+    if (g === null || typeof g !== 'object') return `${at}: REST object, gRPC ${JSON.stringify(g)}`;
+    if ('@type' in r) {
+      if (g.typeUrl !== r['@type']) return `${at}: @type ${r['@type']}, gRPC ${g.typeUrl}`;
+      const codec = anyTypes[g.typeUrl];
+      if (!codec) return `${at}: no codec for ${g.typeUrl}`;
+      const { '@type': _, ...fields } = r;
+      return sameFields(fields, codec.toJSON(codec.decode(Buffer.from(g.value, 'base64'))), `${at}<${g.typeUrl}>`);
+    }
+    for (const [k, v] of Object.entries(r)) {
+      const gk = camel(k);
+      if (!(gk in g)) {
+        if (!isDefault(v)) return `${at}.${k}: REST ${JSON.stringify(v)}, absent in gRPC`;
+        continue;
+      }
+      const d = sameFields(v, g[gk], `${at}.${k}`);
+      if (d) return d;
+    }
+    for (const gk of Object.keys(g)) {
+      if (!Object.keys(r).some((k) => camel(k) === gk) && !isDefault(g[gk])) return `${at}.${gk}: only in gRPC: ${JSON.stringify(g[gk])}`;
+    }
+    return null;
+  }
+  if (typeof r === 'string' && /^\d+(\.\d+)?s$/.test(r) && g && typeof g === 'object' && 'seconds' in g) {
+    // A Duration: "1.5s" in REST, {seconds, nanos} from cosmjs-types.
+    const [sec, frac = ''] = r.slice(0, -1).split('.');
+    return sec === String(g.seconds) && Number(frac.padEnd(9, '0')) === Number(g.nanos) ? null
+      : `${at}: REST ${r}, gRPC ${JSON.stringify(g)}`;
+  }
+  if (typeof r === 'string' && typeof g === 'string') {
+    if (r === g) return null;
+    // A Dec travels as its integer text (times 10^18); in gov's params it
+    // is a bytes field, which cosmjs-types shows as base64 of that text.
+    if (/^-?\d+\.\d{18}$/.test(r) && (decWire(r) === g || Buffer.from(g, 'base64').toString() === decWire(r))) return null;
+    if (/^\d{4}-\d\d-\d\dT/.test(r) && Date.parse(r) === Date.parse(g)) return null;
+  }
+  if (r === g || String(r) === String(g)) return null;
+  return `${at}: REST ${JSON.stringify(r)}, gRPC ${JSON.stringify(g)}`;
+}
