@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/devload"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
@@ -193,7 +194,7 @@ func BenchmarkSnapshotRevert(b *testing.B) {
 					}
 				}
 				b.StartTimer()
-				if ok, err := d.Revert(ctx, id); !ok || err != nil {
+				if ok, err := d.Revert(ctx, id, backend.RevertOptions{Pool: true, Coinbase: true, NextRandao: true}); !ok || err != nil {
 					b.Fatal(ok, err)
 				}
 			}
@@ -254,7 +255,9 @@ func TestDevToolsOnlyOnDev(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	for _, m := range []string{"evm_snapshot", "evm_mine", "hardhat_setBalance", "anvil_impersonateAccount", "hardhat_metadata", "anvil_dumpState"} {
+	for _, m := range []string{"evm_snapshot", "evm_mine", "hardhat_setBalance", "anvil_impersonateAccount", "hardhat_metadata", "anvil_dumpState",
+		"hardhat_setCoinbase", "anvil_setNextBlockBaseFeePerGas", "hardhat_setPrevRandao", "anvil_setNextBlockPrevRandao",
+		"hardhat_dropTransaction", "anvil_dropAllTransactions"} {
 		if r := devCall(t, n.Handler(), m, `[]`); r.Error == nil || r.Error.Code != -32601 {
 			t.Errorf("%s on a node without DevTools: %+v, want method not found", m, r.Error)
 		}
