@@ -19,6 +19,9 @@ type DevNextBlock interface {
 	// SetCoinbase makes addr the fee recipient of every block from the
 	// next one on.
 	SetCoinbase(ctx context.Context, addr types.Address) error
+	// Coinbase is the fee recipient set by SetCoinbase; false when none
+	// is (the validator's address is).
+	Coinbase() (types.Address, bool)
 	// SetNextBlockBaseFee fixes the base fee of the next block; the
 	// blocks after it follow EIP-1559 from there. The pool and the fee
 	// suggestions take it at once. ErrBaseFeeInactive when the next block

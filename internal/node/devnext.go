@@ -73,6 +73,16 @@ func (d *devTools) SetCoinbase(ctx context.Context, a types.Address) error {
 	})
 }
 
+// Coinbase implements backend.DevNextBlock.
+func (d *devTools) Coinbase() (types.Address, bool) {
+	d.miner.mu.Lock()
+	defer d.miner.mu.Unlock()
+	if cb := d.miner.next.coinbase; cb != nil {
+		return *cb, true
+	}
+	return types.Address{}, false
+}
+
 // SetNextBlockBaseFee implements backend.DevNextBlock.
 func (d *devTools) SetNextBlockBaseFee(ctx context.Context, fee *uint256.Int) error {
 	c := d.n.Chain

@@ -171,6 +171,12 @@ func TestDevNextBlockChoices(t *testing.T) {
 		t.Error("the chosen coinbase received no fees")
 	}
 
+	var ethCoinbase types.Address
+	devOK(t, h, "eth_coinbase", `[]`, &ethCoinbase)
+	if ethCoinbase != coinbase {
+		t.Errorf("eth_coinbase %s, want the chosen %s", ethCoinbase, coinbase)
+	}
+
 	// Block 2: same coinbase, base fee and PREVRANDAO by the chain's rules.
 	devOK(t, h, "evm_mine", `[]`, nil)
 	b2 := getBlock(t, h, "latest")

@@ -54,6 +54,15 @@ func registerDevNextBlock(s *rpc.Server, h *devAPI) {
 			return done, err
 		})
 	}
+	// eth_coinbase follows the chosen coinbase, as on both.
+	if base, min, max, ok := s.Lookup("eth_coinbase"); ok {
+		s.Register("eth_coinbase", min, max, func(ctx context.Context, p rpc.Params) (any, error) {
+			if cb, chosen := dev.Coinbase(); chosen {
+				return cb, nil
+			}
+			return base(ctx, p)
+		})
+	}
 	// Hardhat's name and anvil's differ; the value is the next block's
 	// alone in both.
 	setRandao := func(result any) rpc.Handler {
