@@ -30,12 +30,13 @@ type DevNextBlock interface {
 	// SetNextBlockRandao fixes the PREVRANDAO (the header's mixHash) of
 	// the next block; the blocks after it draw theirs as before.
 	SetNextBlockRandao(ctx context.Context, r types.Hash) error
-	// DropTransaction removes a transaction from the pool: false when the
-	// pool does not hold it. A sender's later transactions stay, queued
-	// behind the gap.
-	DropTransaction(h types.Hash) bool
-	// DropAllTransactions empties the pool.
-	DropAllTransactions()
+	// DropTransaction removes a transaction from the pool, waiting until
+	// no block is being made (so that none takes it meanwhile): false when
+	// the pool does not hold it. A sender's later transactions stay,
+	// queued behind the gap.
+	DropTransaction(ctx context.Context, h types.Hash) (bool, error)
+	// DropAllTransactions empties the pool, as DropTransaction waits.
+	DropAllTransactions(ctx context.Context) error
 }
 
 // RevertOptions say what a revert to a snapshot restores besides the

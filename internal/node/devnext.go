@@ -111,10 +111,22 @@ func (d *devTools) SetNextBlockRandao(ctx context.Context, r types.Hash) error {
 }
 
 // DropTransaction implements backend.DevNextBlock.
-func (d *devTools) DropTransaction(h types.Hash) bool { return d.n.Pool.Remove(h) == 1 }
+func (d *devTools) DropTransaction(ctx context.Context, h types.Hash) (bool, error) {
+	dropped := false
+	err := d.miner.quiet(ctx, func() error {
+		dropped = d.n.Pool.Remove(h) == 1
+		return nil
+	})
+	return dropped, err
+}
 
 // DropAllTransactions implements backend.DevNextBlock.
-func (d *devTools) DropAllTransactions() { d.n.Pool.Clear() }
+func (d *devTools) DropAllTransactions(ctx context.Context) error {
+	return d.miner.quiet(ctx, func() error {
+		d.n.Pool.Clear()
+		return nil
+	})
+}
 
 // nextPoolHead is poolHead with a --dev node's base fee chosen for the
 // next block.

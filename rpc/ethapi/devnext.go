@@ -77,31 +77,31 @@ func registerDevNextBlock(s *rpc.Server, h *devAPI) {
 	register(s, "hardhat_setPrevRandao", 1, 1, setRandao(true))
 	register(s, "anvil_setNextBlockPrevRandao", 1, 1, setRandao(nil))
 
-	register(s, "hardhat_dropTransaction", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
+	register(s, "hardhat_dropTransaction", 1, 1, func(ctx context.Context, p rpc.Params) (any, error) {
 		var hash types.Hash
 		if err := p.Decode(0, &hash); err != nil {
 			return nil, err
 		}
-		if dev.DropTransaction(hash) {
-			return true, nil
+		if dropped, err := dev.DropTransaction(ctx, hash); dropped || err != nil {
+			return dropped, err
 		}
 		if _, _, mined := h.b.TxLookup(hash); mined {
 			return nil, rpc.Errorf(rpc.CodeInvalidParams, "Transaction %s cannot be dropped because it's already mined", hash.Hex())
 		}
 		return false, nil
 	})
-	register(s, "anvil_dropTransaction", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
+	register(s, "anvil_dropTransaction", 1, 1, func(ctx context.Context, p rpc.Params) (any, error) {
 		var hash types.Hash
 		if err := p.Decode(0, &hash); err != nil {
 			return nil, err
 		}
-		if dev.DropTransaction(hash) {
-			return hash, nil
+		dropped, err := dev.DropTransaction(ctx, hash)
+		if !dropped || err != nil {
+			return nil, err
 		}
-		return nil, nil
+		return hash, nil
 	})
-	register(s, "anvil_dropAllTransactions", 0, 0, func(context.Context, rpc.Params) (any, error) {
-		dev.DropAllTransactions()
-		return nil, nil
+	register(s, "anvil_dropAllTransactions", 0, 0, func(ctx context.Context, _ rpc.Params) (any, error) {
+		return nil, dev.DropAllTransactions(ctx)
 	})
 }
