@@ -118,7 +118,7 @@ func TestDevNextBlockParams(t *testing.T) {
 // into the next block's header and into the opcodes its transactions
 // run; the coinbase stays for later blocks, the other two apply once.
 func TestDevNextBlockChoices(t *testing.T) {
-	n := newDevToolsNode(t)
+	n := newDevToolsNodeWith(t, func(c *Config) { c.Fork.Reset = true })
 	h := n.Handler()
 	from := types.Address(devload.Address(n.cfg.Accounts[0]))
 	probe := types.Address{0x9b}
@@ -190,6 +190,15 @@ func TestDevNextBlockChoices(t *testing.T) {
 	}
 	if want := types.Hash(crypto.Keccak256(p1.Hash().Bytes())); b2.MixHash != want || parent.MixDigest != want {
 		t.Errorf("block 2 mixHash %s, want the chain's own %s", b2.MixHash, want)
+	}
+
+	// A reset starts afresh: the validator is the coinbase again.
+	devOK(t, h, "hardhat_reset", `[]`, nil)
+	devOK(t, h, "evm_mine", `[]`, nil)
+	validator := types.Address(devload.Address(n.cfg.Validator))
+	devOK(t, h, "eth_coinbase", `[]`, &ethCoinbase)
+	if b := getBlock(t, h, "latest"); b.Miner != validator || ethCoinbase != validator {
+		t.Errorf("after hardhat_reset: miner %s, eth_coinbase %s; want the validator %s", b.Miner, ethCoinbase, validator)
 	}
 }
 

@@ -335,11 +335,14 @@ func (d *devTools) Metadata() backend.DevMetadata {
 	return m
 }
 
-// forget drops every snapshot: after a reset none of them is on the chain.
+// forget drops every snapshot, after a reset none of them is on the
+// chain, and the choices for the next blocks: a reset node starts afresh,
+// as Hardhat's and anvil's do.
 func (d *devTools) forget() {
 	d.mu.Lock()
 	d.snaps = nil
 	d.mu.Unlock()
+	d.miner.with(func(m *devMiner) { m.next = devNext{} })
 }
 
 // restorePool puts the pool's saved transactions back, validated against

@@ -16,10 +16,17 @@ import (
 	"github.com/holiman/uint256"
 )
 
-func newDevToolsNode(t testing.TB) *Node {
+func newDevToolsNode(t testing.TB) *Node { return newDevToolsNodeWith(t, nil) }
+
+// newDevToolsNodeWith is newDevToolsNode with its config changed by mod.
+func newDevToolsNodeWith(t testing.TB, mod func(*Config)) *Node {
 	keys := devload.Keys("devtools-test", 2)
 	g := devload.GenesisWithToken(8118, keys, 1_700_000_000)
-	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: keys[0], Accounts: keys[1:], DevTools: true})
+	cfg := Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: keys[0], Accounts: keys[1:], DevTools: true}
+	if mod != nil {
+		mod(&cfg)
+	}
+	n, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
