@@ -335,8 +335,8 @@ func (d *devTools) Metadata() backend.DevMetadata {
 	return m
 }
 
-// forget drops every snapshot, after a reset none of them is on the
-// chain, and the choices for the next blocks: a reset node starts afresh,
+// forget drops every snapshot (after a reset none of them is on the
+// chain) and the choices for the next blocks: a reset node starts afresh,
 // as Hardhat's and anvil's do.
 func (d *devTools) forget() {
 	d.mu.Lock()
