@@ -17,8 +17,10 @@ type DevTools interface {
 	// Snapshot records the chain as it is and returns the snapshot's id.
 	Snapshot() uint64
 	// Revert returns the chain to snapshot id, dropping that snapshot
-	// and every later one; false for an id it does not know.
-	Revert(ctx context.Context, id uint64) (bool, error)
+	// and every later one; false for an id it does not know. The next
+	// block's base fee chosen at the snapshot is restored too; opts say
+	// what else is.
+	Revert(ctx context.Context, id uint64, opts RevertOptions) (bool, error)
 	// Mine makes blocks at once, with or without transactions: the first
 	// at timestamp first (0: the dev clock's time), each next one interval
 	// seconds later (0: the dev clock's time).
@@ -56,6 +58,7 @@ type DevTools interface {
 	LoadState(ctx context.Context, dump []byte) error
 	// Metadata identifies the development node (hardhat_metadata).
 	Metadata() DevMetadata
+	DevNextBlock
 }
 
 // DevMetadata identifies a development node to tools that detect one.

@@ -7,6 +7,7 @@ import (
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
+	"github.com/holiman/uint256"
 )
 
 // BuildParams are the proposer's choices for a new block.
@@ -17,6 +18,9 @@ type BuildParams struct {
 	Extra            []byte
 	Random           types.Hash // PREVRANDAO
 	ParentBeaconRoot types.Hash // commitment to consensus data of the parent
+	// BaseFee, if set, replaces the parent's EIP-1559 base fee for this
+	// block (see Attributes.BaseFee).
+	BaseFee *uint256.Int
 	// Deadline, if set, stops adding transactions once it has passed: the
 	// block must leave its validators time to execute it too.
 	Deadline time.Time
@@ -50,7 +54,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	br := p.ParentBeaconRoot
 	h, err := cfg.NextHeader(ph, Attributes{
 		Coinbase: p.Coinbase, Time: p.Time, GasLimit: p.GasLimit, Extra: p.Extra,
-		Random: p.Random, ParentBeaconRoot: &br,
+		Random: p.Random, ParentBeaconRoot: &br, BaseFee: p.BaseFee,
 	})
 	if err != nil {
 		return nil, err

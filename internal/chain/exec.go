@@ -43,6 +43,11 @@ type Attributes struct {
 	Extra            []byte
 	Random           types.Hash  // PREVRANDAO
 	ParentBeaconRoot *types.Hash // Cancun and later; nil is the zero hash
+	// BaseFee, if set, replaces the EIP-1559 base fee the parent gives
+	// (London and later): a development chain's test helper
+	// (hardhat_setNextBlockBaseFeePerGas). Validators of such a block
+	// refuse it, as Ethereum's rule says; only the node that made it keeps it.
+	BaseFee *uint256.Int
 }
 
 // NextHeader returns the header of a child of parent: the fields the parent
@@ -74,6 +79,9 @@ func (c *Config) NextHeader(parent *types.Header, a Attributes) (*types.Header, 
 	fork := c.Fork(h.Number, h.Time)
 	if fork >= forks.London {
 		h.BaseFee = c.CalcBaseFee(parent)
+		if a.BaseFee != nil {
+			h.BaseFee = new(uint256.Int).Set(a.BaseFee)
+		}
 	}
 	if fork >= forks.Shanghai {
 		wr := types.EmptyRootHash

@@ -146,6 +146,38 @@ func TestNextHeader(t *testing.T) {
 	}
 }
 
+// TestNextHeaderBaseFeeOverride: a chosen base fee replaces the parent's
+// EIP-1559 one, in the header and in the block built with it, and the
+// block then fails Ethereum's header rule, as it must on other nodes.
+func TestNextHeaderBaseFeeOverride(t *testing.T) {
+	_, c, key := execFixture(t)
+	parent := c.Head().Header()
+	for _, fee := range []uint64{0, 7, 1_000_000_000_000} {
+		h, err := c.Config.NextHeader(parent, Attributes{Time: parent.Time + 1, BaseFee: uint256.NewInt(fee)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !h.BaseFee.Eq(uint256.NewInt(fee)) {
+			t.Errorf("base fee %s, want %d", h.BaseFee, fee)
+		}
+		if err := c.Config.ValidateHeader(parent, h); fee != c.Config.CalcBaseFee(parent).Uint64() && !errors.Is(err, ErrBadBaseFee) {
+			t.Errorf("base fee %d: ValidateHeader = %v, want ErrBadBaseFee", fee, err)
+		}
+	}
+	// The transfer's fee cap is 2 gwei: a block whose base fee is above
+	// it leaves the transfer out.
+	for _, c2 := range []struct{ fee, txs uint64 }{{0, 1}, {2e9, 1}, {2e9 + 1, 0}} {
+		built, err := c.BuildBlock(BuildParams{Time: parent.Time + 1, BaseFee: uint256.NewInt(c2.fee)}, []*types.Transaction{transfer(c, key, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !built.Block.BaseFee().Eq(uint256.NewInt(c2.fee)) || uint64(len(built.Block.Transactions())) != c2.txs {
+			t.Errorf("built with base fee %d: header %s, %d txs, want %d", c2.fee, built.Block.BaseFee(), len(built.Block.Transactions()), c2.txs)
+		}
+		built.State.Release()
+	}
+}
+
 // TestTryApplyRestores: an invalid transaction leaves neither state nor
 // gas pool changed.
 func TestTryApplyRestores(t *testing.T) {

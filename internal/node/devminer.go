@@ -44,6 +44,10 @@ type devMiner struct {
 	paused                   bool
 	stalled                  bool // the last unforced build took nothing: pending transactions do not apply
 	now                      func() time.Time
+	head                     func() types.Hash // the chain's head block
+	// next holds the fee recipient of the blocks to come and the base fee
+	// and PREVRANDAO chosen for the next block alone (devnext.go).
+	next devNext
 }
 
 // mineRequest is one block asked for by evm_mine and its kin.
@@ -93,20 +97,21 @@ func (m *devMiner) Await(ctx context.Context, retry bool) (bft.MineOrder, error)
 				if t == 0 {
 					t = m.clock()
 				}
+				o := m.order(t, true)
 				m.mu.Unlock()
-				return bft.MineOrder{Time: t, Force: true}, nil
+				return o, nil
 			}
 			if m.interval > 0 && !m.now().Before(m.last.Add(m.interval)) {
 				m.busy = true
-				t := m.clock()
+				o := m.order(m.clock(), true)
 				m.mu.Unlock()
-				return bft.MineOrder{Time: t, Force: true}, nil
+				return o, nil
 			}
 			if pending, _ := m.pool.Stats(); m.automine && pending > 0 && !retry {
 				m.busy = true
-				t := m.clock()
+				o := m.order(m.clock(), false)
 				m.mu.Unlock()
-				return bft.MineOrder{Time: t}, nil
+				return o, nil
 			}
 		}
 		changed := m.changed
@@ -168,6 +173,7 @@ func (m *devMiner) committed(b *types.Block) {
 	if m.nextTime != 0 && b.Time() >= m.nextTime {
 		m.nextTime = 0
 	}
+	m.next.used()
 	// The clock never runs backwards: a block stamped ahead of it (a
 	// fixed next timestamp, blocks mined at an interval) moves it on.
 	if now := m.now().Unix() + m.offset; int64(b.Time()) > now {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc/ethapi"
 	"github.com/chaind/chaind/state"
@@ -46,6 +47,8 @@ type devSnapshot struct {
 	root     types.Hash // the head's state
 	offset   int64
 	nextTime uint64
+	next     devNext      // the choices for the next blocks (devnext.go)
+	pool     txpool.Saved // the pool's transactions
 }
 
 // enableDevTools prepares the test helpers of a --dev node; the node
@@ -53,6 +56,7 @@ type devSnapshot struct {
 // mining control.
 func (n *Node) enableDevTools() {
 	d := &devTools{n: n, miner: newDevMiner(n.Pool, n.cfg.BlockTime), imp: map[types.Address]bool{}, nextID: 1}
+	d.miner.head = func() types.Hash { return n.Chain.Head().Hash() }
 	rand.Read(d.instance[:])
 	// Impersonated transactions carry a marker instead of a signature;
 	// only this chain's signer accepts them.
@@ -68,6 +72,7 @@ func (n *Node) enableDevTools() {
 	n.Chain.RecordKeys(seed)
 	n.keys.imp = d
 	n.dev = d
+	n.backend.SetNextBlockHook(d.miner.nextOn)
 	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) {
 		h := tx.Hash()
 		d.miner.waitMined(ctx, func() bool { _, _, ok := n.Chain.DB().TxLookup(h); return ok })
@@ -118,8 +123,9 @@ func (d *devTools) Snapshot() uint64 {
 	defer d.mu.Unlock()
 	var s devSnapshot
 	d.miner.mu.Lock()
-	s.offset, s.nextTime = d.miner.offset, d.miner.nextTime
+	s.offset, s.nextTime, s.next = d.miner.offset, d.miner.nextTime, d.miner.next
 	d.miner.mu.Unlock()
+	s.pool = d.n.Pool.Save()
 	head := d.n.Chain.Head()
 	s.id, s.head, s.number, s.root = d.nextID, head.Hash(), head.Number(), d.n.Chain.StateRoot(head.HeaderRef())
 	d.nextID++
@@ -128,7 +134,7 @@ func (d *devTools) Snapshot() uint64 {
 }
 
 // Revert implements backend.DevTools.
-func (d *devTools) Revert(ctx context.Context, id uint64) (bool, error) {
+func (d *devTools) Revert(ctx context.Context, id uint64, opts backend.RevertOptions) (bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	i := -1
@@ -166,8 +172,20 @@ func (d *devTools) Revert(ctx context.Context, id uint64) (bool, error) {
 	d.snaps = d.snaps[:i]
 	d.miner.mu.Lock()
 	d.miner.offset, d.miner.nextTime = s.offset, s.nextTime
+	next := s.next
+	if !opts.Coinbase {
+		next.coinbase = d.miner.next.coinbase
+	}
+	if !opts.NextRandao {
+		next.randao = nil
+	}
+	d.miner.next = next
 	d.miner.mu.Unlock()
-	d.n.refreshPool()
+	if opts.Pool {
+		d.n.restorePool(s.pool)
+	} else {
+		d.n.refreshPool()
+	}
 	return true, nil
 }
 
@@ -317,11 +335,29 @@ func (d *devTools) Metadata() backend.DevMetadata {
 	return m
 }
 
-// forget drops every snapshot: after a reset none of them is on the chain.
+// forget drops every snapshot (after a reset none of them is on the
+// chain) and the choices for the next blocks: a reset node starts afresh,
+// as Hardhat's and anvil's do.
 func (d *devTools) forget() {
 	d.mu.Lock()
 	d.snaps = nil
 	d.mu.Unlock()
+	d.miner.with(func(m *devMiner) { m.next = devNext{} })
+}
+
+// restorePool puts the pool's saved transactions back, validated against
+// the head's state.
+func (n *Node) restorePool(saved txpool.Saved) {
+	n.resetMu.Lock()
+	defer n.resetMu.Unlock()
+	head := n.Chain.Head().Hash()
+	ph, err := n.nextPoolHead()
+	if err != nil {
+		n.log.Error("pool restore", "err", err)
+		return
+	}
+	n.Pool.Restore(saved, ph)
+	n.poolAt = head
 }
 
 // refreshPool re-validates the pool against the head's state even when

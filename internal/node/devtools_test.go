@@ -9,16 +9,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/devload"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
 )
 
-func newDevToolsNode(t testing.TB) *Node {
+func newDevToolsNode(t testing.TB) *Node { return newDevToolsNodeWith(t, nil) }
+
+// newDevToolsNodeWith is newDevToolsNode with its config changed by mod.
+func newDevToolsNodeWith(t testing.TB, mod func(*Config)) *Node {
 	keys := devload.Keys("devtools-test", 2)
 	g := devload.GenesisWithToken(8118, keys, 1_700_000_000)
-	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: keys[0], Accounts: keys[1:], DevTools: true})
+	cfg := Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: keys[0], Accounts: keys[1:], DevTools: true}
+	if mod != nil {
+		mod(&cfg)
+	}
+	n, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +201,7 @@ func BenchmarkSnapshotRevert(b *testing.B) {
 					}
 				}
 				b.StartTimer()
-				if ok, err := d.Revert(ctx, id); !ok || err != nil {
+				if ok, err := d.Revert(ctx, id, backend.RevertOptions{Pool: true, Coinbase: true, NextRandao: true}); !ok || err != nil {
 					b.Fatal(ok, err)
 				}
 			}
@@ -254,7 +262,9 @@ func TestDevToolsOnlyOnDev(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	for _, m := range []string{"evm_snapshot", "evm_mine", "hardhat_setBalance", "anvil_impersonateAccount", "hardhat_metadata", "anvil_dumpState"} {
+	for _, m := range []string{"evm_snapshot", "evm_mine", "hardhat_setBalance", "anvil_impersonateAccount", "hardhat_metadata", "anvil_dumpState",
+		"hardhat_setCoinbase", "anvil_setNextBlockBaseFeePerGas", "hardhat_setPrevRandao", "anvil_setNextBlockPrevRandao",
+		"hardhat_dropTransaction", "anvil_dropAllTransactions"} {
 		if r := devCall(t, n.Handler(), m, `[]`); r.Error == nil || r.Error.Code != -32601 {
 			t.Errorf("%s on a node without DevTools: %+v, want method not found", m, r.Error)
 		}

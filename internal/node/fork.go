@@ -212,7 +212,7 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 		f.up.Store(up)
 	}
 	if err == nil && n.dev != nil {
-		n.dev.forget() // the snapshots' blocks are gone
+		n.dev.forget() // the snapshots' blocks are gone; the chosen coinbase too, as on a fresh node
 	}
 	n.dropPool()
 	if n.cfg.Validator != nil && n.cfg.P2P == nil {
@@ -225,16 +225,7 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 
 // dropPool empties the transaction pool and moves it to the new head.
 func (n *Node) dropPool() {
-	pending, queued := n.Pool.Content()
-	var hashes []types.Hash
-	for _, m := range []map[types.Address][]*types.Transaction{pending, queued} {
-		for _, txs := range m {
-			for _, tx := range txs {
-				hashes = append(hashes, tx.Hash())
-			}
-		}
-	}
-	n.Pool.Remove(hashes...)
+	n.Pool.Clear()
 	n.resetPool()
 }
 

@@ -373,7 +373,7 @@ func (n *Node) resetPool() {
 	if head == n.poolAt {
 		return
 	}
-	ph, err := poolHead(n.Chain)
+	ph, err := n.nextPoolHead()
 	if err != nil {
 		n.log.Error("pool reset", "err", err)
 		return

@@ -4,11 +4,14 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/txpool"
+	"github.com/chaind/chaind/internal/types"
 )
 
 // poolHead describes the next block to the pool.
-func poolHead(c *chain.Chain) (txpool.Head, error) {
-	head := c.Head()
+func poolHead(c *chain.Chain) (txpool.Head, error) { return poolHeadAt(c, c.Head()) }
+
+// poolHeadAt describes the block after head to the pool.
+func poolHeadAt(c *chain.Chain, head *types.Block) (txpool.Head, error) {
 	h := head.HeaderRef()
 	cfg := c.Config
 	next, t := h.Number+1, h.Time+1

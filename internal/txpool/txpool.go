@@ -328,6 +328,15 @@ func (p *Pool) remove(e *entry) {
 // block that included transactions this pool never had) are announced.
 func (p *Pool) Reset(head Head) {
 	p.mu.Lock()
+	ready := p.reset(head)
+	p.mu.Unlock()
+	for _, tx := range ready {
+		p.notify(tx)
+	}
+}
+
+// reset is Reset under p.mu; it returns the transactions to announce.
+func (p *Pool) reset(head Head) []*types.Transaction {
 	p.head = head
 	var ready []*types.Transaction
 	for from, acc := range p.accounts {
@@ -340,10 +349,7 @@ func (p *Pool) Reset(head Head) {
 		}
 		ready = p.promote(acc, nonce, ready)
 	}
-	p.mu.Unlock()
-	for _, tx := range ready {
-		p.notify(tx)
-	}
+	return ready
 }
 
 // Get returns a pooled transaction and its sender.
@@ -452,15 +458,19 @@ func (p *Pool) Content() (pending, queued map[types.Address][]*types.Transaction
 	return pending, queued
 }
 
-// Remove drops transactions by hash (e.g. ones a block builder found invalid).
-func (p *Pool) Remove(hashes ...types.Hash) {
+// Remove drops transactions by hash (e.g. ones a block builder found
+// invalid) and returns how many of them the pool held.
+func (p *Pool) Remove(hashes ...types.Hash) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	n := 0
 	for _, h := range hashes {
 		if e, ok := p.all[h]; ok {
 			p.remove(e)
+			n++
 		}
 	}
+	return n
 }
 
 // Len is the number of transactions in the pool.

@@ -29,8 +29,11 @@ func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, opts EthOp
 	register(s, "anvil_snapshot", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return types.HexUint64(dev.Snapshot()), nil
 	})
-	register(s, "evm_revert", 1, 1, h.revert)
-	register(s, "anvil_revert", 1, 1, h.revert)
+	// Hardhat's evm_revert puts back the pool, the coinbase and the next
+	// block's PREVRANDAO as they were; anvil's revert leaves the pool and
+	// the coinbase and drops a chosen PREVRANDAO.
+	register(s, "evm_revert", 1, 1, h.revert(backend.RevertOptions{Pool: true, Coinbase: true, NextRandao: true}))
+	register(s, "anvil_revert", 1, 1, h.revert(backend.RevertOptions{}))
 
 	register(s, "evm_mine", 0, 1, h.evmMine)
 	register(s, "hardhat_mine", 0, 2, func(ctx context.Context, p rpc.Params) (any, error) { return true, h.mine(ctx, p, 1) })
@@ -105,6 +108,7 @@ func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, opts EthOp
 		}
 		return true, nil
 	})
+	registerDevNextBlock(s, h)
 	register(s, "hardhat_metadata", 0, 0, h.metadata)
 	register(s, "anvil_nodeInfo", 0, 0, h.nodeInfo)
 }
@@ -150,12 +154,14 @@ func (q *devQuantity) UnmarshalJSON(input []byte) error {
 	return nil
 }
 
-func (h *devAPI) revert(ctx context.Context, p rpc.Params) (any, error) {
-	var id devQuantity
-	if err := p.Decode(0, &id); err != nil {
-		return nil, err
+func (h *devAPI) revert(opts backend.RevertOptions) rpc.Handler {
+	return func(ctx context.Context, p rpc.Params) (any, error) {
+		var id devQuantity
+		if err := p.Decode(0, &id); err != nil {
+			return nil, err
+		}
+		return h.dev.Revert(ctx, uint64(id), opts)
 	}
-	return h.dev.Revert(ctx, uint64(id))
 }
 
 // evmMine is evm_mine: one block, at the given timestamp if any ("0x0",

@@ -100,7 +100,7 @@ func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value,
 			<-a.txs
 		}
 		if pending, _ := a.cfg.Pool.Stats(); pending > 0 || !a.cfg.OnlyWithTransactions {
-			built, parentCert, err := a.build(height, uint64(time.Now().Unix()))
+			built, parentCert, err := a.build(height, MineOrder{Time: uint64(time.Now().Unix())})
 			if err != nil {
 				return consensus.Value{}, err
 			}
@@ -138,8 +138,10 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// build assembles a block on the head from the pool's pending transactions.
-func (a *ChainApp) build(height, timestamp uint64) (*chain.Built, []byte, error) {
+// build assembles a block on the head from the pool's pending transactions,
+// at o's time and with o's choices of fee recipient, base fee and
+// PREVRANDAO where it makes them.
+func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, error) {
 	c := a.cfg.Chain
 	head := c.Head()
 	if head.Number()+1 != height {
@@ -169,18 +171,31 @@ func (a *ChainApp) build(height, timestamp uint64) (*chain.Built, []byte, error)
 		deadline = a.last.Add(buildBudget(a.cfg.BlockTime)) // ordering the pool counts too
 	}
 	a.mu.Unlock()
-	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), c.Config.CalcBaseFee(head.HeaderRef()))
+	baseFee := o.BaseFee
+	if baseFee == nil {
+		baseFee = c.Config.CalcBaseFee(head.HeaderRef())
+	}
+	coinbase := a.cfg.Coinbase
+	if o.Coinbase != nil {
+		coinbase = *o.Coinbase
+	}
+	random := types.Hash(crypto.Keccak256(head.Hash().Bytes()))
+	if o.Random != nil {
+		random = *o.Random
+	}
+	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), baseFee)
 	if n := a.cost.maxTxs(validationBudget(a.cfg.BlockTime)); n > 0 && len(ordered) > n {
 		ordered = ordered[:n]
 	}
 	start := time.Now()
 	built, err := c.BuildBlock(chain.BuildParams{
-		Coinbase:         a.cfg.Coinbase,
-		Time:             timestamp,
+		Coinbase:         coinbase,
+		Time:             o.Time,
 		GasLimit:         a.cfg.GasLimit,
 		Extra:            extra,
-		Random:           types.Hash(crypto.Keccak256(head.Hash().Bytes())),
+		Random:           random,
 		ParentBeaconRoot: CertRoot(parentCert),
+		BaseFee:          o.BaseFee,
 		Deadline:         deadline,
 		MaxTxBytes:       maxProposalTxBytes,
 	}, ordered)

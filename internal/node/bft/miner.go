@@ -6,6 +6,7 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
 )
 
 // Miner decides when a development chain makes blocks and with which
@@ -28,6 +29,12 @@ type Miner interface {
 type MineOrder struct {
 	Time  uint64 // the block's timestamp; 0 is the wall clock
 	Force bool   // made even when it carries no transaction
+	// Coinbase, BaseFee and Random, when set, replace the validator's
+	// address as fee recipient, the EIP-1559 base fee and the PREVRANDAO
+	// of the block: a development chain's test helpers.
+	Coinbase *types.Address
+	BaseFee  *uint256.Int
+	Random   *types.Hash
 }
 
 // proposeMined is Propose under a Miner.
@@ -38,11 +45,10 @@ func (a *ChainApp) proposeMined(ctx context.Context, height uint64) (consensus.V
 		if err != nil {
 			return consensus.Value{}, err
 		}
-		ts := o.Time
-		if ts == 0 {
-			ts = uint64(time.Now().Unix())
+		if o.Time == 0 {
+			o.Time = uint64(time.Now().Unix())
 		}
-		built, parentCert, err := a.build(height, ts)
+		built, parentCert, err := a.build(height, o)
 		if err != nil {
 			a.cfg.Miner.Done(o, nil, err)
 			return consensus.Value{}, err

@@ -42,7 +42,8 @@ type Backend struct {
 	rcCache  map[types.Hash]types.Receipts // derived receipts of recent blocks
 	rcRecent []types.Hash
 
-	sent func(context.Context, *types.Transaction) // see SetSentHook
+	sent      func(context.Context, *types.Transaction) // see SetSentHook
+	nextBlock func(parent types.Hash) NextBlock         // see SetNextBlockHook
 }
 
 const receiptCacheBlocks = 256

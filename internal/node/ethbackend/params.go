@@ -25,6 +25,9 @@ func (b *Backend) NextBaseFee(parent *types.Header) *uint256.Int {
 	if !b.chain.Config.IsLondon(parent.Number + 1) {
 		return nil
 	}
+	if fee := b.nextBlockOn(parent.Hash()).BaseFee; fee != nil {
+		return new(uint256.Int).Set(fee)
+	}
 	return b.chain.Config.CalcBaseFee(parent)
 }
 

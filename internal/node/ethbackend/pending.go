@@ -41,11 +41,24 @@ func (b *Backend) buildPending() (*chain.Built, error) {
 	if !b.chain.Config.IsMerged(head.Number() + 1) {
 		return nil, backend.ErrNotFound
 	}
+	p := chain.BuildParams{Time: uint64(time.Now().Unix())}
+	next := b.nextBlockOn(head.Hash())
+	if next.Coinbase != nil {
+		p.Coinbase = *next.Coinbase
+	}
+	if next.Random != nil {
+		p.Random = *next.Random
+	}
+	p.BaseFee = next.BaseFee
 	var candidates []*types.Transaction
 	if b.pool != nil {
-		candidates = txpool.ByPrice(b.pool.Pending(), b.chain.Config.CalcBaseFee(head.HeaderRef()))
+		fee := p.BaseFee
+		if fee == nil {
+			fee = b.chain.Config.CalcBaseFee(head.HeaderRef())
+		}
+		candidates = txpool.ByPrice(b.pool.Pending(), fee)
 	}
-	built, err := b.chain.BuildBlock(chain.BuildParams{Time: uint64(time.Now().Unix())}, candidates)
+	built, err := b.chain.BuildBlock(p, candidates)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,11 @@ const {
   setBalance,
   mine,
   time,
+  takeSnapshot,
+  setCoinbase,
+  setNextBlockBaseFeePerGas,
+  setPrevRandao,
+  dropTransaction,
 } = require("@nomicfoundation/hardhat-toolbox/network-helpers");
 const { expect } = require("chai");
 
@@ -51,5 +56,35 @@ describe("Network helpers", function () {
     const after = await ethers.provider.getBlock("latest");
     expect(after.number).to.equal(before.number + 5);
     expect(after.timestamp - before.timestamp).to.be.at.least(4 * 60 + 1);
+  });
+  it("chooses the next block's coinbase, base fee and PREVRANDAO, and drops a pending transaction", async function () {
+    const snapshot = await takeSnapshot();
+    const probe = await ethers.deployContract("BlockProbe");
+    const coinbase = "0x000000000000000000000000000000000000c01b";
+    await setCoinbase(coinbase);
+    await setNextBlockBaseFeePerGas(7_000_000_007n);
+    await setPrevRandao(0x5eedn);
+    // An explicit gas limit: the estimate runs as go-ethereum's does,
+    // where a call without a gas price reads BASEFEE as 0, so it would
+    // price the basefee slot's store as a no-op.
+    await (await probe.record({ gasLimit: 200_000 })).wait();
+    expect(await probe.coinbase()).to.equal(ethers.getAddress(coinbase));
+    expect(await probe.basefee()).to.equal(7_000_000_007n);
+    expect(await probe.prevrandao()).to.equal(0x5eedn);
+    const block = await ethers.provider.getBlock("latest");
+    expect(block.miner).to.equal(ethers.getAddress(coinbase));
+    expect(block.baseFeePerGas).to.equal(7_000_000_007n);
+
+    await network.provider.send("evm_setAutomine", [false]);
+    const [owner] = await ethers.getSigners();
+    const tx = await owner.sendTransaction({ to: coinbase, value: 1n });
+    await dropTransaction(tx.hash);
+    await mine();
+    expect(await ethers.provider.getTransactionReceipt(tx.hash)).to.equal(null);
+    await network.provider.send("evm_setAutomine", [true]);
+    // evm_revert puts the coinbase back, as Hardhat's does.
+    await snapshot.restore();
+    await mine();
+    expect((await ethers.provider.getBlock("latest")).miner).to.not.equal(ethers.getAddress(coinbase));
   });
 });

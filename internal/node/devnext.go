@@ -1,0 +1,143 @@
+package node
+
+import (
+	"context"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/forks"
+	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/node/ethbackend"
+	"github.com/chaind/chaind/internal/txpool"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// devNext are a --dev node's choices for the blocks it makes next: a fee
+// recipient for all of them (hardhat_setCoinbase), and a base fee and a
+// PREVRANDAO for the next one alone. The one-shot choices are for the
+// block on parent: once the head moves they no longer apply, so the pool,
+// re-validated as a block commits, already sees the chain's own base fee
+// again.
+type devNext struct {
+	coinbase *types.Address // nil: the validator's address
+	parent   types.Hash
+	baseFee  *uint256.Int
+	randao   *types.Hash
+}
+
+// on is what was chosen for a block on parent.
+func (x *devNext) on(parent types.Hash) ethbackend.NextBlock {
+	nb := ethbackend.NextBlock{Coinbase: x.coinbase}
+	if parent == x.parent {
+		nb.BaseFee, nb.Random = x.baseFee, x.randao
+	}
+	return nb
+}
+
+// forBlockOn readies the one-shot choices for a block on parent, dropping
+// any made for another parent.
+func (x *devNext) forBlockOn(parent types.Hash) {
+	if x.parent != parent {
+		x.parent, x.baseFee, x.randao = parent, nil, nil
+	}
+}
+
+// used drops the one-shot choices: their block is made.
+func (x *devNext) used() { x.baseFee, x.randao = nil, nil }
+
+// order is a mining order at time t carrying the choices for the block
+// on the head; m.mu held.
+func (m *devMiner) order(t uint64, force bool) bft.MineOrder {
+	o := bft.MineOrder{Time: t, Force: force}
+	if m.head != nil {
+		nb := m.next.on(m.head())
+		o.Coinbase, o.BaseFee, o.Random = nb.Coinbase, nb.BaseFee, nb.Random
+	}
+	return o
+}
+
+// nextOn is what was chosen for the block on parent.
+func (m *devMiner) nextOn(parent types.Hash) ethbackend.NextBlock {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.next.on(parent)
+}
+
+// SetCoinbase implements backend.DevNextBlock.
+func (d *devTools) SetCoinbase(ctx context.Context, a types.Address) error {
+	// Set while no block is being built, so that the next block built
+	// takes it whole.
+	return d.miner.quiet(ctx, func() error {
+		d.miner.next.coinbase = &a
+		return nil
+	})
+}
+
+// Coinbase implements backend.DevNextBlock.
+func (d *devTools) Coinbase() (types.Address, bool) {
+	d.miner.mu.Lock()
+	defer d.miner.mu.Unlock()
+	if cb := d.miner.next.coinbase; cb != nil {
+		return *cb, true
+	}
+	return types.Address{}, false
+}
+
+// SetNextBlockBaseFee implements backend.DevNextBlock.
+func (d *devTools) SetNextBlockBaseFee(ctx context.Context, fee *uint256.Int) error {
+	c := d.n.Chain
+	err := d.miner.quiet(ctx, func() error {
+		head := c.Head()
+		if c.Config.Fork(head.Number()+1, head.Time()+1) < forks.London {
+			return backend.ErrBaseFeeInactive
+		}
+		d.miner.next.forBlockOn(head.Hash())
+		d.miner.next.baseFee = new(uint256.Int).Set(fee)
+		return nil
+	})
+	if err == nil {
+		d.n.refreshPool() // the pool admits by the next block's base fee
+	}
+	return err
+}
+
+// SetNextBlockRandao implements backend.DevNextBlock.
+func (d *devTools) SetNextBlockRandao(ctx context.Context, r types.Hash) error {
+	return d.miner.quiet(ctx, func() error {
+		d.miner.next.forBlockOn(d.n.Chain.Head().Hash())
+		d.miner.next.randao = &r
+		return nil
+	})
+}
+
+// DropTransaction implements backend.DevNextBlock.
+func (d *devTools) DropTransaction(ctx context.Context, h types.Hash) (bool, error) {
+	dropped := false
+	err := d.miner.quiet(ctx, func() error {
+		dropped = d.n.Pool.Remove(h) == 1
+		return nil
+	})
+	return dropped, err
+}
+
+// DropAllTransactions implements backend.DevNextBlock.
+func (d *devTools) DropAllTransactions(ctx context.Context) error {
+	return d.miner.quiet(ctx, func() error {
+		d.n.Pool.Clear()
+		return nil
+	})
+}
+
+// nextPoolHead is poolHead with a --dev node's base fee chosen for the
+// next block.
+func (n *Node) nextPoolHead() (txpool.Head, error) {
+	head := n.Chain.Head()
+	ph, err := poolHeadAt(n.Chain, head)
+	if err != nil || n.dev == nil || ph.BaseFee == nil {
+		return ph, err
+	}
+	if fee := n.dev.miner.nextOn(head.Hash()).BaseFee; fee != nil {
+		ph.BaseFee = fee
+	}
+	return ph, nil
+}
