@@ -1,9 +1,12 @@
 package kzg
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"math/rand"
 	"os"
@@ -31,7 +34,7 @@ type cellVector struct {
 	Output *bool
 }
 
-func unhexAll(t *testing.T, in []string) ([][]byte, bool) {
+func unhexAll(t testing.TB, in []string) ([][]byte, bool) {
 	var out [][]byte
 	for _, s := range in {
 		b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
@@ -207,28 +210,82 @@ func FuzzVerifyCellProofBatch(f *testing.F) {
 	})
 }
 
-// BenchmarkVerifyCellProofs verifies one blob's 128 cell proofs, cells
-// computed from the blob (a constant blob: its proofs are the point at
-// infinity, and the work does not depend on the values).
-func BenchmarkVerifyCellProofs(b *testing.B) {
+// cellBenchBlob returns blob n of testdata/cell_proofs.hex: element i is
+// sha256("chaind cell bench" || n || i) (n and i as 8 bytes each) with its
+// top byte cleared. internal/peerbench builds the same blobs, writes that
+// file from go-eth-kzg's proofs and checks it stays in step.
+func cellBenchBlob(n int) []byte {
 	blob := make([]byte, BlobLength)
-	for i := 31; i < BlobLength; i += 32 {
-		blob[i] = 5
+	var buf [len("chaind cell bench") + 16]byte
+	copy(buf[:], "chaind cell bench")
+	for i := 0; i < FieldElementsPerBlob; i++ {
+		binary.BigEndian.PutUint64(buf[len(buf)-16:], uint64(n))
+		binary.BigEndian.PutUint64(buf[len(buf)-8:], uint64(i))
+		h := sha256.Sum256(buf[:])
+		h[0] = 0
+		copy(blob[32*i:], h[:])
 	}
-	g := bls12381.G1Generator()
-	var k [32]byte
-	k[31] = 5
-	var c bls12381.G1
-	c.ScalarMult(&g, &k)
-	com := bls12381.CompressG1(&c)
-	inf := make([]byte, 48)
-	inf[0] = 0xc0
-	proofs := make([][]byte, CellsPerExtBlob)
-	for i := range proofs {
-		proofs[i] = inf
+	return blob
+}
+
+// cellBenchSet returns the first n benchmark blobs with their commitments
+// and cell proofs.
+func cellBenchSet(tb testing.TB, n int) (blobs, commitments, proofs [][]byte) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "cell_proofs.hex"))
+	if err != nil {
+		tb.Fatal(err)
 	}
+	lines := strings.Fields(string(raw))
+	if len(lines) < n*(CellsPerExtBlob+1) {
+		tb.Fatalf("cell_proofs.hex holds %d lines, want %d", len(lines), n*(CellsPerExtBlob+1))
+	}
+	for b := 0; b < n; b++ {
+		blobs = append(blobs, cellBenchBlob(b))
+		group, ok := unhexAll(tb, lines[b*(CellsPerExtBlob+1):(b+1)*(CellsPerExtBlob+1)])
+		if !ok {
+			tb.Fatal("cell_proofs.hex: bad hex")
+		}
+		commitments = append(commitments, group[0])
+		proofs = append(proofs, group[1:]...)
+	}
+	return blobs, commitments, proofs
+}
+
+// TestVerifyCellProofsBenchSet: the benchmark's six blobs verify as one
+// transaction, and a flipped bit anywhere fails it.
+func TestVerifyCellProofsBenchSet(t *testing.T) {
+	blobs, coms, proofs := cellBenchSet(t, 6)
+	if err := VerifyCellProofs(blobs, coms, proofs); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []*byte{&proofs[300][17], &blobs[2][70000], &coms[4][40], &proofs[767][47]} {
+		*at ^= 1
+		if err := VerifyCellProofs(blobs, coms, proofs); err == nil {
+			t.Error("accepted with a flipped bit")
+		}
+		*at ^= 1
+	}
+}
+
+// BenchmarkVerifyCellProofs verifies all cell proofs of one and of six
+// blobs (one blob transaction's worth), cells computed from the blobs.
+func BenchmarkVerifyCellProofs(b *testing.B) {
+	for _, n := range []int{1, 6} {
+		blobs, coms, proofs := cellBenchSet(b, n)
+		b.Run(fmt.Sprintf("blobs=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := VerifyCellProofs(blobs, coms, proofs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkComputeCells(b *testing.B) {
+	blob := cellBenchBlob(0)
 	for i := 0; i < b.N; i++ {
-		if err := VerifyCellProofs([][]byte{blob}, [][]byte{com[:]}, proofs); err != nil {
+		if _, err := ComputeCells(blob); err != nil {
 			b.Fatal(err)
 		}
 	}
