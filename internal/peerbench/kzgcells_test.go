@@ -102,11 +102,22 @@ const cellGolden = "../../evm/precompile/kzg/testdata/cell_proofs.hex"
 // accept them, both reject them with one byte of a proof or of a blob
 // flipped, and the golden file chaind's kzg benchmarks read holds exactly
 // go-eth-kzg's commitments and proofs of these blobs (one hex line per
-// commitment, then its 128 proofs, blob after blob).
+// commitment, then its 128 cell proofs and its blob proof, blob after
+// blob).
 func TestCellBenchSet(t *testing.T) {
 	s, err := newCellSet(6)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The EIP-4844 proof of each blob too, for VerifyBlobProof.
+	blobProofs := make([]kzg4844.Proof, len(s.blobs))
+	for b := range s.blobs {
+		if blobProofs[b], err = kzg4844.ComputeBlobProof(&s.blobs[b], s.commitments[b]); err != nil {
+			t.Fatal(err)
+		}
+		if err := kzg.VerifyBlobProof(s.ourBlobs[b], s.ourComs[b], blobProofs[b][:]); err != nil {
+			t.Fatalf("chaind rejects blob %d's proof: %v", b, err)
+		}
 	}
 	var golden strings.Builder
 	for b := range s.blobs {
@@ -114,6 +125,7 @@ func TestCellBenchSet(t *testing.T) {
 		for _, p := range s.proofs[kzg.CellsPerExtBlob*b : kzg.CellsPerExtBlob*(b+1)] {
 			fmt.Fprintf(&golden, "%x\n", p[:])
 		}
+		fmt.Fprintf(&golden, "%x\n", blobProofs[b][:])
 	}
 	if *updateCellGolden {
 		if err := os.WriteFile(cellGolden, []byte(golden.String()), 0o644); err != nil {

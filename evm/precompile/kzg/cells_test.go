@@ -17,6 +17,10 @@ import (
 	"github.com/chaind/chaind/evm/precompile/bls12381"
 )
 
+// modulus is r as a big.Int, for the direct evaluations the tests compare
+// against.
+var modulus = new(big.Int).SetBytes(blsModulus[:])
+
 // cellVector is one case of the consensus specs' verify_cell_kzg_proof_batch
 // tests (kzg-mainnet, as c-kzg-4844 and go-eth-kzg ship them; the 23 cases
 // under 30 KB, converted from YAML to JSON in testdata): output true,
@@ -231,33 +235,41 @@ func cellBenchBlob(n int) []byte {
 	return blob
 }
 
-// cellBenchSet returns the first n benchmark blobs with their commitments
-// and cell proofs.
-func cellBenchSet(tb testing.TB, n int) (blobs, commitments, proofs [][]byte) {
+// benchSet is the first blobs of testdata/cell_proofs.hex with their
+// commitments, cell proofs (128 per blob, in order) and blob proofs.
+type benchSet struct {
+	blobs, commitments, cellProofs, blobProofs [][]byte
+}
+
+func cellBenchSet(tb testing.TB, n int) benchSet {
 	raw, err := os.ReadFile(filepath.Join("testdata", "cell_proofs.hex"))
 	if err != nil {
 		tb.Fatal(err)
 	}
+	const group = CellsPerExtBlob + 2 // commitment, cell proofs, blob proof
 	lines := strings.Fields(string(raw))
-	if len(lines) < n*(CellsPerExtBlob+1) {
-		tb.Fatalf("cell_proofs.hex holds %d lines, want %d", len(lines), n*(CellsPerExtBlob+1))
+	if len(lines) < n*group {
+		tb.Fatalf("cell_proofs.hex holds %d lines, want %d", len(lines), n*group)
 	}
+	var s benchSet
 	for b := 0; b < n; b++ {
-		blobs = append(blobs, cellBenchBlob(b))
-		group, ok := unhexAll(tb, lines[b*(CellsPerExtBlob+1):(b+1)*(CellsPerExtBlob+1)])
+		g, ok := unhexAll(tb, lines[b*group:(b+1)*group])
 		if !ok {
 			tb.Fatal("cell_proofs.hex: bad hex")
 		}
-		commitments = append(commitments, group[0])
-		proofs = append(proofs, group[1:]...)
+		s.blobs = append(s.blobs, cellBenchBlob(b))
+		s.commitments = append(s.commitments, g[0])
+		s.cellProofs = append(s.cellProofs, g[1:group-1]...)
+		s.blobProofs = append(s.blobProofs, g[group-1])
 	}
-	return blobs, commitments, proofs
+	return s
 }
 
 // TestVerifyCellProofsBenchSet: the benchmark's six blobs verify as one
 // transaction, and a flipped bit anywhere fails it.
 func TestVerifyCellProofsBenchSet(t *testing.T) {
-	blobs, coms, proofs := cellBenchSet(t, 6)
+	s := cellBenchSet(t, 6)
+	blobs, coms, proofs := s.blobs, s.commitments, s.cellProofs
 	if err := VerifyCellProofs(blobs, coms, proofs); err != nil {
 		t.Fatal(err)
 	}
@@ -274,10 +286,10 @@ func TestVerifyCellProofsBenchSet(t *testing.T) {
 // blobs (one blob transaction's worth), cells computed from the blobs.
 func BenchmarkVerifyCellProofs(b *testing.B) {
 	for _, n := range []int{1, 6} {
-		blobs, coms, proofs := cellBenchSet(b, n)
+		s := cellBenchSet(b, n)
 		b.Run(fmt.Sprintf("blobs=%d", n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if err := VerifyCellProofs(blobs, coms, proofs); err != nil {
+				if err := VerifyCellProofs(s.blobs, s.commitments, s.cellProofs); err != nil {
 					b.Fatal(err)
 				}
 			}
