@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/chaind/chaind/evm/precompile/bls12381"
@@ -146,11 +147,11 @@ func VerifyCellProofs(blobs, commitments, proofs [][]byte) error {
 		indices         = make([]uint64, 0, len(proofs))
 		cells           = make([][]byte, 0, len(proofs))
 	)
-	for b, blob := range blobs {
-		cs, err := ComputeCells(blob)
-		if err != nil {
-			return fmt.Errorf("blob %d: %w", b, err)
-		}
+	blobCells, err := computeCellsEach(blobs)
+	if err != nil {
+		return err
+	}
+	for b, cs := range blobCells {
 		for i, c := range cs {
 			cellCommitments = append(cellCommitments, commitments[b])
 			indices = append(indices, uint64(i))
@@ -158,6 +159,31 @@ func VerifyCellProofs(blobs, commitments, proofs [][]byte) error {
 		}
 	}
 	return VerifyCellProofBatch(cellCommitments, indices, cells, proofs)
+}
+
+// computeCellsEach runs ComputeCells on every blob, the blobs spread over
+// the available CPUs; the error is that of the first bad blob.
+func computeCellsEach(blobs [][]byte) ([][][]byte, error) {
+	out := make([][][]byte, len(blobs))
+	errs := make([]error, len(blobs))
+	workers := min(runtime.GOMAXPROCS(0), len(blobs))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := w; b < len(blobs); b += workers {
+				out[b], errs[b] = ComputeCells(blobs[b])
+			}
+		}()
+	}
+	wg.Wait()
+	for b, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("blob %d: %w", b, err)
+		}
+	}
+	return out, nil
 }
 
 // VerifyCellProofBatch is verify_cell_kzg_proof_batch: proofs[k] shows
