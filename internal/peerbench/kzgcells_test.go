@@ -2,10 +2,16 @@ package main
 
 import (
 	"errors"
+	"flag"
+	"fmt"
 	"math/rand"
+	"os"
+	"strings"
 	"testing"
 
 	goethkzg "github.com/crate-crypto/go-eth-kzg"
+
+	"github.com/ethereum/go-ethereum/crypto/kzg4844"
 
 	"github.com/chaind/chaind/evm/precompile/kzg"
 )
@@ -83,5 +89,76 @@ func TestCellProofsAgainstGoEthKZG(t *testing.T) {
 		if err := verify(bad...); !errors.Is(err, kzg.ErrVerificationFailed) {
 			t.Errorf("%s: %v, want verification failure", name, err)
 		}
+	}
+}
+
+var updateCellGolden = flag.Bool("update", false, "rewrite evm/precompile/kzg/testdata/cell_proofs.hex")
+
+// cellGolden is where chaind's own benchmarks and tests find the
+// commitments and proofs of the benchmark blobs (cellBenchBlob).
+const cellGolden = "../../evm/precompile/kzg/testdata/cell_proofs.hex"
+
+// TestCellBenchSet checks the benchmark's blobs and proofs: both libraries
+// accept them, both reject them with one byte of a proof or of a blob
+// flipped, and the golden file chaind's kzg benchmarks read holds exactly
+// go-eth-kzg's commitments and proofs of these blobs (one hex line per
+// commitment, then its 128 cell proofs and its blob proof, blob after
+// blob).
+func TestCellBenchSet(t *testing.T) {
+	s, err := newCellSet(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The EIP-4844 proof of each blob too, for VerifyBlobProof.
+	blobProofs := make([]kzg4844.Proof, len(s.blobs))
+	for b := range s.blobs {
+		if blobProofs[b], err = kzg4844.ComputeBlobProof(&s.blobs[b], s.commitments[b]); err != nil {
+			t.Fatal(err)
+		}
+		if err := kzg.VerifyBlobProof(s.ourBlobs[b], s.ourComs[b], blobProofs[b][:]); err != nil {
+			t.Fatalf("chaind rejects blob %d's proof: %v", b, err)
+		}
+	}
+	var golden strings.Builder
+	for b := range s.blobs {
+		fmt.Fprintf(&golden, "%x\n", s.commitments[b][:])
+		for _, p := range s.proofs[kzg.CellsPerExtBlob*b : kzg.CellsPerExtBlob*(b+1)] {
+			fmt.Fprintf(&golden, "%x\n", p[:])
+		}
+		fmt.Fprintf(&golden, "%x\n", blobProofs[b][:])
+	}
+	if *updateCellGolden {
+		if err := os.WriteFile(cellGolden, []byte(golden.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := os.ReadFile(cellGolden); err != nil || string(got) != golden.String() {
+		t.Fatalf("%s does not hold go-eth-kzg's proofs of the benchmark blobs (rerun with -update): %v", cellGolden, err)
+	}
+
+	if err := kzg.VerifyCellProofs(s.ourBlobs, s.ourComs, s.ourProofs); err != nil {
+		t.Fatalf("chaind rejects the set: %v", err)
+	}
+	if err := kzg4844.VerifyCellProofs(s.blobs, s.commitments, s.proofs); err != nil {
+		t.Fatalf("go-ethereum rejects the set: %v", err)
+	}
+	// A flipped low bit keeps a blob element below the modulus and most
+	// proof encodings on the curve or off it; either way both must refuse.
+	for _, flip := range []struct {
+		name string
+		at   func(s *cellSet) *byte
+	}{
+		{"proof 77 byte 20", func(s *cellSet) *byte { return &s.proofs[77][20] }},
+		{"blob 3 byte 5000", func(s *cellSet) *byte { return &s.blobs[3][5000] }},
+		{"commitment 5 byte 47", func(s *cellSet) *byte { return &s.commitments[5][47] }},
+	} {
+		*flip.at(s) ^= 1
+		if kzg.VerifyCellProofs(s.ourBlobs, s.ourComs, s.ourProofs) == nil {
+			t.Errorf("%s flipped: chaind accepts", flip.name)
+		}
+		if kzg4844.VerifyCellProofs(s.blobs, s.commitments, s.proofs) == nil {
+			t.Errorf("%s flipped: go-ethereum accepts", flip.name)
+		}
+		*flip.at(s) ^= 1
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chaind/chaind/evm/precompile/bls12381"
+	"github.com/chaind/chaind/evm/precompile/bls12381/fr"
 )
 
 // constantBlob holds c at every point: the constant polynomial c, whose
@@ -60,22 +61,63 @@ func TestVerifyBlobProof(t *testing.T) {
 // with a polynomial evaluated directly: x itself, whose values on the
 // domain are the roots.
 func TestEvaluate(t *testing.T) {
-	roots := rootsOfUnity()
-	poly := make([]*big.Int, FieldElementsPerBlob)
+	initDomain()
+	poly := make([]fr.Element, FieldElementsPerBlob)
 	for i := range poly {
-		poly[i] = new(big.Int).Set(roots[i])
+		poly[i] = *blobRoot(i)
 	}
-	for _, z := range []*big.Int{big.NewInt(3), big.NewInt(123456789), new(big.Int).Sub(modulus, big.NewInt(2))} {
-		if got := evaluate(poly, z); got.Cmp(z) != 0 {
-			t.Fatalf("x at %s evaluates to %s", z, got)
+	var minus2 fr.Element
+	minus2.SetUint64(2)
+	minus2.Neg(&minus2)
+	for _, z := range []fr.Element{*new(fr.Element).SetUint64(3), *new(fr.Element).SetUint64(123456789), minus2} {
+		if got := evaluate(poly, &z); got != z {
+			t.Fatalf("x at %x evaluates to %x", z.Bytes(), got.Bytes())
 		}
 	}
-	if got := evaluate(poly, roots[17]); got.Cmp(roots[17]) != 0 {
+	if got := evaluate(poly, blobRoot(17)); got != *blobRoot(17) {
 		t.Fatal("evaluation on the domain is not the stored value")
 	}
-	// ω^4096 = 1 and ω^2048 = -1: the root is primitive.
-	w := roots[1] // bit-reversed index 1 is ω^2048
-	if new(big.Int).Mod(new(big.Int).Add(w, big.NewInt(1)), modulus).Sign() != 0 {
-		t.Fatal("ω^2048 is not -1")
+	// ω^8192 = 1 and ω^4096 = -1 (blob domain index 1, bit-reversed): the
+	// root is primitive.
+	var sum, wrap fr.Element
+	one := fr.One()
+	sum.Add(blobRoot(1), &one)
+	wrap.Mul(&extRoots[FieldElementsPerExtBlob-1], &extRoots[1])
+	if !sum.IsZero() || wrap != one {
+		t.Fatal("ω is not a primitive 8192nd root of unity")
+	}
+}
+
+// Real blob proofs (go-eth-kzg's, in testdata/cell_proofs.hex) verify, and
+// fail with a bit of the blob, the commitment or the proof flipped, or
+// with another blob's proof.
+func TestVerifyBlobProofBenchSet(t *testing.T) {
+	s := cellBenchSet(t, 6)
+	for b := range s.blobs {
+		if err := VerifyBlobProof(s.blobs[b], s.commitments[b], s.blobProofs[b]); err != nil {
+			t.Fatalf("blob %d: %v", b, err)
+		}
+	}
+	for _, f := range []struct {
+		blob int
+		at   *byte
+	}{{1, &s.blobs[1][4095*32+31]}, {2, &s.commitments[2][47]}, {3, &s.blobProofs[3][47]}} {
+		*f.at ^= 1
+		if VerifyBlobProof(s.blobs[f.blob], s.commitments[f.blob], s.blobProofs[f.blob]) == nil {
+			t.Errorf("blob %d accepted with a flipped bit", f.blob)
+		}
+		*f.at ^= 1
+	}
+	if err := VerifyBlobProof(s.blobs[0], s.commitments[0], s.blobProofs[1]); !errors.Is(err, ErrVerificationFailed) {
+		t.Errorf("another blob's proof: %v", err)
+	}
+}
+
+func BenchmarkVerifyBlobProof(b *testing.B) {
+	s := cellBenchSet(b, 1)
+	for i := 0; i < b.N; i++ {
+		if err := VerifyBlobProof(s.blobs[0], s.commitments[0], s.blobProofs[0]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

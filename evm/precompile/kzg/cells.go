@@ -6,10 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math/big"
+	"runtime"
 	"sync"
 
 	"github.com/chaind/chaind/evm/precompile/bls12381"
+	"github.com/chaind/chaind/evm/precompile/bls12381/fr"
 )
 
 // Cell proofs (EIP-7594, the consensus specs' polynomial commitments
@@ -43,7 +44,6 @@ var cellBatchDomain = []byte("RCKZGCBATCH__V1_")
 
 var (
 	cellOnce    sync.Once
-	extRoots    []*big.Int // ω^i for the primitive 8192nd root of unity ω, natural order
 	g1Monomial  []bls12381.G1
 	tau64Lines  *bls12381.G2Prepared
 	errCellInit error
@@ -52,27 +52,21 @@ var (
 // cellSetup computes the extended domain and decodes the setup points,
 // once, on first use (the point evaluation precompile needs none of it).
 func cellSetup() error {
+	initDomain()
 	cellOnce.Do(func() {
-		exp := new(big.Int).Sub(modulus, big.NewInt(1))
-		exp.Div(exp, big.NewInt(FieldElementsPerExtBlob))
-		w := new(big.Int).Exp(big.NewInt(7), exp, modulus)
-		extRoots = make([]*big.Int, FieldElementsPerExtBlob)
-		x := big.NewInt(1)
-		for i := range extRoots {
-			extRoots[i] = new(big.Int).Set(x)
-			x = new(big.Int).Mul(x, w)
-			x.Mod(x, modulus)
-		}
-		g1Monomial = make([]bls12381.G1, FieldElementsPerCell)
-		for i := range g1Monomial {
+		points := make([][]byte, FieldElementsPerCell)
+		for i := range points {
 			b, err := hex.DecodeString(g1MonomialHex[i])
-			if err == nil {
-				g1Monomial[i], err = bls12381.DecompressG1(b)
-			}
 			if err != nil {
 				errCellInit = fmt.Errorf("kzg: trusted setup point %d: %w", i, err)
 				return
 			}
+			points[i] = b
+		}
+		var err error
+		if g1Monomial, err = bls12381.DecompressG1s(points); err != nil {
+			errCellInit = fmt.Errorf("kzg: trusted setup G1 points: %w", err)
+			return
 		}
 		b, err := hex.DecodeString(tau64G2Hex)
 		if err != nil {
@@ -89,60 +83,14 @@ func cellSetup() error {
 	return errCellInit
 }
 
-func modMul(a, b *big.Int) *big.Int {
-	r := new(big.Int).Mul(a, b)
-	return r.Mod(r, modulus)
-}
-
-// fft returns the values of the polynomial with coefficients a (len a power
-// of two dividing 8192) at the len(a)-th roots of unity, in natural order;
-// inverse interpolates instead (values to coefficients).
-func fft(a []*big.Int, inverse bool) []*big.Int {
-	n := len(a)
-	logN := 0
-	for 1<<logN < n {
-		logN++
-	}
-	out := make([]*big.Int, n)
-	for i := range a {
-		out[reverseBits(uint32(i), logN)] = new(big.Int).Set(a[i])
-	}
-	stride := FieldElementsPerExtBlob / n // ω^stride is a primitive n-th root
-	t := new(big.Int)
-	for size := 2; size <= n; size <<= 1 {
-		half := size / 2
-		step := stride * (n / size)
-		for start := 0; start < n; start += size {
-			for j := 0; j < half; j++ {
-				idx := j * step
-				if inverse && idx != 0 {
-					idx = FieldElementsPerExtBlob - idx
-				}
-				u, v := out[start+j], out[start+j+half]
-				t.Mul(v, extRoots[idx])
-				t.Mod(t, modulus)
-				sum := new(big.Int).Add(u, t)
-				if sum.Cmp(modulus) >= 0 {
-					sum.Sub(sum, modulus)
-				}
-				diff := new(big.Int).Sub(u, t)
-				if diff.Sign() < 0 {
-					diff.Add(diff, modulus)
-				}
-				out[start+j], out[start+j+half] = sum, diff
-			}
-		}
-	}
-	if inverse {
-		nInv := new(big.Int).ModInverse(big.NewInt(int64(n)), modulus)
-		for i := range out {
-			out[i] = modMul(out[i], nInv)
-		}
-	}
-	return out
-}
-
 // ComputeCells returns the 128 cells of blob's extension (compute_cells).
+//
+// The extended domain in bit-reversed order starts with the blob's own
+// domain, so the first 64 cells are the blob itself; the other 64 hold the
+// polynomial on the odd powers of ω, the coset ω·⟨ω²⟩. Those come from one
+// inverse transform of size 4096 (polynomial_eval_to_coeff), the
+// coefficients scaled by ω^i, and one forward transform, instead of the
+// spec's evaluation at every point of coset_for_cell.
 func ComputeCells(blob []byte) ([][]byte, error) {
 	if err := cellSetup(); err != nil {
 		return nil, err
@@ -150,39 +98,41 @@ func ComputeCells(blob []byte) ([][]byte, error) {
 	if len(blob) != BlobLength {
 		return nil, ErrBlobLength
 	}
-	// The blob holds its values at the 4096th roots of unity in
-	// bit-reversed order; put them in natural order and interpolate.
-	vals := make([]*big.Int, FieldElementsPerBlob)
+	// blob_to_polynomial: the values at the 4096th roots of unity,
+	// bit-reversed; fft wants them in natural order.
+	vals := make([]fr.Element, FieldElementsPerBlob)
 	for i := range vals {
-		v := (*[32]byte)(blob[32*i : 32*i+32])
-		if !belowModulus(v) {
+		if !vals[reverseBits(uint32(i), 12)].SetBytes((*[32]byte)(blob[32*i : 32*i+32])) {
 			return nil, ErrBlobFieldElement
 		}
-		vals[reverseBits(uint32(i), 12)] = new(big.Int).SetBytes(v[:])
 	}
-	coeffs := fft(vals, true)
-	ext := make([]*big.Int, FieldElementsPerExtBlob)
-	copy(ext, coeffs)
-	for i := len(coeffs); i < len(ext); i++ {
-		ext[i] = new(big.Int)
+	fft(vals, true) // now the coefficients c_i
+	for i := 1; i < len(vals); i++ {
+		vals[i].Mul(&vals[i], &extRoots[i]) // c_i·ω^i: P(ω·X)
 	}
-	ext = fft(ext, false) // ext[m] = P(ω^m)
+	fft(vals, false) // vals[m] = P(ω^(2m+1))
 	cells := make([][]byte, CellsPerExtBlob)
-	for i := range cells {
-		cell := make([]byte, CellLength)
-		for j := 0; j < FieldElementsPerCell; j++ {
-			// Position 64i+j of the bit-reversed extended domain.
-			ext[reverseBits(uint32(FieldElementsPerCell*i+j), 13)].FillBytes(cell[32*j : 32*j+32])
+	for i := 0; i < CellsPerExtBlob/2; i++ {
+		cells[i] = append([]byte(nil), blob[i*CellLength:(i+1)*CellLength]...)
+	}
+	for q := 0; q < FieldElementsPerBlob; q++ {
+		// Position 4096+q of the bit-reversed extended domain is
+		// ω^(2·rev12(q)+1).
+		i := CellsPerExtBlob/2 + q/FieldElementsPerCell
+		if cells[i] == nil {
+			cells[i] = make([]byte, CellLength)
 		}
-		cells[i] = cell
+		j := q % FieldElementsPerCell
+		vals[reverseBits(uint32(q), 12)].PutBytes(cells[i][32*j:])
 	}
 	return cells, nil
 }
 
-// cellShift is h_i, the first point of cell i's coset: ω^rev7(i). The
-// coset's j-th point is h_i·g^rev6(j) with g = ω^128.
-func cellShift(i uint64) *big.Int {
-	return extRoots[reverseBits(uint32(i), 7)]
+// cellShiftExp returns e with ω^e = h_i, the first point of cell i's coset
+// (coset_shift_for_cell): e = rev7(i). The coset's j-th point is
+// h_i·g^rev6(j) with g = ω^128 (coset_for_cell).
+func cellShiftExp(i uint64) int {
+	return int(reverseBits(uint32(i), 7))
 }
 
 // VerifyCellProofs checks the cell proofs of blobs (128 per blob, in cell
@@ -197,11 +147,11 @@ func VerifyCellProofs(blobs, commitments, proofs [][]byte) error {
 		indices         = make([]uint64, 0, len(proofs))
 		cells           = make([][]byte, 0, len(proofs))
 	)
-	for b, blob := range blobs {
-		cs, err := ComputeCells(blob)
-		if err != nil {
-			return fmt.Errorf("blob %d: %w", b, err)
-		}
+	blobCells, err := computeCellsEach(blobs)
+	if err != nil {
+		return err
+	}
+	for b, cs := range blobCells {
 		for i, c := range cs {
 			cellCommitments = append(cellCommitments, commitments[b])
 			indices = append(indices, uint64(i))
@@ -209,6 +159,31 @@ func VerifyCellProofs(blobs, commitments, proofs [][]byte) error {
 		}
 	}
 	return VerifyCellProofBatch(cellCommitments, indices, cells, proofs)
+}
+
+// computeCellsEach runs ComputeCells on every blob, the blobs spread over
+// the available CPUs; the error is that of the first bad blob.
+func computeCellsEach(blobs [][]byte) ([][][]byte, error) {
+	out := make([][][]byte, len(blobs))
+	errs := make([]error, len(blobs))
+	workers := min(runtime.GOMAXPROCS(0), len(blobs))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := w; b < len(blobs); b += workers {
+				out[b], errs[b] = ComputeCells(blobs[b])
+			}
+		}()
+	}
+	wg.Wait()
+	for b, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("blob %d: %w", b, err)
+		}
+	}
+	return out, nil
 }
 
 // VerifyCellProofBatch is verify_cell_kzg_proof_batch: proofs[k] shows
@@ -242,49 +217,52 @@ func VerifyCellProofBatch(commitments [][]byte, cellIndices []uint64, cells, pro
 			return ErrInvalidProof
 		}
 	}
-	// The distinct commitments, in order of first appearance.
+	// deduplicate_commitments: the distinct commitments, in order of first
+	// appearance.
 	var (
 		unique    [][]byte
-		points    []bls12381.G1
 		commitIdx = make([]uint64, n)
 		seen      = map[string]uint64{}
 	)
 	for k, c := range commitments {
 		idx, ok := seen[string(c)]
 		if !ok {
-			p, err := bls12381.DecompressG1(c)
-			if err != nil {
-				return errors.Join(ErrInvalidCommitment, err)
-			}
 			idx = uint64(len(unique))
 			seen[string(c)] = idx
 			unique = append(unique, c)
-			points = append(points, p)
 		}
 		commitIdx[k] = idx
 	}
-	evals := make([][]*big.Int, n)
-	pis := make([]bls12381.G1, n)
-	for k := 0; k < n; k++ {
-		evals[k] = make([]*big.Int, FieldElementsPerCell)
-		for j := range evals[k] {
-			v := (*[32]byte)(cells[k][32*j : 32*j+32])
-			if !belowModulus(v) {
-				return ErrCellElement
+	points, err := bls12381.DecompressG1s(unique)
+	if err != nil {
+		return errors.Join(ErrInvalidCommitment, err)
+	}
+	evals := make([]fr.Element, n*FieldElementsPerCell)
+	badCell := -1
+	for k := 0; k < n && badCell < 0; k++ {
+		for j := 0; j < FieldElementsPerCell; j++ {
+			if !evals[k*FieldElementsPerCell+j].SetBytes((*[32]byte)(cells[k][32*j : 32*j+32])) {
+				badCell = k
+				break
 			}
-			evals[k][j] = new(big.Int).SetBytes(v[:])
 		}
-		p, err := bls12381.DecompressG1(proofs[k])
-		if err != nil {
-			return errors.Join(ErrInvalidProof, err)
-		}
-		pis[k] = p
+	}
+	if badCell >= 0 {
+		// The error of the first bad cell or proof, cell k before proof k.
+		proofs = proofs[:badCell]
+	}
+	pis, err := bls12381.DecompressG1s(proofs)
+	if err != nil {
+		return errors.Join(ErrInvalidProof, err)
+	}
+	if badCell >= 0 {
+		return ErrCellElement
 	}
 	if n == 0 {
 		return nil
 	}
 
-	// The challenge r and its powers.
+	// compute_verify_cell_kzg_proof_batch_challenge and compute_powers.
 	h := sha256.New()
 	h.Write(cellBatchDomain)
 	var u64 [8]byte
@@ -305,63 +283,68 @@ func VerifyCellProofBatch(commitments [][]byte, cellIndices []uint64, cells, pro
 		h.Write(cells[k])
 		h.Write(proofs[k])
 	}
-	r := new(big.Int).SetBytes(h.Sum(nil))
-	r.Mod(r, modulus)
-	rPow := make([]*big.Int, n)
-	rPow[0] = big.NewInt(1)
+	var r fr.Element
+	r.SetBytesReduce((*[32]byte)(h.Sum(nil)))
+	rPow := make([]fr.Element, n)
+	rPow[0].SetOne()
 	for k := 1; k < n; k++ {
-		rPow[k] = modMul(rPow[k-1], r)
+		rPow[k].Mul(&rPow[k-1], &r)
 	}
 
-	// LL = Σ r^k π_k and RLP = Σ r^k h_k^64 π_k.
-	llScalars := make([][32]byte, n)
-	rlpScalars := make([][32]byte, n)
-	weights := make([]*big.Int, len(unique))
-	for i := range weights {
-		weights[i] = new(big.Int)
-	}
-	// Σ_k r^k I_k, coefficient by coefficient.
-	interp := make([]*big.Int, FieldElementsPerCell)
-	for t := range interp {
-		interp[t] = new(big.Int)
-	}
-	hPow := big.NewInt(FieldElementsPerCell)
+	// The scalars of RLC = Σ_i w_i C_i (w_i: the sum of the r^k of
+	// commitment i's cells) and RLP = Σ_k r^k h_k^64 π_k. h_k^64 is
+	// ω^(64·rev7(i)).
+	weights := make([]fr.Element, len(unique))
+	rlpScalars := make([]fr.Element, n)
+	// colSums[i] is Σ r^k·evals_k over the cells k of coset i:
+	// interpolation is linear, so each coset is interpolated once however
+	// many blobs the batch holds, not once per cell.
+	colSums := make([][]fr.Element, CellsPerExtBlob)
+	var t fr.Element
 	for k := 0; k < n; k++ {
-		rPow[k].FillBytes(llScalars[k][:])
-		shift := cellShift(cellIndices[k])
-		modMul(rPow[k], new(big.Int).Exp(shift, hPow, modulus)).FillBytes(rlpScalars[k][:])
-		w := weights[commitIdx[k]]
-		w.Add(w, rPow[k])
-		w.Mod(w, modulus)
+		idx := cellIndices[k]
+		w := &weights[commitIdx[k]]
+		w.Add(w, &rPow[k])
+		rlpScalars[k].Mul(&rPow[k], rootPow(FieldElementsPerCell*cellShiftExp(idx)))
+		col := colSums[idx]
+		if col == nil {
+			col = make([]fr.Element, FieldElementsPerCell)
+			colSums[idx] = col
+		}
+		ev := evals[k*FieldElementsPerCell : (k+1)*FieldElementsPerCell]
+		for j := range col {
+			t.Mul(&ev[j], &rPow[k])
+			col[j].Add(&col[j], &t)
+		}
+	}
 
-		// I_k(h·X) takes value evals[k][rev6(m)] at g^m: interpolate it
-		// over the 64th roots of unity, then undo the shift (the t-th
-		// coefficient of I_k is that of I_k(h·X) times h^-t).
-		natural := make([]*big.Int, FieldElementsPerCell)
+	// RLI = [Σ_k r^k I_k(τ)]G1 from the coefficients of Σ_k r^k I_k
+	// (interpolate_polynomialcoeff, by inverse transform: the blog post's
+	// method the spec recommends). I_k(h·X) takes value evals_k[rev6(m)] at
+	// g^m: interpolate it over the 64th roots of unity, then undo the
+	// shift, the t-th coefficient times h^-t = ω^(-t·rev7(i)).
+	interp := make([]fr.Element, FieldElementsPerCell)
+	natural := make([]fr.Element, FieldElementsPerCell)
+	for idx, col := range colSums {
+		if col == nil {
+			continue
+		}
 		for m := range natural {
-			natural[m] = evals[k][reverseBits(uint32(m), 6)]
+			natural[m] = col[reverseBits(uint32(m), 6)]
 		}
-		c := fft(natural, true)
-		hInv := new(big.Int).ModInverse(shift, modulus)
-		f := new(big.Int).Set(rPow[k]) // r^k · h^-t
-		for t := range c {
-			interp[t].Add(interp[t], modMul(c[t], f))
-			interp[t].Mod(interp[t], modulus)
-			f = modMul(f, hInv)
+		fft(natural, true)
+		e := cellShiftExp(uint64(idx))
+		for c := range natural {
+			t.Mul(&natural[c], rootPow(-c*e))
+			interp[c].Add(&interp[c], &t)
 		}
 	}
-	ll := bls12381.MultiScalarMultSubgroup(pis, llScalars)
-	rlp := bls12381.MultiScalarMultSubgroup(pis, rlpScalars)
-	wScalars := make([][32]byte, len(unique))
-	for i, w := range weights {
-		w.FillBytes(wScalars[i][:])
-	}
-	rlc := bls12381.MultiScalarMultSubgroup(points, wScalars)
-	iScalars := make([][32]byte, FieldElementsPerCell)
-	for t, c := range interp {
-		c.FillBytes(iScalars[t][:])
-	}
-	rli := bls12381.MultiScalarMultSubgroup(g1Monomial, iScalars)
+
+	// g1_lincomb for LL = Σ r^k π_k, RLP, RLC and RLI.
+	ll := bls12381.MultiScalarMultFr(pis, rPow)
+	rlp := bls12381.MultiScalarMultFr(pis, rlpScalars)
+	rlc := bls12381.MultiScalarMultFr(points, weights)
+	rli := bls12381.MultiScalarMultFr(g1Monomial, interp)
 
 	// e(LL, [τ^64]G2) · e(-(RLC - RLI + RLP), G2) = 1.
 	var rl bls12381.G1

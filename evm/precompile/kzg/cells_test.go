@@ -1,9 +1,12 @@
 package kzg
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"math/rand"
 	"os"
@@ -13,6 +16,10 @@ import (
 
 	"github.com/chaind/chaind/evm/precompile/bls12381"
 )
+
+// modulus is r as a big.Int, for the direct evaluations the tests compare
+// against.
+var modulus = new(big.Int).SetBytes(blsModulus[:])
 
 // cellVector is one case of the consensus specs' verify_cell_kzg_proof_batch
 // tests (kzg-mainnet, as c-kzg-4844 and go-eth-kzg ship them; the 23 cases
@@ -31,7 +38,7 @@ type cellVector struct {
 	Output *bool
 }
 
-func unhexAll(t *testing.T, in []string) ([][]byte, bool) {
+func unhexAll(t testing.TB, in []string) ([][]byte, bool) {
 	var out [][]byte
 	for _, s := range in {
 		b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
@@ -157,7 +164,10 @@ func TestComputeCells(t *testing.T) {
 	if err := cellSetup(); err != nil {
 		t.Fatal(err)
 	}
-	point := func(pos int) *big.Int { return extRoots[reverseBits(uint32(pos), 13)] }
+	point := func(pos int) *big.Int {
+		b := extRoots[reverseBits(uint32(pos), 13)].Bytes()
+		return new(big.Int).SetBytes(b[:])
+	}
 	blob := make([]byte, BlobLength)
 	for i := 0; i < FieldElementsPerBlob; i++ {
 		horner(point(i)).FillBytes(blob[32*i : 32*i+32])
@@ -185,7 +195,7 @@ func TestComputeCells(t *testing.T) {
 	}
 	// The shift of each cell's coset is its first point.
 	for _, i := range []uint64{0, 1, 77, 127} {
-		if cellShift(i).Cmp(point(int(FieldElementsPerCell*i))) != 0 {
+		if b := rootPow(cellShiftExp(i)).Bytes(); new(big.Int).SetBytes(b[:]).Cmp(point(int(FieldElementsPerCell*i))) != 0 {
 			t.Fatalf("shift of cell %d", i)
 		}
 	}
@@ -207,28 +217,90 @@ func FuzzVerifyCellProofBatch(f *testing.F) {
 	})
 }
 
-// BenchmarkVerifyCellProofs verifies one blob's 128 cell proofs, cells
-// computed from the blob (a constant blob: its proofs are the point at
-// infinity, and the work does not depend on the values).
-func BenchmarkVerifyCellProofs(b *testing.B) {
+// cellBenchBlob returns blob n of testdata/cell_proofs.hex: element i is
+// sha256("chaind cell bench" || n || i) (n and i as 8 bytes each) with its
+// top byte cleared. internal/peerbench builds the same blobs, writes that
+// file from go-eth-kzg's proofs and checks it stays in step.
+func cellBenchBlob(n int) []byte {
 	blob := make([]byte, BlobLength)
-	for i := 31; i < BlobLength; i += 32 {
-		blob[i] = 5
+	var buf [len("chaind cell bench") + 16]byte
+	copy(buf[:], "chaind cell bench")
+	for i := 0; i < FieldElementsPerBlob; i++ {
+		binary.BigEndian.PutUint64(buf[len(buf)-16:], uint64(n))
+		binary.BigEndian.PutUint64(buf[len(buf)-8:], uint64(i))
+		h := sha256.Sum256(buf[:])
+		h[0] = 0
+		copy(blob[32*i:], h[:])
 	}
-	g := bls12381.G1Generator()
-	var k [32]byte
-	k[31] = 5
-	var c bls12381.G1
-	c.ScalarMult(&g, &k)
-	com := bls12381.CompressG1(&c)
-	inf := make([]byte, 48)
-	inf[0] = 0xc0
-	proofs := make([][]byte, CellsPerExtBlob)
-	for i := range proofs {
-		proofs[i] = inf
+	return blob
+}
+
+// benchSet is the first blobs of testdata/cell_proofs.hex with their
+// commitments, cell proofs (128 per blob, in order) and blob proofs.
+type benchSet struct {
+	blobs, commitments, cellProofs, blobProofs [][]byte
+}
+
+func cellBenchSet(tb testing.TB, n int) benchSet {
+	raw, err := os.ReadFile(filepath.Join("testdata", "cell_proofs.hex"))
+	if err != nil {
+		tb.Fatal(err)
 	}
+	const group = CellsPerExtBlob + 2 // commitment, cell proofs, blob proof
+	lines := strings.Fields(string(raw))
+	if len(lines) < n*group {
+		tb.Fatalf("cell_proofs.hex holds %d lines, want %d", len(lines), n*group)
+	}
+	var s benchSet
+	for b := 0; b < n; b++ {
+		g, ok := unhexAll(tb, lines[b*group:(b+1)*group])
+		if !ok {
+			tb.Fatal("cell_proofs.hex: bad hex")
+		}
+		s.blobs = append(s.blobs, cellBenchBlob(b))
+		s.commitments = append(s.commitments, g[0])
+		s.cellProofs = append(s.cellProofs, g[1:group-1]...)
+		s.blobProofs = append(s.blobProofs, g[group-1])
+	}
+	return s
+}
+
+// TestVerifyCellProofsBenchSet: the benchmark's six blobs verify as one
+// transaction, and a flipped bit anywhere fails it.
+func TestVerifyCellProofsBenchSet(t *testing.T) {
+	s := cellBenchSet(t, 6)
+	blobs, coms, proofs := s.blobs, s.commitments, s.cellProofs
+	if err := VerifyCellProofs(blobs, coms, proofs); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []*byte{&proofs[300][17], &blobs[2][70000], &coms[4][40], &proofs[767][47]} {
+		*at ^= 1
+		if err := VerifyCellProofs(blobs, coms, proofs); err == nil {
+			t.Error("accepted with a flipped bit")
+		}
+		*at ^= 1
+	}
+}
+
+// BenchmarkVerifyCellProofs verifies all cell proofs of one and of six
+// blobs (one blob transaction's worth), cells computed from the blobs.
+func BenchmarkVerifyCellProofs(b *testing.B) {
+	for _, n := range []int{1, 6} {
+		s := cellBenchSet(b, n)
+		b.Run(fmt.Sprintf("blobs=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := VerifyCellProofs(s.blobs, s.commitments, s.cellProofs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkComputeCells(b *testing.B) {
+	blob := cellBenchBlob(0)
 	for i := 0; i < b.N; i++ {
-		if err := VerifyCellProofs([][]byte{blob}, [][]byte{com[:]}, proofs); err != nil {
+		if _, err := ComputeCells(blob); err != nil {
 			b.Fatal(err)
 		}
 	}

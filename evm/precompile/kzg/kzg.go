@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"github.com/chaind/chaind/evm/precompile/bls12381"
+	"github.com/chaind/chaind/evm/precompile/bls12381/fr"
 )
 
 const (
@@ -34,10 +35,7 @@ var (
 )
 
 // blsModulus is r, the order of G1, big-endian.
-var blsModulus = [32]byte{
-	0x73, 0xed, 0xa7, 0x53, 0x29, 0x9d, 0x7d, 0x48, 0x33, 0x39, 0xd8, 0x08, 0x09, 0xa1, 0xd8, 0x05,
-	0x53, 0xbd, 0xa4, 0x02, 0xff, 0xfe, 0x5b, 0xfe, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01,
-}
+var blsModulus = fr.Modulus
 
 // tauG2Hex is [τ]G2 from the ceremony output (g2_monomial[1]), compressed.
 const tauG2Hex = "b5bfd7dd8cdeb128843bc287230af38926187075cbfbefa81009a2ce615ac53d" +
