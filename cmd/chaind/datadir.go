@@ -26,9 +26,10 @@ func (d *chainDir) Close() error { return d.kv.Close() }
 
 // openChain opens the chain in dir: it takes the directory's lock (shared
 // when readOnly, so it may sit beside other readers but never beside a
-// writer), prepares g and opens the chain, which refuses a genesis other
-// than the one the directory holds. A nil g is the stored genesis; a
-// directory without one is refused, and is not created.
+// writer) and opens the chain as node.New does (node.OpenChain), which
+// refuses a genesis other than the one the directory holds. A nil g is
+// the stored genesis; a directory without one is refused, and is not
+// created.
 func openChain(dir string, g *chain.Genesis, readOnly bool) (*chainDir, error) {
 	if g == nil {
 		stored, ok, err := readStoredGenesis(dir)
@@ -48,11 +49,7 @@ func openChain(dir string, g *chain.Genesis, readOnly bool) (*chainDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := node.PrepareGenesis(g); err != nil {
-		kv.Close()
-		return nil, err
-	}
-	c, err := chain.Open(g, kv)
+	c, err := node.OpenChain(g, kv)
 	if err != nil {
 		kv.Close()
 		return nil, err

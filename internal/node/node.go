@@ -181,11 +181,7 @@ func New(cfg Config) (*Node, error) {
 		kv.Close()
 		return nil, err
 	}
-	if err := PrepareGenesis(cfg.Genesis); err != nil {
-		kv.Close()
-		return nil, err
-	}
-	c, err := chain.Open(cfg.Genesis, kv)
+	c, err := OpenChain(cfg.Genesis, kv)
 	if err != nil {
 		kv.Close()
 		return nil, err
