@@ -11,7 +11,6 @@ import (
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node"
-	"github.com/chaind/chaind/internal/store"
 )
 
 func init() {
@@ -36,21 +35,11 @@ func runInit(args []string) int {
 		fmt.Fprintln(os.Stderr, "chaind init:", err)
 		return 1
 	}
-	kv, err := store.Open(*datadir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "chaind init:", err)
-		return 1
+	c, code, ok := openChainCmd(fs.Name(), *datadir, g)
+	if !ok {
+		return code
 	}
-	defer kv.Close()
-	if err := node.PrepareGenesis(g); err != nil {
-		fmt.Fprintln(os.Stderr, "chaind:", err)
-		return 1
-	}
-	c, err := chain.Open(g, kv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "chaind init:", err)
-		return 1
-	}
+	defer c.Close()
 	fmt.Printf("initialised %s: chain ID %d, genesis %s, head %d\n", *datadir, g.Config.ChainID, c.Genesis().Hash(), c.Head().Number())
 	return 0
 }
@@ -81,7 +70,10 @@ func runImport(args []string) int {
 			fmt.Fprintln(os.Stderr, "chaind import:", err)
 			return 1
 		}
-	} else if stored, ok := storedGenesis(*datadir); ok {
+	} else if stored, ok, err := readStoredGenesis(*datadir); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind import:", err)
+		return 1
+	} else if ok {
 		g = stored
 	} else {
 		fmt.Fprintln(os.Stderr, "chaind import: --genesis is required for an empty data directory")
@@ -179,26 +171,11 @@ func runExport(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: chaind export --datadir DIR [--from N] [--to N] OUT.rlp")
 		return 2
 	}
-	g, ok := storedGenesis(*datadir)
+	c, code, ok := openChainCmd(fs.Name(), *datadir, nil)
 	if !ok {
-		fmt.Fprintln(os.Stderr, "chaind export: no chain in", *datadir)
-		return 1
+		return code
 	}
-	kv, err := store.Open(*datadir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "chaind export:", err)
-		return 1
-	}
-	defer kv.Close()
-	if err := node.PrepareGenesis(g); err != nil {
-		fmt.Fprintln(os.Stderr, "chaind:", err)
-		return 1
-	}
-	c, err := chain.Open(g, kv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "chaind export:", err)
-		return 1
-	}
+	defer c.Close()
 	last := c.Head().Number()
 	if *to != 0 && *to < last {
 		last = *to

@@ -11,7 +11,6 @@ import (
 	"github.com/chaind/chaind/internal/crypto/hd"
 	"github.com/chaind/chaind/internal/devload"
 	"github.com/chaind/chaind/internal/node"
-	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -165,24 +164,12 @@ func TestDevExportImportRoundTrip(t *testing.T) {
 	if !strings.Contains(errOut, "msg=importing file="+rlpFile+" blocks="+itoa(head.Number())) {
 		t.Errorf("import log lacks the file's block total %d: %s", head.Number(), errOut)
 	}
-	g, ok := storedGenesis(dst)
-	if !ok {
-		t.Fatal("no genesis stored in the import's data directory")
-	}
-	if err := node.PrepareGenesis(g); err != nil {
-		t.Fatal(err)
-	}
-	kv, err := store.Open(dst)
+	c, err := openChain(dst, nil, false)
 	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := chain.Open(g, kv)
-	if err != nil {
-		kv.Close()
 		t.Fatal(err)
 	}
 	got := c.Head()
-	kv.Close()
+	c.Close()
 	if got.Hash() != head.Hash() || got.Root() != head.Root() {
 		t.Fatalf("imported head %d %s root %s; exported %d %s root %s", got.Number(), got.Hash(), got.Root(), head.Number(), head.Hash(), head.Root())
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/store"
 )
 
@@ -47,18 +46,10 @@ func runRepair(args []string) int {
 
 // repairedHead is the head of the chain the repaired directory holds.
 func repairedHead(datadir string) (uint64, bool) {
-	g, ok := storedGenesis(datadir)
-	if !ok {
-		return 0, false
-	}
-	kv, err := store.OpenReadOnly(datadir)
+	c, err := openChain(datadir, nil, true)
 	if err != nil {
 		return 0, false
 	}
-	defer kv.Close()
-	c, err := chain.Open(g, kv)
-	if err != nil {
-		return 0, false
-	}
+	defer c.Close()
 	return c.Head().Number(), true
 }

@@ -12,13 +12,10 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/chaind/chaind/internal/store"
 
 	"github.com/chaind/chaind/grpcsrv"
 	"github.com/chaind/chaind/internal/chain"
@@ -395,23 +392,4 @@ func apiList(s string) []string {
 		}
 	}
 	return out
-}
-
-// storedGenesis reads the genesis a data directory was started with.
-func storedGenesis(datadir string) (*chain.Genesis, bool) {
-	if datadir == "" {
-		return nil, false
-	}
-	if _, err := os.Stat(filepath.Join(datadir, "data.log")); err != nil {
-		return nil, false
-	}
-	// Read-only: a damaged tail must be left for the node's own open to
-	// cut and report, not repaired silently here.
-	kv, err := store.OpenReadOnly(datadir)
-	if err != nil {
-		return nil, false
-	}
-	defer kv.Close()
-	g, ok, err := chain.StoredGenesis(kv)
-	return g, ok && err == nil
 }

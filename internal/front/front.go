@@ -1,6 +1,7 @@
 // Package front is the one HTTP front every chaind listener is built
 // through: per-client rate limits and connection caps, body size caps,
-// CORS, allowed Host names and an authentication hook. A listener is
+// CORS, allowed Host names and authentication hooks, for the whole
+// listener or for the paths under a prefix of it. A listener is
 // declared once (Listener: kind, address, handler, Options) and Listen
 // builds it, so no port can be opened without the node's limits.
 //
@@ -30,6 +31,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +45,7 @@ const (
 	TooManyConnections                   // the client IP holds Limits.Conns connections (429)
 	BodyTooLarge                         // the body is over Options.BodyLimit (413)
 	HostNotAllowed                       // the Host header is not in Options.VirtualHosts (403)
-	Unauthorized                         // Options.Auth refused the request (401)
+	Unauthorized                         // Options.Auth or a Guard refused the request (401)
 )
 
 // Refusal is one refused request, handed to the listener's Refuser.
@@ -78,6 +80,10 @@ type Options struct {
 	// text) before it reaches the handler.
 	Auth func(r *http.Request) error
 
+	// Guards add the checks of routes that share the listener with others
+	// that need none; a request passes Auth and every guard of its path.
+	Guards []Guard
+
 	// Refuse writes refusals; nil means PlainRefuser.
 	Refuse Refuser
 
@@ -87,6 +93,22 @@ type Options struct {
 	// still costs one call, booked when it returns, so a handler that
 	// forgets cannot open a hole in the limits.
 	PerCall bool
+}
+
+// A Guard is an authentication check for the paths under a prefix of a
+// listener, such as debug routes that share a port with an open API.
+type Guard struct {
+	// Prefix is matched against the request's path made clean as
+	// net/http's ServeMux makes it before routing ("/log/" guards /log/
+	// and all below it), so no spelling of a path reaches a guarded route
+	// around its guard.
+	Prefix string
+	// Auth may refuse a request, answered 401 with its error's text. It
+	// must be set.
+	Auth func(r *http.Request) error
+	// Refuse writes this guard's refusals, for routes whose error shape
+	// is not the listener's; nil means the listener's Refuser.
+	Refuse Refuser
 }
 
 // Config configures a Front.
@@ -163,11 +185,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if h.o.Auth != nil {
-		if err := h.o.Auth(r); err != nil {
-			h.refuse(w, r, Refusal{Reason: Unauthorized, Status: http.StatusUnauthorized, Message: err.Error()})
-			return
+	if refuse, err := h.authorize(r); err != nil {
+		// A refused request costs the call a served one would, so that
+		// guessing tokens is held to the client's rate.
+		if c.lim != nil {
+			c.lim.take(c.ip, 1)
 		}
+		refuse(w, r, Refusal{Reason: Unauthorized, Status: http.StatusUnauthorized, Message: err.Error()})
+		return
 	}
 	if lim := h.o.BodyLimit; lim > 0 {
 		if r.ContentLength > lim {
@@ -195,6 +220,45 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !c.charged {
 		c.lim.take(c.ip, 1)
 	}
+}
+
+// authorize runs the listener's Auth and the guards of the request's path.
+// A refusal comes with the Refuser of the rule that refused.
+func (h *handler) authorize(r *http.Request) (Refuser, error) {
+	if h.o.Auth != nil {
+		if err := h.o.Auth(r); err != nil {
+			return h.o.Refuse, err
+		}
+	}
+	if len(h.o.Guards) == 0 {
+		return nil, nil
+	}
+	p := cleanPath(r.URL.Path)
+	for _, g := range h.o.Guards {
+		if !strings.HasPrefix(p, g.Prefix) {
+			continue
+		}
+		if err := g.Auth(r); err != nil {
+			if g.Refuse != nil {
+				return g.Refuse, err
+			}
+			return h.o.Refuse, err
+		}
+	}
+	return nil, nil
+}
+
+// cleanPath is p as ServeMux routes it: rooted, without . and .. elements
+// or doubled slashes, keeping a trailing slash.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // TooLarge is the refusal of a body over limit bytes, for handlers that

@@ -87,6 +87,53 @@ func TestMiddleware(t *testing.T) {
 			r.Header.Set("Authorization", "Bearer t")
 			return r
 		}, 200, "ok", nil},
+		{"guard refuses its prefix", Options{Guards: []Guard{logGuard}}, func() *http.Request {
+			return httptest.NewRequest("GET", "/log/status", nil)
+		}, 401, "missing token\n", nil},
+		{"guard refuses the prefix itself", Options{Guards: []Guard{logGuard}}, func() *http.Request {
+			return httptest.NewRequest("GET", "/log/", nil)
+		}, 401, "missing token\n", nil},
+		{"guard admits", Options{Guards: []Guard{logGuard}}, func() *http.Request {
+			r := httptest.NewRequest("GET", "/log/status", nil)
+			r.Header.Set("Authorization", "Bearer t")
+			return r
+		}, 200, "ok", nil},
+		{"guard leaves the root", Options{Guards: []Guard{logGuard}}, func() *http.Request {
+			return httptest.NewRequest("POST", "/", nil)
+		}, 200, "ok", nil},
+		{"guard leaves a longer name", Options{Guards: []Guard{logGuard}}, func() *http.Request {
+			return httptest.NewRequest("GET", "/logs", nil)
+		}, 200, "ok", nil},
+		{"guard sees through dot-dot", Options{Guards: []Guard{logGuard}}, func() *http.Request {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.URL.Path = "/x/../log/status"
+			return r
+		}, 401, "missing token\n", nil},
+		{"guard sees through doubled slashes", Options{Guards: []Guard{logGuard}}, func() *http.Request {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.URL.Path = "//log//status"
+			return r
+		}, 401, "missing token\n", nil},
+		{"guard answers in its own shape", Options{Refuse: jsonRefuser, Guards: []Guard{{Prefix: "/log/", Auth: bearer, Refuse: PlainRefuser}}}, func() *http.Request {
+			return httptest.NewRequest("GET", "/log/status", nil)
+		}, 401, "missing token\n", nil},
+		{"guard answers in the listener's shape", Options{Refuse: jsonRefuser, Guards: []Guard{logGuard}}, func() *http.Request {
+			return httptest.NewRequest("GET", "/log/status", nil)
+		}, 401, `{"reason":5,"message":"missing token"}`, nil},
+		{"listener auth and a guard both hold", Options{Auth: bearer, Guards: []Guard{{Prefix: "/log/", Auth: func(*http.Request) error { return errors.New("debug token wanted") }}}}, func() *http.Request {
+			r := httptest.NewRequest("GET", "/log/status", nil)
+			r.Header.Set("Authorization", "Bearer t")
+			return r
+		}, 401, "debug token wanted\n", nil},
+		{"listener auth beside a guard", Options{Auth: bearer, Guards: []Guard{logGuard}}, func() *http.Request {
+			return httptest.NewRequest("GET", "/", nil)
+		}, 401, "missing token\n", nil},
+		{"preflight under a guard", Options{CORSOrigins: []string{"*"}, Guards: []Guard{logGuard}}, func() *http.Request {
+			r := httptest.NewRequest("OPTIONS", "/log/status", nil)
+			r.Header.Set("Origin", "https://app.example")
+			r.Header.Set("Access-Control-Request-Method", "GET")
+			return r
+		}, 204, "", nil},
 		{"declared body over the cap", Options{BodyLimit: 10}, func() *http.Request {
 			return httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", 11)))
 		}, 413, "content length too large (10 bytes max)\n", nil},
@@ -111,6 +158,27 @@ func TestMiddleware(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// logGuard guards /log/ with bearer.
+var logGuard = Guard{Prefix: "/log/", Auth: bearer}
+
+// A request a guard refuses costs the client a call, as a served one
+// would: guessing tokens is held to the client's rate.
+func TestGuardRefusalCharged(t *testing.T) {
+	c := newClock()
+	f := New(Config{Limits: Limits{PerSecond: 10}, Now: c.now})
+	h := f.Handler(Options{PerCall: true, Guards: []Guard{logGuard}}, echo)
+	for i := 0; i < 10; i++ {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/log/status", nil))
+		if w.Code != 401 {
+			t.Fatalf("request %d: %d %s, want 401", i+1, w.Code, w.Body)
+		}
+	}
+	if _, ok := f.lim.charge("192.0.2.1", 1); ok {
+		t.Fatal("ten refused requests took no calls")
 	}
 }
 

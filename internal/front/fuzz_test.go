@@ -1,6 +1,9 @@
 package front
 
 import (
+	"bufio"
+	"errors"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
@@ -41,6 +44,31 @@ func FuzzClientIP(f *testing.F) {
 		}
 		if !found {
 			t.Fatalf("client %q is in neither the peer %q nor X-Forwarded-For %q", got, peer, xff)
+		}
+	})
+}
+
+// FuzzGuardCoversMux: however a request spells its path, a ServeMux behind
+// the front never hands it to a route under a guard's prefix without the
+// guard being asked.
+func FuzzGuardCoversMux(f *testing.F) {
+	for _, target := range []string{"/log/status", "/log/", "/log", "/x/../log/a", "//log//a", "/log/../log/a",
+		"/%6cog/a", "/log%2Fa", "/./log/a", "/log/./a", "*", "http://h/log/a", "/LOG/a"} {
+		f.Add(target)
+	}
+	deny := func(*http.Request) error { return errors.New("no") }
+	f.Fuzz(func(t *testing.T, target string) {
+		r, err := http.ReadRequest(bufio.NewReader(strings.NewReader("GET " + target + " HTTP/1.1\r\nHost: h\r\n\r\n")))
+		if err != nil {
+			return
+		}
+		reached := false
+		m := http.NewServeMux()
+		m.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+		m.HandleFunc("/log/", func(http.ResponseWriter, *http.Request) { reached = true })
+		New(Config{}).Handler(Options{Guards: []Guard{{Prefix: "/log/", Auth: deny}}}, m).ServeHTTP(httptest.NewRecorder(), r)
+		if reached {
+			t.Fatalf("%q (path %q) reached /log/ past its guard", target, r.URL.Path)
 		}
 	})
 }

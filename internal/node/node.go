@@ -181,11 +181,7 @@ func New(cfg Config) (*Node, error) {
 		kv.Close()
 		return nil, err
 	}
-	if err := PrepareGenesis(cfg.Genesis); err != nil {
-		kv.Close()
-		return nil, err
-	}
-	c, err := chain.Open(cfg.Genesis, kv)
+	c, err := OpenChain(cfg.Genesis, kv)
 	if err != nil {
 		kv.Close()
 		return nil, err
@@ -297,8 +293,7 @@ func (n *Node) listeners() []front.Listener {
 func (n *Node) httpListener(addr string) front.Listener {
 	l := n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs, WS: n.cfg.Ops.Limits.ws()},
 		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts, BodyLimit: n.cfg.Ops.Limits.BodyBytes})
-	l.Handler = n.withOpsRoutes(l.Handler)
-	return n.withGraphQL(l)
+	return n.withGraphQL(n.withOpsRoutes(l))
 }
 
 // Handler is the HTTP handler of the JSON-RPC port (POST and WebSocket)

@@ -109,20 +109,22 @@ func (n *Node) closeOps() error {
 }
 
 // withOpsRoutes puts the login and debug routes in front of the JSON-RPC
-// handler; with the routes off their paths answer 404, not the JSON-RPC
-// port's health-probe 200.
-func (n *Node) withOpsRoutes(rpcHandler http.Handler) http.Handler {
+// listener's handler, and the debug routes' token check in its options;
+// with the routes off their paths answer 404, not the JSON-RPC port's
+// health-probe 200.
+func (n *Node) withOpsRoutes(l front.Listener) front.Listener {
 	var ops http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
 		json.NewEncoder(w).Encode(map[string]string{"message": "debug routes are off: start the node with --debug.passphrase-file or CHAIND_DEBUG_PASSPHRASE"})
 	})
 	if n.opslog != nil {
-		ops = n.opslog.Handler()
+		ops = n.opslog.Handler(&l.Options)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/authenticate", ops)
-	mux.Handle("/log/", ops)
-	mux.Handle("/", rpcHandler)
-	return mux
+	mux.Handle(opslog.Prefix, ops)
+	mux.Handle("/", l.Handler)
+	l.Handler = mux
+	return l
 }

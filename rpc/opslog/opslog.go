@@ -231,8 +231,14 @@ func (l *Log) Observe(ctx context.Context, c rpc.Call) {
 	}
 }
 
-// authorize checks the request's token.
-func (l *Log) authorize(r *http.Request) (status int, msg string) {
+var (
+	errNoToken  = errors.New("No token provided")
+	errBadToken = errors.New("unauthorized")
+)
+
+// authorize checks the request's token; the front asks it for every
+// request under Prefix (see Handler).
+func (l *Log) authorize(r *http.Request) error {
 	tok := strings.TrimSpace(r.Header.Get("Authorization"))
 	if len(tok) > 7 && strings.EqualFold(tok[:7], "Bearer ") {
 		tok = strings.TrimSpace(tok[7:])
@@ -243,12 +249,17 @@ func (l *Log) authorize(r *http.Request) (status int, msg string) {
 		}
 	}
 	if tok == "" {
-		return http.StatusUnauthorized, "No token provided"
+		return errNoToken
 	}
 	if _, err := jwt.Verify(l.secret, tok, l.cfg.Now(), 30*time.Second); err != nil {
-		return http.StatusUnauthorized, "unauthorized"
+		return errBadToken
 	}
-	return 0, ""
+	return nil
+}
+
+// refuse answers a refused token as the routes answer everything.
+func refuse(w http.ResponseWriter, _ *http.Request, ref front.Refusal) {
+	writeJSON(w, ref.Status, message{ref.Message})
 }
 
 // throttled reports whether ip has used up its failed logins of the last
@@ -292,8 +303,16 @@ func (l *Log) passphraseOK(p string) bool {
 	return subtle.ConstantTimeCompare(h[:], l.pass[:]) == 1
 }
 
-// Handler serves /authenticate and /log/*.
-func (l *Log) Handler() http.Handler {
+// Prefix is the path of the debug routes.
+const Prefix = "/log/"
+
+// Handler serves /authenticate and /log/*, and adds to o, the options of
+// the listener that serves it, the front's guard that lets only a request
+// with a valid token reach a path under Prefix: the routes check no token
+// themselves, every decision is the front's, so the two are given out
+// together.
+func (l *Log) Handler(o *front.Options) http.Handler {
+	o.Guards = append(o.Guards, front.Guard{Prefix: Prefix, Auth: l.authorize, Refuse: refuse})
 	return http.HandlerFunc(l.serve)
 }
 
@@ -311,10 +330,6 @@ type message struct {
 func (l *Log) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/authenticate" {
 		l.login(w, r)
-		return
-	}
-	if status, msg := l.authorize(r); status != 0 {
-		writeJSON(w, status, message{msg})
 		return
 	}
 	if r.Method != http.MethodGet {
