@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,26 @@ func TestDatadirRefusals(t *testing.T) {
 	for _, a := range [][]string{{"--out", g1}, {"--accounts", "3", "--out", g3}} {
 		if code, _, errOut := runChaind(t, append([]string{"dev-genesis"}, a...)...); code != 0 {
 			t.Fatalf("dev-genesis %v: exit %d: %s", a, code, errOut)
+		}
+	}
+	// g4 is g1's block 0 under another chain ID (which is not part of the
+	// genesis hash).
+	g4 := filepath.Join(dir, "g4.json")
+	{
+		raw, err := os.ReadFile(g1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var spec map[string]any
+		if err := json.Unmarshal(raw, &spec); err != nil {
+			t.Fatal(err)
+		}
+		spec["config"].(map[string]any)["chainId"] = 77
+		if raw, err = json.Marshal(spec); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(g4, raw, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 	held, other := filepath.Join(dir, "held"), filepath.Join(dir, "other")
@@ -60,6 +81,8 @@ func TestDatadirRefusals(t *testing.T) {
 		{"repair missing", []string{"repair", "--datadir", missing}, 1, "chaind repair: open " + missing + "/LOCK: no such file or directory"},
 		{"repair locked", []string{"repair", "--datadir", held}, 1, "chaind repair: store: data directory " + held + " is " + locked},
 		{"run locked", append([]string{"--datadir", held}, noPorts...), 1, "chaind: open data directory: store: data directory " + held + " is " + locked},
+		{"init other chain ID", []string{"init", "--genesis", g4, "--datadir", other}, 1, "chaind init: data directory holds a different chain: stored chain ID"},
+		{"run other chain ID", append([]string{"--genesis", g4, "--datadir", other}, noPorts...), 2, "chaind: --genesis " + g4 + " is genesis"},
 		{"run other chain", append([]string{"--genesis", g3, "--datadir", other}, noPorts...), 2, "chaind: --genesis " + g3 + " is genesis"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -77,7 +77,8 @@ func (f *runFlags) checkDatadir(fs *flag.FlagSet, stored *chain.Genesis, dev *de
 	if err != nil {
 		return fmt.Errorf("%s: %v", what, err)
 	}
-	if got != have {
+	// The chain ID is not in block 0's hash: compared on its own.
+	if got != have || want.Config.ChainID != stored.Config.ChainID {
 		if dev != nil {
 			fresh = "give --dev the --accounts, --balance, --mnemonic and --chain-id the chain was made with, or use another --datadir for a new chain"
 		}

@@ -81,6 +81,14 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 		if gh != want.Hash() {
 			return nil, fmt.Errorf("%w: stored genesis %s, genesis file gives %s", ErrGenesisMismatch, gh, want.Hash())
 		}
+		// The chain ID is not in block 0: two chains that differ only by
+		// it share a genesis hash, and transactions signed for one are
+		// refused by the other.
+		if stored, ok, err := StoredGenesis(kv); err != nil {
+			return nil, err
+		} else if ok && stored.Config.ChainID != g.Config.ChainID {
+			return nil, fmt.Errorf("%w: stored chain ID %d, genesis file gives %d", ErrGenesisMismatch, stored.Config.ChainID, g.Config.ChainID)
+		}
 	} else {
 		blk, err := g.Commit(db)
 		if err != nil {

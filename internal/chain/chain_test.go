@@ -84,4 +84,12 @@ func TestImportAndReopen(t *testing.T) {
 	if _, err := Open(&other, kv); !errors.Is(err, ErrGenesisMismatch) {
 		t.Fatalf("foreign genesis: %v", err)
 	}
+	// So must the same block 0 under another chain ID (not part of its hash).
+	otherID := *g
+	cfg := *g.Config
+	cfg.ChainID++
+	otherID.Config = &cfg
+	if _, err := Open(&otherID, kv); !errors.Is(err, ErrGenesisMismatch) {
+		t.Fatalf("same genesis block, other chain ID: %v", err)
+	}
 }
