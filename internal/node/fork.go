@@ -437,11 +437,11 @@ func (n *Node) forwardOldLogs() {
 			return local(ctx, p)
 		}
 		fork := up.Block.Number
-		from, fromNum := blockParam(q["fromBlock"])
+		from, fromNum := n.upstreamBlock(q["fromBlock"], false)
 		if !fromNum || from > fork {
 			return local(ctx, p)
 		}
-		to, toNum := blockParam(q["toBlock"])
+		to, toNum := n.upstreamBlock(q["toBlock"], false)
 		if toNum && to < from {
 			return local(ctx, p) // the local rules answer a reversed range
 		}
@@ -450,6 +450,7 @@ func (n *Node) forwardOldLogs() {
 			upTo = min(to, fork)
 		}
 		uq := maps.Clone(q)
+		uq["fromBlock"], _ = json.Marshal(hexNum(from))
 		uq["toBlock"], _ = json.Marshal(hexNum(upTo))
 		uparams, err := json.Marshal([]any{uq})
 		if err != nil {

@@ -55,6 +55,9 @@ func TestForkHeadIsTheForkBlock(t *testing.T) {
 			{"latest's transactions", "eth_getBlockTransactionCountByNumber", []any{"latest"}, func() string { return `"0x1"` }},
 			{"state at N", "eth_getBalance", []any{dev, atN}, func() string { return funded }},
 			{"no block N+1", "eth_getBlockByNumber", []any{next, false}, func() string { return "null" }},
+			{"latest's logs", "eth_getLogs", []any{map[string]any{"fromBlock": "latest", "toBlock": "latest"}}, func() string {
+				return mustCall(t, u.n, "eth_getLogs", map[string]any{"fromBlock": atN, "toBlock": atN})
+			}},
 		},
 		mined: {
 			{"block number", "eth_blockNumber", nil, func() string { return `"` + next + `"` }},
