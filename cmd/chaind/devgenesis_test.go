@@ -205,7 +205,8 @@ func TestDevExportImportRoundTrip(t *testing.T) {
 		t.Fatalf("the dev flags the chain was made with are refused: %v", err)
 	}
 	// A fork made by --dev --fork-url has a genesis of its own (the fork
-	// point's child); --dev continues it, whatever its account flags.
+	// block, or on older data directories its child); --dev continues it,
+	// whatever its account flags.
 	forked := *stored
 	forked.Fork = &chain.ForkPoint{Number: 41}
 	other, err := buildDev(devFlags{accounts: 3, balance: "7", mnemonic: rf.devf.mnemonic}, 0)

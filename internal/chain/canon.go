@@ -254,7 +254,7 @@ func (c *Chain) reexecTransfers(b *types.Block) ([][]types.Address, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parent of block %d: %w", b.Number(), err)
 	}
-	st, err := state.NewWithRemote(parent.Root(), c.db, c.remote())
+	st, err := state.NewWithRemote(c.stateRootOf(parent.Root()), c.db, c.remote())
 	if err != nil {
 		return nil, fmt.Errorf("state of block %d: %w", parent.Number(), err)
 	}

@@ -121,7 +121,7 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 	if c.head, err = db.Block(hh); err != nil {
 		return nil, fmt.Errorf("head block %s: %w", hh, err)
 	}
-	if _, err := state.NewWithRemote(c.head.Root(), db, c.remote()); err != nil {
+	if _, err := state.NewWithRemote(c.stateRootOf(c.head.Root()), db, c.remote()); err != nil {
 		return nil, fmt.Errorf("state of head block %d: %w", c.head.Number(), err)
 	}
 	return c, nil
@@ -182,7 +182,7 @@ func (c *Chain) BlockByNumber(n uint64) (*types.Block, error) {
 
 // StateAt opens the world state at a root.
 func (c *Chain) StateAt(root types.Hash) (*state.StateDB, error) {
-	st, err := state.NewWithRemote(root, c.db, c.remote())
+	st, err := state.NewWithRemote(c.stateRootOf(root), c.db, c.remote())
 	if err == nil {
 		st.SetReadCache(c.reads)
 	}
@@ -274,7 +274,7 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err := c.Config.ValidateBody(b); err != nil {
 		return nil, err
 	}
-	st, err := state.NewWithRemote(parent.Root(), c.db, c.remote())
+	st, err := state.NewWithRemote(c.stateRootOf(parent.Root()), c.db, c.remote())
 	if err != nil {
 		return nil, err
 	}

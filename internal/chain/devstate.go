@@ -147,7 +147,7 @@ func (c *Chain) Rewind(num uint64) error {
 	if err != nil {
 		return fmt.Errorf("block %d: %w", num, err)
 	}
-	if _, err := state.New(target.Root(), c.db); err != nil {
+	if _, err := state.New(c.stateRootOf(target.Root()), c.db); err != nil {
 		return fmt.Errorf("state of block %d: %w", num, err)
 	}
 	var dropped []types.Hash

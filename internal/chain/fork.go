@@ -10,10 +10,14 @@ import (
 )
 
 // ForkPoint starts a chain on another chain's state (a fork, as anvil
-// makes them): the genesis block is the first local block, a child of the
-// upstream's block Number, and its state is the upstream's state at that
-// block with the genesis allocations written over it. Accounts, code and
-// storage the local store lacks are read through Remote on first touch.
+// makes them). With the upstream's Header, the genesis block is the
+// upstream's block Number itself (same header, same hash: the first local
+// block is its child); without it (a fork made before, or an upstream
+// whose header fields do not hash to its block hash) the genesis is a
+// local block on top of it. Either way the genesis state is the
+// upstream's state at that block with the genesis allocations written
+// over it. Accounts, code and storage the local store lacks are read
+// through Remote on first touch.
 type ForkPoint struct {
 	URL       string     `json:"url"`       // the upstream's JSON-RPC endpoint, for a restart
 	Number    Uint64     `json:"number"`    // upstream block the chain continues from
@@ -23,10 +27,44 @@ type ForkPoint struct {
 	// first (as many as BLOCKHASH can reach back), for the first local
 	// blocks' BLOCKHASH and block-hash queries.
 	Hashes []types.Hash `json:"hashes"`
+	// Header is the RLP of the upstream's header of block Number: the
+	// genesis block's, when set.
+	Header types.HexBytes `json:"header,omitempty"`
 
 	// Remote supplies the upstream state; it is set at run time, never
 	// stored.
 	Remote state.Remote `json:"-"`
+
+	// localRoot is the root of the genesis state when the genesis is the
+	// upstream block: its header names the upstream's root, without the
+	// allocations. Set by Genesis.Commit.
+	localRoot types.Hash
+}
+
+// upstreamHeader decodes Header (nil when there is none).
+func (f *ForkPoint) upstreamHeader() (*types.Header, error) {
+	if len(f.Header) == 0 {
+		return nil, nil
+	}
+	h, err := types.DecodeHeader(f.Header)
+	if err != nil {
+		return nil, fmt.Errorf("chain: fork header: %w", err)
+	}
+	if h.Number != uint64(f.Number) || h.Hash() != f.Hash || h.Root != f.StateRoot {
+		return nil, fmt.Errorf("chain: fork header is not block %d %s", f.Number, f.Hash)
+	}
+	return h, nil
+}
+
+// stateRootOf returns the root to open for the state a header names: its
+// own, except for a fork's genesis that is the upstream block, whose
+// header names the upstream's state and whose local state adds the
+// genesis allocations to it.
+func (c *Chain) stateRootOf(root types.Hash) types.Hash {
+	if f := c.fork.Load(); f != nil && f.localRoot != (types.Hash{}) && root == f.StateRoot {
+		return f.localRoot
+	}
+	return root
 }
 
 // ErrNoRemote is returned when a forked chain is opened without a source
@@ -42,7 +80,7 @@ func (g *Genesis) baseState(db trie.Database) (*state.StateDB, error) {
 	if g.Fork.Remote == nil {
 		return nil, ErrNoRemote
 	}
-	if uint64(g.Number) != uint64(g.Fork.Number)+1 || g.ParentHash != g.Fork.Hash {
+	if len(g.Fork.Header) == 0 && (uint64(g.Number) != uint64(g.Fork.Number)+1 || g.ParentHash != g.Fork.Hash) {
 		return nil, fmt.Errorf("chain: forked genesis must be block %d with parent %s", g.Fork.Number+1, g.Fork.Hash)
 	}
 	return state.NewWithRemote(g.Fork.StateRoot, db, g.Fork.Remote)

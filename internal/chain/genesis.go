@@ -181,6 +181,22 @@ func (g *Genesis) Commit(db trie.Database) (*types.Block, error) {
 	if err := st.Error(); err != nil {
 		return nil, err
 	}
+	if g.Fork != nil {
+		up, err := g.Fork.upstreamHeader()
+		if err != nil {
+			return nil, err
+		}
+		if up != nil {
+			g.Fork.localRoot = root
+			// The upstream block's transactions and withdrawals stay the
+			// upstream's: the fork answers for them from there.
+			var w []*types.Withdrawal
+			if up.WithdrawalsHash != nil {
+				w = []*types.Withdrawal{}
+			}
+			return types.NewBlock(up, &types.Body{Withdrawals: w}), nil
+		}
+	}
 	return types.NewBlock(g.header(root), &types.Body{Withdrawals: g.withdrawals()}), nil
 }
 

@@ -72,7 +72,7 @@ func (c *Chain) Prune(keep uint64) (PruneStats, error) {
 		}
 		seen[b.Root()] = true
 		st.Roots++
-		if err := c.markState(b.Root(), marked); err != nil {
+		if err := c.markState(c.stateRootOf(b.Root()), marked); err != nil {
 			return st, fmt.Errorf("prune: state of block %d: %w", n, err)
 		}
 	}

@@ -82,7 +82,9 @@ func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
 	return fs, nil
 }
 
-// forkGenesis makes g the first local block on top of up's fork block.
+// forkGenesis makes g a genesis that continues up's fork block: the block
+// itself when its header is known (as anvil forks: the fork block is the
+// head until a block is made), else a first local block on top of it.
 func forkGenesis(ctx context.Context, g *chain.Genesis, up *fork.Client) error {
 	hashes, err := up.Hashes(ctx, forkHashes)
 	if err != nil {
@@ -99,12 +101,19 @@ func forkGenesis(ctx context.Context, g *chain.Genesis, up *fork.Client) error {
 	}
 	b := up.Block
 	g.Fork = &chain.ForkPoint{URL: up.URL(), Number: chain.Uint64(b.Number), Hash: b.Hash, StateRoot: b.StateRoot, Hashes: hashes, Remote: up}
-	g.Number = chain.Uint64(b.Number + 1)
-	g.ParentHash = b.Hash
-	g.Timestamp = chain.Uint64(max(uint64(g.Timestamp), b.Time+1))
 	if b.BaseFee != nil {
 		g.BaseFee = &chain.U256{Int: *b.BaseFee}
 	}
+	if b.Header != nil {
+		// The genesis fields still date the system contracts' genesis
+		// state; the block is the upstream's header.
+		g.Fork.Header = b.Header.EncodeRLP()
+		g.Number, g.ParentHash, g.Timestamp = chain.Uint64(b.Number), b.Parent, chain.Uint64(b.Time)
+		return nil
+	}
+	g.Number = chain.Uint64(b.Number + 1)
+	g.ParentHash = b.Hash
+	g.Timestamp = chain.Uint64(max(uint64(g.Timestamp), b.Time+1))
 	return nil
 }
 
@@ -232,28 +241,36 @@ func (n *Node) dropPool() {
 // Upstream returns the client of the chain's fork upstream (nil: no fork).
 func (n *Node) Upstream() *fork.Client { return n.fork.up.Load() }
 
-// preFork lists the methods that name a block by number, and where: a
-// number up to the fork point names an upstream block (or the upstream's
-// state after it), which the upstream answers as it has it.
+// preFork lists the methods that name a block, and where: a block up to
+// the fork point is an upstream block, which the upstream answers as it
+// has it. For the methods that read state (state), only a block before the
+// local genesis is the upstream's: a genesis that is the fork block holds
+// the upstream's state with the local allocations, as anvil's fork block
+// does.
 var preFork = []struct {
 	method string
 	param  int
+	state  bool
 }{
-	{"eth_getBlockByNumber", 0},
-	{"eth_getHeaderByNumber", 0},
-	{"eth_getBlockReceipts", 0},
-	{"eth_getBlockTransactionCountByNumber", 0},
-	{"eth_getTransactionByBlockNumberAndIndex", 0},
-	{"eth_getUncleCountByBlockNumber", 0},
-	{"eth_getUncleByBlockNumberAndIndex", 0},
-	{"eth_getBalance", 1},
-	{"eth_getTransactionCount", 1},
-	{"eth_getCode", 1},
-	{"eth_getStorageAt", 2},
-	{"eth_getProof", 2},
-	{"eth_call", 1},
-	{"eth_estimateGas", 1},
-	{"eth_createAccessList", 1},
+	{"eth_getBlockByNumber", 0, false},
+	{"eth_getHeaderByNumber", 0, false},
+	{"eth_getBlockReceipts", 0, false},
+	{"eth_getBlockTransactionCountByNumber", 0, false},
+	{"eth_getTransactionByBlockNumberAndIndex", 0, false},
+	{"eth_getUncleCountByBlockNumber", 0, false},
+	{"eth_getUncleByBlockNumberAndIndex", 0, false},
+	{"eth_getBlockTransactionCountByHash", 0, false},
+	{"eth_getTransactionByBlockHashAndIndex", 0, false},
+	{"eth_getUncleCountByBlockHash", 0, false},
+	{"eth_getUncleByBlockHashAndIndex", 0, false},
+	{"eth_getBalance", 1, true},
+	{"eth_getTransactionCount", 1, true},
+	{"eth_getCode", 1, true},
+	{"eth_getStorageAt", 2, true},
+	{"eth_getProof", 2, true},
+	{"eth_call", 1, true},
+	{"eth_estimateGas", 1, true},
+	{"eth_createAccessList", 1, true},
 }
 
 // forwardOldBlocks sends calls about blocks up to the fork point to the
@@ -267,22 +284,69 @@ func (n *Node) forwardOldBlocks() {
 		if !ok {
 			continue
 		}
-		name, pos := m.method, m.param
+		name, pos, readsState := m.method, m.param, m.state
 		n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
 			up := n.Upstream()
 			if up == nil || p.Len() <= pos {
 				return local(ctx, p)
 			}
-			if num, ok := blockParam(p[pos]); !ok || num > up.Block.Number {
+			num, ok := n.upstreamBlock(p[pos], readsState)
+			if !ok || num > up.Block.Number || readsState && num >= n.Chain.Genesis().Number() {
 				return local(ctx, p)
 			}
-			params, err := json.Marshal(p)
+			fp := append(rpc.Params(nil), p...)
+			fp[pos], _ = json.Marshal(hexNum(num))
+			if _, isHash := blockHashParam(p[pos]); isHash {
+				fp[pos] = p[pos]
+			}
+			params, err := json.Marshal(fp)
 			if err != nil {
 				return nil, err
 			}
 			return up.Forward(ctx, name, params)
 		})
 	}
+}
+
+// upstreamBlock reads a block parameter as a block number where the
+// upstream may know it: a number; the fork block's hash; for a block's
+// contents (not state), "latest", "safe" or "finalized" while the head is
+// still the fork block itself.
+func (n *Node) upstreamBlock(raw json.RawMessage, readsState bool) (uint64, bool) {
+	if num, ok := blockParam(raw); ok {
+		return num, true
+	}
+	up := n.Upstream()
+	if h, ok := blockHashParam(raw); ok {
+		if up != nil && h == up.Block.Hash {
+			return up.Block.Number, true
+		}
+		return 0, false
+	}
+	var tag string
+	if readsState || json.Unmarshal(raw, &tag) != nil {
+		return 0, false
+	}
+	switch tag {
+	case "latest", "safe", "finalized":
+		if head := n.Chain.Head(); up != nil && head.Hash() == up.Block.Hash {
+			return up.Block.Number, true
+		}
+	}
+	return 0, false
+}
+
+// blockHashParam reads a block parameter that is a block hash.
+func blockHashParam(raw json.RawMessage) (types.Hash, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil || len(s) != 66 {
+		return types.Hash{}, false
+	}
+	var h types.Hash
+	if h.UnmarshalText([]byte(s)) != nil {
+		return types.Hash{}, false
+	}
+	return h, true
 }
 
 // openFork is prepareFork with a deadline for the upstream.
@@ -327,7 +391,14 @@ func (n *Node) forwardOldBlocksByHash() {
 			if err != nil || up == nil {
 				return res, err
 			}
-			if enc, merr := json.Marshal(res); merr != nil || string(enc) != "null" {
+			// The genesis that is the fork block holds its header only:
+			// its transactions are the upstream's.
+			var isFork bool
+			if p.Len() > 0 {
+				h, ok := blockHashParam(p[0])
+				isFork = ok && h == up.Block.Hash
+			}
+			if enc, merr := json.Marshal(res); !isFork && (merr != nil || string(enc) != "null") {
 				return res, nil
 			}
 			params, err := json.Marshal(p)
@@ -366,11 +437,11 @@ func (n *Node) forwardOldLogs() {
 			return local(ctx, p)
 		}
 		fork := up.Block.Number
-		from, fromNum := blockParam(q["fromBlock"])
+		from, fromNum := n.upstreamBlock(q["fromBlock"], false)
 		if !fromNum || from > fork {
 			return local(ctx, p)
 		}
-		to, toNum := blockParam(q["toBlock"])
+		to, toNum := n.upstreamBlock(q["toBlock"], false)
 		if toNum && to < from {
 			return local(ctx, p) // the local rules answer a reversed range
 		}
@@ -379,6 +450,7 @@ func (n *Node) forwardOldLogs() {
 			upTo = min(to, fork)
 		}
 		uq := maps.Clone(q)
+		uq["fromBlock"], _ = json.Marshal(hexNum(from))
 		uq["toBlock"], _ = json.Marshal(hexNum(upTo))
 		uparams, err := json.Marshal([]any{uq})
 		if err != nil {
@@ -388,8 +460,8 @@ func (n *Node) forwardOldLogs() {
 		if err != nil {
 			return nil, err
 		}
-		if toNum && to <= fork {
-			return upLogs, nil
+		if toNum && to <= fork || !toNum && n.Chain.Head().Number() <= fork {
+			return upLogs, nil // no local block in the range
 		}
 		lq := maps.Clone(q)
 		lq["fromBlock"], _ = json.Marshal(hexNum(fork + 1))

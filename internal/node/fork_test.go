@@ -159,8 +159,8 @@ func TestForkReadsUpstreamAtBlockAndResets(t *testing.T) {
 	k1 := devload.Address(u.keys[1])
 	atN := devload.Hex(u.N)
 
-	if g := n.Chain.Genesis(); g.Number() != u.N+1 || g.ParentHash() != u.n.Chain.GetHash(u.N) {
-		t.Fatalf("fork genesis is block %d on %s, want %d on %s", g.Number(), g.ParentHash(), u.N+1, u.n.Chain.GetHash(u.N))
+	if g := n.Chain.Genesis(); g.Number() != u.N || g.Hash() != u.n.Chain.GetHash(u.N) {
+		t.Fatalf("fork genesis is block %d %s, want the upstream's %d %s", g.Number(), g.Hash(), u.N, u.n.Chain.GetHash(u.N))
 	}
 	if got := mustCall(t, n, "eth_chainId"); got != fmt.Sprintf(`"0x%x"`, upstreamChainID) {
 		t.Fatalf("chain ID %s, want the upstream's", got)
@@ -279,8 +279,8 @@ func TestForkReadsUpstreamAtBlockAndResets(t *testing.T) {
 
 	// anvil_reset goes back to the fork point, and blocks follow again.
 	mustCall(t, n, "anvil_reset")
-	if h := n.Chain.Head(); h.Number() != u.N+1 {
-		t.Fatalf("head after anvil_reset is %d, want the fork genesis %d", h.Number(), u.N+1)
+	if h := n.Chain.Head(); h.Number() != u.N {
+		t.Fatalf("head after anvil_reset is %d, want the fork block %d", h.Number(), u.N)
 	}
 	if got := tokenBalance(t, n, z, "latest"); got != word(0) {
 		t.Fatalf("Z after anvil_reset: %s", got)
@@ -297,8 +297,8 @@ func TestForkReadsUpstreamAtBlockAndResets(t *testing.T) {
 	if got := mustCall(t, n, "hardhat_reset", map[string]any{"forking": map[string]any{"jsonRpcUrl": u.url, "blockNumber": u.head}}); got != "true" {
 		t.Fatalf("hardhat_reset answered %s", got)
 	}
-	if g := n.Chain.Genesis(); g.Number() != u.head+1 || n.Chain.Head().Hash() != g.Hash() {
-		t.Fatalf("after re-fork genesis %d head %d, want %d", g.Number(), n.Chain.Head().Number(), u.head+1)
+	if g := n.Chain.Genesis(); g.Number() != u.head || n.Chain.Head().Hash() != g.Hash() {
+		t.Fatalf("after re-fork genesis %d head %d, want %d", g.Number(), n.Chain.Head().Number(), u.head)
 	}
 	if got := tokenBalance(t, n, u.x, "latest"); got != word(150) {
 		t.Fatalf("X after re-forking at the head: %s", got)
@@ -313,7 +313,7 @@ func TestForkReadsUpstreamAtBlockAndResets(t *testing.T) {
 	if _, err := rpcCall(t, n, "anvil_reset", map[string]any{"forking": map[string]any{"blockNumber": u.head + 1000}}); err == nil || !strings.Contains(err.Error(), "beyond") {
 		t.Fatalf("reset beyond the upstream's head: %v", err)
 	}
-	if g := n.Chain.Genesis(); g.Number() != u.head+1 {
+	if g := n.Chain.Genesis(); g.Number() != u.head {
 		t.Fatalf("a refused reset moved the genesis to %d", g.Number())
 	}
 }
@@ -486,7 +486,7 @@ func TestResetDevChain(t *testing.T) {
 	}
 	u := startUpstream(t)
 	mustCall(t, n, "hardhat_reset", map[string]any{"forking": map[string]any{"jsonRpcUrl": u.url, "blockNumber": devload.Hex(u.N)}})
-	if g := n.Chain.Genesis(); g.Number() != u.N+1 {
+	if g := n.Chain.Genesis(); g.Number() != u.N || g.Hash() != u.n.Chain.GetHash(u.N) {
 		t.Fatalf("genesis after forking by reset: %d", g.Number())
 	}
 	if got := tokenBalance(t, n, u.x, "latest"); got != word(100) {
@@ -503,8 +503,8 @@ func TestResetDevChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitNonce(t, n, a, 1)
-	if h := n.Chain.Head().Number(); h != u.N+2 {
-		t.Fatalf("head after a block on the new fork: %d, want %d", h, u.N+2)
+	if h := n.Chain.Head().Number(); h != u.N+1 {
+		t.Fatalf("head after a block on the new fork: %d, want %d", h, u.N+1)
 	}
 }
 
@@ -552,8 +552,8 @@ func TestForkChainID(t *testing.T) {
 	if got := mustCall(t, n, "eth_chainId"); got != `"0x7a69"` {
 		t.Fatalf("chain ID %s, want 31337", got)
 	}
-	if g := n.Chain.Genesis(); g.Number() != u.head+1 {
-		t.Fatalf("a fork without a block starts after the upstream's head %d: genesis %d", u.head, g.Number())
+	if g := n.Chain.Genesis(); g.Number() != u.head {
+		t.Fatalf("a fork without a block starts on the upstream's head %d: genesis %d", u.head, g.Number())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/backend"
@@ -30,6 +31,9 @@ type simulator struct {
 	validate bool
 	trace    bool
 	headers  []*types.Header // finished simulated blocks, for BLOCKHASH
+	// deadline ends the whole request, as the node's call time cap ends
+	// one eth_call: many blocks of calls are no way around it.
+	deadline time.Time
 }
 
 // Simulate executes the blocks of an eth_simulateV1 request, each on the
@@ -43,7 +47,7 @@ func (b *Backend) Simulate(ctx context.Context, req *backend.SimulateRequest) ([
 	sim := &simulator{
 		b: b, cfg: b.chain.Config, st: st, base: blk.Header(),
 		gp: evm.GasPool(b.opts.GasCap), validate: req.Validation,
-		trace: req.TraceTransfers,
+		trace: req.TraceTransfers, deadline: time.Now().Add(b.opts.CallTimeout),
 	}
 	blocks, err := sim.sanitize(req.Blocks)
 	if err != nil {
@@ -54,6 +58,9 @@ func (b *Backend) Simulate(ctx context.Context, req *backend.SimulateRequest) ([
 	for i := range blocks {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if !time.Now().Before(sim.deadline) {
+			return nil, &TimeoutError{Limit: b.opts.CallTimeout}
 		}
 		res, h, err := sim.processBlock(&blocks[i], parent)
 		if err == nil {
@@ -245,6 +252,8 @@ func (sim *simulator) processBlock(b *backend.SimBlock, parent *types.Header) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	timer := time.AfterFunc(time.Until(sim.deadline), x.EVM.Cancel)
+	defer timer.Stop()
 	var (
 		senders = make([]types.Address, 0, len(b.Calls))
 		calls   = make([]backend.SimCallResult, 0, len(b.Calls))
@@ -262,6 +271,9 @@ func (sim *simulator) processBlock(b *backend.SimBlock, parent *types.Header) (*
 		}
 		if err != nil {
 			return nil, nil, simError(err)
+		}
+		if errors.Is(res.Err, evm.ErrCancelled) {
+			return nil, nil, &TimeoutError{Limit: sim.b.opts.CallTimeout}
 		}
 		senders = append(senders, msg.From)
 		cr := backend.SimCallResult{

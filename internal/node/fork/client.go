@@ -35,6 +35,11 @@ type Block struct {
 	Time      uint64
 	BaseFee   *uint256.Int // nil before London
 	GasLimit  uint64
+	// Header is the block's whole header, when the fields the upstream
+	// reported hash to its hash (nil otherwise: a chain whose headers carry
+	// fields Ethereum's do not). With it the fork continues on the block
+	// itself, as anvil does, rather than on a local block above it.
+	Header *types.Header
 }
 
 // Client is an upstream pinned at one block. It is safe for concurrent use.
@@ -100,13 +105,28 @@ func (c *Client) URL() string { return c.url }
 func (c *Client) RoundTrips() int64 { return c.trips.Load() }
 
 type rpcHeader struct {
-	Number     types.HexUint64 `json:"number"`
-	Hash       types.Hash      `json:"hash"`
-	ParentHash types.Hash      `json:"parentHash"`
-	StateRoot  types.Hash      `json:"stateRoot"`
-	Timestamp  types.HexUint64 `json:"timestamp"`
-	GasLimit   types.HexUint64 `json:"gasLimit"`
-	BaseFee    *types.HexU256  `json:"baseFeePerGas"`
+	Number           types.HexUint64  `json:"number"`
+	Hash             types.Hash       `json:"hash"`
+	ParentHash       types.Hash       `json:"parentHash"`
+	UncleHash        types.Hash       `json:"sha3Uncles"`
+	Coinbase         types.Address    `json:"miner"`
+	StateRoot        types.Hash       `json:"stateRoot"`
+	TxHash           types.Hash       `json:"transactionsRoot"`
+	ReceiptHash      types.Hash       `json:"receiptsRoot"`
+	Bloom            types.Bloom      `json:"logsBloom"`
+	Difficulty       types.HexU256    `json:"difficulty"`
+	GasLimit         types.HexUint64  `json:"gasLimit"`
+	GasUsed          types.HexUint64  `json:"gasUsed"`
+	Timestamp        types.HexUint64  `json:"timestamp"`
+	Extra            types.HexBytes   `json:"extraData"`
+	MixDigest        types.Hash       `json:"mixHash"`
+	Nonce            types.BlockNonce `json:"nonce"`
+	BaseFee          *types.HexU256   `json:"baseFeePerGas"`
+	WithdrawalsHash  *types.Hash      `json:"withdrawalsRoot"`
+	BlobGasUsed      *types.HexUint64 `json:"blobGasUsed"`
+	ExcessBlobGas    *types.HexUint64 `json:"excessBlobGas"`
+	ParentBeaconRoot *types.Hash      `json:"parentBeaconBlockRoot"`
+	RequestsHash     *types.Hash      `json:"requestsHash"`
 }
 
 func (h *rpcHeader) block() *Block {
@@ -115,7 +135,33 @@ func (h *rpcHeader) block() *Block {
 	if h.BaseFee != nil {
 		b.BaseFee = (*uint256.Int)(h.BaseFee)
 	}
+	if hdr := h.header(); hdr.Hash() == h.Hash {
+		b.Header = hdr
+	}
 	return b
+}
+
+// header is the header the reported fields make.
+func (h *rpcHeader) header() *types.Header {
+	hdr := &types.Header{
+		ParentHash: h.ParentHash, UncleHash: h.UncleHash, Coinbase: h.Coinbase, Root: h.StateRoot,
+		TxHash: h.TxHash, ReceiptHash: h.ReceiptHash, Bloom: h.Bloom, Difficulty: uint256.Int(h.Difficulty),
+		Number: uint64(h.Number), GasLimit: uint64(h.GasLimit), GasUsed: uint64(h.GasUsed),
+		Time: uint64(h.Timestamp), Extra: []byte(h.Extra), MixDigest: h.MixDigest, Nonce: h.Nonce,
+		WithdrawalsHash: h.WithdrawalsHash, ParentBeaconRoot: h.ParentBeaconRoot, RequestsHash: h.RequestsHash,
+	}
+	if h.BaseFee != nil {
+		hdr.BaseFee = (*uint256.Int)(h.BaseFee)
+	}
+	if h.BlobGasUsed != nil {
+		v := uint64(*h.BlobGasUsed)
+		hdr.BlobGasUsed = &v
+	}
+	if h.ExcessBlobGas != nil {
+		v := uint64(*h.ExcessBlobGas)
+		hdr.ExcessBlobGas = &v
+	}
+	return hdr
 }
 
 func (c *Client) header(ctx context.Context, n uint64) (*Block, error) {

@@ -1,0 +1,171 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/node/fork"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// A fork continues on the fork block itself, as anvil's do: right after
+// forking block N, N is the head and every read of block N answers the
+// upstream's block; the first block made is N+1, a child of the upstream's
+// block N; the state at N is the upstream's with the dev accounts funded.
+func TestForkHeadIsTheForkBlock(t *testing.T) {
+	u := startUpstream(t)
+	n, err := startFork(t, u, &u.N, "", func(c *Config) { c.DevTools = true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	atN, next := devload.Hex(u.N), devload.Hex(u.N+1)
+	hashN := u.n.Chain.GetHash(u.N)
+	dev := devload.Address(devload.Keys("fork-dev", 1)[0])
+	funded := mustCall(t, n, "eth_getBalance", dev, "latest")
+	if funded == `"0x0"` || funded == mustCall(t, u.n, "eth_getBalance", dev, atN) {
+		t.Fatalf("dev account's balance on the fork %s: not funded", funded)
+	}
+	upBlockN := mustCall(t, u.n, "eth_getBlockByNumber", atN, false)
+
+	type check struct {
+		name   string
+		method string
+		params []any
+		want   func() string // the answer wanted; compared as JSON values
+	}
+	const (
+		fresh  = iota // right after forking
+		mined         // after one block
+		undone        // after reverting to a snapshot taken at the fork block
+	)
+	checks := map[int][]check{
+		fresh: {
+			{"block number", "eth_blockNumber", nil, func() string { return `"` + atN + `"` }},
+			{"block N", "eth_getBlockByNumber", []any{atN, false}, func() string { return upBlockN }},
+			{"latest block", "eth_getBlockByNumber", []any{"latest", false}, func() string { return upBlockN }},
+			{"block N by hash", "eth_getBlockByHash", []any{hashN, false}, func() string { return upBlockN }},
+			{"its transactions by hash", "eth_getBlockTransactionCountByHash", []any{hashN}, func() string { return `"0x1"` }},
+			{"latest's transactions", "eth_getBlockTransactionCountByNumber", []any{"latest"}, func() string { return `"0x1"` }},
+			{"state at N", "eth_getBalance", []any{dev, atN}, func() string { return funded }},
+			{"no block N+1", "eth_getBlockByNumber", []any{next, false}, func() string { return "null" }},
+			{"latest's logs", "eth_getLogs", []any{map[string]any{"fromBlock": "latest", "toBlock": "latest"}}, func() string {
+				return mustCall(t, u.n, "eth_getLogs", map[string]any{"fromBlock": atN, "toBlock": atN})
+			}},
+		},
+		mined: {
+			{"block number", "eth_blockNumber", nil, func() string { return `"` + next + `"` }},
+			{"block N+1's parent", "eth_getBlockByNumber", []any{next, false}, func() string {
+				var b struct {
+					ParentHash types.Hash `json:"parentHash"`
+				}
+				json.Unmarshal([]byte(mustCall(t, n, "eth_getBlockByNumber", next, false)), &b)
+				if b.ParentHash != hashN {
+					return `"parent ` + b.ParentHash.Hex() + `"`
+				}
+				return mustCall(t, n, "eth_getBlockByNumber", next, false)
+			}},
+			{"block N", "eth_getBlockByNumber", []any{atN, false}, func() string { return upBlockN }},
+			{"state at N", "eth_getBalance", []any{dev, atN}, func() string { return funded }},
+		},
+		undone: {
+			{"block number", "eth_blockNumber", nil, func() string { return `"` + atN + `"` }},
+			{"latest block", "eth_getBlockByNumber", []any{"latest", false}, func() string { return upBlockN }},
+		},
+	}
+	run := func(stage int) {
+		t.Helper()
+		for _, c := range checks[stage] {
+			got := mustCall(t, n, c.method, c.params...)
+			if !sameJSON(got, c.want()) {
+				t.Errorf("stage %d, %s: %s answered %.200s, want %.200s", stage, c.name, c.method, got, c.want())
+			}
+		}
+	}
+	run(fresh)
+	snap := mustCall(t, n, "evm_snapshot")
+	mustCall(t, n, "evm_mine")
+	run(mined)
+	var id any
+	json.Unmarshal([]byte(snap), &id)
+	if got := mustCall(t, n, "evm_revert", id); got != "true" {
+		t.Fatalf("evm_revert to the fork block answered %s", got)
+	}
+	run(undone)
+}
+
+func sameJSON(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return a == b
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// A fork whose genesis is a local block above the fork block (made before
+// forks continued on the fork block itself, or of an upstream whose
+// header fields do not hash to its block hash) still opens and runs.
+func TestForkOnLocalGenesisBlock(t *testing.T) {
+	u := startUpstream(t)
+	val, err := DevValidatorKey(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := devload.Keys("fork-dev", 2)
+	g := chain.DevGenesis(1, []types.Address{devload.Address(dev[0]), devload.Address(dev[1])}, uint64(time.Now().Unix()))
+	if err := SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	up, err := fork.Dial(context.Background(), u.url, &u.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up.Block.Header == nil {
+		t.Fatal("the upstream's fork block header was not kept")
+	}
+	up.Block.Header = nil
+	if err := forkGenesis(context.Background(), g, up); err != nil {
+		t.Fatal(err)
+	}
+	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: val, Accounts: dev, Fork: ForkConfig{Reset: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	hashN := u.n.Chain.GetHash(u.N)
+	if gb := n.Chain.Genesis(); gb.Number() != u.N+1 || gb.ParentHash() != hashN {
+		t.Fatalf("genesis %d on %s, want %d on %s", gb.Number(), gb.ParentHash(), u.N+1, hashN)
+	}
+	k1 := devload.Address(u.keys[1])
+	for _, c := range []struct{ method, param, want string }{
+		{"eth_blockNumber", "", `"` + devload.Hex(u.N+1) + `"`},
+		{"eth_getBalance", devload.Hex(u.N), mustCall(t, u.n, "eth_getBalance", k1, devload.Hex(u.N))},
+		{"eth_getBalance", "latest", mustCall(t, u.n, "eth_getBalance", k1, devload.Hex(u.N))},
+	} {
+		var got string
+		if c.param == "" {
+			got = mustCall(t, n, c.method)
+		} else {
+			got = mustCall(t, n, c.method, k1, c.param)
+		}
+		if got != c.want {
+			t.Errorf("%s %s: %s, want %s", c.method, c.param, got, c.want)
+		}
+	}
+	if got := tokenBalance(t, n, u.x, "latest"); got != word(100) {
+		t.Fatalf("X on the fork: %s", got)
+	}
+	mustCall(t, n, "anvil_reset")
+	if h := n.Chain.Head(); h.Number() != u.N+1 {
+		t.Fatalf("head after anvil_reset: %d", h.Number())
+	}
+}
