@@ -32,12 +32,27 @@ type nodeProc struct {
 // program could take it before the node binds it; the node then fails
 // to start and says so.
 func freeLoopbackPort(host string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	ps, err := freeLoopbackPorts(host, 1)
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ps[0], nil
+}
+
+// freeLoopbackPorts returns count distinct free ports of host: each is
+// held open until all are found, since the kernel may hand a port just
+// closed out again at once.
+func freeLoopbackPorts(host string, count int) ([]int, error) {
+	ports := make([]int, 0, count)
+	for range count {
+		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
 }
 
 // startNodeProc runs exe --config node.Config with extra args, copies its
@@ -161,16 +176,14 @@ func runProcessDevnet(cfg processDevnet) int {
 		dir = tmp
 	}
 	total := cfg.validators + cfg.full
+	free, err := freeLoopbackPorts(cfg.host, 3*total)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
+		return 1
+	}
 	ports := make([][3]int, total)
 	for i := range ports {
-		for j := range ports[i] {
-			p, err := freeLoopbackPort(cfg.host)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "chaind devnet:", err)
-				return 1
-			}
-			ports[i][j] = p
-		}
+		ports[i] = [3]int(free[3*i:])
 	}
 	nodes, err := writeTestnet(dir, testnetSpec{validators: cfg.validators, full: cfg.full, chainID: cfg.chainID,
 		host: cfg.host, blockTime: cfg.blockTime, sentry: cfg.sentry,

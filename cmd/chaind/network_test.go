@@ -37,13 +37,13 @@ func startProcNet(t *testing.T, validators, full int, blockTime time.Duration, l
 	}
 	pn := &procNet{t: t, dir: t.TempDir(), exe: exe}
 	total := validators + full
+	free, err := freeLoopbackPorts("127.0.0.1", 3*total)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ports := make([][3]int, total)
 	for i := range ports {
-		for j := range ports[i] {
-			if ports[i][j], err = freeLoopbackPort("127.0.0.1"); err != nil {
-				t.Fatal(err)
-			}
-		}
+		ports[i] = [3]int(free[3*i:])
 	}
 	spec := testnetSpec{validators: validators, full: full, chainID: chain.TestChainID,
 		host: "127.0.0.1", blockTime: blockTime,
