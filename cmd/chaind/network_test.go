@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,6 +273,8 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 	}
 	cmd := exec.Command(exe, "devnet", "--validators", "2", "--full", "1", "--block-time", "200ms", "--log-level", "warn")
 	cmd.Env = append(os.Environ(), asChaindEnv+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +298,8 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				t.Fatal("devnet ended before listing its nodes")
+				cmd.Wait()
+				t.Fatalf("devnet ended before listing its nodes:\n%s", stderr.String())
 			}
 			f := strings.Fields(line)
 			if len(f) > 4 && f[1] == "pid" && strings.HasPrefix(f[4], "http://") {
