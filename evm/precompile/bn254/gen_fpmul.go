@@ -15,6 +15,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/internal/tools/genfile"
+	"github.com/chaind/chaind/internal/tools/montgen"
 )
 
 const n = 4 // 64-bit words of a field element
@@ -30,61 +31,11 @@ func generate() []byte {
 	p("")
 	p(`import "math/bits"`)
 	p("")
-	p("// feMulGeneric sets z = x·y·2^-256 mod p (Montgomery multiplication, CIOS). Because")
-	p("// the top limb of p is below 2^62 the running total never needs a fifth")
-	p("// limb.")
-	p("func feMulGeneric(z, x, y *fe) {")
-	p("\tx0, x1, x2, x3 := x[0], x[1], x[2], x[3]")
-	p("\tvar t0, t1, t2, t3, a, cc, c, hi, lo, m uint64")
-	for r := 0; r < n; r++ {
-		p("\t// word %d of y", r)
-		// t += x·y[r], carrying through a; then m·p is added and the
-		// total shifted down a word, carrying through cc.
-		if r == 0 {
-			p("\tyi := y[0]")
-			p("\thi, t0 = bits.Mul64(x0, yi)")
-			p("\ta = hi")
-		} else {
-			p("\tyi = y[%d]", r)
-			p("\thi, lo = bits.Mul64(x0, yi)")
-			p("\tt0, c = bits.Add64(lo, t0, 0)")
-			p("\ta = hi + c")
-		}
-		p("\tm = t0 * pInv")
-		p("\thi, lo = bits.Mul64(m, p0)")
-		p("\t_, c = bits.Add64(lo, t0, 0)")
-		p("\tcc = hi + c")
-		for i := 1; i < n; i++ {
-			p("\thi, lo = bits.Mul64(x%d, yi)", i)
-			if r == 0 {
-				p("\tt%d, c = bits.Add64(lo, a, 0)", i)
-			} else {
-				p("\tlo, c = bits.Add64(lo, t%d, 0)", i)
-				p("\thi += c")
-				p("\tt%d, c = bits.Add64(lo, a, 0)", i)
-			}
-			p("\ta = hi + c")
-			p("\thi, lo = bits.Mul64(m, p%d)", i)
-			p("\tlo, c = bits.Add64(lo, t%d, 0)", i)
-			p("\thi += c")
-			p("\tt%d, c = bits.Add64(lo, cc, 0)", i-1)
-			p("\tcc = hi + c")
-		}
-		p("\tt%d = cc + a", n-1)
-	}
-	p("\t// conditional subtraction of p")
-	for i := 0; i < n; i++ {
-		borrow := "b"
-		if i == 0 {
-			borrow = "0"
-		}
-		p("\tr%d, b := bits.Sub64(t%d, p%d, %s)", i, i, i, borrow)
-	}
-	p("\tmask := -b // all ones when the subtraction borrowed: keep the input")
-	for i := 0; i < n; i++ {
-		p("\tz[%d] = r%d ^ ((t%d ^ r%d) & mask)", i, i, i, i)
-	}
-	p("}")
+	montgen.CIOS{Words: n, Func: "feMulGeneric", Elem: "fe", Mod: "p", Inv: "pInv", Doc: []string{
+		"feMulGeneric sets z = x·y·2^-256 mod p (Montgomery multiplication, CIOS). Because",
+		"the top limb of p is below 2^62 the running total never needs a fifth",
+		"limb.",
+	}}.Write(&b)
 	p("")
 	p("// mulWideGeneric sets t = x·y (no reduction) by product scanning: each output")
 	p("// limb sums the partial products of its column in a three-word")
