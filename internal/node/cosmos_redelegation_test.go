@@ -28,16 +28,8 @@ import (
 // destination, their worth, the block that made it and the moment the
 // cooldown ends; the two interfaces agree field by field.
 func TestRedelegationOverRESTAndGRPC(t *testing.T) {
-	dn, err := StartDevnet(DevnetConfig{Validators: 2, BlockTime: 20 * time.Millisecond, HTTPPort: -1, ChainID: 8118})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dn.Close()
+	dn, vals := stakingDevnet(t)
 	n := dn.Nodes[0]
-	vals, err := n.Staking().StakingValidators(nil)
-	if err != nil || len(vals) != 2 {
-		t.Fatalf("native validators %v %v", vals, err)
-	}
 	src, dst := vals[0].Operator, vals[1].Operator
 	delegator := dn.Keys[1]
 	delAddr := types.Address(crypto.PrivkeyToAddress(delegator))

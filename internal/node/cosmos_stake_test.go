@@ -22,16 +22,8 @@ import (
 // delegations, the proposal with its deposit, the modules' parameters and
 // the supply are those the native readers give, in Cosmos' shapes.
 func TestCosmosQueriesServeStakingState(t *testing.T) {
-	dn, err := StartDevnet(DevnetConfig{Validators: 2, BlockTime: 20 * time.Millisecond, HTTPPort: -1, ChainID: 8118})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dn.Close()
+	dn, vals := stakingDevnet(t)
 	n := dn.Nodes[0]
-	vals, err := n.Staking().StakingValidators(nil)
-	if err != nil || len(vals) != 2 {
-		t.Fatalf("native validators %v %v", vals, err)
-	}
 	op := vals[0].Operator
 	delegator, proposer := dn.Keys[1], dn.Keys[2]
 	delAddr := types.Address(crypto.PrivkeyToAddress(delegator))
@@ -140,13 +132,8 @@ func TestCosmosQueriesServeStakingState(t *testing.T) {
 // the operator is a validator (and, self-delegated, a delegator), the
 // delegator a delegator, whether named by 0x, chain1… or chainvaloper1….
 func TestExplorerStakingRoles(t *testing.T) {
-	dn, err := StartDevnet(DevnetConfig{Validators: 2, BlockTime: 20 * time.Millisecond, HTTPPort: -1, ChainID: 8118})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dn.Close()
+	dn, vals := stakingDevnet(t)
 	n := dn.Nodes[0]
-	vals, _ := n.Staking().StakingValidators(nil)
 	op := vals[0].Operator
 	delegator := dn.Keys[1]
 	delAddr := types.Address(crypto.PrivkeyToAddress(delegator))

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
@@ -256,4 +257,21 @@ func waitTime(t *testing.T, n *Node, ts uint64) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// stakingDevnet starts a 2-validator proof-of-stake devnet (stopped with
+// the test) and returns it with its validators as the staking contracts
+// list them.
+func stakingDevnet(t *testing.T) (*Devnet, []backend.StakingValidator) {
+	t.Helper()
+	dn, err := StartDevnet(DevnetConfig{Validators: 2, BlockTime: 20 * time.Millisecond, HTTPPort: -1, ChainID: 8118})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dn.Close)
+	vals, err := dn.Nodes[0].Staking().StakingValidators(nil)
+	if err != nil || len(vals) != 2 {
+		t.Fatalf("native validators %v %v", vals, err)
+	}
+	return dn, vals
 }
