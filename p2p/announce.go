@@ -227,14 +227,18 @@ const (
 
 // onWant answers a peer's requests with the messages still cached; it
 // forgets the others (the peer will hear of them again or do without).
+// Each message is sent to a peer once in answer: a peer asking again for
+// what it was sent gets nothing, so a few bytes of WANT cannot make a
+// node send the same block over and over.
 func (h *Host) onWant(p *peer, hashes [][32]byte) {
 	for _, hash := range hashes {
 		f, ok := h.cache.get(hash)
-		if !ok {
+		if !ok || p.served.has(hash) {
 			continue
 		}
 		p.known.add(hash)
 		if p.send(h.topics[Topic(f.frame[1])].cfg.Priority, f.frame) {
+			p.served.add(hash)
 			h.stats.served.Add(1)
 		}
 	}

@@ -201,3 +201,49 @@ func TestWantSetAsksOneAnnouncerAtATime(t *testing.T) {
 		t.Fatalf("%d outstanding wants", len(w.asked))
 	}
 }
+
+// A peer asking again for a message it was sent gets nothing more: a WANT
+// is a few bytes, the message may be a block.
+func TestWantAnsweredOncePerPeer(t *testing.T) {
+	a, _ := startHost(t, Config{})
+	key := newKey(t)
+	c := rawPeer(t, a, key)
+	waitFor(t, "peer registered", func() bool { return hasPeer(a, IDOf(key)) })
+	// A relayed message: a got it from a peer, so it is cached.
+	b, _ := startHost(t, Config{StaticPeers: []PeerAddr{addrOf(a)}})
+	waitFor(t, "b connected", connected(a, b))
+	b.Broadcast(topicTx, []byte("big"))
+	hash := gossipHash(topicTx, []byte("big"))
+	waitFor(t, "a holds the message", func() bool { _, ok := a.cache.get(hash); return ok })
+	for range 3 {
+		if err := c.writeFrame(encodeWant([][32]byte{hash})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A ping round trip after the WANTs: a's reader handles frames in
+	// order, so by its pong it has answered all three.
+	if err := c.writeFrame([]byte{kindPing}); err != nil {
+		t.Fatal(err)
+	}
+	c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got := 0
+	for {
+		f, err := c.readFrame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := decodeMessage(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.kind == kindMsg && bytes.Equal(m.payload, []byte("big")) {
+			got++
+		}
+		if m.kind == kindPong {
+			break
+		}
+	}
+	if served := a.Stats().Served; served != 1 || got > 1 {
+		t.Fatalf("3 WANTs of one message answered %d times (%d copies seen before the pong), want once", served, got)
+	}
+}

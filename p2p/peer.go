@@ -36,6 +36,7 @@ type peer struct {
 	high     chan []byte
 	low      chan []byte
 	known    *hashSet // gossip this peer has sent us, announced, or got from us
+	served   *hashSet // gossip sent to this peer in answer to its WANTs
 	dropped  atomic.Uint64
 
 	annMu    sync.Mutex
@@ -50,7 +51,7 @@ type peer struct {
 func newPeer(id ID, c *secureConn, inbound bool, dialedBy ID, listen PeerAddr) *peer {
 	return &peer{id: id, conn: c, inbound: inbound, dialedBy: dialedBy, listen: listen,
 		high: make(chan []byte, queueLen), low: make(chan []byte, queueLen),
-		known: newHashSet(4096), annReady: make(chan struct{}, 1), done: make(chan struct{})}
+		known: newHashSet(4096), served: newHashSet(1024), annReady: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // send queues a frame; it reports false when the queue is full or the
