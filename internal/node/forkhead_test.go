@@ -3,7 +3,10 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -20,7 +23,7 @@ import (
 // block N; the state at N is the upstream's with the dev accounts funded.
 func TestForkHeadIsTheForkBlock(t *testing.T) {
 	u := startUpstream(t)
-	n, err := startFork(t, u, &u.N, "", func(c *Config) { c.DevTools = true })
+	n, err := startFork(t, u, &u.N, "", func(c *Config) { c.DevTools = true; c.HTTPPort = 0; c.Explorer = true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +61,12 @@ func TestForkHeadIsTheForkBlock(t *testing.T) {
 			{"latest's logs", "eth_getLogs", []any{map[string]any{"fromBlock": "latest", "toBlock": "latest"}}, func() string {
 				return mustCall(t, u.n, "eth_getLogs", map[string]any{"fromBlock": atN, "toBlock": atN})
 			}},
+			{"logs with no range", "eth_getLogs", []any{map[string]any{}}, func() string {
+				return mustCall(t, u.n, "eth_getLogs", map[string]any{"fromBlock": atN, "toBlock": atN})
+			}},
+			{"block N's receipts", "eth_getBlockReceipts", []any{atN}, func() string {
+				return mustCall(t, u.n, "eth_getBlockReceipts", atN)
+			}},
 		},
 		mined: {
 			{"block number", "eth_blockNumber", nil, func() string { return `"` + next + `"` }},
@@ -88,7 +97,11 @@ func TestForkHeadIsTheForkBlock(t *testing.T) {
 			}
 		}
 	}
+	if logs := mustCall(t, u.n, "eth_getLogs", map[string]any{"fromBlock": atN, "toBlock": atN}); logs == "[]" {
+		t.Fatal("the upstream's block N has no logs to compare")
+	}
 	run(fresh)
+	readBlockNElsewhere(t, n, u.n, u.N)
 	snap := mustCall(t, n, "evm_snapshot")
 	mustCall(t, n, "evm_mine")
 	run(mined)
@@ -98,6 +111,62 @@ func TestForkHeadIsTheForkBlock(t *testing.T) {
 		t.Fatalf("evm_revert to the fork block answered %s", got)
 	}
 	run(undone)
+}
+
+// readBlockNElsewhere reads block n of a fork whose head it is through
+// GraphQL and the explorer, and compares it with the upstream's.
+func readBlockNElsewhere(t *testing.T, fork, up *Node, n uint64) {
+	t.Helper()
+	var want struct {
+		Hash         types.Hash   `json:"hash"`
+		Transactions []types.Hash `json:"transactions"`
+	}
+	if err := json.Unmarshal([]byte(mustCall(t, up, "eth_getBlockByNumber", devload.Hex(n), false)), &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Transactions) == 0 {
+		t.Fatal("the upstream's block N has no transactions to compare")
+	}
+	type gqlBlock struct {
+		Hash             types.Hash `json:"hash"`
+		TransactionCount string     `json:"transactionCount"` // a Long: hex
+		Transactions     []struct {
+			Hash types.Hash `json:"hash"`
+		} `json:"transactions"`
+	}
+	url := "http://" + fork.Addr("http")
+	for _, sel := range []string{fmt.Sprintf("block(number: %d)", n), "block"} {
+		var got struct {
+			Block gqlBlock `json:"block"`
+		}
+		postGQL(t, url, "{ "+sel+" { hash transactionCount transactions { hash } } }", &got)
+		var hashes []types.Hash
+		for _, tx := range got.Block.Transactions {
+			hashes = append(hashes, tx.Hash)
+		}
+		if got.Block.Hash != want.Hash || got.Block.TransactionCount != devload.Hex(uint64(len(want.Transactions))) || !reflect.DeepEqual(hashes, want.Transactions) {
+			t.Errorf("GraphQL %s: %+v, want hash %s and transactions %v", sel, got.Block, want.Hash, want.Transactions)
+		}
+	}
+	x := &explorerNode{n: fork, base: "http://" + fork.Addr("explorer")}
+	for _, id := range []string{strconv.FormatUint(n, 10), want.Hash.Hex(), "latest"} {
+		blk, _ := x.get(t, "/api/block/"+id, http.StatusOK)["block"].(map[string]any)
+		var hashes []types.Hash
+		txs, _ := blk["transactions"].([]any)
+		for _, tx := range txs {
+			var h types.Hash
+			s, _ := tx.(map[string]any)["hash"].(string)
+			h.UnmarshalText([]byte(s))
+			hashes = append(hashes, h)
+		}
+		if blk["hash"] != want.Hash.Hex() || blk["transactionCount"] != float64(len(want.Transactions)) || !reflect.DeepEqual(hashes, want.Transactions) {
+			t.Errorf("explorer block %s: hash %v, %v transactions %v; want %s, %v", id, blk["hash"], blk["transactionCount"], hashes, want.Hash, want.Transactions)
+		}
+	}
+	tx := want.Transactions[0]
+	if got := x.get(t, "/api/transaction/"+tx.Hex(), http.StatusOK)["transaction"].(map[string]any); got["hash"] != tx.Hex() || got["blockNumber"] != float64(n) {
+		t.Errorf("explorer transaction %s: %v", tx, got)
+	}
 }
 
 func sameJSON(a, b string) bool {
