@@ -308,11 +308,11 @@ func openFork(cfg *Config) (*forkState, error) {
 func (n *Node) registerFork() {
 	reset := n.cfg.Fork.Reset && !n.cfg.Public
 	if n.Upstream() != nil || reset { // a reset can make a chain a fork
-		n.backend.SetForkContents(func(ctx context.Context) (*types.Block, types.Receipts, error) {
-			if up := n.Upstream(); up != nil && up.Block.Header != nil {
+		n.backend.SetForkContents(func(ctx context.Context) (*types.Block, types.Receipts, uint64, error) {
+			if up := n.Upstream(); up != nil {
 				return up.BlockContents(ctx)
 			}
-			return nil, nil, nil
+			return nil, nil, 0, nil
 		})
 		n.forwardOldBlocks()
 	}

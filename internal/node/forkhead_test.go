@@ -238,3 +238,36 @@ func TestForkOnLocalGenesisBlock(t *testing.T) {
 		t.Fatalf("head after anvil_reset: %d", h.Number())
 	}
 }
+
+// A fork with a chain ID of its own still shows the fork block's
+// transactions and receipts as the upstream does: their senders were
+// signed for the upstream's chain ID.
+func TestForkBlockKeepsUpstreamSenders(t *testing.T) {
+	u := startUpstream(t)
+	n, err := startFork(t, u, &u.N, "", func(c *Config) { c.Fork.ChainID = 31337 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	atN := devload.Hex(u.N)
+	if got := mustCall(t, n, "eth_chainId"); got != `"0x7a69"` {
+		t.Fatalf("chain ID %s, want 31337", got)
+	}
+	for _, c := range []struct {
+		method string
+		params []any
+	}{
+		{"eth_getBlockByNumber", []any{atN, true}},
+		{"eth_getBlockByNumber", []any{"latest", true}},
+		{"eth_getBlockReceipts", []any{atN}},
+		{"eth_getLogs", []any{map[string]any{"fromBlock": atN, "toBlock": atN}}},
+	} {
+		want := mustCall(t, u.n, c.method, c.params...)
+		if c.params[0] == "latest" {
+			want = mustCall(t, u.n, c.method, atN, true)
+		}
+		if got := mustCall(t, n, c.method, c.params...); !sameJSON(got, want) {
+			t.Errorf("%s %v: %.300s, want %.300s", c.method, c.params, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
@@ -46,6 +47,7 @@ type Backend struct {
 	nextBlock func(parent types.Hash) NextBlock         // see SetNextBlockHook
 
 	forkContents ForkContents // see SetForkContents
+	forkSigner   atomic.Pointer[forkSigner]
 }
 
 const receiptCacheBlocks = 256
@@ -199,7 +201,7 @@ func (b *Backend) deriveReceipts(blk *types.Block, rs types.Receipts) error {
 	if hd.ExcessBlobGas != nil {
 		blobPrice = cfg.Blob(hd.Number, hd.Time).BaseFee(*hd.ExcessBlobGas)
 	}
-	return types.DeriveReceiptFields(rs, blk.Hash(), hd.Number, hd.Time, hd.BaseFee, blobPrice, blk.Transactions(), cfg.Signer(hd.Number, hd.Time))
+	return types.DeriveReceiptFields(rs, blk.Hash(), hd.Number, hd.Time, hd.BaseFee, blobPrice, blk.Transactions(), b.Signer(hd.Number, hd.Time))
 }
 
 func (b *Backend) SendTransaction(ctx context.Context, tx *types.Transaction) error {

@@ -8,9 +8,17 @@ import (
 )
 
 // ForkContents reads the whole fork block of a fork's upstream: its
-// header and body, and its receipts (consensus fields). It returns nil,
-// nil, nil when the chain is no fork.
-type ForkContents func(ctx context.Context) (*types.Block, types.Receipts, error)
+// header and body, its receipts (consensus fields) and the upstream's
+// chain ID, which signed its transactions. It returns a nil block when the
+// chain is no fork.
+type ForkContents func(ctx context.Context) (*types.Block, types.Receipts, uint64, error)
+
+// forkSigner is the chain ID that signed the transactions of the fork
+// block of the given hash.
+type forkSigner struct {
+	hash    types.Hash
+	chainID uint64
+}
 
 // SetForkContents sets where the contents of a fork's genesis come from
 // when that genesis is the upstream's fork block itself: the chain stores
@@ -38,7 +46,7 @@ func (b *Backend) forkBlock(blk *types.Block) (*types.Block, types.Receipts, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.opts.CallTimeout)
 	defer cancel()
-	up, rs, err := b.forkContents(ctx)
+	up, rs, id, err := b.forkContents(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("fork block %d: %w", blk.Number(), err)
 	}
@@ -46,6 +54,7 @@ func (b *Backend) forkBlock(blk *types.Block) (*types.Block, types.Receipts, err
 		// The upstream was reset away from this fork point.
 		return nil, nil, nil
 	}
+	b.forkSigner.Store(&forkSigner{up.Hash(), id})
 	return up, rs, nil
 }
 
@@ -62,4 +71,19 @@ func cloneReceipts(rs types.Receipts) types.Receipts {
 		out[i] = &c
 	}
 	return out
+}
+
+// upstreamChainID is the chain ID that signed the transactions of block
+// number of a fork whose genesis is that upstream block, once its contents
+// were read; ok false for every other block.
+func (b *Backend) upstreamChainID(number uint64) (uint64, bool) {
+	f := b.chain.Fork()
+	if f == nil || len(f.Header) == 0 || number != uint64(f.Number) {
+		return 0, false
+	}
+	s := b.forkSigner.Load()
+	if s == nil || s.hash != f.Hash || s.chainID == 0 {
+		return 0, false
+	}
+	return s.chainID, true
 }
