@@ -109,6 +109,11 @@ func forkGenesis(ctx context.Context, g *chain.Genesis, up *fork.Client) error {
 		// state; the block is the upstream's header.
 		g.Fork.Header = b.Header.EncodeRLP()
 		g.Number, g.ParentHash, g.Timestamp = chain.Uint64(b.Number), b.Parent, chain.Uint64(b.Time)
+		// The block's body and receipts, read now rather than on the
+		// first request: every API reads the head. An upstream without
+		// the raw-block methods still forks; its block then shows its
+		// header alone, and reads of it report the upstream's error.
+		up.BlockContents(ctx)
 		return nil
 	}
 	g.Number = chain.Uint64(b.Number + 1)

@@ -1,12 +1,18 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -236,6 +242,64 @@ func TestForkOnLocalGenesisBlock(t *testing.T) {
 	mustCall(t, n, "anvil_reset")
 	if h := n.Chain.Head(); h.Number() != u.N+1 {
 		t.Fatalf("head after anvil_reset: %d", h.Number())
+	}
+}
+
+// An upstream without the debug methods (as public endpoints often are)
+// still gives the fork block whole, through eth_getBlockByNumber and
+// eth_getBlockReceipts.
+func TestForkBlockFromStandardMethods(t *testing.T) {
+	u := startUpstream(t)
+	var refused atomic.Int64
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var reqs []struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &reqs) == nil && slices.ContainsFunc(reqs, func(q struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}) bool {
+			return strings.HasPrefix(q.Method, "debug_")
+		}) {
+			refused.Add(1)
+			var out []map[string]any
+			for _, q := range reqs {
+				out = append(out, map[string]any{"jsonrpc": "2.0", "id": q.ID, "error": map[string]any{"code": -32601, "message": "the method " + q.Method + " does not exist"}})
+			}
+			json.NewEncoder(w).Encode(out)
+			return
+		}
+		resp, err := http.Post(u.url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		io.Copy(w, resp.Body)
+	}))
+	defer proxy.Close()
+	pu := *u
+	pu.url = proxy.URL
+	n, err := startFork(t, &pu, &u.N, "", func(c *Config) { c.HTTPPort = 0; c.Explorer = true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	readBlockNElsewhere(t, n, u.n, u.N)
+	atN := devload.Hex(u.N)
+	for _, method := range []string{"eth_getBlockReceipts", "eth_getBlockByNumber"} {
+		params := []any{atN}
+		if method == "eth_getBlockByNumber" {
+			params = append(params, true)
+		}
+		if got, want := mustCall(t, n, method, params...), mustCall(t, u.n, method, params...); !sameJSON(got, want) {
+			t.Errorf("%s: %.300s, want %.300s", method, got, want)
+		}
+	}
+	if refused.Load() == 0 {
+		t.Fatal("the fork never asked for the raw block")
 	}
 }
 
