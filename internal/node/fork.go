@@ -110,9 +110,10 @@ func forkGenesis(ctx context.Context, g *chain.Genesis, up *fork.Client) error {
 		g.Fork.Header = b.Header.EncodeRLP()
 		g.Number, g.ParentHash, g.Timestamp = chain.Uint64(b.Number), b.Parent, chain.Uint64(b.Time)
 		// The block's body and receipts, read now rather than on the
-		// first request: every API reads the head. An upstream without
-		// the raw-block methods still forks; its block then shows its
-		// header alone, and reads of it report the upstream's error.
+		// first request: every API reads the head. A failure does not
+		// stop the fork; the block is asked for again when read, and
+		// until then reads of it report the upstream's error (the head
+		// shows its header alone).
 		up.BlockContents(ctx)
 		return nil
 	}
