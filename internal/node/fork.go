@@ -109,6 +109,12 @@ func forkGenesis(ctx context.Context, g *chain.Genesis, up *fork.Client) error {
 		// state; the block is the upstream's header.
 		g.Fork.Header = b.Header.EncodeRLP()
 		g.Number, g.ParentHash, g.Timestamp = chain.Uint64(b.Number), b.Parent, chain.Uint64(b.Time)
+		// The block's body and receipts, read now rather than on the
+		// first request: every API reads the head. A failure does not
+		// stop the fork; the block is asked for again when read, and
+		// until then reads of it report the upstream's error (the head
+		// shows its header alone).
+		up.BlockContents(ctx)
 		return nil
 	}
 	g.Number = chain.Uint64(b.Number + 1)
@@ -241,39 +247,33 @@ func (n *Node) dropPool() {
 // Upstream returns the client of the chain's fork upstream (nil: no fork).
 func (n *Node) Upstream() *fork.Client { return n.fork.up.Load() }
 
-// preFork lists the methods that name a block, and where: a block up to
-// the fork point is an upstream block, which the upstream answers as it
-// has it. For the methods that read state (state), only a block before the
-// local genesis is the upstream's: a genesis that is the fork block holds
-// the upstream's state with the local allocations, as anvil's fork block
-// does.
+// preFork lists the methods that name a block, and where: a block before
+// the local genesis is an upstream block, which the upstream answers as it
+// has it. The genesis itself is local, also when it is the upstream's fork
+// block: the backend gives it the upstream's body, and its state is the
+// upstream's with the local allocations, as anvil's fork block's is.
 var preFork = []struct {
 	method string
 	param  int
-	state  bool
 }{
-	{"eth_getBlockByNumber", 0, false},
-	{"eth_getHeaderByNumber", 0, false},
-	{"eth_getBlockReceipts", 0, false},
-	{"eth_getBlockTransactionCountByNumber", 0, false},
-	{"eth_getTransactionByBlockNumberAndIndex", 0, false},
-	{"eth_getUncleCountByBlockNumber", 0, false},
-	{"eth_getUncleByBlockNumberAndIndex", 0, false},
-	{"eth_getBlockTransactionCountByHash", 0, false},
-	{"eth_getTransactionByBlockHashAndIndex", 0, false},
-	{"eth_getUncleCountByBlockHash", 0, false},
-	{"eth_getUncleByBlockHashAndIndex", 0, false},
-	{"eth_getBalance", 1, true},
-	{"eth_getTransactionCount", 1, true},
-	{"eth_getCode", 1, true},
-	{"eth_getStorageAt", 2, true},
-	{"eth_getProof", 2, true},
-	{"eth_call", 1, true},
-	{"eth_estimateGas", 1, true},
-	{"eth_createAccessList", 1, true},
+	{"eth_getBlockByNumber", 0},
+	{"eth_getHeaderByNumber", 0},
+	{"eth_getBlockReceipts", 0},
+	{"eth_getBlockTransactionCountByNumber", 0},
+	{"eth_getTransactionByBlockNumberAndIndex", 0},
+	{"eth_getUncleCountByBlockNumber", 0},
+	{"eth_getUncleByBlockNumberAndIndex", 0},
+	{"eth_getBalance", 1},
+	{"eth_getTransactionCount", 1},
+	{"eth_getCode", 1},
+	{"eth_getStorageAt", 2},
+	{"eth_getProof", 2},
+	{"eth_call", 1},
+	{"eth_estimateGas", 1},
+	{"eth_createAccessList", 1},
 }
 
-// forwardOldBlocks sends calls about blocks up to the fork point to the
+// forwardOldBlocks sends calls about blocks before the local genesis to the
 // upstream: by number (preFork), by hash, and the upstream's part of
 // eth_getLogs ranges.
 func (n *Node) forwardOldBlocks() {
@@ -284,69 +284,23 @@ func (n *Node) forwardOldBlocks() {
 		if !ok {
 			continue
 		}
-		name, pos, readsState := m.method, m.param, m.state
+		name, pos := m.method, m.param
 		n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
 			up := n.Upstream()
 			if up == nil || p.Len() <= pos {
 				return local(ctx, p)
 			}
-			num, ok := n.upstreamBlock(p[pos], readsState)
-			if !ok || num > up.Block.Number || readsState && num >= n.Chain.Genesis().Number() {
-				return local(ctx, p)
+			num, ok := blockParam(p[pos])
+			if !ok || num >= n.Chain.Genesis().Number() {
+				return local(ctx, p) // a hash or tag, or a local block
 			}
-			fp := append(rpc.Params(nil), p...)
-			fp[pos], _ = json.Marshal(hexNum(num))
-			if _, isHash := blockHashParam(p[pos]); isHash {
-				fp[pos] = p[pos]
-			}
-			params, err := json.Marshal(fp)
+			params, err := json.Marshal(p)
 			if err != nil {
 				return nil, err
 			}
 			return up.Forward(ctx, name, params)
 		})
 	}
-}
-
-// upstreamBlock reads a block parameter as a block number where the
-// upstream may know it: a number; the fork block's hash; for a block's
-// contents (not state), "latest", "safe" or "finalized" while the head is
-// still the fork block itself.
-func (n *Node) upstreamBlock(raw json.RawMessage, readsState bool) (uint64, bool) {
-	if num, ok := blockParam(raw); ok {
-		return num, true
-	}
-	up := n.Upstream()
-	if h, ok := blockHashParam(raw); ok {
-		if up != nil && h == up.Block.Hash {
-			return up.Block.Number, true
-		}
-		return 0, false
-	}
-	var tag string
-	if readsState || json.Unmarshal(raw, &tag) != nil {
-		return 0, false
-	}
-	switch tag {
-	case "latest", "safe", "finalized":
-		if head := n.Chain.Head(); up != nil && head.Hash() == up.Block.Hash {
-			return up.Block.Number, true
-		}
-	}
-	return 0, false
-}
-
-// blockHashParam reads a block parameter that is a block hash.
-func blockHashParam(raw json.RawMessage) (types.Hash, bool) {
-	var s string
-	if json.Unmarshal(raw, &s) != nil || len(s) != 66 {
-		return types.Hash{}, false
-	}
-	var h types.Hash
-	if h.UnmarshalText([]byte(s)) != nil {
-		return types.Hash{}, false
-	}
-	return h, true
 }
 
 // openFork is prepareFork with a deadline for the upstream.
@@ -360,6 +314,12 @@ func openFork(cfg *Config) (*forkState, error) {
 func (n *Node) registerFork() {
 	reset := n.cfg.Fork.Reset && !n.cfg.Public
 	if n.Upstream() != nil || reset { // a reset can make a chain a fork
+		n.backend.SetForkContents(func(ctx context.Context) (*types.Block, types.Receipts, uint64, error) {
+			if up := n.Upstream(); up != nil {
+				return up.BlockContents(ctx)
+			}
+			return nil, nil, 0, nil
+		})
 		n.forwardOldBlocks()
 	}
 	if reset {
@@ -391,14 +351,7 @@ func (n *Node) forwardOldBlocksByHash() {
 			if err != nil || up == nil {
 				return res, err
 			}
-			// The genesis that is the fork block holds its header only:
-			// its transactions are the upstream's.
-			var isFork bool
-			if p.Len() > 0 {
-				h, ok := blockHashParam(p[0])
-				isFork = ok && h == up.Block.Hash
-			}
-			if enc, merr := json.Marshal(res); !isFork && (merr != nil || string(enc) != "null") {
+			if enc, merr := json.Marshal(res); merr != nil || string(enc) != "null" {
 				return res, nil
 			}
 			params, err := json.Marshal(p)
@@ -436,12 +389,13 @@ func (n *Node) forwardOldLogs() {
 		if up == nil || p.Len() == 0 || json.Unmarshal(p[0], &q) != nil || q["blockHash"] != nil {
 			return local(ctx, p)
 		}
-		fork := up.Block.Number
-		from, fromNum := n.upstreamBlock(q["fromBlock"], false)
-		if !fromNum || from > fork {
-			return local(ctx, p)
+		first := n.Chain.Genesis().Number()
+		from, fromNum := blockParam(q["fromBlock"])
+		if !fromNum || from >= first {
+			return local(ctx, p) // no upstream-only block in the range
 		}
-		to, toNum := n.upstreamBlock(q["toBlock"], false)
+		fork := first - 1 // the last block only the upstream has
+		to, toNum := blockParam(q["toBlock"])
 		if toNum && to < from {
 			return local(ctx, p) // the local rules answer a reversed range
 		}

@@ -1,9 +1,18 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,7 +29,7 @@ import (
 // block N; the state at N is the upstream's with the dev accounts funded.
 func TestForkHeadIsTheForkBlock(t *testing.T) {
 	u := startUpstream(t)
-	n, err := startFork(t, u, &u.N, "", func(c *Config) { c.DevTools = true })
+	n, err := startFork(t, u, &u.N, "", func(c *Config) { c.DevTools = true; c.HTTPPort = 0; c.Explorer = true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +67,12 @@ func TestForkHeadIsTheForkBlock(t *testing.T) {
 			{"latest's logs", "eth_getLogs", []any{map[string]any{"fromBlock": "latest", "toBlock": "latest"}}, func() string {
 				return mustCall(t, u.n, "eth_getLogs", map[string]any{"fromBlock": atN, "toBlock": atN})
 			}},
+			{"logs with no range", "eth_getLogs", []any{map[string]any{}}, func() string {
+				return mustCall(t, u.n, "eth_getLogs", map[string]any{"fromBlock": atN, "toBlock": atN})
+			}},
+			{"block N's receipts", "eth_getBlockReceipts", []any{atN}, func() string {
+				return mustCall(t, u.n, "eth_getBlockReceipts", atN)
+			}},
 		},
 		mined: {
 			{"block number", "eth_blockNumber", nil, func() string { return `"` + next + `"` }},
@@ -88,7 +103,11 @@ func TestForkHeadIsTheForkBlock(t *testing.T) {
 			}
 		}
 	}
+	if logs := mustCall(t, u.n, "eth_getLogs", map[string]any{"fromBlock": atN, "toBlock": atN}); logs == "[]" {
+		t.Fatal("the upstream's block N has no logs to compare")
+	}
 	run(fresh)
+	readBlockNElsewhere(t, n, u.n, u.N)
 	snap := mustCall(t, n, "evm_snapshot")
 	mustCall(t, n, "evm_mine")
 	run(mined)
@@ -98,6 +117,62 @@ func TestForkHeadIsTheForkBlock(t *testing.T) {
 		t.Fatalf("evm_revert to the fork block answered %s", got)
 	}
 	run(undone)
+}
+
+// readBlockNElsewhere reads block n of a fork whose head it is through
+// GraphQL and the explorer, and compares it with the upstream's.
+func readBlockNElsewhere(t *testing.T, fork, up *Node, n uint64) {
+	t.Helper()
+	var want struct {
+		Hash         types.Hash   `json:"hash"`
+		Transactions []types.Hash `json:"transactions"`
+	}
+	if err := json.Unmarshal([]byte(mustCall(t, up, "eth_getBlockByNumber", devload.Hex(n), false)), &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Transactions) == 0 {
+		t.Fatal("the upstream's block N has no transactions to compare")
+	}
+	type gqlBlock struct {
+		Hash             types.Hash `json:"hash"`
+		TransactionCount string     `json:"transactionCount"` // a Long: hex
+		Transactions     []struct {
+			Hash types.Hash `json:"hash"`
+		} `json:"transactions"`
+	}
+	url := "http://" + fork.Addr("http")
+	for _, sel := range []string{fmt.Sprintf("block(number: %d)", n), "block"} {
+		var got struct {
+			Block gqlBlock `json:"block"`
+		}
+		postGQL(t, url, "{ "+sel+" { hash transactionCount transactions { hash } } }", &got)
+		var hashes []types.Hash
+		for _, tx := range got.Block.Transactions {
+			hashes = append(hashes, tx.Hash)
+		}
+		if got.Block.Hash != want.Hash || got.Block.TransactionCount != devload.Hex(uint64(len(want.Transactions))) || !reflect.DeepEqual(hashes, want.Transactions) {
+			t.Errorf("GraphQL %s: %+v, want hash %s and transactions %v", sel, got.Block, want.Hash, want.Transactions)
+		}
+	}
+	x := &explorerNode{n: fork, base: "http://" + fork.Addr("explorer")}
+	for _, id := range []string{strconv.FormatUint(n, 10), want.Hash.Hex(), "latest"} {
+		blk, _ := x.get(t, "/api/block/"+id, http.StatusOK)["block"].(map[string]any)
+		var hashes []types.Hash
+		txs, _ := blk["transactions"].([]any)
+		for _, tx := range txs {
+			var h types.Hash
+			s, _ := tx.(map[string]any)["hash"].(string)
+			h.UnmarshalText([]byte(s))
+			hashes = append(hashes, h)
+		}
+		if blk["hash"] != want.Hash.Hex() || blk["transactionCount"] != float64(len(want.Transactions)) || !reflect.DeepEqual(hashes, want.Transactions) {
+			t.Errorf("explorer block %s: hash %v, %v transactions %v; want %s, %v", id, blk["hash"], blk["transactionCount"], hashes, want.Hash, want.Transactions)
+		}
+	}
+	tx := want.Transactions[0]
+	if got := x.get(t, "/api/transaction/"+tx.Hex(), http.StatusOK)["transaction"].(map[string]any); got["hash"] != tx.Hex() || got["blockNumber"] != float64(n) {
+		t.Errorf("explorer transaction %s: %v", tx, got)
+	}
 }
 
 func sameJSON(a, b string) bool {
@@ -167,5 +242,96 @@ func TestForkOnLocalGenesisBlock(t *testing.T) {
 	mustCall(t, n, "anvil_reset")
 	if h := n.Chain.Head(); h.Number() != u.N+1 {
 		t.Fatalf("head after anvil_reset: %d", h.Number())
+	}
+}
+
+// An upstream without the debug methods (as public endpoints often are)
+// still gives the fork block whole, through eth_getBlockByNumber and
+// eth_getBlockReceipts.
+func TestForkBlockFromStandardMethods(t *testing.T) {
+	u := startUpstream(t)
+	var refused atomic.Int64
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var reqs []struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &reqs) == nil && slices.ContainsFunc(reqs, func(q struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}) bool {
+			return strings.HasPrefix(q.Method, "debug_")
+		}) {
+			refused.Add(1)
+			var out []map[string]any
+			for _, q := range reqs {
+				out = append(out, map[string]any{"jsonrpc": "2.0", "id": q.ID, "error": map[string]any{"code": -32601, "message": "the method " + q.Method + " does not exist"}})
+			}
+			json.NewEncoder(w).Encode(out)
+			return
+		}
+		resp, err := http.Post(u.url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		io.Copy(w, resp.Body)
+	}))
+	defer proxy.Close()
+	pu := *u
+	pu.url = proxy.URL
+	n, err := startFork(t, &pu, &u.N, "", func(c *Config) { c.HTTPPort = 0; c.Explorer = true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	readBlockNElsewhere(t, n, u.n, u.N)
+	atN := devload.Hex(u.N)
+	for _, method := range []string{"eth_getBlockReceipts", "eth_getBlockByNumber"} {
+		params := []any{atN}
+		if method == "eth_getBlockByNumber" {
+			params = append(params, true)
+		}
+		if got, want := mustCall(t, n, method, params...), mustCall(t, u.n, method, params...); !sameJSON(got, want) {
+			t.Errorf("%s: %.300s, want %.300s", method, got, want)
+		}
+	}
+	if refused.Load() == 0 {
+		t.Fatal("the fork never asked for the raw block")
+	}
+}
+
+// A fork with a chain ID of its own still shows the fork block's
+// transactions and receipts as the upstream does: their senders were
+// signed for the upstream's chain ID.
+func TestForkBlockKeepsUpstreamSenders(t *testing.T) {
+	u := startUpstream(t)
+	n, err := startFork(t, u, &u.N, "", func(c *Config) { c.Fork.ChainID = 31337 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	atN := devload.Hex(u.N)
+	if got := mustCall(t, n, "eth_chainId"); got != `"0x7a69"` {
+		t.Fatalf("chain ID %s, want 31337", got)
+	}
+	for _, c := range []struct {
+		method string
+		params []any
+	}{
+		{"eth_getBlockByNumber", []any{atN, true}},
+		{"eth_getBlockByNumber", []any{"latest", true}},
+		{"eth_getBlockReceipts", []any{atN}},
+		{"eth_getLogs", []any{map[string]any{"fromBlock": atN, "toBlock": atN}}},
+	} {
+		want := mustCall(t, u.n, c.method, c.params...)
+		if c.params[0] == "latest" {
+			want = mustCall(t, u.n, c.method, atN, true)
+		}
+		if got := mustCall(t, n, c.method, c.params...); !sameJSON(got, want) {
+			t.Errorf("%s %v: %.300s, want %.300s", c.method, c.params, got, want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
@@ -44,6 +45,9 @@ type Backend struct {
 
 	sent      func(context.Context, *types.Transaction) // see SetSentHook
 	nextBlock func(parent types.Hash) NextBlock         // see SetNextBlockHook
+
+	forkContents ForkContents // see SetForkContents
+	forkSigner   atomic.Pointer[forkSigner]
 }
 
 const receiptCacheBlocks = 256
@@ -79,11 +83,25 @@ var (
 	_ backend.Difficulty    = (*Backend)(nil)
 )
 
-func (b *Backend) Head() *types.Block                { return b.chain.Head() }
+// Head is the canonical head. While a fork's head is its genesis made of
+// the upstream's fork block, that block has the upstream's body; if the
+// upstream cannot be read then, the head is the stored header alone.
+func (b *Backend) Head() *types.Block {
+	h := b.chain.Head()
+	if up, _, err := b.forkBlock(h); err == nil && up != nil {
+		return up
+	}
+	return h
+}
+
 func (b *Backend) CanonicalHash(n uint64) types.Hash { return b.chain.GetHash(n) }
 
 func (b *Backend) BlockByNumber(n uint64) (*types.Block, error) {
-	return notFound(b.chain.BlockByNumber(n))
+	blk, err := notFound(b.chain.BlockByNumber(n))
+	if err != nil {
+		return nil, err
+	}
+	return b.whole(blk)
 }
 
 // FirstBlock implements backend.FirstBlocker: a fork's chain starts at its
@@ -91,7 +109,11 @@ func (b *Backend) BlockByNumber(n uint64) (*types.Block, error) {
 func (b *Backend) FirstBlock() uint64 { return b.chain.Genesis().Number() }
 
 func (b *Backend) BlockByHash(h types.Hash) (*types.Block, error) {
-	return notFound(b.chain.DB().Block(h))
+	blk, err := notFound(b.chain.DB().Block(h))
+	if err != nil {
+		return nil, err
+	}
+	return b.whole(blk)
 }
 
 // notFound turns the store's not-found error into the backend's.
@@ -102,7 +124,28 @@ func notFound(blk *types.Block, err error) (*types.Block, error) {
 	return blk, err
 }
 
-func (b *Backend) TxLookup(h types.Hash) (types.Hash, int, bool) { return b.chain.DB().TxLookup(h) }
+// TxLookup finds a canonical transaction: in the store, or in a fork's
+// genesis that is the upstream's fork block, whose transactions the store
+// does not index.
+func (b *Backend) TxLookup(h types.Hash) (types.Hash, int, bool) {
+	if bh, i, ok := b.chain.DB().TxLookup(h); ok {
+		return bh, i, ok
+	}
+	g := b.chain.Genesis()
+	if g == nil || b.chain.GetHash(g.Number()) != g.Hash() {
+		return types.Hash{}, 0, false
+	}
+	up, _, err := b.forkBlock(g)
+	if err != nil || up == nil {
+		return types.Hash{}, 0, false
+	}
+	for i, tx := range up.Transactions() {
+		if tx.Hash() == h {
+			return up.Hash(), i, true
+		}
+	}
+	return types.Hash{}, 0, false
+}
 
 // SubscribeHeads delivers the chain's new heads.
 func (b *Backend) SubscribeHeads(buffer int) (<-chan *types.Block, func()) {
@@ -119,12 +162,21 @@ func (b *Backend) Receipts(blk *types.Block) (types.Receipts, error) {
 		return rs, nil
 	}
 	b.rcMu.Unlock()
-	rs, err := b.chain.DB().Receipts(h)
-	if errors.Is(err, chain.ErrNotFound) {
-		return types.Receipts{}, nil
-	}
+	up, rs, err := b.forkBlock(blk)
 	if err != nil {
 		return nil, err
+	}
+	if up != nil {
+		// The upstream's receipts: a copy, as deriving fills them in.
+		blk, rs = up, cloneReceipts(rs)
+	} else {
+		rs, err = b.chain.DB().Receipts(h)
+		if errors.Is(err, chain.ErrNotFound) {
+			return types.Receipts{}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if err := b.deriveReceipts(blk, rs); err != nil {
 		return nil, err
@@ -149,7 +201,7 @@ func (b *Backend) deriveReceipts(blk *types.Block, rs types.Receipts) error {
 	if hd.ExcessBlobGas != nil {
 		blobPrice = cfg.Blob(hd.Number, hd.Time).BaseFee(*hd.ExcessBlobGas)
 	}
-	return types.DeriveReceiptFields(rs, blk.Hash(), hd.Number, hd.Time, hd.BaseFee, blobPrice, blk.Transactions(), cfg.Signer(hd.Number, hd.Time))
+	return types.DeriveReceiptFields(rs, blk.Hash(), hd.Number, hd.Time, hd.BaseFee, blobPrice, blk.Transactions(), b.Signer(hd.Number, hd.Time))
 }
 
 func (b *Backend) SendTransaction(ctx context.Context, tx *types.Transaction) error {

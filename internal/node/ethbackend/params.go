@@ -17,8 +17,16 @@ func (b *Backend) ChainID() uint64 { return b.chain.Config.ChainID }
 
 func (b *Backend) Fork(number, time uint64) forks.Fork { return b.chain.Config.Fork(number, time) }
 
+// Signer recovers the senders of a block's transactions: with the
+// chain's ID, except in a fork's genesis that is the upstream's fork
+// block, whose transactions the upstream's chain ID signed (a fork may
+// take another).
 func (b *Backend) Signer(number, time uint64) types.Signer {
-	return b.chain.Config.Signer(number, time)
+	s := b.chain.Config.Signer(number, time)
+	if id, ok := b.upstreamChainID(number); ok && id != b.chain.Config.ChainID {
+		s = types.NewSigner(id, s.Fork())
+	}
+	return s
 }
 
 func (b *Backend) NextBaseFee(parent *types.Header) *uint256.Int {

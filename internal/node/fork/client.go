@@ -53,6 +53,8 @@ type Client struct {
 
 	mu     sync.Mutex
 	proved map[types.Address][][]byte // account proofs fetched ahead (Prefetch), served once
+
+	contents contents // see BlockContents
 }
 
 // ErrBeyondHead is returned when the fork block is newer than the

@@ -1,0 +1,89 @@
+package ethbackend
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/chaind/chaind/internal/types"
+)
+
+// ForkContents reads the whole fork block of a fork's upstream: its
+// header and body, its receipts (consensus fields) and the upstream's
+// chain ID, which signed its transactions. It returns a nil block when the
+// chain is no fork.
+type ForkContents func(ctx context.Context) (*types.Block, types.Receipts, uint64, error)
+
+// forkSigner is the chain ID that signed the transactions of the fork
+// block of the given hash.
+type forkSigner struct {
+	hash    types.Hash
+	chainID uint64
+}
+
+// SetForkContents sets where the contents of a fork's genesis come from
+// when that genesis is the upstream's fork block itself: the chain stores
+// its header only, and every interface reads the block the upstream made
+// through the backend (by number, by hash, as the head, its receipts and
+// logs). Call it before serving.
+func (b *Backend) SetForkContents(f ForkContents) { b.forkContents = f }
+
+// whole returns blk with the upstream's body when blk is a fork's genesis
+// that is the upstream's fork block, and blk itself otherwise.
+func (b *Backend) whole(blk *types.Block) (*types.Block, error) {
+	up, _, err := b.forkBlock(blk)
+	if err != nil || up == nil {
+		return blk, err
+	}
+	return up, nil
+}
+
+// forkBlock returns the upstream's block and receipts when blk is the
+// fork's genesis made of the upstream's fork block; nil when it is not.
+func (b *Backend) forkBlock(blk *types.Block) (*types.Block, types.Receipts, error) {
+	f := b.chain.Fork()
+	if blk == nil || f == nil || len(f.Header) == 0 || b.forkContents == nil || blk.Hash() != f.Hash {
+		return nil, nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.CallTimeout)
+	defer cancel()
+	up, rs, id, err := b.forkContents(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fork block %d: %w", blk.Number(), err)
+	}
+	if up == nil || up.Hash() != blk.Hash() {
+		// The upstream was reset away from this fork point.
+		return nil, nil, nil
+	}
+	b.forkSigner.Store(&forkSigner{up.Hash(), id})
+	return up, rs, nil
+}
+
+// cloneReceipts copies receipts and their logs one level deep.
+func cloneReceipts(rs types.Receipts) types.Receipts {
+	out := make(types.Receipts, len(rs))
+	for i, r := range rs {
+		c := *r
+		c.Logs = make([]*types.Log, len(r.Logs))
+		for j, l := range r.Logs {
+			lc := *l
+			c.Logs[j] = &lc
+		}
+		out[i] = &c
+	}
+	return out
+}
+
+// upstreamChainID is the chain ID that signed the transactions of block
+// number of a fork whose genesis is that upstream block, once its contents
+// were read; ok false for every other block.
+func (b *Backend) upstreamChainID(number uint64) (uint64, bool) {
+	f := b.chain.Fork()
+	if f == nil || len(f.Header) == 0 || number != uint64(f.Number) {
+		return 0, false
+	}
+	s := b.forkSigner.Load()
+	if s == nil || s.hash != f.Hash || s.chainID == 0 {
+		return 0, false
+	}
+	return s.chainID, true
+}
