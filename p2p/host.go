@@ -277,7 +277,10 @@ func (h *Host) Broadcast(t Topic, payload []byte) {
 	if cfg.Gossip {
 		hash = gossipHash(t, payload)
 		h.seen.add(hash)
-		cf = h.cache.put(hash, cachedFrame{frame: encodeMsg(t, payload)})
+		var ok bool
+		if cf, ok = h.cache.get(hash); !ok { // a relay's frame is cached already
+			cf = h.cache.put(hash, cachedFrame{frame: encodeMsg(t, payload)})
+		}
 	} else {
 		cf.frame = encodeMsg(t, payload)
 	}

@@ -285,8 +285,7 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 	if !request(next) {
 		return false
 	}
-	ins := s.startInserter(peer, best)
-	defer ins.finish()
+	ins := s.startInserter(peer, best) // every return below goes through ins.finish
 	for {
 		var blocks []certifiedBlock
 		select {

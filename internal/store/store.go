@@ -650,10 +650,11 @@ func copyLive(fresh *DB, old *os.File, live []liveEntry) error {
 		end := le.e.off + int64(le.e.n)
 		if le.e.off < wOff || end > wOff+int64(len(window)) {
 			wOff = le.e.off
-			if need := max(copyWindow, int(le.e.n)); cap(window) < need {
+			need := max(copyWindow, int(le.e.n))
+			if cap(window) < need {
 				window = make([]byte, need)
 			}
-			window = window[:max(copyWindow, int(le.e.n))]
+			window = window[:need]
 			n, err := old.ReadAt(window, wOff)
 			if n < int(le.e.n) {
 				if err == nil {
