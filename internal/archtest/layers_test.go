@@ -37,17 +37,20 @@ var layers = []struct {
 	// consensus (pure), p2p.
 	{"internal/chain", 4}, {"internal/txpool", 4}, {"consensus/...", 4}, {"p2p/...", 4},
 	{"internal/staking", 4},
-	// 5: the neutral backend and the one HTTP front, then the interface
+	// 5: the chain's own rules (the proof-of-stake engine), over the chain,
+	// staking and consensus it joins.
+	{"internal/pos", 5},
+	// 6: the neutral backend and the one HTTP front, then the interface
 	// packages above them.
-	{"internal/backend", 5}, {"internal/front", 5},
-	{"internal/h2", 5}, // the HTTP/2 server of the gRPC port
-	// 6: the Cosmos-style query handlers the REST and gRPC packages share.
-	{"internal/query/...", 6},
-	{"rpc/...", 7}, {"graphql/...", 7}, {"internal/graphql/...", 7}, {"lcd/...", 7}, {"grpcsrv/...", 7}, {"explorer/...", 7},
-	// 8: the node wires everything; tools and the binary sit on top.
-	{"internal/node/...", 8},
-	{"internal/devload", 9}, {"internal/conformance/...", 9}, {"internal/archtest", 9}, {"internal/tools/...", 9},
-	{"cmd/...", 10},
+	{"internal/backend", 6}, {"internal/front", 6},
+	{"internal/h2", 6}, // the HTTP/2 server of the gRPC port
+	// 7: the Cosmos-style query handlers the REST and gRPC packages share.
+	{"internal/query/...", 7},
+	{"rpc/...", 8}, {"graphql/...", 8}, {"internal/graphql/...", 8}, {"lcd/...", 8}, {"grpcsrv/...", 8}, {"explorer/...", 8},
+	// 9: the node wires everything; tools and the binary sit on top.
+	{"internal/node/...", 9},
+	{"internal/devload", 10}, {"internal/conformance/...", 10}, {"internal/archtest", 10}, {"internal/tools/...", 10},
+	{"cmd/...", 11},
 }
 
 // neutralPackages sit under every interface package; they import nothing
@@ -59,7 +62,7 @@ var interfacePackages = []string{"internal/query/...", "rpc/...", "graphql/...",
 
 // interfaceForbidden are the packages an interface package must not import:
 // running the EVM or reading state goes through the backend.
-var interfaceForbidden = []string{"evm/...", "state", "trie", "internal/chain", "internal/txpool", "internal/store", "consensus/...", "internal/node/..."}
+var interfaceForbidden = []string{"evm/...", "state", "trie", "internal/chain", "internal/pos", "internal/txpool", "internal/store", "consensus/...", "internal/node/..."}
 
 // ioPackages are standard library packages that do I/O, start processes or
 // read the clock's side effects; the consensus core imports none of them.
@@ -247,6 +250,10 @@ func TestRules(t *testing.T) {
 		{"consensus/sim", "consensus/cycle", false},
 		{"internal/txpool", "internal/chain", true}, // same layer, apart
 		{"internal/chain", "internal/node", true},
+		{"internal/pos", "internal/chain", false}, // the engine over what it joins
+		{"internal/pos", "internal/staking", false},
+		{"internal/chain", "internal/pos", true}, // the chain owns the interface, not the engine
+		{"rpc", "internal/pos", true},
 		{"internal/node", "rpc/ethapi", false},
 		{"cmd/chaind", "internal/node", false},
 		{"newpkg", "rlp", true}, // unplaced package

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/chaind/chaind/internal/pos"
 	"path/filepath"
 	"time"
 
@@ -54,9 +55,9 @@ func (n *Node) startConsensus() error {
 	}
 	switch {
 	case vals != nil:
-	case n.Chain.Config.Natives != nil:
+	case pos.Of(n.Chain) != nil:
 		// A proof-of-stake chain: the staking state decides the set.
-		vals = newStakeSchedule(n.Chain)
+		vals = pos.Of(n.Chain).Validators(n.Chain)
 	default:
 		set, err := consensus.NewValidatorSet([]consensus.Validator{{Address: signer.Address(), Power: 1}})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/chaind/chaind/internal/pos"
 	"io"
 	"log/slog"
 	"net"
@@ -176,12 +177,12 @@ func New(cfg Config) (*Node, error) {
 		}
 		kv = db
 	}
-	fs, err := openFork(&cfg) // before PrepareGenesis: a fork moves the genesis time
+	fs, err := openFork(&cfg) // before the chain opens: a fork moves the genesis time
 	if err != nil {
 		kv.Close()
 		return nil, err
 	}
-	c, err := OpenChain(cfg.Genesis, kv)
+	c, err := chain.Open(cfg.Genesis, kv, pos.ForGenesis(cfg.Genesis))
 	if err != nil {
 		kv.Close()
 		return nil, err

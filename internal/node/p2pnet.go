@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"github.com/chaind/chaind/internal/pos"
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/backend"
@@ -80,8 +81,8 @@ func (n *Node) startNetwork() error {
 		}
 	}
 	vals := n.cfg.Validators
-	if vals == nil && n.Chain.Config.Natives != nil {
-		vals = newStakeSchedule(n.Chain) // a proof-of-stake chain: its state decides every set
+	if e := pos.Of(n.Chain); vals == nil && e != nil {
+		vals = e.Validators(n.Chain) // a proof-of-stake chain: its state decides every set
 	}
 	if vals == nil {
 		return errors.New("node: a node on a p2p network needs the validator sets to check certificates")

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"github.com/chaind/chaind/internal/pos"
 	"testing"
 
 	"github.com/chaind/chaind/internal/chain"
@@ -35,10 +36,7 @@ func BenchmarkDelegateVsERC20(b *testing.B) {
 	if err := SetDevStaking(g, valKeys, ""); err != nil {
 		b.Fatal(err)
 	}
-	if err := PrepareGenesis(g); err != nil {
-		b.Fatal(err)
-	}
-	c, err := chain.Open(g, store.NewMem())
+	c, err := chain.Open(g, store.NewMem(), pos.ForGenesis(g))
 	if err != nil {
 		b.Fatal(err)
 	}
