@@ -20,6 +20,7 @@ import (
 	"github.com/chaind/chaind/grpcsrv"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/fdlimit"
 	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -344,6 +345,13 @@ func runNode(args []string) int {
 		go http.Serve(ln, mux)
 	}
 	setProcs(f.procs)
+	// Lift the soft open-file limit to the hard one before any listener
+	// opens: the listeners' connection caps are sized from it.
+	if limit, err := fdlimit.Raise(); err != nil {
+		log.Warn("could not raise the open-file limit", "err", err)
+	} else {
+		log.Debug("open-file limit", "limit", limit)
+	}
 	startGCFloor(f.gcHeadroom << 20)
 	n, err := node.New(cfg)
 	if err != nil {

@@ -313,7 +313,9 @@ func (n *Node) Handler() http.Handler {
 
 // Start opens the listeners and, on a validator, starts consensus.
 func (n *Node) Start() error {
-	for _, l := range n.listeners() {
+	ls := n.listeners()
+	n.capListeners(ls)
+	for _, l := range ls {
 		s, err := n.front.Listen(l)
 		if err != nil {
 			return err
