@@ -74,13 +74,13 @@ func (n *Node) startConsensus() error {
 	if transport == nil && n.dev != nil {
 		// A --dev node keeps its in-process transport across the restarts
 		// of a snapshot revert, whatever validators staking added since.
-		transport = n.dev.transport(signer.Address())
+		transport = n.dev.transport(n.Chain.Config.ChainID, signer.Address())
 	}
 	if transport == nil {
 		if !sole {
 			return errors.New("node: a validator in a set of others needs a Transport")
 		}
-		transport = bft.NewMemNetwork().Join(signer.Address())
+		transport = bft.NewMemNetwork(n.Chain.Config.ChainID).Join(signer.Address())
 	}
 	timeouts := n.cfg.Timeouts
 	if timeouts == (consensus.Timeouts{}) {

@@ -113,11 +113,10 @@ func (nn *netNode) handleGossip() {
 // deliver hands a consensus message to the local driver, if this node
 // validates. A full inbox sheds its oldest message: the newest ones are
 // the ones consensus still needs.
-func (nn *netNode) deliver(from p2p.ID, msg []byte) {
+func (nn *netNode) deliver(in consensus.Verified) {
 	if nn.n.cfg.Validator == nil {
 		return
 	}
-	in := bft.Inbound{From: types.Address(from), Msg: msg}
 	for {
 		select {
 		case nn.inbox <- in:
@@ -136,35 +135,30 @@ func (nn *netNode) deliver(from p2p.ID, msg []byte) {
 // onVote takes a gossiped proposal or vote: it must carry a valid
 // signature (a peer that relays a forged one is dropped); if it belongs
 // near our height and to a validator of it, it goes to our driver and on
-// to the peers that lack it.
+// to the peers that lack it. This is the one place its signature is
+// checked: the driver takes the verified event.
 func (nn *netNode) onVote(from p2p.ID, msg []byte) error {
-	ev, err := bft.DecodeMessage(msg)
+	if !signedMessage(msg) {
+		return errors.New("node: only proposals and votes are gossiped")
+	}
+	m, err := consensus.VerifyMessage(nn.n.Chain.Config.ChainID, types.Address(from), msg)
 	if err != nil {
 		return err
 	}
-	chainID := nn.n.Chain.Config.ChainID
 	var height uint64
 	var signer types.Address
-	switch e := ev.(type) {
+	switch e := m.Event().(type) {
 	case consensus.ProposalEvent:
-		if err := consensus.VerifyProposal(chainID, e.Proposal); err != nil {
-			return err
-		}
 		height, signer = e.Proposal.Height, e.Proposal.Proposer
 	case consensus.VoteEvent:
-		if err := consensus.VerifyVote(chainID, e.Vote); err != nil {
-			return err
-		}
 		height, signer = e.Vote.Height, e.Vote.Validator
-	default:
-		return errors.New("node: only proposals and votes are gossiped")
 	}
 	if !nn.relevant(height, signer) {
 		nn.stats.Stale.Add(1)
 		return nil
 	}
-	nn.traceVote("vote received", msg)
-	nn.deliver(from, msg)
+	nn.traceVote("vote received", m.Event())
+	nn.deliver(m)
 	nn.host.Broadcast(topicVote, msg)
 	nn.stats.Relayed.Add(1)
 	return nil
@@ -397,12 +391,8 @@ func (s *knownTxs) lookup(h types.Hash) (committed bool, validated *types.Transa
 // traceVote logs, at debug level, a vote this node sent or received, with
 // the vote's identity, so that gossip latency can be read from the logs of
 // the nodes of one machine (netbench does).
-func (nn *netNode) traceVote(what string, msg []byte) {
-	if !nn.n.log.Enabled(context.Background(), slog.LevelDebug) || len(msg) == 0 {
-		return
-	}
-	ev, err := bft.DecodeMessage(msg)
-	if err != nil {
+func (nn *netNode) traceVote(what string, ev consensus.Event) {
+	if !nn.n.log.Enabled(context.Background(), slog.LevelDebug) {
 		return
 	}
 	if v, ok := ev.(consensus.VoteEvent); ok {

@@ -1,8 +1,10 @@
 package node
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/backend"
@@ -37,7 +39,7 @@ type P2PConfig struct {
 type netNode struct {
 	n     *Node
 	host  *p2p.Host
-	inbox chan bft.Inbound
+	inbox chan consensus.Verified
 	sync  *syncer
 	gossipState
 }
@@ -49,7 +51,11 @@ var _ bft.Transport = (*netNode)(nil)
 // reaches only peers that lack the message.
 func (nn *netNode) Broadcast(msg []byte) {
 	if signedMessage(msg) {
-		nn.traceVote("vote sent", msg)
+		if nn.n.log.Enabled(context.Background(), slog.LevelDebug) {
+			if ev, err := bft.DecodeMessage(msg); err == nil {
+				nn.traceVote("vote sent", ev)
+			}
+		}
 		nn.host.Broadcast(topicVote, msg)
 		return
 	}
@@ -58,7 +64,7 @@ func (nn *netNode) Broadcast(msg []byte) {
 
 func (nn *netNode) Send(to types.Address, msg []byte) { nn.host.Send(p2p.ID(to), topicConsensus, msg) }
 
-func (nn *netNode) Receive() <-chan bft.Inbound { return nn.inbox }
+func (nn *netNode) Receive() <-chan consensus.Verified { return nn.inbox }
 
 // startNetwork joins the p2p network. A validator starts consensus once
 // it has caught up with its peers (see syncer).
@@ -89,7 +95,7 @@ func (n *Node) startNetwork() error {
 	n.mu.Lock()
 	n.validators = vals
 	n.mu.Unlock()
-	nn := &netNode{n: n, inbox: make(chan bft.Inbound, 4096)}
+	nn := &netNode{n: n, inbox: make(chan consensus.Verified, 4096)}
 	nn.known = newKnownTxs(1 << 16)
 	host, err := p2p.New(p2p.Config{
 		Key:        key,
@@ -142,15 +148,21 @@ func (nn *netNode) status() statusMsg {
 	return statusMsg{Height: h.Number(), Head: h.Hash(), Syncing: nn.sync.isSyncing()}
 }
 
-// onConsensus hands a consensus message to the driver. A message that
-// does not decode is the peer's offence; one with a bad signature is the
-// driver's to drop.
+// onConsensus hands a consensus message sent to this validator (a status,
+// or the votes and decision a status asked for) to the driver, decoded
+// and checked once, here. A message that does not decode is the peer's
+// offence; one with a bad signature is dropped without holding it against
+// the peer, as the driver used to drop it.
 func (nn *netNode) onConsensus(from p2p.ID, msg []byte) error {
-	if _, err := bft.DecodeMessage(msg); err != nil {
+	m, err := consensus.VerifyMessage(nn.n.Chain.Config.ChainID, types.Address(from), msg)
+	if errors.Is(err, consensus.ErrBadSignature) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	nn.traceVote("vote received", msg)
-	nn.deliver(from, msg)
+	nn.traceVote("vote received", m.Event())
+	nn.deliver(m)
 	return nil
 }
 
