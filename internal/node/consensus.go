@@ -50,7 +50,7 @@ func (n *Node) startConsensus() error {
 	}
 	vals, transport := n.cfg.Validators, n.cfg.Transport
 	if nn := n.net.Load(); transport == nil && nn != nil {
-		transport = nn
+		transport = nn.relay
 	}
 	switch {
 	case vals != nil:

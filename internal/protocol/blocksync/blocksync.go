@@ -1,19 +1,63 @@
-package node
+// Package blocksync is the block sync reactor. It keeps a node at the tip
+// of its peers' chain: it learns their heads from status messages, fetches
+// the blocks it lacks with their certificates, checks each certificate
+// against the validator set of its height, and executes the blocks; it
+// serves the same to peers. On a validator it starts consensus once caught
+// up and stops it while far behind.
+package blocksync
 
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/chaind/chaind/consensus"
-	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/protocol/wire"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 )
+
+// Chain is what the syncer reads and extends.
+type Chain interface {
+	Head() *types.Block
+	BlockByNumber(n uint64) (*types.Block, error)
+	Certificate(n uint64) ([]byte, error)
+	// InsertCertifiedChain executes blocks in order, calling check(i)
+	// before block i; it returns how many were inserted.
+	InsertCertifiedChain(blocks []*types.Block, certs [][]byte, check func(i int) error) (int, error)
+}
+
+// Consensus is the local validator's driver, which the syncer starts
+// once caught up and stops while the node is far behind.
+type Consensus interface {
+	Start() error
+	// StopAndWait stops the driver and waits until it has returned, so
+	// nothing else commits while the syncer inserts blocks.
+	StopAndWait()
+}
+
+// Config configures a Reactor.
+type Config struct {
+	ChainID    uint64
+	Chain      Chain
+	Validators consensus.ValidatorSource
+	Consensus  Consensus // nil: a node that does not validate
+	// Inserted is called after synced blocks moved the head (the node
+	// resets its transaction pool).
+	Inserted func()
+	Log      *slog.Logger
+}
+
+// Progress is a sync in progress: the head it started from, the head now
+// and the highest height a peer claims or a certificate proved.
+type Progress struct {
+	Start, Current, Highest uint64
+}
 
 // Sync timing.
 const (
@@ -29,15 +73,13 @@ const (
 	startGrace = 3 * time.Second
 )
 
-// syncer keeps a node at the tip of its peers' chain: it learns their
-// heads from status messages, fetches the blocks it lacks with their
-// certificates, checks each certificate against the validator set of its
-// height, and executes the blocks. On a validator it starts consensus
-// once caught up and stops it while far behind.
-type syncer struct {
-	nn     *netNode
+// Reactor syncs blocks over one host.
+type Reactor struct {
+	cfg    Config
+	host   *p2p.Host
+	stop   <-chan struct{} // Run's
 	wake   chan struct{}
-	blocks chan []certifiedBlock
+	blocks chan []wire.CertifiedBlock
 
 	mu          sync.Mutex
 	heights     map[p2p.ID]uint64
@@ -54,12 +96,29 @@ type syncer struct {
 	lastLogHead uint64
 }
 
-func newSyncer(nn *netNode) *syncer {
-	return &syncer{nn: nn, wake: make(chan struct{}, 1), blocks: make(chan []certifiedBlock, 1), heights: make(map[p2p.ID]uint64), peerSyncing: make(map[p2p.ID]bool)}
+// New makes the reactor and registers its topics on host.
+func New(host *p2p.Host, cfg Config) *Reactor {
+	s := &Reactor{cfg: cfg, host: host, wake: make(chan struct{}, 1), blocks: make(chan []wire.CertifiedBlock, 1), heights: make(map[p2p.ID]uint64), peerSyncing: make(map[p2p.ID]bool)}
+	host.Handle(wire.TopicStatus, p2p.TopicConfig{Priority: p2p.High}, s.onStatus)
+	host.Handle(wire.TopicGetBlocks, p2p.TopicConfig{Priority: p2p.Low}, s.onGetBlocks)
+	host.Handle(wire.TopicBlocks, p2p.TopicConfig{Priority: p2p.Low}, s.onBlocks)
+	return s
 }
 
-func (s *syncer) onStatus(from p2p.ID, b []byte) error {
-	st, err := decodeStatus(b)
+// Connected tells a new peer our head.
+func (s *Reactor) Connected(id p2p.ID) { s.host.Send(id, wire.TopicStatus, s.Status().Encode()) }
+
+// Disconnected forgets a peer's head.
+func (s *Reactor) Disconnected(id p2p.ID) { s.forget(id) }
+
+// Status is our head and whether we are syncing.
+func (s *Reactor) Status() wire.Status {
+	h := s.cfg.Chain.Head()
+	return wire.Status{Height: h.Number(), Head: h.Hash(), Syncing: s.Syncing()}
+}
+
+func (s *Reactor) onStatus(from p2p.ID, b []byte) error {
+	st, err := wire.DecodeStatus(b)
 	if err != nil {
 		return err
 	}
@@ -79,30 +138,31 @@ func (s *syncer) onStatus(from p2p.ID, b []byte) error {
 	return nil
 }
 
-func (s *syncer) forget(id p2p.ID) {
+func (s *Reactor) forget(id p2p.ID) {
 	s.mu.Lock()
 	delete(s.heights, id)
 	delete(s.peerSyncing, id)
 	s.mu.Unlock()
 }
 
-// heardHeight records that a verified certificate showed height decided.
-// The peer that passed it on may not hold the block (certificates are
-// relayed by nodes that lack it), so it is a target, not a source.
-func (s *syncer) heardHeight(_ p2p.ID, height uint64) {
+// Heard records that a verified certificate showed height decided. The
+// peer that passed it on may not hold the block (certificates are relayed
+// by nodes that lack it), so it is a target, not a source.
+func (s *Reactor) Heard(height uint64) {
 	s.mu.Lock()
 	s.proven = max(s.proven, height)
 	s.mu.Unlock()
 }
 
-func (s *syncer) isSyncing() bool {
+// Syncing reports whether the node is catching up.
+func (s *Reactor) Syncing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.syncing
 }
 
-// syncingPeers lists the connected peers that say they are catching up.
-func (s *syncer) syncingPeers() []p2p.ID {
+// SyncingPeers lists the connected peers that say they are catching up.
+func (s *Reactor) SyncingPeers() []p2p.ID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]p2p.ID, 0, len(s.peerSyncing))
@@ -112,14 +172,14 @@ func (s *syncer) syncingPeers() []p2p.ID {
 	return out
 }
 
-func (s *syncer) onBlocks(from p2p.ID, b []byte) error {
+func (s *Reactor) onBlocks(from p2p.ID, b []byte) error {
 	s.mu.Lock()
 	asked := s.waiting == from
 	s.mu.Unlock()
 	if !asked {
 		return nil // a late answer to a request we gave up on
 	}
-	blocks, err := decodeBlocks(b)
+	blocks, err := wire.DecodeBlocks(b)
 	if err != nil {
 		return err
 	}
@@ -131,7 +191,7 @@ func (s *syncer) onBlocks(from p2p.ID, b []byte) error {
 }
 
 // best is the highest head a peer claims.
-func (s *syncer) best() (uint64, p2p.ID, bool) {
+func (s *Reactor) best() (uint64, p2p.ID, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var best uint64
@@ -145,22 +205,25 @@ func (s *syncer) best() (uint64, p2p.ID, bool) {
 	return best, who, found
 }
 
-func (s *syncer) progress() (backend.SyncProgress, bool) {
+// Progress reports the sync in progress, if any.
+func (s *Reactor) Progress() (Progress, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.syncing {
-		return backend.SyncProgress{}, false
+		return Progress{}, false
 	}
-	head := s.nn.n.Chain.Head().Number()
-	return backend.SyncProgress{StartingBlock: s.start, CurrentBlock: head, HighestBlock: max(s.target, s.proven, head)}, true
+	head := s.cfg.Chain.Head().Number()
+	return Progress{Start: s.start, Current: head, Highest: max(s.target, s.proven, head)}, true
 }
 
-func (s *syncer) run() {
-	n := s.nn.n
-	defer n.wg.Done()
+// Run syncs until stop is closed; on a validator it starts consensus once
+// caught up (or once startGrace has passed without a peer) and stops it
+// when it returns.
+func (s *Reactor) Run(stop <-chan struct{}) {
+	s.stop = stop
 	defer func() {
 		if s.consensusOn {
-			n.stopConsensusAndWait()
+			s.cfg.Consensus.StopAndWait()
 		}
 	}()
 	began := time.Now()
@@ -168,13 +231,13 @@ func (s *syncer) run() {
 	defer t.Stop()
 	for {
 		select {
-		case <-n.stop:
+		case <-stop:
 			return
 		case <-t.C:
 		case <-s.wake:
 		}
 		for {
-			head := n.Chain.Head().Number()
+			head := s.cfg.Chain.Head().Number()
 			best, peer, ok := s.best()
 			lag := uint64(0)
 			if s.consensusOn {
@@ -188,7 +251,7 @@ func (s *syncer) run() {
 			if !s.syncing && best > head+consensusLag {
 				s.syncing, s.start = true, head
 				s.lastLog, s.lastLogHead = time.Now(), head
-				n.log.Info("syncing", "head", head, "target", best, "peer", peer.String())
+				s.cfg.Log.Info("syncing", "head", head, "target", best, "peer", peer.String())
 				s.mu.Unlock()
 				s.announce()
 				s.mu.Lock()
@@ -199,7 +262,7 @@ func (s *syncer) run() {
 				break
 			}
 			select {
-			case <-n.stop:
+			case <-stop:
 				return
 			default:
 			}
@@ -208,21 +271,21 @@ func (s *syncer) run() {
 		wasSyncing := s.syncing
 		if s.syncing {
 			s.syncing = false
-			n.log.Info("synced", "head", n.Chain.Head().Number())
+			s.cfg.Log.Info("synced", "head", s.cfg.Chain.Head().Number())
 		}
 		heard := s.heard
 		s.mu.Unlock()
 		if wasSyncing {
 			s.announce()
 		}
-		if n.cfg.Validator != nil && !s.consensusOn && (heard || time.Since(began) > startGrace) {
-			if err := n.startConsensus(); err != nil {
-				n.log.Error("consensus", "err", err)
+		if s.cfg.Consensus != nil && !s.consensusOn && (heard || time.Since(began) > startGrace) {
+			if err := s.cfg.Consensus.Start(); err != nil {
+				s.cfg.Log.Error("consensus", "err", err)
 				return
 			}
 			s.consensusOn = true
 			select {
-			case <-n.stop:
+			case <-stop:
 				return
 			default:
 			}
@@ -231,25 +294,28 @@ func (s *syncer) run() {
 }
 
 // announce tells every peer our head and whether we are syncing.
-func (s *syncer) announce() { s.nn.host.Broadcast(topicStatus, s.nn.status().encode()) }
+func (s *Reactor) announce() { s.host.Broadcast(wire.TopicStatus, s.Status().Encode()) }
+
+// HeadChanged tells every peer our new head, so that nodes behind fetch
+// it.
+func (s *Reactor) HeadChanged() { s.announce() }
 
 // logProgress writes the progress line (blocks/s, ETA) every
 // syncLogInterval while syncing.
-func (s *syncer) logProgress(best uint64) {
+func (s *Reactor) logProgress(best uint64) {
 	s.mu.Lock()
 	syncing := s.syncing
 	s.mu.Unlock()
 	if !syncing || time.Since(s.lastLog) < syncLogInterval {
 		return
 	}
-	n := s.nn.n
-	now := n.Chain.Head().Number()
+	now := s.cfg.Chain.Head().Number()
 	rate := float64(now-s.lastLogHead) / time.Since(s.lastLog).Seconds()
 	eta := "unknown"
 	if rate > 0 {
 		eta = (time.Duration(float64(best-min(now, best))/rate) * time.Second).Round(time.Second).String()
 	}
-	n.log.Info("sync progress", "head", now, "target", best, "blocks/s", fmt.Sprintf("%.1f", rate), "eta", eta)
+	s.cfg.Log.Info("sync progress", "head", now, "target", best, "blocks/s", fmt.Sprintf("%.1f", rate), "eta", eta)
 	s.lastLog, s.lastLogHead = time.Now(), now
 }
 
@@ -259,8 +325,7 @@ func (s *syncer) logProgress(best uint64) {
 // the next batch and hands the checked one to an inserter goroutine; so
 // while a batch executes, the peer sends the next and this node checks
 // its certificates.
-func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
-	n := s.nn.n
+func (s *Reactor) fetch(peer p2p.ID, head, best uint64) bool {
 	select {
 	case <-s.blocks: // a stale answer
 	default:
@@ -274,8 +339,8 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 		s.mu.Unlock()
 	}()
 	request := func(from uint64) bool {
-		count := min(best-from+1, maxBlocksPerRequest)
-		if !s.nn.host.Send(peer, topicGetBlocks, getBlocksMsg{From: from, Count: uint16(count)}.encode()) {
+		count := min(best-from+1, wire.MaxBlocksPerRequest)
+		if !s.host.Send(peer, wire.TopicGetBlocks, wire.GetBlocks{From: from, Count: uint16(count)}.Encode()) {
 			s.forget(peer)
 			return false
 		}
@@ -287,20 +352,20 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 	}
 	ins := s.startInserter(peer, best) // every return below goes through ins.finish
 	for {
-		var blocks []certifiedBlock
+		var blocks []wire.CertifiedBlock
 		select {
 		case blocks = <-s.blocks:
 		case <-time.After(syncTimeout):
-			n.log.Debug("sync request timed out", "peer", peer.String())
+			s.cfg.Log.Debug("sync request timed out", "peer", peer.String())
 			s.forget(peer)
 			return ins.finish()
 		case <-ins.failed:
 			return ins.finish()
-		case <-n.stop:
+		case <-s.stop:
 			return ins.finish()
 		}
 		if len(blocks) == 0 {
-			s.nn.host.Ban(peer, fmt.Errorf("claimed head %d but served no block after %d", best, next-1))
+			s.host.Ban(peer, fmt.Errorf("claimed head %d but served no block after %d", best, next-1))
 			return ins.finish()
 		}
 		// Check every certificate before stopping consensus: a peer that
@@ -310,13 +375,13 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 		// they are inserted, once their set is known.
 		for i, cb := range blocks {
 			if cb.Block.Number() != next+uint64(i) {
-				s.nn.host.Ban(peer, fmt.Errorf("served block %d for %d", cb.Block.Number(), next+uint64(i)))
+				s.host.Ban(peer, fmt.Errorf("served block %d for %d", cb.Block.Number(), next+uint64(i)))
 				return ins.finish()
 			}
 		}
 		verified := 0
 		for _, cb := range blocks {
-			if _, err := n.validators.ValidatorSet(cb.Block.Number()); errors.Is(err, chain.ErrNotFound) {
+			if _, err := s.cfg.Validators.ValidatorSet(cb.Block.Number()); errors.Is(err, chain.ErrNotFound) {
 				break // decided by a block still to be inserted
 			}
 			verified++
@@ -326,13 +391,13 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 			// once the head is in, so this is a defence only).
 			return ins.finish()
 		}
-		if i, err := verifyAll(n.Chain.Config.ChainID, n.validators, blocks[:verified]); err != nil {
-			s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", blocks[i].Block.Number(), err))
+		if i, err := verifyAll(s.cfg.ChainID, s.cfg.Validators, blocks[:verified]); err != nil {
+			s.host.Ban(peer, fmt.Errorf("block %d: %w", blocks[i].Block.Number(), err))
 			return ins.finish()
 		}
 		if s.consensusOn {
-			n.log.Info("behind the network: pausing consensus to catch up", "head", next-1, "target", best)
-			n.stopConsensusAndWait()
+			s.cfg.Log.Info("behind the network: pausing consensus to catch up", "head", next-1, "target", best)
+			s.cfg.Consensus.StopAndWait()
 			s.consensusOn = false
 		}
 		after := next + uint64(len(blocks))
@@ -341,7 +406,7 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 		case ins.batches <- syncBatch{blocks, verified}:
 		case <-ins.failed:
 			return ins.finish()
-		case <-n.stop:
+		case <-s.stop:
 			return ins.finish()
 		}
 		if !more {
@@ -354,7 +419,7 @@ func (s *syncer) fetch(peer p2p.ID, head, best uint64) bool {
 // syncBatch is a run of blocks whose first verified certificates have
 // been checked.
 type syncBatch struct {
-	blocks   []certifiedBlock
+	blocks   []wire.CertifiedBlock
 	verified int
 }
 
@@ -368,14 +433,14 @@ type inserter struct {
 	once    sync.Once
 }
 
-func (s *syncer) startInserter(peer p2p.ID, best uint64) *inserter {
-	n := s.nn.n
+func (s *Reactor) startInserter(peer p2p.ID, best uint64) *inserter {
+	c := s.cfg.Chain
 	ins := &inserter{batches: make(chan syncBatch, 1), failed: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(ins.done)
 		for b := range ins.batches {
 			select {
-			case <-n.stop:
+			case <-s.stop:
 				continue // closing: drain without inserting
 			default:
 			}
@@ -384,20 +449,20 @@ func (s *syncer) startInserter(peer p2p.ID, best uint64) *inserter {
 			for i, cb := range b.blocks {
 				bs[i], certs[i] = cb.Block, cb.Cert
 			}
-			headBefore := n.Chain.Head().Number()
-			done, err := n.Chain.InsertCertifiedChain(bs, certs, func(i int) error {
+			headBefore := c.Head().Number()
+			done, err := c.InsertCertifiedChain(bs, certs, func(i int) error {
 				if i < b.verified {
 					return nil
 				}
-				return verifyCertified(n.Chain.Config.ChainID, n.validators, bs[i], certs[i])
+				return VerifyCertified(s.cfg.ChainID, s.cfg.Validators, bs[i], certs[i])
 			})
-			if n.Chain.Head().Number() > headBefore {
+			if c.Head().Number() > headBefore {
 				ins.moved.Store(true)
-				n.resetPool()
+				s.cfg.Inserted()
 			}
 			s.logProgress(best)
 			if err != nil {
-				s.nn.host.Ban(peer, fmt.Errorf("block %d: %w", bs[done].Number(), err))
+				s.host.Ban(peer, fmt.Errorf("block %d: %w", bs[done].Number(), err))
 				close(ins.failed)
 				for range ins.batches { // the fetch stops sending: drain what it sent
 				}
@@ -416,24 +481,11 @@ func (ins *inserter) finish() bool {
 	return ins.moved.Load()
 }
 
-// stopConsensusAndWait stops the validator and waits until its driver has
-// returned, so nothing else commits while the syncer inserts blocks.
-func (n *Node) stopConsensusAndWait() {
-	n.mu.Lock()
-	stop, done := n.stopConsensus, n.consensusDone
-	n.stopConsensus, n.consensusDone = nil, nil
-	n.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
-	}
-}
-
 // verifyAll checks the certificates of blocks whose validator sets are
 // known, spread over the CPUs (each costs a signature recovery per
 // signer, the largest cost of a sync besides execution). It returns the
 // index and error of the first block that fails, in block order.
-func verifyAll(chainID uint64, sets consensus.ValidatorSource, blocks []certifiedBlock) (int, error) {
+func verifyAll(chainID uint64, sets consensus.ValidatorSource, blocks []wire.CertifiedBlock) (int, error) {
 	errs := make([]error, len(blocks))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -446,7 +498,7 @@ func verifyAll(chainID uint64, sets consensus.ValidatorSource, blocks []certifie
 				if i >= len(blocks) {
 					return
 				}
-				errs[i] = verifyCertified(chainID, sets, blocks[i].Block, blocks[i].Cert)
+				errs[i] = VerifyCertified(chainID, sets, blocks[i].Block, blocks[i].Cert)
 			}
 		}()
 	}
@@ -457,4 +509,44 @@ func verifyAll(chainID uint64, sets consensus.ValidatorSource, blocks []certifie
 		}
 	}
 	return 0, nil
+}
+
+// VerifyCertified checks that raw, a certificate, decided b, against the validator set of
+// b's height.
+func VerifyCertified(chainID uint64, vals consensus.ValidatorSource, b *types.Block, raw []byte) error {
+	cert, err := consensus.DecodeCertificate(raw)
+	if err != nil {
+		return err
+	}
+	set, err := vals.ValidatorSet(b.Number())
+	if err != nil {
+		return err
+	}
+	return consensus.VerifyCertificate(chainID, set, b.Number(), b.Hash(), cert)
+}
+
+// onGetBlocks answers a sync request with the blocks we have, each with
+// its certificate.
+func (s *Reactor) onGetBlocks(from p2p.ID, b []byte) error {
+	req, err := wire.DecodeGetBlocks(b)
+	if err != nil {
+		return err
+	}
+	c := s.cfg.Chain
+	var out []wire.CertifiedBlock
+	size := 0
+	for num := req.From; num < req.From+uint64(req.Count) && num <= c.Head().Number() && size < wire.MaxBlocksBytes; num++ {
+		blk, err := c.BlockByNumber(num)
+		if err != nil {
+			break
+		}
+		cert, err := c.Certificate(num)
+		if err != nil {
+			break // decided before certificates were kept; nothing to prove it with
+		}
+		out = append(out, wire.CertifiedBlock{Block: blk, Cert: cert})
+		size += int(blk.Size()) + len(cert)
+	}
+	s.host.Send(from, wire.TopicBlocks, wire.EncodeBlocks(out))
+	return nil
 }
