@@ -157,7 +157,15 @@ func (n *Node) announceHeads(nn *netNode, stop <-chan struct{}) {
 // nodeConsensus is the node's validator as the syncer starts and stops it.
 type nodeConsensus struct{ n *Node }
 
-func (c nodeConsensus) Start() error { return c.n.startConsensus() }
+// Start starts the validator; a failure fails the node.
+func (c nodeConsensus) Start() error {
+	err := c.n.startConsensus()
+	if err != nil {
+		c.n.fail(fmt.Errorf("consensus: %w", err))
+	}
+	return err
+}
+
 func (c nodeConsensus) StopAndWait() { c.n.stopConsensusAndWait() }
 
 // stopConsensusAndWait stops the validator and waits until its driver has
@@ -258,10 +266,19 @@ func (nw nodeNetwork) PeerCount() int {
 	return 0
 }
 
+// Syncing reports the catch-up of a node behind its peers, and a
+// validator whose consensus is down as syncing too: its head is not the
+// network's, whatever it was when it stopped.
 func (nw nodeNetwork) Syncing() (backend.SyncProgress, bool) {
-	if nn := nw.n.net.Load(); nn != nil {
-		p, ok := nn.sync.Progress()
-		return backend.SyncProgress{StartingBlock: p.Start, CurrentBlock: p.Current, HighestBlock: p.Highest}, ok
+	nn := nw.n.net.Load()
+	if nn != nil {
+		if p, ok := nn.sync.Progress(); ok {
+			return backend.SyncProgress{StartingBlock: p.Start, CurrentBlock: p.Current, HighestBlock: p.Highest}, true
+		}
 	}
-	return backend.SyncProgress{}, false
+	var highest uint64
+	if nn != nil {
+		highest = nn.sync.BestHeight()
+	}
+	return nw.n.stalled(highest)
 }

@@ -35,6 +35,8 @@ type Chain interface {
 // Consensus is the local validator's driver, which the syncer starts
 // once caught up and stops while the node is far behind.
 type Consensus interface {
+	// Start starts the driver. Its error is fatal to the node: the
+	// implementation reports it, and the syncer stops.
 	Start() error
 	// StopAndWait stops the driver and waits until it has returned, so
 	// nothing else commits while the syncer inserts blocks.
@@ -205,6 +207,12 @@ func (s *Reactor) best() (uint64, p2p.ID, bool) {
 	return best, who, found
 }
 
+// BestHeight is the highest head a connected peer claims (0: none).
+func (s *Reactor) BestHeight() uint64 {
+	h, _, _ := s.best()
+	return h
+}
+
 // Progress reports the sync in progress, if any.
 func (s *Reactor) Progress() (Progress, bool) {
 	s.mu.Lock()
@@ -280,8 +288,7 @@ func (s *Reactor) Run(stop <-chan struct{}) {
 		}
 		if s.cfg.Consensus != nil && !s.consensusOn && (heard || time.Since(began) > startGrace) {
 			if err := s.cfg.Consensus.Start(); err != nil {
-				s.cfg.Log.Error("consensus", "err", err)
-				return
+				return // the node has failed (see Consensus.Start)
 			}
 			s.consensusOn = true
 			select {
