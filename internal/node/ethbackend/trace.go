@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/backend"
@@ -171,7 +170,7 @@ func (l *structLogger) hooks() *evm.Hooks {
 }
 
 func (l *structLogger) onOpcode(pc uint64, op byte, gas, cost uint64, stack []uint256.Int, memory []byte, depth int, err error) {
-	e := structLog{PC: pc, Op: opName(op), Gas: gas, GasCost: cost, Depth: depth, Refund: l.st.GetRefund()}
+	e := structLog{PC: pc, Op: evm.OpCode(op).String(), Gas: gas, GasCost: cost, Depth: depth, Refund: l.st.GetRefund()}
 	if err != nil {
 		e.Error = err.Error()
 	}
@@ -261,15 +260,10 @@ type callTracer struct {
 	root    *callFrame
 }
 
-var frameNames = map[byte]string{
-	evm.FrameCall: "CALL", evm.FrameCallCode: "CALLCODE", evm.FrameDelegateCall: "DELEGATECALL",
-	evm.FrameStaticCall: "STATICCALL", evm.FrameCreate: "CREATE", evm.FrameCreate2: "CREATE2", evm.FrameSelfDestruct: "SELFDESTRUCT",
-}
-
 func (t *callTracer) hooks() *evm.Hooks {
 	return &evm.Hooks{
 		OnEnter: func(depth int, typ byte, from, to types.Address, input []byte, gas uint64, value *uint256.Int) {
-			f := &callFrame{Type: frameNames[typ], From: from, Gas: types.HexUint64(gas), Input: append([]byte{}, input...)}
+			f := &callFrame{Type: evm.OpCode(typ).String(), From: from, Gas: types.HexUint64(gas), Input: append([]byte{}, input...)}
 			toCopy := to
 			f.To = &toCopy
 			if value != nil && typ != evm.FrameDelegateCall && typ != evm.FrameStaticCall {
@@ -318,46 +312,3 @@ func (t *callTracer) result(res *evm.Result) (any, error) {
 	t.root.GasUsed = types.HexUint64(res.UsedGas)
 	return t.root, nil
 }
-
-// opName is an opcode's mnemonic.
-func opName(op byte) string {
-	if name := opNames[op]; name != "" {
-		return name
-	}
-	switch {
-	case op >= 0x60 && op <= 0x7f:
-		return fmt.Sprintf("PUSH%d", op-0x5f)
-	case op >= 0x80 && op <= 0x8f:
-		return fmt.Sprintf("DUP%d", op-0x7f)
-	case op >= 0x90 && op <= 0x9f:
-		return fmt.Sprintf("SWAP%d", op-0x8f)
-	case op >= 0xa0 && op <= 0xa4:
-		return fmt.Sprintf("LOG%d", op-0xa0)
-	}
-	return fmt.Sprintf("opcode %#x not defined", op)
-}
-
-var opNames = func() [256]string {
-	var t [256]string
-	for i, n := range strings.Fields(`STOP ADD MUL SUB DIV SDIV MOD SMOD ADDMOD MULMOD EXP SIGNEXTEND`) {
-		t[i] = n
-	}
-	for i, n := range strings.Fields(`LT GT SLT SGT EQ ISZERO AND OR XOR NOT BYTE SHL SHR SAR CLZ`) {
-		t[0x10+i] = n
-	}
-	t[0x20] = "KECCAK256"
-	for i, n := range strings.Fields(`ADDRESS BALANCE ORIGIN CALLER CALLVALUE CALLDATALOAD CALLDATASIZE CALLDATACOPY CODESIZE CODECOPY GASPRICE EXTCODESIZE EXTCODECOPY RETURNDATASIZE RETURNDATACOPY EXTCODEHASH`) {
-		t[0x30+i] = n
-	}
-	for i, n := range strings.Fields(`BLOCKHASH COINBASE TIMESTAMP NUMBER PREVRANDAO GASLIMIT CHAINID SELFBALANCE BASEFEE BLOBHASH BLOBBASEFEE`) {
-		t[0x40+i] = n
-	}
-	for i, n := range strings.Fields(`POP MLOAD MSTORE MSTORE8 SLOAD SSTORE JUMP JUMPI PC MSIZE GAS JUMPDEST TLOAD TSTORE MCOPY PUSH0`) {
-		t[0x50+i] = n
-	}
-	for i, n := range strings.Fields(`CREATE CALL CALLCODE RETURN DELEGATECALL CREATE2`) {
-		t[0xf0+i] = n
-	}
-	t[0xfa], t[0xfd], t[0xfe], t[0xff] = "STATICCALL", "REVERT", "INVALID", "SELFDESTRUCT"
-	return t
-}()
