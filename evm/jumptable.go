@@ -182,8 +182,8 @@ func enableIstanbul(t *JumpTable) {
 	t[BALANCE].constantGas = 700 // EIP-1884
 	t[EXTCODEHASH].constantGas = 700
 	t[SLOAD].constantGas = 800
-	t.set(CHAINID, opChainID, 2)      // EIP-1344
-	t.set(SELFBALANCE, opSelfBalance, 5)  // EIP-1884
+	t.set(CHAINID, opChainID, 2)            // EIP-1344
+	t.set(SELFBALANCE, opSelfBalance, 5)    // EIP-1884
 	t[SSTORE].dynamicGas = gasSstoreEIP2200 // EIP-2200
 }
 
@@ -204,7 +204,7 @@ func enable2929(t *JumpTable) {
 }
 
 func enableLondon(t *JumpTable) {
-	t.set(BASEFEE, opBaseFee, 2)      // EIP-3198
+	t.set(BASEFEE, opBaseFee, 2)            // EIP-3198
 	t[SSTORE].dynamicGas = gasSstoreEIP3529 // EIP-3529; SELFDESTRUCT's refund goes in gasSelfdestruct
 }
 
@@ -219,10 +219,10 @@ func enableShanghai(t *JumpTable) {
 }
 
 func enableCancun(t *JumpTable) {
-	t.set(BLOBHASH, opBlobHash, 3)                    // EIP-4844
-	t.set(BLOBBASEFEE, opBlobBaseFee, 2)                 // EIP-7516
+	t.set(BLOBHASH, opBlobHash, 3)                 // EIP-4844
+	t.set(BLOBBASEFEE, opBlobBaseFee, 2)           // EIP-7516
 	t.set(TLOAD, opTload, warmStorageRead)         // EIP-1153
-	t.set(TSTORE, opTstore, warmStorageRead)        // EIP-1153
+	t.set(TSTORE, opTstore, warmStorageRead)       // EIP-1153
 	t.setDyn(MCOPY, opMcopy, 3, gasCopy, memMcopy) // EIP-5656
 }
 

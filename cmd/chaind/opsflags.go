@@ -42,6 +42,7 @@ func (o *opsFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&l.LogResults, "limits.logs-results", 10_000, "logs one eth_getLogs may return")
 	fs.Uint64Var(&l.CallGas, "limits.call-gas", 50_000_000, "gas of one eth_call, eth_estimateGas, eth_createAccessList or eth_simulateV1")
 	fs.DurationVar(&l.CallTimeout, "limits.call-timeout", 5*time.Second, "time of one of those calls")
+	fs.IntVar(&l.FDReserve, "limits.fd-reserve", 0, "open files kept for the node itself (store, p2p peers); the ports' connection caps share the rest of the process's limit, raised to its hard limit at start (0: 1024 + 4 per p2p peer)")
 	fs.IntVar(&l.WSSubs, "limits.ws-subs", 100, "subscriptions per WebSocket connection")
 	fs.IntVar(&l.WSQueue, "limits.ws-queue", 4096, "messages waiting for a slow WebSocket client before it is cut")
 	fs.Int64Var(&o.captureMiB, "debug.capture-size", 16, "MiB each debug capture table (API stats, transactions) may use in the data directory; the oldest rows go first")
@@ -70,6 +71,9 @@ func (o *opsFlags) apply(cfg *node.OpsConfig) error {
 		if v <= 0 {
 			return fmt.Errorf("--limits.%s must be positive", name)
 		}
+	}
+	if l.FDReserve < 0 {
+		return errors.New("--limits.fd-reserve must not be negative")
 	}
 	if o.bodyMiB > 1<<10 || o.responseMiB > 1<<10 {
 		return errors.New("--limits.body and --limits.response are MiB and at most 1024")
