@@ -214,7 +214,7 @@ func New(cfg Config) (*Node, error) {
 	n.health.failed = make(chan struct{})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
-		StateRetention: stateRetention(cfg), Network: nodeNetwork{n}})
+		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n}})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
 	if cfg.Validator != nil {
 		cb := types.Address(crypto.PrivkeyToAddress(cfg.Validator))
