@@ -20,6 +20,7 @@ import (
 	"github.com/chaind/chaind/grpcsrv"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/fdlimit"
 	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -344,6 +345,13 @@ func runNode(args []string) int {
 		go http.Serve(ln, mux)
 	}
 	setProcs(f.procs)
+	// Lift the soft open-file limit to the hard one before any listener
+	// opens: the listeners' connection caps are sized from it.
+	if limit, err := fdlimit.Raise(); err != nil {
+		log.Warn("could not raise the open-file limit", "err", err)
+	} else {
+		log.Debug("open-file limit", "limit", limit)
+	}
 	startGCFloor(f.gcHeadroom << 20)
 	n, err := node.New(cfg)
 	if err != nil {
@@ -364,8 +372,16 @@ func runNode(args []string) int {
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	<-sig
-	log.Info("shutting down")
+	code := 0
+	select {
+	case <-sig:
+		log.Info("shutting down")
+	case <-n.Failed():
+		// Crash-only: a supervisor restarts the process from disk, which
+		// holds every committed block.
+		log.Error("exiting: the node failed and must be restarted", "err", n.Failure())
+		code = exitFailed
+	}
 	done := make(chan error, 1)
 	go func() { done <- n.Close() }()
 	select {
@@ -378,8 +394,12 @@ func runNode(args []string) int {
 		log.Error("shutdown took longer than 5s")
 		return 1
 	}
-	return 0
+	return code
 }
+
+// exitFailed is the exit status of a node that failed permanently
+// (Node.Failed), so that a supervisor tells it from a clean stop.
+const exitFailed = 3
 
 // apiList splits a --http.api or --ws.api value; empty means the default
 // (nil), and blanks around names are forgiven. The node rejects unknown

@@ -100,6 +100,8 @@ type Config struct {
 	// mining control. Never with Public. It keeps every state, as a
 	// snapshot may return to any block.
 	DevTools bool
+
+	faults faults // a test's injected failures (health.go)
 }
 
 // Node is a running chaind node.
@@ -139,6 +141,8 @@ type Node struct {
 
 	fork *forkState // fork upstream and reset (fork.go)
 	dev  *devTools  // the test helpers; nil unless Config.DevTools
+
+	health health // health.go
 }
 
 // New opens the node's store and chain and registers its interfaces; Start
@@ -176,6 +180,9 @@ func New(cfg Config) (*Node, error) {
 		}
 		kv = db
 	}
+	if cfg.faults.kv != nil {
+		kv = cfg.faults.kv(kv)
+	}
 	fs, err := openFork(&cfg) // before PrepareGenesis: a fork moves the genesis time
 	if err != nil {
 		kv.Close()
@@ -204,9 +211,10 @@ func New(cfg Config) (*Node, error) {
 		poolAt: c.Head().Hash(),
 		fork:   fs,
 	}
+	n.health.failed = make(chan struct{})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
-		StateRetention: stateRetention(cfg), Network: nodeNetwork{n}})
+		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n}})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
 	if cfg.Validator != nil {
 		cb := types.Address(crypto.PrivkeyToAddress(cfg.Validator))
@@ -293,7 +301,7 @@ func (n *Node) listeners() []front.Listener {
 func (n *Node) httpListener(addr string) front.Listener {
 	l := n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs, WS: n.cfg.Ops.Limits.ws()},
 		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts, BodyLimit: n.cfg.Ops.Limits.BodyBytes})
-	return n.withGraphQL(n.withOpsRoutes(l))
+	return n.withHealth(n.withGraphQL(n.withOpsRoutes(l)))
 }
 
 // Handler is the HTTP handler of the JSON-RPC port (POST and WebSocket)
@@ -305,7 +313,9 @@ func (n *Node) Handler() http.Handler {
 
 // Start opens the listeners and, on a validator, starts consensus.
 func (n *Node) Start() error {
-	for _, l := range n.listeners() {
+	ls := n.listeners()
+	n.capListeners(ls)
+	for _, l := range ls {
 		s, err := n.front.Listen(l)
 		if err != nil {
 			return err

@@ -27,8 +27,13 @@ type Options struct {
 	// StateRetention is how many recent blocks keep a readable state; 0
 	// for an archive node, which keeps every one.
 	StateRetention uint64
-	// CallTimeout bounds the time of one such request (default 5 s).
+	// CallTimeout bounds the time of one such request (default 5 s), and
+	// of one debug_trace* request.
 	CallTimeout time.Duration
+	// TraceBytes bounds the size of one trace answer (default 25 MiB, the
+	// JSON-RPC response cap): a tracer that would record more stops the
+	// execution and fails with a TraceSizeError.
+	TraceBytes int
 	// Network reports peers and sync progress; nil: a node on its own.
 	Network backend.Network
 }
@@ -59,6 +64,9 @@ func New(c *chain.Chain, p *txpool.Pool, opts Options) *Backend {
 	}
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = 5 * time.Second
+	}
+	if opts.TraceBytes <= 0 {
+		opts.TraceBytes = DefaultTraceBytes
 	}
 	return &Backend{chain: c, pool: p, opts: opts, rcCache: map[types.Hash]types.Receipts{}}
 }
