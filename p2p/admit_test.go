@@ -144,3 +144,53 @@ func TestFDBudget(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPendingSet runs a sequence of handshakes starting and ending from a
+// few IPs against a model: a slot is given exactly when neither cap is
+// reached, counts never pass the caps, and the per-IP map forgets IPs
+// with nothing in progress.
+func FuzzPendingSet(f *testing.F) {
+	f.Add(uint8(3), uint8(2), []byte{0, 0, 0, 1, 0x80, 0, 2, 3})
+	f.Add(uint8(1), uint8(1), []byte{0, 1, 0x80, 0x81, 1})
+	f.Fuzz(func(t *testing.T, maxTotal, maxPerIP uint8, ops []byte) {
+		s := newPendingSet(int(maxTotal%16)+1, int(maxPerIP%8)+1)
+		model := map[string]int{}
+		total := 0
+		for _, op := range ops {
+			ip := net.IPv4(127, 0, 0, op&3).String()
+			if op&0x80 != 0 { // a handshake from ip ends
+				if model[ip] == 0 {
+					continue // release only what was acquired, as setup does
+				}
+				s.release(ip)
+				model[ip]--
+				total--
+				continue
+			}
+			want := total < s.maxTotal && model[ip] < s.maxPerIP
+			err := s.acquire(ip)
+			if (err == nil) != want {
+				t.Fatalf("acquire from %s with %d/%d in all, %d/%d from it: %v", ip, total, s.maxTotal, model[ip], s.maxPerIP, err)
+			}
+			if err != nil && !errors.Is(err, ErrTooManyHandshakes) {
+				t.Fatalf("refusal %v is not ErrTooManyHandshakes", err)
+			}
+			if err == nil {
+				model[ip]++
+				total++
+			}
+		}
+		for ip, n := range model {
+			if gotTotal, got := s.counts(ip); got != n || gotTotal != total {
+				t.Fatalf("%s: %d of %d, model %d of %d", ip, got, gotTotal, n, total)
+			}
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for ip, n := range s.perIP {
+			if n <= 0 {
+				t.Fatalf("%s kept with %d in progress", ip, n)
+			}
+		}
+	})
+}

@@ -216,20 +216,33 @@ func sessionKeys(secret, ours, theirs []byte) (send, recv cipher.AEAD, challenge
 // the caller sets) and returns the secured connection with the peer's ID
 // and hello. Both ends run the same steps.
 func handshake(conn net.Conn, key *secp256k1.PrivateKey, chain Chain, listenPort uint16) (*secureConn, ID, Hello, error) {
-	var priv [32]byte
-	if _, err := rand.Read(priv[:]); err != nil {
+	eph, err := newEphemeral()
+	if err != nil {
 		return nil, ID{}, Hello{}, err
 	}
-	return handshakeWith(conn, priv, key, chain, listenPort)
+	return handshakeWith(conn, eph, key, chain, listenPort)
+}
+
+// ephemeral is a session's X25519 key pair.
+type ephemeral struct {
+	priv [32]byte
+	pub  []byte
+}
+
+func newEphemeral() (ephemeral, error) {
+	var e ephemeral
+	if _, err := rand.Read(e.priv[:]); err != nil {
+		return e, err
+	}
+	var err error
+	e.pub, err = curve25519.X25519(e.priv[:], curve25519.Basepoint)
+	return e, err
 }
 
 // handshakeWith is handshake with a given ephemeral key: the fuzz harness
 // fixes it so that it can play the other side of a session.
-func handshakeWith(conn net.Conn, priv [32]byte, key *secp256k1.PrivateKey, chain Chain, listenPort uint16) (*secureConn, ID, Hello, error) {
-	pub, err := curve25519.X25519(priv[:], curve25519.Basepoint)
-	if err != nil {
-		return nil, ID{}, Hello{}, err
-	}
+func handshakeWith(conn net.Conn, eph ephemeral, key *secp256k1.PrivateKey, chain Chain, listenPort uint16) (*secureConn, ID, Hello, error) {
+	priv, pub := eph.priv, eph.pub
 	werr := make(chan error, 1)
 	go func() { _, err := conn.Write(pub); werr <- err }()
 	theirs := make([]byte, 32)
