@@ -58,6 +58,9 @@ type Limits struct {
 
 	WSSubs  int // subscriptions per WebSocket connection (100)
 	WSQueue int // outbound messages waiting per connection before it is cut (4096)
+	// WSQueueBytes is the bytes waiting per connection before it is cut
+	// with close code 1008 (16 MiB).
+	WSQueueBytes int64
 }
 
 // public is the per-client limits of a Public node.
@@ -115,7 +118,7 @@ func (l Limits) applyRPC(s *rpc.Server) {
 }
 
 func (l Limits) ws() rpc.WSConfig {
-	return rpc.WSConfig{MessageLimit: l.BodyBytes, QueueLimit: l.WSQueue, MaxSubs: l.WSSubs}
+	return rpc.WSConfig{MessageLimit: l.BodyBytes, QueueLimit: l.WSQueue, QueueBytes: l.WSQueueBytes, MaxSubs: l.WSSubs}
 }
 
 // openOps opens the debug capture, kept under the data directory, when a

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/chaind/chaind/evm"
@@ -255,7 +254,7 @@ func (l *structLogger) spent() int { return l.est }
 
 // entryBytes bounds the JSON of the entry onOpcode is about to record.
 func (l *structLogger) entryBytes(op byte, stack, memory int, err error) int {
-	n := structLogBytes + len(opName(op))
+	n := structLogBytes + len(evm.OpCode(op).String())
 	if err != nil {
 		n += 2 * len(err.Error()) // escaping at worst doubles it
 	}
@@ -268,7 +267,7 @@ func (l *structLogger) entryBytes(op byte, stack, memory int, err error) int {
 	if l.cfg.EnableReturnData {
 		n += 2*len(l.lastRet) + 4
 	}
-	if !l.cfg.DisableStorage && (op == 0x54 || op == 0x55) && len(l.ctxs) > 0 {
+	if !l.cfg.DisableStorage && (evm.OpCode(op) == evm.SLOAD || evm.OpCode(op) == evm.SSTORE) && len(l.ctxs) > 0 {
 		n += (len(l.storage[l.ctxs[len(l.ctxs)-1]]) + 1) * slotBytes
 	}
 	return n
@@ -283,7 +282,7 @@ func (l *structLogger) onOpcode(pc uint64, op byte, gas, cost uint64, stack []ui
 		return
 	}
 	l.est += n
-	e := structLog{PC: pc, Op: opName(op), Gas: gas, GasCost: cost, Depth: depth, Refund: l.st.GetRefund()}
+	e := structLog{PC: pc, Op: evm.OpCode(op).String(), Gas: gas, GasCost: cost, Depth: depth, Refund: l.st.GetRefund()}
 	if err != nil {
 		e.Error = err.Error()
 	}
@@ -307,7 +306,7 @@ func (l *structLogger) onOpcode(pc uint64, op byte, gas, cost uint64, stack []ui
 	if l.cfg.EnableReturnData && len(l.lastRet) > 0 {
 		e.ReturnData = string(types.AppendHexBytes(nil, l.lastRet))
 	}
-	if !l.cfg.DisableStorage && (op == 0x54 || op == 0x55) && len(l.ctxs) > 0 && len(stack) >= 1 {
+	if !l.cfg.DisableStorage && (evm.OpCode(op) == evm.SLOAD || evm.OpCode(op) == evm.SSTORE) && len(l.ctxs) > 0 && len(stack) >= 1 {
 		addr := l.ctxs[len(l.ctxs)-1]
 		slots := l.storage[addr]
 		if slots == nil {
@@ -375,11 +374,6 @@ type callTracer struct {
 	root    *callFrame
 }
 
-var frameNames = map[byte]string{
-	evm.FrameCall: "CALL", evm.FrameCallCode: "CALLCODE", evm.FrameDelegateCall: "DELEGATECALL",
-	evm.FrameStaticCall: "STATICCALL", evm.FrameCreate: "CREATE", evm.FrameCreate2: "CREATE2", evm.FrameSelfDestruct: "SELFDESTRUCT",
-}
-
 func (t *callTracer) hooks() *evm.Hooks {
 	return &evm.Hooks{
 		OnEnter: func(depth int, typ byte, from, to types.Address, input []byte, gas uint64, value *uint256.Int) {
@@ -389,7 +383,7 @@ func (t *callTracer) hooks() *evm.Hooks {
 				return
 			}
 			t.est += n
-			f := &callFrame{Type: frameNames[typ], From: from, Gas: types.HexUint64(gas), Input: append([]byte{}, input...)}
+			f := &callFrame{Type: evm.OpCode(typ).String(), From: from, Gas: types.HexUint64(gas), Input: append([]byte{}, input...)}
 			toCopy := to
 			f.To = &toCopy
 			if value != nil && typ != evm.FrameDelegateCall && typ != evm.FrameStaticCall {
@@ -456,46 +450,3 @@ func (t *callTracer) result(res *evm.Result) (any, error) {
 	t.root.GasUsed = types.HexUint64(res.UsedGas)
 	return t.root, nil
 }
-
-// opName is an opcode's mnemonic.
-func opName(op byte) string {
-	if name := opNames[op]; name != "" {
-		return name
-	}
-	switch {
-	case op >= 0x60 && op <= 0x7f:
-		return fmt.Sprintf("PUSH%d", op-0x5f)
-	case op >= 0x80 && op <= 0x8f:
-		return fmt.Sprintf("DUP%d", op-0x7f)
-	case op >= 0x90 && op <= 0x9f:
-		return fmt.Sprintf("SWAP%d", op-0x8f)
-	case op >= 0xa0 && op <= 0xa4:
-		return fmt.Sprintf("LOG%d", op-0xa0)
-	}
-	return fmt.Sprintf("opcode %#x not defined", op)
-}
-
-var opNames = func() [256]string {
-	var t [256]string
-	for i, n := range strings.Fields(`STOP ADD MUL SUB DIV SDIV MOD SMOD ADDMOD MULMOD EXP SIGNEXTEND`) {
-		t[i] = n
-	}
-	for i, n := range strings.Fields(`LT GT SLT SGT EQ ISZERO AND OR XOR NOT BYTE SHL SHR SAR CLZ`) {
-		t[0x10+i] = n
-	}
-	t[0x20] = "KECCAK256"
-	for i, n := range strings.Fields(`ADDRESS BALANCE ORIGIN CALLER CALLVALUE CALLDATALOAD CALLDATASIZE CALLDATACOPY CODESIZE CODECOPY GASPRICE EXTCODESIZE EXTCODECOPY RETURNDATASIZE RETURNDATACOPY EXTCODEHASH`) {
-		t[0x30+i] = n
-	}
-	for i, n := range strings.Fields(`BLOCKHASH COINBASE TIMESTAMP NUMBER PREVRANDAO GASLIMIT CHAINID SELFBALANCE BASEFEE BLOBHASH BLOBBASEFEE`) {
-		t[0x40+i] = n
-	}
-	for i, n := range strings.Fields(`POP MLOAD MSTORE MSTORE8 SLOAD SSTORE JUMP JUMPI PC MSIZE GAS JUMPDEST TLOAD TSTORE MCOPY PUSH0`) {
-		t[0x50+i] = n
-	}
-	for i, n := range strings.Fields(`CREATE CALL CALLCODE RETURN DELEGATECALL CREATE2`) {
-		t[0xf0+i] = n
-	}
-	t[0xfa], t[0xfd], t[0xfe], t[0xff] = "STATICCALL", "REVERT", "INVALID", "SELFDESTRUCT"
-	return t
-}()
