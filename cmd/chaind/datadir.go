@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/chaind/chaind/internal/pos"
 	"os"
 	"path/filepath"
 
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
 )
 

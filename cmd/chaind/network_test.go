@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"github.com/chaind/chaind/internal/pos"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 )

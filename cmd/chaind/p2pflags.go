@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/chaind/chaind/internal/pos"
 	"log/slog"
 	"net"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/consensus/cycle"
 	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 )

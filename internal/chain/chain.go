@@ -68,6 +68,12 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		e = Ethereum{}
 	}
 	db := NewDB(kv)
+	if g.Fork == nil { // a fork's state is partial: no flat copy
+		_, hasHead := db.HeadHash()
+		if err := db.openFlat(!hasHead); err != nil {
+			return nil, err
+		}
+	}
 	// A fork's genesis is built in the store itself: the upstream nodes it
 	// reads stay there, and a restart reads them back instead of fetching
 	// them again. (Nodes of a refused genesis are harmless: keyed by hash.)
@@ -133,6 +139,9 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 	}
 	if _, err := state.NewWithRemote(c.stateRootOf(c.head.Root()), db, c.remote()); err != nil {
 		return nil, fmt.Errorf("state of head block %d: %w", c.head.Number(), err)
+	}
+	if err := db.ensureFlat(c.head.Root()); err != nil {
+		return nil, fmt.Errorf("flat state of head block %d: %w", c.head.Number(), err)
 	}
 	return c, nil
 }

@@ -1,13 +1,13 @@
 package node
 
 import (
-	"github.com/chaind/chaind/internal/pos"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
 )
 

@@ -1,13 +1,13 @@
 package node
 
 import (
-	"github.com/chaind/chaind/internal/pos"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"

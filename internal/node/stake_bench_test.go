@@ -1,11 +1,11 @@
 package node
 
 import (
-	"github.com/chaind/chaind/internal/pos"
 	"testing"
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"

@@ -2,13 +2,13 @@ package node
 
 import (
 	"encoding/json"
-	"github.com/chaind/chaind/internal/pos"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"

@@ -3,7 +3,6 @@ package node
 import (
 	"flag"
 	"fmt"
-	"github.com/chaind/chaind/internal/pos"
 	"io"
 	"log/slog"
 	"net"
@@ -18,6 +17,7 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 )

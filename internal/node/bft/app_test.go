@@ -2,7 +2,6 @@ package bft
 
 import (
 	"context"
-	"github.com/chaind/chaind/internal/pos"
 	"strings"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/chaind/chaind/consensus/cycle"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/chaind/chaind/internal/pos"
 	"strings"
 	"testing"
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
 )
 

@@ -1,7 +1,7 @@
 // Package bft runs the consensus core (package consensus, a pure state
 // machine) for real inside a node: the Driver feeds it from a Transport and
-// a Clock, signs what it wants broadcast, checks signatures of what
-// arrives, asks an App to build, validate and commit blocks, hands
+// a Clock, signs what it wants broadcast, takes what arrives checked by
+// the transport (consensus.Verified), asks an App to build, validate and commit blocks, hands
 // double-sign evidence to the staking layer, and persists the core's
 // snapshot (fsync'd) before anything it signed leaves the process, so a
 // restarted validator never double-signs.
@@ -32,14 +32,10 @@ import (
 type Transport interface {
 	Broadcast(msg []byte)
 	Send(to types.Address, msg []byte)
-	// Receive delivers incoming messages with the sending peer's address.
-	Receive() <-chan Inbound
-}
-
-// Inbound is one received message.
-type Inbound struct {
-	From types.Address
-	Msg  []byte
+	// Receive delivers incoming messages, decoded and checked where they
+	// arrived (consensus.VerifyMessage): the driver does not check them
+	// again, and the core takes nothing else.
+	Receive() <-chan consensus.Verified
 }
 
 // Clock is the time source: the system clock in production, a fake one in
@@ -89,6 +85,9 @@ type Config struct {
 	// StateFile is where the core's snapshot is persisted. Empty means no
 	// persistence, which is only safe for throwaway networks.
 	StateFile string
+	// State, when set, keeps the snapshot instead of StateFile (a
+	// MemState across restarts in one process, or a test's faulty store).
+	State StateStore
 	// ResetStateAhead makes New start afresh when the state file is ahead
 	// of the chain (the block store lost blocks it had committed, e.g. a
 	// damaged file was cut) instead of refusing to run. It is only safe
@@ -117,6 +116,10 @@ var ErrWouldDoubleSign = errors.New("bft: refusing to double-sign")
 // the chain has not reached: this validator may have voted there, and
 // voting again could contradict it.
 var ErrStateAhead = errors.New("bft: state file is ahead of the chain")
+
+// ErrTransportClosed is returned by Run when the transport stops
+// delivering: the network under the validator is gone.
+var ErrTransportClosed = errors.New("bft: transport closed")
 
 type signKey struct {
 	h   uint64
@@ -153,18 +156,21 @@ func New(cfg Config) (*Driver, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.State == nil && cfg.StateFile != "" {
+		cfg.State = FileState(cfg.StateFile)
+	}
 	core, err := consensus.New(consensus.Config{Self: cfg.Signer.Address(), ChainID: cfg.Signer.ChainID(),
 		Validators: cfg.Validators, Timeouts: cfg.Timeouts}, cfg.Height)
 	if err != nil {
 		return nil, err
 	}
 	d := &Driver{cfg: cfg, core: core, timers: make(chan consensus.Timeout, 64), signed: make(map[signKey]consensus.Vote)}
-	if cfg.StateFile != "" {
-		snap, err := loadSnapshot(cfg.StateFile)
+	if cfg.State != nil {
+		snap, err := cfg.State.Load()
 		switch {
-		case errors.Is(err, errNoState):
+		case errors.Is(err, ErrNoState):
 		case err != nil:
-			return nil, err
+			return nil, fmt.Errorf("bft: loading state: %w", err)
 		case snap.Height == cfg.Height:
 			if err := core.Restore(snap); err != nil {
 				return nil, err
@@ -198,10 +204,10 @@ func (d *Driver) Run(ctx context.Context) error {
 			return ctx.Err()
 		case in, ok := <-d.cfg.Transport.Receive():
 			if !ok {
-				return errors.New("bft: transport closed")
+				return ErrTransportClosed
 			}
-			// Malformed or badly signed messages change nothing.
-			if effects, err := d.core.Receive(in.From, in.Msg); err == nil {
+			// A message verified for another chain changes nothing.
+			if effects, err := d.core.Deliver(in); err == nil {
 				d.carry(effects)
 			}
 		case t := <-d.timers:
@@ -282,8 +288,8 @@ func (d *Driver) apply(e consensus.Effect) {
 	case consensus.Decide:
 		d.commit(e)
 	case consensus.Persist:
-		if d.cfg.StateFile != "" {
-			if err := saveSnapshot(d.cfg.StateFile, e.Snapshot); err != nil {
+		if d.cfg.State != nil {
+			if err := d.cfg.State.Save(e.Snapshot); err != nil {
 				d.err = fmt.Errorf("bft: persisting state: %w", err)
 			}
 		}
