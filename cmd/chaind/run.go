@@ -43,6 +43,7 @@ type runFlags struct {
 	p2pPort      int
 	blockTime    time.Duration
 	public       bool
+	unprotected  bool
 	archive      bool
 	metrics      bool
 	chainID      uint64
@@ -78,6 +79,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port of --p2p.peers networks (-1: accept no connections)")
 	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "minimum time between blocks of a validator; 0 seals as soon as transactions are pending, and nothing while idle")
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
+	fs.BoolVar(&f.unprotected, "rpc.allow-unprotected-txs", false, "accept transactions without EIP-155 replay protection over RPC (never with --public)")
 	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics on /metrics of --metrics.port")
 	fs.Uint64Var(&f.chainID, "chain-id", 0, "chain ID of a --dev network (default 8118; with --fork-url the upstream's)")
@@ -258,6 +260,7 @@ func runNode(args []string) int {
 		check{f.gasLimit != 0 && f.gasLimit < 5000, "--gas-limit must be 0 (keep the genesis limit) or at least 5000"},
 		check{f.procs < 0, "--procs must not be negative"},
 		check{f.chainID != 0 && !f.dev, "--chain-id applies to --dev only (a --genesis file or --network sets the chain ID)"},
+		check{f.unprotected && f.public, "--rpc.allow-unprotected-txs is never allowed with --public"},
 	); !ok {
 		return code
 	}
@@ -277,7 +280,8 @@ func runNode(args []string) int {
 		Explorer: f.explorerPort >= 0, ExplorerPort: f.explorerPort,
 		RESTPort: &f.restPort, GRPCPort: &f.grpcPort, GRPCServer: f.grpcServer,
 		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public, Archive: f.archive,
-		ClientVersion: clientVersion(), Log: log,
+		AllowUnprotectedTxs: f.unprotected,
+		ClientVersion:       clientVersion(), Log: log,
 	}
 	if f.cors != "" {
 		cfg.CORS = strings.Split(f.cors, ",")

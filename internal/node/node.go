@@ -79,8 +79,11 @@ type Config struct {
 
 	Accounts []*secp256k1.PrivateKey // node-held keys (dev accounts)
 	Public   bool                    // apply the public rate and connection limits
-	CORS     []string
-	VHosts   []string // Host header values the HTTP port accepts (empty: any)
+	// AllowUnprotectedTxs accepts transactions without EIP-155 replay
+	// protection from clients. Never with Public.
+	AllowUnprotectedTxs bool
+	CORS                []string
+	VHosts              []string // Host header values the HTTP port accepts (empty: any)
 
 	// HTTPAPIs and WSAPIs are the JSON-RPC namespaces served on the HTTP
 	// and WebSocket-only ports. nil: every namespace, or without Public
@@ -163,6 +166,9 @@ func New(cfg Config) (*Node, error) {
 	if cfg.DevTools && cfg.Public {
 		return nil, errors.New("node: the dev test helpers are never served on a public node")
 	}
+	if cfg.AllowUnprotectedTxs && cfg.Public {
+		return nil, errors.New("node: a public node never accepts transactions without replay protection")
+	}
 	if cfg.DevTools {
 		cfg.Archive = true
 		cfg.ClientVersion = devClientVersion(cfg.ClientVersion)
@@ -214,7 +220,8 @@ func New(cfg Config) (*Node, error) {
 	n.health.failed = make(chan struct{})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
-		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n}})
+		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n},
+		AllowUnprotected: cfg.AllowUnprotectedTxs})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults, ReturnDataLimit: lim.CallReturnData}
 	if cfg.Validator != nil {
 		cb := types.Address(crypto.PrivkeyToAddress(cfg.Validator))
