@@ -229,7 +229,11 @@ func New(cfg Config) (*Node, error) {
 	}
 	lim.applyRPC(n.RPC)
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
-	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
+	var accounts backend.Accounts = n.keys
+	if cfg.Public {
+		accounts = nil // a public node holds no unlocked account, --dev or not
+	}
+	ethapi.RegisterAccounts(n.RPC, n.backend, accounts, opts)
 	ethapi.RegisterChain(n.RPC, &network{n: n})
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
 	n.registerFork()
