@@ -62,7 +62,7 @@ func NewSigner(chainID uint64, key []byte) (*Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Signer{chainID: chainID, key: k, addr: crypto.PubkeyToAddress(k.PubKey())}, nil
+	return &Signer{chainID: chainID, key: k, addr: crypto.PrivkeyToAddress(k)}, nil
 }
 
 // Address is the validator address of the key.

@@ -12,21 +12,15 @@ type bitvec []byte
 
 func (b bitvec) isSet(pos uint64) bool { return b[pos/8]&(1<<(pos%8)) != 0 }
 
-const (
-	opPUSH1Byte  = 0x60
-	opPUSH32Byte = 0x7f
-	opJUMPDESTB  = 0x5b
-)
-
 // analyse returns the JUMPDEST bitmap of code.
 func analyse(code []byte) bitvec {
 	bits := make(bitvec, len(code)/8+1)
 	for pc := 0; pc < len(code); pc++ {
-		op := code[pc]
-		if op == opJUMPDESTB {
+		op := OpCode(code[pc])
+		if op == JUMPDEST {
 			bits[pc/8] |= 1 << (pc % 8)
-		} else if op >= opPUSH1Byte && op <= opPUSH32Byte {
-			pc += int(op - opPUSH1Byte + 1)
+		} else if op.IsPush() {
+			pc += int(op - PUSH0)
 		}
 	}
 	return bits

@@ -21,7 +21,7 @@ type Contract struct {
 
 func (c *Contract) validJumpdest(dest *uint256.Int) bool {
 	udest, overflow := dest.Uint64WithOverflow()
-	if overflow || udest >= uint64(len(c.Code)) || c.Code[udest] != opJUMPDESTB {
+	if overflow || udest >= uint64(len(c.Code)) || OpCode(c.Code[udest]) != JUMPDEST {
 		return false
 	}
 	if c.jumpdests == nil {

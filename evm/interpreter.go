@@ -67,9 +67,9 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 	}
 
 	for {
-		var opcode byte
+		var opcode OpCode
 		if pc < uint64(len(code)) {
-			opcode = code[pc]
+			opcode = OpCode(code[pc])
 		}
 		op := &table[opcode]
 		if n := stack.n; n < op.minStack {
@@ -84,11 +84,11 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 
 		// MLOAD/MSTORE inside already-paid memory cost nothing dynamic;
 		// handle them here before the generic gas path.
-		if opcode == 0x51 || opcode == 0x52 {
+		if opcode == MLOAD || opcode == MSTORE {
 			off := &stack.data[stack.n-1]
 			if l := uint64(len(mem.store)); off[1]|off[2]|off[3] == 0 && l >= 32 && off[0] <= l-32 {
 				o := off[0]
-				if opcode == 0x51 {
+				if opcode == MLOAD {
 					off.SetBytes32(mem.store[o : o+32])
 				} else {
 					stack.n -= 2
@@ -130,8 +130,8 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 		// operation itself. Gas and stack bounds were checked above from
 		// the fork's table.
 		switch {
-		case opcode >= 0x60 && opcode <= 0x7f: // PUSH1..PUSH32
-			n := uint64(opcode - 0x5f)
+		case opcode >= PUSH1 && opcode <= PUSH32:
+			n := uint64(opcode - PUSH0)
 			s := &stack.data[stack.n]
 			stack.n++
 			if end := pc + 1 + n; end <= uint64(len(code)) {
@@ -141,15 +141,15 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			}
 			pc += n + 1
 			continue
-		case opcode >= 0x80 && opcode <= 0x8f: // DUP1..DUP16
-			stack.data[stack.n] = stack.data[stack.n-int(opcode-0x7f)]
+		case opcode >= DUP1 && opcode <= DUP16:
+			stack.data[stack.n] = stack.data[stack.n-int(opcode-DUP1+1)]
 			stack.n++
 			pc++
 			continue
-		case opcode >= 0x90 && opcode <= 0x9f: // SWAP1..SWAP16
+		case opcode >= SWAP1 && opcode <= SWAP16:
 			// Limb by limb: a whole-struct swap through two pointers
 			// compiles to slow memory-to-memory copies.
-			top, other := &stack.data[stack.n-1], &stack.data[stack.n-int(opcode-0x8e)]
+			top, other := &stack.data[stack.n-1], &stack.data[stack.n-int(opcode-SWAP1+2)]
 			top[0], other[0] = other[0], top[0]
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
@@ -158,41 +158,41 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			continue
 		}
 		switch opcode {
-		case 0x5b: // JUMPDEST
-		case 0x50: // POP
+		case JUMPDEST:
+		case POP:
 			stack.n--
-		case 0x01: // ADD
+		case ADD:
 			y := &stack.data[stack.n-2]
 			y.Add(&stack.data[stack.n-1], y)
 			stack.n--
-		case 0x03: // SUB
+		case SUB:
 			y := &stack.data[stack.n-2]
 			y.Sub(&stack.data[stack.n-1], y)
 			stack.n--
-		case 0x02: // MUL
+		case MUL:
 			y := &stack.data[stack.n-2]
 			y.Mul(&stack.data[stack.n-1], y)
 			stack.n--
-		case 0x10: // LT
+		case LT:
 			y := &stack.data[stack.n-2]
 			setBool(y, stack.data[stack.n-1].Lt(y))
 			stack.n--
-		case 0x11: // GT
+		case GT:
 			y := &stack.data[stack.n-2]
 			setBool(y, stack.data[stack.n-1].Gt(y))
 			stack.n--
-		case 0x14: // EQ
+		case EQ:
 			y := &stack.data[stack.n-2]
 			setBool(y, stack.data[stack.n-1].Eq(y))
 			stack.n--
-		case 0x15: // ISZERO
+		case ISZERO:
 			x := &stack.data[stack.n-1]
 			setBool(x, x.IsZero())
-		case 0x16: // AND
+		case AND:
 			y := &stack.data[stack.n-2]
 			y.And(&stack.data[stack.n-1], y)
 			stack.n--
-		case 0x56: // JUMP
+		case JUMP:
 			stack.n--
 			if !contract.validJumpdest(&stack.data[stack.n]) {
 				return nil, ErrInvalidJump
@@ -204,7 +204,7 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			}
 			pc = stack.data[stack.n].Uint64()
 			continue
-		case 0x57: // JUMPI
+		case JUMPI:
 			stack.n -= 2
 			if !stack.data[stack.n].IsZero() {
 				if !contract.validJumpdest(&stack.data[stack.n+1]) {

@@ -18,15 +18,16 @@ type Hooks struct {
 	OnExit  func(depth int, output []byte, gasUsed uint64, err error, reverted bool)
 }
 
-// Frame types reported to Hooks.OnEnter.
+// Frame types reported to Hooks.OnEnter: the opcode that opened the frame
+// (OpCode(typ).String() names it).
 const (
-	FrameCreate       byte = 0xf0
-	FrameCall         byte = 0xf1
-	FrameCallCode     byte = 0xf2
-	FrameDelegateCall byte = 0xf4
-	FrameCreate2      byte = 0xf5
-	FrameStaticCall   byte = 0xfa
-	FrameSelfDestruct byte = 0xff
+	FrameCreate       = byte(CREATE)
+	FrameCall         = byte(CALL)
+	FrameCallCode     = byte(CALLCODE)
+	FrameDelegateCall = byte(DELEGATECALL)
+	FrameCreate2      = byte(CREATE2)
+	FrameStaticCall   = byte(STATICCALL)
+	FrameSelfDestruct = byte(SELFDESTRUCT)
 )
 
 func (evm *EVM) traceEnter(typ byte, from, to types.Address, input []byte, gas uint64, value *uint256.Int) {
@@ -54,15 +55,15 @@ func (evm *EVM) interpretTraced(scope *ScopeContext) ([]byte, error) {
 		pc       uint64
 	)
 	for {
-		var opcode byte
+		var opcode OpCode
 		if pc < uint64(len(code)) {
-			opcode = code[pc]
+			opcode = OpCode(code[pc])
 		}
 		op := &table[opcode]
 		gasBefore := contract.Gas
 		report := func(cost uint64, err error) {
 			if h.OnOpcode != nil {
-				h.OnOpcode(pc, opcode, gasBefore, cost, stack.data[:stack.n], mem.store, evm.depth, err)
+				h.OnOpcode(pc, byte(opcode), gasBefore, cost, stack.data[:stack.n], mem.store, evm.depth, err)
 			}
 		}
 		if n := stack.n; n < op.minStack {

@@ -50,6 +50,12 @@ type Hello struct {
 
 const helloSize = 4 + 8 + 32 + 2 + 65
 
+// helloFrameSize is the whole greeting on the wire after the key exchange:
+// the hello's ciphertext and tag (127 bytes). Until the handshake is done
+// no frame may be larger, so an unauthenticated connection makes the node
+// hold at most this much, not a full MaxFrameSize frame.
+const helloFrameSize = helloSize + chacha20poly1305.Overhead
+
 func (h *Hello) encode() []byte {
 	b := make([]byte, 0, helloSize)
 	b = binary.BigEndian.AppendUint32(b, h.Version)
@@ -90,6 +96,9 @@ type secureConn struct {
 	recvN      uint64
 	wmu        sync.Mutex
 	wbuf, rbuf []byte
+	// limit caps the plaintext of the next frames read; 0 means
+	// MaxFrameSize. It is the hello's size until the handshake is done.
+	limit int
 }
 
 func nonce(n uint64) []byte {
@@ -155,8 +164,12 @@ func (s *secureConn) readFrame() ([]byte, error) {
 		return nil, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
-	if n < chacha20poly1305.Overhead || n > MaxFrameSize+chacha20poly1305.Overhead {
-		return nil, fmt.Errorf("%w: %d bytes", ErrFrameTooLarge, n)
+	limit := MaxFrameSize
+	if s.limit > 0 {
+		limit = s.limit
+	}
+	if n < chacha20poly1305.Overhead || n > uint32(limit+chacha20poly1305.Overhead) {
+		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrFrameTooLarge, n, limit+chacha20poly1305.Overhead)
 	}
 	if cap(s.rbuf) < int(n) {
 		s.rbuf = make([]byte, n)
@@ -203,14 +216,33 @@ func sessionKeys(secret, ours, theirs []byte) (send, recv cipher.AEAD, challenge
 // the caller sets) and returns the secured connection with the peer's ID
 // and hello. Both ends run the same steps.
 func handshake(conn net.Conn, key *secp256k1.PrivateKey, chain Chain, listenPort uint16) (*secureConn, ID, Hello, error) {
-	var priv [32]byte
-	if _, err := rand.Read(priv[:]); err != nil {
-		return nil, ID{}, Hello{}, err
-	}
-	pub, err := curve25519.X25519(priv[:], curve25519.Basepoint)
+	eph, err := newEphemeral()
 	if err != nil {
 		return nil, ID{}, Hello{}, err
 	}
+	return handshakeWith(conn, eph, key, chain, listenPort)
+}
+
+// ephemeral is a session's X25519 key pair.
+type ephemeral struct {
+	priv [32]byte
+	pub  []byte
+}
+
+func newEphemeral() (ephemeral, error) {
+	var e ephemeral
+	if _, err := rand.Read(e.priv[:]); err != nil {
+		return e, err
+	}
+	var err error
+	e.pub, err = curve25519.X25519(e.priv[:], curve25519.Basepoint)
+	return e, err
+}
+
+// handshakeWith is handshake with a given ephemeral key: the fuzz harness
+// fixes it so that it can play the other side of a session.
+func handshakeWith(conn net.Conn, eph ephemeral, key *secp256k1.PrivateKey, chain Chain, listenPort uint16) (*secureConn, ID, Hello, error) {
+	priv, pub := eph.priv, eph.pub
 	werr := make(chan error, 1)
 	go func() { _, err := conn.Write(pub); werr <- err }()
 	theirs := make([]byte, 32)
@@ -231,7 +263,7 @@ func handshake(conn net.Conn, key *secp256k1.PrivateKey, chain Chain, listenPort
 	if err != nil {
 		return nil, ID{}, Hello{}, err
 	}
-	sc := &secureConn{conn: conn, r: conn, send: send, recv: recv}
+	sc := &secureConn{conn: conn, r: conn, send: send, recv: recv, limit: helloSize}
 	digest := crypto.Keccak256(challenge[:])
 	ours := Hello{Version: ProtocolVersion, ChainID: chain.ChainID, Genesis: chain.Genesis, ListenPort: listenPort,
 		Signature: crypto.Sign(digest, key)}
@@ -259,5 +291,6 @@ func handshake(conn net.Conn, key *secp256k1.PrivateKey, chain Chain, listenPort
 	case hello.Genesis != chain.Genesis:
 		return nil, ID{}, Hello{}, fmt.Errorf("%w: peer has %x, we have %x", ErrGenesisMismatch, hello.Genesis, chain.Genesis)
 	}
+	sc.limit = 0 // authenticated from here on: full frames
 	return sc, ID(id), hello, nil
 }

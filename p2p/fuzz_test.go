@@ -2,11 +2,8 @@ package p2p
 
 import (
 	"bytes"
-	"net"
 	"testing"
-	"time"
 
-	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
@@ -64,33 +61,6 @@ func FuzzReadFrame(f *testing.F) {
 			if len(p) > MaxFrameSize {
 				t.Fatalf("frame of %d bytes", len(p))
 			}
-		}
-	})
-}
-
-// FuzzHandshake plays a peer that sends arbitrary bytes during the
-// handshake: the honest side must fail cleanly.
-func FuzzHandshake(f *testing.F) {
-	f.Add(bytes.Repeat([]byte{9}, 32))
-	f.Add(append(bytes.Repeat([]byte{9}, 32), 0, 0, 0, 200))
-	f.Add([]byte{})
-	key, _ := secp256k1.GeneratePrivateKey()
-	f.Fuzz(func(t *testing.T, b []byte) {
-		c1, c2 := net.Pipe()
-		defer c1.Close()
-		go func() {
-			c2.Write(b)
-			buf := make([]byte, 1024)
-			for {
-				if _, err := c2.Read(buf); err != nil {
-					return
-				}
-			}
-		}()
-		go func() { time.Sleep(100 * time.Millisecond); c2.Close() }()
-		c1.SetDeadline(time.Now().Add(time.Second))
-		if _, _, _, err := handshake(c1, key, testChain, 0); err == nil {
-			t.Fatal("handshake with random bytes succeeded")
 		}
 	})
 }

@@ -27,9 +27,23 @@ type Config struct {
 	Bootnodes []PeerAddr
 	MaxPeers  int           // default 50
 	Keepalive time.Duration // a quiet link is pinged this often; default 5s
-	// HandshakeTimeout bounds a connection's key exchange; default 5s.
+	// HandshakeTimeout bounds a connection's key exchange and hello, one
+	// round trip each for an honest peer; default 2s. It is how long a
+	// silent socket can hold a handshake slot.
 	HandshakeTimeout time.Duration
-	BanDuration      time.Duration // default 10m
+	// MaxPendingHandshakes caps the inbound connections still in their
+	// handshake, in all (default 64) and from one IP (MaxPendingPerIP,
+	// default 8). A connection over either cap, or arriving while the
+	// host has MaxPeers peers, is closed at once, before any read.
+	MaxPendingHandshakes int
+	MaxPendingPerIP      int
+	// FDBudget, if set, is the most file descriptors the host's
+	// connections may hold: MaxPeers, the static peers and the
+	// handshakes in progress must fit in it, and MaxPendingHandshakes is
+	// lowered to what is left. New fails if fewer than a few handshake
+	// slots are left.
+	FDBudget    int
+	BanDuration time.Duration // default 10m
 	// NoPeerExchange turns peer exchange off, as CometBFT's pex = false
 	// does: the host connects to its static peers only, never asks a
 	// peer for addresses, ignores addresses it is sent, keeps no
@@ -99,8 +113,10 @@ type Host struct {
 	wants  wantSet
 	stats  struct{ pushed, announced, wanted, served, duplicates atomic.Uint64 }
 
-	ln   net.Listener
-	port uint16
+	ln      net.Listener
+	port    uint16
+	pending *pendingSet // inbound handshakes in progress (admit.go)
+	refused logThrottle
 
 	mu      sync.Mutex
 	peers   map[ID]*peer
@@ -134,7 +150,10 @@ func New(cfg Config) (*Host, error) {
 		cfg.Keepalive = 5 * time.Second
 	}
 	if cfg.HandshakeTimeout <= 0 {
-		cfg.HandshakeTimeout = 5 * time.Second
+		cfg.HandshakeTimeout = 2 * time.Second
+	}
+	if err := admitConfig(&cfg); err != nil {
+		return nil, err
 	}
 	if cfg.BanDuration <= 0 {
 		cfg.BanDuration = 10 * time.Minute
@@ -145,7 +164,8 @@ func New(cfg Config) (*Host, error) {
 	return &Host{cfg: cfg, id: IDOf(cfg.Key), topics: make(map[Topic]topic), seen: newHashSet(1 << 16),
 		cache: newFrameCache(gossipCacheBytes, 1<<16), wants: wantSet{asked: make(map[[32]byte]time.Time)},
 		peers: make(map[ID]*peer), since: make(map[*peer]time.Time), bans: make(map[ID]time.Time),
-		learned: make(map[string]*candidate), quit: make(chan struct{})}, nil
+		learned: make(map[string]*candidate), quit: make(chan struct{}),
+		pending: newPendingSet(cfg.MaxPendingHandshakes, cfg.MaxPendingPerIP)}, nil
 }
 
 // ID is this node's ID.
@@ -338,10 +358,17 @@ func (h *Host) acceptLoop() {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
+		ip := ipOf(c.RemoteAddr())
+		if err := h.admit(ip); err != nil {
+			c.Close()
+			h.refused.logf(h.cfg.Logf, "inbound %s refused: %v", c.RemoteAddr(), err)
+			continue
+		}
 		h.wg.Add(1)
 		go func() {
 			defer h.wg.Done()
-			if _, err := h.setup(c, true, PeerAddr{}); err != nil {
+			_, err := h.setup(c, true, PeerAddr{}, func() { h.pending.release(ip) })
+			if err != nil {
 				h.cfg.Logf("inbound %s: %v", c.RemoteAddr(), err)
 			}
 		}()
@@ -355,22 +382,15 @@ func (h *Host) dial(a PeerAddr) (*peer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.setup(c, false, a)
+	return h.setup(c, false, a, func() {})
 }
 
-// setup authenticates a new connection and registers the peer.
-func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr) (*peer, error) {
-	if inbound {
-		h.mu.Lock()
-		full := len(h.peers) >= h.cfg.MaxPeers
-		h.mu.Unlock()
-		if full {
-			c.Close()
-			return nil, ErrTooManyPeers
-		}
-	}
+// setup authenticates a new connection and registers the peer. done is
+// called when the handshake is over, whatever its outcome.
+func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr, done func()) (*peer, error) {
 	c.SetDeadline(time.Now().Add(h.cfg.HandshakeTimeout))
 	sc, id, hello, err := handshake(c, h.cfg.Key, h.cfg.Chain, h.port)
+	done()
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -424,6 +444,9 @@ func (h *Host) add(p *peer) (*peer, error) {
 	}
 	if h.banned(p.id) {
 		return nil, ErrBanned
+	}
+	if p.inbound && h.peers[p.id] == nil && len(h.peers) >= h.cfg.MaxPeers {
+		return nil, ErrTooManyPeers // handshakes that ended together: admit let each in
 	}
 	if old := h.peers[p.id]; old != nil {
 		young := time.Since(h.since[old]) < 2*time.Second

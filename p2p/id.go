@@ -22,7 +22,7 @@ import (
 type ID [20]byte
 
 // IDOf returns the ID of a node key.
-func IDOf(key *secp256k1.PrivateKey) ID { return ID(crypto.PubkeyToAddress(key.PubKey())) }
+func IDOf(key *secp256k1.PrivateKey) ID { return ID(crypto.PrivkeyToAddress(key)) }
 
 func (id ID) String() string { return hex.EncodeToString(id[:]) }
 

@@ -279,3 +279,47 @@ func FuzzLimitedMessage(f *testing.F) {
 		}
 	})
 }
+
+// A flood of batches that run nothing (malformed, empty, over the batch
+// cap) is held to the client's limits like calls, over HTTP and
+// WebSocket: of 100 only the bucket's 10 are answered as such, the rest
+// refused with -32005.
+func TestBadBatchesCounted(t *testing.T) {
+	limits := front.Limits{PerSecond: 10, PerMinute: 600}
+	s := testServer()
+	s.BatchLimit = 3
+	bad := []string{`[{"jsonrpc":"2.0","id":1`, `[]`, `[  ]`, batch(1, 2, 3, 4), `[1,2,3,4,5]`, `[`}
+	t.Run("http", func(t *testing.T) {
+		srv := frontServer(t, s, limits, HTTPConfig{}, front.Options{})
+		answered := 0
+		for i := range 100 {
+			resp := post(t, srv.URL, bad[i%len(bad)], nil)
+			body, _ := io.ReadAll(resp.Body)
+			switch {
+			case resp.StatusCode == 429 && bytes.Contains(body, []byte(`"code":-32005`)):
+			case resp.StatusCode == 200 && !bytes.Contains(body, []byte("-32005")):
+				answered++
+			default:
+				t.Fatalf("bad batch %d: %d %s", i, resp.StatusCode, body)
+			}
+		}
+		if answered != 10 {
+			t.Fatalf("%d of 100 bad batches answered, want the limit's 10", answered)
+		}
+	})
+	t.Run("websocket", func(t *testing.T) {
+		srv := frontServer(t, s, limits, HTTPConfig{WebSocket: true}, front.Options{})
+		c := dialWS(t, srv.URL)
+		answered := 0
+		for i := range 100 {
+			if got := wsCall(t, c, bad[i%len(bad)]); !bytes.Contains(got, []byte(`"code":-32005`)) {
+				answered++
+			}
+		}
+		// The upgrade request itself is booked when the connection ends,
+		// not before: all ten tokens go to messages.
+		if answered != 10 {
+			t.Fatalf("%d of 100 bad batches answered, want the limit's 10", answered)
+		}
+	})
+}

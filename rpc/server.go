@@ -235,11 +235,19 @@ func (v *view) handle(ctx context.Context, msg []byte) (resp []byte, wait time.D
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(msg, &raws); err != nil {
-		front.ClientFrom(ctx).Charge(1)
+		// A batch that cannot be read, an empty one or one over the cap
+		// runs nothing, but answering it is work all the same: it costs
+		// one call, and past the limits it is refused like any call, so
+		// a flood of them is held to the client's rate.
+		if wait, ok := front.ClientFrom(ctx).Charge(1); !ok {
+			return limitedResponse([]json.RawMessage{nil}, false, wait), wait, true
+		}
 		return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errParse}), 0, false
 	}
 	if len(raws) == 0 || len(raws) > v.s.BatchLimit {
-		front.ClientFrom(ctx).Charge(1)
+		if wait, ok := front.ClientFrom(ctx).Charge(1); !ok {
+			return limitedResponse([]json.RawMessage{nil}, false, wait), wait, true
+		}
 		if len(raws) == 0 {
 			return marshal(response{JSONRPC: "2.0", ID: nullID, Error: errEmptyBatch}), 0, false
 		}

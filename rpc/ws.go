@@ -20,10 +20,16 @@ import (
 type WSConfig struct {
 	MessageLimit int64    // inbound message bytes (default 5 MiB)
 	QueueLimit   int      // queued outbound messages before a slow client is dropped (default 4096); the queue grows on demand up to it
+	QueueBytes   int64    // bytes of answers and notifications waiting before a slow client is dropped (default DefaultQueueBytes)
 	MaxSubs      int      // live subscriptions per connection (default 100)
 	Origins      []string // allowed Origin patterns; empty allows any (the node is local by default)
 	PingInterval time.Duration
 }
+
+// DefaultQueueBytes bounds what a WebSocket client that does not read
+// can make the node hold for it: it is cut (close 1008) once more than
+// this waits to be written to it.
+const DefaultQueueBytes = 16 << 20
 
 // serveWS upgrades the request and serves JSON-RPC over the connection
 // until either side closes it. Each message's calls are charged to the
@@ -41,6 +47,9 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	}
 	if cfg.QueueLimit == 0 {
 		cfg.QueueLimit = 4096
+	}
+	if cfg.QueueBytes == 0 {
+		cfg.QueueBytes = DefaultQueueBytes
 	}
 	if cfg.MaxSubs == 0 {
 		cfg.MaxSubs = 100
@@ -72,6 +81,7 @@ func (v *view) runWS(base context.Context, c *websocket.Conn, cfg WSConfig) {
 	ctx, cancel := context.WithCancel(base)
 	defer cancel()
 	n := newNotifier(cfg.QueueLimit)
+	n.out.maxBytes = cfg.QueueBytes
 	n.maxSubs = cfg.MaxSubs
 	ctx = context.WithValue(ctx, notifierKey{}, n)
 
@@ -90,6 +100,7 @@ func (v *view) runWS(base context.Context, c *websocket.Conn, cfg WSConfig) {
 	}
 	var closing sync.WaitGroup
 	n.kill = func(reason string) {
+		v.s.log.Warn("websocket client cut", "client", front.ClientFrom(ctx).IP(), "reason", reason)
 		// Close waits for the client's answer, which the reader must be
 		// free to read; the connection is torn down once it is done.
 		closing.Add(1)
@@ -296,7 +307,7 @@ func (n *Notifier) send(b []byte) bool {
 	}
 	start, ok := n.out.push(b)
 	if !ok {
-		n.shutdown("client too slow: outbound queue full")
+		n.shutdown(fmt.Sprintf("client too slow: more than %d messages or %d MiB waiting", n.out.limit, n.out.maxBytes>>20))
 		return false
 	}
 	if start {
@@ -309,7 +320,9 @@ func (n *Notifier) send(b []byte) bool {
 // when the queue had no writer.
 func (n *Notifier) drain() {
 	for msg := n.out.popOrIdle(); msg != nil; msg = n.out.popOrIdle() {
-		if !n.write(msg) {
+		ok := n.write(msg)
+		n.out.sent(msg)
+		if !ok {
 			n.shutdown("")
 			return
 		}
@@ -320,6 +333,7 @@ func (n *Notifier) shutdown(reason string) {
 	n.once.Do(func() {
 		n.reason = reason
 		close(n.closed)
+		n.out.drop()
 		if reason != "" && n.kill != nil {
 			n.kill(reason)
 		}

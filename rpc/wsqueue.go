@@ -9,14 +9,23 @@ import (
 )
 
 // outQueue is a connection's outbound message queue. It starts empty and
-// grows only as messages wait, up to limit, so an idle connection costs a
-// few words rather than a slot per possible message; once drained, a large
-// backing array is dropped again.
+// grows only as messages wait, up to limit messages and maxBytes bytes,
+// so an idle connection costs a few words rather than a slot per possible
+// message; once drained, a large backing array is dropped again.
+//
+// The bytes count the message being written too, until the writer calls
+// sent: a client that reads nothing holds its connection's writer in
+// that message, and everything behind it is what the node would hold
+// for it. One message larger than maxBytes is still admitted when it
+// would be the only one (a large answer the client asked for and may
+// well read); anything more is refused.
 type outQueue struct {
-	mu    sync.Mutex
-	buf   [][]byte
-	head  int // buf[head:] waits to be written
-	limit int
+	mu       sync.Mutex
+	buf      [][]byte
+	head     int // buf[head:] waits to be written
+	limit    int
+	maxBytes int64 // 0: no byte bound
+	bytes    int64 // of buf[head:] and the message being written
 	// busy is set while a writer drains the queue: push reports when one
 	// must be started, popOrIdle clears it when the queue runs dry.
 	busy bool
@@ -26,14 +35,19 @@ type outQueue struct {
 // burst (a reply and a few notifications) without reallocating.
 const minQueueCap = 8
 
-// push appends b, or reports !ok when limit messages already wait. start
-// says the queue had no writer and the caller must start one.
+// push appends b, or reports !ok when limit messages already wait or b
+// would take the waiting bytes past maxBytes. start says the queue had no
+// writer and the caller must start one.
 func (q *outQueue) push(b []byte) (start, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.buf)-q.head >= q.limit {
 		return false, false
 	}
+	if q.maxBytes > 0 && q.bytes > 0 && q.bytes+int64(len(b)) > q.maxBytes {
+		return false, false
+	}
+	q.bytes += int64(len(b))
 	if q.head > 0 && len(q.buf) == cap(q.buf) {
 		// Reuse the written-out front before growing.
 		n := copy(q.buf, q.buf[q.head:])
@@ -86,6 +100,23 @@ func (q *outQueue) popLocked() []byte {
 		q.head = 0
 	}
 	return b
+}
+
+// sent releases the bytes of a message taken by popOrIdle or pop, once
+// it is written (or dropped).
+func (q *outQueue) sent(b []byte) {
+	q.mu.Lock()
+	q.bytes -= int64(len(b))
+	q.mu.Unlock()
+}
+
+// drop lets go of every waiting message, for a connection being cut: what
+// it held is not kept while the close handshake runs.
+func (q *outQueue) drop() {
+	q.mu.Lock()
+	clear(q.buf)
+	q.buf, q.head = nil, 0
+	q.mu.Unlock()
 }
 
 // len is the number of waiting messages.

@@ -77,3 +77,46 @@ func TestOutQueueOneWriter(t *testing.T) {
 		t.Fatal("push after the writer went idle did not ask for one")
 	}
 }
+
+// The queue is bounded in bytes, counting the message being written until
+// it is sent; one message over the bound is admitted only alone.
+func TestOutQueueBytes(t *testing.T) {
+	q := outQueue{limit: 1000, maxBytes: 100}
+	var last []byte
+	for i, tc := range []struct {
+		op   string // "push", "pop", "sent"
+		n    int
+		ok   bool
+		left int64
+	}{
+		{"push", 60, true, 60},
+		{"push", 40, true, 100},
+		{"push", 1, false, 100},
+		{"pop", 60, true, 100}, // being written: still counted
+		{"push", 1, false, 100},
+		{"sent", 60, true, 40},
+		{"push", 60, true, 100},
+		{"pop", 40, true, 100},
+		{"sent", 40, true, 60},
+		{"pop", 60, true, 60},
+		{"sent", 60, true, 0},
+		{"push", 500, true, 500}, // alone, over the bound
+		{"push", 1, false, 500},
+	} {
+		var ok bool
+		switch tc.op {
+		case "push":
+			_, ok = q.push(make([]byte, tc.n))
+		case "pop":
+			b := q.pop()
+			ok = len(b) == tc.n
+			last = b
+		case "sent":
+			q.sent(last)
+			ok = true
+		}
+		if ok != tc.ok || q.bytes != tc.left {
+			t.Fatalf("step %d (%s %d): ok %v, %d bytes counted; want %v, %d", i, tc.op, tc.n, ok, q.bytes, tc.ok, tc.left)
+		}
+	}
+}

@@ -62,9 +62,11 @@ func (s *StateDB) IntermediateRoot(deleteEmpty bool) types.Hash {
 			if err := s.deleteAccount(o.addr); err != nil {
 				s.setError(err)
 			}
+			s.flatAccount(o, nil)
 			s.objects[o.addr] = nil
 			continue
 		}
+		s.flatNew(o)
 		if s.updateStorage(o) {
 			rehash = append(rehash, o)
 			if !o.inCommitList {
@@ -80,6 +82,7 @@ func (s *StateDB) IntermediateRoot(deleteEmpty bool) types.Hash {
 		if err := s.updateAccount(o.addr, s.encBuf); err != nil {
 			s.setError(err)
 		}
+		s.flatAccount(o, s.encBuf)
 	}
 	clear(rehash)
 	s.rehash = rehash[:0]
@@ -147,6 +150,12 @@ func (s *StateDB) Commit(deleteEmpty bool) (types.Hash, error) {
 	_, set := s.trie.Commit()
 	if err := s.writeSet(set); err != nil {
 		return types.Hash{}, err
+	}
+	if s.diff != nil {
+		if err := s.flat.UpdateFlat(s.origRoot, root, s.diff); err != nil {
+			return types.Hash{}, err
+		}
+		s.diff = newDiff()
 	}
 	s.origRoot = root
 	return root, nil

@@ -30,6 +30,9 @@ func (s *StateDB) Copy() *StateDB {
 		ripemdTouch: s.ripemdTouch,
 		err:         s.err,
 		readCache:   s.readCache,
+		flat:        s.flat,
+		flatRoot:    s.flatRoot,
+		diff:        s.diff.copy(),
 		remote:      s.remote,
 		trieChanged: s.trieChanged,
 	}

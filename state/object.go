@@ -31,6 +31,13 @@ type stateObject struct {
 	dirtyKeys     []types.Hash // keys written by this tx (may repeat or have been reverted)
 	pendingKeys   []types.Hash // keys whose pending value is not in the trie yet
 
+	addrHash   types.Hash // keccak256(addr), valid with addrHashed
+	addrHashed bool
+	// incarnated: made by this StateDB (createObject), so its storage is
+	// not the opened state's; wipe: the flat diff has not yet recorded
+	// that the address's old storage is gone.
+	incarnated, wipe bool
+
 	created        bool // created by the current transaction (EIP-6780)
 	selfDestructed bool
 	deleted        bool // destroyed or deleted as empty by Finalise; absent from now on
@@ -165,8 +172,11 @@ func (s *StateDB) updateStorage(o *stateObject) bool {
 				err = s.withRemote(o.addr, &k, func() error { return secureUpdate(t, k[:], enc) })
 			case v.IsZero():
 				err = secureDelete(t, k[:])
+				s.flatSlot(o, k, nil)
 			default:
-				err = secureUpdate(t, k[:], appendStorageValue(buf[:0], &v))
+				enc := appendStorageValue(buf[:0], &v)
+				err = secureUpdate(t, k[:], enc)
+				s.flatSlot(o, k, enc)
 			}
 			if err != nil {
 				s.setError(err)

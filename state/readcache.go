@@ -108,6 +108,9 @@ func (s *StateDB) readAccountEnc(addr types.Address) ([]byte, error) {
 }
 
 func (s *StateDB) accountFromTrie(addr types.Address) ([]byte, error) {
+	if enc, ok, err := s.flatReadAccount(addr); ok || err != nil {
+		return enc, err
+	}
 	if s.remote == nil {
 		return secureGet(s.trie, addr[:])
 	}
@@ -152,6 +155,9 @@ func (s *StateDB) slotFromTrie(o *stateObject, key types.Hash) ([]byte, error) {
 			enc, err = secureGet(t, key[:])
 			return err
 		})
+		return enc, err
+	}
+	if enc, ok, err := s.flatReadSlot(o, key); ok || err != nil {
 		return enc, err
 	}
 	t := s.storageTrie(o)

@@ -52,6 +52,7 @@ func NewWithRemote(root types.Hash, db trie.Database, remote Remote) (*StateDB, 
 		return nil, err
 	}
 	s.remote = remote
+	s.flat, s.diff = nil, nil // a partial state is no flat copy's
 	return s, nil
 }
 

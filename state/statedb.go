@@ -63,6 +63,9 @@ type StateDB struct {
 	encBuf []byte // scratch for account encodings (the trie copies values)
 
 	readCache   *ReadCache // shared reads of unmodified tries (nil: none)
+	flat        FlatDB     // flat copy of the state (nil: none); see flat.go
+	flatRoot    types.Hash // the root the StateDB was opened on, as flat reads ask
+	diff        *Diff      // changes since the last Commit, for flat (nil: none kept)
 	remote      Remote     // source of nodes and code the database lacks (nil: none)
 	trieChanged bool       // the account trie no longer holds exactly origRoot
 
@@ -75,7 +78,7 @@ func New(root types.Hash, db trie.Database) (*StateDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &StateDB{
+	s := &StateDB{
 		db:          db,
 		trie:        t,
 		origRoot:    root,
@@ -84,7 +87,11 @@ func New(root types.Hash, db trie.Database) (*StateDB, error) {
 		accessAddrs: make(map[types.Address]struct{}),
 		accessSlots: make(map[slotKey]struct{}),
 		transient:   make(map[slotKey]types.Hash),
-	}, nil
+	}
+	if f, ok := db.(FlatDB); ok {
+		s.flat, s.flatRoot, s.diff = f, root, newDiff()
+	}
+	return s, nil
 }
 
 // Error returns the first database error any read ran into. A StateDB that
@@ -166,6 +173,7 @@ func (s *StateDB) getOrCreate(addr types.Address) *stateObject {
 // balance of prev, if any) and journals the replacement.
 func (s *StateDB) createObject(addr types.Address, prev *stateObject) *stateObject {
 	o := newObject(addr, newAccount())
+	o.incarnated, o.wipe = true, true
 	if prev != nil {
 		o.data.Balance = prev.data.Balance
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/rpc"
 )
 
 // passphraseEnv holds the debug passphrase itself, for operators who
@@ -25,6 +26,7 @@ type opsFlags struct {
 	limits         node.Limits
 	bodyMiB        int64
 	responseMiB    int64
+	wsBacklogMiB   int64
 }
 
 func (o *opsFlags) define(fs *flag.FlagSet) {
@@ -42,8 +44,10 @@ func (o *opsFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&l.LogResults, "limits.logs-results", 10_000, "logs one eth_getLogs may return")
 	fs.Uint64Var(&l.CallGas, "limits.call-gas", 50_000_000, "gas of one eth_call, eth_estimateGas, eth_createAccessList or eth_simulateV1")
 	fs.DurationVar(&l.CallTimeout, "limits.call-timeout", 5*time.Second, "time of one of those calls")
+	fs.IntVar(&l.FDReserve, "limits.fd-reserve", 0, "open files kept for the node itself (store, p2p peers); the ports' connection caps share the rest of the process's limit, raised to its hard limit at start (0: 1024 + 4 per p2p peer)")
 	fs.IntVar(&l.WSSubs, "limits.ws-subs", 100, "subscriptions per WebSocket connection")
 	fs.IntVar(&l.WSQueue, "limits.ws-queue", 4096, "messages waiting for a slow WebSocket client before it is cut")
+	fs.Int64Var(&o.wsBacklogMiB, "limits.ws-backlog", rpc.DefaultQueueBytes>>20, "MiB of answers and notifications waiting for a slow WebSocket client before it is cut (close 1008); one larger answer is still sent alone")
 	fs.Int64Var(&o.captureMiB, "debug.capture-size", 16, "MiB each debug capture table (API stats, transactions) may use in the data directory; the oldest rows go first")
 }
 
@@ -66,15 +70,18 @@ func (o *opsFlags) apply(cfg *node.OpsConfig) error {
 	for name, v := range map[string]int64{"rps": int64(l.PerSecond), "rpm": int64(l.PerMinute), "conns": int64(l.Conns),
 		"batch": int64(l.Batch), "body": o.bodyMiB, "response": o.responseMiB, "logs-range": int64(l.LogRange),
 		"logs-results": int64(l.LogResults), "call-gas": int64(l.CallGas), "call-timeout": int64(l.CallTimeout),
-		"ws-subs": int64(l.WSSubs), "ws-queue": int64(l.WSQueue)} {
+		"ws-subs": int64(l.WSSubs), "ws-queue": int64(l.WSQueue), "ws-backlog": o.wsBacklogMiB} {
 		if v <= 0 {
 			return fmt.Errorf("--limits.%s must be positive", name)
 		}
 	}
-	if o.bodyMiB > 1<<10 || o.responseMiB > 1<<10 {
-		return errors.New("--limits.body and --limits.response are MiB and at most 1024")
+	if l.FDReserve < 0 {
+		return errors.New("--limits.fd-reserve must not be negative")
 	}
-	l.BodyBytes, l.ResponseBytes = o.bodyMiB<<20, o.responseMiB<<20
+	if o.bodyMiB > 1<<10 || o.responseMiB > 1<<10 || o.wsBacklogMiB > 1<<10 {
+		return errors.New("--limits.body, --limits.response and --limits.ws-backlog are MiB and at most 1024")
+	}
+	l.BodyBytes, l.ResponseBytes, l.WSQueueBytes = o.bodyMiB<<20, o.responseMiB<<20, o.wsBacklogMiB<<20
 	cfg.Limits = l
 	cfg.TrustedProxies, err = parseProxies(o.trustedProxies)
 	return err

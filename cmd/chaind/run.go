@@ -20,6 +20,7 @@ import (
 	"github.com/chaind/chaind/grpcsrv"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/fdlimit"
 	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -43,6 +44,7 @@ type runFlags struct {
 	p2pPort      int
 	blockTime    time.Duration
 	public       bool
+	unprotected  bool
 	archive      bool
 	metrics      bool
 	chainID      uint64
@@ -79,6 +81,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port of --p2p.peers networks (-1: accept no connections)")
 	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "minimum time between blocks of a validator; 0 seals as soon as transactions are pending, and nothing while idle")
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
+	fs.BoolVar(&f.unprotected, "rpc.allow-unprotected-txs", false, "accept transactions without EIP-155 replay protection over RPC (never with --public)")
 	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics on /metrics of --metrics.port")
 	fs.Uint64Var(&f.chainID, "chain-id", 0, "chain ID of a --dev network (default 8118; with --fork-url the upstream's)")
@@ -259,6 +262,7 @@ func runNode(args []string) int {
 		check{f.gasLimit != 0 && f.gasLimit < 5000, "--gas-limit must be 0 (keep the genesis limit) or at least 5000"},
 		check{f.procs < 0, "--procs must not be negative"},
 		check{f.chainID != 0 && !f.dev, "--chain-id applies to --dev only (a --genesis file or --network sets the chain ID)"},
+		check{f.unprotected && f.public, "--rpc.allow-unprotected-txs is never allowed with --public"},
 	); !ok {
 		return code
 	}
@@ -278,7 +282,8 @@ func runNode(args []string) int {
 		Explorer: f.explorerPort >= 0, ExplorerPort: f.explorerPort,
 		RESTPort: &f.restPort, GRPCPort: &f.grpcPort, GRPCServer: f.grpcServer,
 		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public, Archive: f.archive,
-		ClientVersion: clientVersion(), Log: log,
+		AllowUnprotectedTxs: f.unprotected,
+		ClientVersion:       clientVersion(), Log: log,
 	}
 	if f.cors != "" {
 		cfg.CORS = strings.Split(f.cors, ",")
@@ -346,6 +351,13 @@ func runNode(args []string) int {
 		go http.Serve(ln, mux)
 	}
 	setProcs(f.procs)
+	// Lift the soft open-file limit to the hard one before any listener
+	// opens: the listeners' connection caps are sized from it.
+	if limit, err := fdlimit.Raise(); err != nil {
+		log.Warn("could not raise the open-file limit", "err", err)
+	} else {
+		log.Debug("open-file limit", "limit", limit)
+	}
 	startGCFloor(f.gcHeadroom << 20)
 	n, err := node.New(cfg)
 	if err != nil {
@@ -366,8 +378,16 @@ func runNode(args []string) int {
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	<-sig
-	log.Info("shutting down")
+	code := 0
+	select {
+	case <-sig:
+		log.Info("shutting down")
+	case <-n.Failed():
+		// Crash-only: a supervisor restarts the process from disk, which
+		// holds every committed block.
+		log.Error("exiting: the node failed and must be restarted", "err", n.Failure())
+		code = exitFailed
+	}
 	done := make(chan error, 1)
 	go func() { done <- n.Close() }()
 	select {
@@ -380,8 +400,12 @@ func runNode(args []string) int {
 		log.Error("shutdown took longer than 5s")
 		return 1
 	}
-	return 0
+	return code
 }
+
+// exitFailed is the exit status of a node that failed permanently
+// (Node.Failed), so that a supervisor tells it from a clean stop.
+const exitFailed = 3
 
 // apiList splits a --http.api or --ws.api value; empty means the default
 // (nil), and blanks around names are forgiven. The node rejects unknown

@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -150,8 +151,13 @@ type TraceConfig struct {
 	DisableStorage   bool
 	EnableMemory     bool
 	EnableReturnData bool
-	OnlyTopCall      bool // callTracer: no inner frames
-	WithLog          bool // callTracer: logs of each frame
+	// Limit is the most opcode entries the struct logger records (later
+	// ones are left out, as go-ethereum's limit does); 0: no limit.
+	Limit       int
+	OnlyTopCall bool // callTracer: no inner frames
+	WithLog     bool // callTracer: logs of each frame
+	// Timeout shortens the node's time cap of the trace (0: the cap).
+	Timeout time.Duration
 }
 
 // TxTrace is the trace of one transaction. Result is the tracer's output

@@ -93,6 +93,11 @@ func (db *DB) switchCanonical(s *canonSwitch) error {
 	}
 	h := newHead.Hash()
 	w.put(keyHead, h[:])
+	fc := flatContext{branch: s.branch}
+	if s.tip != nil {
+		fc.num, fc.hash = s.tip.Number(), s.tip.Hash()
+	}
+	db.setFlatContext(fc)
 	return db.Flush()
 }
 

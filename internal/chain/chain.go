@@ -62,6 +62,12 @@ const stateReadCacheEntries = 16 << 10
 // is empty. A store that holds another genesis is refused.
 func Open(g *Genesis, kv store.KV) (*Chain, error) {
 	db := NewDB(kv)
+	if g.Fork == nil { // a fork's state is partial: no flat copy
+		_, hasHead := db.HeadHash()
+		if err := db.openFlat(!hasHead); err != nil {
+			return nil, err
+		}
+	}
 	// A fork's genesis is built in the store itself: the upstream nodes it
 	// reads stay there, and a restart reads them back instead of fetching
 	// them again. (Nodes of a refused genesis are harmless: keyed by hash.)
@@ -123,6 +129,9 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 	}
 	if _, err := state.NewWithRemote(c.stateRootOf(c.head.Root()), db, c.remote()); err != nil {
 		return nil, fmt.Errorf("state of head block %d: %w", c.head.Number(), err)
+	}
+	if err := db.ensureFlat(c.head.Root()); err != nil {
+		return nil, fmt.Errorf("flat state of head block %d: %w", c.head.Number(), err)
 	}
 	return c, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rlp"
+	"github.com/chaind/chaind/state/flat"
 	"github.com/chaind/chaind/trie"
 )
 
@@ -73,6 +74,10 @@ type DB struct {
 	pending store.Batch
 	overlay map[[32]byte][]byte
 	track   map[[32]byte]struct{} // nodes written while a pruning pass marks; nil when none runs
+
+	flat       *flat.Layer // the flat copy of the newest state; nil: none (flatstate.go)
+	flatStaged []flatDiff  // diffs of the state commits pending
+	flatCtx    flatContext // the block they belong to
 }
 
 // startTracking begins recording the hashes of written nodes; it reports
@@ -144,6 +149,7 @@ func (db *DB) Discard() {
 	defer db.mu.Unlock()
 	db.pending.Reset()
 	clear(db.overlay)
+	db.flatStaged, db.flatCtx = nil, flatContext{}
 }
 
 // WriteBlock durably stores a block as the new canonical head, together
@@ -282,6 +288,7 @@ func (db *DB) WriteSideBlock(b *types.Block, receipts types.Receipts, transfers 
 	db.pending.Put(key(prefixReceipts, h[:]), encodeReceipts(receipts))
 	db.pending.Put(key(prefixNumber, h[:]), numKey(b.Number()))
 	db.pending.Put(key(prefixTransfers, h[:]), encodeTransfers(transfers))
+	db.flatCtx = flatContext{num: b.Number(), hash: h, side: true}
 	db.mu.Unlock()
 	return db.Flush()
 }

@@ -227,7 +227,7 @@ func (c *Chain) Keys() map[types.Address][]types.Hash {
 func (db *DB) Flush() error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if err := db.kv.Write(&db.pending); err != nil {
+	if err := db.writePending(); err != nil {
 		return err
 	}
 	db.pending.Reset()

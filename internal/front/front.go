@@ -17,8 +17,8 @@
 // Two choices worth knowing: a charge is all or nothing, so a refused
 // batch takes no tokens (and one larger than a bucket, say 11 calls under
 // 10 per second, is always refused, without Retry-After); and a connection
-// past the cap is answered one 429 and closed rather than reset, so the
-// client learns why.
+// past the cap is written one 429 as it is accepted and closed, before
+// anything is read from it, so the client learns why and holds nothing.
 //
 // The front sits below the protocol packages (rpc and the later REST,
 // gRPC and explorer ones) and imports none of them.
@@ -164,14 +164,6 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, ref Refusal) {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if over, _ := r.Context().Value(overCapKey{}).(bool); over {
-		// The connection was accepted past the client's cap only to be
-		// told so; it closes after this answer.
-		w.Header().Set("Connection", "close")
-		h.refuse(w, r, Refusal{Reason: TooManyConnections, Status: http.StatusTooManyRequests,
-			Message: "too many connections from your address (" + strconv.Itoa(h.f.lim.cfg.Conns) + " max)"})
-		return
-	}
 	if !hostAllowed(h.o.VirtualHosts, r.Host) {
 		h.refuse(w, r, Refusal{Reason: HostNotAllowed, Status: http.StatusForbidden, Message: "invalid host specified"})
 		return

@@ -2,6 +2,7 @@ package front
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -283,15 +285,20 @@ func TestConnectionCap(t *testing.T) {
 		held = append(held, c)
 	}
 	for _, addr := range addrs {
+		// The refusal comes before the client says anything.
 		c, br := open(addr)
-		resp := get(c, br)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		body, _ := io.ReadAll(resp.Body)
 		if resp.StatusCode != 429 || !resp.Close || string(body) != `{"reason":2,"message":"too many connections from your address (2 max)"}` {
 			t.Fatalf("connection past the cap on %s: %d close=%v %s", addr, resp.StatusCode, resp.Close, body)
 		}
-		if _, err := br.ReadByte(); err != io.EOF {
-			t.Fatalf("refused connection not closed: %v", err)
+		if _, err := br.ReadByte(); err == nil {
+			t.Fatal("refused connection not closed")
 		}
+		c.Close()
 	}
 	held[0].Close()
 	// The server notices the close on its own time; wait for the slot.
@@ -314,6 +321,135 @@ func TestConnectionCap(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond)
 		}
+	}
+}
+
+// 300 connections over one client's cap, all silent, are each closed
+// within a second of being opened, on a plain listener and on one that
+// sorts HTTP/2 from HTTP/1.1 (the gRPC port); the client's connections
+// within the cap stay served.
+func TestConnectionsOverCapClosedAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		l       Listener
+		refusal string // how the answer starts
+	}{
+		{"http", Listener{Kind: "http", Addr: "127.0.0.1:0", Handler: echo}, "HTTP/1.1 429 "},
+		// HTTP/2: SETTINGS, then GOAWAY ENHANCE_YOUR_CALM with the reason.
+		{"sniffing h2c", Listener{Kind: "grpc", Addr: "127.0.0.1:0", Handler: echo, H2C: true, H2: nopConnServer{}},
+			"\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x36\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x0btoo many connections from your address (5 max)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := New(Config{Limits: Limits{Conns: 5}})
+			s, err := f.Listen(tc.l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Shutdown(t.Context())
+			for range 5 {
+				c, err := net.Dial("tcp", s.Addr())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for f.Conns("127.0.0.1") != 5 {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d connections counted, want 5", f.Conns("127.0.0.1"))
+				}
+				time.Sleep(time.Millisecond)
+			}
+			const over = 300
+			errs := make(chan error, over)
+			for i := range over {
+				go func() {
+					c, err := net.Dial("tcp", s.Addr())
+					if err != nil {
+						errs <- err
+						return
+					}
+					defer c.Close()
+					opened := time.Now()
+					c.SetReadDeadline(opened.Add(time.Second))
+					b, err := io.ReadAll(c)
+					if err != nil && !errors.Is(err, syscall.ECONNRESET) {
+						errs <- fmt.Errorf("connection %d: %v after %v (read %q)", i, err, time.Since(opened), b)
+						return
+					}
+					if want := tc.refusal; !strings.HasPrefix(string(b), want) {
+						errs <- fmt.Errorf("connection %d: got %q", i, b)
+						return
+					}
+					errs <- nil
+				}()
+			}
+			for range over {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := f.Conns("127.0.0.1"); n != 5 {
+				t.Fatalf("after the refusals the client holds %d connections, want 5", n)
+			}
+		})
+	}
+}
+
+// nopConnServer stands for the HTTP/2 server: it closes what it is given.
+type nopConnServer struct{}
+
+func (nopConnServer) ServeConn(_ context.Context, c net.Conn, _ http.Handler) { c.Close() }
+func (nopConnServer) Shutdown(context.Context) error                          { return nil }
+
+// A listener's own cap holds over all clients: past it a connection is
+// answered 503 in the listener's shape and closed, and a closed one frees
+// its slot.
+func TestListenerConnectionCap(t *testing.T) {
+	f := New(Config{})
+	s, err := f.Listen(Listener{Kind: "a", Addr: "127.0.0.1:0", Handler: echo, MaxConns: 2, Options: Options{Refuse: jsonRefuser}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(t.Context())
+	get := func() (net.Conn, int, string) {
+		t.Helper()
+		c, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		return c, resp.StatusCode, string(body)
+	}
+	a, code, _ := get()
+	b, code2, _ := get()
+	if code != 200 || code2 != 200 {
+		t.Fatalf("within the cap: %d %d", code, code2)
+	}
+	defer b.Close()
+	c, code, body := get()
+	c.Close()
+	if code != 503 || body != `{"reason":2,"message":"too many connections to this port (2 max)"}` {
+		t.Fatalf("past the cap: %d %s", code, body)
+	}
+	a.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, code, _ := get()
+		c.Close()
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a closed connection's slot was not released")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

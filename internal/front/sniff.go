@@ -102,11 +102,7 @@ func (l *sniffListener) sniff(c net.Conn) {
 	}
 	c.SetReadDeadline(time.Time{})
 	if h2 {
-		ctx := context.Background()
-		if overCap(c) {
-			ctx = context.WithValue(ctx, overCapKey{}, true)
-		}
-		l.srv.ServeConn(ctx, bc, l.handler)
+		l.srv.ServeConn(context.Background(), bc, l.handler)
 		return
 	}
 	select {
@@ -129,13 +125,4 @@ func (l *sniffListener) Close() error {
 	err := l.Listener.Close()
 	l.stop(net.ErrClosed)
 	return err
-}
-
-// overCap reports whether c was accepted past its client's connection cap.
-func overCap(c net.Conn) bool {
-	if bc, ok := c.(*bufferedConn); ok {
-		c = bc.Conn
-	}
-	_, ok := c.(*refusedConn)
-	return ok
 }

@@ -43,10 +43,61 @@ func defaultTimeouts(blockTime time.Duration) consensus.Timeouts {
 // more than one block is sealed back to back; queued (nonce-gapped)
 // transactions alone seal nothing. With BlockTime D > 0, a block follows
 // the previous one after D, empty if need be.
+//
+// The driver is supervised (superviseConsensus): it never stops silently.
+// An error returned here is permanent (a misconfigured validator); a
+// transient one only delays the first start.
 func (n *Node) startConsensus() error {
+	st := n.consensusState()
+	v, err := n.newValidator(st)
+	if err != nil && !bft.Transient(err) {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	n.mu.Lock()
+	n.stopConsensus, n.consensusDone = cancel, done
+	n.mu.Unlock()
+	if err != nil {
+		n.consensusDown(err)
+	}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		defer close(done)
+		n.superviseConsensus(ctx, st, v)
+	}()
+	return nil
+}
+
+// consensusState is where the driver keeps its votes of the height in
+// progress: the state file of the data directory, or memory, which then
+// lasts as long as this run of the validator (its restarts after
+// transient errors included).
+func (n *Node) consensusState() bft.StateStore {
+	var st bft.StateStore = &bft.MemState{}
+	if n.cfg.DataDir != "" {
+		st = bft.FileState(filepath.Join(n.cfg.DataDir, stateFileName))
+	}
+	if n.cfg.faults.state != nil {
+		st = n.cfg.faults.state(st)
+	}
+	return st
+}
+
+// validatorRun is one start of the validator: a driver and its
+// application, built from the chain's head and the state store.
+type validatorRun struct {
+	d   *bft.Driver
+	app *bft.ChainApp
+}
+
+// newValidator builds the driver and its application for the chain's
+// current head, as a restarted process would.
+func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	signer, err := consensus.NewSigner(n.Chain.Config.ChainID, n.cfg.Validator.Serialize())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	vals, transport := n.cfg.Validators, n.cfg.Transport
 	if nn := n.net.Load(); transport == nil && nn != nil {
@@ -60,14 +111,14 @@ func (n *Node) startConsensus() error {
 	default:
 		set, err := consensus.NewValidatorSet([]consensus.Validator{{Address: signer.Address(), Power: 1}})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		vals = cycle.NewSchedule(set)
 	}
 	height := n.Chain.Head().Number() + 1
 	set, err := vals.ValidatorSet(height)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, member := set.Index(signer.Address())
 	sole := member && set.Len() == 1
@@ -78,7 +129,7 @@ func (n *Node) startConsensus() error {
 	}
 	if transport == nil {
 		if !sole {
-			return errors.New("node: a validator in a set of others needs a Transport")
+			return nil, errors.New("node: a validator in a set of others needs a Transport")
 		}
 		transport = bft.NewMemNetwork().Join(signer.Address())
 	}
@@ -99,39 +150,92 @@ func (n *Node) startConsensus() error {
 		Committed: func(b *types.Block) {
 			n.resetPool()
 			n.devCommitted(b)
+			n.consensusUp()
 			n.log.Debug("committed block", "number", b.Number(), "txs", len(b.Transactions()), "gas", b.GasUsed(), "hash", b.Hash())
 		},
 	})
-	var stateFile string
-	if n.cfg.DataDir != "" {
-		stateFile = filepath.Join(n.cfg.DataDir, stateFileName)
-	}
 	d, err := bft.New(bft.Config{
 		Signer: signer, Validators: vals, Timeouts: timeouts, Transport: transport, App: app,
-		Height: height, StateFile: stateFile, ResetStateAhead: sole, Evidence: n.evidenceSink(app),
+		Height: height, State: st, ResetStateAhead: sole, Evidence: n.evidenceSink(app),
 		Logf:  func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
 		Stats: &n.bftStats,
 	})
 	if err != nil {
 		app.Close()
-		return err
+		return nil, err
 	}
 	n.useEvidencePool(app, d)
-	ctx, cancel := context.WithCancel(context.Background())
 	n.mu.Lock()
-	done := make(chan struct{})
-	n.validators, n.stopConsensus, n.consensusDone, n.app = vals, cancel, done, app
+	n.validators, n.app = vals, app
 	n.mu.Unlock()
-	n.wg.Add(1)
-	go func() {
-		defer n.wg.Done()
-		defer close(done)
-		defer app.Close()
-		if err := d.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			n.log.Error("consensus stopped", "err", err)
+	return &validatorRun{d: d, app: app}, nil
+}
+
+// Back-off between restarts of a driver stopped by a transient error. The
+// cap keeps a validator whose resource came back signing again within
+// seconds; a driver that ran consensusSettle without failing counts as
+// recovered, and its next failure starts the back-off afresh.
+const (
+	consensusRetryMin = 100 * time.Millisecond
+	consensusRetryMax = 5 * time.Second
+	consensusSettle   = 10 * time.Second
+)
+
+// superviseConsensus runs the validator until ctx is done. An error that
+// stops the driver is either transient (bft.Transient: descriptors or disk
+// space ran out), and the driver is rebuilt from the chain and its state
+// store after a back-off, exactly as a restarted process would, or
+// permanent, and the node fails (Node.Failed) so that the process exits
+// and its supervisor restarts it from disk. Between the two the node
+// reports itself unhealthy. v is the first run, nil if it could not be
+// built.
+func (n *Node) superviseConsensus(ctx context.Context, st bft.StateStore, v *validatorRun) {
+	back := consensusRetryMin
+	for {
+		if v != nil {
+			start := time.Now()
+			err := v.run(ctx, n.consensusUp)
+			if ctx.Err() != nil {
+				return
+			}
+			if !bft.Transient(err) {
+				n.fail(fmt.Errorf("consensus: %w", err))
+				return
+			}
+			if time.Since(start) >= consensusSettle {
+				back = consensusRetryMin
+			}
+			n.consensusDown(err)
 		}
-	}()
-	return nil
+		n.log.Warn("consensus: retrying after a transient error", "in", back)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(back):
+		}
+		back = min(2*back, consensusRetryMax)
+		var err error
+		if v, err = n.newValidator(st); err != nil {
+			if !bft.Transient(err) {
+				n.fail(fmt.Errorf("consensus: %w", err))
+				return
+			}
+			n.consensusDown(err)
+		}
+	}
+}
+
+// run drives the validator until ctx is done or the driver stops; up is
+// called once it has run consensusSettle without failing.
+func (v *validatorRun) run(ctx context.Context, up func()) error {
+	defer v.app.Close()
+	t := time.AfterFunc(consensusSettle, up)
+	defer t.Stop()
+	err := v.d.Run(ctx)
+	if err == nil { // Run returns only with an error; never read nil as success
+		err = errors.New("bft: driver returned")
+	}
+	return err
 }
 
 // haltConsensus stops the node's validator; the node goes on serving.

@@ -52,6 +52,13 @@ func (n *Node) openMetrics() {
 	})
 	r.CounterFunc("chaind_consensus_rounds_total", "Consensus rounds entered by this validator (every height starts one).", func() float64 { return float64(n.bftStats.Rounds.Load()) })
 	r.CounterFunc("chaind_consensus_timeouts_total", "Consensus propose, prevote and precommit timeouts that fired.", func() float64 { return float64(n.bftStats.Timeouts.Load()) })
+	r.GaugeFunc("chaind_healthy", "1 while the node works, 0 while its consensus is stopped or it failed (the reason is on /health).", func() float64 {
+		if ok, _ := n.Healthy(); ok {
+			return 1
+		}
+		return 0
+	})
+	r.CounterFunc("chaind_consensus_restarts_total", "Restarts of the consensus driver after transient errors (descriptors or disk space ran out).", func() float64 { return float64(n.health.restarts.Load()) })
 	r.GaugeFunc("chaind_p2p_peers", "Connected peers.", func() float64 { return float64(n.backend.PeerCount()) })
 	n.gossipMetrics(r)
 	r.GaugeFunc("chaind_store_bytes", "Bytes of the data directory's tables and log (0 in memory).", func() float64 {

@@ -83,8 +83,11 @@ type Config struct {
 
 	Accounts []*secp256k1.PrivateKey // node-held keys (dev accounts)
 	Public   bool                    // apply the public rate and connection limits
-	CORS     []string
-	VHosts   []string // Host header values the HTTP port accepts (empty: any)
+	// AllowUnprotectedTxs accepts transactions without EIP-155 replay
+	// protection from clients. Never with Public.
+	AllowUnprotectedTxs bool
+	CORS                []string
+	VHosts              []string // Host header values the HTTP port accepts (empty: any)
 
 	// HTTPAPIs and WSAPIs are the JSON-RPC namespaces served on the HTTP
 	// and WebSocket-only ports. nil: every namespace, or without Public
@@ -104,6 +107,8 @@ type Config struct {
 	// mining control. Never with Public. It keeps every state, as a
 	// snapshot may return to any block.
 	DevTools bool
+
+	faults faults // a test's injected failures (health.go)
 }
 
 // Node is a running chaind node.
@@ -143,6 +148,8 @@ type Node struct {
 
 	fork *forkState // fork upstream and reset (fork.go)
 	dev  *devTools  // the test helpers; nil unless Config.DevTools
+
+	health health // health.go
 }
 
 // New opens the node's store and chain and registers its interfaces; Start
@@ -163,6 +170,9 @@ func New(cfg Config) (*Node, error) {
 	if cfg.DevTools && cfg.Public {
 		return nil, errors.New("node: the dev test helpers are never served on a public node")
 	}
+	if cfg.AllowUnprotectedTxs && cfg.Public {
+		return nil, errors.New("node: a public node never accepts transactions without replay protection")
+	}
 	if cfg.DevTools {
 		cfg.Archive = true
 		cfg.ClientVersion = devClientVersion(cfg.ClientVersion)
@@ -182,6 +192,9 @@ func New(cfg Config) (*Node, error) {
 			cfg.Log.Warn("data directory had a damaged tail; it was cut", "bytes", db.Recover.CutBytes, "reason", db.Recover.Reason)
 		}
 		kv = db
+	}
+	if cfg.faults.kv != nil {
+		kv = cfg.faults.kv(kv)
 	}
 	fs, err := openFork(&cfg) // before PrepareGenesis: a fork moves the genesis time
 	if err != nil {
@@ -211,9 +224,11 @@ func New(cfg Config) (*Node, error) {
 		poolAt: c.Head().Hash(),
 		fork:   fs,
 	}
+	n.health.failed = make(chan struct{})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
-		StateRetention: stateRetention(cfg), Network: nodeNetwork{n}})
+		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n},
+		AllowUnprotected: cfg.AllowUnprotectedTxs})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
 	if cfg.Validator != nil {
 		cb := types.Address(crypto.PrivkeyToAddress(cfg.Validator))
@@ -300,7 +315,7 @@ func (n *Node) listeners() []front.Listener {
 func (n *Node) httpListener(addr string) front.Listener {
 	l := n.RPC.Listener("http", addr, rpc.HTTPConfig{WebSocket: true, APIs: n.httpAPIs, WS: n.cfg.Ops.Limits.ws()},
 		front.Options{CORSOrigins: n.cfg.CORS, VirtualHosts: n.cfg.VHosts, BodyLimit: n.cfg.Ops.Limits.BodyBytes})
-	return n.withGraphQL(n.withOpsRoutes(l))
+	return n.withHealth(n.withGraphQL(n.withOpsRoutes(l)))
 }
 
 // Handler is the HTTP handler of the JSON-RPC port (POST and WebSocket)
@@ -312,7 +327,9 @@ func (n *Node) Handler() http.Handler {
 
 // Start opens the listeners and, on a validator, starts consensus.
 func (n *Node) Start() error {
-	for _, l := range n.listeners() {
+	ls := n.listeners()
+	n.capListeners(ls)
+	for _, l := range ls {
 		s, err := n.front.Listen(l)
 		if err != nil {
 			return err

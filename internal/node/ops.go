@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/chaind/chaind/internal/fdlimit"
 	"github.com/chaind/chaind/internal/front"
 	"github.com/chaind/chaind/rpc"
 
@@ -50,8 +51,16 @@ type Limits struct {
 	CallGas     uint64        // gas of eth_call, eth_estimateGas, ... (50M)
 	CallTimeout time.Duration // time of the same (5 s)
 
+	// FDReserve is how many open files the node keeps for itself (the
+	// store, p2p peers, logs) out of the process's limit; the listeners'
+	// connection caps share the rest (0: 1024 plus 4 per p2p peer).
+	FDReserve int
+
 	WSSubs  int // subscriptions per WebSocket connection (100)
 	WSQueue int // outbound messages waiting per connection before it is cut (4096)
+	// WSQueueBytes is the bytes waiting per connection before it is cut
+	// with close code 1008 (16 MiB).
+	WSQueueBytes int64
 }
 
 // public is the per-client limits of a Public node.
@@ -69,6 +78,36 @@ func (l Limits) public() front.Limits {
 	return out
 }
 
+// minClientFDs is the least the listeners get together however tight the
+// file limit: a node nobody can query is no use either.
+const minClientFDs = 64
+
+// capListeners gives each listener its share of the descriptors left for
+// clients once the node's own are reserved, so that clients, however
+// many, can never take the descriptors the store and consensus need. The
+// process's limit was raised to its hard limit at start (fdlimit.Raise,
+// cmd/chaind; Go's runtime does the same since 1.19).
+func (n *Node) capListeners(ls []front.Listener) {
+	limit, err := fdlimit.Current()
+	if err != nil {
+		n.log.Warn("open-file limit unknown: listeners have no global connection cap", "err", err)
+		return
+	}
+	reserve := n.cfg.Ops.Limits.FDReserve
+	if reserve <= 0 {
+		peers := 50
+		if n.cfg.P2P != nil && n.cfg.P2P.MaxPeers > 0 {
+			peers = n.cfg.P2P.MaxPeers
+		}
+		reserve = 1024 + 4*peers
+	}
+	share := fdlimit.Split(fdlimit.Budget(limit, reserve, minClientFDs), len(ls))
+	for i := range ls {
+		ls[i].MaxConns = share
+	}
+	n.log.Info("connection caps", "open_files", limit, "reserved", reserve, "per_listener", share)
+}
+
 func (l Limits) applyRPC(s *rpc.Server) {
 	if l.Batch > 0 {
 		s.BatchLimit = l.Batch
@@ -79,7 +118,7 @@ func (l Limits) applyRPC(s *rpc.Server) {
 }
 
 func (l Limits) ws() rpc.WSConfig {
-	return rpc.WSConfig{MessageLimit: l.BodyBytes, QueueLimit: l.WSQueue, MaxSubs: l.WSSubs}
+	return rpc.WSConfig{MessageLimit: l.BodyBytes, QueueLimit: l.WSQueue, QueueBytes: l.WSQueueBytes, MaxSubs: l.WSSubs}
 }
 
 // openOps opens the debug capture, kept under the data directory, when a

@@ -257,11 +257,21 @@ func (nw nodeNetwork) PeerCount() int {
 	return 0
 }
 
+// Syncing reports the catch-up of a node behind its peers, and a
+// validator whose consensus is down as syncing too: its head is not the
+// network's, whatever it was when it stopped.
 func (nw nodeNetwork) Syncing() (backend.SyncProgress, bool) {
-	if nn := nw.n.net.Load(); nn != nil {
-		return nn.sync.progress()
+	nn := nw.n.net.Load()
+	if nn != nil {
+		if p, ok := nn.sync.progress(); ok {
+			return p, true
+		}
 	}
-	return backend.SyncProgress{}, false
+	var highest uint64
+	if nn != nil {
+		highest, _, _ = nn.sync.best()
+	}
+	return nw.n.stalled(highest)
 }
 
 // verifyCertified checks that cert decided b, against the validator set of

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
@@ -218,7 +219,7 @@ func SetTestStaking(g *chain.Genesis, keys []*secp256k1.PrivateKey, netAddrs []s
 	sg := staking.Genesis{Params: &p}
 	tenPct := new(uint256.Int).Mul(uint256.NewInt(10), uint256.NewInt(1e16))
 	for i, k := range keys {
-		pub := k.PubKey().SerializeCompressed()
+		pub := crypto.PublicKey(k).SerializeCompressed()
 		op, err := staking.ConsensusAddress(pub)
 		if err != nil {
 			return err

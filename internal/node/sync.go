@@ -217,7 +217,7 @@ func (s *syncer) run() {
 		}
 		if n.cfg.Validator != nil && !s.consensusOn && (heard || time.Since(began) > startGrace) {
 			if err := n.startConsensus(); err != nil {
-				n.log.Error("consensus", "err", err)
+				n.fail(fmt.Errorf("consensus: %w", err))
 				return
 			}
 			s.consensusOn = true

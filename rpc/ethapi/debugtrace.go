@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
@@ -17,32 +18,54 @@ type traceConfig struct {
 	DisableStorage   bool   `json:"disableStorage"`
 	EnableMemory     bool   `json:"enableMemory"`
 	EnableReturnData bool   `json:"enableReturnData"`
-	TracerConfig     struct {
+	// DisableMemory is the option of go-ethereum before 1.11, when memory
+	// was captured unless disabled; memory is now off unless enableMemory
+	// asks, and disableMemory can only keep it off.
+	DisableMemory bool `json:"disableMemory"`
+	Limit         int  `json:"limit"`
+	TracerConfig  struct {
 		OnlyTopCall bool `json:"onlyTopCall"`
 		WithLog     bool `json:"withLog"`
 	} `json:"tracerConfig"`
 	Timeout string `json:"timeout"`
 }
 
-func (c *traceConfig) toBackend() *backend.TraceConfig {
+func (c *traceConfig) toBackend(timeout time.Duration) *backend.TraceConfig {
 	return &backend.TraceConfig{
 		Tracer: c.Tracer, DisableStack: c.DisableStack, DisableStorage: c.DisableStorage,
-		EnableMemory: c.EnableMemory, EnableReturnData: c.EnableReturnData,
+		EnableMemory: c.EnableMemory && !c.DisableMemory, EnableReturnData: c.EnableReturnData,
+		Limit:       c.Limit,
 		OnlyTopCall: c.TracerConfig.OnlyTopCall, WithLog: c.TracerConfig.WithLog,
+		Timeout: timeout,
 	}
 }
 
-func decodeTraceConfig(p rpc.Params, i int) (*traceConfig, error) {
+// decodeTraceConfig reads the options object at position i, with its
+// timeout (a Go duration, as go-ethereum reads it).
+func decodeTraceConfig(p rpc.Params, i int) (*backend.TraceConfig, error) {
 	cfg := &traceConfig{}
 	if _, err := p.Optional(i, cfg); err != nil {
 		return nil, err
 	}
-	return cfg, nil
+	if cfg.Limit < 0 {
+		return nil, rpc.InvalidParams(i, fmt.Errorf("limit %d is negative", cfg.Limit))
+	}
+	var timeout time.Duration
+	if cfg.Timeout != "" {
+		var err error
+		if timeout, err = time.ParseDuration(cfg.Timeout); err != nil {
+			return nil, rpc.InvalidParams(i, fmt.Errorf("timeout: %w", err))
+		}
+		if timeout <= 0 {
+			return nil, rpc.InvalidParams(i, fmt.Errorf("timeout %s is not positive", cfg.Timeout))
+		}
+	}
+	return cfg.toBackend(timeout), nil
 }
 
 // traceBlock traces every transaction of blk, each as {txHash, result}.
-func (api *ethAPI) traceBlock(ctx context.Context, blk *types.Block, cfg *traceConfig) (any, error) {
-	traces, err := api.b.TraceBlock(ctx, blk, cfg.toBackend())
+func (api *ethAPI) traceBlock(ctx context.Context, blk *types.Block, cfg *backend.TraceConfig) (any, error) {
+	traces, err := api.b.TraceBlock(ctx, blk, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +93,7 @@ func (api *ethAPI) traceTransaction(ctx context.Context, p rpc.Params) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return api.b.TraceTransaction(ctx, blk, idx, cfg.toBackend())
+	return api.b.TraceTransaction(ctx, blk, idx, cfg)
 }
 
 func (api *ethAPI) traceBlockByNumber(ctx context.Context, p rpc.Params) (any, error) {

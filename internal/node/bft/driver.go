@@ -89,6 +89,9 @@ type Config struct {
 	// StateFile is where the core's snapshot is persisted. Empty means no
 	// persistence, which is only safe for throwaway networks.
 	StateFile string
+	// State, when set, keeps the snapshot instead of StateFile (a
+	// MemState across restarts in one process, or a test's faulty store).
+	State StateStore
 	// ResetStateAhead makes New start afresh when the state file is ahead
 	// of the chain (the block store lost blocks it had committed, e.g. a
 	// damaged file was cut) instead of refusing to run. It is only safe
@@ -117,6 +120,10 @@ var ErrWouldDoubleSign = errors.New("bft: refusing to double-sign")
 // the chain has not reached: this validator may have voted there, and
 // voting again could contradict it.
 var ErrStateAhead = errors.New("bft: state file is ahead of the chain")
+
+// ErrTransportClosed is returned by Run when the transport stops
+// delivering: the network under the validator is gone.
+var ErrTransportClosed = errors.New("bft: transport closed")
 
 type signKey struct {
 	h   uint64
@@ -153,18 +160,21 @@ func New(cfg Config) (*Driver, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.State == nil && cfg.StateFile != "" {
+		cfg.State = FileState(cfg.StateFile)
+	}
 	core, err := consensus.New(consensus.Config{Self: cfg.Signer.Address(), ChainID: cfg.Signer.ChainID(),
 		Validators: cfg.Validators, Timeouts: cfg.Timeouts}, cfg.Height)
 	if err != nil {
 		return nil, err
 	}
 	d := &Driver{cfg: cfg, core: core, timers: make(chan consensus.Timeout, 64), signed: make(map[signKey]consensus.Vote)}
-	if cfg.StateFile != "" {
-		snap, err := loadSnapshot(cfg.StateFile)
+	if cfg.State != nil {
+		snap, err := cfg.State.Load()
 		switch {
-		case errors.Is(err, errNoState):
+		case errors.Is(err, ErrNoState):
 		case err != nil:
-			return nil, err
+			return nil, fmt.Errorf("bft: loading state: %w", err)
 		case snap.Height == cfg.Height:
 			if err := core.Restore(snap); err != nil {
 				return nil, err
@@ -198,7 +208,7 @@ func (d *Driver) Run(ctx context.Context) error {
 			return ctx.Err()
 		case in, ok := <-d.cfg.Transport.Receive():
 			if !ok {
-				return errors.New("bft: transport closed")
+				return ErrTransportClosed
 			}
 			// Malformed or badly signed messages change nothing.
 			if effects, err := d.core.Receive(in.From, in.Msg); err == nil {
@@ -282,8 +292,8 @@ func (d *Driver) apply(e consensus.Effect) {
 	case consensus.Decide:
 		d.commit(e)
 	case consensus.Persist:
-		if d.cfg.StateFile != "" {
-			if err := saveSnapshot(d.cfg.StateFile, e.Snapshot); err != nil {
+		if d.cfg.State != nil {
+			if err := d.cfg.State.Save(e.Snapshot); err != nil {
 				d.err = fmt.Errorf("bft: persisting state: %w", err)
 			}
 		}

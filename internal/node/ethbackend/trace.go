@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+	"time"
 
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/backend"
@@ -18,16 +18,62 @@ import (
 type txTracer interface {
 	hooks() *evm.Hooks
 	result(res *evm.Result) (any, error)
+	spent() int // bytes charged to the budget so far
 }
 
-func newTxTracer(cfg *backend.TraceConfig, st *state.StateDB) (txTracer, error) {
+func newTxTracer(cfg *backend.TraceConfig, st *state.StateDB, b *traceBudget) (txTracer, error) {
 	switch cfg.Tracer {
 	case "":
-		return &structLogger{cfg: cfg, st: st}, nil
+		return &structLogger{cfg: cfg, st: st, budget: b}, nil
 	case "callTracer":
-		return &callTracer{onlyTop: cfg.OnlyTopCall, withLog: cfg.WithLog}, nil
+		return &callTracer{onlyTop: cfg.OnlyTopCall, withLog: cfg.WithLog, budget: b}, nil
 	}
 	return nil, fmt.Errorf("tracer %q is not supported (the default struct logger and callTracer are)", cfg.Tracer)
+}
+
+// DefaultTraceBytes is the size cap of one trace answer: the JSON-RPC
+// response cap, which a larger trace could never be sent under anyway.
+const DefaultTraceBytes = 25 << 20
+
+// TraceSizeError is the answer to a trace that would exceed the node's
+// size cap: a struct log of a memory-heavy transaction grows by the whole
+// memory at every step, hundreds of MiB for a small transaction.
+type TraceSizeError struct{ Limit int }
+
+func (e *TraceSizeError) Error() string {
+	return fmt.Sprintf("trace exceeds the node's limit of %d bytes (ask for less: limit, disableStack, disableStorage, enableMemory off, or the callTracer)", e.Limit)
+}
+
+// traceBudget bounds the size of one trace answer, over all the
+// transactions it traces. Tracers spend an estimate of the JSON they will
+// render before they build it; once the budget is gone the tracer records
+// nothing more and the execution is stopped.
+type traceBudget struct {
+	limit, used int
+	err         error
+	stop        func() // cancels the EVM
+}
+
+// spend charges n bytes and reports whether they fit.
+func (b *traceBudget) spend(n int) bool {
+	if b.err != nil {
+		return false
+	}
+	if b.used += n; b.used > b.limit {
+		b.err = &TraceSizeError{Limit: b.limit}
+		b.stop()
+		return false
+	}
+	return true
+}
+
+// traceTimeout is the time cap of a trace: the node's call cap, or less
+// when the request's timeout asks for less.
+func (b *Backend) traceTimeout(cfg *backend.TraceConfig) time.Duration {
+	if cfg.Timeout > 0 && cfg.Timeout < b.opts.CallTimeout {
+		return cfg.Timeout
+	}
+	return b.opts.CallTimeout
 }
 
 // TraceBlock replays blk on its parent's state and traces every
@@ -73,10 +119,21 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 	if err != nil {
 		return nil, err
 	}
+	// The whole request runs under one time cap and one size budget; the
+	// client going away stops it too.
+	limit := b.traceTimeout(cfg)
+	deadline := time.Now().Add(limit)
+	timer := time.AfterFunc(limit, x.EVM.Cancel)
+	defer timer.Stop()
+	defer context.AfterFunc(ctx, x.EVM.Cancel)()
+	budget := &traceBudget{limit: b.opts.TraceBytes, stop: x.EVM.Cancel}
 	var out []backend.TxTrace
 	for i, tx := range blk.Transactions() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if !time.Now().Before(deadline) {
+			return nil, &TimeoutError{Limit: limit}
 		}
 		if only >= 0 && i > only {
 			break
@@ -88,12 +145,21 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 		var tr txTracer
 		x.EVM.Config.Tracer = nil
 		if only < 0 || i == only {
-			if tr, err = newTxTracer(cfg, st); err != nil {
+			if tr, err = newTxTracer(cfg, st, budget); err != nil {
 				return nil, err
 			}
 			x.EVM.Config.Tracer = tr.hooks()
 		}
 		_, res, err := x.Apply(tx, evm.TransactionToMessage(tx, from))
+		if budget.err != nil {
+			return nil, budget.err
+		}
+		if err == nil && errors.Is(res.Err, evm.ErrCancelled) {
+			if err = ctx.Err(); err == nil {
+				err = &TimeoutError{Limit: limit}
+			}
+			return nil, err
+		}
 		if err == nil {
 			err = st.Error() // a read a fork's upstream failed voids the trace
 		}
@@ -108,6 +174,9 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 			raw, err := json.Marshal(r)
 			if err != nil {
 				return nil, err
+			}
+			if !budget.spend(len(raw) - tr.spent()) { // the estimate, corrected
+				return nil, budget.err
 			}
 			t := backend.TxTrace{TxHash: tx.Hash(), Result: raw}
 			if only >= 0 {
@@ -144,6 +213,8 @@ type structLog struct {
 type structLogger struct {
 	cfg     *backend.TraceConfig
 	st      *state.StateDB
+	budget  *traceBudget
+	est     int // bytes charged to the budget
 	logs    []structLog
 	ctxs    []types.Address // storage context of each open frame
 	storage map[types.Address]map[types.Hash]types.Hash
@@ -170,8 +241,48 @@ func (l *structLogger) hooks() *evm.Hooks {
 	}
 }
 
+// Upper bounds of the JSON of a struct log entry's parts, charged before
+// the entry is built: the fixed fields, a stack item or memory word
+// ("0x" and 64 digits, quotes, comma) and a storage slot (two of them).
+const (
+	structLogBytes = 160
+	wordBytes      = 69
+	slotBytes      = 2 * wordBytes
+)
+
+func (l *structLogger) spent() int { return l.est }
+
+// entryBytes bounds the JSON of the entry onOpcode is about to record.
+func (l *structLogger) entryBytes(op byte, stack, memory int, err error) int {
+	n := structLogBytes + len(evm.OpCode(op).String())
+	if err != nil {
+		n += 2 * len(err.Error()) // escaping at worst doubles it
+	}
+	if !l.cfg.DisableStack {
+		n += stack * wordBytes
+	}
+	if l.cfg.EnableMemory {
+		n += memory / 32 * wordBytes
+	}
+	if l.cfg.EnableReturnData {
+		n += 2*len(l.lastRet) + 4
+	}
+	if !l.cfg.DisableStorage && (evm.OpCode(op) == evm.SLOAD || evm.OpCode(op) == evm.SSTORE) && len(l.ctxs) > 0 {
+		n += (len(l.storage[l.ctxs[len(l.ctxs)-1]]) + 1) * slotBytes
+	}
+	return n
+}
+
 func (l *structLogger) onOpcode(pc uint64, op byte, gas, cost uint64, stack []uint256.Int, memory []byte, depth int, err error) {
-	e := structLog{PC: pc, Op: opName(op), Gas: gas, GasCost: cost, Depth: depth, Refund: l.st.GetRefund()}
+	if l.cfg.Limit > 0 && len(l.logs) >= l.cfg.Limit {
+		return // go-ethereum's limit: the first entries only, no error
+	}
+	n := l.entryBytes(op, len(stack), len(memory), err)
+	if !l.budget.spend(n) {
+		return
+	}
+	l.est += n
+	e := structLog{PC: pc, Op: evm.OpCode(op).String(), Gas: gas, GasCost: cost, Depth: depth, Refund: l.st.GetRefund()}
 	if err != nil {
 		e.Error = err.Error()
 	}
@@ -195,7 +306,7 @@ func (l *structLogger) onOpcode(pc uint64, op byte, gas, cost uint64, stack []ui
 	if l.cfg.EnableReturnData && len(l.lastRet) > 0 {
 		e.ReturnData = string(types.AppendHexBytes(nil, l.lastRet))
 	}
-	if !l.cfg.DisableStorage && (op == 0x54 || op == 0x55) && len(l.ctxs) > 0 && len(stack) >= 1 {
+	if !l.cfg.DisableStorage && (evm.OpCode(op) == evm.SLOAD || evm.OpCode(op) == evm.SSTORE) && len(l.ctxs) > 0 && len(stack) >= 1 {
 		addr := l.ctxs[len(l.ctxs)-1]
 		slots := l.storage[addr]
 		if slots == nil {
@@ -257,19 +368,22 @@ type callLog struct {
 type callTracer struct {
 	onlyTop bool
 	withLog bool
+	budget  *traceBudget
+	est     int // bytes charged to the budget
 	stack   []*callFrame
 	root    *callFrame
-}
-
-var frameNames = map[byte]string{
-	evm.FrameCall: "CALL", evm.FrameCallCode: "CALLCODE", evm.FrameDelegateCall: "DELEGATECALL",
-	evm.FrameStaticCall: "STATICCALL", evm.FrameCreate: "CREATE", evm.FrameCreate2: "CREATE2", evm.FrameSelfDestruct: "SELFDESTRUCT",
 }
 
 func (t *callTracer) hooks() *evm.Hooks {
 	return &evm.Hooks{
 		OnEnter: func(depth int, typ byte, from, to types.Address, input []byte, gas uint64, value *uint256.Int) {
-			f := &callFrame{Type: frameNames[typ], From: from, Gas: types.HexUint64(gas), Input: append([]byte{}, input...)}
+			// A frame left out once the budget is gone: the trace fails.
+			n := callFrameBytes + 2*len(input)
+			if !t.budget.spend(n) {
+				return
+			}
+			t.est += n
+			f := &callFrame{Type: evm.OpCode(typ).String(), From: from, Gas: types.HexUint64(gas), Input: append([]byte{}, input...)}
 			toCopy := to
 			f.To = &toCopy
 			if value != nil && typ != evm.FrameDelegateCall && typ != evm.FrameStaticCall {
@@ -291,6 +405,11 @@ func (t *callTracer) hooks() *evm.Hooks {
 			f := t.stack[n-1]
 			t.stack = t.stack[:n-1]
 			f.GasUsed = types.HexUint64(gasUsed)
+			out := 2*len(output) + 2*len(errString(err))
+			if !t.budget.spend(out) {
+				return
+			}
+			t.est += out
 			if len(output) > 0 {
 				f.Output = append([]byte{}, output...)
 			}
@@ -310,6 +429,19 @@ func (t *callTracer) hooks() *evm.Hooks {
 	}
 }
 
+// callFrameBytes bounds the JSON of a call frame without its input and
+// output.
+const callFrameBytes = 400
+
+func (t *callTracer) spent() int { return t.est }
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
 func (t *callTracer) result(res *evm.Result) (any, error) {
 	if t.root == nil {
 		return nil, errors.New("call tracer saw no call frame")
@@ -318,46 +450,3 @@ func (t *callTracer) result(res *evm.Result) (any, error) {
 	t.root.GasUsed = types.HexUint64(res.UsedGas)
 	return t.root, nil
 }
-
-// opName is an opcode's mnemonic.
-func opName(op byte) string {
-	if name := opNames[op]; name != "" {
-		return name
-	}
-	switch {
-	case op >= 0x60 && op <= 0x7f:
-		return fmt.Sprintf("PUSH%d", op-0x5f)
-	case op >= 0x80 && op <= 0x8f:
-		return fmt.Sprintf("DUP%d", op-0x7f)
-	case op >= 0x90 && op <= 0x9f:
-		return fmt.Sprintf("SWAP%d", op-0x8f)
-	case op >= 0xa0 && op <= 0xa4:
-		return fmt.Sprintf("LOG%d", op-0xa0)
-	}
-	return fmt.Sprintf("opcode %#x not defined", op)
-}
-
-var opNames = func() [256]string {
-	var t [256]string
-	for i, n := range strings.Fields(`STOP ADD MUL SUB DIV SDIV MOD SMOD ADDMOD MULMOD EXP SIGNEXTEND`) {
-		t[i] = n
-	}
-	for i, n := range strings.Fields(`LT GT SLT SGT EQ ISZERO AND OR XOR NOT BYTE SHL SHR SAR CLZ`) {
-		t[0x10+i] = n
-	}
-	t[0x20] = "KECCAK256"
-	for i, n := range strings.Fields(`ADDRESS BALANCE ORIGIN CALLER CALLVALUE CALLDATALOAD CALLDATASIZE CALLDATACOPY CODESIZE CODECOPY GASPRICE EXTCODESIZE EXTCODECOPY RETURNDATASIZE RETURNDATACOPY EXTCODEHASH`) {
-		t[0x30+i] = n
-	}
-	for i, n := range strings.Fields(`BLOCKHASH COINBASE TIMESTAMP NUMBER PREVRANDAO GASLIMIT CHAINID SELFBALANCE BASEFEE BLOBHASH BLOBBASEFEE`) {
-		t[0x40+i] = n
-	}
-	for i, n := range strings.Fields(`POP MLOAD MSTORE MSTORE8 SLOAD SSTORE JUMP JUMPI PC MSIZE GAS JUMPDEST TLOAD TSTORE MCOPY PUSH0`) {
-		t[0x50+i] = n
-	}
-	for i, n := range strings.Fields(`CREATE CALL CALLCODE RETURN DELEGATECALL CREATE2`) {
-		t[0xf0+i] = n
-	}
-	t[0xfa], t[0xfd], t[0xfe], t[0xff] = "STATICCALL", "REVERT", "INVALID", "SELFDESTRUCT"
-	return t
-}()

@@ -1,0 +1,5 @@
+package consensus
+
+import . "time"
+
+var _ Duration

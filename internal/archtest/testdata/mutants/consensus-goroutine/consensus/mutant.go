@@ -1,0 +1,3 @@
+package consensus
+
+func spawn(f func()) { go f() }

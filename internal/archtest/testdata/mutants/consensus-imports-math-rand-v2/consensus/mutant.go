@@ -1,0 +1,3 @@
+package consensus
+
+import _ "math/rand/v2"

@@ -1,0 +1,3 @@
+package explorer
+
+import _ "github.com/chaind/chaind/p2p"

@@ -1,0 +1,3 @@
+package lcd
+
+import _ "github.com/chaind/chaind/internal/staking"

@@ -1,0 +1,3 @@
+package front
+
+import _ "github.com/chaind/chaind/internal/staking"

@@ -1,0 +1,2 @@
+// Package newpkg is a package nobody placed in the layers table.
+package newpkg

@@ -1,0 +1,81 @@
+package ethapi_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/chaind/chaind/internal/types"
+)
+
+// A trace is bounded in size and time. The transaction here grows memory
+// to 64 KiB and then loops until its 100,000 gas run out: some 20,000
+// steps, each of which would carry the whole memory with enableMemory
+// (gigabytes of JSON; the node used to build them). Without memory the
+// trace fits; with it the answer is an error naming the size limit, as
+// it is past the request's own time cap. The struct logger's limit keeps
+// the first entries only.
+func TestTraceBounds(t *testing.T) {
+	_, key, addr := devNode(t)
+	// Runtime: PUSH1 1 PUSH2 0xffe0 MSTORE; JUMPDEST PUSH1 6 JUMP (forever).
+	runtime := "600161ffe0525b600656"
+	h := sendTx(t, addr, key, 0, nil, mustHex("600a600c600039600a6000f3"+runtime), 200000)
+	contract := types.MustAddress(waitReceipt(t, addr, h)["contractAddress"].(string))
+	h2 := sendTx(t, addr, key, 1, &contract, nil, 100000)
+	waitReceipt(t, addr, h2)
+
+	type trace struct {
+		StructLogs []struct {
+			Op     string           `json:"op"`
+			Stack  *json.RawMessage `json:"stack"`
+			Memory *json.RawMessage `json:"memory"`
+		} `json:"structLogs"`
+	}
+	for _, tc := range []struct {
+		name     string
+		cfg      map[string]any
+		err      string // "" : a trace
+		steps    int    // 0: any number over 1,000
+		noStack  bool
+		noMemory bool
+	}{
+		{name: "default: no memory, under the cap", cfg: map[string]any{}, noMemory: true},
+		{name: "memory past the cap", cfg: map[string]any{"enableMemory": true}, err: "trace exceeds the node's limit of 26214400 bytes"},
+		{name: "memory off by the legacy option", cfg: map[string]any{"enableMemory": true, "disableMemory": true}, noMemory: true},
+		{name: "limit keeps the first entries", cfg: map[string]any{"enableMemory": true, "limit": 5}, steps: 5},
+		{name: "no stack", cfg: map[string]any{"disableStack": true}, noStack: true, noMemory: true},
+		{name: "past the time cap", cfg: map[string]any{"timeout": "1ns"}, err: "execution aborted (timeout = 1ns)"},
+		{name: "callTracer past the time cap", cfg: map[string]any{"tracer": "callTracer", "timeout": "1ns"}, err: "execution aborted (timeout = 1ns)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := call(t, addr, "debug_traceTransaction", h2, tc.cfg)
+			if tc.err != "" {
+				if r.Error == nil || !strings.Contains(r.Error.Message, tc.err) {
+					t.Fatalf("got %.200s, %+v; want the error %q", r.Result, r.Error, tc.err)
+				}
+				return
+			}
+			if r.Error != nil {
+				t.Fatal(r.Error.Message)
+			}
+			if len(r.Result) > 25<<20 {
+				t.Fatalf("a %d-byte trace", len(r.Result))
+			}
+			var tr trace
+			if err := json.Unmarshal(r.Result, &tr); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(tr.StructLogs); tc.steps != 0 && n != tc.steps || tc.steps == 0 && n < 1000 {
+				t.Fatalf("%d steps, want %d", n, tc.steps)
+			}
+			for i, l := range tr.StructLogs {
+				if (l.Stack == nil) != tc.noStack || (l.Memory == nil) != (tc.noMemory || i < 3) {
+					t.Fatalf("step %d (%s): stack %v memory %v", i, l.Op, l.Stack != nil, l.Memory != nil)
+				}
+			}
+		})
+	}
+	if r := call(t, addr, "debug_traceTransaction", h2, map[string]any{"timeout": "soon"}); r.Error == nil || r.Error.Code != -32602 {
+		t.Fatalf("a bad timeout: %+v", r.Error)
+	}
+}

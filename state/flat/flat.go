@@ -1,0 +1,239 @@
+// Package flat keeps a flat copy of the world state beside its tries:
+// every account under keccak256(address), every slot under
+// keccak256(address) + keccak256(slot), so reading one is one key-value
+// lookup instead of a walk down the trie (go-ethereum's snapshot is the
+// model; this is a different design).
+//
+// The persisted copy holds one state, the newest (normally the head's). It
+// moves in the same atomic batch as the block that changes it, so after a
+// crash it always matches the state the store's head ends on. Each move is
+// journalled with the values it replaced (a reverse diff), for the last
+// Keep moves: reads of those recent states apply the journal over the
+// persisted copy in memory, and a rewind or reorganisation undoes moves
+// from it. A block stored off the canonical chain keeps its forward diff,
+// so a reorganisation can move the copy onto its branch. A state the
+// journal does not reach is not covered: readers fall back to the trie,
+// and a move onto it rebuilds the copy from the trie (Tx.Apply).
+package flat
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+)
+
+// Store is what the copy reads from: the chain's key-value store.
+type Store interface {
+	Get(key []byte) ([]byte, error)
+	Iterate(prefix []byte, fn func(key, value []byte) bool) error
+}
+
+// Key layout, below the chain store's "F" prefix.
+var (
+	prefixAccount = []byte("Fa") // Fa + addrHash -> RLP account
+	prefixStorage = []byte("Fs") // Fs + addrHash + slotHash -> RLP value
+	prefixJournal = []byte("Fj") // Fj + seq(8) -> record of one move (forward and reverse diff)
+	prefixSide    = []byte("Ff") // Ff + number(8) + block hash -> forward diff of a non-canonical block
+	keyMeta       = []byte("Fm") // root(32) + seq of the newest journal record(8)
+)
+
+// DefaultKeep is how many moves the journal keeps when the caller does not
+// say: the recent states readable from the copy, and how far a rewind can
+// go without a rebuild.
+const DefaultKeep = 128
+
+// ErrCorrupt is returned for stored records that do not decode.
+var ErrCorrupt = errors.New("flat state: corrupt record")
+
+// layer is the reverse diff of one journalled move, held in memory for
+// reads of the state before it.
+type layer struct {
+	seq      uint64
+	from, to types.Hash
+	hash     types.Hash // the block that made the move; zero for a state committed outside a block
+	accounts map[types.Hash][]byte
+	slots    map[[64]byte][]byte
+}
+
+// Layer is the flat copy of one store. Reads are safe for concurrent use;
+// moves are made through one Tx at a time (the chain store's lock).
+type Layer struct {
+	kv   Store
+	keep uint64
+
+	mu     sync.RWMutex
+	valid  bool       // the persisted copy is the state at root
+	root   types.Hash // valid only with valid
+	top    uint64     // seq of the newest journal record (0: none yet)
+	layers []*layer   // journal, oldest first; layers[len-1].seq == top
+	sides  map[string]uint64
+}
+
+// Open loads the copy's metadata and journal. fresh says the store holds
+// no state yet: the copy then starts as the empty state. A store that
+// holds state but no copy (made before the copy existed) opens invalid:
+// Rebuild makes it.
+func Open(kv Store, keep uint64, fresh bool) (*Layer, error) {
+	if keep == 0 {
+		keep = DefaultKeep
+	}
+	l := &Layer{kv: kv, keep: keep, sides: map[string]uint64{}}
+	meta, err := kv.Get(keyMeta)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		if fresh {
+			l.valid, l.root = true, state.EmptyRoot
+		}
+		return l, nil
+	case err != nil:
+		return nil, err
+	case len(meta) != 40:
+		return nil, fmt.Errorf("%w: metadata of %d bytes", ErrCorrupt, len(meta))
+	}
+	l.valid, l.root, l.top = true, types.Hash(meta[:32]), binary.BigEndian.Uint64(meta[32:])
+	var derr error
+	err = kv.Iterate(prefixJournal, func(k, v []byte) bool {
+		r, err := decodeRecord(v)
+		if err != nil {
+			derr = err
+			return false
+		}
+		lay := r.layer()
+		lay.seq = binary.BigEndian.Uint64(k[len(prefixJournal):])
+		if lay.seq <= l.top { // above top: undone moves a crash cannot leave, but never trust them
+			l.layers = append(l.layers, lay)
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return nil, err
+	}
+	err = kv.Iterate(prefixSide, func(k, _ []byte) bool {
+		if len(k) == len(prefixSide)+8+32 {
+			l.sides[string(k)] = binary.BigEndian.Uint64(k[len(prefixSide):])
+		}
+		return true
+	})
+	return l, err
+}
+
+// Root returns the state root the persisted copy holds, and false when it
+// holds none (it must be rebuilt).
+func (l *Layer) Root() (types.Hash, bool) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.root, l.valid
+}
+
+// Covers reports whether reads of the state at root are served from the
+// copy.
+func (l *Layer) Covers(root types.Hash) bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	_, ok := l.resolve(root)
+	return ok
+}
+
+// resolve finds the journal layers to look through for the state at
+// root: from the index it returns on. Called with l.mu held.
+func (l *Layer) resolve(root types.Hash) (int, bool) {
+	if !l.valid {
+		return 0, false
+	}
+	root = norm(root)
+	if root == l.root {
+		return len(l.layers), true
+	}
+	for i := len(l.layers) - 1; i >= 0; i-- {
+		if l.layers[i].from == root {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Account returns the RLP account under addrHash in the state at root (nil
+// when there is none); ok is false when the copy does not cover root.
+func (l *Layer) Account(root, addrHash types.Hash) ([]byte, bool, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	from, ok := l.resolve(root)
+	if !ok {
+		return nil, false, nil
+	}
+	for _, lay := range l.layers[from:] {
+		if v, ok := lay.accounts[addrHash]; ok {
+			return v, true, nil
+		}
+	}
+	v, err := get(l.kv, accountKey(addrHash))
+	return v, err == nil, err
+}
+
+// Storage returns the RLP value of a slot in the state at root, as
+// Account does.
+func (l *Layer) Storage(root, addrHash, slotHash types.Hash) ([]byte, bool, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	from, ok := l.resolve(root)
+	if !ok {
+		return nil, false, nil
+	}
+	var k [64]byte
+	copy(k[:], addrHash[:])
+	copy(k[32:], slotHash[:])
+	for _, lay := range l.layers[from:] {
+		if v, ok := lay.slots[k]; ok {
+			return v, true, nil
+		}
+	}
+	v, err := get(l.kv, storageKey(addrHash, slotHash))
+	return v, err == nil, err
+}
+
+// norm maps the zero root, which opens the empty state as EmptyRoot does,
+// to EmptyRoot.
+func norm(root types.Hash) types.Hash {
+	if root == (types.Hash{}) {
+		return state.EmptyRoot
+	}
+	return root
+}
+
+// get reads k, nil when absent.
+func get(kv Store, k []byte) ([]byte, error) {
+	v, err := kv.Get(k)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return v, err
+}
+
+func accountKey(ah types.Hash) []byte {
+	return append(append(make([]byte, 0, 34), prefixAccount...), ah[:]...)
+}
+
+func storageKey(ah, sh types.Hash) []byte {
+	k := make([]byte, 0, 66)
+	return append(append(append(k, prefixStorage...), ah[:]...), sh[:]...)
+}
+
+func journalKey(seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append([]byte(nil), prefixJournal...), seq)
+}
+
+func sideKey(num uint64, hash types.Hash) []byte {
+	return append(binary.BigEndian.AppendUint64(append([]byte(nil), prefixSide...), num), hash[:]...)
+}
+
+func metaValue(root types.Hash, top uint64) []byte {
+	return binary.BigEndian.AppendUint64(append([]byte(nil), root[:]...), top)
+}

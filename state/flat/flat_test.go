@@ -1,0 +1,129 @@
+package flat
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
+	"github.com/chaind/chaind/trie"
+)
+
+func sampleRecord() *record {
+	d := &state.Diff{
+		Accounts: map[types.Hash][]byte{{1}: {0xc1, 0x80}, {2}: nil},
+		Wiped:    map[types.Hash]struct{}{{2}: {}},
+		Storage:  map[types.Hash]map[types.Hash][]byte{{1}: {{9}: {0x05}, {8}: nil}},
+	}
+	rev := newLayer()
+	rev.accounts[types.Hash{1}] = nil
+	rev.slots[[64]byte{1, 32: 9}] = []byte{0x07}
+	return &record{from: types.Hash{0xf}, to: types.Hash{0xe}, num: 7, hash: types.Hash{0xb}, fwd: d, rev: rev}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	for _, r := range []*record{sampleRecord(), {fwd: &state.Diff{}}} {
+		enc := r.encode()
+		got, err := decodeRecord(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.from != r.from || got.to != r.to || got.num != r.num || got.hash != r.hash ||
+			len(got.fwd.Accounts) != len(r.fwd.Accounts) || len(got.fwd.Wiped) != len(r.fwd.Wiped) {
+			t.Fatalf("decoded %+v, want %+v", got, r)
+		}
+		if r.rev != nil && (len(got.rev.slots) != 1 || !bytes.Equal(got.rev.slots[[64]byte{1, 32: 9}], []byte{0x07})) {
+			t.Fatalf("reverse diff lost: %+v", got.rev)
+		}
+		if v, ok := got.fwd.Accounts[types.Hash{2}]; len(r.fwd.Accounts) > 0 && (!ok || v != nil) {
+			t.Fatal("a deletion did not decode as nil")
+		}
+	}
+	// Every truncation is an error, never a shorter record.
+	enc := sampleRecord().encode()
+	for i := 0; i < len(enc); i++ {
+		if _, err := decodeRecord(enc[:i]); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("truncated to %d bytes: %v", i, err)
+		}
+	}
+}
+
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add(sampleRecord().encode())
+	f.Add((&record{fwd: &state.Diff{}}).encode())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := decodeRecord(b)
+		if err != nil {
+			return
+		}
+		if _, err := decodeRecord(r.encode()); err != nil {
+			t.Fatalf("re-encoded record does not decode: %v", err)
+		}
+	})
+}
+
+// TestJournalReadsAndRewind moves a copy through three states and reads
+// each back through the journal, undoes two moves, and checks that a
+// state beyond the journal is not covered.
+func TestJournalReadsAndRewind(t *testing.T) {
+	kv := store.NewMem()
+	l, err := Open(kv, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ah := types.Hash{0xa}
+	roots := []types.Hash{state.EmptyRoot, {1}, {2}, {3}}
+	for i := 1; i < len(roots); i++ {
+		var b store.Batch
+		tx := l.Begin(&b, trie.NewMemoryDB())
+		d := &state.Diff{Accounts: map[types.Hash][]byte{ah: {byte(0x80 + i)}}, Wiped: map[types.Hash]struct{}{}, Storage: map[types.Hash]map[types.Hash][]byte{}}
+		if err := tx.Apply(roots[i-1], roots[i], uint64(i), types.Hash{byte(i)}, d); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(func() error { return kv.Write(&b) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, want := range [][]byte{nil, {0x81}, {0x82}, {0x83}} {
+		v, ok, err := l.Account(roots[i], ah)
+		if i == 0 {
+			if ok {
+				t.Fatal("a state beyond the journal of 2 is covered")
+			}
+			continue
+		}
+		if err != nil || !ok || !bytes.Equal(v, want) {
+			t.Fatalf("state %d: %x %v %v, want %x", i, v, ok, err, want)
+		}
+	}
+	// Reopened, the journal is read back.
+	if l, err = Open(kv, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, _ := l.Account(roots[1], ah); !ok || !bytes.Equal(v, []byte{0x81}) {
+		t.Fatalf("after reopening: %x %v", v, ok)
+	}
+	// Back to state 1: two moves undone, each kept as a side record.
+	var b store.Batch
+	tx := l.Begin(&b, trie.NewMemoryDB())
+	if ok, err := tx.rewindTo(roots[1]); !ok || err != nil {
+		t.Fatalf("rewind: %v %v", ok, err)
+	}
+	if err := tx.Commit(func() error { return kv.Write(&b) }); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := l.Root(); r != roots[1] {
+		t.Fatalf("copy at %s after the rewind", r)
+	}
+	if v, _ := kv.Get(accountKey(ah)); !bytes.Equal(v, []byte{0x81}) {
+		t.Fatalf("persisted account %x after the rewind", v)
+	}
+	if l.Covers(roots[3]) {
+		t.Fatal("an undone state is still covered")
+	}
+	if len(l.sides) != 2 {
+		t.Fatalf("%d side records, want 2", len(l.sides))
+	}
+}
