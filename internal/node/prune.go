@@ -53,7 +53,7 @@ const syncPruneEvery = 2048
 // catchingUp reports whether the node is syncing from its peers.
 func (n *Node) catchingUp() bool {
 	nn := n.net.Load()
-	return nn != nil && nn.sync.isSyncing()
+	return nn != nil && nn.sync.Syncing()
 }
 
 // stateRetention is how many recent blocks keep their state: every one on
