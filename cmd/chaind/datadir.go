@@ -1,12 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/chaind/chaind/internal/chain"
-	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
 )
 
@@ -26,7 +26,7 @@ func (d *chainDir) Close() error { return d.kv.Close() }
 
 // openChain opens the chain in dir: it takes the directory's lock (shared
 // when readOnly, so it may sit beside other readers but never beside a
-// writer) and opens the chain as node.New does (node.OpenChain), which
+// writer) and opens the chain as node.New does (with its genesis's engine), which
 // refuses a genesis other than the one the directory holds. A nil g is
 // the stored genesis; a directory without one is refused, and is not
 // created.
@@ -49,7 +49,7 @@ func openChain(dir string, g *chain.Genesis, readOnly bool) (*chainDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := node.OpenChain(g, kv)
+	c, err := chain.Open(g, kv, pos.ForGenesis(g))
 	if err != nil {
 		kv.Close()
 		return nil, err
@@ -76,12 +76,22 @@ func readStoredGenesis(datadir string) (g *chain.Genesis, ok bool, err error) {
 	if datadir == "" {
 		return nil, false, nil
 	}
-	if _, err := os.Stat(filepath.Join(datadir, "data.log")); err != nil {
+	if !store.Exists(datadir) {
 		return nil, false, nil
 	}
 	// Read-only: a damaged tail must be left for the node's own open to
 	// cut and report, not repaired silently here.
 	kv, err := store.OpenReadOnly(datadir)
+	if errors.Is(err, store.ErrNeedsMigration) {
+		// A directory of the single-log format is converted by its first
+		// open; reading its genesis is that open.
+		info, merr := store.Migrate(datadir)
+		if merr != nil {
+			return nil, false, merr
+		}
+		fmt.Fprintf(os.Stderr, "converted %s to the sorted-table store (%d batches)\n", datadir, info.Batches)
+		kv, err = store.OpenReadOnly(datadir)
+	}
 	if err != nil {
 		return nil, false, err
 	}
