@@ -75,7 +75,10 @@ type Config struct {
 	// pruned in the background).
 	Archive      bool
 	StateHistory uint64 // default 128
-	GasLimit     uint64 // block gas limit the proposer aims for (0: keep the parent's)
+	// HistoryKeep is how many recent blocks stay in the history index
+	// (transaction lookups, address lists); 0 keeps all.
+	HistoryKeep uint64
+	GasLimit    uint64 // block gas limit the proposer aims for (0: keep the parent's)
 
 	Accounts []*secp256k1.PrivateKey // node-held keys (dev accounts)
 	Public   bool                    // apply the public rate and connection limits
@@ -330,6 +333,10 @@ func (n *Node) Start() error {
 	if !n.cfg.Archive {
 		n.wg.Add(1)
 		go n.pruneStates()
+	}
+	if n.cfg.HistoryKeep > 0 {
+		n.wg.Add(1)
+		go n.pruneHistory()
 	}
 	if n.cfg.P2P != nil {
 		return n.startNetwork() // starts consensus once caught up
