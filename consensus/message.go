@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -70,36 +71,84 @@ func DecodeMessage(msg []byte) (Event, error) {
 	return nil, fmt.Errorf("%w: message kind %d", ErrMalformed, msg[0])
 }
 
-// Receive is Step for a message off the wire from peer: it decodes msg,
-// checks that a proposal or vote is signed, for Config.ChainID, by the
-// validator it names (which also rejects votes replayed from another
-// chain, height, round or value), attributes a status message to peer,
-// and steps the core with the result. A message that fails changes
-// nothing and gives an error wrapping ErrMalformed or ErrBadSignature, for
-// the caller to hold against the peer.
-func (s *State) Receive(peer types.Address, msg []byte) ([]Effect, error) {
+// Verified is a proposal, vote or status message off the wire whose form
+// has been decoded and whose signature has been checked for one chain:
+// the only values a node's driver hands the core (Deliver). Only this
+// package makes one (VerifyMessage, Receive), so a message that skipped
+// the check cannot be dressed up as one: the zero Verified is refused.
+type Verified struct {
+	ev      Event // ProposalEvent, VoteEvent or StatusEvent
+	chainID uint64
+}
+
+// Event is the message's event: a ProposalEvent or VoteEvent whose
+// signature recovered to the validator it names, or a StatusEvent
+// attributed to the peer that sent it.
+func (m Verified) Event() Event { return m.ev }
+
+// VerifyMessage decodes a message off the wire from peer and checks that a
+// proposal or vote is signed, for chainID, by the validator it names
+// (which also rejects votes replayed from another chain, height, round or
+// value); a status message is attributed to peer. It is the edge's half
+// of Receive: a node checks each message once, where it arrives, and
+// hands the core the result (Deliver). Errors wrap ErrMalformed or
+// ErrBadSignature, for the caller to hold against the peer.
+func VerifyMessage(chainID uint64, peer types.Address, msg []byte) (Verified, error) {
+	return verifyMessage(nil, chainID, peer, msg, true)
+}
+
+// verifyMessage is VerifyMessage through a signature cache; with sigs
+// false (ruleSignature switched off by a test) it checks the form only.
+func verifyMessage(cache *SigCache, chainID uint64, peer types.Address, msg []byte, sigs bool) (Verified, error) {
 	ev, err := DecodeMessage(msg)
 	if err != nil {
-		return nil, err
+		return Verified{}, err
 	}
 	switch e := ev.(type) {
 	case ProposalEvent:
-		if s.on(ruleSignature) {
+		if sigs {
 			p := e.Proposal
-			if err := s.cfg.SigCache.verify(ProposalDigest(s.cfg.ChainID, p), p.Signature, p.Proposer); err != nil {
-				return nil, err
+			if err := cache.verify(ProposalDigest(chainID, p), p.Signature, p.Proposer); err != nil {
+				return Verified{}, err
 			}
 		}
 	case VoteEvent:
-		if s.on(ruleSignature) {
+		if sigs {
 			v := e.Vote
-			if err := s.cfg.SigCache.verify(VoteDigest(s.cfg.ChainID, v), v.Signature, v.Validator); err != nil {
-				return nil, err
+			if err := cache.verify(VoteDigest(chainID, v), v.Signature, v.Validator); err != nil {
+				return Verified{}, err
 			}
 		}
 	case StatusEvent:
 		e.From = peer // only a hint; the transport knows who sent it
 		ev = e
 	}
-	return s.Step(ev), nil
+	return Verified{ev: ev, chainID: chainID}, nil
+}
+
+// ErrUnverified is returned by Deliver for a message that was not checked
+// by VerifyMessage, or was checked for another chain.
+var ErrUnverified = errors.New("consensus: message not verified for this chain")
+
+// Deliver steps the core with a message VerifyMessage checked. It does not
+// decode or recover a signature again; it refuses (changing nothing) a
+// Verified that no check made or one made for another chain.
+func (s *State) Deliver(m Verified) ([]Effect, error) {
+	if m.ev == nil || m.chainID != s.cfg.ChainID {
+		return nil, ErrUnverified
+	}
+	return s.Step(m.ev), nil
+}
+
+// Receive is VerifyMessage and Deliver in one call, through
+// Config.SigCache: for a process that runs many cores on one stream of
+// messages (the simulator). A message that fails changes nothing and
+// gives an error wrapping ErrMalformed or ErrBadSignature, for the caller
+// to hold against the peer.
+func (s *State) Receive(peer types.Address, msg []byte) ([]Effect, error) {
+	m, err := verifyMessage(s.cfg.SigCache, s.cfg.ChainID, peer, msg, s.on(ruleSignature))
+	if err != nil {
+		return nil, err
+	}
+	return s.Deliver(m)
 }

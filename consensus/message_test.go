@@ -35,9 +35,26 @@ func TestMessageCodec(t *testing.T) {
 	}
 }
 
-// Receive drops what is not signed by the validator it names for this
-// chain, and attributes status messages to the peer.
+// Both ways into the core, Receive and VerifyMessage then Deliver (the
+// node's: checked once at the edge), drop what is not signed by the
+// validator it names for this chain, and attribute status messages to the
+// peer.
 func TestReceiveChecksSignatures(t *testing.T) {
+	for name, receive := range map[string]func(s *State, peer types.Address, msg []byte) ([]Effect, error){
+		"Receive": (*State).Receive,
+		"VerifyMessage+Deliver": func(s *State, peer types.Address, msg []byte) ([]Effect, error) {
+			m, err := VerifyMessage(testChain, peer, msg)
+			if err != nil {
+				return nil, err
+			}
+			return s.Deliver(m)
+		},
+	} {
+		t.Run(name, func(t *testing.T) { testReceiveChecksSignatures(t, receive) })
+	}
+}
+
+func testReceiveChecksSignatures(t *testing.T, receive func(s *State, peer types.Address, msg []byte) ([]Effect, error)) {
 	ss, set := signers(t, 4)
 	src := &fixedSource{sets: []*ValidatorSet{nil, set}}
 	s, err := New(Config{Self: ss[0].Address(), ChainID: testChain, Validators: src, Timeouts: DefaultTimeouts}, 1)
@@ -58,23 +75,68 @@ func TestReceiveChecksSignatures(t *testing.T) {
 	other.SignVote(&otherChain)
 	otherChain.Validator = ss[1].Address()
 	for name, v := range map[string]Vote{"forged": forged, "relabelled": relabelled, "next height": nextHeight, "other chain": otherChain} {
-		if _, err := s.Receive(types.Address{}, EncodeMessage(VoteEvent{Vote: v})); !errors.Is(err, ErrBadSignature) {
+		if _, err := receive(s, types.Address{}, EncodeMessage(VoteEvent{Vote: v})); !errors.Is(err, ErrBadSignature) {
 			t.Errorf("%s vote: %v, want ErrBadSignature", name, err)
 		}
 	}
 	if s.book.Sum(0, Prevote) != 0 {
 		t.Fatal("a rejected vote was counted")
 	}
-	if _, err := s.Receive(types.Address{}, EncodeMessage(VoteEvent{Vote: good})); err != nil {
+	if _, err := receive(s, types.Address{}, EncodeMessage(VoteEvent{Vote: good})); err != nil {
 		t.Fatal(err)
 	}
 	if s.book.Sum(0, Prevote) == 0 {
 		t.Fatal("a good vote was not counted")
 	}
 	// A status from a peer at height 0 asks for nothing; its From is the peer.
-	effs, err := s.Receive(ss[3].Address(), EncodeMessage(StatusEvent{Height: 1, Round: 0}))
+	effs, err := receive(s, ss[3].Address(), EncodeMessage(StatusEvent{Height: 1, Round: 0}))
 	if err != nil || len(effs) != 0 {
 		t.Fatalf("status: %v %v", effs, err)
+	}
+}
+
+// Deliver takes only what VerifyMessage checked for the core's chain: a
+// message that skipped the check (the zero Verified) or was checked for
+// another chain changes nothing.
+func TestDeliverRefusesUnverified(t *testing.T) {
+	ss, set := signers(t, 4)
+	s, err := New(Config{Self: ss[0].Address(), ChainID: testChain, Validators: &fixedSource{sets: []*ValidatorSet{nil, set}}, Timeouts: DefaultTimeouts}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Step(Start{})
+	v := Vote{Type: Prevote, Height: 1, Round: 0, ID: types.Hash{7}}
+	ss[1].SignVote(&v)
+	msg := EncodeMessage(VoteEvent{Vote: v})
+	// Signed for testChain, but checked as a message of another chain:
+	// the signature does not recover there.
+	if _, err := VerifyMessage(testChain+1, types.Address{}, msg); !errors.Is(err, ErrBadSignature) {
+		t.Fatalf("VerifyMessage for another chain: %v", err)
+	}
+	other, _ := NewSigner(testChain+1, make32(1))
+	w := Vote{Type: Prevote, Height: 1, Round: 0, ID: types.Hash{7}}
+	other.SignVote(&w)
+	elsewhere, err := VerifyMessage(testChain+1, types.Address{}, EncodeMessage(VoteEvent{Vote: w}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]Verified{"zero": {}, "other chain": elsewhere} {
+		if effs, err := s.Deliver(m); !errors.Is(err, ErrUnverified) || effs != nil {
+			t.Errorf("%s: Deliver = %v, %v; want ErrUnverified", name, effs, err)
+		}
+	}
+	if s.book.Sum(0, Prevote) != 0 {
+		t.Fatal("an unverified vote was counted")
+	}
+	m, err := VerifyMessage(testChain, types.Address{}, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, ok := m.Event().(VoteEvent); !ok || ev.Vote.Validator != ss[1].Address() {
+		t.Fatalf("verified event %+v", m.Event())
+	}
+	if _, err := s.Deliver(m); err != nil || s.book.Sum(0, Prevote) == 0 {
+		t.Fatalf("a verified vote was not counted: %v", err)
 	}
 }
 

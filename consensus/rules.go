@@ -18,7 +18,9 @@ const (
 	// votes that count (VoteBook.Add).
 	ruleMembership
 	// ruleSignature: a message counts only if its signature recovers to
-	// the validator it claims to come from, for this chain (Receive).
+	// the validator it claims to come from, for this chain (Receive; a
+	// node checks it at the edge, VerifyMessage, and Deliver takes only
+	// what that checked).
 	ruleSignature
 	// ruleProposer: "⟨PROPOSAL, h, r, …⟩ from proposer(h, r)": proposals
 	// of anyone else are ignored (onProposal).

@@ -100,6 +100,7 @@ func TestEveryCommandHelpAndBadFlags(t *testing.T) {
 		{[]string{"evm", "run", "--gas", "0"}, "--gas must be positive"},
 		{[]string{"--http.port", "70000"}, "--http.port must be"},
 		{[]string{"--block-time", "-2s"}, "--block-time must not be negative"},
+		{[]string{"--dev", "--public", "--rpc.allow-unprotected-txs"}, "--rpc.allow-unprotected-txs is never allowed with --public"},
 		{[]string{"--gas-limit", "10"}, "--gas-limit must be"},
 		{[]string{"--block-time", "soon"}, "invalid value"},
 		{[]string{"stray"}, "unknown command"},

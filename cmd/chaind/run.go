@@ -34,6 +34,7 @@ type runFlags struct {
 	network      string
 	genesis      string
 	datadir      string
+	cacheMiB     int
 	host         string
 	httpPort     int
 	wsPort       int
@@ -44,6 +45,7 @@ type runFlags struct {
 	p2pPort      int
 	blockTime    time.Duration
 	public       bool
+	unprotected  bool
 	archive      bool
 	metrics      bool
 	chainID      uint64
@@ -70,6 +72,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.network, "network", "main", "network preset: main (chain ID 8118) or test (8119)")
 	fs.StringVar(&f.genesis, "genesis", "", "go-ethereum-style genesis.json (overrides --network)")
 	fs.StringVar(&f.datadir, "datadir", "", "data directory (default: in memory)")
+	fs.IntVar(&f.cacheMiB, "cache", 64, "MiB of the store's block cache: with the memtables (16 MiB), the bound on the store's memory")
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address every listener binds to")
 	fs.IntVar(&f.httpPort, "http.port", 8545, "JSON-RPC HTTP and WebSocket port (-1 off, 0 any free port)")
 	fs.IntVar(&f.wsPort, "ws.port", 8546, "JSON-RPC WebSocket-only port (-1 off, 0 any free port)")
@@ -80,6 +83,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.p2pPort, "p2p.port", 26656, "p2p port of --p2p.peers networks (-1: accept no connections)")
 	fs.DurationVar(&f.blockTime, "block-time", 2*time.Second, "minimum time between blocks of a validator; 0 seals as soon as transactions are pending, and nothing while idle")
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
+	fs.BoolVar(&f.unprotected, "rpc.allow-unprotected-txs", false, "accept transactions without EIP-155 replay protection over RPC (never with --public)")
 	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
 	fs.StringVar(&f.historyKeep, "history.keep", "all", "blocks whose transactions stay indexed (lookups by hash, address lists, explorer listings), counted back from the head, or all; older ones are answered as unknown")
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics on /metrics of --metrics.port")
@@ -261,6 +265,7 @@ func runNode(args []string) int {
 		check{f.gasLimit != 0 && f.gasLimit < 5000, "--gas-limit must be 0 (keep the genesis limit) or at least 5000"},
 		check{f.procs < 0, "--procs must not be negative"},
 		check{f.chainID != 0 && !f.dev, "--chain-id applies to --dev only (a --genesis file or --network sets the chain ID)"},
+		check{f.unprotected && f.public, "--rpc.allow-unprotected-txs is never allowed with --public"},
 	); !ok {
 		return code
 	}
@@ -281,11 +286,12 @@ func runNode(args []string) int {
 	}
 	cfg := node.Config{
 		HistoryKeep: historyKeep,
-		DataDir:     f.datadir, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
+		DataDir:     f.datadir, CacheMiB: f.cacheMiB, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
 		Explorer: f.explorerPort >= 0, ExplorerPort: f.explorerPort,
 		RESTPort: &f.restPort, GRPCPort: &f.grpcPort, GRPCServer: f.grpcServer,
 		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public, Archive: f.archive,
-		ClientVersion: clientVersion(), Log: log,
+		AllowUnprotectedTxs: f.unprotected,
+		ClientVersion:       clientVersion(), Log: log,
 	}
 	if f.cors != "" {
 		cfg.CORS = strings.Split(f.cors, ",")

@@ -1,5 +1,7 @@
 package precompile
 
+//go:generate go run github.com/chaind/chaind/internal/tools/blake2gen -out blake2f_rounds.go
+
 import "encoding/binary"
 
 // blake2F (0x09, EIP-152) exposes BLAKE2b's compression function F with a

@@ -40,6 +40,11 @@ var layers = []struct {
 	// packages above them.
 	{"internal/backend", 5}, {"internal/front", 5},
 	{"internal/h2", 5}, // the HTTP/2 server of the gRPC port
+	// The node's protocol on p2p: the wire format and one reactor per
+	// concern. It sits on p2p, consensus and the chain (layer 4, kept
+	// apart from each other) and under the node; beside the backend,
+	// never importing it.
+	{"internal/protocol/...", 5},
 	// 6: the Cosmos-style query handlers the REST and gRPC packages share.
 	{"internal/query/...", 6},
 	{"rpc/...", 7}, {"internal/graphql/...", 7}, {"lcd/...", 7}, {"grpcsrv/...", 7}, {"explorer/...", 7},

@@ -11,6 +11,11 @@ import (
 // does not have.
 var ErrNotFound = errors.New("not found")
 
+// ErrUnprotectedTx refuses a transaction whose signature commits to no
+// chain ID (pre-EIP-155): anyone could replay it on every chain where its
+// sender has funds. The wording is go-ethereum's.
+var ErrUnprotectedTx = errors.New("only replay-protected (EIP-155) transactions allowed over RPC")
+
 // RevertError is a call the EVM reverted: the decoded reason in the
 // message and the raw revert bytes in Data.
 type RevertError struct {

@@ -101,7 +101,7 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	}
 	vals, transport := n.cfg.Validators, n.cfg.Transport
 	if nn := n.net.Load(); transport == nil && nn != nil {
-		transport = nn
+		transport = nn.relay
 	}
 	switch {
 	case vals != nil:
@@ -125,13 +125,13 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	if transport == nil && n.dev != nil {
 		// A --dev node keeps its in-process transport across the restarts
 		// of a snapshot revert, whatever validators staking added since.
-		transport = n.dev.transport(signer.Address())
+		transport = n.dev.transport(n.Chain.Config.ChainID, signer.Address())
 	}
 	if transport == nil {
 		if !sole {
 			return nil, errors.New("node: a validator in a set of others needs a Transport")
 		}
-		transport = bft.NewMemNetwork().Join(signer.Address())
+		transport = bft.NewMemNetwork(n.Chain.Config.ChainID).Join(signer.Address())
 	}
 	timeouts := n.cfg.Timeouts
 	if timeouts == (consensus.Timeouts{}) {

@@ -59,7 +59,7 @@ func StartDevnet(cfg DevnetConfig) (*Devnet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dev accounts: %w", err)
 	}
-	dn := &Devnet{Keys: keys, net: bft.NewMemNetwork(), cancel: func() {}}
+	dn := &Devnet{Keys: keys, net: bft.NewMemNetwork(cfg.ChainID), cancel: func() {}}
 	var devAddrs []types.Address
 	for _, k := range keys {
 		devAddrs = append(devAddrs, types.Address(crypto.PrivkeyToAddress(k)))

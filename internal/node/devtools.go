@@ -93,11 +93,11 @@ func devClientVersion(v string) string { return "anvil-compatible " + v }
 
 // transport is the consensus transport of the dev validator: one made
 // at the first start and kept.
-func (d *devTools) transport(self types.Address) bft.Transport {
+func (d *devTools) transport(chainID uint64, self types.Address) bft.Transport {
 	d.trMu.Lock()
 	defer d.trMu.Unlock()
 	if d.tr == nil {
-		d.tr = bft.NewMemNetwork().Join(self)
+		d.tr = bft.NewMemNetwork(chainID).Join(self)
 	}
 	return d.tr
 }

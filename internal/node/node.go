@@ -78,12 +78,19 @@ type Config struct {
 	// HistoryKeep is how many recent blocks stay in the history index
 	// (transaction lookups, address lists); 0 keeps all.
 	HistoryKeep uint64
-	GasLimit    uint64 // block gas limit the proposer aims for (0: keep the parent's)
+	// CacheMiB is the store's block cache (default 64): with the two
+	// memtables, the bound on the memory the store holds, however much
+	// data the directory has.
+	CacheMiB int
+	GasLimit uint64 // block gas limit the proposer aims for (0: keep the parent's)
 
 	Accounts []*secp256k1.PrivateKey // node-held keys (dev accounts)
 	Public   bool                    // apply the public rate and connection limits
-	CORS     []string
-	VHosts   []string // Host header values the HTTP port accepts (empty: any)
+	// AllowUnprotectedTxs accepts transactions without EIP-155 replay
+	// protection from clients. Never with Public.
+	AllowUnprotectedTxs bool
+	CORS                []string
+	VHosts              []string // Host header values the HTTP port accepts (empty: any)
 
 	// HTTPAPIs and WSAPIs are the JSON-RPC namespaces served on the HTTP
 	// and WebSocket-only ports. nil: every namespace, or without Public
@@ -166,6 +173,9 @@ func New(cfg Config) (*Node, error) {
 	if cfg.DevTools && cfg.Public {
 		return nil, errors.New("node: the dev test helpers are never served on a public node")
 	}
+	if cfg.AllowUnprotectedTxs && cfg.Public {
+		return nil, errors.New("node: a public node never accepts transactions without replay protection")
+	}
 	if cfg.DevTools {
 		cfg.Archive = true
 		cfg.ClientVersion = devClientVersion(cfg.ClientVersion)
@@ -174,9 +184,12 @@ func New(cfg Config) (*Node, error) {
 	if cfg.DataDir == "" {
 		kv = store.NewMem()
 	} else {
-		db, err := store.Open(cfg.DataDir)
+		db, err := store.OpenWith(cfg.DataDir, store.Options{CacheMiB: cfg.CacheMiB})
 		if err != nil {
 			return nil, fmt.Errorf("open data directory: %w", err)
+		}
+		if db.Recover.Migrated {
+			cfg.Log.Info("converted the data directory to the sorted-table store", "batches", db.Recover.Batches)
 		}
 		if db.Recover.CutBytes > 0 {
 			cfg.Log.Warn("data directory had a damaged tail; it was cut", "bytes", db.Recover.CutBytes, "reason", db.Recover.Reason)
@@ -217,15 +230,20 @@ func New(cfg Config) (*Node, error) {
 	n.health.failed = make(chan struct{})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
-		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n}})
-	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
+		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n},
+		AllowUnprotected: cfg.AllowUnprotectedTxs})
+	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults, ReturnDataLimit: lim.CallReturnData}
 	if cfg.Validator != nil {
 		cb := types.Address(crypto.PrivkeyToAddress(cfg.Validator))
 		opts.Coinbase = &cb
 	}
 	lim.applyRPC(n.RPC)
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
-	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
+	var accounts backend.Accounts = n.keys
+	if cfg.Public {
+		accounts = nil // a public node holds no unlocked account, --dev or not
+	}
+	ethapi.RegisterAccounts(n.RPC, n.backend, accounts, opts)
 	ethapi.RegisterChain(n.RPC, &network{n: n})
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
 	n.registerFork()

@@ -20,10 +20,10 @@ func (n *Node) syncingNodes() map[types.Address]bool {
 		return nil
 	}
 	out := make(map[types.Address]bool)
-	if nn.sync.isSyncing() {
+	if nn.sync.Syncing() {
 		out[types.Address(nn.host.ID())] = true
 	}
-	for _, id := range nn.sync.syncingPeers() {
+	for _, id := range nn.sync.SyncingPeers() {
 		out[types.Address(id)] = true
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/protocol/wire"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -42,7 +43,7 @@ func TestP2PSyncingPeerCounted(t *testing.T) {
 	pn.startValidator(0)
 	n := pn.nodes[0]
 	waitHeight(t, n, 1, 30*time.Second)
-	x, _ := rawPeer(t, n, 650, topicCert, true)
+	x, _ := rawPeer(t, n, 650, wire.TopicCert, true)
 	syncing := func() int {
 		info, err := (&network{n: n}).CycleInfo(nil)
 		if err != nil {
@@ -53,9 +54,9 @@ func TestP2PSyncingPeerCounted(t *testing.T) {
 	if got := syncing(); got != 0 {
 		t.Fatalf("syncing %d before anyone syncs", got)
 	}
-	x.Broadcast(topicStatus, statusMsg{Height: 0, Syncing: true}.encode())
+	x.Broadcast(wire.TopicStatus, wire.Status{Height: 0, Syncing: true}.Encode())
 	waitFor(t, "the peer counted as syncing", func() bool { return syncing() == 1 })
-	x.Broadcast(topicStatus, statusMsg{Height: 1}.encode())
+	x.Broadcast(wire.TopicStatus, wire.Status{Height: 1}.Encode())
 	waitFor(t, "the peer no longer counted", func() bool { return syncing() == 0 })
 }
 

@@ -1,14 +1,13 @@
 package node
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chaind/chaind/consensus"
-	"github.com/chaind/chaind/internal/devload"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/protocol/wire"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 )
@@ -42,7 +41,7 @@ func rawPeer(t *testing.T, n *Node, seed int, topic p2p.Topic, gossip bool) (*p2
 	}
 	got := make(chan []byte, 16)
 	h.Handle(topic, p2p.TopicConfig{Gossip: gossip}, func(_ p2p.ID, b []byte) error { got <- b; return nil })
-	h.Handle(topicStatus, p2p.TopicConfig{}, func(p2p.ID, []byte) error { return nil })
+	h.Handle(wire.TopicStatus, p2p.TopicConfig{}, func(p2p.ID, []byte) error { return nil })
 	if err := h.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +70,9 @@ func TestP2PEvidenceGossip(t *testing.T) {
 		t.Fatal(err)
 	}
 	pool := &fakePool{}
-	n.net.Load().setEvidencePool(pool)
-	x, _ := rawPeer(t, n, 600, topicEvidence, true)
-	_, atY := rawPeer(t, n, 601, topicEvidence, true)
+	n.net.Load().certs.SetEvidencePool(pool)
+	x, _ := rawPeer(t, n, 600, wire.TopicEvidence, true)
+	_, atY := rawPeer(t, n, 601, wire.TopicEvidence, true)
 
 	signer, err := consensus.NewSigner(8119, pn.keys[0].Serialize())
 	if err != nil {
@@ -85,7 +84,7 @@ func TestP2PEvidenceGossip(t *testing.T) {
 	signer.SignVote(&a)
 	signer.SignVote(&b)
 	ev := consensus.NewDuplicateVoteEvidence(a, b)
-	x.Broadcast(topicEvidence, ev.Encode())
+	x.Broadcast(wire.TopicEvidence, ev.Encode())
 	select {
 	case got := <-atY:
 		if string(got) != string(ev.Encode()) {
@@ -98,7 +97,7 @@ func TestP2PEvidenceGossip(t *testing.T) {
 		t.Fatalf("pooled %d pieces of evidence, want 1", pool.count())
 	}
 	// The same evidence again is neither pooled nor passed on twice.
-	x.Send(n.net.Load().host.ID(), topicEvidence, ev.Encode())
+	x.Send(n.net.Load().host.ID(), wire.TopicEvidence, ev.Encode())
 	select {
 	case <-atY:
 		t.Fatal("evidence passed on twice")
@@ -107,7 +106,7 @@ func TestP2PEvidenceGossip(t *testing.T) {
 	// Forged: the second vote's signature is the first one's.
 	forged := ev
 	forged.B.Signature = forged.A.Signature
-	x.Send(n.net.Load().host.ID(), topicEvidence, forged.Encode())
+	x.Send(n.net.Load().host.ID(), wire.TopicEvidence, forged.Encode())
 	deadline := time.Now().Add(10 * time.Second)
 	for x.PeerCount() != 0 {
 		if time.Now().After(deadline) {
@@ -133,13 +132,13 @@ func TestP2PVoteGossipChecksSignatures(t *testing.T) {
 	if err := n.Start(); err != nil {
 		t.Fatal(err)
 	}
-	x, _ := rawPeer(t, n, 600, topicVote, true)
-	_, atY := rawPeer(t, n, 601, topicVote, true)
+	x, _ := rawPeer(t, n, 600, wire.TopicVote, true)
+	_, atY := rawPeer(t, n, 601, wire.TopicVote, true)
 	signer, _ := consensus.NewSigner(8119, pn.keys[1].Serialize())
 	v := consensus.Vote{Type: consensus.Prevote, Height: 1, ID: types.Hash{1}, Validator: signer.Address()}
 	signer.SignVote(&v)
 	msg := encodeVoteMsg(v)
-	x.Broadcast(topicVote, msg)
+	x.Broadcast(wire.TopicVote, msg)
 	select {
 	case <-atY:
 	case <-time.After(10 * time.Second):
@@ -149,7 +148,7 @@ func TestP2PVoteGossipChecksSignatures(t *testing.T) {
 	far := v
 	far.Height = 50
 	signer.SignVote(&far)
-	x.Broadcast(topicVote, encodeVoteMsg(far))
+	x.Broadcast(wire.TopicVote, encodeVoteMsg(far))
 	select {
 	case <-atY:
 		t.Fatal("a vote far ahead of the chain was relayed")
@@ -157,7 +156,7 @@ func TestP2PVoteGossipChecksSignatures(t *testing.T) {
 	}
 	forged := v
 	forged.ID = types.Hash{9}
-	x.Broadcast(topicVote, encodeVoteMsg(forged))
+	x.Broadcast(wire.TopicVote, encodeVoteMsg(forged))
 	deadline := time.Now().Add(10 * time.Second)
 	for x.PeerCount() != 0 {
 		if time.Now().After(deadline) {
@@ -169,42 +168,4 @@ func TestP2PVoteGossipChecksSignatures(t *testing.T) {
 
 func encodeVoteMsg(v consensus.Vote) []byte {
 	return bft.EncodeMessage(consensus.VoteEvent{Vote: v})
-}
-
-func TestKnownTxs(t *testing.T) {
-	keys := devload.Keys("known-txs", 1)
-	txs, err := devload.NewSigner(8119).Workload(devload.KindTransfer, keys[0], 0, 3, types.Address{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	validated := types.NewBlockWithHeader(&types.Header{Number: 1}).WithBody(types.Body{Transactions: txs[:2]})
-	committed := types.NewBlockWithHeader(&types.Header{Number: 1}).WithBody(types.Body{Transactions: txs[1:2]})
-	k := newKnownTxs(16)
-	k.add(validated, false)
-	k.add(committed, true)
-	for i, want := range []struct {
-		committed bool
-		validated *types.Transaction
-	}{{false, txs[0]}, {true, nil}, {false, nil}} {
-		c, v := k.lookup(txs[i].Hash())
-		if c != want.committed || v != want.validated {
-			t.Errorf("tx %d: committed %v, validated copy %p; want %v, %p", i, c, v, want.committed, want.validated)
-		}
-	}
-	// Bounded: old generations go.
-	for n := range uint64(40) {
-		k.add(types.NewBlockWithHeader(&types.Header{Number: n}).WithBody(types.Body{Transactions: mustWorkload(t, n)}), true)
-	}
-	if c, v := k.lookup(txs[0].Hash()); c || v != nil {
-		t.Fatal("an old transaction is still remembered")
-	}
-}
-
-func mustWorkload(t *testing.T, seed uint64) types.Transactions {
-	keys := devload.Keys(fmt.Sprint("known-txs-", seed), 1)
-	txs, err := devload.NewSigner(8119).Workload(devload.KindTransfer, keys[0], 0, 1, types.Address{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return txs
 }

@@ -3,10 +3,16 @@ package node
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/backend"
+	chainmetrics "github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/protocol/blocksync"
+	"github.com/chaind/chaind/internal/protocol/certs"
+	"github.com/chaind/chaind/internal/protocol/relay"
+	"github.com/chaind/chaind/internal/protocol/txgossip"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -30,38 +36,21 @@ type P2PConfig struct {
 	PrivatePeers   []p2p.ID
 }
 
-// netNode is a node's presence on the p2p network. It is the validator's
-// bft.Transport: proposals and votes are gossiped at high priority (every
-// node relays them, see onVote); status messages and the answers to them
-// go straight to the peer concerned. The driver copes with loss.
+// netNode is a node's presence on the p2p network: the host and the
+// reactors of internal/protocol registered on it, one per concern. The
+// consensus relay is the validator's bft.Transport.
 type netNode struct {
-	n     *Node
 	host  *p2p.Host
-	inbox chan bft.Inbound
-	sync  *syncer
-	gossipState
+	txs   *txgossip.Reactor
+	relay *relay.Reactor
+	certs *certs.Reactor
+	sync  *blocksync.Reactor
 }
 
-var _ bft.Transport = (*netNode)(nil)
-
-// Broadcast sends a message of the local driver. Proposals and votes go
-// out as gossip, which skips peers known to have them: a retransmission
-// reaches only peers that lack the message.
-func (nn *netNode) Broadcast(msg []byte) {
-	if signedMessage(msg) {
-		nn.traceVote("vote sent", msg)
-		nn.host.Broadcast(topicVote, msg)
-		return
-	}
-	nn.host.Broadcast(topicConsensus, msg)
-}
-
-func (nn *netNode) Send(to types.Address, msg []byte) { nn.host.Send(p2p.ID(to), topicConsensus, msg) }
-
-func (nn *netNode) Receive() <-chan bft.Inbound { return nn.inbox }
+var _ bft.Transport = (*relay.Reactor)(nil)
 
 // startNetwork joins the p2p network. A validator starts consensus once
-// it has caught up with its peers (see syncer).
+// it has caught up with its peers (see blocksync).
 func (n *Node) startNetwork() error {
 	cfg := n.cfg.P2P
 	key := cfg.Key
@@ -89,30 +78,31 @@ func (n *Node) startNetwork() error {
 	n.mu.Lock()
 	n.validators = vals
 	n.mu.Unlock()
-	nn := &netNode{n: n, inbox: make(chan bft.Inbound, 4096)}
-	nn.known = newKnownTxs(1 << 16)
+	nn := &netNode{}
 	host, err := p2p.New(p2p.Config{
 		Key:        key,
 		Chain:      p2p.Chain{ChainID: n.Chain.Config.ChainID, Genesis: n.Chain.Genesis().Hash()},
 		ListenAddr: cfg.ListenAddr, StaticPeers: cfg.StaticPeers, Bootnodes: cfg.Bootnodes, MaxPeers: cfg.MaxPeers,
 		NoPeerExchange: cfg.NoPeerExchange, PrivatePeers: cfg.PrivatePeers,
 		Logf:         func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
-		Connected:    func(id p2p.ID) { nn.host.Send(id, topicStatus, nn.status().encode()) },
-		Disconnected: func(id p2p.ID) { nn.sync.forget(id) },
+		Connected:    func(id p2p.ID) { nn.sync.Connected(id) },
+		Disconnected: func(id p2p.ID) { nn.sync.Disconnected(id) },
 	})
 	if err != nil {
 		return err
 	}
-	nn.host = host
-	nn.sync = newSyncer(nn)
+	chainID := n.Chain.Config.ChainID
+	var driver blocksync.Consensus
 	if n.cfg.Validator != nil {
-		host.Handle(topicConsensus, p2p.TopicConfig{Priority: p2p.High}, nn.onConsensus)
+		driver = nodeConsensus{n}
 	}
-	nn.handleGossip()
-	host.Handle(topicTx, p2p.TopicConfig{Priority: p2p.Low, Gossip: true}, nn.onTx)
-	host.Handle(topicStatus, p2p.TopicConfig{Priority: p2p.High}, nn.sync.onStatus)
-	host.Handle(topicGetBlocks, p2p.TopicConfig{Priority: p2p.Low}, nn.onGetBlocks)
-	host.Handle(topicBlocks, p2p.TopicConfig{Priority: p2p.Low}, nn.sync.onBlocks)
+	nn.host = host
+	nn.sync = blocksync.New(host, blocksync.Config{ChainID: chainID, Chain: n.Chain, Validators: vals,
+		Consensus: driver, Inserted: n.resetPool, Log: n.log})
+	nn.relay = relay.New(host, relay.Config{ChainID: chainID, Validators: vals, Validating: n.cfg.Validator != nil,
+		Head: func() uint64 { return n.Chain.Head().Number() }, Log: n.log})
+	nn.certs = certs.New(host, certs.Config{ChainID: chainID, Chain: n.Chain, Validators: vals, Heard: nn.sync.Heard, Log: n.log})
+	nn.txs = txgossip.New(host, n.Pool)
 	if err := host.Start(); err != nil {
 		return err
 	}
@@ -121,12 +111,16 @@ func (n *Node) startNetwork() error {
 		n.log.Info("listening", "kind", "p2p", "addr", a.String(), "id", host.ID().String())
 	}
 	if len(cfg.StaticPeers) == 0 && len(cfg.Bootnodes) == 0 {
-		n.log.Warn("no peers configured: this node waits for others to connect to it", "chain", n.Chain.Config.ChainID)
+		n.log.Warn("no peers configured: this node waits for others to connect to it", "chain", chainID)
 	}
-	n.wg.Add(3)
-	go nn.gossipTransactions()
-	go nn.announceHeads()
-	go nn.sync.run()
+	announce := func(stop <-chan struct{}) { n.announceHeads(nn, stop) }
+	for _, run := range []func(stop <-chan struct{}){nn.txs.Run, announce, nn.sync.Run} {
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			run(n.stop)
+		}()
+	}
 	return nil
 }
 
@@ -137,112 +131,127 @@ func (n *Node) closeNetwork() {
 	}
 }
 
-func (nn *netNode) status() statusMsg {
-	h := nn.n.Chain.Head()
-	return statusMsg{Height: h.Number(), Head: h.Hash(), Syncing: nn.sync.isSyncing()}
-}
-
-// onConsensus hands a consensus message to the driver. A message that
-// does not decode is the peer's offence; one with a bad signature is the
-// driver's to drop.
-func (nn *netNode) onConsensus(from p2p.ID, msg []byte) error {
-	if _, err := bft.DecodeMessage(msg); err != nil {
-		return err
-	}
-	nn.traceVote("vote received", msg)
-	nn.deliver(from, msg)
-	return nil
-}
-
-// onTx puts a gossiped transaction into the pool; the pool's feed then
-// passes it on to peers that lack it. A transaction the pool refuses
-// (already known, nonce too low) is not an offence; one of a block we
-// already executed is not checked again (see knownTxs).
-func (nn *netNode) onTx(_ p2p.ID, b []byte) error {
-	tx, err := types.DecodeTx(b)
-	if err != nil {
-		return err
-	}
-	committed, validated := nn.known.lookup(tx.Hash())
-	if committed {
-		nn.stats.LateTxs.Add(1)
-		return nil
-	}
-	if validated != nil {
-		tx.ShareSender(validated)
-	}
-	nn.n.Pool.Add(tx)
-	return nil
-}
-
-// gossipTransactions sends every transaction the pool accepts, from RPC or
-// from a peer, to the peers that do not have it.
-func (nn *netNode) gossipTransactions() {
-	defer nn.n.wg.Done()
-	txs, cancel := nn.n.Pool.Subscribe(4096)
+// announceHeads tells the reactors of each new head: the transaction
+// reactor remembers its transactions, every peer hears of the head (so
+// that nodes behind fetch it) and, unless we trail, of its certificate.
+func (n *Node) announceHeads(nn *netNode, stop <-chan struct{}) {
+	heads, cancel := n.Chain.Subscribe(64)
 	defer cancel()
 	for {
 		select {
-		case <-nn.n.stop:
-			return
-		case tx, ok := <-txs:
-			if !ok {
-				return
-			}
-			if b, err := tx.MarshalBinary(); err == nil {
-				nn.host.Broadcast(topicTx, b)
-			}
-		}
-	}
-}
-
-// announceHeads tells every peer about each new head, so that nodes
-// behind fetch it.
-func (nn *netNode) announceHeads() {
-	defer nn.n.wg.Done()
-	heads, cancel := nn.n.Chain.Subscribe(64)
-	defer cancel()
-	for {
-		select {
-		case <-nn.n.stop:
+		case <-stop:
 			return
 		case h, ok := <-heads:
 			if !ok {
 				return
 			}
-			nn.known.add(h, true)
-			nn.host.Broadcast(topicStatus, nn.status().encode())
-			if !nn.sync.isSyncing() { // nobody needs the proofs of a node that trails
-				nn.announceCert(h.Number())
+			nn.txs.Committed(h)
+			nn.sync.HeadChanged()
+			if !nn.sync.Syncing() { // nobody needs the proofs of a node that trails
+				nn.certs.Announce(h.Number())
 			}
 		}
 	}
 }
 
-// onGetBlocks answers a sync request with the blocks we have, each with
-// its certificate.
-func (nn *netNode) onGetBlocks(from p2p.ID, b []byte) error {
-	req, err := decodeGetBlocks(b)
+// nodeConsensus is the node's validator as the syncer starts and stops it.
+type nodeConsensus struct{ n *Node }
+
+// Start starts the validator; a failure fails the node.
+func (c nodeConsensus) Start() error {
+	err := c.n.startConsensus()
 	if err != nil {
-		return err
+		c.n.fail(fmt.Errorf("consensus: %w", err))
 	}
-	c := nn.n.Chain
-	var out []certifiedBlock
-	size := 0
-	for num := req.From; num < req.From+uint64(req.Count) && num <= c.Head().Number() && size < maxBlocksBytes; num++ {
-		blk, err := c.BlockByNumber(num)
-		if err != nil {
-			break
-		}
-		cert, err := c.Certificate(num)
-		if err != nil {
-			break // decided before certificates were kept; nothing to prove it with
-		}
-		out = append(out, certifiedBlock{Block: blk, Cert: cert})
-		size += int(blk.Size()) + len(cert)
+	return err
+}
+
+func (c nodeConsensus) StopAndWait() { c.n.stopConsensusAndWait() }
+
+// stopConsensusAndWait stops the validator and waits until its driver has
+// returned, so nothing else commits while the syncer inserts blocks.
+func (n *Node) stopConsensusAndWait() {
+	n.mu.Lock()
+	stop, done := n.stopConsensus, n.consensusDone
+	n.stopConsensus, n.consensusDone = nil, nil
+	n.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
 	}
-	nn.host.Send(from, topicBlocks, encodeBlocks(out))
+}
+
+// evidenceSink is what the local driver reports double-signing to: on a
+// network, the certificate and evidence reactor, which pools the evidence
+// (see useEvidencePool) and gossips it; off one, local, if it is a
+// consensus.EvidenceSink (the validator's application), or nobody.
+func (n *Node) evidenceSink(local any) consensus.EvidenceSink {
+	if nn := n.net.Load(); nn != nil {
+		return nn.certs
+	}
+	if s, ok := local.(consensus.EvidenceSink); ok {
+		return s
+	}
 	return nil
+}
+
+// useEvidencePool sends the evidence this node learns (found by its driver
+// or gossiped by peers) to the first of candidates that pools evidence
+// for blocks (the validator's application or driver). With none, evidence
+// is only relayed.
+func (n *Node) useEvidencePool(candidates ...any) {
+	nn := n.net.Load()
+	if nn == nil {
+		return
+	}
+	for _, c := range candidates {
+		if p, ok := c.(certs.EvidencePool); ok {
+			nn.certs.SetEvidencePool(p)
+			return
+		}
+	}
+	nn.certs.SetEvidencePool(nil)
+}
+
+// onValidated remembers the transactions of a block this validator has
+// validated (see txgossip).
+func (n *Node) onValidated(b *types.Block) {
+	if nn := n.net.Load(); nn != nil {
+		nn.txs.Validated(b)
+	}
+}
+
+// gossipMetrics exposes the reactors' and the host's counters; they read
+// 0 on a node off the network.
+func (n *Node) gossipMetrics(r *chainmetrics.Registry) {
+	stat := func(f func(nn *netNode) *atomic.Uint64) func() float64 {
+		return func() float64 {
+			if nn := n.net.Load(); nn != nil {
+				return float64(f(nn).Load())
+			}
+			return 0
+		}
+	}
+	r.CounterFunc("chaind_p2p_consensus_relayed_total", "Proposals and votes checked and passed on to peers.", stat(func(nn *netNode) *atomic.Uint64 { return &nn.relay.Stats.Relayed }))
+	r.CounterFunc("chaind_p2p_consensus_stale_total", "Proposals and votes too old or too far ahead to relay.", stat(func(nn *netNode) *atomic.Uint64 { return &nn.relay.Stats.Stale }))
+	r.CounterFunc("chaind_p2p_certificates_total", "Commit certificates of blocks not yet held, verified from peers.", stat(func(nn *netNode) *atomic.Uint64 { return &nn.certs.Stats.Certs }))
+	r.CounterFunc("chaind_p2p_evidence_total", "Double-sign evidence verified from peers.", stat(func(nn *netNode) *atomic.Uint64 { return &nn.certs.Stats.Evidence }))
+	r.CounterFunc("chaind_p2p_consensus_delivered_total", "Consensus messages handed to this validator's driver.", stat(func(nn *netNode) *atomic.Uint64 { return &nn.relay.Stats.Delivered }))
+	r.CounterFunc("chaind_p2p_consensus_displaced_total", "Older consensus messages dropped from a full driver inbox.", stat(func(nn *netNode) *atomic.Uint64 { return &nn.relay.Stats.Displaced }))
+	host := func(f func(p2p.GossipStats) uint64) func() float64 {
+		return func() float64 {
+			if nn := n.net.Load(); nn != nil {
+				return float64(f(nn.host.Stats()))
+			}
+			return 0
+		}
+	}
+	r.CounterFunc("chaind_p2p_gossip_pushed_total", "Gossip messages this node originated, sent whole to peers.", host(func(s p2p.GossipStats) uint64 { return s.Pushed }))
+	r.CounterFunc("chaind_p2p_gossip_announced_total", "Gossip messages relayed to peers by announcing their hash.", host(func(s p2p.GossipStats) uint64 { return s.Announced }))
+	r.CounterFunc("chaind_p2p_gossip_wanted_total", "Announced gossip messages this node asked for.", host(func(s p2p.GossipStats) uint64 { return s.Wanted }))
+	r.CounterFunc("chaind_p2p_gossip_served_total", "Gossip messages sent to peers that asked for them.", host(func(s p2p.GossipStats) uint64 { return s.Served }))
+	r.CounterFunc("chaind_p2p_gossip_duplicates_total", "Gossip messages received that this node already had.", host(func(s p2p.GossipStats) uint64 { return s.Duplicates }))
+	r.CounterFunc("chaind_p2p_late_txs_total", "Gossiped transactions that arrived after their block was committed.", stat(func(nn *netNode) *atomic.Uint64 { return &nn.txs.LateTxs }))
 }
 
 // nodeNetwork is what the APIs read about the network.
@@ -263,27 +272,13 @@ func (nw nodeNetwork) PeerCount() int {
 func (nw nodeNetwork) Syncing() (backend.SyncProgress, bool) {
 	nn := nw.n.net.Load()
 	if nn != nil {
-		if p, ok := nn.sync.progress(); ok {
-			return p, true
+		if p, ok := nn.sync.Progress(); ok {
+			return backend.SyncProgress{StartingBlock: p.Start, CurrentBlock: p.Current, HighestBlock: p.Highest}, true
 		}
 	}
 	var highest uint64
 	if nn != nil {
-		highest, _, _ = nn.sync.best()
+		highest = nn.sync.BestHeight()
 	}
 	return nw.n.stalled(highest)
-}
-
-// verifyCertified checks that cert decided b, against the validator set of
-// b's height.
-func verifyCertified(chainID uint64, vals consensus.ValidatorSource, b *types.Block, raw []byte) error {
-	cert, err := consensus.DecodeCertificate(raw)
-	if err != nil {
-		return err
-	}
-	set, err := vals.ValidatorSet(b.Number())
-	if err != nil {
-		return err
-	}
-	return consensus.VerifyCertificate(chainID, set, b.Number(), b.Hash(), cert)
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/protocol/blocksync"
+	"github.com/chaind/chaind/internal/protocol/wire"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -189,7 +191,7 @@ func TestP2PNetwork(t *testing.T) {
 			if err != nil {
 				t.Fatalf("node %d: no certificate at %d: %v", i, num, err)
 			}
-			if err := verifyCertified(8119, pn.vals, b, raw); err != nil {
+			if err := blocksync.VerifyCertified(8119, pn.vals, b, raw); err != nil {
 				t.Fatalf("node %d: certificate %d: %v", i, num, err)
 			}
 		}
@@ -281,21 +283,21 @@ func TestP2PSyncRejectsBadCertificates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			liar.Handle(topicGetBlocks, p2p.TopicConfig{}, func(from p2p.ID, b []byte) error {
-				req, err := decodeGetBlocks(b)
+			liar.Handle(wire.TopicGetBlocks, p2p.TopicConfig{}, func(from p2p.ID, b []byte) error {
+				req, err := wire.DecodeGetBlocks(b)
 				if err != nil {
 					return err
 				}
-				var out []certifiedBlock
+				var out []wire.CertifiedBlock
 				for num := req.From; num < req.From+uint64(req.Count) && num <= 4; num++ {
 					blk, _ := honest.Chain.BlockByNumber(num)
 					cert, _ := honest.Chain.Certificate(num)
-					out = append(out, certifiedBlock{Block: blk, Cert: tamper(num, cert)})
+					out = append(out, wire.CertifiedBlock{Block: blk, Cert: tamper(num, cert)})
 				}
-				liar.Send(from, topicBlocks, encodeBlocks(out))
+				liar.Send(from, wire.TopicBlocks, wire.EncodeBlocks(out))
 				return nil
 			})
-			liar.Handle(topicStatus, p2p.TopicConfig{}, func(p2p.ID, []byte) error { return nil })
+			liar.Handle(wire.TopicStatus, p2p.TopicConfig{}, func(p2p.ID, []byte) error { return nil })
 			if err := liar.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -312,7 +314,7 @@ func TestP2PSyncRejectsBadCertificates(t *testing.T) {
 			fullID := full.net.Load().host.ID()
 			// The liar claims a head of 4.
 			deadline := time.Now().Add(20 * time.Second)
-			for !liar.Send(fullID, topicStatus, statusMsg{Height: 4}.encode()) {
+			for !liar.Send(fullID, wire.TopicStatus, wire.Status{Height: 4}.Encode()) {
 				if time.Now().After(deadline) {
 					t.Fatal("the node never connected to the liar")
 				}
@@ -389,7 +391,7 @@ func TestP2PVotesCrossAPartialMesh(t *testing.T) {
 	if others < 2 || cert == nil {
 		t.Fatalf("block 4 certified with %d precommits of unconnected validators, want at least 2", others)
 	}
-	if st := &hub.net.Load().stats; st.Relayed.Load() == 0 {
+	if st := &hub.net.Load().relay.Stats; st.Relayed.Load() == 0 {
 		t.Fatal("the hub relayed nothing")
 	}
 }

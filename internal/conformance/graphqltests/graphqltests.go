@@ -67,7 +67,9 @@ func Run(dir string, args []string, rep *conformance.Report) error {
 	if err != nil {
 		return err
 	}
-	n, err := node.New(node.Config{Genesis: g, HTTPPort: -1, WSPort: -1, ClientVersion: "chaind/conformance"})
+	// Hive runs go-ethereum with --rpc.allow-unprotected-txs: two cases
+	// send pre-EIP-155 transactions (its chain ID is 1).
+	n, err := node.New(node.Config{Genesis: g, HTTPPort: -1, WSPort: -1, ClientVersion: "chaind/conformance", AllowUnprotectedTxs: true})
 	if err != nil {
 		return err
 	}

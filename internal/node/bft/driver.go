@@ -1,7 +1,7 @@
 // Package bft runs the consensus core (package consensus, a pure state
 // machine) for real inside a node: the Driver feeds it from a Transport and
-// a Clock, signs what it wants broadcast, checks signatures of what
-// arrives, asks an App to build, validate and commit blocks, hands
+// a Clock, signs what it wants broadcast, takes what arrives checked by
+// the transport (consensus.Verified), asks an App to build, validate and commit blocks, hands
 // double-sign evidence to the staking layer, and persists the core's
 // snapshot (fsync'd) before anything it signed leaves the process, so a
 // restarted validator never double-signs.
@@ -32,14 +32,10 @@ import (
 type Transport interface {
 	Broadcast(msg []byte)
 	Send(to types.Address, msg []byte)
-	// Receive delivers incoming messages with the sending peer's address.
-	Receive() <-chan Inbound
-}
-
-// Inbound is one received message.
-type Inbound struct {
-	From types.Address
-	Msg  []byte
+	// Receive delivers incoming messages, decoded and checked where they
+	// arrived (consensus.VerifyMessage): the driver does not check them
+	// again, and the core takes nothing else.
+	Receive() <-chan consensus.Verified
 }
 
 // Clock is the time source: the system clock in production, a fake one in
@@ -210,8 +206,8 @@ func (d *Driver) Run(ctx context.Context) error {
 			if !ok {
 				return ErrTransportClosed
 			}
-			// Malformed or badly signed messages change nothing.
-			if effects, err := d.core.Receive(in.From, in.Msg); err == nil {
+			// A message verified for another chain changes nothing.
+			if effects, err := d.core.Deliver(in); err == nil {
 				d.carry(effects)
 			}
 		case t := <-d.timers:

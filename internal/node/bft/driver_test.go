@@ -102,7 +102,7 @@ type testNet struct {
 }
 
 func newTestNet(t *testing.T, powers []int64) *testNet {
-	tn := &testNet{t: t, net: NewMemNetwork(), dir: t.TempDir()}
+	tn := &testNet{t: t, net: NewMemNetwork(chainID), dir: t.TempDir()}
 	var vals []consensus.Validator
 	for i, p := range powers {
 		key := make([]byte, 32)

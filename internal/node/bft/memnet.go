@@ -3,21 +3,27 @@ package bft
 import (
 	"sync"
 
+	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/types"
 )
 
 // MemNetwork connects validators of one process. Each endpoint has a
 // bounded inbox; when it is full, messages are dropped, as a congested
-// link would (the core retransmits).
+// link would (the core retransmits). A message is decoded and its
+// signature checked once, when it is sent, as a network's edge would; one
+// that fails reaches nobody.
 type MemNetwork struct {
-	mu    sync.RWMutex
-	peers map[types.Address]*MemEndpoint
-	order []types.Address
-	tap   func(from types.Address, msg []byte)
+	chainID uint64
+	mu      sync.RWMutex
+	peers   map[types.Address]*MemEndpoint
+	order   []types.Address
+	tap     func(from types.Address, msg []byte)
 }
 
-// NewMemNetwork returns an empty network.
-func NewMemNetwork() *MemNetwork { return &MemNetwork{peers: make(map[types.Address]*MemEndpoint)} }
+// NewMemNetwork returns an empty network of validators of chainID.
+func NewMemNetwork(chainID uint64) *MemNetwork {
+	return &MemNetwork{chainID: chainID, peers: make(map[types.Address]*MemEndpoint)}
+}
 
 // Tap registers a function that sees every message sent (for tests and
 // tracing). It must not block.
@@ -32,7 +38,7 @@ func (n *MemNetwork) Tap(f func(from types.Address, msg []byte)) {
 func (n *MemNetwork) Join(addr types.Address) *MemEndpoint {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	e := &MemEndpoint{net: n, addr: addr, inbox: make(chan Inbound, 4096)}
+	e := &MemEndpoint{net: n, addr: addr, inbox: make(chan consensus.Verified, 4096)}
 	if _, ok := n.peers[addr]; !ok {
 		n.order = append(n.order, addr)
 	}
@@ -47,10 +53,10 @@ func (n *MemNetwork) Leave(addr types.Address) {
 	n.mu.Unlock()
 }
 
-func (n *MemNetwork) deliver(from, to types.Address, msg []byte) {
+func (n *MemNetwork) deliver(to types.Address, m consensus.Verified) {
 	if e := n.peers[to]; e != nil {
 		select {
-		case e.inbox <- Inbound{From: from, Msg: msg}:
+		case e.inbox <- m:
 		default:
 		}
 	}
@@ -60,7 +66,7 @@ func (n *MemNetwork) deliver(from, to types.Address, msg []byte) {
 type MemEndpoint struct {
 	net   *MemNetwork
 	addr  types.Address
-	inbox chan Inbound
+	inbox chan consensus.Verified
 }
 
 // Broadcast implements Transport.
@@ -70,9 +76,13 @@ func (e *MemEndpoint) Broadcast(msg []byte) {
 	if e.net.tap != nil {
 		e.net.tap(e.addr, msg)
 	}
+	m, err := consensus.VerifyMessage(e.net.chainID, e.addr, msg)
+	if err != nil {
+		return
+	}
 	for _, to := range e.net.order {
 		if to != e.addr {
-			e.net.deliver(e.addr, to, msg)
+			e.net.deliver(to, m)
 		}
 	}
 }
@@ -84,8 +94,10 @@ func (e *MemEndpoint) Send(to types.Address, msg []byte) {
 	if e.net.tap != nil {
 		e.net.tap(e.addr, msg)
 	}
-	e.net.deliver(e.addr, to, msg)
+	if m, err := consensus.VerifyMessage(e.net.chainID, e.addr, msg); err == nil {
+		e.net.deliver(to, m)
+	}
 }
 
 // Receive implements Transport.
-func (e *MemEndpoint) Receive() <-chan Inbound { return e.inbox }
+func (e *MemEndpoint) Receive() <-chan consensus.Verified { return e.inbox }

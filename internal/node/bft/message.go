@@ -12,5 +12,5 @@ var ErrMessage = consensus.ErrMalformed
 func EncodeMessage(ev consensus.Event) []byte { return consensus.EncodeMessage(ev) }
 
 // DecodeMessage parses EncodeMessage output (consensus.DecodeMessage).
-// Signatures are not checked; consensus.State.Receive checks them.
+// Signatures are not checked; consensus.VerifyMessage checks them.
 func DecodeMessage(msg []byte) (consensus.Event, error) { return consensus.DecodeMessage(msg) }

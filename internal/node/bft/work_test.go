@@ -35,13 +35,13 @@ func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
 
 // fakeTransport lets the test inject messages and read what is sent.
 type fakeTransport struct {
-	in  chan Inbound
+	in  chan consensus.Verified
 	out chan []byte
 }
 
-func (t *fakeTransport) Broadcast(msg []byte)             { t.out <- msg }
-func (t *fakeTransport) Send(_ types.Address, msg []byte) { t.out <- msg }
-func (t *fakeTransport) Receive() <-chan Inbound          { return t.in }
+func (t *fakeTransport) Broadcast(msg []byte)               { t.out <- msg }
+func (t *fakeTransport) Send(_ types.Address, msg []byte)   { t.out <- msg }
+func (t *fakeTransport) Receive() <-chan consensus.Verified { return t.in }
 
 // blockingApp blocks in Propose and Validate until its context ends.
 type blockingApp struct {
@@ -104,7 +104,7 @@ func startBlocked(t *testing.T, pick func(set *consensus.ValidatorSet, a types.A
 		t.Fatal(err)
 	}
 	r := &blockedRig{signers: tn.signers, set: set, clock: &fakeClock{timers: make(chan timer, 64)},
-		tr:  &fakeTransport{in: make(chan Inbound), out: make(chan []byte, 256)},
+		tr:  &fakeTransport{in: make(chan consensus.Verified), out: make(chan []byte, 256)},
 		app: &blockingApp{entered: make(chan string, 8), cancelled: make(chan string, 8)}, done: make(chan error, 1)}
 	self := -1
 	for i, s := range tn.signers {
@@ -142,7 +142,11 @@ func (r *blockedRig) stop(t *testing.T, what string) {
 }
 
 func (r *blockedRig) inject(ev consensus.Event, from *consensus.Signer) {
-	r.tr.in <- Inbound{From: from.Address(), Msg: EncodeMessage(ev)}
+	m, err := consensus.VerifyMessage(from.ChainID(), from.Address(), EncodeMessage(ev))
+	if err != nil {
+		panic(err)
+	}
+	r.tr.in <- m
 }
 
 func isStatus(msg []byte) bool {

@@ -36,6 +36,10 @@ type Options struct {
 	TraceBytes int
 	// Network reports peers and sync progress; nil: a node on its own.
 	Network backend.Network
+	// AllowUnprotected accepts transactions without EIP-155 replay
+	// protection from clients (never on a public node); peers' gossip
+	// and imported blocks are not the clients' way in and are not asked.
+	AllowUnprotected bool
 }
 
 // Backend serves every interface package from the chain and the pool.
@@ -212,7 +216,19 @@ func (b *Backend) deriveReceipts(blk *types.Block, rs types.Receipts) error {
 	return types.DeriveReceiptFields(rs, blk.Hash(), hd.Number, hd.Time, hd.BaseFee, blobPrice, blk.Transactions(), b.Signer(hd.Number, hd.Time))
 }
 
+// admit refuses what no client may submit.
+func (b *Backend) admit(tx *types.Transaction) error {
+	if !tx.Protected() && !b.opts.AllowUnprotected {
+		return backend.ErrUnprotectedTx
+	}
+	return nil
+}
+
+// SendTransaction adds a client's transaction to the pool.
 func (b *Backend) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+	if err := b.admit(tx); err != nil {
+		return err
+	}
 	if err := b.pool.Add(tx); err != nil {
 		return err
 	}
@@ -222,6 +238,9 @@ func (b *Backend) SendTransaction(ctx context.Context, tx *types.Transaction) er
 
 // SendPooledTransaction adds a transaction with its blob sidecar.
 func (b *Backend) SendPooledTransaction(ctx context.Context, tx *types.Transaction, sc *types.BlobSidecar) error {
+	if err := b.admit(tx); err != nil {
+		return err
+	}
 	if err := b.pool.AddPooled(tx, sc); err != nil {
 		return err
 	}
