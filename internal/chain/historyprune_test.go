@@ -16,7 +16,7 @@ import (
 func TestHistoryPrune(t *testing.T) {
 	g, c, sk := execFixture(t)
 	from := types.Address(crypto.PubkeyToAddress(sk.PubKey()))
-	full, err := Open(g, store.NewMem()) // the same chain, never pruned
+	full, err := Open(g, store.NewMem(), nil) // the same chain, never pruned
 	if err != nil {
 		t.Fatal(err)
 	}
