@@ -435,7 +435,13 @@ func (it *tableIter) seek(key []byte) {
 		it.fail(it.t.damaged("malformed block", 0))
 		return
 	}
-	it.loadData(di)
+	if it.di = di; di < it.data.n {
+		it.load()
+		return
+	}
+	// Only when the index's key for the block is not its last key.
+	it.ii++
+	it.loadData(0)
 }
 
 func (it *tableIter) next() {
