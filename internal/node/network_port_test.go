@@ -29,7 +29,7 @@ func TestNodeListUsesConfiguredP2PAddress(t *testing.T) {
 		// The fallback list is the one for a chain whose state has no
 		// validators to list.
 		n.Chain.Config.Natives = nil
-		nodes := (&network{n: n}).Nodes()
+		nodes := n.stake.Network().Nodes()
 		n.Close()
 		if len(nodes) != 1 || nodes[0].IP != tc.wantIP || nodes[0].Port != tc.wantPort {
 			t.Errorf("P2P %+v: nodes %+v, want %s:%d", tc.p2p, nodes, tc.wantIP, tc.wantPort)
