@@ -89,6 +89,13 @@ netbench:
 syncbench:
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkSyncVsImport$$' -benchtime 1x -timeout 0 ./internal/node $(SYNCBENCH_ARGS)
 
+# The store against Pebble and bbolt: random writes, random reads, range
+# scans, fsync'd batch commits; engines alternate in every round. Its own
+# module, so the main go.mod stays clean.
+.PHONY: storebench
+storebench:
+	cd internal/store/testdata/peerbench && $(GO) run . $(STOREBENCH_ARGS)
+
 # Ratios against go-ethereum, in its own module so the main go.mod stays clean.
 peerbench:
 	cd internal/peerbench && $(GO) run . $(PEERBENCH_ARGS)

@@ -100,16 +100,24 @@ func admitConfig(cfg *Config) error {
 	return nil
 }
 
-// admit decides whether to keep a socket just accepted from ip; nil means
-// it holds a handshake slot, to be released when the handshake ends.
-func (h *Host) admit(ip string) error {
+// admit decides whether to keep a socket just accepted from ip; if so it
+// holds a handshake slot, and the function returned gives it back.
+func (h *Host) admit(ip string) (release func(), err error) {
 	h.mu.Lock()
 	full := len(h.peers) >= h.cfg.MaxPeers
+	banned := h.ipBanned(ip, time.Now()) && !h.staticIPs[ip]
 	h.mu.Unlock()
-	if full {
-		return ErrTooManyPeers
+	switch {
+	case full:
+		return nil, ErrTooManyPeers
+	case banned:
+		return nil, ErrBanned
 	}
-	return h.pending.acquire(ip)
+	k := ipKey(ip)
+	if err := h.pending.acquire(k); err != nil {
+		return nil, err
+	}
+	return func() { h.pending.release(k) }, nil
 }
 
 // ipOf is the IP of a connection's remote end.

@@ -43,7 +43,17 @@ type Config struct {
 	// lowered to what is left. New fails if fewer than a few handshake
 	// slots are left.
 	FDBudget    int
-	BanDuration time.Duration // default 10m
+	BanDuration time.Duration // a bad peer's key is refused this long; default 10m
+	// IPBanAfter distinct keys banned from one IP (an IPv6 /64) within
+	// IPBanDuration get the IP banned for IPBanDuration; default 2 and 1h.
+	// Configured peers are exempt (see ban.go).
+	IPBanAfter    int
+	IPBanDuration time.Duration
+	// MaxAddrsPerSource caps the addresses learned from one IP held to
+	// dial, default 32; a source adds new ones at most one per AddrRefill
+	// (default 30s) past that many (see pex.go).
+	MaxAddrsPerSource int
+	AddrRefill        time.Duration
 	// NoPeerExchange turns peer exchange off, as CometBFT's pex = false
 	// does: the host connects to its static peers only, never asks a
 	// peer for addresses, ignores addresses it is sent, keeps no
@@ -118,21 +128,16 @@ type Host struct {
 	pending *pendingSet // inbound handshakes in progress (admit.go)
 	refused logThrottle
 
-	mu      sync.Mutex
-	peers   map[ID]*peer
-	since   map[*peer]time.Time
-	bans    map[ID]time.Time
-	learned map[string]*candidate
-	closed  bool
-	quit    chan struct{}
-	wg      sync.WaitGroup
-}
-
-type candidate struct {
-	addr    PeerAddr
-	next    time.Time
-	backoff time.Duration
-	dialing bool
+	mu        sync.Mutex
+	peers     map[ID]*peer
+	since     map[*peer]time.Time
+	bans      map[ID]time.Time
+	ipb       ipBans
+	staticIPs map[string]bool
+	book      *addrBook
+	closed    bool
+	quit      chan struct{}
+	wg        sync.WaitGroup
 }
 
 // New returns a host; register topics with Handle, then Start it.
@@ -158,13 +163,26 @@ func New(cfg Config) (*Host, error) {
 	if cfg.BanDuration <= 0 {
 		cfg.BanDuration = 10 * time.Minute
 	}
+	if cfg.IPBanAfter <= 0 {
+		cfg.IPBanAfter = defaultIPBanAfter
+	}
+	if cfg.IPBanDuration <= 0 {
+		cfg.IPBanDuration = defaultIPBanDuration
+	}
+	if cfg.MaxAddrsPerSource <= 0 {
+		cfg.MaxAddrsPerSource = defaultAddrsPerSource
+	}
+	if cfg.AddrRefill <= 0 {
+		cfg.AddrRefill = defaultAddrRefill
+	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
 	return &Host{cfg: cfg, id: IDOf(cfg.Key), topics: make(map[Topic]topic), seen: newHashSet(1 << 16),
 		cache: newFrameCache(gossipCacheBytes, 1<<16), wants: wantSet{asked: make(map[[32]byte]time.Time)},
 		peers: make(map[ID]*peer), since: make(map[*peer]time.Time), bans: make(map[ID]time.Time),
-		learned: make(map[string]*candidate), quit: make(chan struct{}),
+		ipb:       ipBans{offences: make(map[string]map[ID]time.Time), until: make(map[string]time.Time)},
+		staticIPs: staticIPs(cfg.StaticPeers), book: newAddrBook(cfg.MaxAddrsPerSource, cfg.AddrRefill), quit: make(chan struct{}),
 		pending: newPendingSet(cfg.MaxPendingHandshakes, cfg.MaxPendingPerIP)}, nil
 }
 
@@ -192,7 +210,7 @@ func (h *Host) Start() error {
 	}
 	h.mu.Lock()
 	for _, a := range h.cfg.Bootnodes {
-		h.learned[a.Addr] = &candidate{addr: a, backoff: minBackoff}
+		h.book.addBootnode(a)
 	}
 	h.mu.Unlock()
 	h.wg.Add(1)
@@ -247,27 +265,6 @@ func (h *Host) PeerCount() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.peers)
-}
-
-// Ban drops a peer and refuses it for the ban duration.
-func (h *Host) Ban(id ID, reason error) {
-	h.mu.Lock()
-	h.bans[id] = time.Now().Add(h.cfg.BanDuration)
-	p := h.peers[id]
-	h.mu.Unlock()
-	h.cfg.Logf("banning peer %s: %v", id, reason)
-	if p != nil {
-		p.close(reason)
-	}
-}
-
-func (h *Host) banned(id ID) bool {
-	until, ok := h.bans[id]
-	if ok && time.Now().After(until) {
-		delete(h.bans, id)
-		return false
-	}
-	return ok
 }
 
 // Send queues a message for one peer; it reports false if the peer is not
@@ -359,7 +356,8 @@ func (h *Host) acceptLoop() {
 			continue
 		}
 		ip := ipOf(c.RemoteAddr())
-		if err := h.admit(ip); err != nil {
+		release, err := h.admit(ip)
+		if err != nil {
 			c.Close()
 			h.refused.logf(h.cfg.Logf, "inbound %s refused: %v", c.RemoteAddr(), err)
 			continue
@@ -367,7 +365,7 @@ func (h *Host) acceptLoop() {
 		h.wg.Add(1)
 		go func() {
 			defer h.wg.Done()
-			_, err := h.setup(c, true, PeerAddr{}, func() { h.pending.release(ip) })
+			_, err := h.setup(c, true, PeerAddr{}, release)
 			if err != nil {
 				h.cfg.Logf("inbound %s: %v", c.RemoteAddr(), err)
 			}
@@ -416,6 +414,7 @@ func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr, done func()) (*pee
 		}
 	}
 	p := newPeer(id, sc, inbound, dialedBy, listen)
+	h.askPeers(p) // before the peer is live, so that its answer is expected
 	live, err := h.add(p)
 	if err != nil || live != p {
 		c.Close()
@@ -427,7 +426,6 @@ func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr, done func()) (*pee
 	if h.cfg.Connected != nil {
 		h.cfg.Connected(id)
 	}
-	h.askPeers(p)
 	h.cfg.Logf("peer connected id=%s addr=%s inbound=%v", id, c.RemoteAddr(), inbound)
 	return p, nil
 }
@@ -442,7 +440,7 @@ func (h *Host) add(p *peer) (*peer, error) {
 	if h.closed {
 		return nil, ErrClosed
 	}
-	if h.banned(p.id) {
+	if h.banned(p.id) || (h.ipBanned(p.remoteIP(), time.Now()) && !h.configured(p.id)) {
 		return nil, ErrBanned
 	}
 	if p.inbound && h.peers[p.id] == nil && len(h.peers) >= h.cfg.MaxPeers {
@@ -458,8 +456,14 @@ func (h *Host) add(p *peer) (*peer, error) {
 	}
 	h.peers[p.id] = p
 	h.since[p] = time.Now()
-	if p.listen.Addr != "" && !h.cfg.NoPeerExchange {
-		h.learned[p.listen.Addr] = &candidate{addr: p.listen, backoff: minBackoff}
+	switch {
+	case h.cfg.NoPeerExchange || p.listen.Addr == "":
+	case p.inbound: // where it says it listens, charged to the IP it came from
+		h.book.learn(p.listen, ipKey(p.remoteIP()), time.Now())
+	default: // a candidate dialed by address alone: now its ID is known
+		if c := h.book.addrs[p.listen.Addr]; c != nil && c.addr.ID == (ID{}) {
+			c.addr.ID = p.id
+		}
 	}
 	return p, nil
 }
@@ -516,7 +520,7 @@ func (h *Host) read(p *peer) error {
 				p.send(Low, encodePeers(h.shareable(p.id)))
 			}
 		case kindPeers:
-			h.learn(m.peers)
+			h.onPeers(p, m.peers)
 		case kindHave:
 			h.onHave(p, m.haves)
 		case kindWant:
@@ -562,22 +566,6 @@ func (h *Host) shareable(except ID) []PeerAddr {
 		}
 	}
 	return out
-}
-
-func (h *Host) learn(peers []PeerAddr) {
-	if h.cfg.NoPeerExchange {
-		return // an unasked-for list: nothing to dial it with
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, a := range peers {
-		if a.ID == h.id || len(h.learned) >= 1024 {
-			continue
-		}
-		if _, ok := h.learned[a.Addr]; !ok {
-			h.learned[a.Addr] = &candidate{addr: a, backoff: minBackoff}
-		}
-	}
 }
 
 // keepDialing keeps a static peer connected.
@@ -644,13 +632,17 @@ func (h *Host) discoverLoop() {
 func (h *Host) dialCandidates() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	free := h.cfg.MaxPeers - len(h.peers)
 	now := time.Now()
-	for _, c := range h.learned {
+	h.book.sweep(now)
+	free := min(h.cfg.MaxPeers-len(h.peers), maxDialsPerRound)
+	for _, c := range h.book.addrs {
 		if free <= 0 {
 			return
 		}
 		if c.dialing || now.Before(c.next) || h.banned(c.addr.ID) {
+			continue
+		}
+		if c.source != "" && h.ipBanned(hostOf(c.addr.Addr), now) {
 			continue
 		}
 		if _, ok := h.peers[c.addr.ID]; ok && c.addr.ID != (ID{}) {
@@ -664,17 +656,11 @@ func (h *Host) dialCandidates() {
 			_, err := h.dial(c.addr)
 			h.mu.Lock()
 			defer h.mu.Unlock()
-			c.dialing = false
 			if errors.Is(err, ErrSelf) {
-				delete(h.learned, c.addr.Addr)
+				h.book.remove(c)
 				return
 			}
-			if err != nil {
-				c.next = time.Now().Add(jitter(c.backoff))
-				c.backoff = min(2*c.backoff, maxBackoff)
-			} else {
-				c.backoff = minBackoff
-			}
+			h.book.dialed(c, err == nil, time.Now())
 		}()
 	}
 }

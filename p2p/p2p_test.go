@@ -280,11 +280,13 @@ func TestGarbageBeforeHandshakeDropped(t *testing.T) {
 // rawPeer completes a real handshake with h, then lets the test write
 // whatever it likes.
 func rawPeer(t *testing.T, h *Host, key *secp256k1.PrivateKey) *secureConn {
-	c, err := net.Dial("tcp", h.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	return rawPeerFrom(t, h, key, "127.0.0.1")
+}
+
+// rawPeerFrom is rawPeer connecting from the loopback address ip.
+func rawPeerFrom(t *testing.T, h *Host, key *secp256k1.PrivateKey, ip string) *secureConn {
+	t.Helper()
+	c := dialFrom(t, h, ip)
 	c.SetDeadline(time.Now().Add(5 * time.Second))
 	sc, _, _, err := handshake(c, key, testChain, 0)
 	if err != nil {

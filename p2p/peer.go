@@ -38,6 +38,9 @@ type peer struct {
 	known    *hashSet // gossip this peer has sent us, announced, or got from us
 	served   *hashSet // gossip sent to this peer in answer to its WANTs
 	dropped  atomic.Uint64
+	// askedPeers is set while a request for addresses is unanswered:
+	// only its answer is taken (see onPeers).
+	askedPeers atomic.Bool
 
 	annMu    sync.Mutex
 	ann      [2][]announced // HAVEs waiting for the writer: low, high priority

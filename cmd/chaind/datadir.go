@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node"
@@ -76,12 +76,22 @@ func readStoredGenesis(datadir string) (g *chain.Genesis, ok bool, err error) {
 	if datadir == "" {
 		return nil, false, nil
 	}
-	if _, err := os.Stat(filepath.Join(datadir, "data.log")); err != nil {
+	if !store.Exists(datadir) {
 		return nil, false, nil
 	}
 	// Read-only: a damaged tail must be left for the node's own open to
 	// cut and report, not repaired silently here.
 	kv, err := store.OpenReadOnly(datadir)
+	if errors.Is(err, store.ErrNeedsMigration) {
+		// A directory of the single-log format is converted by its first
+		// open; reading its genesis is that open.
+		info, merr := store.Migrate(datadir)
+		if merr != nil {
+			return nil, false, merr
+		}
+		fmt.Fprintf(os.Stderr, "converted %s to the sorted-table store (%d batches)\n", datadir, info.Batches)
+		kv, err = store.OpenReadOnly(datadir)
+	}
 	if err != nil {
 		return nil, false, err
 	}

@@ -13,8 +13,9 @@ func init() {
 }
 
 // runRepair makes a data directory the node refused to open usable again.
-// Nothing is deleted: the damaged bytes go to a side file, and the report
-// says which blocks the node keeps and which it must fetch again.
+// Nothing is deleted: the damaged bytes of a log go to a side file,
+// damaged tables are renamed aside, and the report says which blocks the
+// node keeps and which it must fetch again.
 func runRepair(args []string) int {
 	fs := flag.NewFlagSet("chaind repair", flag.ContinueOnError)
 	datadir := fs.String("datadir", "", "data directory (required)")
@@ -29,12 +30,20 @@ func runRepair(args []string) int {
 		fmt.Fprintln(os.Stderr, "chaind repair:", err)
 		return 1
 	}
-	if info.SideFile == "" {
-		fmt.Printf("%s: no damage found (%d batches checked); nothing changed\n", *datadir, info.Batches)
+	if !info.Damaged() {
+		fmt.Printf("%s: no damage found (%d batches checked, every table block checked); nothing changed\n", *datadir, info.Batches)
 		return 0
 	}
-	fmt.Printf("%s: damage at offset %d (%s)\nmoved %d bytes from there into %s; nothing was deleted\n",
-		*datadir, info.Offset, info.Reason, info.Moved, info.SideFile)
+	if info.SideFile != "" {
+		fmt.Printf("%s: damage at offset %d of %s (%s)\nmoved %d bytes from there into %s; nothing was deleted\n",
+			*datadir, info.Offset, info.Log, info.Reason, info.Moved, info.SideFile)
+	}
+	for _, l := range info.LaterLogs {
+		fmt.Printf("set aside %s, written after the damage, as %s.damaged\n", l, l)
+	}
+	for _, t := range info.Tables {
+		fmt.Printf("set aside the damaged table %s as %s.damaged: its keys fall back to older values where a deeper table holds them\n", t, t)
+	}
 	head, ok := repairedHead(*datadir)
 	if !ok {
 		fmt.Println("no chain was found before the damage: the node will start from its genesis")

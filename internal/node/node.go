@@ -76,7 +76,11 @@ type Config struct {
 	// pruned in the background).
 	Archive      bool
 	StateHistory uint64 // default 128
-	GasLimit     uint64 // block gas limit the proposer aims for (0: keep the parent's)
+	// CacheMiB is the store's block cache (default 64): with the two
+	// memtables, the bound on the memory the store holds, however much
+	// data the directory has.
+	CacheMiB int
+	GasLimit uint64 // block gas limit the proposer aims for (0: keep the parent's)
 
 	Accounts []*secp256k1.PrivateKey // node-held keys (dev accounts)
 	Public   bool                    // apply the public rate and connection limits
@@ -179,9 +183,12 @@ func New(cfg Config) (*Node, error) {
 	if cfg.DataDir == "" {
 		kv = store.NewMem()
 	} else {
-		db, err := store.Open(cfg.DataDir)
+		db, err := store.OpenWith(cfg.DataDir, store.Options{CacheMiB: cfg.CacheMiB})
 		if err != nil {
 			return nil, fmt.Errorf("open data directory: %w", err)
+		}
+		if db.Recover.Migrated {
+			cfg.Log.Info("converted the data directory to the sorted-table store", "batches", db.Recover.Batches)
 		}
 		if db.Recover.CutBytes > 0 {
 			cfg.Log.Warn("data directory had a damaged tail; it was cut", "bytes", db.Recover.CutBytes, "reason", db.Recover.Reason)
@@ -227,14 +234,18 @@ func New(cfg Config) (*Node, error) {
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
 		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n},
 		AllowUnprotected: cfg.AllowUnprotectedTxs})
-	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
+	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults, ReturnDataLimit: lim.CallReturnData}
 	if cfg.Validator != nil {
 		cb := types.Address(crypto.PrivkeyToAddress(cfg.Validator))
 		opts.Coinbase = &cb
 	}
 	lim.applyRPC(n.RPC)
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
-	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
+	var accounts backend.Accounts = n.keys
+	if cfg.Public {
+		accounts = nil // a public node holds no unlocked account, --dev or not
+	}
+	ethapi.RegisterAccounts(n.RPC, n.backend, accounts, opts)
 	ethapi.RegisterChain(n.RPC, n.stake.Network())
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
 	n.registerFork()

@@ -7,12 +7,6 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 )
 
-// compactor is the part of a disk store that reclaims deleted space.
-type compactor interface {
-	Garbage() float64
-	Compact() error
-}
-
 // pruneStates keeps the stored state to the last StateHistory blocks: every
 // StateHistory new blocks (syncPruneEvery while syncing) it runs a
 // mark-and-sweep pass (chain.Prune), and rewrites the store once most of
@@ -48,14 +42,6 @@ func (n *Node) pruneStates() {
 				continue
 			}
 			n.log.Debug("pruned old state", "head", b.Number(), "roots", st.Roots, "kept", st.Kept, "deleted", st.Deleted, "took", time.Since(start))
-			if c, ok := n.kv.(compactor); ok && c.Garbage() > 0.5 {
-				start := time.Now()
-				if err := c.Compact(); err != nil {
-					n.log.Error("compacting the store failed", "err", err)
-					continue
-				}
-				n.log.Info("compacted the store", "took", time.Since(start))
-			}
 		}
 	}
 }

@@ -1,31 +1,30 @@
 // Package store is chaind's durable key-value storage, built on the standard
-// library alone.
+// library alone: a log-structured merge tree.
 //
-// Data lives in one append-only log file. Every write is a batch framed as
-// one record: length, CRC-32C and payload. A batch is durable once Write
-// returns (the file is fsync'd), and it is atomic: after a crash a batch is
-// either wholly present or wholly absent. On open the log is replayed; a
-// record whose checksum or length does not hold marks the end of the valid
-// data, and everything from there on is cut off and reported, so a torn or
-// bit-flipped tail is never served.
+// A batch is appended to the write-ahead log as one checksummed record and
+// fsync'd before Write returns, then applied to the memtable, a sorted
+// in-memory skip list. A full memtable is written in the background as an
+// immutable sorted table (checksummed blocks, a block index and a bloom
+// filter), and the tables are merged level by level in the background
+// (levelled compaction), so reads touch a bounded number of tables. The
+// manifest names the live tables and the oldest log still needed; opening
+// reads it and replays only the logs written since the last flush, so
+// open time and memory depend on configuration (memtable size, block
+// cache), not on how much the store holds.
 //
-// Values are kept on disk and read with ReadAt through an in-memory index,
-// so memory grows with the number of keys, not with the data. Compact
-// rewrites only the live entries once garbage dominates.
+// A torn last log record is cut and reported; damage anywhere else in a
+// log, in a table block or in the manifest is refused (ErrDamaged) and
+// never served, and Repair sets the damaged bytes aside.
 package store
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Errors callers can test for.
@@ -59,15 +58,9 @@ type KV interface {
 	Close() error
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 const (
 	opPut byte = 1
 	opDel byte = 2
-
-	recordHeader = 8 // uint32 payload length, uint32 CRC-32C of the payload
-	maxRecord    = 1 << 30
-	logName      = "data.log"
 )
 
 // Batch collects puts and deletes applied by one Write.
@@ -137,29 +130,115 @@ func (b *Batch) forEach(fn func(del bool, key, value []byte)) error {
 	return nil
 }
 
-// entry locates a value inside the log file.
-type entry struct {
-	off int64
-	n   uint32
+// Options size the store. Zero fields take the defaults.
+type Options struct {
+	// CacheMiB is the block cache in MiB (default 64): with the
+	// memtables, the bound on the memory the store holds.
+	CacheMiB int
+	// MemtableBytes is how much a memtable holds before it is flushed
+	// (default 8 MiB); at most two exist, and open replays at most
+	// their logs.
+	MemtableBytes int64
+	// TableBytes is the size tables are cut at (default 4 MiB).
+	TableBytes int64
+	// L1Bytes is level 1's size; each level below is ten times the one
+	// above (default 64 MiB).
+	L1Bytes int64
+	// NoSync skips fsync (tests and benchmarks only).
+	NoSync bool
+
+	fs vfs // the file system; the operating system's when nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.CacheMiB <= 0 {
+		o.CacheMiB = 64
+	}
+	if o.MemtableBytes <= 0 {
+		o.MemtableBytes = 8 << 20
+	}
+	if o.TableBytes <= 0 {
+		o.TableBytes = 4 << 20
+	}
+	if o.L1Bytes <= 0 {
+		o.L1Bytes = 64 << 20
+	}
+	if o.fs == nil {
+		o.fs = osFS{}
+	}
+	return o
+}
+
+const (
+	l0CompactTrigger = 4  // L0 tables that start a compaction into L1
+	l0StopWrites     = 20 // L0 tables that hold writes until one ends
+)
+
+// version is one state of the tree: the memtables and the tables of each
+// level. A reader holds a version for as long as it reads; its tables
+// stay open (and on disk) until the last version naming them is let go.
+type version struct {
+	mem    *memtable
+	imm    *memtable // being flushed, or nil
+	levels [numLevels][]*table
+	refs   atomic.Int32
+}
+
+func (v *version) unref() {
+	if v.refs.Add(-1) != 0 {
+		return
+	}
+	for _, lv := range v.levels {
+		for _, t := range lv {
+			t.unref()
+		}
+	}
+}
+
+// clone copies v's lists for a successor; install takes the references.
+func (v *version) clone() *version {
+	nv := &version{mem: v.mem, imm: v.imm}
+	for i, lv := range v.levels {
+		nv.levels[i] = append([]*table(nil), lv...)
+	}
+	return nv
 }
 
 // DB is a durable key-value store in a directory.
 type DB struct {
-	mu     sync.RWMutex
-	dir    string
-	f      *os.File
-	lock   *dirLock         // held while open: one process per directory
-	tip    *tipFile         // where the last write began; nil when read-only
-	size   int64            // end of valid data
-	last   int64            // start of the last record
-	index  map[string]entry // live keys
-	live   int64            // bytes of live values
-	NoSync bool             // skip fsync (tests and benchmarks only)
-	closed bool
-	ro     bool
-	// compacting is set while Compact copies outside the lock.
-	compacting bool
-	Recover    RecoverInfo // what Open found and cut, if anything
+	fs    vfs
+	dir   string
+	opts  Options
+	lock  *dirLock
+	tip   *tipFile // nil when read-only
+	cache *blockCache
+
+	// mu guards everything below; writers hold it, readers hold it only
+	// to take the current version.
+	mu       sync.RWMutex
+	changed  *sync.Cond // a flush or compaction ended
+	cur      *version
+	seq      atomic.Uint64 // last applied operation
+	log      *wal          // nil when read-only
+	nextFile uint64
+	logNum   uint64 // oldest log still needed
+	flushErr error  // why the last flush failed
+	compErr  error  // why the last compaction failed
+	// flushTries and compTries count attempts, so a writer waiting on a
+	// failed one can wait for the next.
+	flushTries, compTries uint64
+	closed                bool
+	ro                    bool
+
+	NoSync  bool        // skip fsync (tests and benchmarks only)
+	Recover RecoverInfo // what Open found and cut, if anything
+
+	closing   atomic.Bool
+	flushWake chan struct{}
+	compWake  chan struct{}
+	stop      chan struct{}
+	bg        sync.WaitGroup
+	compPtr   [numLevels][]byte // where the last compaction of a level ended
 }
 
 // RecoverInfo describes what Open did with a damaged log.
@@ -168,212 +247,216 @@ type RecoverInfo struct {
 	Reason   string // why the valid data ended there
 	Batches  int    // batches replayed
 	// Committed is set (read-only opens only) when the damage lies before
-	// the last write: a writable Open refuses such a file.
+	// the last write: a writable Open refuses such a log.
 	Committed bool
+	// Migrated is set when Open converted a single-log data directory.
+	Migrated bool
 }
 
-// Open opens (creating if needed) the store in dir and locks the directory
-// against other processes. A torn last write is cut and reported in
-// Recover; damage before it makes Open fail with a *DamageError, since
-// cutting there would drop committed data (see Repair).
-func Open(dir string) (*DB, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	lock, err := lockDir(dir, true)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(dir, logName), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		lock.release()
-		return nil, err
-	}
-	tip, err := openTip(dir)
-	if err != nil {
-		f.Close()
-		lock.release()
-		return nil, err
-	}
-	return open(dir, f, lock, tip, false)
-}
+// Open opens (creating if needed) the store in dir with the default
+// options and locks the directory against other processes.
+func Open(dir string) (*DB, error) { return OpenWith(dir, Options{}) }
 
-// OpenReadOnly opens an existing store for reading without repairing it: a
-// damaged tail is left on disk (and reported in Recover) for the next Open
-// to cut and report, so peeking at a data directory never hides damage. It
-// shares the directory with other readers but not with a writer.
-func OpenReadOnly(dir string) (*DB, error) {
-	f, err := os.Open(filepath.Join(dir, logName))
+// OpenWith opens (creating if needed) the store in dir and locks the
+// directory against other processes. A data directory of the single-log
+// format is converted first (see Migrate). A torn last write is cut and
+// reported in Recover; damage before it makes Open fail with a
+// *DamageError, since cutting there would drop committed data (see Repair).
+func OpenWith(dir string, o Options) (*DB, error) {
+	o = o.withDefaults()
+	if err := o.fs.mkdirAll(dir); err != nil {
+		return nil, err
+	}
+	lock, err := lockFS(o.fs, dir, true)
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockDir(dir, false)
+	db, err := open(dir, o, lock, false)
 	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return open(dir, f, lock, nil, true)
-}
-
-func open(dir string, f *os.File, lock *dirLock, tip *tipFile, ro bool) (*DB, error) {
-	db := &DB{dir: dir, f: f, lock: lock, tip: tip, index: make(map[string]entry), ro: ro}
-	if err := db.replay(); err != nil {
-		f.Close()
-		tip.close(false)
 		lock.release()
 		return nil, err
 	}
 	return db, nil
 }
 
-// scanResult is where a replay of the log stopped and why.
-type scanResult struct {
-	end     int64  // end of the valid records
-	last    int64  // start of the last valid record
-	total   int64  // file size
-	reason  string // empty when the whole file is valid
-	batches int
-	// followed is set when a valid record sits right after the bad one:
-	// the damage is then inside the file, not a torn end.
-	followed bool
-}
-
-// scan replays the log from the start, calling apply for every valid
-// record, and stops at the first record that does not hold.
-func scan(f *os.File, apply func(payload []byte, base int64) error) (scanResult, error) {
-	st, err := f.Stat()
+// OpenReadOnly opens an existing store for reading without repairing it: a
+// damaged log tail is left on disk (and reported in Recover) for the next
+// Open to cut and report, so peeking at a data directory never hides
+// damage. It shares the directory with other readers but not with a
+// writer. A directory of the single-log format is refused with
+// ErrNeedsMigration: reading it would mean converting it.
+func OpenReadOnly(dir string) (*DB, error) {
+	o := Options{}.withDefaults()
+	if _, err := o.fs.open(path(dir, manifestName), false, false); err != nil {
+		if legacy(o.fs, dir) {
+			return nil, fmt.Errorf("%w: %s", ErrNeedsMigration, dir)
+		}
+		return nil, err
+	}
+	lock, err := lockFS(o.fs, dir, false)
 	if err != nil {
-		return scanResult{}, err
+		return nil, err
 	}
-	res := scanResult{total: st.Size()}
-	total := res.total
-	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, total), 1<<20)
-	var (
-		off     int64
-		hdr     [recordHeader]byte
-		payload []byte
-	)
-	for off < total {
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			res.reason = fmt.Sprintf("torn record header at offset %d", off)
-			break
-		}
-		n := binary.LittleEndian.Uint32(hdr[0:4])
-		sum := binary.LittleEndian.Uint32(hdr[4:8])
-		if n == 0 || n > maxRecord || int64(n) > total-off-recordHeader {
-			res.reason = fmt.Sprintf("bad record length %d at offset %d", n, off)
-			break
-		}
-		if cap(payload) < int(n) {
-			payload = make([]byte, n)
-		}
-		payload = payload[:n]
-		if _, err := io.ReadFull(r, payload); err != nil {
-			res.reason = fmt.Sprintf("torn record payload at offset %d", off)
-			break
-		}
-		if crc32.Checksum(payload, castagnoli) != sum {
-			res.reason = fmt.Sprintf("checksum mismatch at offset %d", off)
-			res.followed = validRecordAt(f, off+recordHeader+int64(n), total)
-			break
-		}
-		if err := apply(payload, off+recordHeader); err != nil {
-			res.reason = fmt.Sprintf("malformed batch at offset %d: %v", off, err)
-			res.followed = validRecordAt(f, off+recordHeader+int64(n), total)
-			break
-		}
-		res.last = off
-		off += recordHeader + int64(n)
-		res.batches++
+	db, err := open(dir, o, lock, true)
+	if err != nil {
+		lock.release()
+		return nil, err
 	}
-	res.end = off
-	return res, nil
+	return db, nil
 }
 
-// validRecordAt reports whether a whole record with a good checksum starts
-// at off.
-func validRecordAt(f *os.File, off, total int64) bool {
-	var hdr [recordHeader]byte
-	if off+recordHeader > total {
-		return false
+// Exists reports whether dir holds a store (of either format).
+func Exists(dir string) bool {
+	fs := osFS{}
+	if f, err := fs.open(path(dir, manifestName), false, false); err == nil {
+		f.Close()
+		return true
 	}
-	if _, err := f.ReadAt(hdr[:], off); err != nil {
-		return false
-	}
-	n := binary.LittleEndian.Uint32(hdr[0:4])
-	if n == 0 || n > maxRecord || int64(n) > total-off-recordHeader {
-		return false
-	}
-	p := make([]byte, n)
-	if _, err := f.ReadAt(p, off+recordHeader); err != nil {
-		return false
-	}
-	return crc32.Checksum(p, castagnoli) == binary.LittleEndian.Uint32(hdr[4:8])
+	return legacy(fs, dir)
 }
 
-// replay rebuilds the index from the log. Damage in the last write is cut;
-// damage before it is refused.
-func (db *DB) replay() error {
-	res, err := scan(db.f, db.apply)
+func open(dir string, o Options, lock *dirLock, ro bool) (*DB, error) {
+	db := &DB{
+		fs: o.fs, dir: dir, opts: o, lock: lock, ro: ro, NoSync: o.NoSync,
+		cache:     newBlockCache(int64(o.CacheMiB) << 20),
+		flushWake: make(chan struct{}, 1), compWake: make(chan struct{}, 1), stop: make(chan struct{}),
+	}
+	db.changed = sync.NewCond(&db.mu)
+	m, ok, err := readManifest(db.fs, dir)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if ro {
+			return nil, fmt.Errorf("store: no store in %s", dir)
+		}
+		if m, err = db.create(); err != nil {
+			return nil, err
+		}
+	}
+	if err := db.load(m); err != nil {
+		db.cur.unref()
+		return nil, err
+	}
+	if !ro {
+		db.bg.Add(2)
+		go db.flusher()
+		go db.compactor()
+		wake(db.compWake)
+	}
+	return db, nil
+}
+
+// create starts a new store, converting a single-log directory if there is
+// one.
+func (db *DB) create() (*manifest, error) {
+	if legacy(db.fs, db.dir) {
+		return db.migrate()
+	}
+	m := &manifest{nextFile: 2, logNum: 1}
+	if err := writeManifest(db.fs, db.dir, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// load opens the tables the manifest names and replays the logs it still
+// needs.
+func (db *DB) load(m *manifest) error {
+	db.nextFile, db.logNum = m.nextFile, m.logNum
+	v := &version{}
+	v.refs.Store(1)
+	for lv, metas := range m.levels {
+		for _, tm := range metas {
+			t := db.newTable(tm)
+			t.ref()
+			v.levels[lv] = append(v.levels[lv], t)
+		}
+	}
+	db.cur = v
+	names, err := db.fs.list(db.dir)
 	if err != nil {
 		return err
 	}
-	db.Recover.Batches = res.batches
-	db.size, db.last = res.end, res.last
-	synced := readTip(db.dir)
-	if res.end == res.total && synced <= res.total {
-		return nil
-	}
-	reason := res.reason
-	if reason == "" {
-		reason = fmt.Sprintf("the file ends at offset %d, before its last write began at offset %d", res.total, synced)
-	}
-	db.Recover.CutBytes = res.total - res.end
-	db.Recover.Reason = reason
-	if res.end < synced || res.followed {
-		if db.ro {
-			db.Recover.Committed = true
-			return nil
+	live := map[uint64]bool{}
+	for _, lv := range m.levels {
+		for _, t := range lv {
+			live[t.num] = true
 		}
-		return &DamageError{Path: db.f.Name(), Offset: res.end, Size: res.total, LastWrite: synced, Reason: reason}
 	}
-	if db.ro {
-		return nil
+	var logs []uint64
+	for _, name := range names {
+		num, kind, ok := parseFileName(name)
+		if !ok {
+			continue
+		}
+		db.nextFile = max(db.nextFile, num+1)
+		switch {
+		case kind == logSuffix && num >= m.logNum:
+			logs = append(logs, num)
+		case db.ro:
+		case kind == logSuffix, kind == tableSuffix && !live[num]:
+			// A log already in tables, or a table a crash left before
+			// the manifest named it.
+			db.fs.remove(path(db.dir, name))
+		}
 	}
-	if err := db.f.Truncate(res.end); err != nil {
-		return err
+	if !db.ro {
+		db.fs.remove(path(db.dir, manifestName+".tmp"))
 	}
-	if err := db.f.Sync(); err != nil {
-		return err
-	}
-	return db.tip.set(db.last)
+	sort.Slice(logs, func(i, j int) bool { return logs[i] < logs[j] })
+	return db.replay(logs)
 }
 
-// apply updates the index with a batch whose payload starts at base in the
-// file. The whole batch is checked before the index changes, so a
-// malformed batch leaves no partial effect.
-func (db *DB) apply(p []byte, base int64) error {
-	b := Batch{ops: p}
-	if err := b.forEach(func(bool, []byte, []byte) {}); err != nil {
-		return err
+// parseFileName splits "000012.sst" into 12 and ".sst".
+func parseFileName(name string) (uint64, string, bool) {
+	for _, suf := range []string{logSuffix, tableSuffix} {
+		if len(name) > len(suf) && name[len(name)-len(suf):] == suf {
+			var n uint64
+			for _, c := range name[:len(name)-len(suf)] {
+				if c < '0' || c > '9' {
+					return 0, "", false
+				}
+				n = n*10 + uint64(c-'0')
+			}
+			return n, suf, true
+		}
 	}
-	return b.forEach(func(del bool, key, value []byte) {
-		k := string(key)
-		if old, ok := db.index[k]; ok {
-			db.live -= int64(old.n)
-		}
-		if del {
-			delete(db.index, k)
-			return
-		}
-		// value aliases p, so its offset within p locates it in the file.
-		off := int64(cap(p) - cap(value))
-		db.index[k] = entry{off: base + off, n: uint32(len(value))}
-		db.live += int64(len(value))
-	})
+	return 0, "", false
 }
 
-// Write appends the batch and makes it durable before returning.
+func (db *DB) newTable(tm tableMeta) *table {
+	return &table{num: tm.num, size: tm.size, smallest: tm.smallest, largest: tm.largest, db: db}
+}
+
+// acquire returns the current version, held, and the sequence number a
+// reader reads at.
+func (db *DB) acquire() (*version, uint64, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return nil, 0, ErrClosed
+	}
+	db.cur.refs.Add(1)
+	return db.cur, db.seq.Load(), nil
+}
+
+// install makes nv the current version; db.mu is held.
+func (db *DB) install(nv *version) {
+	nv.refs.Store(1)
+	for _, lv := range nv.levels {
+		for _, t := range lv {
+			t.ref()
+		}
+	}
+	old := db.cur
+	db.cur = nv
+	old.unref()
+	db.changed.Broadcast()
+}
+
+// Write logs the batch and makes it durable before applying it and
+// returning. Readers see all of it or none of it.
 func (db *DB) Write(b *Batch) error {
 	if b.n == 0 {
 		return nil
@@ -381,38 +464,36 @@ func (db *DB) Write(b *Batch) error {
 	if len(b.ops) > maxRecord {
 		return fmt.Errorf("store: batch of %d bytes exceeds the %d-byte record limit", len(b.ops), maxRecord)
 	}
-	rec := make([]byte, recordHeader, recordHeader+len(b.ops))
-	binary.LittleEndian.PutUint32(rec[0:4], uint32(len(b.ops)))
-	binary.LittleEndian.PutUint32(rec[4:8], crc32.Checksum(b.ops, castagnoli))
-	rec = append(rec, b.ops...)
-
+	rec := frame(b.ops)
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	if err := db.writable(); err != nil {
+		return err
+	}
+	if err := db.makeRoom(); err != nil {
+		return err
+	}
+	if err := db.log.append(db.tip, rec, !db.NoSync); err != nil {
+		return fmt.Errorf("store: writing the log: %w", err)
+	}
+	seq := db.seq.Load()
+	mem := db.cur.mem
+	b.forEach(func(del bool, key, value []byte) {
+		seq++
+		mem.add(key, value, seq, del)
+	})
+	db.seq.Store(seq)
+	return nil
+}
+
+// writable is nil when the store may be written; db.mu is held.
+func (db *DB) writable() error {
 	if db.closed {
 		return ErrClosed
 	}
 	if db.ro {
 		return ErrReadOnly
 	}
-	// The tip moves first, so it never points past the one record a crash
-	// can tear.
-	if err := db.tip.set(db.size); err != nil {
-		return err
-	}
-	if _, err := db.f.WriteAt(rec, db.size); err != nil {
-		// A partial write is cut on the next open; keep serving what we had.
-		return err
-	}
-	if !db.NoSync {
-		if err := db.f.Sync(); err != nil {
-			return err
-		}
-	}
-	if err := db.apply(b.ops, db.size+recordHeader); err != nil {
-		return err // cannot happen: we encoded the batch ourselves
-	}
-	db.last = db.size
-	db.size += int64(len(rec))
 	return nil
 }
 
@@ -430,306 +511,169 @@ func (db *DB) Delete(key []byte) error {
 	return db.Write(&b)
 }
 
+// get finds key in version v at sequence seq; the value is shared.
+func (v *version) get(key []byte, seq uint64) ([]byte, error) {
+	for _, m := range []*memtable{v.mem, v.imm} {
+		if m == nil {
+			continue
+		}
+		if val, del, ok := m.get(key, seq); ok {
+			if del {
+				return nil, ErrNotFound
+			}
+			return val, nil
+		}
+	}
+	h := keyHash(key)
+	for _, t := range v.levels[0] {
+		val, del, ok, err := t.get(key, h)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if del {
+				return nil, ErrNotFound
+			}
+			return val, nil
+		}
+	}
+	for _, lv := range v.levels[1:] {
+		i := sort.Search(len(lv), func(i int) bool { return bytes.Compare(lv[i].largest, key) >= 0 })
+		if i == len(lv) {
+			continue
+		}
+		val, del, ok, err := lv[i].get(key, h)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if del {
+				return nil, ErrNotFound
+			}
+			return val, nil
+		}
+	}
+	return nil, ErrNotFound
+}
+
 // Get returns a copy of the value of key.
 func (db *DB) Get(key []byte) ([]byte, error) {
-	db.mu.RLock()
-	defer db.mu.RUnlock()
-	if db.closed {
-		return nil, ErrClosed
-	}
-	e, ok := db.index[string(key)]
-	if !ok {
-		return nil, ErrNotFound
-	}
-	v := make([]byte, e.n)
-	if _, err := db.f.ReadAt(v, e.off); err != nil {
+	v, seq, err := db.acquire()
+	if err != nil {
 		return nil, err
 	}
-	return v, nil
+	defer v.unref()
+	val, err := v.get(key, seq)
+	if err != nil {
+		return nil, err
+	}
+	return append(make([]byte, 0, len(val)), val...), nil
 }
 
 // Has reports whether key is present.
 func (db *DB) Has(key []byte) (bool, error) {
-	db.mu.RLock()
-	defer db.mu.RUnlock()
-	if db.closed {
-		return false, ErrClosed
+	v, seq, err := db.acquire()
+	if err != nil {
+		return false, err
 	}
-	_, ok := db.index[string(key)]
-	return ok, nil
+	defer v.unref()
+	_, err = v.get(key, seq)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
-// Iterate calls fn for each key with prefix in key order. The store is
-// read-locked meanwhile, so fn must not write to it.
+// iter returns a merging iterator over everything v holds at seq.
+func (v *version) iter(seq uint64, fill bool) *mergeIter {
+	var srcs []iterator
+	srcs = append(srcs, &memIter{m: v.mem, seq: seq})
+	if v.imm != nil {
+		srcs = append(srcs, &memIter{m: v.imm, seq: seq})
+	}
+	for _, t := range v.levels[0] {
+		srcs = append(srcs, t.iter(fill))
+	}
+	for _, lv := range v.levels[1:] {
+		if len(lv) > 0 {
+			srcs = append(srcs, &levelIter{tables: lv, fill: fill})
+		}
+	}
+	return newMergeIter(srcs)
+}
+
+// Iterate calls fn for each key with prefix in key order, as the store was
+// when Iterate began: writes meanwhile (fn may write) are not seen. The key
+// and value are fn's to keep.
 func (db *DB) Iterate(prefix []byte, fn func(key, value []byte) bool) error {
-	db.mu.RLock()
-	defer db.mu.RUnlock()
-	if db.closed {
-		return ErrClosed
-	}
-	p := string(prefix)
-	keys := make([]string, 0)
-	for k := range db.index {
-		if strings.HasPrefix(k, p) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		e := db.index[k]
-		v := make([]byte, e.n)
-		if _, err := db.f.ReadAt(v, e.off); err != nil {
-			return err
-		}
-		if !fn([]byte(k), v) {
-			return nil
-		}
-	}
-	return nil
+	return db.iterate(prefix, func(k, v []byte) bool {
+		return fn(append([]byte(nil), k...), append(make([]byte, 0, len(v)), v...))
+	})
 }
 
-// IterateKeys calls fn for each key with prefix, in no particular order,
-// reading no values. The store is read-locked meanwhile.
+// IterateKeys calls fn for each key with prefix (in key order, as it
+// happens), as the store was when it began.
 func (db *DB) IterateKeys(prefix []byte, fn func(key []byte) bool) error {
-	db.mu.RLock()
-	defer db.mu.RUnlock()
-	if db.closed {
-		return ErrClosed
-	}
-	p := string(prefix)
-	for k := range db.index {
-		if strings.HasPrefix(k, p) && !fn([]byte(k)) {
-			return nil
-		}
-	}
-	return nil
+	return db.iterate(prefix, func(k, _ []byte) bool { return fn(append([]byte(nil), k...)) })
 }
 
-// Len is the number of live keys.
-func (db *DB) Len() int {
-	db.mu.RLock()
-	defer db.mu.RUnlock()
-	return len(db.index)
-}
-
-// Garbage is the fraction of the log that no live value uses (0..1).
-func (db *DB) Garbage() float64 {
-	db.mu.RLock()
-	defer db.mu.RUnlock()
-	if db.size == 0 {
-		return 0
-	}
-	return 1 - float64(db.live)/float64(db.size)
-}
-
-// Compact rewrites the live entries into a fresh log and swaps it in
-// atomically (write, fsync, rename, fsync the directory), so a crash at any
-// point leaves either the old or the new log whole.
-//
-// Readers and writers are not held up while the live entries are copied:
-// Compact copies what was live when it began, then, locked, replays onto
-// the new log the records written since (usually a few) and swaps the
-// files. One compaction runs at a time; a second call meanwhile returns
-// ErrCompacting.
-func (db *DB) Compact() error {
-	db.mu.Lock()
-	if err := db.writable(); err != nil {
-		db.mu.Unlock()
-		return err
-	}
-	if db.compacting {
-		db.mu.Unlock()
-		return ErrCompacting
-	}
-	db.compacting = true
-	old, from := db.f, db.size
-	live := make([]liveEntry, 0, len(db.index))
-	for k, e := range db.index {
-		live = append(live, liveEntry{k, e})
-	}
-	db.mu.Unlock()
-	defer func() {
-		db.mu.Lock()
-		db.compacting = false
-		db.mu.Unlock()
-	}()
-
-	tmpPath := filepath.Join(db.dir, logName+".compact")
-	tmp, err := os.Create(tmpPath)
+func (db *DB) iterate(prefix []byte, fn func(k, v []byte) bool) error {
+	v, seq, err := db.acquire()
 	if err != nil {
 		return err
 	}
-	fresh := &DB{dir: db.dir, f: tmp, index: make(map[string]entry, len(live)), NoSync: true}
-	swapped := false
-	defer func() {
-		if !swapped {
-			tmp.Close()
-			os.Remove(tmpPath)
+	defer v.unref()
+	it := v.iter(seq, true)
+	for it.seek(prefix); it.valid() && bytes.HasPrefix(it.key(), prefix); it.next() {
+		if it.deleted() {
+			continue
 		}
-	}()
-	// The old file is only appended to meanwhile, and only Compact and
-	// Close (which waits for no one) replace or close it: reading the
-	// snapshot's values from it without the lock is safe, and a Close
-	// meanwhile ends the copy with an error.
-	if err := copyLive(fresh, old, live); err != nil {
-		return err
-	}
-	if compactCopied != nil {
-		compactCopied()
-	}
-
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if err := db.writable(); err != nil {
-		return err
-	}
-	if db.size > from {
-		tail := make([]byte, db.size-from)
-		if _, err := db.f.ReadAt(tail, from); err != nil {
-			return err
-		}
-		if err := fresh.appendRecords(tail); err != nil {
-			return err
+		if !fn(it.key(), it.value()) {
+			return nil
 		}
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	// Until the rename lands either file may be the log after a crash:
-	// point the tip at a record start valid for both (no further than
-	// either's last write), then at the new log's own.
-	if err := db.tip.set(min(db.last, fresh.last)); err != nil {
-		return err
-	}
-	if err := os.Rename(tmpPath, filepath.Join(db.dir, logName)); err != nil {
-		return err
-	}
-	swapped = true
-	if d, err := os.Open(db.dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	db.f.Close()
-	db.f, db.index, db.size, db.last, db.live = tmp, fresh.index, fresh.size, fresh.last, fresh.live
-	return db.tip.set(db.last)
+	return it.err()
 }
 
-// compactCopied, when set (by tests), runs after Compact copied its
-// snapshot and before it takes the lock again.
-var compactCopied func()
-
-// ErrCompacting is returned by Compact while another compaction runs.
-var ErrCompacting = errors.New("store: a compaction is already running")
-
-// liveEntry is one key of a compaction's snapshot of the index.
-type liveEntry struct {
-	key string
-	e   entry
-}
-
-// writable is nil when the store may be written; db.mu is held.
-func (db *DB) writable() error {
-	if db.closed {
-		return ErrClosed
-	}
-	if db.ro {
-		return ErrReadOnly
-	}
-	return nil
-}
-
-// copyLive writes the values of live, read from old, into fresh in the
-// order they lie in old, in batches of a few MiB. Reading follows the
-// file through a window of 1 MiB: one read per window, not one per key.
-func copyLive(fresh *DB, old *os.File, live []liveEntry) error {
-	sort.Slice(live, func(i, j int) bool { return live[i].e.off < live[j].e.off })
-	var b Batch
-	var window []byte
-	var wOff int64
-	for _, le := range live {
-		end := le.e.off + int64(le.e.n)
-		if le.e.off < wOff || end > wOff+int64(len(window)) {
-			wOff = le.e.off
-			need := max(copyWindow, int(le.e.n))
-			if cap(window) < need {
-				window = make([]byte, need)
-			}
-			window = window[:need]
-			n, err := old.ReadAt(window, wOff)
-			if n < int(le.e.n) {
-				if err == nil {
-					err = io.ErrUnexpectedEOF
-				}
-				return err
-			}
-			window = window[:n] // the file may end inside the window
-		}
-		b.Put([]byte(le.key), window[le.e.off-wOff:end-wOff])
-		if len(b.ops) > 4<<20 {
-			if err := fresh.Write(&b); err != nil {
-				return err
-			}
-			b.Reset()
-		}
-	}
-	return fresh.Write(&b)
-}
-
-// copyWindow is how much of the old log Compact reads at once.
-const copyWindow = 1 << 20
-
-// appendRecords appends whole framed records, as they lie in another log,
-// and indexes them. Each is checked again: the bytes were read back from
-// disk.
-func (db *DB) appendRecords(p []byte) error {
-	for len(p) > 0 {
-		if len(p) < recordHeader {
-			return errors.New("store: torn record while compacting")
-		}
-		n := binary.LittleEndian.Uint32(p[0:4])
-		if n == 0 || int64(n) > int64(len(p)-recordHeader) {
-			return fmt.Errorf("store: bad record length %d while compacting", n)
-		}
-		rec := p[:recordHeader+int(n)]
-		if crc32.Checksum(rec[recordHeader:], castagnoli) != binary.LittleEndian.Uint32(rec[4:8]) {
-			return errors.New("store: checksum mismatch while compacting")
-		}
-		if _, err := db.f.WriteAt(rec, db.size); err != nil {
-			return err
-		}
-		if err := db.apply(rec[recordHeader:len(rec):len(rec)], db.size+recordHeader); err != nil {
-			return err
-		}
-		db.last = db.size
-		db.size += int64(len(rec))
-		p = p[len(rec):]
-	}
-	return nil
-}
-
-// Close syncs and closes the store.
-func (db *DB) Close() error {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if db.closed {
-		return nil
-	}
-	db.closed = true
-	defer db.lock.release()
-	if db.ro {
-		return db.f.Close()
-	}
-	if err := db.f.Sync(); err != nil {
-		db.f.Close()
-		db.tip.close(false)
-		return err
-	}
-	return errors.Join(db.f.Close(), db.tip.close(true))
-}
-
-// Size is the number of bytes of the log, garbage included.
+// Size is the number of bytes the store's tables and logs take on disk.
 func (db *DB) Size() int64 {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
-	return db.size
+	var n int64
+	for _, lv := range db.cur.levels {
+		for _, t := range lv {
+			n += t.size
+		}
+	}
+	if db.log != nil {
+		n += db.log.size
+	}
+	return n
+}
+
+// Close stops the background work, syncs the log and closes the store.
+// The memtable is not flushed: the next open replays its log.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return nil
+	}
+	db.closed = true
+	db.closing.Store(true)
+	db.changed.Broadcast()
+	db.mu.Unlock()
+	close(db.stop)
+	db.bg.Wait()
+
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	defer db.lock.release()
+	var err error
+	if db.log != nil {
+		err = errors.Join(db.log.f.Sync(), db.log.f.Close())
+	}
+	err = errors.Join(err, db.tip.close(err == nil))
+	db.cur.unref()
+	return err
 }

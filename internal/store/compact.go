@@ -1,0 +1,438 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Background work: the flusher writes the full memtable to a level-0
+// table; the compactor merges tables down the levels. Each builds its
+// output without the store's lock and takes it only to name the result in
+// the manifest and install it, so reads and writes go on meanwhile. A
+// failure (a full disk) is kept and retried after retryDelay; writes that
+// would need its result fail with it until then.
+
+const retryDelay = 500 * time.Millisecond
+
+var errClosing = errors.New("store: closing")
+
+// makeRoom makes sure the memtable can take a write, rotating it to the
+// flusher when full; db.mu is held and may be released while waiting.
+func (db *DB) makeRoom() error {
+	var triedFlush, triedCompact bool
+	for {
+		if err := db.writable(); err != nil {
+			return err
+		}
+		v := db.cur
+		switch {
+		case len(v.levels[0]) >= l0StopWrites:
+			if db.compErr != nil {
+				if triedCompact {
+					return fmt.Errorf("store: %d level-0 tables wait for a compaction, which failed: %w", len(v.levels[0]), db.compErr)
+				}
+				triedCompact = true
+				db.retry(db.compWake, &db.compTries)
+				continue
+			}
+			db.changed.Wait()
+		case v.mem.bytes.Load() < db.opts.MemtableBytes:
+			return nil
+		case v.imm != nil:
+			if db.flushErr != nil {
+				if triedFlush {
+					return fmt.Errorf("store: the memtable is full and writing the previous one to a table failed: %w", db.flushErr)
+				}
+				triedFlush = true
+				db.retry(db.flushWake, &db.flushTries)
+				continue
+			}
+			db.changed.Wait()
+		default:
+			old := db.log
+			mem, err := db.newLog()
+			if err != nil {
+				db.log = old
+				return fmt.Errorf("store: starting a new log: %w", err)
+			}
+			old.f.Close()
+			nv := v.clone()
+			nv.imm, nv.mem = v.mem, mem
+			db.install(nv)
+			wake(db.flushWake)
+		}
+	}
+}
+
+// retry wakes a background worker whose last attempt failed and waits for
+// its next attempt to end; db.mu is held.
+func (db *DB) retry(c chan struct{}, tries *uint64) {
+	n := *tries
+	wake(c)
+	for *tries == n && !db.closed {
+		db.changed.Wait()
+	}
+}
+
+func wake(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// pause waits after a failure: retryDelay, or less when a writer needs
+// the work done (c); false when the store closes.
+func (db *DB) pause(c chan struct{}) bool {
+	select {
+	case <-db.stop:
+		return false
+	case <-c:
+		return true
+	case <-time.After(retryDelay):
+		return true
+	}
+}
+
+func (db *DB) flusher() {
+	defer db.bg.Done()
+	for {
+		db.mu.RLock()
+		imm := db.cur.imm
+		db.mu.RUnlock()
+		if imm == nil {
+			select {
+			case <-db.stop:
+				return
+			case <-db.flushWake:
+				continue
+			}
+		}
+		err := db.flush(imm)
+		db.mu.Lock()
+		db.flushErr = err
+		db.flushTries++
+		db.changed.Broadcast()
+		db.mu.Unlock()
+		if err != nil && !db.pause(db.flushWake) {
+			return
+		}
+	}
+}
+
+// flush writes the immutable memtable to a level-0 table and drops the
+// logs it came from.
+func (db *DB) flush(imm *memtable) error {
+	it := &memIter{m: imm, seq: math.MaxUint64}
+	it.seek(nil)
+	metas, err := db.writeTables(it, false, false)
+	if err != nil {
+		return err
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	nv := db.cur.clone()
+	nv.imm = nil
+	for _, m := range metas {
+		nv.levels[0] = append([]*table{db.newTable(m)}, nv.levels[0]...)
+	}
+	if err := db.commit(nv, imm.walNum+1); err != nil {
+		db.removeTables(metas)
+		return err
+	}
+	db.dropLogs()
+	wake(db.compWake)
+	return nil
+}
+
+// commit names nv in the manifest, with logNum the oldest log still
+// needed, and installs it; db.mu is held.
+func (db *DB) commit(nv *version, logNum uint64) error {
+	m := &manifest{nextFile: db.nextFile, logNum: logNum}
+	for i, lv := range nv.levels {
+		for _, t := range lv {
+			m.levels[i] = append(m.levels[i], tableMeta{t.num, t.size, t.smallest, t.largest})
+		}
+	}
+	if err := writeManifest(db.fs, db.dir, m); err != nil {
+		return fmt.Errorf("store: writing the manifest: %w", err)
+	}
+	db.logNum = logNum
+	db.install(nv)
+	return nil
+}
+
+// dropLogs removes the logs wholly in tables; db.mu is held.
+func (db *DB) dropLogs() {
+	names, err := db.fs.list(db.dir)
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		if num, kind, ok := parseFileName(name); ok && kind == logSuffix && num < db.logNum {
+			db.fs.remove(path(db.dir, name))
+		}
+	}
+}
+
+func (db *DB) removeTables(metas []tableMeta) {
+	for _, m := range metas {
+		db.fs.remove(path(db.dir, tableName(m.num)))
+	}
+}
+
+// writeTables writes the entries of it, already positioned, into new
+// tables (cut at TableBytes when split is set), leaving out deletions when
+// dropDeletes is set. The files are synced; on error none is left.
+func (db *DB) writeTables(it iterator, dropDeletes, split bool) (metas []tableMeta, err error) {
+	var (
+		w   *tableWriter
+		f   file
+		num uint64
+	)
+	defer func() {
+		if err != nil {
+			if f != nil {
+				f.Close()
+				db.fs.remove(path(db.dir, tableName(num)))
+			}
+			db.removeTables(metas)
+			metas = nil
+		}
+	}()
+	finish := func() error {
+		size, lo, hi, err := w.finish()
+		if err != nil {
+			return err
+		}
+		metas = append(metas, tableMeta{num, size, lo, hi})
+		err = f.Close()
+		f, w = nil, nil
+		return err
+	}
+	for n := 0; it.valid(); it.next() {
+		if n++; n%1024 == 0 && db.closing.Load() {
+			return nil, errClosing
+		}
+		if it.deleted() && dropDeletes {
+			continue
+		}
+		if w == nil {
+			db.mu.Lock()
+			num = db.nextFile
+			db.nextFile++
+			db.mu.Unlock()
+			if f, err = db.fs.open(path(db.dir, tableName(num)), true, true); err != nil {
+				f = nil
+				return nil, err
+			}
+			w = newTableWriter(f)
+		}
+		if err := w.add(it.key(), it.value(), it.deleted()); err != nil {
+			return nil, err
+		}
+		if split && w.size() >= db.opts.TableBytes {
+			if err := finish(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := it.err(); err != nil {
+		return nil, err
+	}
+	if w != nil {
+		if err := finish(); err != nil {
+			return nil, err
+		}
+	}
+	if len(metas) > 0 {
+		if err := db.fs.syncDir(db.dir); err != nil {
+			return nil, err
+		}
+	}
+	return metas, nil
+}
+
+// compaction is a merge of tables of level into level+1.
+type compaction struct {
+	v      *version
+	level  int
+	inputs [2][]*table
+}
+
+func (db *DB) compactor() {
+	defer db.bg.Done()
+	for {
+		select {
+		case <-db.stop:
+			return
+		case <-db.compWake:
+		}
+		for !db.closing.Load() {
+			c := db.pick()
+			if c == nil {
+				break
+			}
+			err := db.compact(c)
+			c.v.unref()
+			if errors.Is(err, errClosing) {
+				return
+			}
+			db.mu.Lock()
+			db.compErr = err
+			db.compTries++
+			db.changed.Broadcast()
+			db.mu.Unlock()
+			if err != nil && !db.pause(db.compWake) {
+				return
+			}
+		}
+	}
+}
+
+// levelMax is the size level lv (1+) may reach before it is compacted.
+func (db *DB) levelMax(lv int) float64 {
+	return float64(db.opts.L1Bytes) * math.Pow(10, float64(lv-1))
+}
+
+func tablesSize(ts []*table) (n int64) {
+	for _, t := range ts {
+		n += t.size
+	}
+	return n
+}
+
+// keyRange is the smallest and largest key of tables.
+func keyRange(ts ...[]*table) (lo, hi []byte) {
+	for _, l := range ts {
+		for _, t := range l {
+			if lo == nil || bytes.Compare(t.smallest, lo) < 0 {
+				lo = t.smallest
+			}
+			if hi == nil || bytes.Compare(t.largest, hi) > 0 {
+				hi = t.largest
+			}
+		}
+	}
+	return lo, hi
+}
+
+func overlapping(lv []*table, lo, hi []byte) []*table {
+	var out []*table
+	for _, t := range lv {
+		if bytes.Compare(t.largest, lo) >= 0 && bytes.Compare(t.smallest, hi) <= 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// pick chooses the most needed compaction, or nil: level 0 once it holds
+// l0CompactTrigger tables, else the level most over its size, one table at
+// a time, round robin through its keys.
+func (db *DB) pick() *compaction {
+	db.mu.RLock()
+	v := db.cur
+	v.refs.Add(1)
+	db.mu.RUnlock()
+	c := &compaction{v: v}
+	if len(v.levels[0]) >= l0CompactTrigger {
+		c.inputs[0] = v.levels[0]
+		lo, hi := keyRange(c.inputs[0])
+		c.inputs[1] = overlapping(v.levels[1], lo, hi)
+		return c
+	}
+	best, score := 0, 1.0
+	for lv := 1; lv < numLevels-1; lv++ {
+		if s := float64(tablesSize(v.levels[lv])) / db.levelMax(lv); s > score {
+			best, score = lv, s
+		}
+	}
+	if best == 0 {
+		v.unref()
+		return nil
+	}
+	ts := v.levels[best]
+	t := ts[0]
+	for _, x := range ts {
+		if bytes.Compare(x.smallest, db.compPtr[best]) > 0 {
+			t = x
+			break
+		}
+	}
+	c.level = best
+	c.inputs[0] = []*table{t}
+	c.inputs[1] = overlapping(v.levels[best+1], t.smallest, t.largest)
+	return c
+}
+
+// compact runs c and installs its result.
+func (db *DB) compact(c *compaction) error {
+	out := c.level + 1
+	var metas []tableMeta
+	if len(c.inputs[1]) > 0 || c.level == 0 {
+		var srcs []iterator
+		for _, t := range c.inputs[0] {
+			srcs = append(srcs, t.iter(false))
+		}
+		if len(c.inputs[1]) > 0 {
+			srcs = append(srcs, &levelIter{tables: c.inputs[1]})
+		}
+		it := newMergeIter(srcs)
+		it.seek(nil)
+		// Deletions can go once no deeper level may hold what they
+		// delete.
+		lo, hi := keyRange(c.inputs[0], c.inputs[1])
+		bottom := true
+		for lv := out + 1; lv < numLevels; lv++ {
+			if len(overlapping(c.v.levels[lv], lo, hi)) > 0 {
+				bottom = false
+			}
+		}
+		var err error
+		if metas, err = db.writeTables(it, bottom, true); err != nil {
+			return err
+		}
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	gone := map[*table]bool{}
+	for _, in := range c.inputs {
+		for _, t := range in {
+			gone[t] = true
+		}
+	}
+	nv := db.cur.clone()
+	for _, lv := range []int{c.level, out} {
+		kept := nv.levels[lv][:0]
+		for _, t := range nv.levels[lv] {
+			if !gone[t] {
+				kept = append(kept, t)
+			}
+		}
+		nv.levels[lv] = kept
+	}
+	if metas == nil { // a move: the table goes down as it is
+		nv.levels[out] = append(nv.levels[out], c.inputs[0]...)
+		gone = nil
+	}
+	for _, m := range metas {
+		nv.levels[out] = append(nv.levels[out], db.newTable(m))
+	}
+	sort.Slice(nv.levels[out], func(i, j int) bool {
+		return bytes.Compare(nv.levels[out][i].smallest, nv.levels[out][j].smallest) < 0
+	})
+	if err := db.commit(nv, db.logNum); err != nil {
+		db.removeTables(metas)
+		return err
+	}
+	for t := range gone {
+		t.obsolete.Store(true)
+	}
+	_, db.compPtr[c.level] = keyRange(c.inputs[0])
+	return nil
+}

@@ -1,0 +1,202 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// fill writes n keys of 100-byte values in batches of 10 and returns the
+// store open.
+func fill(t *testing.T, dir string, o Options, n int) *DB {
+	t.Helper()
+	db, err := OpenWith(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i += 10 {
+		var b Batch
+		for j := i; j < i+10 && j < n; j++ {
+			b.Put([]byte(fmt.Sprintf("key-%06d", j)), bytes.Repeat([]byte{byte(j)}, 100))
+		}
+		if err := db.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+// waitIdle waits for the flusher and compactor to have nothing to do.
+func waitIdle(db *DB) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	for db.cur.imm != nil || len(db.cur.levels[0]) >= l0CompactTrigger {
+		db.changed.Wait()
+	}
+}
+
+// Open replays only the logs written since the last flush, however much
+// the store holds: the rest is in tables the manifest names.
+func TestOpenReplaysOnlyTheUnflushedLog(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{MemtableBytes: 32 << 10, TableBytes: 16 << 10, L1Bytes: 64 << 10, NoSync: true}
+	db := fill(t, dir, o, 5000)
+	waitIdle(db)
+	db.Close()
+	db, err := OpenWith(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// 500 batches were written; a memtable holds about 25 of them.
+	if db.Recover.Batches > 60 {
+		t.Fatalf("open replayed %d batches of 500", db.Recover.Batches)
+	}
+	if n := countKeys(t, db); n != 5000 {
+		t.Fatalf("%d keys after reopening, want 5000", n)
+	}
+	for _, i := range []int{0, 1234, 4999} {
+		v, err := db.Get([]byte(fmt.Sprintf("key-%06d", i)))
+		if err != nil || !bytes.Equal(v, bytes.Repeat([]byte{byte(i)}, 100)) {
+			t.Fatalf("key %d: %v", i, err)
+		}
+	}
+}
+
+// A flipped bit in a table is detected when the block is read and never
+// served; Repair sets the table aside and the store opens again.
+func TestTableDamageDetectedAndSetAside(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{MemtableBytes: 32 << 10, TableBytes: 16 << 10, L1Bytes: 1 << 30, NoSync: true}
+	db := fill(t, dir, o, 3000)
+	waitIdle(db)
+	db.Close()
+	tables, _ := filepath.Glob(filepath.Join(dir, "*"+tableSuffix))
+	if len(tables) == 0 {
+		t.Fatal("no table was written")
+	}
+	victim := tables[0]
+	data, _ := os.ReadFile(victim)
+	data[100] ^= 0x08 // inside the first data block
+	os.WriteFile(victim, data, 0o644)
+
+	db, err := OpenWith(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var damaged bool
+	for i := range 3000 {
+		v, err := db.Get([]byte(fmt.Sprintf("key-%06d", i)))
+		if errors.Is(err, ErrDamaged) {
+			damaged = true
+			if !strings.Contains(err.Error(), "chaind repair") {
+				t.Fatalf("error does not say how to repair: %v", err)
+			}
+			continue
+		}
+		if err != nil || !bytes.Equal(v, bytes.Repeat([]byte{byte(i)}, 100)) {
+			t.Fatalf("key %d served wrong: %q %v", i, v, err)
+		}
+	}
+	if !damaged {
+		t.Fatal("no read hit the damaged block")
+	}
+	if err := db.Iterate(nil, func(k, v []byte) bool { return true }); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("a scan over the damaged block: %v", err)
+	}
+	db.Close()
+
+	info, err := Repair(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Tables) != 1 || info.Tables[0] != victim {
+		t.Fatalf("repair set aside %v, want %s", info.Tables, victim)
+	}
+	if aside, _ := os.ReadFile(victim + ".damaged"); !bytes.Equal(aside, data) {
+		t.Fatal("the damaged table was not kept aside whole")
+	}
+	db, err = OpenWith(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Iterate(nil, func(k, v []byte) bool { return true }); err != nil {
+		t.Fatalf("scan after repair: %v", err)
+	}
+}
+
+// A damaged manifest is refused, not guessed around.
+func TestManifestDamageRefused(t *testing.T) {
+	dir := t.TempDir()
+	db := fill(t, dir, Options{}, 10)
+	db.Close()
+	p := filepath.Join(dir, manifestName)
+	data, _ := os.ReadFile(p)
+	data[len(data)-1] ^= 1
+	os.WriteFile(p, data, 0o644)
+	if _, err := Open(dir); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("open with a damaged manifest: %v", err)
+	}
+}
+
+// A full disk fails the write that meets it with the reason (in the log,
+// or in a flush the write has to wait for), nothing acknowledged is lost,
+// and the store goes on once there is room again.
+func TestDiskFullIsClearAndRecovers(t *testing.T) {
+	fs := newMemFS(3)
+	db, err := OpenWith("/db", smallOpts(fs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	model := map[string]string{}
+	put := func(i int) error {
+		k, v := fmt.Sprintf("k%04d", i), strings.Repeat("v", 100)
+		err := db.Put([]byte(k), []byte(v))
+		if err == nil {
+			model[k] = v
+		}
+		return err
+	}
+	for i := range 50 {
+		if err := put(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs.setFull(true)
+	failed := 0
+	for i := 50; i < 150; i++ {
+		if err := put(i); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) || !strings.HasPrefix(err.Error(), "store: ") {
+				t.Fatalf("write on a full disk: %v", err)
+			}
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no write failed on a full disk")
+	}
+	fs.setFull(false)
+	for i := 150; i < 400; i++ {
+		if err := put(i); err != nil {
+			t.Fatalf("write once there is room: %v", err)
+		}
+	}
+	if got, want := dumpKeys(db), dumpModel(model); got != want {
+		t.Fatalf("after the full disk the store holds\n%s\nwant\n%s", got, want)
+	}
+	db.Close()
+	db, err = OpenWith("/db", smallOpts(fs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := dumpKeys(db), dumpModel(model); got != want {
+		t.Fatal("after reopening, the store differs from what was acknowledged")
+	}
+}

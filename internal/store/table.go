@@ -1,0 +1,399 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"sync"
+	"sync/atomic"
+)
+
+// A table is an immutable sorted file: data blocks of about blockSize,
+// a bloom filter block, an index block (the last key of every data block
+// and where it lies), and a fixed footer locating the index and filter.
+// Every block carries its own checksum, and the footer one of its own.
+
+const (
+	blockSize   = 4 << 10
+	footerSize  = 44
+	tableMagic  = 0x6c736d74_63686431 // "1dhctmsl"
+	tableSuffix = ".sst"
+	logSuffix   = ".log"
+)
+
+func tableName(num uint64) string { return fmt.Sprintf("%06d%s", num, tableSuffix) }
+func logFileName(num uint64) string {
+	return fmt.Sprintf("%06d%s", num, logSuffix)
+}
+
+// handle locates a block in a table file (without its checksum).
+type handle struct {
+	off int64
+	n   int64
+}
+
+// tableWriter writes a table from entries given in key order.
+type tableWriter struct {
+	f        file
+	off      int64
+	data     blockBuilder
+	index    blockBuilder
+	hashes   []uint64
+	lastKey  []byte
+	smallest []byte
+	count    uint64
+}
+
+func newTableWriter(f file) *tableWriter { return &tableWriter{f: f} }
+
+func (w *tableWriter) add(key, val []byte, del bool) error {
+	if w.count == 0 {
+		w.smallest = append([]byte(nil), key...)
+	}
+	kind := kindPut
+	if del {
+		kind, val = kindDel, nil
+	}
+	w.data.add(kind, key, val)
+	w.hashes = append(w.hashes, keyHash(key))
+	w.lastKey = append(w.lastKey[:0], key...)
+	w.count++
+	if w.data.size() >= blockSize {
+		return w.flushBlock()
+	}
+	return nil
+}
+
+// size is about how many bytes the table holds so far.
+func (w *tableWriter) size() int64 { return w.off + int64(w.data.size()) }
+
+func (w *tableWriter) writeBlock(raw []byte) (handle, error) {
+	h := handle{off: w.off, n: int64(len(raw) - blockTrailer)}
+	if _, err := w.f.WriteAt(raw, w.off); err != nil {
+		return h, err
+	}
+	w.off += int64(len(raw))
+	return h, nil
+}
+
+func (w *tableWriter) flushBlock() error {
+	if w.data.empty() {
+		return nil
+	}
+	h, err := w.writeBlock(w.data.finish())
+	if err != nil {
+		return err
+	}
+	var v []byte
+	v = binary.AppendUvarint(v, uint64(h.off))
+	v = binary.AppendUvarint(v, uint64(h.n))
+	w.index.add(kindPut, w.lastKey, v)
+	return nil
+}
+
+// finish writes the filter, index and footer and syncs the file. It
+// returns the file's size and its key range.
+func (w *tableWriter) finish() (size int64, smallest, largest []byte, err error) {
+	if err := w.flushBlock(); err != nil {
+		return 0, nil, nil, err
+	}
+	f := buildBloom(w.hashes)
+	f = binary.LittleEndian.AppendUint32(f, crc32.Checksum(f, castagnoli))
+	fh, err := w.writeBlock(f)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	ih, err := w.writeBlock(w.index.finish())
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	var ft [footerSize]byte
+	binary.LittleEndian.PutUint64(ft[0:], uint64(ih.off))
+	binary.LittleEndian.PutUint32(ft[8:], uint32(ih.n))
+	binary.LittleEndian.PutUint64(ft[12:], uint64(fh.off))
+	binary.LittleEndian.PutUint32(ft[20:], uint32(fh.n))
+	binary.LittleEndian.PutUint64(ft[24:], w.count)
+	binary.LittleEndian.PutUint32(ft[32:], crc32.Checksum(ft[:32], castagnoli))
+	binary.LittleEndian.PutUint64(ft[36:], tableMagic)
+	if _, err := w.f.WriteAt(ft[:], w.off); err != nil {
+		return 0, nil, nil, err
+	}
+	w.off += footerSize
+	if err := w.f.Sync(); err != nil {
+		return 0, nil, nil, err
+	}
+	return w.off, w.smallest, append([]byte(nil), w.lastKey...), nil
+}
+
+// table is an open table of the current version, shared by every version
+// that lists it; the last one to let go of it closes its file, and
+// removes it once a compaction has replaced it.
+type table struct {
+	num      uint64
+	size     int64
+	smallest []byte
+	largest  []byte
+
+	refs     atomic.Int32
+	obsolete atomic.Bool
+	db       *DB
+
+	mu     sync.Mutex
+	f      file
+	index  handle
+	filter handle
+	count  uint64
+}
+
+func (t *table) ref() { t.refs.Add(1) }
+
+func (t *table) unref() {
+	if t.refs.Add(-1) != 0 {
+		return
+	}
+	t.mu.Lock()
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
+	t.mu.Unlock()
+	if t.obsolete.Load() {
+		t.db.fs.remove(path(t.db.dir, tableName(t.num)))
+	}
+}
+
+// damaged is the error for a table that fails a check.
+func (t *table) damaged(what string, off int64) error {
+	return fmt.Errorf("%w: table %s: %s at offset %d; run `chaind repair --datadir %s` to set it aside",
+		ErrDamaged, path(t.db.dir, tableName(t.num)), what, off, t.db.dir)
+}
+
+// file opens the table on first use and reads its footer.
+func (t *table) file() (file, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f != nil {
+		return t.f, nil
+	}
+	f, err := t.db.fs.open(path(t.db.dir, tableName(t.num)), false, false)
+	if err != nil {
+		return nil, err
+	}
+	var ft [footerSize]byte
+	if t.size < footerSize {
+		f.Close()
+		return nil, t.damaged("file too short", 0)
+	}
+	if _, err := f.ReadAt(ft[:], t.size-footerSize); err != nil {
+		f.Close()
+		return nil, t.damaged(fmt.Sprintf("unreadable footer (%v)", err), t.size-footerSize)
+	}
+	if binary.LittleEndian.Uint64(ft[36:]) != tableMagic || crc32.Checksum(ft[:32], castagnoli) != binary.LittleEndian.Uint32(ft[32:]) {
+		f.Close()
+		return nil, t.damaged("footer checksum mismatch", t.size-footerSize)
+	}
+	t.index = handle{int64(binary.LittleEndian.Uint64(ft[0:])), int64(binary.LittleEndian.Uint32(ft[8:]))}
+	t.filter = handle{int64(binary.LittleEndian.Uint64(ft[12:])), int64(binary.LittleEndian.Uint32(ft[20:]))}
+	t.count = binary.LittleEndian.Uint64(ft[24:])
+	for _, h := range []handle{t.index, t.filter} {
+		if h.off < 0 || h.n < 0 || h.off+h.n+blockTrailer > t.size-footerSize {
+			f.Close()
+			return nil, t.damaged("footer points outside the file", t.size-footerSize)
+		}
+	}
+	t.f = f
+	return f, nil
+}
+
+// readRaw reads a block and checks its checksum.
+func (t *table) readRaw(h handle) ([]byte, error) {
+	f, err := t.file()
+	if err != nil {
+		return nil, err
+	}
+	if h.off < 0 || h.n < 0 || h.off+h.n+blockTrailer > t.size {
+		return nil, t.damaged("block handle outside the file", h.off)
+	}
+	raw := make([]byte, h.n+blockTrailer)
+	if _, err := f.ReadAt(raw, h.off); err != nil {
+		return nil, fmt.Errorf("store: reading table %s at offset %d: %w", tableName(t.num), h.off, err)
+	}
+	content, ok := checkBlock(raw)
+	if !ok {
+		return nil, t.damaged("block checksum mismatch", h.off)
+	}
+	return content, nil
+}
+
+// block returns a checked block, through the cache when fill is set
+// (reads) and around it otherwise (compactions, which read every block
+// once and would only push out the ones readers use).
+func (t *table) block(h handle, fill bool) (block, error) {
+	k := cacheKey{t.num, h.off}
+	if b, ok := t.db.cache.get(k); ok {
+		return parseBlock(b)
+	}
+	content, err := t.readRaw(h)
+	if err != nil {
+		return block{}, err
+	}
+	b, err := parseBlock(content)
+	if err != nil {
+		return block{}, t.damaged("malformed block", h.off)
+	}
+	if fill {
+		t.db.cache.put(k, content)
+	}
+	return b, nil
+}
+
+func (t *table) filterBlock() ([]byte, error) {
+	if _, err := t.file(); err != nil {
+		return nil, err
+	}
+	k := cacheKey{t.num, t.filter.off}
+	if b, ok := t.db.cache.get(k); ok {
+		return b, nil
+	}
+	content, err := t.readRaw(t.filter)
+	if err != nil {
+		return nil, err
+	}
+	t.db.cache.put(k, content)
+	return content, nil
+}
+
+func (t *table) indexBlock(fill bool) (block, error) {
+	if _, err := t.file(); err != nil {
+		return block{}, err
+	}
+	return t.block(t.index, fill)
+}
+
+// get looks key up: found is false when the table holds no entry for it.
+func (t *table) get(key []byte, hash uint64) (val []byte, del, found bool, err error) {
+	if bytes.Compare(key, t.smallest) < 0 || bytes.Compare(key, t.largest) > 0 {
+		return nil, false, false, nil
+	}
+	f, err := t.filterBlock()
+	if err != nil {
+		return nil, false, false, err
+	}
+	if !bloomMayContain(f, hash) {
+		return nil, false, false, nil
+	}
+	it := t.iter(true)
+	it.seek(key)
+	if it.e != nil {
+		return nil, false, false, it.e
+	}
+	if !it.valid() || !bytes.Equal(it.key(), key) {
+		return nil, false, false, nil
+	}
+	return it.value(), it.deleted(), true, nil
+}
+
+// decodeHandle reads an index entry's value.
+func decodeHandle(v []byte) (handle, bool) {
+	off, n := binary.Uvarint(v)
+	if n <= 0 {
+		return handle{}, false
+	}
+	l, m := binary.Uvarint(v[n:])
+	if m <= 0 || off > 1<<62 || l > 1<<40 {
+		return handle{}, false
+	}
+	return handle{int64(off), int64(l)}, true
+}
+
+// tableIter walks a table in key order.
+type tableIter struct {
+	t     *table
+	fill  bool
+	index block
+	ii    int // position in the index
+	data  block
+	di    int // position in the data block
+	k, v  []byte
+	kind  byte
+	e     error
+}
+
+func (t *table) iter(fill bool) *tableIter { return &tableIter{t: t, fill: fill} }
+
+func (it *tableIter) fail(err error) { it.e, it.k = err, nil }
+
+// loadData reads the data block at index position ii and positions at
+// entry di of it.
+func (it *tableIter) loadData(di int) {
+	for it.ii < it.index.n {
+		_, _, v, err := it.index.entry(it.ii)
+		if err != nil {
+			it.fail(it.t.damaged("malformed index", it.t.index.off))
+			return
+		}
+		h, ok := decodeHandle(v)
+		if !ok {
+			it.fail(it.t.damaged("malformed index entry", it.t.index.off))
+			return
+		}
+		if it.data, err = it.t.block(h, it.fill); err != nil {
+			it.fail(err)
+			return
+		}
+		if it.di = di; it.di < it.data.n {
+			it.load()
+			return
+		}
+		it.ii, di = it.ii+1, 0
+	}
+	it.k = nil
+}
+
+func (it *tableIter) load() {
+	kind, k, v, err := it.data.entry(it.di)
+	if err != nil {
+		it.fail(it.t.damaged("malformed entry", 0))
+		return
+	}
+	it.kind, it.k, it.v = kind, k, v
+}
+
+func (it *tableIter) seek(key []byte) {
+	idx, err := it.t.indexBlock(it.fill)
+	if err != nil {
+		it.fail(err)
+		return
+	}
+	it.index = idx
+	if it.ii, err = idx.search(key); err != nil {
+		it.fail(it.t.damaged("malformed index", it.t.index.off))
+		return
+	}
+	it.loadData(0)
+	if it.k == nil {
+		return
+	}
+	di, err := it.data.search(key)
+	if err != nil {
+		it.fail(it.t.damaged("malformed block", 0))
+		return
+	}
+	it.loadData(di)
+}
+
+func (it *tableIter) next() {
+	if it.di++; it.di < it.data.n {
+		it.load()
+		return
+	}
+	it.ii++
+	it.loadData(0)
+}
+
+func (it *tableIter) valid() bool   { return it.k != nil }
+func (it *tableIter) key() []byte   { return it.k }
+func (it *tableIter) value() []byte { return it.v }
+func (it *tableIter) deleted() bool { return it.kind == kindDel }
+func (it *tableIter) err() error    { return it.e }

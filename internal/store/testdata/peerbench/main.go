@@ -1,0 +1,158 @@
+// Command peerbench measures chaind's store against Pebble and bbolt on
+// the same workloads in one run: random writes, random reads, range scans
+// and batch commits with fsync. Engines alternate within every round (the
+// first one rotates), and the table gives the median of the rounds and
+// the ratios to Pebble and bbolt side by side. It lives in its own module
+// so the main module depends on neither.
+package main
+
+import (
+	"crypto/rand"
+	"flag"
+	"fmt"
+	mrand "math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+type opener func(dir string, cacheMiB int) (engine, error)
+
+var engines = []struct {
+	name string
+	open opener
+}{{"chaind", openChaind}, {"pebble", openPebble}, {"bbolt", openBolt}}
+
+func main() {
+	testing.Init()
+	nkeys := flag.Int("keys", 200_000, "keys loaded before the reads and scans")
+	rounds := flag.Int("rounds", 3, "rounds; engines alternate within each")
+	cache := flag.Int("cache", 64, "block cache MiB of chaind and Pebble (bbolt reads through the page cache)")
+	benchtime := flag.Duration("benchtime", time.Second, "time per measurement")
+	flag.Parse()
+	flag.Set("test.benchtime", benchtime.String())
+
+	dir, err := os.MkdirTemp("", "storebench")
+	check(err)
+	defer os.RemoveAll(dir)
+	keys := make([][]byte, *nkeys)
+	for i := range keys {
+		keys[i] = make([]byte, 32) // hashes, as most of the chain's keys are
+		rand.Read(keys[i])
+	}
+	val := make([]byte, 100)
+	rand.Read(val)
+
+	dbs := make([]engine, len(engines))
+	for i, e := range engines {
+		db, err := e.open(filepath.Join(dir, e.name), *cache)
+		check(err)
+		start := time.Now()
+		for j := 0; j < len(keys); j += 1000 {
+			ks := keys[j:min(j+1000, len(keys))]
+			check(db.write(ks, repeat(val, len(ks)), false))
+		}
+		fmt.Fprintf(os.Stderr, "%s: loaded %d keys in %v\n", e.name, len(keys), time.Since(start).Round(time.Millisecond))
+		dbs[i] = db
+	}
+
+	workloads := []struct {
+		name, unit string
+		run        func(db engine, b *testing.B)
+	}{
+		{"random writes (100-key batches, no fsync)", "ns/key", func(db engine, b *testing.B) {
+			ks := make([][]byte, 100)
+			for i := range ks {
+				ks[i] = make([]byte, 32)
+			}
+			vs := repeat(val, 100)
+			for done := 0; done < b.N; done += 100 {
+				for _, k := range ks {
+					rand.Read(k)
+				}
+				check(db.write(ks, vs, false))
+			}
+		}},
+		{"random reads (existing keys)", "ns/read", func(db engine, b *testing.B) {
+			for range b.N {
+				_, err := db.get(keys[mrand.IntN(len(keys))])
+				check(err)
+			}
+		}},
+		{"range scans (100 entries from a random key)", "ns/scan", func(db engine, b *testing.B) {
+			for range b.N {
+				_, err := db.scan(keys[mrand.IntN(len(keys))], 100)
+				check(err)
+			}
+		}},
+		{"batch commits with fsync (10 keys)", "ns/commit", func(db engine, b *testing.B) {
+			ks := make([][]byte, 10)
+			for i := range ks {
+				ks[i] = make([]byte, 32)
+			}
+			vs := repeat(val, 10)
+			for range b.N {
+				for _, k := range ks {
+					rand.Read(k)
+				}
+				check(db.write(ks, vs, true))
+			}
+		}},
+	}
+	results := make([][][]float64, len(workloads)) // workload, engine, round
+	for w := range workloads {
+		results[w] = make([][]float64, len(engines))
+	}
+	for r := range *rounds {
+		for w, wl := range workloads {
+			for j := range engines {
+				i := (j + r) % len(engines)
+				res := testing.Benchmark(func(b *testing.B) { wl.run(dbs[i], b) })
+				ns := float64(res.T.Nanoseconds()) / float64(res.N)
+				results[w][i] = append(results[w][i], ns)
+				fmt.Fprintf(os.Stderr, "round %d %-45s %-7s %10.0f %s\n", r+1, wl.name, engines[i].name, ns, wl.unit)
+			}
+		}
+	}
+	for _, db := range dbs {
+		check(db.close())
+	}
+
+	fmt.Printf("store micro-benchmarks: %d keys loaded, 32-byte keys, 100-byte values, cache %d MiB, median of %d alternating rounds\n", len(keys), *cache, *rounds)
+	fmt.Printf("(a shared, loaded machine: compare the ratios, measured side by side, more than the absolute figures)\n\n")
+	fmt.Printf("%-45s %12s %12s %12s %14s %14s\n", "workload", "chaind", "pebble", "bbolt", "chaind/pebble", "chaind/bbolt")
+	for w, wl := range workloads {
+		m := make([]float64, len(engines))
+		for i := range engines {
+			m[i] = median(results[w][i])
+		}
+		fmt.Printf("%-45s %12s %12s %12s %13.2fx %13.2fx\n", wl.name,
+			fmtNs(m[0], wl.unit), fmtNs(m[1], wl.unit), fmtNs(m[2], wl.unit), m[0]/m[1], m[0]/m[2])
+	}
+	fmt.Printf("\nratios are time per operation: below 1 chaind is faster\n")
+}
+
+func fmtNs(ns float64, unit string) string { return fmt.Sprintf("%.0f %s", ns, unit[3:]) }
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func repeat(v []byte, n int) [][]byte {
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "storebench:", err)
+		os.Exit(1)
+	}
+}
