@@ -29,6 +29,7 @@ import (
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/node/stakebackend"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
@@ -198,12 +199,12 @@ func New(cfg Config) (*Node, error) {
 	if cfg.faults.kv != nil {
 		kv = cfg.faults.kv(kv)
 	}
-	fs, err := openFork(&cfg) // before PrepareGenesis: a fork moves the genesis time
+	fs, err := openFork(&cfg) // before the chain opens: a fork moves the genesis time
 	if err != nil {
 		kv.Close()
 		return nil, err
 	}
-	c, err := OpenChain(cfg.Genesis, kv)
+	c, err := chain.Open(cfg.Genesis, kv, pos.ForGenesis(cfg.Genesis))
 	if err != nil {
 		kv.Close()
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	chainmetrics "github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/protocol/blocksync"
 	"github.com/chaind/chaind/internal/protocol/certs"
 	"github.com/chaind/chaind/internal/protocol/relay"
@@ -69,8 +70,8 @@ func (n *Node) startNetwork() error {
 		}
 	}
 	vals := n.cfg.Validators
-	if vals == nil && n.Chain.Config.Natives != nil {
-		vals = newStakeSchedule(n.Chain) // a proof-of-stake chain: its state decides every set
+	if e := pos.Of(n.Chain); vals == nil && e != nil {
+		vals = e.Validators(n.Chain) // a proof-of-stake chain: its state decides every set
 	}
 	if vals == nil {
 		return errors.New("node: a node on a p2p network needs the validator sets to check certificates")

@@ -33,7 +33,7 @@ var (
 // headState returns the state of the head block when the chain has the
 // staking contracts; the caller releases it.
 func (nw *network) headState() (*state.StateDB, bool) {
-	if nw.n.Chain.Config.Natives == nil {
+	if !nw.n.Chain.Engine().ProofOfStake() {
 		return nil, false
 	}
 	st, err := nw.n.Chain.StateAt(nw.n.Chain.Head().Root())

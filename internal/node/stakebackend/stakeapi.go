@@ -16,7 +16,7 @@ func (n *Backend) Staking() backend.Staking { return stakingAPI{n} }
 
 var _ backend.Staking = stakingAPI{}
 
-func (a stakingAPI) StakingEnabled() bool { return a.n.Chain.Config.Natives != nil }
+func (a stakingAPI) StakingEnabled() bool { return a.n.Chain.Engine().ProofOfStake() }
 
 // stateAt opens the state of block height (nil: the head).
 func (a stakingAPI) stateAt(height *uint64) (*state.StateDB, error) {
