@@ -29,12 +29,19 @@ func mustHex(t testing.TB, s string) []byte {
 
 // runCode installs code at testContract and calls it with input.
 func runCode(t testing.TB, fork forks.Fork, code, input []byte, gas uint64) ([]byte, uint64, error, *memState) {
+	return runCodeTraced(t, fork, code, input, gas, nil)
+}
+
+// runCodeTraced is runCode with tracer as the EVM's hooks (nil for none).
+func runCodeTraced(t testing.TB, fork forks.Fork, code, input []byte, gas uint64, tracer *Hooks) ([]byte, uint64, error, *memState) {
 	st := newMemState()
 	st.SetCode(testContract, code)
 	st.AddBalance(testCaller, uint256.NewInt(1e18))
+	st.AddBalance(testContract, uint256.NewInt(1e9))
 	e := NewEVM(BlockContext{Number: 10, Time: 1000, GasLimit: 30_000_000, BaseFee: uint256.NewInt(7),
 		GetHash: func(n uint64) types.Hash { return types.Hash{byte(n)} }}, st, 1, fork)
 	e.SetTxContext(TxContext{Origin: testCaller, GasPrice: uint256.NewInt(1)})
+	e.Config.Tracer = tracer
 	ret, left, err := e.Call(testCaller, testContract, input, gas, new(uint256.Int))
 	return ret, gas - left, err, st
 }

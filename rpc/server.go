@@ -79,7 +79,7 @@ type Server struct {
 	obs     []Observer
 
 	BatchLimit    int   // items per batch (default 1000)
-	ResponseLimit int64 // bytes per batch response (default 25 MiB)
+	ResponseLimit int64 // bytes per response, a whole batch's included (default 25 MiB)
 }
 
 // NewServer returns a server with no methods.
@@ -270,8 +270,7 @@ func (v *view) handle(ctx context.Context, msg []byte) (resp []byte, wait time.D
 		}
 		size += int64(len(resp))
 		if size > v.s.ResponseLimit {
-			resp = marshal(response{JSONRPC: "2.0", ID: idOf(raw), Error: &Error{Code: CodeLimitExceeded,
-				Message: "response too large"}})
+			resp = marshal(response{JSONRPC: "2.0", ID: idOf(raw), Error: v.s.tooLarge()})
 		}
 		if n > 0 {
 			out.WriteByte(',')
@@ -367,7 +366,17 @@ func (v *view) handleOne(ctx context.Context, raw json.RawMessage) []byte {
 	if merr != nil {
 		return marshal(response{JSONRPC: "2.0", ID: req.ID, Error: &Error{Code: CodeInternal, Message: "cannot encode result: " + merr.Error()}})
 	}
+	if int64(len(out)) >= v.s.ResponseLimit {
+		// One answer over the cap is not sent whatever made it large.
+		return marshal(response{JSONRPC: "2.0", ID: req.ID, Error: v.s.tooLarge()})
+	}
 	return append(out, '}')
+}
+
+// tooLarge is the error of an answer, or of the rest of a batch's
+// answers, over ResponseLimit.
+func (s *Server) tooLarge() *Error {
+	return &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("response too large: over the %d-byte response limit", s.ResponseLimit)}
 }
 
 // call runs the handler, turning a panic into an internal error so one bad

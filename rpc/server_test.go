@@ -76,6 +76,33 @@ func TestBatchLimit(t *testing.T) {
 	}
 }
 
+// An answer over ResponseLimit is replaced by a -32005 error naming the
+// limit, alone or in a batch, where the answers past the limit are.
+func TestResponseLimit(t *testing.T) {
+	s := testServer()
+	s.ResponseLimit = 100
+	s.Register("sized", 1, 1, func(_ context.Context, p Params) (any, error) {
+		var n int
+		if err := p.Decode(0, &n); err != nil {
+			return nil, err
+		}
+		return strings.Repeat("x", n), nil
+	})
+	const tooLarge = `"error":{"code":-32005,"message":"response too large: over the 100-byte response limit"}`
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"sized","params":[10]}`, `{"jsonrpc":"2.0","id":1,"result":"xxxxxxxxxx"}`},
+		{`{"jsonrpc":"2.0","id":1,"method":"sized","params":[200]}`, `{"jsonrpc":"2.0","id":1,` + tooLarge + `}`},
+		{`[{"jsonrpc":"2.0","id":1,"method":"sized","params":[40]},{"jsonrpc":"2.0","id":2,"method":"sized","params":[40]}]`,
+			`[{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 40) + `"},{"jsonrpc":"2.0","id":2,` + tooLarge + `}]`},
+	} {
+		if got := string(s.HandleMessage(context.Background(), []byte(tc.in))); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}
+
 func post(t *testing.T, url, body string, hdr map[string]string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))

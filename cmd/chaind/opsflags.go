@@ -11,6 +11,7 @@ import (
 
 	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/rpc"
+	"github.com/chaind/chaind/rpc/ethapi"
 )
 
 // passphraseEnv holds the debug passphrase itself, for operators who
@@ -39,11 +40,12 @@ func (o *opsFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&l.Conns, "limits.conns", 5, "with --public: open connections per client address, over all ports")
 	fs.IntVar(&l.Batch, "limits.batch", 1000, "calls per JSON-RPC batch")
 	fs.Int64Var(&o.bodyMiB, "limits.body", 5, "MiB of a request body or WebSocket message")
-	fs.Int64Var(&o.responseMiB, "limits.response", 25, "MiB of a batch response")
+	fs.Int64Var(&o.responseMiB, "limits.response", 25, "MiB of a response, a whole batch's included")
 	fs.Uint64Var(&l.LogRange, "limits.logs-range", 10_000, "blocks one eth_getLogs may span")
 	fs.IntVar(&l.LogResults, "limits.logs-results", 10_000, "logs one eth_getLogs may return")
 	fs.Uint64Var(&l.CallGas, "limits.call-gas", 50_000_000, "gas of one eth_call, eth_estimateGas, eth_createAccessList or eth_simulateV1")
 	fs.DurationVar(&l.CallTimeout, "limits.call-timeout", 5*time.Second, "time of one of those calls")
+	fs.IntVar(&l.CallReturnData, "limits.call-returndata", ethapi.DefaultReturnDataLimit, "bytes of return data one eth_call may answer (erigon's --rpc.returndata.limit; geth has only the response cap)")
 	fs.IntVar(&l.FDReserve, "limits.fd-reserve", 0, "open files kept for the node itself (store, p2p peers); the ports' connection caps share the rest of the process's limit, raised to its hard limit at start (0: 1024 + 4 per p2p peer)")
 	fs.IntVar(&l.WSSubs, "limits.ws-subs", 100, "subscriptions per WebSocket connection")
 	fs.IntVar(&l.WSQueue, "limits.ws-queue", 4096, "messages waiting for a slow WebSocket client before it is cut")
@@ -69,7 +71,7 @@ func (o *opsFlags) apply(cfg *node.OpsConfig) error {
 	l := o.limits
 	for name, v := range map[string]int64{"rps": int64(l.PerSecond), "rpm": int64(l.PerMinute), "conns": int64(l.Conns),
 		"batch": int64(l.Batch), "body": o.bodyMiB, "response": o.responseMiB, "logs-range": int64(l.LogRange),
-		"logs-results": int64(l.LogResults), "call-gas": int64(l.CallGas), "call-timeout": int64(l.CallTimeout),
+		"logs-results": int64(l.LogResults), "call-gas": int64(l.CallGas), "call-timeout": int64(l.CallTimeout), "call-returndata": int64(l.CallReturnData),
 		"ws-subs": int64(l.WSSubs), "ws-queue": int64(l.WSQueue), "ws-backlog": o.wsBacklogMiB} {
 		if v <= 0 {
 			return fmt.Errorf("--limits.%s must be positive", name)

@@ -27,6 +27,7 @@ var ErrKnownBlock = errors.New("block already known")
 // forkchoice.go).
 type Chain struct {
 	Config  *Config
+	engine  Engine
 	db      *DB
 	genesis *types.Block
 
@@ -59,8 +60,13 @@ type Chain struct {
 const stateReadCacheEntries = 16 << 10
 
 // Open opens the chain stored in kv, writing the genesis block first if kv
-// is empty. A store that holds another genesis is refused.
-func Open(g *Genesis, kv store.KV) (*Chain, error) {
+// is empty. A store that holds another genesis is refused. The engine
+// (nil: Ethereum) is the chain's own rules; its genesis accounts are part
+// of block 0.
+func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
+	if e == nil {
+		e = Ethereum{}
+	}
 	db := NewDB(kv)
 	if g.Fork == nil { // a fork's state is partial: no flat copy
 		_, hasHead := db.HeadHash()
@@ -75,11 +81,15 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 	if g.Fork != nil {
 		scratch = db
 	}
-	want, err := g.Commit(scratch)
+	full, err := genesisWith(g, e)
 	if err != nil {
 		return nil, err
 	}
-	c := &Chain{Config: g.Config, db: db, subs: map[chan *types.Block]struct{}{}, reads: state.NewReadCache(stateReadCacheEntries)}
+	want, err := full.Commit(scratch)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chain{Config: g.Config, engine: e, db: db, subs: map[chan *types.Block]struct{}{}, reads: state.NewReadCache(stateReadCacheEntries)}
 	if g.Fork != nil {
 		c.fork.Store(g.Fork)
 	}
@@ -96,7 +106,7 @@ func Open(g *Genesis, kv store.KV) (*Chain, error) {
 			return nil, fmt.Errorf("%w: stored chain ID %d, genesis file gives %d", ErrGenesisMismatch, stored.Config.ChainID, g.Config.ChainID)
 		}
 	} else {
-		blk, err := g.Commit(db)
+		blk, err := full.Commit(db)
 		if err != nil {
 			return nil, err
 		}
@@ -152,6 +162,12 @@ func StoredGenesis(kv store.KV) (*Genesis, bool, error) {
 	}
 	return g, true, nil
 }
+
+// Engine returns the chain's own rules.
+func (c *Chain) Engine() Engine { return c.engine }
+
+// Rules returns the chain's configuration and engine: what decides a block.
+func (c *Chain) Rules() Rules { return Rules{Config: c.Config, Engine: c.engine} }
 
 // DB returns the chain's store.
 func (c *Chain) DB() *DB { return c.db }
@@ -274,7 +290,7 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if b.ParentHash() != parent.Hash() {
 		return nil, fmt.Errorf("%w: block %d builds on %s, head is %d (%s)", ErrUnknownParent, b.Number(), b.ParentHash(), parent.Number(), parent.Hash())
 	}
-	if err := c.Config.ValidateHeader(parent.HeaderRef(), b.HeaderRef()); err != nil {
+	if err := c.Rules().ValidateHeader(parent.HeaderRef(), b.HeaderRef()); err != nil {
 		return nil, err
 	}
 	if err := c.checkTerminal(parent.HeaderRef(), b.HeaderRef()); err != nil {
@@ -287,7 +303,7 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Config.process(b, st, getHash, s)
+	res, err := c.Rules().process(b, st, getHash, s)
 	if err != nil {
 		return nil, err
 	}

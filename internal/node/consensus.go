@@ -10,6 +10,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/consensus/cycle"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -105,9 +106,9 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	}
 	switch {
 	case vals != nil:
-	case n.Chain.Config.Natives != nil:
+	case pos.Of(n.Chain) != nil:
 		// A proof-of-stake chain: the staking state decides the set.
-		vals = newStakeSchedule(n.Chain)
+		vals = pos.Of(n.Chain).Validators(n.Chain)
 	default:
 		set, err := consensus.NewValidatorSet([]consensus.Validator{{Address: signer.Address(), Power: 1}})
 		if err != nil {

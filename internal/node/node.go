@@ -28,6 +28,8 @@ import (
 	"github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/node/ethbackend"
+	"github.com/chaind/chaind/internal/node/stakebackend"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
@@ -119,6 +121,7 @@ type Node struct {
 	Chain    *chain.Chain
 	Pool     *txpool.Pool
 	backend  *ethbackend.Backend
+	stake    *stakebackend.Backend // the staking, network and supply views
 	RPC      *rpc.Server
 	keys     *keyring
 	front    *front.Front
@@ -196,12 +199,12 @@ func New(cfg Config) (*Node, error) {
 	if cfg.faults.kv != nil {
 		kv = cfg.faults.kv(kv)
 	}
-	fs, err := openFork(&cfg) // before PrepareGenesis: a fork moves the genesis time
+	fs, err := openFork(&cfg) // before the chain opens: a fork moves the genesis time
 	if err != nil {
 		kv.Close()
 		return nil, err
 	}
-	c, err := OpenChain(cfg.Genesis, kv)
+	c, err := chain.Open(cfg.Genesis, kv, pos.ForGenesis(cfg.Genesis))
 	if err != nil {
 		kv.Close()
 		return nil, err
@@ -225,19 +228,26 @@ func New(cfg Config) (*Node, error) {
 		fork:   fs,
 	}
 	n.health.failed = make(chan struct{})
+	n.stake = stakebackend.New(c, stakebackend.Config{Validator: cfg.Validator, Host: cfg.Host,
+		P2PListenAddr: cfg.P2P.listenAddr(), BlockTime: cfg.BlockTime, ClientVersion: cfg.ClientVersion,
+		Syncing: n.syncingNodes, Validators: n.Validators})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
 		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n},
 		AllowUnprotected: cfg.AllowUnprotectedTxs})
-	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults}
+	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults, ReturnDataLimit: lim.CallReturnData}
 	if cfg.Validator != nil {
 		cb := types.Address(crypto.PrivkeyToAddress(cfg.Validator))
 		opts.Coinbase = &cb
 	}
 	lim.applyRPC(n.RPC)
 	ethapi.RegisterEth(n.RPC, n.backend, opts)
-	ethapi.RegisterAccounts(n.RPC, n.backend, n.keys, opts)
-	ethapi.RegisterChain(n.RPC, &network{n: n})
+	var accounts backend.Accounts = n.keys
+	if cfg.Public {
+		accounts = nil // a public node holds no unlocked account, --dev or not
+	}
+	ethapi.RegisterAccounts(n.RPC, n.backend, accounts, opts)
+	ethapi.RegisterChain(n.RPC, n.stake.Network())
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
 	n.registerFork()
 	if cfg.DevTools {

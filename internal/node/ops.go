@@ -50,6 +50,9 @@ type Limits struct {
 
 	CallGas     uint64        // gas of eth_call, eth_estimateGas, ... (50M)
 	CallTimeout time.Duration // time of the same (5 s)
+	// CallReturnData caps eth_call's return data in bytes
+	// (ethapi.DefaultReturnDataLimit, 1 MiB).
+	CallReturnData int
 
 	// FDReserve is how many open files the node keeps for itself (the
 	// store, p2p peers, logs) out of the process's limit; the listeners'

@@ -20,8 +20,11 @@ type accountsAPI struct {
 }
 
 // RegisterAccounts installs the node-held account methods (eth_accounts,
-// eth_sign, personal_sign, eth_signTransaction, eth_sendTransaction); keys
-// may be nil for a node that holds none.
+// eth_sign, personal_sign, eth_signTypedData_v4, eth_signTransaction,
+// eth_sendTransaction). keys is nil on a node that must hold no unlocked
+// account (a public one): eth_accounts is then [] and the signing
+// methods are not served at all (-32601), so no configuration of the
+// namespaces can open them.
 func RegisterAccounts(s *rpc.Server, b Backend, keys backend.Accounts, opts EthOptions) {
 	api := &accountsAPI{b: b, keys: keys, eth: &ethAPI{b: b, opts: opts.withDefaults()}}
 	register(s, "eth_accounts", 0, 0, func(context.Context, rpc.Params) (any, error) {
@@ -39,6 +42,9 @@ func RegisterAccounts(s *rpc.Server, b Backend, keys backend.Accounts, opts EthO
 		}
 		return *opts.Coinbase, nil
 	})
+	if keys == nil {
+		return
+	}
 	register(s, "eth_sign", 2, 2, api.sign)
 	// personal_sign is eth_sign with the parameters swapped. geth dropped
 	// the personal namespace with its account manager, but anvil serves
@@ -66,9 +72,6 @@ func (api *accountsAPI) signMessage(p rpc.Params, addrPos, dataPos int) (any, er
 	var data types.HexBytes
 	if err := p.Decode(dataPos, &data); err != nil {
 		return nil, err
-	}
-	if api.keys == nil {
-		return nil, backend.ErrUnknownAccount
 	}
 	// EIP-191 personal message, as eth_sign has meant since geth 1.5.
 	digest := crypto.Keccak256([]byte(fmt.Sprintf("\x19Ethereum Signed Message:\n%d", len(data))), data)
@@ -164,9 +167,6 @@ func (api *accountsAPI) signArgsAs(ctx context.Context, p rpc.Params, impersonat
 	var args CallArgs
 	if err := p.Decode(0, &args); err != nil {
 		return nil, err
-	}
-	if api.keys == nil {
-		return nil, backend.ErrUnknownAccount
 	}
 	tx, err := api.fill(ctx, &args)
 	if err != nil {

@@ -19,11 +19,20 @@ type EthOptions struct {
 	ClientVersion string
 	LogRange      uint64 // eth_getLogs block range cap (default 10,000)
 	LogLimit      int    // eth_getLogs result cap (default 10,000)
+	// ReturnDataLimit caps the bytes eth_call returns (default
+	// DefaultReturnDataLimit); erigon caps it at 100 kB by default, geth
+	// only through its 25 MB response cap.
+	ReturnDataLimit int
 	// Coinbase is where the blocks this node proposes pay their fees: its
 	// validator's address, which eth_coinbase reports. Nil on a node
 	// without a validator key; eth_coinbase then fails as geth's does.
 	Coinbase *types.Address
 }
+
+// DefaultReturnDataLimit is the default cap on eth_call's return data:
+// far above what contracts' view functions return, far below what a
+// call made to return megabytes can make the node encode and send.
+const DefaultReturnDataLimit = 1 << 20
 
 // withDefaults fills the limits of a node that does not say otherwise:
 // generous enough for explorers and indexers, small enough that one query
@@ -34,6 +43,9 @@ func (o EthOptions) withDefaults() EthOptions {
 	}
 	if o.LogLimit == 0 {
 		o.LogLimit = 10_000
+	}
+	if o.ReturnDataLimit == 0 {
+		o.ReturnDataLimit = DefaultReturnDataLimit
 	}
 	return o
 }

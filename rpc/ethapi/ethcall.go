@@ -2,6 +2,7 @@ package ethapi
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
@@ -130,6 +131,9 @@ func (api *ethAPI) call(ctx context.Context, p rpc.Params) (any, error) {
 	out, err := api.b.Call(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	if len(out) > api.opts.ReturnDataLimit {
+		return nil, &rpc.Error{Code: rpc.CodeLimitExceeded, Message: fmt.Sprintf("return data too large: %d bytes, over the %d-byte eth_call return data limit", len(out), api.opts.ReturnDataLimit)}
 	}
 	return types.HexBytes(out), nil
 }

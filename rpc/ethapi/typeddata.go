@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto/eip712"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
@@ -30,9 +29,6 @@ func (api *accountsAPI) signTypedData(_ context.Context, p rpc.Params) (any, err
 	digest, err := td.Digest()
 	if err != nil {
 		return nil, rpc.InvalidParams(1, err)
-	}
-	if api.keys == nil {
-		return nil, backend.ErrUnknownAccount
 	}
 	sig, err := api.keys.SignHash(addr, digest)
 	if err != nil {
