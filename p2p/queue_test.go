@@ -1,13 +1,19 @@
 package p2p
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/chacha20poly1305"
 )
 
 // A peer that does not read is dropped, with a log line, once what waits
@@ -132,4 +138,31 @@ func FuzzPeerQueue(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An authenticated peer announcing a 4 MiB frame and sending a little of
+// it makes the reader hold about what it sent, not what it announced.
+func TestReadBufferGrowsWithData(t *testing.T) {
+	key := make([]byte, 32)
+	aead, _ := chacha20poly1305.New(key)
+	script := binary.BigEndian.AppendUint32(nil, MaxFrameSize+chacha20poly1305.Overhead)
+	script = append(script, make([]byte, 1000)...)
+	sc := &secureConn{r: bytes.NewReader(script), recv: aead}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := sc.readFrame()
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err %v, want unexpected EOF", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Fatalf("reading 1,000 bytes of an announced 4 MiB frame allocated %d bytes", got)
+	}
+	// A whole large frame still reads.
+	big := bytes.Repeat([]byte{7}, 300<<10)
+	ct := aead.Seal(binary.BigEndian.AppendUint32(nil, uint32(len(big)+chacha20poly1305.Overhead)), nonce(0), big, nil)
+	sc = &secureConn{r: bytes.NewReader(ct), recv: aead}
+	if f, err := sc.readFrame(); err != nil || !bytes.Equal(f, big) {
+		t.Fatalf("large frame: %d bytes, %v", len(f), err)
+	}
 }
