@@ -141,6 +141,9 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 	if _, err := state.NewWithRemote(c.stateRootOf(c.head.Root()), db, c.remote()); err != nil {
 		return nil, fmt.Errorf("state of head block %d: %w", c.head.Number(), err)
 	}
+	if err := db.migrateHistory(); err != nil {
+		return nil, fmt.Errorf("history index: %w", err)
+	}
 	if err := db.ensureFlat(c.head.Root()); err != nil {
 		return nil, fmt.Errorf("flat state of head block %d: %w", c.head.Number(), err)
 	}
