@@ -29,7 +29,7 @@ func TestNodeListUsesConfiguredP2PAddress(t *testing.T) {
 		if n.Chain.Engine().ProofOfStake() {
 			t.Fatal("a genesis without a staking section runs the proof-of-stake engine")
 		}
-		nodes := (&network{n: n}).Nodes()
+		nodes := n.stake.Network().Nodes()
 		n.Close()
 		if len(nodes) != 1 || nodes[0].IP != tc.wantIP || nodes[0].Port != tc.wantPort {
 			t.Errorf("P2P %+v: nodes %+v, want %s:%d", tc.p2p, nodes, tc.wantIP, tc.wantPort)

@@ -255,6 +255,33 @@ func (n *Node) gossipMetrics(r *chainmetrics.Registry) {
 	r.CounterFunc("chaind_p2p_late_txs_total", "Gossiped transactions that arrived after their block was committed.", stat(func(nn *netNode) *atomic.Uint64 { return &nn.txs.LateTxs }))
 }
 
+// listenAddr is the p2p listen address of c ("" off the network).
+func (c *P2PConfig) listenAddr() string {
+	if c == nil {
+		return ""
+	}
+	return c.ListenAddr
+}
+
+// syncingNodes returns the node IDs (validator addresses for validators)
+// of this node, if it syncs, and of the peers that say they do. Whether a
+// node is catching up is not in the chain: the network views add what
+// this node knows.
+func (n *Node) syncingNodes() map[types.Address]bool {
+	nn := n.net.Load()
+	if nn == nil {
+		return nil
+	}
+	out := make(map[types.Address]bool)
+	if nn.sync.Syncing() {
+		out[types.Address(nn.host.ID())] = true
+	}
+	for _, id := range nn.sync.SyncingPeers() {
+		out[types.Address(id)] = true
+	}
+	return out
+}
+
 // nodeNetwork is what the APIs read about the network.
 type nodeNetwork struct{ n *Node }
 

@@ -146,7 +146,7 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 	if _, in := set.Index(offender); in || set.Len() != 3 {
 		t.Fatalf("set of block %d: %d validators, offender in it %v", next+1, set.Len(), in)
 	}
-	nw := &network{n: n}
+	nw := n.stake.Network()
 	for _, nd := range nw.Nodes() {
 		if types.Address(nd.Operator) == v.Operator && nd.Status != "jailed" {
 			t.Fatalf("offender's node status %q", nd.Status)

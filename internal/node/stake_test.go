@@ -40,7 +40,7 @@ func TestDevnetValidatorsFromState(t *testing.T) {
 	n := dn.Nodes[0]
 	waitHead(t, n, 12)
 
-	nw := &network{n: n}
+	nw := n.stake.Network()
 	nodes := nw.Nodes()
 	if len(nodes) != 4 {
 		t.Fatalf("%d nodes, want 4", len(nodes))
@@ -203,14 +203,14 @@ func TestPublicPresetsHaveStaking(t *testing.T) {
 			if !n.Chain.Engine().ProofOfStake() || n.Chain.Engine().Natives() == nil {
 				t.Fatal("no system contracts")
 			}
-			acc, err := (&network{n: n}).NetworkAccount()
+			acc, err := n.stake.Network().NetworkAccount()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if want := staking.DefaultParams(); acc.MaintenanceFee.Cmp(want.MaintenanceFee) != 0 {
 				t.Fatalf("maintenanceFee %v, want the default %v", acc.MaintenanceFee, want.MaintenanceFee)
 			}
-			if nodes := (&network{n: n}).Nodes(); len(nodes) != 0 {
+			if nodes := n.stake.Network().Nodes(); len(nodes) != 0 {
 				t.Fatalf("%d nodes before the launch genesis", len(nodes))
 			}
 		})

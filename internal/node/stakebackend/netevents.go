@@ -1,4 +1,4 @@
-package node
+package stakebackend
 
 import (
 	"github.com/chaind/chaind/internal/backend"
