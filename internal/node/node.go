@@ -78,6 +78,9 @@ type Config struct {
 	// pruned in the background).
 	Archive      bool
 	StateHistory uint64 // default 128
+	// HistoryKeep is how many recent blocks stay in the history index
+	// (transaction lookups, address lists); 0 keeps all.
+	HistoryKeep uint64
 	// CacheMiB is the store's block cache (default 64): with the two
 	// memtables, the bound on the memory the store holds, however much
 	// data the directory has.
@@ -355,6 +358,10 @@ func (n *Node) Start() error {
 	if !n.cfg.Archive {
 		n.wg.Add(1)
 		go n.pruneStates()
+	}
+	if n.cfg.HistoryKeep > 0 {
+		n.wg.Add(1)
+		go n.pruneHistory()
 	}
 	if n.cfg.P2P != nil {
 		return n.startNetwork() // starts consensus once caught up
