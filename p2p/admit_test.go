@@ -194,3 +194,23 @@ func FuzzPendingSet(f *testing.F) {
 		}
 	})
 }
+
+// A flood of silent sockets from one client holds only its per-IP share
+// of handshake slots: the rest are closed before any read, and an honest
+// peer connects while the flood is still open.
+func TestSocketFloodFromOneIP(t *testing.T) {
+	h, in := startHost(t, Config{HandshakeTimeout: time.Minute})
+	heldN := 0
+	for range 300 {
+		if held(t, dialFrom(t, h, "127.0.0.2")) {
+			heldN++
+		}
+	}
+	if heldN != defaultMaxPendingPerIP {
+		t.Fatalf("%d of 300 sockets from one IP held, want the per-IP cap of %d", heldN, defaultMaxPendingPerIP)
+	}
+	a, _ := startHost(t, Config{StaticPeers: []PeerAddr{addrOf(h)}})
+	waitFor(t, "honest peer connected during the flood", connected(a, h))
+	a.Send(h.ID(), topicVote, []byte("through"))
+	in.want(t, "through")
+}

@@ -266,6 +266,9 @@ func (p *peer) announce(prio Priority, a announced) bool {
 		p.dropped.Add(1)
 		return false
 	}
+	if !p.charge(announcedBytes) {
+		return false
+	}
 	select {
 	case p.annReady <- struct{}{}:
 	default:
@@ -280,6 +283,7 @@ func (p *peer) takeAnnouncements() [][]byte {
 	high, low := p.ann[1], p.ann[0]
 	p.ann[1], p.ann[0] = nil, nil
 	p.annMu.Unlock()
+	p.queued.Add(-int64(announcedBytes * (len(high) + len(low))))
 	var frames [][]byte
 	for _, q := range [][]announced{high, low} {
 		for len(q) > 0 {

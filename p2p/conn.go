@@ -171,11 +171,8 @@ func (s *secureConn) readFrame() ([]byte, error) {
 	if n < chacha20poly1305.Overhead || n > uint32(limit+chacha20poly1305.Overhead) {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrFrameTooLarge, n, limit+chacha20poly1305.Overhead)
 	}
-	if cap(s.rbuf) < int(n) {
-		s.rbuf = make([]byte, n)
-	}
-	ct := s.rbuf[:n]
-	if _, err := io.ReadFull(s.r, ct); err != nil {
+	ct, err := s.readBody(int(n))
+	if err != nil {
 		return nil, err
 	}
 	pt, err := s.recv.Open(ct[:0], nonce(s.recvN), ct, nil)
@@ -185,6 +182,30 @@ func (s *secureConn) readFrame() ([]byte, error) {
 	s.recvN++
 	return pt, nil
 }
+
+// readBody reads n bytes into the read buffer, growing it as the bytes
+// arrive rather than to the announced size at once: a peer that announces
+// a large frame and sends little of it makes the node hold what it sent.
+func (s *secureConn) readBody(n int) ([]byte, error) {
+	buf := s.rbuf[:0]
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(n, max(2*cap(buf), readStep)))
+			copy(grown, buf)
+			buf = grown
+		}
+		k, err := io.ReadFull(s.r, buf[len(buf):min(n, cap(buf))])
+		buf = buf[:len(buf)+k]
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.rbuf = buf
+	return buf, nil
+}
+
+// readStep is the first size of the read buffer for a frame.
+const readStep = 64 << 10
 
 // sessionKeys derives both directions' keys and the challenge each side
 // signs from the X25519 secret and both ephemeral public keys.

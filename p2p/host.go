@@ -62,6 +62,10 @@ type Config struct {
 	// give). Validators behind sentry nodes run this way. It excludes
 	// Bootnodes, which exist to learn peers from.
 	NoPeerExchange bool
+	// MaxQueueBytes caps the bytes waiting to be sent to one peer; a peer
+	// that lets more pile up is dropped. Default 8 MiB (two of the largest
+	// frames); less than MaxFrameSize drops a peer sent one large frame.
+	MaxQueueBytes int
 	// PrivatePeers are nodes whose addresses the host never gives out in
 	// peer exchange: a sentry node lists the validators behind it.
 	PrivatePeers []ID
@@ -162,6 +166,9 @@ func New(cfg Config) (*Host, error) {
 	}
 	if cfg.BanDuration <= 0 {
 		cfg.BanDuration = 10 * time.Minute
+	}
+	if cfg.MaxQueueBytes <= 0 {
+		cfg.MaxQueueBytes = defaultMaxQueueBytes
 	}
 	if cfg.IPBanAfter <= 0 {
 		cfg.IPBanAfter = defaultIPBanAfter
@@ -414,6 +421,7 @@ func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr, done func()) (*pee
 		}
 	}
 	p := newPeer(id, sc, inbound, dialedBy, listen)
+	p.maxQueue, p.slow = int64(h.cfg.MaxQueueBytes), h.dropSlow
 	h.askPeers(p) // before the peer is live, so that its answer is expected
 	live, err := h.add(p)
 	if err != nil || live != p {
@@ -466,6 +474,11 @@ func (h *Host) add(p *peer) (*peer, error) {
 		}
 	}
 	return p, nil
+}
+
+// dropSlow logs a peer dropped for not reading what it is sent.
+func (h *Host) dropSlow(p *peer, err error) {
+	h.cfg.Logf("dropping slow peer id=%s addr=%s: %v", p.id, p.conn.conn.RemoteAddr(), err)
 }
 
 func (h *Host) remove(p *peer) bool {

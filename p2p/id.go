@@ -1,8 +1,10 @@
 // Package p2p moves bytes between the nodes of one chain: node identity,
-// an authenticated and encrypted TCP transport, peers with bounded
-// priority send queues and keepalive, dialing with backoff, peer exchange,
-// bans, and topics whose messages are gossiped without repeats. It knows
-// nothing of blocks or transactions: the node maps topics to those.
+// an authenticated and encrypted TCP transport, admission of inbound
+// connections (admit.go), peers with priority send queues bounded in
+// bytes and keepalive, dialing with backoff, peer exchange that resists
+// poisoning (pex.go), bans per key and per IP (ban.go), and topics whose
+// messages are gossiped without repeats. It knows nothing of blocks or
+// transactions: the node maps topics to those.
 package p2p
 
 import (

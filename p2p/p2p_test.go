@@ -74,7 +74,9 @@ func startHost(t *testing.T, cfg Config) (*Host, *inbox) {
 		cfg.Chain = testChain
 	}
 	cfg.ListenAddr = "127.0.0.1:0"
-	cfg.Logf = t.Logf
+	if cfg.Logf == nil {
+		cfg.Logf = t.Logf
+	}
 	h, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,8 @@
 package p2p
 
 import (
+	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -21,10 +23,25 @@ const (
 	High
 )
 
-// queueLen bounds each of a peer's send queues. A frame that finds its
-// queue full is dropped, as a congested link would: consensus retransmits
-// and gossip reaches the peer through others.
+// queueLen bounds each of a peer's send queues in frames. A frame that
+// finds its queue full is dropped, as a congested link would: consensus
+// retransmits and gossip reaches the peer through others.
 const queueLen = 1024
+
+// A peer's queues are also bounded in bytes (Config.MaxQueueBytes): what
+// waits in both queues and its announcements together. A peer that lets
+// more than that pile up is not reading what it is sent (or asks for more
+// than it reads, as a flood of sync requests would); it is dropped, with
+// a log line, rather than holding the node's memory. An honest peer has
+// one sync answer (at most MaxFrameSize) and some gossip waiting.
+const defaultMaxQueueBytes = 2 * MaxFrameSize
+
+// announcedBytes is what one waiting announcement is charged.
+const announcedBytes = 33
+
+// ErrSlowPeer reports a peer dropped because its send queue passed its
+// byte cap.
+var ErrSlowPeer = errors.New("p2p: peer does not keep up")
 
 // peer is one live, authenticated connection.
 type peer struct {
@@ -38,6 +55,9 @@ type peer struct {
 	known    *hashSet // gossip this peer has sent us, announced, or got from us
 	served   *hashSet // gossip sent to this peer in answer to its WANTs
 	dropped  atomic.Uint64
+	queued   atomic.Int64 // bytes waiting in high, low and ann
+	maxQueue int64
+	slow     func(*peer, error) // told when the peer is dropped for its queue
 	// askedPeers is set while a request for addresses is unanswered:
 	// only its answer is taken (see onPeers).
 	askedPeers atomic.Bool
@@ -53,7 +73,7 @@ type peer struct {
 
 func newPeer(id ID, c *secureConn, inbound bool, dialedBy ID, listen PeerAddr) *peer {
 	return &peer{id: id, conn: c, inbound: inbound, dialedBy: dialedBy, listen: listen,
-		high: make(chan []byte, queueLen), low: make(chan []byte, queueLen),
+		high: make(chan []byte, queueLen), low: make(chan []byte, queueLen), maxQueue: defaultMaxQueueBytes,
 		known: newHashSet(4096), served: newHashSet(1024), annReady: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
@@ -69,21 +89,43 @@ func (p *peer) send(prio Priority, frame []byte) bool {
 		return false
 	default:
 	}
+	if !p.charge(len(frame)) {
+		return false
+	}
 	select {
 	case q <- frame:
 		return true
 	default:
+		p.queued.Add(-int64(len(frame)))
 		p.dropped.Add(1)
 		return false
 	}
 }
 
-func (p *peer) close(err error) {
+// charge counts n more bytes waiting for the peer; past the cap it drops
+// the peer and reports false.
+func (p *peer) charge(n int) bool {
+	total := p.queued.Add(int64(n))
+	if total <= p.maxQueue {
+		return true
+	}
+	p.queued.Add(-int64(n))
+	err := fmt.Errorf("%w: %d bytes waiting to be sent, over the cap of %d", ErrSlowPeer, total, p.maxQueue)
+	if p.close(err) && p.slow != nil {
+		p.slow(p, err)
+	}
+	return false
+}
+
+// close ends the connection; it reports whether this call did.
+func (p *peer) close(err error) (closed bool) {
 	p.once.Do(func() {
+		closed = true
 		p.err = err
 		close(p.done)
 		p.conn.conn.Close()
 	})
+	return closed
 }
 
 // writeLoop sends queued frames, high priority first, the announcements
@@ -98,15 +140,15 @@ func (p *peer) writeLoop(keepalive time.Duration) {
 		urgent := true // high priority, announcements or a ping: flushed without waiting for low-priority frames
 		select {
 		case f := <-p.high:
-			frames = append(frames, f)
+			frames = append(frames, p.uncharge(f))
 		default:
 			select {
 			case f := <-p.high:
-				frames = append(frames, f)
+				frames = append(frames, p.uncharge(f))
 			case <-p.annReady:
 				frames = p.takeAnnouncements()
 			case f := <-p.low:
-				frames = append(frames, f)
+				frames = append(frames, p.uncharge(f))
 				urgent = false
 			case <-t.C:
 				frames = append(frames, ping)
@@ -136,6 +178,12 @@ func (p *peer) writeLoop(keepalive time.Duration) {
 		}
 		t.Reset(keepalive)
 	}
+}
+
+// uncharge takes a frame off the peer's account as it leaves its queue.
+func (p *peer) uncharge(f []byte) []byte {
+	p.queued.Add(-int64(len(f)))
+	return f
 }
 
 // remoteIP is the IP the peer connected from or was dialed at.

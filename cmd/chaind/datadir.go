@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/chaind/chaind/internal/chain"
-	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
 )
 
@@ -26,7 +26,7 @@ func (d *chainDir) Close() error { return d.kv.Close() }
 
 // openChain opens the chain in dir: it takes the directory's lock (shared
 // when readOnly, so it may sit beside other readers but never beside a
-// writer) and opens the chain as node.New does (node.OpenChain), which
+// writer) and opens the chain as node.New does (with its genesis's engine), which
 // refuses a genesis other than the one the directory holds. A nil g is
 // the stored genesis; a directory without one is refused, and is not
 // created.
@@ -49,7 +49,7 @@ func openChain(dir string, g *chain.Genesis, readOnly bool) (*chainDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := node.OpenChain(g, kv)
+	c, err := chain.Open(g, kv, pos.ForGenesis(g))
 	if err != nil {
 		kv.Close()
 		return nil, err

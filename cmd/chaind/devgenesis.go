@@ -15,8 +15,8 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
 	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/trie"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/holiman/uint256"
 )
@@ -149,10 +149,7 @@ func formatEther(wei *uint256.Int) string {
 // genesisHash is the hash of the block 0 a node builds from g (its system
 // contracts included).
 func genesisHash(g *chain.Genesis) (types.Hash, error) {
-	if err := node.PrepareGenesis(g); err != nil {
-		return types.Hash{}, err
-	}
-	b, err := g.Commit(trie.NewMemoryDB())
+	b, err := g.ToBlock(pos.ForGenesis(g))
 	if err != nil {
 		return types.Hash{}, err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
-	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 )
@@ -225,15 +225,12 @@ func walkCertified(t *testing.T, dir string, n testnetNode, top uint64, fn func(
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := node.PrepareGenesis(genesis); err != nil { // the system contracts, as a node adds them
-		t.Fatal(err)
-	}
 	kv, err := store.Open(filepath.Join(n.Dir, "data"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer kv.Close()
-	c, err := chain.Open(genesis, kv)
+	c, err := chain.Open(genesis, kv, pos.ForGenesis(genesis))
 	if err != nil {
 		t.Fatal(err)
 	}

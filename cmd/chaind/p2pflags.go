@@ -14,6 +14,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/consensus/cycle"
 	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 )
@@ -78,7 +79,7 @@ func (f *p2pFlags) apply(cfg *node.Config, rf *runFlags, log *slog.Logger) error
 		if vals, err = loadValidatorSet(f.validatorSet); err != nil {
 			return err
 		}
-	case cfg.Genesis == nil || len(cfg.Genesis.Staking) == 0:
+	case cfg.Genesis == nil || !pos.ForGenesis(cfg.Genesis).ProofOfStake():
 		return errors.New("a node on a p2p network needs --validator-set FILE to check block certificates (or a genesis with a staking section)")
 	}
 	pc := &node.P2PConfig{MaxPeers: f.maxPeers, NoPeerExchange: !f.pex, PrivatePeers: private}

@@ -45,6 +45,10 @@ var layers = []struct {
 	// apart from each other) and under the node; beside the backend,
 	// never importing it.
 	{"internal/protocol/...", 5},
+	// The chain's own rules: the proof-of-stake engine implementing
+	// internal/chain's Engine over the chain, staking and consensus (layer
+	// 4, kept apart from each other); under the node.
+	{"internal/pos", 5},
 	// 6: the Cosmos-style query handlers the REST and gRPC packages share.
 	{"internal/query/...", 6},
 	{"rpc/...", 7}, {"internal/graphql/...", 7}, {"lcd/...", 7}, {"grpcsrv/...", 7}, {"explorer/...", 7},
@@ -65,7 +69,7 @@ var interfacePackages = []string{"internal/query/...", "rpc/...", "internal/grap
 // running the EVM, reading state, staking or the network goes through the
 // backend.
 var interfaceForbidden = []string{
-	"evm/...", "state", "trie", "internal/chain", "internal/txpool", "internal/store",
+	"evm/...", "state", "trie", "internal/chain", "internal/pos", "internal/txpool", "internal/store",
 	"internal/staking", "consensus/...", "p2p/...", "internal/node/...",
 }
 

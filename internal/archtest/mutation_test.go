@@ -61,6 +61,9 @@ func TestMutations(t *testing.T) {
 		{name: "simulator uses the cycle", imports: [][2]string{{"consensus/sim", mod + "consensus/cycle"}}},
 		{name: "node wires an interface", imports: [][2]string{{"internal/node", mod + "rpc/ethapi"}}},
 		{name: "binary wires the node", imports: [][2]string{{"cmd/chaind", mod + "internal/node"}}},
+		{name: "the chain owns the engine interface, not the engine", imports: [][2]string{{"internal/chain", mod + "internal/pos"}}, want: "internal/chain (layer 4) imports internal/pos (layer 5)"},
+		{name: "interface past the engine", imports: [][2]string{{"rpc", mod + "internal/pos"}}, want: "rpc reaches internal/pos (rpc -> internal/pos)"},
+		{name: "engine over the chain and staking", imports: [][2]string{{"internal/pos", mod + "internal/chain"}, {"internal/pos", mod + "internal/staking"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := moduleGraph(t)

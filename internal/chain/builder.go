@@ -52,10 +52,14 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 		p.Time = ph.Time + 1
 	}
 	br := p.ParentBeaconRoot
-	h, err := cfg.NextHeader(ph, Attributes{
+	attrs := Attributes{
 		Coinbase: p.Coinbase, Time: p.Time, GasLimit: p.GasLimit, Extra: p.Extra,
 		Random: p.Random, ParentBeaconRoot: &br, BaseFee: p.BaseFee,
-	})
+	}
+	if err := c.engine.Prepare(c, ph, &attrs); err != nil {
+		return nil, err
+	}
+	h, err := cfg.NextHeader(ph, attrs)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +67,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
-	x, err := cfg.Open(h, st, c.GetHash, &ExecOptions{Transfers: true})
+	x, err := c.Rules().Open(h, st, c.GetHash, &ExecOptions{Transfers: true})
 	if err != nil {
 		return nil, err
 	}

@@ -19,11 +19,11 @@ func TestBuildAndImport(t *testing.T) {
 	var bal U256
 	bal.SetUint64(1e18)
 	g.Alloc[from] = Account{Balance: bal}
-	proposer, err := Open(g, store.NewMem())
+	proposer, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	follower, err := Open(g, store.NewMem())
+	follower, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestBuildStopsAtDeadlineAndSize(t *testing.T) {
 	var bal U256
 	bal.SetUint64(1e18)
 	g.Alloc[from] = Account{Balance: bal}
-	c, err := Open(g, store.NewMem())
+	c, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

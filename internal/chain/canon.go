@@ -263,7 +263,7 @@ func (c *Chain) reexecTransfers(b *types.Block) ([][]types.Address, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state of block %d: %w", parent.Number(), err)
 	}
-	res, err := c.Config.process(b, st, c.ancestorHashes(parent), senders{})
+	res, err := c.Rules().process(b, st, c.ancestorHashes(parent), senders{})
 	if err != nil {
 		return nil, fmt.Errorf("executing block %d again: %w", b.Number(), err)
 	}

@@ -85,7 +85,7 @@ func newCanonHarness(t *testing.T, cfg *Config) *canonHarness {
 	h.addrs = append(h.addrs, h.fwd, h.payee, h.created)
 	h.addrs = append(h.addrs, h.payTo...)
 	h.kv = &flakyKV{KV: store.NewMem()}
-	c, err := Open(h.g, h.kv)
+	c, err := Open(h.g, h.kv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func (h *canonHarness) powBlock(parent *types.Block, gap uint64, txs ...*types.T
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	x, err := cfg.Open(hd, st, h.c.ancestorHashes(parent), nil)
+	x, err := EthereumRules(cfg).Open(hd, st, h.c.ancestorHashes(parent), nil)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func dumpIndexes(t *testing.T, c *Chain) map[string]string {
 func (h *canonHarness) compare() {
 	t := h.t
 	t.Helper()
-	fresh, err := Open(h.g, store.NewMem())
+	fresh, err := Open(h.g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

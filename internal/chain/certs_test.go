@@ -36,11 +36,11 @@ func (w *watchedKV) Write(b *store.Batch) error {
 func TestCertificateStoredWithBlock(t *testing.T) {
 	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
 	kv := &watchedKV{KV: store.NewMem(), t: t}
-	proposer, err := Open(g, kv)
+	proposer, err := Open(g, kv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	follower, err := Open(g, &watchedKV{KV: store.NewMem(), t: t})
+	follower, err := Open(g, &watchedKV{KV: store.NewMem(), t: t}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestCertificateStoredWithBlock(t *testing.T) {
 		t.Fatalf("certificate of an uncommitted block: %v", err)
 	}
 
-	reopened, err := Open(g, kv.KV)
+	reopened, err := Open(g, kv.KV, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestCertificateStoredWithBlock(t *testing.T) {
 // refuses, leaving the ones before it stored.
 func TestInsertCertifiedChain(t *testing.T) {
 	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
-	proposer, err := Open(g, store.NewMem())
+	proposer, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestInsertCertifiedChain(t *testing.T) {
 		}
 		blocks, certs = append(blocks, built.Block), append(certs, cert)
 	}
-	follower, err := Open(g, store.NewMem())
+	follower, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

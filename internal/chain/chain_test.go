@@ -28,7 +28,7 @@ func TestImportAndReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Open(g, kv)
+	c, err := Open(g, kv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestImportAndReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer kv.Close()
-	c, err = Open(g, kv)
+	c, err = Open(g, kv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestImportAndReopen(t *testing.T) {
 	// Another genesis must be refused on this data directory.
 	other := *g
 	other.Timestamp = 1
-	if _, err := Open(&other, kv); !errors.Is(err, ErrGenesisMismatch) {
+	if _, err := Open(&other, kv, nil); !errors.Is(err, ErrGenesisMismatch) {
 		t.Fatalf("foreign genesis: %v", err)
 	}
 	// So must the same block 0 under another chain ID (not part of its hash).
@@ -89,7 +89,7 @@ func TestImportAndReopen(t *testing.T) {
 	cfg := *g.Config
 	cfg.ChainID++
 	otherID.Config = &cfg
-	if _, err := Open(&otherID, kv); !errors.Is(err, ErrGenesisMismatch) {
+	if _, err := Open(&otherID, kv, nil); !errors.Is(err, ErrGenesisMismatch) {
 		t.Fatalf("same genesis block, other chain ID: %v", err)
 	}
 }

@@ -57,25 +57,10 @@ type Config struct {
 	Ethash json.RawMessage `json:"ethash,omitempty"`
 	Clique json.RawMessage `json:"clique,omitempty"`
 
-	// EndBlock is the chain's own end-of-block rule (staking, rewards), run
-	// by the block executor on every path that executes a block. It is
-	// code, not configuration, and is not part of the genesis file.
-	EndBlock EndBlockHook `json:"-"`
-	// Natives are the chain's own system contracts (staking, distribution,
-	// governance): Go code the EVM runs when their addresses are called.
-	// Like EndBlock it is code installed by the node, never read from a
-	// file; chains whose genesis does not enable them have none.
-	Natives map[types.Address]evm.NativeContract `json:"-"`
 	// Impersonation makes the chain's signer accept the marker signatures
 	// of impersonated transactions (types.ImpersonatedSignature): a
 	// development chain's test helper, set by the node, never by a file.
 	Impersonation bool `json:"-"`
-	// MaxExtra, when above 32, lifts Ethereum's 32-byte limit on a
-	// header's extra data: chaind's proof-of-stake blocks carry their
-	// consensus data there (the parent's absent signers, double-sign
-	// evidence), which keeps the header's fields and hash rule Ethereum's.
-	// Installed by the node with EndBlock; zero on every imported chain.
-	MaxExtra int `json:"-"`
 }
 
 // BlobParams are the EIP-4844 / EIP-7840 blob parameters of one fork.

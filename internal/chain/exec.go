@@ -155,14 +155,10 @@ type ExecOptions struct {
 	PoSByDifficulty bool
 }
 
-// EndBlockHook runs at the end of every block, after withdrawals and
-// before the EIP-7685 requests, on every path that executes a block. It is
-// where the chain's own rules (staking, rewards) change the state.
-type EndBlockHook func(x *Exec) error
-
 // Exec is one block being executed on its parent's state.
 type Exec struct {
 	Config *Config
+	Engine Engine
 	Header *types.Header
 	State  *state.StateDB
 	EVM    *evm.EVM
@@ -189,7 +185,8 @@ type Exec struct {
 // Open starts executing the block with header h on st, which holds the
 // parent's post-state, and makes the system calls that open a block.
 // getHash answers BLOCKHASH for the block's ancestors.
-func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) types.Hash, opts *ExecOptions) (*Exec, error) {
+func (r Rules) Open(h *types.Header, st *state.StateDB, getHash func(uint64) types.Hash, opts *ExecOptions) (*Exec, error) {
+	c := r.Config
 	if opts == nil {
 		opts = &ExecOptions{}
 	}
@@ -217,6 +214,7 @@ func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) t
 	}
 	x := &Exec{
 		Config:      c,
+		Engine:      r.engine(),
 		Header:      h,
 		State:       st,
 		EVM:         evm.NewEVM(bctx, vmState, c.ChainID, evmFork),
@@ -234,8 +232,8 @@ func (c *Config) Open(h *types.Header, st *state.StateDB, getHash func(uint64) t
 		x.rec = &transferRecorder{}
 		x.EVM.Config.Tracer = x.rec.hooks()
 	}
-	if c.Natives != nil {
-		x.EVM.SetNatives(c.Natives)
+	if n := x.Engine.Natives(); n != nil {
+		x.EVM.SetNatives(n)
 	}
 	if x.gp == nil {
 		gp := evm.GasPool(h.GasLimit)
@@ -347,12 +345,11 @@ func (x *Exec) Finish(withdrawals []*types.Withdrawal, uncles []*types.Header) (
 	if !x.pos {
 		c.accumulateRewards(x.Fork, h, uncles, st)
 	}
-	if c.EndBlock != nil {
-		if err := c.EndBlock(x); err != nil {
-			return nil, fmt.Errorf("end of block %d: %w", h.Number, err)
-		}
+	update, err := x.Engine.Finalize(x, burnedFees(h, x.EVM.Context.BlobBaseFee, x.GasUsed, x.BlobGasUsed))
+	if err != nil {
+		return nil, fmt.Errorf("end of block %d: %w", h.Number, err)
 	}
-	res := &Result{Receipts: x.Receipts, GasUsed: x.GasUsed, BlobGasUsed: x.BlobGasUsed, Transfers: x.Transfers}
+	res := &Result{Receipts: x.Receipts, GasUsed: x.GasUsed, BlobGasUsed: x.BlobGasUsed, Transfers: x.Transfers, Validators: update}
 	if x.Fork >= forks.Prague {
 		reqs, err := x.collectRequests()
 		if err != nil {

@@ -20,7 +20,7 @@ func execFixture(t *testing.T) (*Genesis, *Chain, *secp256k1.PrivateKey) {
 	var bal U256
 	bal.SetUint64(1e18)
 	g.Alloc[types.Address(crypto.PubkeyToAddress(key.PubKey()))] = Account{Balance: bal}
-	c, err := Open(g, store.NewMem())
+	c, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,17 +65,30 @@ func TestCommitChecksStateRoot(t *testing.T) {
 	}
 }
 
-// TestEndBlockHookOnEveryPath: the chain's end-of-block hook changes the
-// state of a block the builder makes, and an importing node reaches the
-// same root only because it runs the hook too.
-func TestEndBlockHookOnEveryPath(t *testing.T) {
+// finalizeEngine is an engine whose end-of-block rule is a test's function.
+type finalizeEngine struct {
+	Ethereum
+	finalize func(x *Exec, burned *uint256.Int) error
+}
+
+func (e finalizeEngine) Finalize(x *Exec, burned *uint256.Int) (*ValidatorUpdate, error) {
+	return nil, e.finalize(x, burned)
+}
+
+// TestEngineFinalizeOnEveryPath: the engine's end-of-block rule changes
+// the state of a block the builder makes, an importing node reaches the
+// same root only because it runs the rule too, and the rule is fed what
+// the block burned.
+func TestEngineFinalizeOnEveryPath(t *testing.T) {
 	reward := types.Address{0xee}
-	hook := func(x *Exec) error {
+	var burned []*uint256.Int
+	rule := finalizeEngine{finalize: func(x *Exec, b *uint256.Int) error {
 		x.State.AddBalance(reward, uint256.NewInt(x.Header.Number))
+		burned = append(burned, new(uint256.Int).Set(b))
 		return nil
-	}
+	}}
 	g, proposer, key := execFixture(t)
-	proposer.Config.EndBlock = hook
+	proposer.engine = rule
 	built, err := proposer.BuildBlock(BuildParams{Time: 10}, []*types.Transaction{transfer(proposer, key, 0)})
 	if err != nil {
 		t.Fatal(err)
@@ -85,35 +98,33 @@ func TestEndBlockHookOnEveryPath(t *testing.T) {
 	}
 	st, _ := proposer.StateAt(proposer.Head().Root())
 	if got := st.GetBalance(reward); got.Uint64() != 1 {
-		t.Fatalf("hook's credit: %v", got)
+		t.Fatalf("rule's credit: %v", got)
+	}
+	h := built.Block.HeaderRef()
+	if want := new(uint256.Int).Mul(h.BaseFee, uint256.NewInt(h.GasUsed)); len(burned) != 1 || !burned[0].Eq(want) || want.IsZero() {
+		t.Fatalf("burned fed to the rule: %v, want [%s]", burned, want)
 	}
 
-	withHook, err := Open(&Genesis{Config: copyConfig(g.Config, hook), GasLimit: g.GasLimit, Alloc: g.Alloc}, store.NewMem())
+	withRule, err := Open(&Genesis{Config: g.Config, GasLimit: g.GasLimit, Alloc: g.Alloc}, store.NewMem(), rule)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := withHook.InsertBlock(built.Block); err != nil {
-		t.Fatalf("importer running the hook: %v", err)
+	if _, err := withRule.InsertBlock(built.Block); err != nil {
+		t.Fatalf("importer running the rule: %v", err)
 	}
-	without, err := Open(&Genesis{Config: copyConfig(g.Config, nil), GasLimit: g.GasLimit, Alloc: g.Alloc}, store.NewMem())
+	without, err := Open(&Genesis{Config: g.Config, GasLimit: g.GasLimit, Alloc: g.Alloc}, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := without.InsertBlock(built.Block); !errors.Is(err, ErrBadPostState) {
-		t.Fatalf("importer without the hook: %v, want ErrBadPostState", err)
+		t.Fatalf("importer without the rule: %v, want ErrBadPostState", err)
 	}
 
-	// A failing hook makes the block invalid.
-	withHook.Config.EndBlock = func(*Exec) error { return errors.New("boom") }
-	if _, err := withHook.BuildBlock(BuildParams{Time: 20}, nil); err == nil {
-		t.Fatal("a failing end-of-block hook went unnoticed")
+	// A failing rule makes the block invalid.
+	withRule.engine = finalizeEngine{finalize: func(*Exec, *uint256.Int) error { return errors.New("boom") }}
+	if _, err := withRule.BuildBlock(BuildParams{Time: 20}, nil); err == nil {
+		t.Fatal("a failing end-of-block rule went unnoticed")
 	}
-}
-
-func copyConfig(c *Config, hook EndBlockHook) *Config {
-	cp := *c
-	cp.EndBlock = hook
-	return &cp
 }
 
 // TestNextHeader: the fields a parent determines, and the attributes'.
@@ -141,7 +152,7 @@ func TestNextHeader(t *testing.T) {
 	if _, err := c.Config.NextHeader(parent, Attributes{Time: parent.Time}); !errors.Is(err, ErrBadTimestamp) {
 		t.Fatalf("timestamp not after parent: %v", err)
 	}
-	if err := c.Config.ValidateHeader(parent, h); err != nil {
+	if err := c.Rules().ValidateHeader(parent, h); err != nil {
 		t.Fatalf("the next header does not validate: %v", err)
 	}
 }
@@ -160,7 +171,7 @@ func TestNextHeaderBaseFeeOverride(t *testing.T) {
 		if !h.BaseFee.Eq(uint256.NewInt(fee)) {
 			t.Errorf("base fee %s, want %d", h.BaseFee, fee)
 		}
-		if err := c.Config.ValidateHeader(parent, h); fee != c.Config.CalcBaseFee(parent).Uint64() && !errors.Is(err, ErrBadBaseFee) {
+		if err := c.Rules().ValidateHeader(parent, h); fee != c.Config.CalcBaseFee(parent).Uint64() && !errors.Is(err, ErrBadBaseFee) {
 			t.Errorf("base fee %d: ValidateHeader = %v, want ErrBadBaseFee", fee, err)
 		}
 	}
@@ -185,7 +196,7 @@ func TestTryApplyRestores(t *testing.T) {
 	parent := c.Head().Header()
 	h, _ := c.Config.NextHeader(parent, Attributes{Time: parent.Time + 1})
 	st, _ := c.StateAt(parent.Root)
-	x, err := c.Config.Open(h, st, c.GetHash, nil)
+	x, err := c.Rules().Open(h, st, c.GetHash, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func flatRun(t *testing.T, seed int64) {
 	kv := &flakyKV{KV: store.NewMem()}
 	h.kv = kv
 	open := func() {
-		c, err := Open(h.g, kv)
+		c, err := Open(h.g, kv, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

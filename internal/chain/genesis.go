@@ -141,7 +141,22 @@ func ParseGenesis(data []byte) (*Genesis, error) {
 	return &g, nil
 }
 
-// Commit writes the genesis state to db and returns block 0.
+// ToBlock returns block 0 of g's chain under engine e (nil: Ethereum), its
+// state built in memory and dropped.
+func (g *Genesis) ToBlock(e Engine) (*types.Block, error) {
+	if e == nil {
+		e = Ethereum{}
+	}
+	full, err := genesisWith(g, e)
+	if err != nil {
+		return nil, err
+	}
+	return full.Commit(trie.NewMemoryDB())
+}
+
+// Commit writes the genesis state to db and returns block 0. The state is
+// g's allocation alone: a chain's engine adds its own accounts first
+// (Open, ToBlock).
 func (g *Genesis) Commit(db trie.Database) (*types.Block, error) {
 	st, err := g.baseState(db)
 	if err != nil {

@@ -38,7 +38,8 @@ const (
 // ValidateHeader checks h against its parent under the config's rules. It
 // does not verify proof-of-work seals: chaind imports historical
 // proof-of-work chains trusting their seals, and says so.
-func (c *Config) ValidateHeader(parent, h *types.Header) error {
+func (r Rules) ValidateHeader(parent, h *types.Header) error {
+	c := r.Config
 	if h.Number != parent.Number+1 {
 		return fmt.Errorf("%w: %d after %d", ErrBadNumber, h.Number, parent.Number)
 	}
@@ -48,7 +49,7 @@ func (c *Config) ValidateHeader(parent, h *types.Header) error {
 	if h.Time <= parent.Time {
 		return fmt.Errorf("%w: %d <= %d", ErrBadTimestamp, h.Time, parent.Time)
 	}
-	if len(h.Extra) > max(32, c.MaxExtra) {
+	if len(h.Extra) > max(32, r.engine().MaxExtra()) {
 		return fmt.Errorf("%w: %d bytes", ErrExtraTooLong, len(h.Extra))
 	}
 	if h.GasUsed > h.GasLimit {

@@ -55,7 +55,7 @@ func replay(t *testing.T, sub, head string) {
 			t.Fatal(err)
 		}
 		data = rest
-		if err := g.Config.ValidateHeader(parent, b.HeaderRef()); err != nil {
+		if err := EthereumRules(g.Config).ValidateHeader(parent, b.HeaderRef()); err != nil {
 			t.Fatalf("block %d header: %v", b.Number(), err)
 		}
 		if err := g.Config.ValidateBody(b); err != nil {
@@ -65,7 +65,7 @@ func replay(t *testing.T, sub, head string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := g.Config.Process(b, st, func(n uint64) types.Hash { return hashes[n] })
+		res, err := EthereumRules(g.Config).Process(b, st, func(n uint64) types.Hash { return hashes[n] })
 		if err != nil {
 			t.Fatalf("block %d: %v", b.Number(), err)
 		}

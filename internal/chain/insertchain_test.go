@@ -26,7 +26,7 @@ func TestInsertChain(t *testing.T) {
 		bal.SetUint64(1e18)
 		g.Alloc[types.Address(crypto.PubkeyToAddress(k.PubKey()))] = Account{Balance: bal}
 	}
-	proposer, err := Open(g, store.NewMem())
+	proposer, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestInsertChain(t *testing.T) {
 		return out
 	}
 
-	follower, err := Open(g, store.NewMem())
+	follower, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestInsertChain(t *testing.T) {
 
 	// A gap: block 4 follows block 2 directly, so it fails at index 2 and
 	// blocks 1 and 2 stay stored.
-	other, err := Open(g, store.NewMem())
+	other, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func TestHeaderForkBeforeTheMerge(t *testing.T) {
 		if tc.want >= forks.London {
 			h.BaseFee = uint256.NewInt(1)
 		}
-		if x, err := tc.cfg.Open(&h, st, func(uint64) types.Hash { return types.Hash{} }, nil); err != nil {
+		if x, err := EthereumRules(&tc.cfg).Open(&h, st, func(uint64) types.Hash { return types.Hash{} }, nil); err != nil {
 			t.Errorf("%s: Open: %v", tc.name, err)
 		} else if x.Fork != tc.want {
 			t.Errorf("%s: the executor runs %v, want %v", tc.name, x.Fork, tc.want)

@@ -47,6 +47,9 @@ type Result struct {
 	// Transfers are, per transaction, the addresses that received value
 	// inside it, when the executor recorded them.
 	Transfers [][]types.Address
+	// Validators is the validator set the block decided, if the engine's
+	// end-of-block rule decided one.
+	Validators *ValidatorUpdate
 }
 
 // Signer returns the transaction signer in force for a block. EIP-155
@@ -134,10 +137,10 @@ func (c *Config) ValidateBody(b *types.Block) error {
 // getHash answers BLOCKHASH for the block's ancestors. It returns the
 // receipts and the new state root; st holds the post-state afterwards.
 // Senders are recovered in parallel ahead of execution.
-func (c *Config) Process(b *types.Block, st *state.StateDB, getHash func(uint64) types.Hash) (*Result, error) {
-	r := recoverBlocks([]*types.Block{b}, c.blockSigner)
-	defer r.stop()
-	return c.process(b, st, getHash, senders{r: r})
+func (r Rules) Process(b *types.Block, st *state.StateDB, getHash func(uint64) types.Hash) (*Result, error) {
+	rec := recoverBlocks([]*types.Block{b}, r.blockSigner)
+	defer rec.stop()
+	return r.process(b, st, getHash, senders{r: rec})
 }
 
 // blockSigner is the signer in force for b.
@@ -145,8 +148,8 @@ func (c *Config) blockSigner(b *types.Block) types.Signer { return c.Signer(b.Nu
 
 // process is Process with the block's senders recovered by the caller's
 // background recovery (a chain segment's, started before the block).
-func (c *Config) process(b *types.Block, st *state.StateDB, getHash func(uint64) types.Hash, senders senders) (*Result, error) {
-	x, err := c.Open(b.HeaderRef(), st, getHash, &ExecOptions{Transfers: true})
+func (r Rules) process(b *types.Block, st *state.StateDB, getHash func(uint64) types.Hash, senders senders) (*Result, error) {
+	x, err := r.Open(b.HeaderRef(), st, getHash, &ExecOptions{Transfers: true})
 	if err != nil {
 		return nil, err
 	}

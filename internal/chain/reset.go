@@ -24,8 +24,11 @@ func (c *Chain) Reset(g *Genesis) error {
 			return errors.New("chain: a reset genesis must keep the chain's config")
 		}
 		// Built outside the lock: a fork's genesis may read upstream.
-		var err error
-		if blk, err = g.Commit(c.db); err != nil {
+		full, err := genesisWith(g, c.engine)
+		if err != nil {
+			return err
+		}
+		if blk, err = full.Commit(c.db); err != nil {
 			c.db.Discard()
 			return err
 		}

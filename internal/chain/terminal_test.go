@@ -33,7 +33,7 @@ func TestTerminalTotalDifficulty(t *testing.T) {
 				BerlinBlock: &zero, LondonBlock: &zero,
 				TerminalTotalDifficulty: (*BigInt)(big.NewInt(1000)), TerminalTotalDifficultyPassed: true}
 			g := &Genesis{Config: cfg, GasLimit: 30_000_000, Difficulty: U256{*uint256.NewInt(tc.genesisTD)}, Timestamp: 1000}
-			c, err := Open(g, store.NewMem())
+			c, err := Open(g, store.NewMem(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

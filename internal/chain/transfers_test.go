@@ -43,11 +43,11 @@ func TestHistoryIndexesInternalTransfers(t *testing.T) {
 	g.Alloc[fwd] = Account{Code: forwarder(payee, false)}
 	g.Alloc[fwdRevert] = Account{Code: forwarder(payee2, true)}
 	g.Alloc[fwdRefuse] = Account{Code: forwarder(refuser, false)}
-	proposer, err := Open(g, store.NewMem())
+	proposer, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	follower, err := Open(g, store.NewMem())
+	follower, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

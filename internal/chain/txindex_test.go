@@ -20,11 +20,11 @@ func TestHistoryIndex(t *testing.T) {
 	var bal U256
 	bal.SetUint64(1e18)
 	g.Alloc[from] = Account{Balance: bal}
-	proposer, err := Open(g, &indexWatchedKV{KV: store.NewMem(), t: t})
+	proposer, err := Open(g, &indexWatchedKV{KV: store.NewMem(), t: t}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	follower, err := Open(g, store.NewMem())
+	follower, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func GenesisWithToken(chainID uint64, senders []*secp256k1.PrivateKey, timestamp
 // GenesisWithToken for the same senders) with chaind's own block builder,
 // perBlock transactions per block spread over the senders.
 func GenerateChain(g *chain.Genesis, senders []*secp256k1.PrivateKey, kind Kind, blocks, perBlock int) ([]*types.Block, error) {
-	c, err := chain.Open(g, store.NewMem())
+	c, err := chain.Open(g, store.NewMem(), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func TestGeneratedChainsImport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := chain.Open(g, store.NewMem())
+			c, err := chain.Open(g, store.NewMem(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func TestGeneratedChainsImport(t *testing.T) {
 func TestTokenDeploy(t *testing.T) {
 	keys := Keys("devload-deploy", 1)
 	g := chain.DevGenesis(1337, []types.Address{Address(keys[0])}, 1_700_000_000)
-	c, err := chain.Open(g, store.NewMem())
+	c, err := chain.Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestValidateThenCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := chain.Open(g, store.NewMem())
+	c, err := chain.Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestPruneKeepsRecentStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := chain.Open(g, store.NewMem())
+	c, err := chain.Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

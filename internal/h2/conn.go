@@ -40,6 +40,9 @@ type conn struct {
 	contStream  uint32 // stream whose header block continues, 0 if none
 	contEnd     bool   // that block's HEADERS had END_STREAM
 	block       []byte // header block being gathered
+	blockCost   int    // its bytes with each CONTINUATION frame's header
+	resets      budget // stream resets, by either side (abuse.go)
+	control     budget // frames that need an answer or carry nothing
 
 	mu          sync.Mutex
 	wcond       sync.Cond // the writer waits for a flush request
@@ -56,10 +59,10 @@ type conn struct {
 	recvWindow  int64 // bytes the client may still send on the connection
 	recvCredit  int64 // connection bytes consumed, not yet returned by WINDOW_UPDATE
 	idle        *time.Timer
-	// resets are streams the server reset while the client could still
+	// resetIDs are streams the server reset while the client could still
 	// send on them: their late frames are ignored (RFC 9113 §5.1), where
 	// HEADERS on any other closed stream ends the connection.
-	resets     map[uint32]struct{}
+	resetIDs   map[uint32]struct{}
 	writerDone chan struct{}
 }
 
@@ -72,6 +75,7 @@ func newConn(s *Server, ctx context.Context, nc net.Conn, h http.Handler) *conn 
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.wcond.L, c.scond.L = &c.mu, &c.mu
 	c.fr = frameReader{r: bufio.NewReaderSize(nc, 32<<10), max: defaultFrameSize}
+	c.resets, c.control = newBudget(s.MaxResetsPerSecond), newBudget(s.MaxControlPerSecond)
 	return c
 }
 
@@ -119,6 +123,12 @@ func (c *conn) serve() {
 		}
 		var se *StreamError
 		if errors.As(err, &se) {
+			// Streams the client makes the server reset (refused,
+			// malformed) cost as its own resets do.
+			if !c.resets.spend(time.Now()) {
+				c.goAway(errResetFlood.Code, errResetFlood.Reason)
+				return
+			}
 			c.resetStream(se.Stream, se.Code)
 			continue
 		}
@@ -140,6 +150,9 @@ func (c *conn) handle(h frameHdr, p []byte) error {
 	if err := checkControl(h); err != nil {
 		return err
 	}
+	if costly(h) && !c.control.spend(time.Now()) {
+		return errControlFlood
+	}
 	switch h.typ {
 	case frameData:
 		return c.onData(h, p)
@@ -149,6 +162,7 @@ func (c *conn) handle(h frameHdr, p []byte) error {
 			return err
 		}
 		c.block = append(c.block[:0], block...)
+		c.blockCost = len(block)
 		if !h.has(flagEndHeaders) {
 			c.contStream, c.contEnd = h.stream, h.has(flagEndStream)
 			return nil
@@ -158,7 +172,8 @@ func (c *conn) handle(h frameHdr, p []byte) error {
 		if c.contStream == 0 {
 			return connErr(ErrProtocol, "CONTINUATION without HEADERS")
 		}
-		if len(c.block)+len(p) > int(c.srv.MaxHeaderListSize)+defaultFrameSize {
+		c.blockCost += frameOverhead + len(p)
+		if c.blockCost > int(c.srv.MaxHeaderListSize)+defaultFrameSize {
 			return connErr(ErrEnhanceYourCalm, "header block over %d bytes", c.srv.MaxHeaderListSize)
 		}
 		c.block = append(c.block, p...)
@@ -171,6 +186,9 @@ func (c *conn) handle(h frameHdr, p []byte) error {
 	case frameRSTStream:
 		if h.stream > c.maxStreamID {
 			return connErr(ErrProtocol, "RST_STREAM on idle stream %d", h.stream)
+		}
+		if !c.resets.spend(time.Now()) {
+			return errResetFlood
 		}
 		c.mu.Lock()
 		if st := c.streams[h.stream]; st != nil {
@@ -355,10 +373,10 @@ func (c *conn) resetStream(id uint32, code ErrCode) {
 // noteResetLocked remembers that the server reset stream id, keeping the
 // most recent few hundred.
 func (c *conn) noteResetLocked(id uint32) {
-	if c.resets == nil || len(c.resets) >= 256 {
-		c.resets = map[uint32]struct{}{}
+	if c.resetIDs == nil || len(c.resetIDs) >= 256 {
+		c.resetIDs = map[uint32]struct{}{}
 	}
-	c.resets[id] = struct{}{}
+	c.resetIDs[id] = struct{}{}
 }
 
 // goAway sends GOAWAY. With NO_ERROR the connection ends once its

@@ -43,6 +43,15 @@ type Server struct {
 	// PrefaceTimeout bounds the wait for the client's preface and
 	// SETTINGS; default 10 seconds.
 	PrefaceTimeout time.Duration
+	// MaxResetsPerSecond bounds the streams a connection may see reset,
+	// by the client (RST_STREAM) or by the server for the client's
+	// fault, with a burst of twice as many; past it the connection gets
+	// GOAWAY ENHANCE_YOUR_CALM. Default 100 (abuse.go).
+	MaxResetsPerSecond int
+	// MaxControlPerSecond bounds, the same way, the frames that need an
+	// answer (PING, SETTINGS) or carry nothing (PRIORITY, WINDOW_UPDATE,
+	// empty DATA or CONTINUATION, unknown types). Default 1000.
+	MaxControlPerSecond int
 
 	mu       sync.Mutex
 	conns    map[*conn]struct{}
@@ -68,6 +77,12 @@ func (s *Server) defaults() {
 	}
 	if s.PrefaceTimeout == 0 {
 		s.PrefaceTimeout = 10 * time.Second
+	}
+	if s.MaxResetsPerSecond <= 0 {
+		s.MaxResetsPerSecond = defaultResetsPerSecond
+	}
+	if s.MaxControlPerSecond <= 0 {
+		s.MaxControlPerSecond = defaultControlPerSecond
 	}
 }
 

@@ -135,7 +135,7 @@ func (c *conn) onHeaders(id uint32, end bool) error {
 		return connErr(ErrProtocol, "client opened even stream %d", id)
 	}
 	if id <= c.maxStreamID {
-		_, reset := c.resets[id]
+		_, reset := c.resetIDs[id]
 		c.mu.Unlock()
 		if reset {
 			return nil // trailers of a stream the server reset

@@ -10,6 +10,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/consensus/cycle"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -105,9 +106,9 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	}
 	switch {
 	case vals != nil:
-	case n.Chain.Config.Natives != nil:
+	case pos.Of(n.Chain) != nil:
 		// A proof-of-stake chain: the staking state decides the set.
-		vals = newStakeSchedule(n.Chain)
+		vals = pos.Of(n.Chain).Validators(n.Chain)
 	default:
 		set, err := consensus.NewValidatorSet([]consensus.Validator{{Address: signer.Address(), Power: 1}})
 		if err != nil {
@@ -125,7 +126,7 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	if transport == nil && n.dev != nil {
 		// A --dev node keeps its in-process transport across the restarts
 		// of a snapshot revert, whatever validators staking added since.
-		transport = n.dev.transport(n.Chain.Config.ChainID, signer.Address())
+		transport = n.dev.Transport(n.Chain.Config.ChainID, signer.Address())
 	}
 	if transport == nil {
 		if !sole {
@@ -138,8 +139,8 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 		timeouts = defaultTimeouts(n.cfg.BlockTime)
 	}
 	var miner bft.Miner
-	if m := n.devMinerOf(); m != nil {
-		miner = m
+	if n.dev != nil {
+		miner = n.dev.Miner()
 	}
 	app := bft.NewChainApp(bft.ChainAppConfig{
 		Chain: n.Chain, Pool: n.Pool, Validators: vals, Coinbase: signer.Address(),
@@ -149,7 +150,9 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 		Miner:                miner,
 		Committed: func(b *types.Block) {
 			n.resetPool()
-			n.devCommitted(b)
+			if n.dev != nil {
+				n.dev.Committed(b)
+			}
 			n.consensusUp()
 			n.log.Debug("committed block", "number", b.Number(), "txs", len(b.Transactions()), "gas", b.GasUsed(), "hash", b.Hash())
 		},

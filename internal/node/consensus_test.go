@@ -7,7 +7,7 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/devload"
-	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -55,7 +55,7 @@ func TestCertificates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r := next.HeaderRef().ParentBeaconRoot; r == nil || *r != bft.CertRoot(cert.Encode()) {
+			if r := next.HeaderRef().ParentBeaconRoot; r == nil || *r != pos.CertRoot(cert.Encode()) {
 				t.Fatalf("block %d does not commit to the certificate of block %d", num+1, num)
 			}
 		}

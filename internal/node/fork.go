@@ -45,7 +45,7 @@ type forkState struct {
 func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
 	g := cfg.Genesis
 	fs := &forkState{base: *g}
-	fs.base.Alloc = maps.Clone(g.Alloc) // PrepareGenesis adds to g's
+	fs.base.Alloc = maps.Clone(g.Alloc) // a fork genesis rewrites its own
 	switch {
 	case g.Fork != nil:
 		url := g.Fork.URL
@@ -199,16 +199,13 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 		ng := f.base
 		ng.Alloc = maps.Clone(f.base.Alloc)
 		conf := *f.base.Config
-		conf.Natives = nil
 		ng.Config = &conf
 		if err := forkGenesis(ctx, &ng, up); err != nil {
 			return fmt.Errorf("%w: %w", ErrResetUpstream, err)
 		}
-		// The system contracts' genesis state depends on the genesis
-		// time, which the fork point moved; the chain keeps its config.
-		if err := PrepareGenesis(&ng); err != nil {
-			return err
-		}
+		// The chain keeps its config; its engine adds the system
+		// contracts, whose genesis state depends on the genesis time the
+		// fork point moved (Chain.Reset).
 		ng.Config = n.Chain.Config
 		g = &ng
 	}
@@ -227,7 +224,7 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 		f.up.Store(up)
 	}
 	if err == nil && n.dev != nil {
-		n.dev.forget() // the snapshots' blocks are gone; the chosen coinbase too, as on a fresh node
+		n.dev.Forget() // the snapshots' blocks are gone; the chosen coinbase too, as on a fresh node
 	}
 	n.dropPool()
 	if n.cfg.Validator != nil && n.cfg.P2P == nil {

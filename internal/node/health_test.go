@@ -260,3 +260,50 @@ func TestConsensusFailsOnPermanentErrors(t *testing.T) {
 		t.Fatalf("the state store was tried %d times after a permanent error, want 1", c)
 	}
 }
+
+// A validator of a network held at EMFILE while the others go on is
+// unhealthy meanwhile, and once descriptors are back it catches up and
+// signs again at the network's head.
+func TestP2PValidatorRecoversFromEMFILE(t *testing.T) {
+	pn := newP2PNet(t, 4)
+	f := &fault{}
+	pn.configure = func(c *Config) {
+		if c.Validator == pn.keys[3] {
+			c.faults.state = func(s bft.StateStore) bft.StateStore { return faultyState{s, f} }
+		}
+	}
+	for i := range 4 {
+		pn.startValidator(i)
+	}
+	waitHeight(t, pn.nodes[0], 3, 60*time.Second)
+
+	f.set(&fs.PathError{Op: "open", Path: "consensus.state.tmp", Err: syscall.EMFILE})
+	v3 := pn.nodes[3]
+	waitFor(t, "validator 3 reports itself unhealthy", func() bool { ok, _ := v3.Healthy(); return !ok })
+	if code, body, syncing, _ := healthOf(t, v3); code != http.StatusServiceUnavailable || string(syncing) == "false" {
+		t.Errorf("validator 3 while down: /health %d %s, eth_syncing %s", code, body, syncing)
+	}
+	down := pn.nodes[0].Chain.Head().Number()
+	waitHeight(t, pn.nodes[0], down+5, 60*time.Second) // the other three are a quorum
+	waitFor(t, "validator 3 retried", func() bool { return f.count() >= 3 })
+
+	f.set(nil)
+	back := pn.nodes[0].Chain.Head().Number()
+	addr3 := types.Address(pn.addrs[3].ID)
+	waitFor(t, "validator 3 signs a block after it recovered", func() bool {
+		for num := back + 1; num <= pn.nodes[0].Chain.Head().Number(); num++ {
+			if signed(t, pn.nodes[0], pn.vals, num, addr3) {
+				return true
+			}
+		}
+		return false
+	})
+	waitFor(t, "validator 3 reports itself healthy", func() bool { ok, _ := v3.Healthy(); return ok })
+	top := pn.nodes[0].Chain.Head().Number()
+	waitHeight(t, v3, top, 30*time.Second)
+	for num := uint64(1); num <= top; num++ {
+		if v3.Chain.GetHash(num) != pn.nodes[0].Chain.GetHash(num) {
+			t.Fatalf("validator 3 has another block at %d", num)
+		}
+	}
+}

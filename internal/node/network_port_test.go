@@ -26,10 +26,10 @@ func TestNodeListUsesConfiguredP2PAddress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The fallback list is the one for a chain whose state has no
-		// validators to list.
-		n.Chain.Config.Natives = nil
-		nodes := (&network{n: n}).Nodes()
+		if n.Chain.Engine().ProofOfStake() {
+			t.Fatal("a genesis without a staking section runs the proof-of-stake engine")
+		}
+		nodes := n.stake.Network().Nodes()
 		n.Close()
 		if len(nodes) != 1 || nodes[0].IP != tc.wantIP || nodes[0].Port != tc.wantPort {
 			t.Errorf("P2P %+v: nodes %+v, want %s:%d", tc.p2p, nodes, tc.wantIP, tc.wantPort)

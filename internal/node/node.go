@@ -27,7 +27,10 @@ import (
 	gqleth "github.com/chaind/chaind/internal/graphql/eth"
 	"github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/node/dev"
 	"github.com/chaind/chaind/internal/node/ethbackend"
+	"github.com/chaind/chaind/internal/node/stakebackend"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
@@ -75,6 +78,9 @@ type Config struct {
 	// pruned in the background).
 	Archive      bool
 	StateHistory uint64 // default 128
+	// HistoryKeep is how many recent blocks stay in the history index
+	// (transaction lookups, address lists); 0 keeps all.
+	HistoryKeep uint64
 	// CacheMiB is the store's block cache (default 64): with the two
 	// memtables, the bound on the memory the store holds, however much
 	// data the directory has.
@@ -119,6 +125,7 @@ type Node struct {
 	Chain    *chain.Chain
 	Pool     *txpool.Pool
 	backend  *ethbackend.Backend
+	stake    *stakebackend.Backend // the staking, network and supply views
 	RPC      *rpc.Server
 	keys     *keyring
 	front    *front.Front
@@ -147,7 +154,7 @@ type Node struct {
 	net atomic.Pointer[netNode] // nil until the node joins a p2p network
 
 	fork *forkState // fork upstream and reset (fork.go)
-	dev  *devTools  // the test helpers; nil unless Config.DevTools
+	dev  *dev.Tools // the test helpers; nil unless Config.DevTools
 
 	health health // health.go
 }
@@ -175,7 +182,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	if cfg.DevTools {
 		cfg.Archive = true
-		cfg.ClientVersion = devClientVersion(cfg.ClientVersion)
+		cfg.ClientVersion = dev.ClientVersion(cfg.ClientVersion)
 	}
 	var kv store.KV
 	if cfg.DataDir == "" {
@@ -196,12 +203,12 @@ func New(cfg Config) (*Node, error) {
 	if cfg.faults.kv != nil {
 		kv = cfg.faults.kv(kv)
 	}
-	fs, err := openFork(&cfg) // before PrepareGenesis: a fork moves the genesis time
+	fs, err := openFork(&cfg) // before the chain opens: a fork moves the genesis time
 	if err != nil {
 		kv.Close()
 		return nil, err
 	}
-	c, err := OpenChain(cfg.Genesis, kv)
+	c, err := chain.Open(cfg.Genesis, kv, pos.ForGenesis(cfg.Genesis))
 	if err != nil {
 		kv.Close()
 		return nil, err
@@ -225,6 +232,9 @@ func New(cfg Config) (*Node, error) {
 		fork:   fs,
 	}
 	n.health.failed = make(chan struct{})
+	n.stake = stakebackend.New(c, stakebackend.Config{Validator: cfg.Validator, Host: cfg.Host,
+		P2PListenAddr: cfg.P2P.listenAddr(), BlockTime: cfg.BlockTime, ClientVersion: cfg.ClientVersion,
+		Syncing: n.syncingNodes, Validators: n.Validators})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
 		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n},
@@ -241,7 +251,7 @@ func New(cfg Config) (*Node, error) {
 		accounts = nil // a public node holds no unlocked account, --dev or not
 	}
 	ethapi.RegisterAccounts(n.RPC, n.backend, accounts, opts)
-	ethapi.RegisterChain(n.RPC, &network{n: n})
+	ethapi.RegisterChain(n.RPC, n.stake.Network())
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
 	n.registerFork()
 	if cfg.DevTools {
@@ -348,6 +358,10 @@ func (n *Node) Start() error {
 	if !n.cfg.Archive {
 		n.wg.Add(1)
 		go n.pruneStates()
+	}
+	if n.cfg.HistoryKeep > 0 {
+		n.wg.Add(1)
+		go n.pruneHistory()
 	}
 	if n.cfg.P2P != nil {
 		return n.startNetwork() // starts consensus once caught up

@@ -9,6 +9,7 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	chainmetrics "github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/protocol/blocksync"
 	"github.com/chaind/chaind/internal/protocol/certs"
 	"github.com/chaind/chaind/internal/protocol/relay"
@@ -69,8 +70,8 @@ func (n *Node) startNetwork() error {
 		}
 	}
 	vals := n.cfg.Validators
-	if vals == nil && n.Chain.Config.Natives != nil {
-		vals = newStakeSchedule(n.Chain) // a proof-of-stake chain: its state decides every set
+	if e := pos.Of(n.Chain); vals == nil && e != nil {
+		vals = e.Validators(n.Chain) // a proof-of-stake chain: its state decides every set
 	}
 	if vals == nil {
 		return errors.New("node: a node on a p2p network needs the validator sets to check certificates")
@@ -252,6 +253,33 @@ func (n *Node) gossipMetrics(r *chainmetrics.Registry) {
 	r.CounterFunc("chaind_p2p_gossip_served_total", "Gossip messages sent to peers that asked for them.", host(func(s p2p.GossipStats) uint64 { return s.Served }))
 	r.CounterFunc("chaind_p2p_gossip_duplicates_total", "Gossip messages received that this node already had.", host(func(s p2p.GossipStats) uint64 { return s.Duplicates }))
 	r.CounterFunc("chaind_p2p_late_txs_total", "Gossiped transactions that arrived after their block was committed.", stat(func(nn *netNode) *atomic.Uint64 { return &nn.txs.LateTxs }))
+}
+
+// listenAddr is the p2p listen address of c ("" off the network).
+func (c *P2PConfig) listenAddr() string {
+	if c == nil {
+		return ""
+	}
+	return c.ListenAddr
+}
+
+// syncingNodes returns the node IDs (validator addresses for validators)
+// of this node, if it syncs, and of the peers that say they do. Whether a
+// node is catching up is not in the chain: the network views add what
+// this node knows.
+func (n *Node) syncingNodes() map[types.Address]bool {
+	nn := n.net.Load()
+	if nn == nil {
+		return nil
+	}
+	out := make(map[types.Address]bool)
+	if nn.sync.Syncing() {
+		out[types.Address(nn.host.ID())] = true
+	}
+	for _, id := range nn.sync.SyncingPeers() {
+		out[types.Address(id)] = true
+	}
+	return out
 }
 
 // nodeNetwork is what the APIs read about the network.

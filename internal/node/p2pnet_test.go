@@ -31,6 +31,8 @@ type p2pNet struct {
 	addrs   []p2p.PeerAddr // where validator i listens
 	dirs    []string
 	nodes   []*Node
+	// configure, when set, changes a node's config before it starts.
+	configure func(*Config)
 }
 
 func freePort(t *testing.T) string {
@@ -82,9 +84,13 @@ func (pn *p2pNet) start(key *secp256k1.PrivateKey, dir, listen string) *Node {
 			peers = append(peers, a)
 		}
 	}
-	n, err := New(Config{Genesis: pn.genesis, DataDir: dir, HTTPPort: -1, WSPort: -1, Validator: key,
+	cfg := Config{Genesis: pn.genesis, DataDir: dir, HTTPPort: -1, WSPort: -1, Validator: key,
 		BlockTime: 500 * time.Millisecond, Validators: pn.vals,
-		P2P: &P2PConfig{ListenAddr: listen, StaticPeers: peers}, Log: testLogger(pn.t)})
+		P2P: &P2PConfig{ListenAddr: listen, StaticPeers: peers}, Log: testLogger(pn.t)}
+	if pn.configure != nil {
+		pn.configure(&cfg)
+	}
+	n, err := New(cfg)
 	if err != nil {
 		pn.t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -63,7 +64,7 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := bft.DecodeConsensusData(b.HeaderRef().Extra)
+			d, err := pos.DecodeConsensusData(b.HeaderRef().Extra)
 			if err != nil {
 				t.Fatalf("block %d: %v", b.Number(), err)
 			}
@@ -109,7 +110,7 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 	checked := 0
 	for num := stopped + 2; num <= evBlock.Number(); num++ {
 		b, _ := n.Chain.BlockByNumber(num)
-		d, err := bft.DecodeConsensusData(b.HeaderRef().Extra)
+		d, err := pos.DecodeConsensusData(b.HeaderRef().Extra)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +146,7 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 	if _, in := set.Index(offender); in || set.Len() != 3 {
 		t.Fatalf("set of block %d: %d validators, offender in it %v", next+1, set.Len(), in)
 	}
-	nw := &network{n: n}
+	nw := n.stake.Network()
 	for _, nd := range nw.Nodes() {
 		if types.Address(nd.Operator) == v.Operator && nd.Status != "jailed" {
 			t.Fatalf("offender's node status %q", nd.Status)
@@ -153,7 +154,7 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 	}
 	// Its votes are not needed any more; the absent list no longer names it.
 	b := n.Chain.Head()
-	if d, _ := bft.DecodeConsensusData(b.HeaderRef().Extra); len(d.Absent) != 0 {
+	if d, _ := pos.DecodeConsensusData(b.HeaderRef().Extra); len(d.Absent) != 0 {
 		t.Fatalf("block %d reports absent %x", b.Number(), d.Absent)
 	}
 	checkSupply(t, n)

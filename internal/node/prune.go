@@ -64,3 +64,52 @@ func stateRetention(cfg Config) uint64 {
 	}
 	return cfg.StateHistory
 }
+
+// pruneHistory keeps the history index to the last HistoryKeep blocks: at
+// start and every historyPruneEvery blocks it drops what fell out, in
+// slices of historyPruneSlice blocks, each holding the chain only for its
+// deletions (chain.PruneHistory).
+func (n *Node) pruneHistory() {
+	defer n.wg.Done()
+	heads, cancel := n.Chain.Subscribe(16)
+	defer cancel()
+	keep := n.cfg.HistoryKeep
+	var last uint64
+	first := true
+	for {
+		if head := n.Chain.Head().Number(); first || head >= last+historyPruneEvery {
+			first, last = false, head
+			for {
+				st, err := n.Chain.PruneHistory(keep, historyPruneSlice)
+				if err != nil {
+					n.log.Error("pruning the history index failed", "err", err)
+					break
+				}
+				if st.Blocks == 0 {
+					break
+				}
+				n.log.Debug("pruned the history index", "blocks", st.Blocks, "from", st.From)
+				select {
+				case <-n.stop:
+					return
+				default:
+				}
+			}
+		}
+		select {
+		case <-n.stop:
+			return
+		case _, ok := <-heads:
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// historyPruneEvery is how many new blocks pass between history pruning
+// rounds; historyPruneSlice bounds the blocks one locked step drops.
+const (
+	historyPruneEvery = 64
+	historyPruneSlice = 128
+)

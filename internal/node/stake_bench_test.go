@@ -5,6 +5,7 @@ import (
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
@@ -35,10 +36,7 @@ func BenchmarkDelegateVsERC20(b *testing.B) {
 	if err := SetDevStaking(g, valKeys, ""); err != nil {
 		b.Fatal(err)
 	}
-	if err := PrepareGenesis(g); err != nil {
-		b.Fatal(err)
-	}
-	c, err := chain.Open(g, store.NewMem())
+	c, err := chain.Open(g, store.NewMem(), pos.ForGenesis(g))
 	if err != nil {
 		b.Fatal(err)
 	}

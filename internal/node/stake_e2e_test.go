@@ -116,7 +116,7 @@ func TestStakingThroughTransactions(t *testing.T) {
 	if err := newcomer.Start(); err != nil {
 		t.Fatal(err)
 	}
-	nw := &network{n: n}
+	nw := n.stake.Network()
 	events, stop := nw.SubscribeNetwork(1024)
 	defer stop()
 

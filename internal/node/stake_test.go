@@ -8,9 +8,9 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/store"
-	"github.com/chaind/chaind/trie"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
@@ -40,7 +40,7 @@ func TestDevnetValidatorsFromState(t *testing.T) {
 	n := dn.Nodes[0]
 	waitHead(t, n, 12)
 
-	nw := &network{n: n}
+	nw := n.stake.Network()
 	nodes := nw.Nodes()
 	if len(nodes) != 4 {
 		t.Fatalf("%d nodes, want 4", len(nodes))
@@ -86,7 +86,7 @@ func TestDevnetValidatorsFromState(t *testing.T) {
 	}
 
 	head := n.Chain.Head().Number()
-	sched := newStakeSchedule(n.Chain)
+	sched := pos.Of(n.Chain).Validators(n.Chain)
 	for num := uint64(1); num <= head; num++ {
 		b, err := n.Chain.BlockByNumber(num)
 		if err != nil {
@@ -111,10 +111,7 @@ func TestDevnetValidatorsFromState(t *testing.T) {
 	// Import: a fresh chain from the same genesis executes every block and
 	// must reach the same state root (InsertBlock checks each root).
 	g := n.cfg.Genesis
-	if err := PrepareGenesis(g); err != nil {
-		t.Fatal(err)
-	}
-	c, err := chain.Open(g, store.NewMem())
+	c, err := chain.Open(g, store.NewMem(), pos.ForGenesis(g))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,39 +137,55 @@ func TestDevnetValidatorsFromState(t *testing.T) {
 	}
 }
 
-// A prepared genesis written out (as a data directory stores it) and read
-// back prepares to the same block 0: the system accounts in its alloc are
-// recomputed, not counted twice.
-func TestPrepareGenesisRoundTrip(t *testing.T) {
+// A staking genesis written out (as a data directory stores it) and read
+// back builds the same block 0, and so does the genesis of a data
+// directory written before the engine added the system accounts itself
+// (they were stored in the alloc): they are recomputed, not counted twice.
+func TestStakingGenesisRoundTrip(t *testing.T) {
 	k, _ := DevValidatorKey(0)
 	g := chain.DevGenesis(8118, nil, 1_700_000_000)
 	if err := SetDevStaking(g, []*secp256k1.PrivateKey{k}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := PrepareGenesis(g); err != nil {
-		t.Fatal(err)
+	e := pos.ForGenesis(g)
+	if !e.ProofOfStake() {
+		t.Fatal("a staking genesis runs Ethereum's rules")
 	}
-	raw, err := json.Marshal(g)
+	want, err := g.ToBlock(e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := chain.ParseGenesis(raw)
-	if err != nil {
-		t.Fatal(err)
+	if plain, _ := g.ToBlock(nil); plain.Hash() == want.Hash() {
+		t.Fatal("the engine added nothing to block 0")
 	}
-	if err := PrepareGenesis(back); err != nil {
-		t.Fatal(err)
+	system, err := e.GenesisAlloc(g)
+	if err != nil || len(system) == 0 {
+		t.Fatalf("system accounts: %d, %v", len(system), err)
 	}
-	b1, err := g.Commit(trie.NewMemoryDB())
-	if err != nil {
-		t.Fatal(err)
+	old := *g
+	old.Alloc = chain.Alloc{}
+	for a, acc := range g.Alloc {
+		old.Alloc[a] = acc
 	}
-	b2, err := back.Commit(trie.NewMemoryDB())
-	if err != nil {
-		t.Fatal(err)
+	for a, acc := range system {
+		old.Alloc[a] = acc
 	}
-	if b1.Hash() != b2.Hash() {
-		t.Fatal("genesis changed through a round trip")
+	for name, spec := range map[string]*chain.Genesis{"as written": g, "with the system accounts stored": &old} {
+		raw, err := json.Marshal(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := chain.ParseGenesis(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := back.ToBlock(pos.ForGenesis(back))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Hash() != want.Hash() {
+			t.Errorf("%s: block 0 changed through a round trip", name)
+		}
 	}
 }
 
@@ -187,17 +200,17 @@ func TestPublicPresetsHaveStaking(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer n.Close()
-			if n.Chain.Config.Natives == nil || n.Chain.Config.EndBlock == nil {
+			if !n.Chain.Engine().ProofOfStake() || n.Chain.Engine().Natives() == nil {
 				t.Fatal("no system contracts")
 			}
-			acc, err := (&network{n: n}).NetworkAccount()
+			acc, err := n.stake.Network().NetworkAccount()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if want := staking.DefaultParams(); acc.MaintenanceFee.Cmp(want.MaintenanceFee) != 0 {
 				t.Fatalf("maintenanceFee %v, want the default %v", acc.MaintenanceFee, want.MaintenanceFee)
 			}
-			if nodes := (&network{n: n}).Nodes(); len(nodes) != 0 {
+			if nodes := n.stake.Network().Nodes(); len(nodes) != 0 {
 				t.Fatalf("%d nodes before the launch genesis", len(nodes))
 			}
 		})

@@ -17,7 +17,7 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/devload"
-	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 )
@@ -178,7 +178,7 @@ func commitCertified(c *chain.Chain, set *consensus.ValidatorSet, signers []*con
 		}
 	}
 	built, err := c.BuildBlock(chain.BuildParams{Coinbase: types.Address(signers[0].Address()), Time: 1_700_000_000 + h,
-		ParentBeaconRoot: bft.CertRoot(parentCert)}, txs)
+		ParentBeaconRoot: pos.CertRoot(parentCert)}, txs)
 	if err != nil {
 		return err
 	}

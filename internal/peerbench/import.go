@@ -97,7 +97,7 @@ func importOurs(b *testing.B) {
 			}
 			blocks[j] = blk
 		}
-		c, err := chain.Open(f.genesis, store.NewMem())
+		c, err := chain.Open(f.genesis, store.NewMem(), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -116,8 +116,9 @@ func (bb *blockBuilder) empty() bool { return len(bb.restarts) == 0 }
 // size is the block's size once finished.
 func (bb *blockBuilder) size() int { return len(bb.buf) + 4*len(bb.restarts) + 4 }
 
-// finish appends the offsets, count and checksum, returning the block as
-// it goes on disk, and resets the builder.
+// finish appends the offsets, count and checksum and returns the block as
+// it goes on disk, valid until the builder's next add (the builder keeps
+// its memory for the next block).
 func (bb *blockBuilder) finish() []byte {
 	for _, r := range bb.restarts {
 		bb.buf = binary.LittleEndian.AppendUint32(bb.buf, r)
@@ -125,7 +126,7 @@ func (bb *blockBuilder) finish() []byte {
 	bb.buf = binary.LittleEndian.AppendUint32(bb.buf, uint32(len(bb.restarts)))
 	bb.buf = binary.LittleEndian.AppendUint32(bb.buf, crc32.Checksum(bb.buf, castagnoli))
 	out := bb.buf
-	bb.buf, bb.restarts = nil, bb.restarts[:0]
+	bb.buf, bb.restarts = bb.buf[:0], bb.restarts[:0]
 	return out
 }
 

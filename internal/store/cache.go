@@ -5,8 +5,8 @@ import (
 	"sync"
 )
 
-// blockCache keeps recently read table blocks (checked and ready to
-// search) in memory, up to a configured number of bytes: it is the only
+// blockCache keeps recently read table blocks (checked and parsed, ready
+// to search) in memory, up to a configured number of bytes: it is the only
 // memory of the store that grows with use, and its bound is the --cache
 // flag. It is split into shards by block so readers on different blocks
 // rarely wait for each other.
@@ -31,8 +31,11 @@ type cacheShard struct {
 
 type cacheEntry struct {
 	key cacheKey
-	blk []byte
+	blk block
 }
+
+// cost is what a block is charged in the cache.
+func (b block) cost() int64 { return int64(len(b.data)+len(b.restarts)) + 96 }
 
 func newBlockCache(capacity int64) *blockCache {
 	c := &blockCache{}
@@ -48,13 +51,13 @@ func (c *blockCache) shard(k cacheKey) *cacheShard {
 	return &c.shards[(h>>32)%cacheShards]
 }
 
-func (c *blockCache) get(k cacheKey) ([]byte, bool) {
+func (c *blockCache) get(k cacheKey) (block, bool) {
 	s := c.shard(k)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.items[k]
 	if !ok {
-		return nil, false
+		return block{}, false
 	}
 	s.lru.MoveToFront(e)
 	return e.Value.(*cacheEntry).blk, true
@@ -62,9 +65,9 @@ func (c *blockCache) get(k cacheKey) ([]byte, bool) {
 
 // put adds a block, evicting the least recently used ones beyond the
 // shard's share; a block larger than the share is not kept.
-func (c *blockCache) put(k cacheKey, blk []byte) {
+func (c *blockCache) put(k cacheKey, blk block) {
 	s := c.shard(k)
-	cost := int64(len(blk)) + 64
+	cost := blk.cost()
 	if cost > s.cap {
 		return
 	}
@@ -80,6 +83,6 @@ func (c *blockCache) put(k cacheKey, blk []byte) {
 		ce := e.Value.(*cacheEntry)
 		s.lru.Remove(e)
 		delete(s.items, ce.key)
-		s.used -= int64(len(ce.blk)) + 64
+		s.used -= ce.blk.cost()
 	}
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"container/heap"
 	"sort"
 )
 
@@ -62,71 +61,81 @@ func (it *levelIter) err() error {
 }
 
 // mergeIter merges sources ordered newest first: for a key held by several
-// sources, the newest one's entry is the one seen.
+// sources, the newest one's entry is the one seen. The sources at hand
+// sit in a binary heap by (key, age).
 type mergeIter struct {
 	srcs []iterator
-	h    mergeHeap
+	h    []int // indexes of the valid sources, a heap
 	e    error
 }
 
-type mergeHeap struct {
-	items []int // source indexes
-	srcs  []iterator
+func newMergeIter(srcs []iterator) *mergeIter {
+	return &mergeIter{srcs: srcs, h: make([]int, 0, len(srcs))}
 }
 
-func (h *mergeHeap) Len() int { return len(h.items) }
-func (h *mergeHeap) Less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
-	c := bytes.Compare(h.srcs[a].key(), h.srcs[b].key())
+func (it *mergeIter) less(i, j int) bool {
+	a, b := it.h[i], it.h[j]
+	c := bytes.Compare(it.srcs[a].key(), it.srcs[b].key())
 	return c < 0 || c == 0 && a < b
 }
-func (h *mergeHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *mergeHeap) Push(x any)    { h.items = append(h.items, x.(int)) }
-func (h *mergeHeap) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
-}
 
-func newMergeIter(srcs []iterator) *mergeIter {
-	return &mergeIter{srcs: srcs, h: mergeHeap{srcs: srcs}}
+func (it *mergeIter) down(i int) {
+	n := len(it.h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && it.less(r, l) {
+			m = r
+		}
+		if !it.less(m, i) {
+			return
+		}
+		it.h[i], it.h[m] = it.h[m], it.h[i]
+		i = m
+	}
 }
 
 func (it *mergeIter) seek(key []byte) {
-	it.h.items = it.h.items[:0]
+	it.h = it.h[:0]
 	for i, s := range it.srcs {
 		s.seek(key)
 		if s.valid() {
-			it.h.items = append(it.h.items, i)
+			it.h = append(it.h, i)
 		} else if err := s.err(); err != nil {
 			it.e = err
 		}
 	}
-	heap.Init(&it.h)
+	for i := len(it.h)/2 - 1; i >= 0; i-- {
+		it.down(i)
+	}
 }
 
+// next moves every source at the current key past it.
 func (it *mergeIter) next() {
 	k := it.key()
-	for len(it.h.items) > 0 {
-		top := it.h.items[0]
-		s := it.srcs[top]
+	for len(it.h) > 0 {
+		s := it.srcs[it.h[0]]
 		if !bytes.Equal(s.key(), k) {
 			return
 		}
 		s.next()
-		if s.valid() {
-			heap.Fix(&it.h, 0)
-			continue
+		if !s.valid() {
+			if err := s.err(); err != nil {
+				it.e = err
+			}
+			last := len(it.h) - 1
+			it.h[0] = it.h[last]
+			it.h = it.h[:last]
 		}
-		if err := s.err(); err != nil {
-			it.e = err
-		}
-		heap.Pop(&it.h)
+		it.down(0)
 	}
 }
 
-func (it *mergeIter) valid() bool   { return it.e == nil && len(it.h.items) > 0 }
-func (it *mergeIter) cur() iterator { return it.srcs[it.h.items[0]] }
+func (it *mergeIter) valid() bool   { return it.e == nil && len(it.h) > 0 }
+func (it *mergeIter) cur() iterator { return it.srcs[it.h[0]] }
 func (it *mergeIter) key() []byte   { return it.cur().key() }
 func (it *mergeIter) value() []byte { return it.cur().value() }
 func (it *mergeIter) deleted() bool { return it.cur().deleted() }

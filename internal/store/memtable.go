@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync/atomic"
 )
 
@@ -23,6 +24,7 @@ type memtable struct {
 const maxHeight = 16
 
 type mnode struct {
+	pfx  uint64 // the key's first 8 bytes: most comparisons end here, without a pointer chase
 	key  []byte
 	val  []byte
 	seq  uint64
@@ -36,8 +38,22 @@ func newMemtable(walNum uint64) *memtable {
 	return m
 }
 
+// keyPrefix is the first 8 bytes of a key, big-endian, zero-padded: two
+// keys whose prefixes differ compare as their prefixes do.
+func keyPrefix(key []byte) uint64 {
+	if len(key) >= 8 {
+		return binary.BigEndian.Uint64(key)
+	}
+	var b [8]byte
+	copy(b[:], key)
+	return binary.BigEndian.Uint64(b[:])
+}
+
 // before orders entries: key ascending, then newest first.
-func (n *mnode) before(key []byte, seq uint64) bool {
+func (n *mnode) before(key []byte, pfx, seq uint64) bool {
+	if n.pfx != pfx {
+		return n.pfx < pfx
+	}
 	c := bytes.Compare(n.key, key)
 	return c < 0 || c == 0 && n.seq > seq
 }
@@ -60,9 +76,10 @@ func (m *memtable) randomHeight() int {
 // copied.
 func (m *memtable) add(key, val []byte, seq uint64, del bool) {
 	var prev [maxHeight]*mnode
+	pfx := keyPrefix(key)
 	x := m.head
 	for lvl := int(m.height.Load()) - 1; lvl >= 0; lvl-- {
-		for nx := x.next[lvl].Load(); nx != nil && nx.before(key, seq); nx = x.next[lvl].Load() {
+		for nx := x.next[lvl].Load(); nx != nil && nx.before(key, pfx, seq); nx = x.next[lvl].Load() {
 			x = nx
 		}
 		prev[lvl] = x
@@ -77,7 +94,7 @@ func (m *memtable) add(key, val []byte, seq uint64, del bool) {
 	buf := make([]byte, len(key)+len(val))
 	copy(buf, key)
 	copy(buf[len(key):], val)
-	n := &mnode{key: buf[:len(key):len(key)], val: buf[len(key):], seq: seq, del: del, next: make([]atomic.Pointer[mnode], h)}
+	n := &mnode{pfx: pfx, key: buf[:len(key):len(key)], val: buf[len(key):], seq: seq, del: del, next: make([]atomic.Pointer[mnode], h)}
 	for lvl := 0; lvl < h; lvl++ {
 		n.next[lvl].Store(prev[lvl].next[lvl].Load())
 	}
@@ -89,9 +106,10 @@ func (m *memtable) add(key, val []byte, seq uint64, del bool) {
 
 // seek returns the first node at or after key visible at seq.
 func (m *memtable) seek(key []byte, seq uint64) *mnode {
+	pfx := keyPrefix(key)
 	x := m.head
 	for lvl := int(m.height.Load()) - 1; lvl >= 0; lvl-- {
-		for nx := x.next[lvl].Load(); nx != nil && nx.before(key, seq); nx = x.next[lvl].Load() {
+		for nx := x.next[lvl].Load(); nx != nil && nx.before(key, pfx, seq); nx = x.next[lvl].Load() {
 			x = nx
 		}
 	}

@@ -36,7 +36,9 @@ type handle struct {
 // tableWriter writes a table from entries given in key order.
 type tableWriter struct {
 	f        file
-	off      int64
+	off      int64  // bytes of the table so far
+	written  int64  // bytes of it in the file
+	out      []byte // the rest
 	data     blockBuilder
 	index    blockBuilder
 	hashes   []uint64
@@ -68,13 +70,28 @@ func (w *tableWriter) add(key, val []byte, del bool) error {
 // size is about how many bytes the table holds so far.
 func (w *tableWriter) size() int64 { return w.off + int64(w.data.size()) }
 
+// writeBlock appends a finished block to the output, which goes to the
+// file in large writes (one system call per tableWriteBuf, not per block).
 func (w *tableWriter) writeBlock(raw []byte) (handle, error) {
 	h := handle{off: w.off, n: int64(len(raw) - blockTrailer)}
-	if _, err := w.f.WriteAt(raw, w.off); err != nil {
-		return h, err
-	}
+	w.out = append(w.out, raw...)
 	w.off += int64(len(raw))
+	if len(w.out) >= tableWriteBuf {
+		return h, w.flushOut()
+	}
 	return h, nil
+}
+
+const tableWriteBuf = 256 << 10
+
+func (w *tableWriter) flushOut() error {
+	if len(w.out) == 0 {
+		return nil
+	}
+	_, err := w.f.WriteAt(w.out, w.written)
+	w.written += int64(len(w.out))
+	w.out = w.out[:0]
+	return err
 }
 
 func (w *tableWriter) flushBlock() error {
@@ -116,10 +133,11 @@ func (w *tableWriter) finish() (size int64, smallest, largest []byte, err error)
 	binary.LittleEndian.PutUint64(ft[24:], w.count)
 	binary.LittleEndian.PutUint32(ft[32:], crc32.Checksum(ft[:32], castagnoli))
 	binary.LittleEndian.PutUint64(ft[36:], tableMagic)
-	if _, err := w.f.WriteAt(ft[:], w.off); err != nil {
+	w.out = append(w.out, ft[:]...)
+	w.off += footerSize
+	if err := w.flushOut(); err != nil {
 		return 0, nil, nil, err
 	}
-	w.off += footerSize
 	if err := w.f.Sync(); err != nil {
 		return 0, nil, nil, err
 	}
@@ -140,6 +158,7 @@ type table struct {
 	db       *DB
 
 	mu     sync.Mutex
+	opened atomic.Bool
 	f      file
 	index  handle
 	filter handle
@@ -154,6 +173,7 @@ func (t *table) unref() {
 	}
 	t.mu.Lock()
 	if t.f != nil {
+		t.opened.Store(false)
 		t.f.Close()
 		t.f = nil
 	}
@@ -171,6 +191,9 @@ func (t *table) damaged(what string, off int64) error {
 
 // file opens the table on first use and reads its footer.
 func (t *table) file() (file, error) {
+	if t.opened.Load() {
+		return t.f, nil // set once before opened, cleared only when no one reads
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.f != nil {
@@ -203,11 +226,22 @@ func (t *table) file() (file, error) {
 		}
 	}
 	t.f = f
+	t.opened.Store(true)
 	return f, nil
 }
 
-// readRaw reads a block and checks its checksum.
-func (t *table) readRaw(h handle) ([]byte, error) {
+// readahead serves a sequential reader (a compaction) blocks out of large
+// reads.
+type readahead struct {
+	buf []byte
+	off int64 // file offset of buf
+}
+
+const readaheadSize = 256 << 10
+
+// readRaw reads a block and checks its checksum; ra, when given, reads
+// ahead.
+func (t *table) readRaw(h handle, ra *readahead) ([]byte, error) {
 	f, err := t.file()
 	if err != nil {
 		return nil, err
@@ -215,9 +249,22 @@ func (t *table) readRaw(h handle) ([]byte, error) {
 	if h.off < 0 || h.n < 0 || h.off+h.n+blockTrailer > t.size {
 		return nil, t.damaged("block handle outside the file", h.off)
 	}
-	raw := make([]byte, h.n+blockTrailer)
-	if _, err := f.ReadAt(raw, h.off); err != nil {
-		return nil, fmt.Errorf("store: reading table %s at offset %d: %w", tableName(t.num), h.off, err)
+	n := h.n + blockTrailer
+	var raw []byte
+	if ra != nil && n <= readaheadSize {
+		if h.off < ra.off || h.off+n > ra.off+int64(len(ra.buf)) {
+			ra.buf = make([]byte, min(readaheadSize, t.size-h.off)) // blocks handed out keep the old one
+			ra.off = h.off
+			if _, err := f.ReadAt(ra.buf, h.off); err != nil {
+				return nil, fmt.Errorf("store: reading table %s at offset %d: %w", tableName(t.num), h.off, err)
+			}
+		}
+		raw = ra.buf[h.off-ra.off : h.off-ra.off+n]
+	} else {
+		raw = make([]byte, n)
+		if _, err := f.ReadAt(raw, h.off); err != nil {
+			return nil, fmt.Errorf("store: reading table %s at offset %d: %w", tableName(t.num), h.off, err)
+		}
 	}
 	content, ok := checkBlock(raw)
 	if !ok {
@@ -229,12 +276,12 @@ func (t *table) readRaw(h handle) ([]byte, error) {
 // block returns a checked block, through the cache when fill is set
 // (reads) and around it otherwise (compactions, which read every block
 // once and would only push out the ones readers use).
-func (t *table) block(h handle, fill bool) (block, error) {
+func (t *table) block(h handle, fill bool, ra *readahead) (block, error) {
 	k := cacheKey{t.num, h.off}
 	if b, ok := t.db.cache.get(k); ok {
-		return parseBlock(b)
+		return b, nil
 	}
-	content, err := t.readRaw(h)
+	content, err := t.readRaw(h, ra)
 	if err != nil {
 		return block{}, err
 	}
@@ -243,24 +290,25 @@ func (t *table) block(h handle, fill bool) (block, error) {
 		return block{}, t.damaged("malformed block", h.off)
 	}
 	if fill {
-		t.db.cache.put(k, content)
+		t.db.cache.put(k, b)
 	}
 	return b, nil
 }
 
+// filterBlock returns the bloom filter, cached as a block of no entries.
 func (t *table) filterBlock() ([]byte, error) {
 	if _, err := t.file(); err != nil {
 		return nil, err
 	}
 	k := cacheKey{t.num, t.filter.off}
 	if b, ok := t.db.cache.get(k); ok {
-		return b, nil
+		return b.data, nil
 	}
-	content, err := t.readRaw(t.filter)
+	content, err := t.readRaw(t.filter, nil)
 	if err != nil {
 		return nil, err
 	}
-	t.db.cache.put(k, content)
+	t.db.cache.put(k, block{data: content})
 	return content, nil
 }
 
@@ -268,7 +316,7 @@ func (t *table) indexBlock(fill bool) (block, error) {
 	if _, err := t.file(); err != nil {
 		return block{}, err
 	}
-	return t.block(t.index, fill)
+	return t.block(t.index, fill, nil)
 }
 
 // get looks key up: found is false when the table holds no entry for it.
@@ -318,9 +366,16 @@ type tableIter struct {
 	k, v  []byte
 	kind  byte
 	e     error
+	ra    *readahead // reads that skip the cache read ahead
 }
 
-func (t *table) iter(fill bool) *tableIter { return &tableIter{t: t, fill: fill} }
+func (t *table) iter(fill bool) *tableIter {
+	it := &tableIter{t: t, fill: fill}
+	if !fill {
+		it.ra = &readahead{}
+	}
+	return it
+}
 
 func (it *tableIter) fail(err error) { it.e, it.k = err, nil }
 
@@ -338,7 +393,7 @@ func (it *tableIter) loadData(di int) {
 			it.fail(it.t.damaged("malformed index entry", it.t.index.off))
 			return
 		}
-		if it.data, err = it.t.block(h, it.fill); err != nil {
+		if it.data, err = it.t.block(h, it.fill, it.ra); err != nil {
 			it.fail(err)
 			return
 		}
@@ -380,7 +435,13 @@ func (it *tableIter) seek(key []byte) {
 		it.fail(it.t.damaged("malformed block", 0))
 		return
 	}
-	it.loadData(di)
+	if it.di = di; di < it.data.n {
+		it.load()
+		return
+	}
+	// Only when the index's key for the block is not its last key.
+	it.ii++
+	it.loadData(0)
 }
 
 func (it *tableIter) next() {

@@ -127,7 +127,7 @@ func (t *btTest) run(cfg *chain.Config) error {
 		return fmt.Errorf("genesisRLP: %w", err)
 	}
 	g := GenesisOf(cfg, gb.HeaderRef(), t.Pre)
-	c, err := chain.Open(g, store.NewMem())
+	c, err := chain.Open(g, store.NewMem(), nil)
 	if err != nil {
 		return fmt.Errorf("genesis: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 )
@@ -65,16 +66,41 @@ type ChainApp struct {
 	cost    validationCost
 	lead    buildLead // how long our builds take, to start them that much early
 
-	ev evidencePool // double-sign evidence for the blocks we propose (evidence.go)
+	// pos is the chain's proof-of-stake engine (nil on other chains): it
+	// keeps the double-sign evidence for the blocks we propose.
+	pos *pos.Engine
 }
 
 // NewChainApp returns the application; Close releases its pool subscription.
 func NewChainApp(cfg ChainAppConfig) *ChainApp {
-	a := &ChainApp{cfg: cfg, chainID: cfg.Chain.Config.ChainID, pending: make(map[types.Hash]*chain.Built), arrived: make(map[types.Hash]time.Time), last: time.Now()}
+	a := &ChainApp{cfg: cfg, chainID: cfg.Chain.Config.ChainID, pos: pos.Of(cfg.Chain), pending: make(map[types.Hash]*chain.Built), arrived: make(map[types.Hash]time.Time), last: time.Now()}
 	// Subscribed before the first Propose checks the pool, so no arrival
 	// between that check and the wait goes unnoticed.
 	a.txs, a.unsub = cfg.Pool.Subscribe(1024)
 	return a
+}
+
+// AddEvidence verifies double-sign evidence (from a peer, or a test) and
+// pools it for the next block this validator proposes (pos.Engine.AddEvidence).
+func (a *ChainApp) AddEvidence(ev consensus.DuplicateVoteEvidence) error {
+	if a.pos == nil {
+		return fmt.Errorf("%w: this chain has no penalties", consensus.ErrEvidence)
+	}
+	return a.pos.AddEvidence(a.cfg.Chain, ev)
+}
+
+// ReportDoubleSign implements consensus.EvidenceSink: evidence this
+// validator's core found, verified by the driver, goes to the pool.
+func (a *ChainApp) ReportDoubleSign(ev consensus.DuplicateVoteEvidence) {
+	_ = a.AddEvidence(ev) // refused only when stale or punished already
+}
+
+// PendingEvidence returns the pooled evidence no block has carried yet.
+func (a *ChainApp) PendingEvidence() []consensus.DuplicateVoteEvidence {
+	if a.pos == nil {
+		return nil
+	}
+	return a.pos.PendingEvidence()
 }
 
 // Close releases the pool subscription.
@@ -156,14 +182,6 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	var extra []byte
-	if a.carriesConsensusData() {
-		d, err := a.consensusData(head, parentCert)
-		if err != nil {
-			return nil, nil, err
-		}
-		extra = d.Encode()
-	}
 	a.mu.Lock()
 	a.last = time.Now()
 	var deadline time.Time // none for a validator alone: nobody else executes its blocks
@@ -192,12 +210,12 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 		Coinbase:         coinbase,
 		Time:             o.Time,
 		GasLimit:         a.cfg.GasLimit,
-		Extra:            extra,
 		Random:           random,
-		ParentBeaconRoot: CertRoot(parentCert),
-		BaseFee:          o.BaseFee,
-		Deadline:         deadline,
-		MaxTxBytes:       maxProposalTxBytes,
+		ParentBeaconRoot: pos.CertRoot(parentCert), // the engine's Prepare fills in its own
+
+		BaseFee:    o.BaseFee,
+		Deadline:   deadline,
+		MaxTxBytes: maxProposalTxBytes,
 	}, ordered)
 	if err != nil {
 		return nil, nil, err
@@ -237,13 +255,14 @@ func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Valu
 	if b.ParentHash() != head.Hash() {
 		return fmt.Errorf("bft: block %d does not build on head %d", b.Number(), head.Number())
 	}
-	if err := CheckParentCert(a.chainID, a.cfg.Validators, head, b, parentCert); err != nil {
-		return err
-	}
-	if a.carriesConsensusData() {
-		if err := a.checkConsensusData(head, b, parentCert); err != nil {
+	if e := c.Engine(); e.ProofOfStake() {
+		if err := e.VerifyHeader(c, head.HeaderRef(), b.HeaderRef(), parentCert); err != nil {
 			return err
 		}
+	} else if err := pos.CheckParentCert(a.chainID, a.cfg.Validators, head.HeaderRef(), b.HeaderRef(), parentCert); err != nil {
+		// A chain with no engine of its own, run by BFT over a fixed set:
+		// the certificate rule alone.
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err // the core has moved on: skip the execution
@@ -286,7 +305,9 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 			return err
 		}
 	}
-	a.ev.committed(b)
+	if a.pos != nil {
+		a.pos.Committed(b)
+	}
 	a.mu.Lock()
 	arrived, seen := a.arrived[v.ID]
 	for id, p := range a.pending {

@@ -9,6 +9,7 @@ import (
 	"github.com/chaind/chaind/consensus/cycle"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
@@ -42,6 +43,12 @@ func poolHead(t *testing.T, c *chain.Chain) txpool.Head {
 // newAppRig builds n validators' applications (keys derived from seed);
 // blocks hold gasLimit gas.
 func newAppRig(t *testing.T, seed byte, n int, gasLimit uint64, onlyWithTxs bool) *appRig {
+	return newAppRigEngine(t, seed, n, gasLimit, onlyWithTxs, nil)
+}
+
+// newAppRigEngine is newAppRig with each chain's engine made by engine
+// from the rig's validator schedule (nil: Ethereum's rules).
+func newAppRigEngine(t *testing.T, seed byte, n int, gasLimit uint64, onlyWithTxs bool, engine func(consensus.ValidatorSource) chain.Engine) *appRig {
 	r := &appRig{t: t, sender: devload.NewSigner(appChainID)}
 	var members []consensus.Validator
 	for i := range n {
@@ -63,7 +70,11 @@ func newAppRig(t *testing.T, seed byte, n int, gasLimit uint64, onlyWithTxs bool
 	g := chain.DevGenesis(appChainID, []types.Address{devload.Address(keys[0]), devload.Address(keys[1])}, 1_700_000_000)
 	g.GasLimit = chain.Uint64(gasLimit)
 	for i := range n {
-		c, err := chain.Open(g, store.NewMem())
+		var e chain.Engine
+		if engine != nil {
+			e = engine(r.sched)
+		}
+		c, err := chain.Open(g, store.NewMem(), e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,8 +135,21 @@ func (r *appRig) decide(height uint64, v consensus.Value) *consensus.Certificate
 // and it carries a certificate of its parent that verifies against the
 // parent height's validator set and that the block commits to. Each case
 // breaks one of these.
+//
+// The rules are the same whether the chain runs Ethereum's engine (the
+// driver checks the certificate) or the proof-of-stake engine (its
+// VerifyHeader does, with the consensus data).
 func TestChainAppValidate(t *testing.T) {
-	r := newAppRig(t, 1, 4, 30_000_000, false)
+	for name, engine := range map[string]func(consensus.ValidatorSource) chain.Engine{
+		"ethereum": nil,
+		"pos":      func(vals consensus.ValidatorSource) chain.Engine { return pos.NewWithValidators(vals) },
+	} {
+		t.Run(name, func(t *testing.T) { testChainAppValidate(t, engine) })
+	}
+}
+
+func testChainAppValidate(t *testing.T, engine func(consensus.ValidatorSource) chain.Engine) {
+	r := newAppRigEngine(t, 1, 4, 30_000_000, false, engine)
 	ctx := context.Background()
 	v1, err := r.apps[0].Propose(ctx, 1)
 	if err != nil {
@@ -142,15 +166,19 @@ func TestChainAppValidate(t *testing.T) {
 	}
 	a, b := r.apps[0], r.apps[1]
 	head := r.chains[0].Head()
+	// Each block built is another (its time moves on): a block validated
+	// once is not checked again.
+	built := uint64(0)
 	build := func(beaconRoot types.Hash) *types.Block {
-		built, err := r.chains[0].BuildBlock(chain.BuildParams{Coinbase: r.signers[0].Address(), Time: head.Time() + 1,
+		built++
+		built, err := r.chains[0].BuildBlock(chain.BuildParams{Coinbase: r.signers[0].Address(), Time: head.Time() + built,
 			ParentBeaconRoot: beaconRoot}, r.transfers(0, 3))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return built.Block
 	}
-	good := build(CertRoot(cert1.Encode()))
+	good := build(pos.CertRoot(cert1.Encode()))
 	badRoot := func() *types.Block {
 		h := good.Header()
 		h.Root = types.Hash{0xba, 0xd}
@@ -169,6 +197,7 @@ func TestChainAppValidate(t *testing.T) {
 		c.Signatures = c.Signatures[1:]
 		return c.Encode()
 	}()
+	altCert := r.certify(1, v1.ID, 0, 1, 3).Encode() // a quorum too, but not the one the block commits to
 	outsiders := newAppRig(t, 2, 4, 30_000_000, false)
 	alienCert := outsiders.certify(1, v1.ID, 0, 1, 2, 3).Encode()
 
@@ -189,10 +218,10 @@ func TestChainAppValidate(t *testing.T) {
 		{"wrong height", 3, EncodeValue(good, cert1.Encode()), "proposed at height"},
 		{"id is not the block hash", 2, consensus.Value{ID: types.Hash{1}, Data: EncodeValue(good, cert1.Encode()).Data}, "not the block hash"},
 		{"no parent certificate", 2, EncodeValue(build(types.Hash{}), nil), "parent certificate"},
-		{"certificate of another block", 2, EncodeValue(build(CertRoot(otherCert)), otherCert), "parent certificate"},
-		{"certificate without a quorum", 2, EncodeValue(build(CertRoot(weakCert)), weakCert), "parent certificate"},
-		{"certificate of outsiders", 2, EncodeValue(build(CertRoot(alienCert)), alienCert), "parent certificate"},
-		{"block commits to another certificate", 2, EncodeValue(build(CertRoot(otherCert)), cert1.Encode()), "does not commit"},
+		{"certificate of another block", 2, EncodeValue(build(pos.CertRoot(otherCert)), otherCert), "parent certificate"},
+		{"certificate without a quorum", 2, EncodeValue(build(pos.CertRoot(weakCert)), weakCert), "parent certificate"},
+		{"certificate of outsiders", 2, EncodeValue(build(pos.CertRoot(alienCert)), alienCert), "parent certificate"},
+		{"block commits to another certificate", 2, EncodeValue(build(pos.CertRoot(cert1.Encode())), altCert), "does not commit"},
 		{"state root the execution does not give", 2, EncodeValue(badRoot, cert1.Encode()), "root"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/consensus"
-	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rlp"
 )
@@ -53,41 +52,4 @@ func DecodeValue(v consensus.Value) (*types.Block, []byte, error) {
 		cert = nil
 	}
 	return b, cert, nil
-}
-
-// CertRoot is what a block's ParentBeaconRoot holds: keccak256 of the
-// parent's certificate, or zero when there is none.
-func CertRoot(cert []byte) types.Hash {
-	if len(cert) == 0 {
-		return types.Hash{}
-	}
-	return crypto.Keccak256(cert)
-}
-
-// CheckParentCert checks what a proposed block says about its parent: the
-// certificate verifies against the validator set of the parent's height
-// and the parent's hash, and the block commits to exactly that
-// certificate. A block on top of the genesis block carries none.
-func CheckParentCert(chainID uint64, vals consensus.ValidatorSource, parent, b *types.Block, cert []byte) error {
-	if parent.Number() == 0 {
-		if cert != nil {
-			return errors.New("bft: a certificate for the genesis block")
-		}
-	} else {
-		c, err := consensus.DecodeCertificate(cert)
-		if err != nil {
-			return fmt.Errorf("bft: parent certificate: %w", err)
-		}
-		set, err := vals.ValidatorSet(parent.Number())
-		if err != nil {
-			return err
-		}
-		if err := consensus.VerifyCertificate(chainID, set, parent.Number(), parent.Hash(), c); err != nil {
-			return fmt.Errorf("bft: parent certificate: %w", err)
-		}
-	}
-	if r := b.HeaderRef().ParentBeaconRoot; r == nil || *r != CertRoot(cert) {
-		return errors.New("bft: block does not commit to its parent's certificate")
-	}
-	return nil
 }

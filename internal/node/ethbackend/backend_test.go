@@ -18,7 +18,7 @@ import (
 func bareBackend(t *testing.T) (*Backend, types.Address) {
 	t.Helper()
 	funded := types.Address{0xfe}
-	c, err := chain.Open(chain.DevGenesis(chain.MainChainID, []types.Address{funded}, 1_700_000_000), store.NewMem())
+	c, err := chain.Open(chain.DevGenesis(chain.MainChainID, []types.Address{funded}, 1_700_000_000), store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestChainConfig(t *testing.T) {
 // A call that would run for minutes is cut at the node's time cap with
 // go-ethereum's message; a gas search shares the one cap.
 func TestCallTimeCap(t *testing.T) {
-	c, err := chain.Open(chain.DevGenesis(chain.MainChainID, nil, 1_700_000_000), store.NewMem())
+	c, err := chain.Open(chain.DevGenesis(chain.MainChainID, nil, 1_700_000_000), store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func (b *Backend) BuildBlock(_ context.Context, req *backend.BuildRequest) (*bac
 	if err != nil {
 		return nil, err
 	}
-	x, err := cfg.Open(h, st, b.chain.GetHash, nil)
+	x, err := b.chain.Rules().Open(h, st, b.chain.GetHash, nil)
 	if err != nil {
 		return nil, err
 	}

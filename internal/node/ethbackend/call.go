@@ -195,7 +195,7 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 	}
 	vm := evm.NewEVM(bctx, sdb, cfg.ChainID, cfg.ContextFork(&bctx))
 	vm.Config.NoBaseFee = true
-	vm.SetNatives(cfg.Natives)
+	vm.SetNatives(b.chain.Engine().Natives())
 	if env.deadline.IsZero() {
 		env.deadline = time.Now().Add(b.opts.CallTimeout)
 	}

@@ -12,6 +12,15 @@ import (
 	"github.com/holiman/uint256"
 )
 
+// crediting is an engine whose end-of-block rule changes the state: a
+// path that skipped it would end on another state root.
+type crediting struct{ chain.Ethereum }
+
+func (crediting) Finalize(x *chain.Exec, _ *uint256.Int) (*chain.ValidatorUpdate, error) {
+	x.State.AddBalance(types.Address{0xee}, uint256.NewInt(x.Header.Number))
+	return nil, nil
+}
+
 // TestOneExecutorEveryPath builds a block through the block builder,
 // replays it through import, and runs the same inputs through
 // testing_buildBlockV1 and eth_simulateV1: every path is the one block
@@ -24,12 +33,8 @@ func TestOneExecutorEveryPath(t *testing.T) {
 	g := chain.DevGenesis(chain.MainChainID, []types.Address{from}, 1_700_000_000)
 	// An end-of-block rule that changes the state: a path that skipped it
 	// would end on another state root.
-	g.Config.EndBlock = func(x *chain.Exec) error {
-		x.State.AddBalance(types.Address{0xee}, uint256.NewInt(x.Header.Number))
-		return nil
-	}
 	open := func() *chain.Chain {
-		c, err := chain.Open(g, store.NewMem())
+		c, err := chain.Open(g, store.NewMem(), crediting{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -241,7 +241,7 @@ func (sim *simulator) processBlock(b *backend.SimBlock, parent *types.Header) (*
 		return nil, nil, err
 	}
 	tr := &logTracer{StateDB: sim.st, transfers: sim.trace, marks: map[int]int{}}
-	x, err := sim.cfg.Open(h, sim.st, sim.getHash, &chain.ExecOptions{
+	x, err := sim.b.chain.Rules().Open(h, sim.st, sim.getHash, &chain.ExecOptions{
 		NoBaseFee:       !sim.validate,
 		WrapState:       func(*state.StateDB) evm.StateDB { return tr },
 		Precompiles:     precs,

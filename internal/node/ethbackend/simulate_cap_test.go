@@ -34,7 +34,7 @@ func TestSimulateTimeCap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := chain.Open(chain.DevGenesis(chain.MainChainID, nil, 1_700_000_000), store.NewMem())
+			c, err := chain.Open(chain.DevGenesis(chain.MainChainID, nil, 1_700_000_000), store.NewMem(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -115,7 +115,7 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 	if err != nil {
 		return nil, err
 	}
-	x, err := b.chain.Config.Open(blk.Header(), st, b.chain.GetHash, nil)
+	x, err := b.chain.Rules().Open(blk.Header(), st, b.chain.GetHash, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaind/chaind/internal/store"
 	"github.com/cockroachdb/pebble"
+	"github.com/cockroachdb/pebble/bloom"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -15,8 +16,9 @@ import (
 type engine interface {
 	write(keys, vals [][]byte, sync bool) error
 	get(k []byte) ([]byte, error)
-	// scan reads up to n entries from the first key at or after start.
-	scan(start []byte, n int) (int, error)
+	// scan reads every entry whose key starts with prefix, in key order,
+	// each key and value copied out (as chaind's Iterate hands them).
+	scan(prefix []byte) (int, error)
 	close() error
 }
 
@@ -38,16 +40,11 @@ func (e *chaindEngine) write(keys, vals [][]byte, sync bool) error {
 
 func (e *chaindEngine) get(k []byte) ([]byte, error) { return e.db.Get(k) }
 
-// scan uses Iterate over the start key's first byte, stopping after n
-// entries: the store's API has prefix scans, not open ranges.
-func (e *chaindEngine) scan(start []byte, n int) (int, error) {
+func (e *chaindEngine) scan(prefix []byte) (int, error) {
 	got := 0
-	err := e.db.Iterate(start[:1], func(k, v []byte) bool {
-		if bytes.Compare(k, start) < 0 {
-			return true
-		}
+	err := e.db.Iterate(prefix, func(k, v []byte) bool {
 		got++
-		return got < n
+		return true
 	})
 	return got, err
 }
@@ -61,7 +58,13 @@ type pebbleEngine struct {
 
 func openPebble(dir string, cacheMiB int) (engine, error) {
 	c := pebble.NewCache(int64(cacheMiB) << 20)
-	db, err := pebble.Open(dir, &pebble.Options{Cache: c})
+	o := &pebble.Options{Cache: c}
+	// Bloom filters of 10 bits per key, as chaind's tables have (Pebble
+	// has none by default).
+	for i := range o.Levels {
+		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	db, err := pebble.Open(dir, o)
 	return &pebbleEngine{db, c}, err
 }
 
@@ -87,14 +90,14 @@ func (e *pebbleEngine) get(k []byte) ([]byte, error) {
 	return out, nil
 }
 
-func (e *pebbleEngine) scan(start []byte, n int) (int, error) {
+func (e *pebbleEngine) scan(prefix []byte) (int, error) {
 	it, err := e.db.NewIter(nil)
 	if err != nil {
 		return 0, err
 	}
 	got := 0
-	for ok := it.SeekGE(start); ok && got < n; ok = it.Next() {
-		_ = append([]byte(nil), it.Value()...)
+	for ok := it.SeekGE(prefix); ok && bytes.HasPrefix(it.Key(), prefix); ok = it.Next() {
+		_, _ = append([]byte(nil), it.Key()...), append([]byte(nil), it.Value()...)
 		got++
 	}
 	return got, errors.Join(it.Error(), it.Close())
@@ -151,12 +154,12 @@ func (e *boltEngine) get(k []byte) ([]byte, error) {
 	return out, err
 }
 
-func (e *boltEngine) scan(start []byte, n int) (int, error) {
+func (e *boltEngine) scan(prefix []byte) (int, error) {
 	got := 0
 	err := e.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucket).Cursor()
-		for k, v := c.Seek(start); k != nil && got < n; k, v = c.Next() {
-			_ = append([]byte(nil), v...)
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			_, _ = append([]byte(nil), k...), append([]byte(nil), v...)
 			got++
 		}
 		return nil

@@ -1,4 +1,4 @@
-package bft
+package pos
 
 import (
 	"bytes"
@@ -19,13 +19,13 @@ import (
 // block hash rule exactly Ethereum's, so blocks, proofs and light clients
 // work unchanged, and the data is hashed, stored and synced with the
 // block. Only chains with the staking rules lift the 32-byte limit on it
-// (chain.Config.MaxExtra); imported Ethereum chains never do.
+// (Engine.MaxExtra); imported Ethereum chains never do.
 //
 // Absent are the validators of the parent's height whose precommit is not
 // in the parent's certificate (which the block commits to through its
 // ParentBeaconRoot), in validator-set order: they missed the parent.
 // Evidence is double-sign evidence against validators of recent heights.
-// Validators check both in Validate; execution (the staking end-of-block
+// Validators check both (Engine.VerifyHeader); execution (the staking end-of-block
 // rule) takes them as given, since a certified block was validated by a
 // quorum.
 type ConsensusData struct {
@@ -37,9 +37,6 @@ type ConsensusData struct {
 // extra data: MaxExtra covers this much evidence and the absence of a
 // thousand validators.
 const MaxEvidencePerBlock = 16
-
-// MaxExtra is the extra-data limit of chains that carry consensus data.
-const MaxExtra = 64 << 10
 
 // IsEmpty reports whether d has nothing to say.
 func (d *ConsensusData) IsEmpty() bool { return len(d.Absent) == 0 && len(d.Evidence) == 0 }
@@ -66,7 +63,7 @@ func (d *ConsensusData) Encode() []byte {
 }
 
 // ErrConsensusData wraps every reason a block's consensus data is refused.
-var ErrConsensusData = errors.New("bft: invalid consensus data")
+var ErrConsensusData = errors.New("pos: invalid consensus data")
 
 // DecodeConsensusData parses a header's extra data. Only the canonical
 // encoding is accepted (empty for no data), so one block has one reading.

@@ -1,4 +1,4 @@
-package node
+package stakebackend
 
 import (
 	"github.com/chaind/chaind/internal/backend"
@@ -48,7 +48,7 @@ func (nw *network) SubscribeNetwork(buffer int) (<-chan backend.NetworkEvent, fu
 
 // blockEvents are the network events block b makes.
 func (nw *network) blockEvents(b *types.Block) []backend.NetworkEvent {
-	if nw.n.Chain.Config.Natives == nil {
+	if !nw.n.Chain.Engine().ProofOfStake() {
 		return nil
 	}
 	var evs []backend.NetworkEvent

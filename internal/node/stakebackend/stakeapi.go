@@ -1,4 +1,4 @@
-package node
+package stakebackend
 
 import (
 	"github.com/chaind/chaind/internal/backend"
@@ -8,15 +8,15 @@ import (
 )
 
 // stakingAPI implements backend.Staking over the node's chain.
-type stakingAPI struct{ n *Node }
+type stakingAPI struct{ n *Backend }
 
 // Staking returns the node's reader of the staking state, for the query
 // interfaces (REST, gRPC, the explorer).
-func (n *Node) Staking() backend.Staking { return stakingAPI{n} }
+func (n *Backend) Staking() backend.Staking { return stakingAPI{n} }
 
 var _ backend.Staking = stakingAPI{}
 
-func (a stakingAPI) StakingEnabled() bool { return a.n.Chain.Config.Natives != nil }
+func (a stakingAPI) StakingEnabled() bool { return a.n.Chain.Engine().ProofOfStake() }
 
 // stateAt opens the state of block height (nil: the head).
 func (a stakingAPI) stateAt(height *uint64) (*state.StateDB, error) {
@@ -193,7 +193,7 @@ func (a stakingAPI) StakingParams(height *uint64) (*backend.StakingParams, error
 var _ backend.Governance = stakingAPI{}
 
 // Governance returns the node's reader of governance proposals.
-func (n *Node) Governance() backend.Governance { return stakingAPI{n} }
+func (n *Backend) Governance() backend.Governance { return stakingAPI{n} }
 
 func kindName(k staking.ProposalKind) string {
 	switch k {

@@ -1,4 +1,4 @@
-package node
+package stakebackend
 
 import (
 	"github.com/chaind/chaind/internal/backend"
@@ -11,23 +11,6 @@ import (
 // not in the chain, so chain_getNodeList and the counts of the running
 // cycle in chain_getCycleInfo add what this node knows: itself, and the
 // peers whose last status said they sync.
-
-// syncingNodes returns the node IDs (validator addresses for validators)
-// of this node, if it syncs, and of the peers that say they do.
-func (n *Node) syncingNodes() map[types.Address]bool {
-	nn := n.net.Load()
-	if nn == nil {
-		return nil
-	}
-	out := make(map[types.Address]bool)
-	if nn.sync.Syncing() {
-		out[types.Address(nn.host.ID())] = true
-	}
-	for _, id := range nn.sync.SyncingPeers() {
-		out[types.Address(id)] = true
-	}
-	return out
-}
 
 // nodeID is the p2p ID of a node with the compressed public key pub: the
 // address of the key (a validator's node key is its validator key).

@@ -1,4 +1,4 @@
-package node
+package stakebackend
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // state of the head block. A chain without one (an imported Ethereum
 // chain) has no validator network: the node reports itself, if it
 // validates, and derives cycles from the blocks.
-type network struct{ n *Node }
+type network struct{ n *Backend }
 
 const (
 	cycleBlocks        = staking.CycleLength
@@ -33,7 +33,7 @@ var (
 // headState returns the state of the head block when the chain has the
 // staking contracts; the caller releases it.
 func (nw *network) headState() (*state.StateDB, bool) {
-	if nw.n.Chain.Config.Natives == nil {
+	if !nw.n.Chain.Engine().ProofOfStake() {
 		return nil, false
 	}
 	st, err := nw.n.Chain.StateAt(nw.n.Chain.Head().Root())
@@ -66,8 +66,8 @@ func (nw *network) registered() []backend.NodeInfo {
 	// The node's own p2p address, as configured; a node that accepts no
 	// p2p connections reports its host with port 0.
 	host, port := nw.n.cfg.Host, 0
-	if p := nw.n.cfg.P2P; p != nil && p.ListenAddr != "" {
-		if h, pt := splitNetAddress(p.ListenAddr); pt != 0 {
+	if l := nw.n.cfg.P2PListenAddr; l != "" {
+		if h, pt := splitNetAddress(l); pt != 0 {
 			port = pt
 			if h != "" && h != "0.0.0.0" && h != "::" {
 				host = h

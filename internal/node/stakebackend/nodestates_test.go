@@ -1,0 +1,38 @@
+package stakebackend
+
+import (
+	"testing"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+)
+
+func TestCountLive(t *testing.T) {
+	var nodes []backend.NodeInfo
+	var ids []types.Address
+	for i, st := range []string{"active", "active", "standby", "jailed"} {
+		k, err := crypto.ToPrivateKey(append(make([]byte, 31), byte(70+i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, backend.NodeInfo{PublicKey: crypto.PublicKey(k).SerializeCompressed(), Status: st})
+		ids = append(ids, types.Address(crypto.PrivkeyToAddress(k)))
+	}
+	full := types.Address{0xf}
+	syncing := map[types.Address]bool{ids[1]: true, ids[2]: true, ids[3]: true, full: true}
+	got := countLive(backend.NodeCounts{Active: 2, Standby: 1}, nodes, syncing)
+	// One active and one standby validator catch up, and one full node;
+	// a jailed validator that syncs stays jailed.
+	if want := (backend.NodeCounts{Active: 1, Standby: 0, Syncing: 3}); got != want {
+		t.Fatalf("counts %+v, want %+v", got, want)
+	}
+	for i, want := range []string{"active", "syncing", "syncing", "jailed"} {
+		if nodes[i].Status != want {
+			t.Errorf("node %d is %q, want %q", i, nodes[i].Status, want)
+		}
+	}
+	if got := countLive(backend.NodeCounts{Active: 2}, nil, nil); got != (backend.NodeCounts{Active: 2}) {
+		t.Fatalf("nothing syncing changed the counts: %+v", got)
+	}
+}

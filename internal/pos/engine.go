@@ -1,0 +1,345 @@
+// Package pos is chaind's proof-of-stake engine: the chain's own rules
+// beyond Ethereum's, behind the chain.Engine interface that
+// internal/chain owns and calls on every path that builds, validates or
+// executes a block.
+//
+// What it decides:
+//   - genesis: the staking section of a genesis becomes the system
+//     contracts' code and storage in block 0 (GenesisAlloc);
+//   - a header: the consensus data in its extra data (the parent's absent
+//     validators, double-sign evidence) and its commitment to the
+//     parent's certificate (Prepare builds them, VerifyHeader checks
+//     them);
+//   - the end of a block: the staking rule (staking.EndBlock) fed the fees
+//     the block burned, returning the validator set a selection block
+//     chose and the height it takes over (Finalize);
+//   - the validator set of every height, from the staking state
+//     (ValidatorSet), for the consensus core and certificate checks.
+//
+// The staking, distribution and governance contracts themselves are
+// internal/staking; the BFT core is consensus; this package joins them to
+// the chain.
+package pos
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/evm"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/staking"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// Engine is the proof-of-stake engine of one chain. Besides the rules it
+// holds the validator sets it has read (by genesis and cycle) and the
+// double-sign evidence this node has seen and no block has carried yet.
+type Engine struct {
+	// vals, when set, replaces the sets the staking state decides: a test
+	// checking the consensus-data rules against a fixed set.
+	vals consensus.ValidatorSource
+
+	mu   sync.Mutex
+	sets map[setKey]*consensus.ValidatorSet // at each cycle's first height
+
+	ev evidencePool
+}
+
+type setKey struct {
+	genesis types.Hash // a development chain's reset changes the genesis
+	cycle   uint64
+}
+
+// New returns the engine of a proof-of-stake chain.
+func New() *Engine { return &Engine{sets: map[setKey]*consensus.ValidatorSet{}} }
+
+// NewWithValidators returns an engine that takes every height's validator
+// set from vals instead of the staking state: for tests of the header
+// rules on chains without staking state.
+func NewWithValidators(vals consensus.ValidatorSource) *Engine {
+	e := New()
+	e.vals = vals
+	return e
+}
+
+// ForGenesis returns the engine g's chain runs: this package's when g has
+// a staking section, Ethereum's otherwise.
+func ForGenesis(g *chain.Genesis) chain.Engine {
+	if len(g.Staking) == 0 {
+		return chain.Ethereum{}
+	}
+	return New()
+}
+
+// Of returns c's proof-of-stake engine, or nil when c runs another.
+func Of(c *chain.Chain) *Engine {
+	e, _ := c.Engine().(*Engine)
+	return e
+}
+
+// ProofOfStake implements chain.Engine.
+func (*Engine) ProofOfStake() bool { return true }
+
+// MaxExtra is the extra-data limit of chains that carry consensus data.
+const MaxExtra = 64 << 10
+
+// MaxExtra implements chain.Engine: the header's extra data carries the
+// consensus data.
+func (*Engine) MaxExtra() int { return MaxExtra }
+
+// Natives implements chain.Engine: the staking, distribution and
+// governance contracts.
+func (*Engine) Natives() map[types.Address]evm.NativeContract { return natives }
+
+var natives = staking.Natives()
+
+// GenesisAlloc implements chain.Engine: the genesis's staking section
+// (validators, delegations, parameters) becomes the system contracts'
+// storage, next to their code. The supply they record is what the rest of
+// the allocation holds. A genesis without the section gets nothing (only
+// a test runs the engine's header rules on such a chain; ForGenesis picks
+// Ethereum for it).
+func (*Engine) GenesisAlloc(g *chain.Genesis) (chain.Alloc, error) {
+	if len(g.Staking) == 0 {
+		return nil, nil
+	}
+	sg, err := staking.ParseGenesis(g.Staking)
+	if err != nil {
+		return nil, err
+	}
+	system := map[types.Address]bool{}
+	for _, a := range staking.Addresses() {
+		system[a] = true
+	}
+	supply := new(uint256.Int)
+	for a, acc := range g.Alloc {
+		if !system[a] {
+			supply.Add(supply, &acc.Balance.Int)
+		}
+	}
+	mem := staking.NewMemState()
+	if err := staking.InitGenesis(mem, sg, uint64(g.Timestamp), supply); err != nil {
+		return nil, err
+	}
+	out := chain.Alloc{}
+	for _, a := range staking.Addresses() {
+		acc := chain.Account{Nonce: 1, Code: staking.ContractCode, Storage: mem.Storage[a]}
+		if b := mem.Balances[a]; b != nil {
+			acc.Balance = chain.U256{Int: *b}
+		}
+		out[a] = acc
+	}
+	return out, nil
+}
+
+// Finalize implements chain.Engine: the staking rules at the end of every
+// block. The base and blob fees the block's transactions paid were burned
+// by the EVM; the supply records them. The block's consensus data (checked
+// by the validators that certified it) feeds the penalties. At a cycle's
+// selection block the chosen set is returned with the first height it
+// runs.
+func (*Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
+	cd, err := DecodeConsensusData(x.Header.Extra)
+	if err != nil {
+		return nil, err
+	}
+	b := staking.Block{Number: x.Header.Number, Time: x.Header.Time, Burned: burned, Absent: cd.Absent}
+	for _, ev := range cd.Evidence {
+		b.DoubleSigns = append(b.DoubleSigns, staking.DoubleSign{ConsensusAddress: ev.A.Validator, Height: ev.A.Height})
+	}
+	if err := staking.EndBlock(x.State, b); err != nil {
+		return nil, err
+	}
+	if x.Header.Number%staking.CycleLength != staking.SelectionBlock {
+		return nil, nil
+	}
+	up := &chain.ValidatorUpdate{Height: (x.Header.Number/staking.CycleLength + 1) * staking.CycleLength}
+	for _, a := range staking.ReadNextSet(x.State) {
+		up.Validators = append(up.Validators, chain.Validator{Address: a.ConsensusAddress, Power: a.Power})
+	}
+	return up, nil
+}
+
+// CertRoot is what a block's ParentBeaconRoot holds: keccak256 of the
+// parent's certificate, or zero when there is none.
+func CertRoot(cert []byte) types.Hash {
+	if len(cert) == 0 {
+		return types.Hash{}
+	}
+	return crypto.Keccak256(cert)
+}
+
+// parentCert is the stored certificate of block n: nil for the genesis
+// block and for blocks decided before certificates were kept.
+func parentCert(c *chain.Chain, n uint64) ([]byte, error) {
+	cert, err := c.Certificate(n)
+	if errors.Is(err, chain.ErrNotFound) {
+		return nil, nil
+	}
+	return cert, err
+}
+
+// Prepare implements chain.Engine: a block on parent commits to the
+// parent's stored certificate and carries the consensus data this node
+// can vouch for: the parent's validators missing from that certificate
+// and the pooled evidence still punishable. Extra data the builder chose
+// itself stands (a test forging consensus data).
+func (e *Engine) Prepare(c *chain.Chain, parent *types.Header, a *chain.Attributes) error {
+	cert, err := parentCert(c, parent.Number)
+	if err != nil {
+		return err
+	}
+	root := CertRoot(cert)
+	a.ParentBeaconRoot = &root
+	if a.Extra != nil {
+		return nil
+	}
+	d, err := e.consensusData(c, parent, cert)
+	if err != nil {
+		return err
+	}
+	a.Extra = d.Encode()
+	return nil
+}
+
+// VerifyHeader implements chain.Engine: the parent's certificate verifies
+// and h commits to it, and h's consensus data is exactly what the
+// certificate and the evidence rules allow.
+func (e *Engine) VerifyHeader(c *chain.Chain, parent, h *types.Header, cert []byte) error {
+	if err := CheckParentCert(c.Config.ChainID, e.Validators(c), parent, h, cert); err != nil {
+		return err
+	}
+	return e.checkConsensusData(c, parent, h, cert)
+}
+
+// CheckParentCert checks what a proposed block says about its parent: the
+// certificate verifies against the validator set of the parent's height
+// and the parent's hash, and the block commits to exactly that
+// certificate. A block on top of the genesis block carries none. It is
+// the rule of every chain the BFT core runs, whatever its engine.
+func CheckParentCert(chainID uint64, vals consensus.ValidatorSource, parent, h *types.Header, cert []byte) error {
+	if parent.Number == 0 {
+		if cert != nil {
+			return errors.New("pos: a certificate for the genesis block")
+		}
+	} else {
+		c, err := consensus.DecodeCertificate(cert)
+		if err != nil {
+			return fmt.Errorf("pos: parent certificate: %w", err)
+		}
+		set, err := vals.ValidatorSet(parent.Number)
+		if err != nil {
+			return err
+		}
+		if err := consensus.VerifyCertificate(chainID, set, parent.Number, parent.Hash(), c); err != nil {
+			return fmt.Errorf("pos: parent certificate: %w", err)
+		}
+	}
+	if r := h.ParentBeaconRoot; r == nil || *r != CertRoot(cert) {
+		return errors.New("pos: block does not commit to its parent's certificate")
+	}
+	return nil
+}
+
+// Validators returns the validator sets of c's heights, as the consensus
+// core and the certificate checks take them.
+func (e *Engine) Validators(c *chain.Chain) consensus.ValidatorSource {
+	if e.vals != nil {
+		return e.vals
+	}
+	return source{e, c}
+}
+
+type source struct {
+	e *Engine
+	c *chain.Chain
+}
+
+func (s source) ValidatorSet(height uint64) (*consensus.ValidatorSet, error) {
+	return s.e.ValidatorSet(s.c, height)
+}
+
+// ValidatorSet returns the validator set of height on c, read from the
+// staking state: the set chosen at the selection block of the previous
+// cycle (for cycle 0, the genesis set) with proposer priorities advanced
+// once per height from the cycle's first block. Every node derives the
+// same set from the same chain.
+func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.ValidatorSet, error) {
+	if e.vals != nil {
+		return e.vals.ValidatorSet(height)
+	}
+	if height == 0 {
+		return nil, fmt.Errorf("staking: the genesis block has no validators")
+	}
+	cy := height / staking.CycleLength
+	first := max(cy*staking.CycleLength, 1)
+	key := setKey{c.Genesis().Hash(), cy}
+	e.mu.Lock()
+	set, ok := e.sets[key]
+	e.mu.Unlock()
+	if !ok {
+		var err error
+		if set, err = loadSet(c, cy); err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		e.sets[key] = set
+		if len(e.sets) > 64 {
+			for k := range e.sets {
+				if k.cycle+32 < cy || k.genesis != key.genesis {
+					delete(e.sets, k)
+				}
+			}
+		}
+		e.mu.Unlock()
+	}
+	for h := first; h < height; h++ {
+		set = set.Next()
+	}
+	return set, nil
+}
+
+// setBlock is the block whose state holds the validators of cycle cy.
+func setBlock(cy uint64) uint64 {
+	if cy == 0 {
+		return 0
+	}
+	return (cy-1)*staking.CycleLength + staking.SelectionBlock
+}
+
+func loadSet(c *chain.Chain, cy uint64) (*consensus.ValidatorSet, error) {
+	// A chain whose genesis is not block 0 (a fork of another chain) takes
+	// the sets of the cycles its genesis reaches into from the genesis
+	// state: no selection ran before it.
+	num, fromGenesis := setBlock(cy), false
+	if g := c.Genesis().Number(); num <= g {
+		num, fromGenesis = g, true
+	}
+	b, err := c.BlockByNumber(num)
+	if err != nil {
+		return nil, fmt.Errorf("staking: validators of cycle %d: block %d: %w", cy, num, err)
+	}
+	st, err := c.StateAt(b.Root())
+	if err != nil {
+		return nil, fmt.Errorf("staking: validators of cycle %d: %w", cy, err)
+	}
+	defer st.Release()
+	active := staking.ReadActiveSet(st)
+	if !fromGenesis {
+		active = staking.ReadNextSet(st)
+	}
+	if len(active) == 0 {
+		return nil, fmt.Errorf("staking: cycle %d has no validators (the genesis names none)", cy)
+	}
+	vals := make([]consensus.Validator, 0, len(active))
+	for _, a := range active {
+		vals = append(vals, consensus.Validator{Address: a.ConsensusAddress, Power: a.Power})
+	}
+	sort.Slice(vals, func(i, j int) bool { return string(vals[i].Address[:]) < string(vals[j].Address[:]) })
+	return consensus.NewValidatorSet(vals)
+}
