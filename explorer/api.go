@@ -250,6 +250,9 @@ type listing struct {
 	TotalTransactions uint64   `json:"totalTransactions"`
 	Transactions      *[]txRow `json:"transactions,omitempty"`
 	TotalPages        *uint64  `json:"totalPages,omitempty"`
+	// HistoryFrom is the first block whose transactions are listed: the
+	// older ones were pruned (--history.keep).
+	HistoryFrom uint64 `json:"historyFrom"`
 }
 
 // cycleListing lists the transactions of cycles startCycle..endCycle
@@ -290,11 +293,20 @@ func (e *Explorer) cycleListing(r *http.Request) (any, error) {
 	head := b.Head().Number()
 	first := start * cycleBlocks
 	last := min(end*cycleBlocks+cycleBlocks-1, head)
-	var lo, hi uint64 // ordinals [lo, hi) in the chosen list
+	historyFrom, err := b.HistoryFrom()
+	if err != nil {
+		return nil, err
+	}
+	first = max(first, historyFrom) // older blocks' transactions are pruned
+	var lo, hi uint64               // ordinals [lo, hi) in the chosen list
 	if first <= head {
 		if addr == nil {
 			if first > 0 {
-				if lo, err = b.TxCountThrough(first - 1); err != nil {
+				// Before the first indexed block, nothing is counted:
+				// the ordinals of an index that started late start at 0.
+				if lo, err = b.TxCountThrough(first - 1); errors.Is(err, backend.ErrNotIndexed) && first == historyFrom {
+					lo = 0
+				} else if err != nil {
 					return nil, err
 				}
 			}
@@ -310,7 +322,7 @@ func (e *Explorer) cycleListing(r *http.Request) (any, error) {
 			}
 		}
 	}
-	out := listing{Success: true, TotalTransactions: hi - lo}
+	out := listing{Success: true, TotalTransactions: hi - lo, HistoryFrom: historyFrom}
 	if page == 0 {
 		return out, nil
 	}
@@ -372,6 +384,9 @@ func (e *Explorer) latestTxs(r *http.Request) (any, error) {
 	rows := []txRow{}
 	for o := total; o > 0 && uint64(len(rows)) < count; o-- {
 		ref, err := b.TxAt(o - 1)
+		if errors.Is(err, backend.ErrNotFound) {
+			break // older ones are pruned
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -45,6 +45,9 @@ func (e *Explorer) account(r *http.Request) (any, error) {
 	top := total - min(total, (page-1)*pageSize)
 	for o := top; o > 0 && len(rows) < pageSize; o-- {
 		ref, err := b.AddressTxAt(addr, o-1)
+		if errors.Is(err, backend.ErrNotFound) {
+			break // older entries are pruned (historyFrom)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -58,6 +61,10 @@ func (e *Explorer) account(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	historyFrom, err := b.HistoryFrom()
+	if err != nil {
+		return nil, err
+	}
 	code, bal, nonce := st.Code(addr), st.Balance(addr), st.Nonce(addr)
 	if err := backend.ReadErr(st); err != nil {
 		return nil, err
@@ -66,7 +73,7 @@ func (e *Explorer) account(r *http.Request) (any, error) {
 		Success bool        `json:"success"`
 		Account accountJSON `json:"account"`
 	}{true, accountJSON{addr.Hex(), dec(bal), nonce, len(code), len(code) > 0,
-		total, pages, page, rows, roles, validator, head.Number()}}, nil
+		total, pages, page, rows, roles, validator, head.Number(), historyFrom}}, nil
 }
 
 type accountJSON struct {
@@ -82,6 +89,9 @@ type accountJSON struct {
 	Roles            []string       `json:"roles"`
 	Validator        *validatorJSON `json:"validator,omitempty"`
 	BlockNumber      uint64         `json:"blockNumber"` // the state's block
+	// HistoryFrom is the first block whose transactions are listed: the
+	// older ones were pruned (--history.keep).
+	HistoryFrom uint64 `json:"historyFrom"`
 }
 
 // rolesOf lists addr's staking roles: "validator" when it is the address

@@ -81,9 +81,14 @@ func runDevnet(args []string) int {
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	<-sig
-	log.Info("shutting down")
-	return 0
+	select {
+	case <-sig:
+		log.Info("shutting down")
+		return 0
+	case err := <-anyFailed(dn.Nodes):
+		log.Error("exiting: a validator failed and the devnet must be restarted", "err", err)
+		return exitFailed
+	}
 }
 
 type devnetConfig struct {

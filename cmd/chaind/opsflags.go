@@ -22,6 +22,7 @@ const passphraseEnv = "CHAIND_DEBUG_PASSPHRASE"
 type opsFlags struct {
 	passphraseFile string
 	trustedProxies string
+	debugTrusted   string
 	captureMiB     int64
 	metricsPort    int
 	limits         node.Limits
@@ -33,6 +34,7 @@ type opsFlags struct {
 func (o *opsFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&o.passphraseFile, "debug.passphrase-file", "", "file holding the passphrase of POST /authenticate and the /log/* debug routes (or set "+passphraseEnv+"); without one the routes are off")
 	fs.StringVar(&o.trustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client (for limits and captured transactions)")
+	fs.StringVar(&o.debugTrusted, "debug.trusted", "", "comma-separated addresses or CIDRs of the operator: their logins to /authenticate are held to their own failed attempts only, not to the lock-out that failures from many addresses put on everyone else")
 	fs.IntVar(&o.metricsPort, "metrics.port", 6060, "port of /metrics with --metrics (0 any free port)")
 	l := &o.limits
 	fs.IntVar(&l.PerSecond, "limits.rps", 10, "with --public: calls per second per client address (each call of a batch and each WebSocket message counts)")
@@ -85,7 +87,10 @@ func (o *opsFlags) apply(cfg *node.OpsConfig) error {
 	}
 	l.BodyBytes, l.ResponseBytes, l.WSQueueBytes = o.bodyMiB<<20, o.responseMiB<<20, o.wsBacklogMiB<<20
 	cfg.Limits = l
-	cfg.TrustedProxies, err = parseProxies(o.trustedProxies)
+	if cfg.TrustedProxies, err = parsePrefixes("--trusted-proxies", o.trustedProxies); err != nil {
+		return err
+	}
+	cfg.DebugTrusted, err = parsePrefixes("--debug.trusted", o.debugTrusted)
 	return err
 }
 
@@ -114,7 +119,8 @@ func (o *opsFlags) passphrase() ([]byte, error) {
 	return []byte(p), nil
 }
 
-func parseProxies(s string) ([]netip.Prefix, error) {
+// parsePrefixes reads a flag's comma-separated addresses and CIDRs.
+func parsePrefixes(flag, s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, v := range strings.Split(s, ",") {
 		if v = strings.TrimSpace(v); v == "" {
@@ -126,7 +132,7 @@ func parseProxies(s string) ([]netip.Prefix, error) {
 		}
 		a, err := netip.ParseAddr(v)
 		if err != nil {
-			return nil, fmt.Errorf("--trusted-proxies: %q is neither an address nor a CIDR", v)
+			return nil, fmt.Errorf("%s: %q is neither an address nor a CIDR", flag, v)
 		}
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -60,6 +61,7 @@ type runFlags struct {
 	pprof        string
 	gcHeadroom   uint64
 	procs        int
+	historyKeep  string
 	ops          opsFlags
 	devf         devFlags
 	fork         forkFlags
@@ -83,6 +85,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
 	fs.BoolVar(&f.unprotected, "rpc.allow-unprotected-txs", false, "accept transactions without EIP-155 replay protection over RPC (never with --public)")
 	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
+	fs.StringVar(&f.historyKeep, "history.keep", "all", "blocks whose transactions stay indexed (lookups by hash, address lists, explorer listings), counted back from the head, or all; older ones are answered as unknown")
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics on /metrics of --metrics.port")
 	fs.Uint64Var(&f.chainID, "chain-id", 0, "chain ID of a --dev network (default 8118; with --fork-url the upstream's)")
 	fs.StringVar(&f.validatorKey, "validator-key", "", "hex private key (or a file holding it) that signs blocks")
@@ -277,8 +280,13 @@ func runNode(args []string) int {
 	if err != nil {
 		return usageError(fs.Name(), err.Error())
 	}
+	historyKeep, err := parseHistoryKeep(f.historyKeep)
+	if err != nil {
+		return usageError(fs.Name(), err.Error())
+	}
 	cfg := node.Config{
-		DataDir: f.datadir, CacheMiB: f.cacheMiB, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
+		HistoryKeep: historyKeep,
+		DataDir:     f.datadir, CacheMiB: f.cacheMiB, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
 		Explorer: f.explorerPort >= 0, ExplorerPort: f.explorerPort,
 		RESTPort: &f.restPort, GRPCPort: &f.grpcPort, GRPCServer: f.grpcServer,
 		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public, Archive: f.archive,
@@ -407,6 +415,18 @@ func runNode(args []string) int {
 // (Node.Failed), so that a supervisor tells it from a clean stop.
 const exitFailed = 3
 
+// anyFailed delivers the error of the first of nodes that fails.
+func anyFailed(nodes []*node.Node) <-chan error {
+	ch := make(chan error, len(nodes))
+	for _, n := range nodes {
+		go func() {
+			<-n.Failed()
+			ch <- n.Failure()
+		}()
+	}
+	return ch
+}
+
 // apiList splits a --http.api or --ws.api value; empty means the default
 // (nil), and blanks around names are forgiven. The node rejects unknown
 // namespaces.
@@ -418,4 +438,16 @@ func apiList(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseHistoryKeep reads --history.keep: a number of blocks, or all (0).
+func parseHistoryKeep(v string) (uint64, error) {
+	if v == "" || v == "all" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("--history.keep %q: want a number of blocks above 0, or all", v)
+	}
+	return n, nil
 }

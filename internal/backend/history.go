@@ -25,6 +25,10 @@ type History interface {
 	// AddressTxCountBefore is how many of addr's transactions are in
 	// blocks before block n.
 	AddressTxCountBefore(addr types.Address, n uint64) (uint64, error)
+	// HistoryFrom is the first block the index covers: older blocks'
+	// transactions were pruned from it (--history.keep) or predate it,
+	// and are answered as unknown ones.
+	HistoryFrom() (uint64, error)
 }
 
 // TxRef locates an included transaction.

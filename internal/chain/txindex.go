@@ -13,43 +13,42 @@ import (
 // The history index numbers every canonical transaction in chain order
 // (its ordinal) and lists, for each address, the transactions that touch
 // it: sent by it, sent to it, or creating it. It is written in the block's
-// own batch, so after a crash the index and the blocks always agree, and
-// every query it answers is a few point lookups, never a scan.
+// own batch, so after a crash the index and the blocks always agree.
+//
+// It is kept compact: an ordinal is not stored per transaction but found
+// from the per-block running totals (a binary search over blocks), and an
+// address's list is stored in chunks of addrChunk entries of (block,
+// index), so a transaction costs its lookup key and a fraction of a key
+// per address it touches. The oldest blocks can be dropped from it
+// (PruneHistory, --history.keep): their lookups and whole chunks go, and
+// what is asked of them is answered as of unknown transactions.
 var (
 	// prefixBlockAddrs (xt + number) held, in earlier versions, the
 	// addresses a development chain's block extended the lists of; an
 	// unwind removes any left.
-	prefixBlockAddrs  = []byte("xt")
-	prefixTxOrdinal   = []byte("xo") // xo + ordinal(8) -> TxRef
-	prefixTxCumul     = []byte("xc") // xc + number(8) -> transactions in blocks 0..number (8)
-	prefixAddrTx      = []byte("xa") // xa + address + n(8) -> TxRef of the address's n-th transaction
-	prefixAddrTxCount = []byte("xA") // xA + address -> how many transactions touch the address (8)
-	keyTxIndexFrom    = []byte("m:txindex-from")
+	prefixBlockAddrs = []byte("xt")
+	// prefixTxOrdinal (xo + ordinal), prefixAddrTxV1 (xa) and
+	// prefixAddrTxCountV1 (xA) are the first version's per-transaction
+	// entries; a data directory holding them drops them (migrateHistory).
+	prefixTxOrdinal     = []byte("xo")
+	prefixAddrTxV1      = []byte("xa")
+	prefixAddrTxCountV1 = []byte("xA")
+	prefixTxCumul       = []byte("xc") // xc + number(8) -> transactions in blocks 0..number (8)
+	prefixAddrTx        = []byte("xb") // xb + address + chunk(8) -> entries addrChunk*chunk.. of the address's list
+	prefixAddrTxCount   = []byte("xB") // xB + address -> entries in the list (8) + first chunk still stored (8)
+	keyTxIndexFrom      = []byte("m:txindex-from")
+	keyTxIndexVersion   = []byte("m:txindex-v")
 )
+
+// addrChunk is how many list entries one key holds: a new entry rewrites
+// at most this many (about 5 bytes each).
+const addrChunk = 64
 
 // TxRef locates an indexed transaction.
 type TxRef struct {
 	Block uint64
 	Index uint32
 	Hash  types.Hash
-}
-
-const txRefLen = 8 + 4 + 32
-
-func (r TxRef) encode() (b [txRefLen]byte) {
-	binary.BigEndian.PutUint64(b[:], r.Block)
-	binary.BigEndian.PutUint32(b[8:], r.Index)
-	copy(b[12:], r.Hash[:])
-	return b
-}
-
-func decodeTxRef(b []byte) (TxRef, error) {
-	if len(b) != txRefLen {
-		return TxRef{}, fmt.Errorf("history index: record of %d bytes, want %d", len(b), txRefLen)
-	}
-	r := TxRef{Block: binary.BigEndian.Uint64(b), Index: binary.BigEndian.Uint32(b[8:])}
-	copy(r.Hash[:], b[12:])
-	return r, nil
 }
 
 // ErrNotIndexed is returned for blocks stored before the history index
@@ -151,6 +150,92 @@ func historyTouches(b *types.Block, signer types.Signer, transfers [][]types.Add
 	return nil
 }
 
+// addrList is one address's list as stored: its length and the first
+// chunk not pruned.
+type addrList struct {
+	count, first uint64
+}
+
+func (w *indexBatch) addrList(a types.Address) (addrList, error) {
+	v, err := w.get(key(prefixAddrTxCount, a[:]))
+	if errors.Is(err, store.ErrNotFound) {
+		return addrList{}, nil
+	}
+	if err != nil {
+		return addrList{}, err
+	}
+	if len(v) != 16 {
+		return addrList{}, fmt.Errorf("history index: list header of %d bytes", len(v))
+	}
+	return addrList{binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:])}, nil
+}
+
+func (w *indexBatch) putAddrList(a types.Address, l addrList) {
+	if l.count == 0 {
+		w.delKey(prefixAddrTxCount, a[:])
+		return
+	}
+	var v [16]byte
+	binary.BigEndian.PutUint64(v[:], l.count)
+	binary.BigEndian.PutUint64(v[8:], l.first)
+	w.putKey(prefixAddrTxCount, a[:], v[:])
+}
+
+// listEntry is one entry of an address's list.
+type listEntry struct {
+	block uint64
+	index uint32
+}
+
+func appendEntry(out []byte, e listEntry) []byte {
+	return binary.AppendUvarint(binary.AppendUvarint(out, e.block), uint64(e.index))
+}
+
+func decodeChunk(v []byte) ([]listEntry, error) {
+	var out []listEntry
+	for len(v) > 0 {
+		b, k := binary.Uvarint(v)
+		if k <= 0 {
+			return nil, errors.New("history index: malformed list chunk")
+		}
+		i, k2 := binary.Uvarint(v[k:])
+		if k2 <= 0 || i > 1<<32-1 {
+			return nil, errors.New("history index: malformed list chunk")
+		}
+		out = append(out, listEntry{b, uint32(i)})
+		v = v[k+k2:]
+	}
+	if len(out) > addrChunk {
+		return nil, fmt.Errorf("history index: list chunk of %d entries", len(out))
+	}
+	return out, nil
+}
+
+// chunk reads chunk c of a's list; nil when it is not stored (pruned, or
+// past the end).
+func (w *indexBatch) chunk(a types.Address, c uint64) ([]listEntry, error) {
+	v, err := w.get(key(prefixAddrTx, a[:], numKey(c)))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeChunk(v)
+}
+
+func (w *indexBatch) putChunk(a types.Address, c uint64, es []listEntry) {
+	if len(es) == 0 {
+		w.delNum(prefixAddrTx, a[:], c)
+		return
+	}
+	v := make([]byte, 0, 5*len(es))
+	for _, e := range es {
+		v = appendEntry(v, e)
+	}
+	w.putNum(prefixAddrTx, a[:], c, v)
+}
+
 // indexHistory stages b's entries of the history index; the entries of
 // b's parent are stored or staged before.
 func (w *indexBatch) indexHistory(b *types.Block, signer types.Signer, transfers [][]types.Address) error {
@@ -171,66 +256,68 @@ func (w *indexBatch) indexHistory(b *types.Block, signer types.Signer, transfers
 			before = cum
 		}
 	}
-	txs := b.Transactions()
-	counts := map[types.Address]uint64{}
+	added := map[types.Address][]listEntry{}
 	var order []types.Address // first-touch order, so writes are deterministic
-	var refArr [txRefLen]byte
-	last := -1
 	err := historyTouches(b, signer, transfers, func(i int, a types.Address) error {
-		if i != last {
-			last = i
-			refArr = TxRef{Block: n, Index: uint32(i), Hash: txs[i].Hash()}.encode()
-			w.putNum(prefixTxOrdinal, nil, before+uint64(i), refArr[:])
-		}
-		cnt, ok := counts[a]
-		if !ok {
-			var err error
-			if cnt, err = w.addressTxCount(a); err != nil {
-				return err
-			}
+		if _, ok := added[a]; !ok {
 			order = append(order, a)
 		}
-		w.putNum(prefixAddrTx, a[:], cnt, refArr[:])
-		counts[a] = cnt + 1
+		added[a] = append(added[a], listEntry{n, uint32(i)})
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	var v [8]byte
 	for _, a := range order {
-		binary.BigEndian.PutUint64(v[:], counts[a])
-		w.putKey(prefixAddrTxCount, a[:], v[:])
+		l, err := w.addrList(a)
+		if err != nil {
+			return err
+		}
+		c := l.count / addrChunk
+		var cur []listEntry
+		if l.count%addrChunk != 0 {
+			if cur, err = w.chunk(a, c); err != nil {
+				return err
+			}
+			if uint64(len(cur)) != l.count%addrChunk {
+				return fmt.Errorf("history index: %s's last chunk holds %d entries, want %d", a, len(cur), l.count%addrChunk)
+			}
+		}
+		for _, e := range added[a] {
+			cur = append(cur, e)
+			l.count++
+			if len(cur) == addrChunk {
+				w.putChunk(a, c, cur)
+				c, cur = c+1, nil
+			}
+		}
+		if len(cur) > 0 {
+			w.putChunk(a, c, cur)
+		}
+		w.putAddrList(a, l)
 	}
-	binary.BigEndian.PutUint64(v[:], before+uint64(len(txs)))
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], before+uint64(len(b.Transactions())))
 	w.putKey(prefixTxCumul, numKey(n), v[:])
 	return nil
 }
 
 // unwindHistory stages the removal of the history entries of canonical
-// blocks base+1 .. old (dropped, the ones stored): the ordinals past
-// base's, and the tail of each list a dropped block extended. It runs
-// before anything else of the switch is staged.
+// blocks base+1 .. old (dropped, the ones stored): the running totals are
+// removed by the caller, and the tail of each list a dropped block
+// extended goes here. It runs before anything else of the switch is
+// staged.
 func (w *indexBatch) unwindHistory(base, old uint64, dropped []*types.Block, signer func(*types.Block) types.Signer) error {
-	allTxs, err := w.txCountThrough(old)
-	if errors.Is(err, ErrNotIndexed) {
+	if _, err := w.txCountThrough(old); errors.Is(err, ErrNotIndexed) {
 		return nil // nothing dropped was indexed
-	}
-	if err != nil {
+	} else if err != nil {
 		return err
 	}
-	keepTxs, err := w.txCountThrough(base)
-	switch {
-	case errors.Is(err, ErrNotIndexed):
-		// The index began after base: all of it goes, and it begins
-		// again with the next block.
-		keepTxs = 0
+	if _, err := w.txCountThrough(base); errors.Is(err, ErrNotIndexed) {
+		// The index began after base: it begins again with the next block.
 		w.del(keyTxIndexFrom)
-	case err != nil:
+	} else if err != nil {
 		return err
-	}
-	for o := keepTxs; o < allTxs; o++ {
-		w.delNum(prefixTxOrdinal, nil, o)
 	}
 	// The addresses whose lists the dropped blocks extended.
 	seen := map[types.Address]bool{}
@@ -274,7 +361,7 @@ func (w *indexBatch) unwindHistory(base, old uint64, dropped []*types.Block, sig
 		}
 	}
 	for _, a := range addrs {
-		total, err := w.addressTxCount(a)
+		l, err := w.addrList(a)
 		if err != nil {
 			return err
 		}
@@ -282,16 +369,25 @@ func (w *indexBatch) unwindHistory(base, old uint64, dropped []*types.Block, sig
 		if err != nil {
 			return err
 		}
-		for i := keep; i < total; i++ {
-			w.delNum(prefixAddrTx, a[:], i)
+		if keep == l.count {
+			continue
 		}
-		switch {
-		case keep == total:
-		case keep == 0:
-			w.delKey(prefixAddrTxCount, a[:])
-		default:
-			w.putKey(prefixAddrTxCount, a[:], numKey(keep))
+		for c := (keep + addrChunk - 1) / addrChunk; c <= (l.count-1)/addrChunk; c++ {
+			w.delNum(prefixAddrTx, a[:], c)
 		}
+		if keep%addrChunk != 0 {
+			c := keep / addrChunk
+			es, err := w.chunk(a, c)
+			if err != nil {
+				return err
+			}
+			if uint64(len(es)) >= keep%addrChunk {
+				w.putChunk(a, c, es[:keep%addrChunk])
+			}
+		}
+		l.count = keep
+		l.first = min(l.first, keep/addrChunk)
+		w.putAddrList(a, l)
 	}
 	return nil
 }
@@ -336,7 +432,8 @@ func (w *indexBatch) txCountThrough(n uint64) (uint64, error) {
 }
 
 // TxIndexFrom is the first block the history index covers: 0 unless the
-// data directory held blocks before the index existed.
+// data directory held blocks before the index existed, or older blocks
+// were pruned from it.
 func (db *DB) TxIndexFrom() (uint64, error) {
 	v, ok, err := (&indexBatch{db: db}).getUint64(keyTxIndexFrom)
 	if !ok {
@@ -346,25 +443,107 @@ func (db *DB) TxIndexFrom() (uint64, error) {
 }
 
 // TxAt returns the transaction of the given ordinal (0 is the chain's
-// first); ErrNotFound past the last.
+// first); ErrNotFound past the last and for pruned ones. The block is
+// found by a binary search over the running totals.
 func (db *DB) TxAt(ordinal uint64) (TxRef, error) {
-	return db.getRef(key(prefixTxOrdinal, numKey(ordinal)))
+	hh, ok := db.HeadHash()
+	if !ok {
+		return TxRef{}, ErrNotFound
+	}
+	head, ok := db.BlockNumber(hh)
+	if !ok {
+		return TxRef{}, ErrNotFound
+	}
+	from, err := db.TxIndexFrom()
+	if err != nil {
+		return TxRef{}, err
+	}
+	w := &indexBatch{db: db}
+	var ferr error
+	// The first block whose running total passes ordinal.
+	span := head - from + 1
+	i := sort.Search(int(span), func(i int) bool {
+		if ferr != nil {
+			return true
+		}
+		cum, err := w.txCountThrough(from + uint64(i))
+		if err != nil {
+			ferr = err
+			return true
+		}
+		return cum > ordinal
+	})
+	if errors.Is(ferr, ErrNotIndexed) || uint64(i) == span {
+		return TxRef{}, ErrNotFound
+	}
+	if ferr != nil {
+		return TxRef{}, ferr
+	}
+	n := from + uint64(i)
+	var before uint64
+	if n > 0 {
+		if before, err = w.txCountThrough(n - 1); errors.Is(err, ErrNotIndexed) {
+			before = 0 // the index started at n
+		} else if err != nil {
+			return TxRef{}, err
+		}
+	}
+	if ordinal < before {
+		return TxRef{}, ErrNotFound // pruned
+	}
+	return db.txRef(n, uint32(ordinal-before))
 }
 
-// AddressTxCount is how many indexed transactions touch addr.
+// txRef completes the reference of transaction index of canonical block
+// n with its hash.
+func (db *DB) txRef(n uint64, index uint32) (TxRef, error) {
+	h, ok := db.CanonicalHash(n)
+	if !ok {
+		return TxRef{}, ErrNotFound
+	}
+	b, err := db.Block(h)
+	if err != nil {
+		return TxRef{}, err
+	}
+	txs := b.Transactions()
+	if int(index) >= len(txs) {
+		return TxRef{}, fmt.Errorf("history index: transaction %d of block %d, which holds %d", index, n, len(txs))
+	}
+	return TxRef{Block: n, Index: index, Hash: txs[index].Hash()}, nil
+}
+
+// AddressTxCount is how many indexed transactions touch addr (pruned ones
+// included: they keep their places in the list).
 func (db *DB) AddressTxCount(addr types.Address) (uint64, error) {
-	return (&indexBatch{db: db}).addressTxCount(addr)
-}
-
-func (w *indexBatch) addressTxCount(addr types.Address) (uint64, error) {
-	v, _, err := w.getUint64(key(prefixAddrTxCount, addr[:]))
-	return v, err
+	l, err := (&indexBatch{db: db}).addrList(addr)
+	return l.count, err
 }
 
 // AddressTxAt returns the i-th transaction touching addr, in chain order;
-// ErrNotFound past the last.
+// ErrNotFound past the last and for pruned ones.
 func (db *DB) AddressTxAt(addr types.Address, i uint64) (TxRef, error) {
-	return db.getRef(key(prefixAddrTx, addr[:], numKey(i)))
+	w := &indexBatch{db: db}
+	l, err := w.addrList(addr)
+	if err != nil {
+		return TxRef{}, err
+	}
+	if i >= l.count {
+		return TxRef{}, ErrNotFound
+	}
+	es, err := w.chunk(addr, i/addrChunk)
+	if err != nil {
+		return TxRef{}, err
+	}
+	if uint64(len(es)) <= i%addrChunk {
+		return TxRef{}, ErrNotFound // pruned
+	}
+	e := es[i%addrChunk]
+	if from, err := db.TxIndexFrom(); err != nil {
+		return TxRef{}, err
+	} else if e.block < from {
+		return TxRef{}, ErrNotFound // pruned, in a chunk still partly kept
+	}
+	return db.txRef(e.block, e.index)
 }
 
 // AddressTxCountBefore is how many of addr's transactions are in blocks
@@ -374,35 +553,28 @@ func (db *DB) AddressTxCountBefore(addr types.Address, n uint64) (uint64, error)
 }
 
 func (w *indexBatch) addressTxCountBefore(addr types.Address, n uint64) (uint64, error) {
-	total, err := w.addressTxCount(addr)
+	l, err := w.addrList(addr)
 	if err != nil {
 		return 0, err
 	}
 	var ferr error
-	i := sort.Search(int(total), func(i int) bool {
+	cache := map[uint64][]listEntry{}
+	i := sort.Search(int(l.count), func(i int) bool {
 		if ferr != nil {
 			return true
 		}
-		v, err := w.get(key(prefixAddrTx, addr[:], numKey(uint64(i))))
-		if err == nil {
-			var ref TxRef
-			if ref, err = decodeTxRef(v); err == nil {
-				return ref.Block >= n
+		c := uint64(i) / addrChunk
+		es, ok := cache[c]
+		if !ok {
+			if es, ferr = w.chunk(addr, c); ferr != nil {
+				return true
 			}
+			cache[c] = es
 		}
-		ferr = err
-		return true
+		if uint64(len(es)) <= uint64(i)%addrChunk {
+			return false // pruned: older than any kept block
+		}
+		return es[uint64(i)%addrChunk].block >= n
 	})
 	return uint64(i), ferr
-}
-
-func (db *DB) getRef(k []byte) (TxRef, error) {
-	v, err := db.kv.Get(k)
-	if errors.Is(err, store.ErrNotFound) {
-		return TxRef{}, ErrNotFound
-	}
-	if err != nil {
-		return TxRef{}, err
-	}
-	return decodeTxRef(v)
 }

@@ -26,6 +26,10 @@ type OpsConfig struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (for limits and captured transactions).
 	TrustedProxies []netip.Prefix
+	// DebugTrusted are the operator's addresses: their logins are held
+	// to their own failures only, never to the lock-out that failures
+	// from many addresses put on everyone else.
+	DebugTrusted []netip.Prefix
 	// Limits override the public limits and the per-call caps.
 	Limits Limits
 	// Metrics serves Prometheus text on /metrics of MetricsPort (0: any
@@ -134,7 +138,8 @@ func (n *Node) openOps() error {
 	if n.cfg.DataDir != "" {
 		dir = filepath.Join(n.cfg.DataDir, "debuglog")
 	}
-	l, err := opslog.New(opslog.Config{Passphrase: n.cfg.Ops.DebugPassphrase, Dir: dir, MaxBytes: n.cfg.Ops.CaptureBytes})
+	l, err := opslog.New(opslog.Config{Passphrase: n.cfg.Ops.DebugPassphrase, Dir: dir, MaxBytes: n.cfg.Ops.CaptureBytes,
+		Trusted: n.cfg.Ops.DebugTrusted})
 	if err != nil {
 		return err
 	}

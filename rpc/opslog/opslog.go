@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,8 +56,13 @@ type Config struct {
 	// (default: the front's, from the request's context, else the peer).
 	ClientIP func(*http.Request) string
 	// FailedLogins is how many failed logins a client address may make
-	// per minute before further attempts are answered 429 (default 5).
+	// before further attempts are answered 429 for a minute, doubling
+	// with each failure after it up to an hour (default 5; throttle.go).
 	FailedLogins int
+	// Trusted are the operator's addresses: held to their own failures
+	// only, never to the lock-out all other addresses share during an
+	// attack from many.
+	Trusted []netip.Prefix
 }
 
 // Log holds the capture tables and serves the routes.
@@ -69,7 +75,7 @@ type Log struct {
 
 	mu       sync.Mutex
 	status   Status
-	failures map[string][]time.Time
+	throttle throttle
 }
 
 // StatRow is one captured API call.
@@ -141,7 +147,8 @@ func New(cfg Config) (*Log, error) {
 			return r.RemoteAddr
 		}
 	}
-	l := &Log{cfg: cfg, secret: make([]byte, 32), pass: sha256.Sum256(cfg.Passphrase), failures: map[string][]time.Time{}}
+	l := &Log{cfg: cfg, secret: make([]byte, 32), pass: sha256.Sum256(cfg.Passphrase),
+		throttle: throttle{perIP: map[string]*backoff{}, trusted: cfg.Trusted}}
 	rand.Read(l.secret)
 	if cfg.Dir != "" {
 		if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
@@ -260,40 +267,6 @@ func (l *Log) authorize(r *http.Request) error {
 // refuse answers a refused token as the routes answer everything.
 func refuse(w http.ResponseWriter, _ *http.Request, ref front.Refusal) {
 	writeJSON(w, ref.Status, message{ref.Message})
-}
-
-// throttled reports whether ip has used up its failed logins of the last
-// minute. It also forgets stale entries, so the map holds only addresses
-// that failed within the minute.
-func (l *Log) throttled(ip string, now time.Time) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.failures) >= 1024 {
-		for k, ts := range l.failures {
-			if now.Sub(ts[len(ts)-1]) >= time.Minute {
-				delete(l.failures, k)
-			}
-		}
-	}
-	ts := l.failures[ip]
-	recent := ts[:0]
-	for _, t := range ts {
-		if now.Sub(t) < time.Minute {
-			recent = append(recent, t)
-		}
-	}
-	if len(recent) == 0 {
-		delete(l.failures, ip)
-	} else {
-		l.failures[ip] = recent
-	}
-	return len(recent) >= l.cfg.FailedLogins
-}
-
-func (l *Log) failed(ip string, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.failures[ip] = append(l.failures[ip], now)
 }
 
 // passphraseOK compares in constant time (over fixed-size digests, so the
@@ -416,13 +389,8 @@ func (l *Log) login(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, message{"use POST with a JSON body {\"passphrase\": ...}"})
 		return
 	}
-	ip := l.cfg.ClientIP(r)
-	now := l.cfg.Now()
-	if l.throttled(ip, now) {
-		w.Header().Set("Retry-After", "60")
-		writeJSON(w, http.StatusTooManyRequests, message{"too many failed logins from your address; try again in a minute"})
-		return
-	}
+	// The body is read before anything is decided, so that attempts
+	// arriving together are decided one by one (throttle.attempt).
 	var body struct {
 		Passphrase *string `json:"passphrase"`
 	}
@@ -431,8 +399,16 @@ func (l *Log) login(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, message{"body must be JSON {\"passphrase\": \"...\"}"})
 		return
 	}
-	if !l.passphraseOK(*body.Passphrase) {
-		l.failed(ip, now)
+	ip := l.cfg.ClientIP(r)
+	now := l.cfg.Now()
+	rule := backoffRule{free: l.cfg.FailedLogins, base: time.Minute, max: time.Hour}
+	checked, ok, wait := l.throttle.attempt(ip, rule, now, func() bool { return l.passphraseOK(*body.Passphrase) })
+	if !checked {
+		front.SetRetryAfter(w.Header(), wait)
+		writeJSON(w, http.StatusTooManyRequests, message{"too many failed logins; try again in " + wait.Round(time.Second).String()})
+		return
+	}
+	if !ok {
 		writeJSON(w, http.StatusUnauthorized, message{"wrong passphrase"})
 		return
 	}

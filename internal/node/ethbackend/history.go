@@ -32,6 +32,8 @@ func (b *Backend) AddressTxCountBefore(addr types.Address, n uint64) (uint64, er
 	return b.chain.DB().AddressTxCountBefore(addr, n)
 }
 
+func (b *Backend) HistoryFrom() (uint64, error) { return b.chain.DB().TxIndexFrom() }
+
 func txRef(r chain.TxRef, err error) (backend.TxRef, error) {
 	if err != nil {
 		return backend.TxRef{}, historyErr(err)
