@@ -45,8 +45,11 @@ type ipBans struct {
 // ipKey is what an IP is counted as: itself for IPv4, its /64 for IPv6.
 func ipKey(ip string) string {
 	a := net.ParseIP(ip)
-	if a == nil || a.To4() != nil {
+	switch {
+	case a == nil:
 		return ip
+	case a.To4() != nil:
+		return a.String()
 	}
 	return a.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }

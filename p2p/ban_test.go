@@ -78,3 +78,80 @@ func TestIPBanSparesConfiguredPeers(t *testing.T) {
 	defer restarted.Close()
 	waitFor(t, "static peer at the banned IP redialed", connected(h, restarted))
 }
+
+func TestIPKey(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"127.0.0.1", "127.0.0.1"},
+		{"::ffff:10.0.0.1", "10.0.0.1"},
+		{"2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:ffff::1", "2001:db8:1:2::/64"},
+		{"::1", "::/64"},
+		{"not-an-ip", "not-an-ip"},
+	} {
+		if got := ipKey(tc.in); got != tc.want {
+			t.Errorf("ipKey(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzIPBans replays offences from a few IPs and keys over simulated
+// time against a model: an IP is banned exactly when IPBanAfter distinct
+// keys offended from it within IPBanDuration, and stays banned for
+// IPBanDuration.
+func FuzzIPBans(f *testing.F) {
+	f.Add([]byte{0x00, 0x01, 0x40, 0x05, 0xff, 0x00})
+	f.Add([]byte{0x00, 0x00, 0x00, 0xc3, 0x01})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		h, err := New(Config{Key: fuzzLocalKey, IPBanAfter: 2, IPBanDuration: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type offence struct {
+			key ID
+			at  time.Time
+		}
+		recent := map[string][]offence{}
+		until := map[string]time.Time{}
+		now := time.Unix(1e9, 0)
+		for _, op := range ops {
+			if op&0xc0 == 0xc0 { // time passes
+				now = now.Add(time.Duration(op&0x3f) * 5 * time.Second)
+				continue
+			}
+			ip := "10.0.0." + string('0'+rune(op&3))
+			key := ID{op >> 2 & 7}
+			h.mu.Lock()
+			if h.ipBanned(ip, now) {
+				h.mu.Unlock()
+				continue // a banned IP's connections never get as far as offending
+			}
+			got := h.offence(ipKey(ip), key, now)
+			h.mu.Unlock()
+			kept := []offence{{key, now}}
+			distinct := map[ID]bool{key: true}
+			for _, o := range recent[ip] {
+				if now.Sub(o.at) < time.Minute && o.key != key {
+					kept = append(kept, o)
+					distinct[o.key] = true
+				}
+			}
+			recent[ip] = kept
+			want := len(distinct) >= 2
+			if (got != "") != want {
+				t.Fatalf("offence of %x from %s with %d distinct keys recent: banned %q", key[0], ip, len(distinct), got)
+			}
+			if want {
+				delete(recent, ip)
+				until[ip] = now.Add(time.Minute)
+			}
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, ip := range []string{"10.0.0.0", "10.0.0.1", "10.0.0.2", "10.0.0.3"} {
+			u, ok := until[ip]
+			if want := ok && !now.After(u); h.ipBanned(ip, now) != want {
+				t.Fatalf("%s banned %v, want %v", ip, !want, want)
+			}
+		}
+	})
+}

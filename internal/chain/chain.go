@@ -1,12 +1,14 @@
 package chain
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
+	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
@@ -74,50 +76,48 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 			return nil, err
 		}
 	}
-	// A fork's genesis is built in the store itself: the upstream nodes it
-	// reads stay there, and a restart reads them back instead of fetching
-	// them again. (Nodes of a refused genesis are harmless: keyed by hash.)
-	var scratch trie.Database = trie.NewMemoryDB()
-	if g.Fork != nil {
-		scratch = db
-	}
-	full, err := genesisWith(g, e)
-	if err != nil {
-		return nil, err
-	}
-	want, err := full.Commit(scratch)
-	if err != nil {
-		return nil, err
-	}
 	c := &Chain{Config: g.Config, engine: e, db: db, subs: map[chan *types.Block]struct{}{}, reads: state.NewReadCache(stateReadCacheEntries)}
 	if g.Fork != nil {
 		c.fork.Store(g.Fork)
 	}
-	if gh, ok := db.GenesisHash(); ok {
-		if gh != want.Hash() {
-			return nil, fmt.Errorf("%w: stored genesis %s, genesis file gives %s", ErrGenesisMismatch, gh, want.Hash())
-		}
-		// The chain ID is not in block 0: two chains that differ only by
-		// it share a genesis hash, and transactions signed for one are
-		// refused by the other.
-		if stored, ok, err := StoredGenesis(kv); err != nil {
+	spec, err := json.Marshal(g)
+	if err != nil {
+		return nil, err
+	}
+	engineAlloc, err := e.GenesisAlloc(g)
+	if err != nil {
+		return nil, err
+	}
+	engineDigest, err := allocDigest(engineAlloc)
+	if err != nil {
+		return nil, err
+	}
+	gh, ok := db.GenesisHash()
+	switch {
+	case ok && g.Fork == nil && storedIs(kv, keyGenesisSpec, spec) && storedIs(kv, keyGenesisEngine, engineDigest):
+		// The genesis the store was initialised with: block 0 and its
+		// state are there, so nothing is built again (a large allocation
+		// takes seconds to commit). A fork's genesis is built in any case:
+		// it reconnects the upstream state (Commit).
+	case ok:
+		if err := c.checkGenesis(g, kv, gh); err != nil {
 			return nil, err
-		} else if ok && stored.Config.ChainID != g.Config.ChainID {
-			return nil, fmt.Errorf("%w: stored chain ID %d, genesis file gives %d", ErrGenesisMismatch, stored.Config.ChainID, g.Config.ChainID)
 		}
-	} else {
+	default:
+		full, err := genesisWith(g, e)
+		if err != nil {
+			return nil, err
+		}
 		blk, err := full.Commit(db)
 		if err != nil {
 			return nil, err
 		}
 		// The genesis spec is kept so that a node restarted on this data
-		// directory needs no genesis file (and a --dev chain keeps its own).
-		spec, err := json.Marshal(g)
-		if err != nil {
-			return nil, err
-		}
+		// directory needs no genesis file (and a --dev chain keeps its own),
+		// and so that a restart recognises its genesis without building it.
 		var b store.Batch
 		b.Put(keyGenesisSpec, spec)
+		b.Put(keyGenesisEngine, engineDigest)
 		if err := kv.Write(&b); err != nil {
 			return nil, err
 		}
@@ -126,8 +126,9 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		if err := db.WriteBlock(blk, nil); err != nil {
 			return nil, err
 		}
+		gh = blk.Hash()
 	}
-	if c.genesis, err = db.Block(want.Hash()); err != nil {
+	if c.genesis, err = db.Block(gh); err != nil {
 		return nil, err
 	}
 	hh, ok := db.HeadHash()
@@ -147,6 +148,54 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		return nil, fmt.Errorf("flat state of head block %d: %w", c.head.Number(), err)
 	}
 	return c, nil
+}
+
+// storedIs reports whether the store holds exactly want under key.
+func storedIs(kv store.KV, key, want []byte) bool {
+	stored, err := kv.Get(key)
+	return err == nil && bytes.Equal(stored, want)
+}
+
+// allocDigest is keccak256 of the JSON of an engine's genesis accounts.
+func allocDigest(a Alloc) ([]byte, error) {
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	h := crypto.Keccak256(raw)
+	return h[:], nil
+}
+
+// checkGenesis checks that g, which is not spelled as the stored spec, is
+// the chain whose block 0 the store holds (gh): it builds g's block 0 (in
+// memory; in the store for a fork, whose upstream nodes stay there and a
+// restart reads them back instead of fetching them again; nodes of a
+// refused genesis are harmless, keyed by hash) and compares.
+func (c *Chain) checkGenesis(g *Genesis, kv store.KV, gh types.Hash) error {
+	var scratch trie.Database = trie.NewMemoryDB()
+	if g.Fork != nil {
+		scratch = c.db
+	}
+	full, err := genesisWith(g, c.engine)
+	if err != nil {
+		return err
+	}
+	want, err := full.Commit(scratch)
+	if err != nil {
+		return err
+	}
+	if gh != want.Hash() {
+		return fmt.Errorf("%w: stored genesis %s, genesis file gives %s", ErrGenesisMismatch, gh, want.Hash())
+	}
+	// The chain ID is not in block 0: two chains that differ only by it
+	// share a genesis hash, and transactions signed for one are refused
+	// by the other.
+	if stored, ok, err := StoredGenesis(kv); err != nil {
+		return err
+	} else if ok && stored.Config.ChainID != g.Config.ChainID {
+		return fmt.Errorf("%w: stored chain ID %d, genesis file gives %d", ErrGenesisMismatch, stored.Config.ChainID, g.Config.ChainID)
+	}
+	return nil
 }
 
 // StoredGenesis returns the genesis a data directory was initialised with,

@@ -26,6 +26,10 @@ var (
 	keyHead         = []byte("m:head")
 	keyGenesis      = []byte("m:genesis")
 	keyGenesisSpec  = []byte("m:genesis-spec")
+	// keyGenesisEngine is keccak256 of the JSON of the accounts the
+	// chain's engine added to block 0: with the spec, what a restart
+	// compares instead of building block 0 again.
+	keyGenesisEngine = []byte("m:genesis-engine")
 )
 
 func key(prefix []byte, rest ...[]byte) []byte {

@@ -224,7 +224,7 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 		f.up.Store(up)
 	}
 	if err == nil && n.dev != nil {
-		n.dev.forget() // the snapshots' blocks are gone; the chosen coinbase too, as on a fresh node
+		n.dev.Forget() // the snapshots' blocks are gone; the chosen coinbase too, as on a fresh node
 	}
 	n.dropPool()
 	if n.cfg.Validator != nil && n.cfg.P2P == nil {

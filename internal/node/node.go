@@ -27,6 +27,7 @@ import (
 	gqleth "github.com/chaind/chaind/internal/graphql/eth"
 	"github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/node/dev"
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/node/stakebackend"
 	"github.com/chaind/chaind/internal/pos"
@@ -153,7 +154,7 @@ type Node struct {
 	net atomic.Pointer[netNode] // nil until the node joins a p2p network
 
 	fork *forkState // fork upstream and reset (fork.go)
-	dev  *devTools  // the test helpers; nil unless Config.DevTools
+	dev  *dev.Tools // the test helpers; nil unless Config.DevTools
 
 	health health // health.go
 }
@@ -181,7 +182,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	if cfg.DevTools {
 		cfg.Archive = true
-		cfg.ClientVersion = devClientVersion(cfg.ClientVersion)
+		cfg.ClientVersion = dev.ClientVersion(cfg.ClientVersion)
 	}
 	var kv store.KV
 	if cfg.DataDir == "" {

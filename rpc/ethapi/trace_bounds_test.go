@@ -4,7 +4,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -77,5 +81,48 @@ func TestTraceBounds(t *testing.T) {
 	}
 	if r := call(t, addr, "debug_traceTransaction", h2, map[string]any{"timeout": "soon"}); r.Error == nil || r.Error.Code != -32602 {
 		t.Fatalf("a bad timeout: %+v", r.Error)
+	}
+}
+
+// The size cap follows the node's response cap (--limits.response) and
+// holds for the callTracer too: a call whose input alone is past the cap
+// is refused with the limit named, and the struct logger likewise.
+func TestTraceSizeCapFollowsResponseCap(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
+	cfg := node.Config{Genesis: chain.DevGenesis(8118, []types.Address{from}, uint64(time.Now().Unix())),
+		HTTPPort: 0, WSPort: -1, Validator: key}
+	cfg.Ops.Limits.ResponseBytes = 16 << 10
+	n, err := node.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	addr := n.Addr("http")
+	to := types.Address{0xaa}
+	small := sendTx(t, addr, key, 0, &to, nil, 21000)
+	big := sendTx(t, addr, key, 1, &to, make([]byte, 12<<10), 300000) // 24 KiB of hex
+	waitReceipt(t, addr, small)
+	waitReceipt(t, addr, big)
+	for _, tc := range []struct {
+		h      types.Hash
+		tracer string
+		err    bool
+	}{
+		{small, "callTracer", false},
+		{big, "callTracer", true},
+		{small, "", false},
+	} {
+		r := call(t, addr, "debug_traceTransaction", tc.h, map[string]any{"tracer": tc.tracer})
+		const want = "trace exceeds the node's limit of 16384 bytes"
+		switch {
+		case tc.err && (r.Error == nil || !strings.Contains(r.Error.Message, want)):
+			t.Errorf("%q of a 12 KiB call: %.100s %+v, want %q", tc.tracer, r.Result, r.Error, want)
+		case !tc.err && r.Error != nil:
+			t.Errorf("%q of a transfer: %s", tc.tracer, r.Error.Message)
+		}
 	}
 }
