@@ -6,7 +6,7 @@ BIN      := bin/chaind
 VERSION  ?= 0.1.0-dev
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: build test unit conformance hardhat bench bench-staking peerbench rpcbench fmt vet fuzz-seeds sim e2e e2e-net
+.PHONY: build test unit conformance hardhat bench bench-staking peerbench rpcbench evmbench fmt vet fuzz-seeds sim e2e e2e-net soak-attacks
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/chaind
@@ -104,9 +104,21 @@ peerbench:
 rpcbench:
 	bash internal/peerbench/rpcbench.sh $(RPCBENCH_ARGS)
 
+# The evm-bench contracts: chaind evm run against go-ethereum's evm (v1.16.9 and the newest),
+# eth_call on chaind --dev against anvil; alternating rounds, medians, ratios, CPU profile tops.
+# EVMBENCH_ARGS='5 evm' = rounds and part (all, evm, call).
+evmbench:
+	EVM_BENCH_DIR=$${EVM_BENCH_DIR:-$(abspath $(VECTORS)/../evm-bench)} bash internal/peerbench/evmbench.sh $(EVMBENCH_ARGS)
+
 # Seeded consensus simulations (about 15,000 runs, 20M events) with faults under 1/3 of the power.
 sim:
 	$(GO) test -count=1 -timeout 0 -run TestManySeeds ./consensus/sim -sim.steps 20000000 -v
 
 fuzz-seeds:
 	$(GO) test -run 'Fuzz' ./...
+
+# Honest clients beside every attack of issue 26 against one --public node
+# for 60 s: connection floods, a WebSocket reader that never reads, bad
+# batches, HTTP/2 rapid reset, password guessing (cmd/chaind/soakattack_test.go).
+soak-attacks:
+	CHAIND_SOAK_ATTACKS=60s $(GO) test -count=1 -run TestSoakAttacks -v ./cmd/chaind

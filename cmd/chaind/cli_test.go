@@ -98,6 +98,7 @@ func TestEveryCommandHelpAndBadFlags(t *testing.T) {
 		{[]string{"bench", "nope"}, "unknown benchmark"},
 		{[]string{"export", "--datadir", "x", "--from", "5", "--to", "2", "out.rlp"}, "--to must not be below --from"},
 		{[]string{"evm", "run", "--gas", "0"}, "--gas must be positive"},
+		{[]string{"evm", "run", "--code", "00", "--cpuprofile", "x.prof"}, "--cpuprofile needs --bench"},
 		{[]string{"--http.port", "70000"}, "--http.port must be"},
 		{[]string{"--block-time", "-2s"}, "--block-time must not be negative"},
 		{[]string{"--dev", "--public", "--rpc.allow-unprotected-txs"}, "--rpc.allow-unprotected-txs is never allowed with --public"},

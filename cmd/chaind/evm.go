@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -19,11 +20,11 @@ import (
 )
 
 func init() {
-	register(command{"evm", "run bytecode: evm run --code HEX|--codefile F [--input HEX] [--gas N] [--fork NAME] [--bench]", evmCommand})
+	register(command{"evm", "run bytecode: evm run --code HEX|--codefile F [--input HEX] [--gas N] [--fork NAME] [--bench [--cpuprofile F]]", evmCommand})
 }
 
 func evmCommand(args []string) int {
-	const usage = "chaind evm run --code HEX | --codefile FILE [--input HEX] [--gas N] [--fork NAME] [--bench]"
+	const usage = "chaind evm run --code HEX | --codefile FILE [--input HEX] [--gas N] [--fork NAME] [--bench [--benchtime D] [--cpuprofile FILE]]"
 	if wantsHelp(args) {
 		fmt.Println("usage:", usage)
 		return 0
@@ -39,12 +40,14 @@ func evmCommand(args []string) int {
 	forkName := fs.String("fork", "Osaka", "fork rules (Frontier ... Osaka)")
 	bench := fs.Bool("bench", false, "run repeatedly and report the median time and Mgas/s")
 	benchTime := fs.Duration("benchtime", 3*time.Second, "how long --bench keeps running")
+	cpuProfile := fs.String("cpuprofile", "", "with --bench, write a CPU profile of the timed runs to this file (go tool pprof reads it)")
 	if code, ok := parseFlags(fs, usage, args[1:]); !ok {
 		return code
 	}
 	if code, ok := checkArgs(fs.Name(),
 		check{*gas == 0, "--gas must be positive"},
 		check{*benchTime <= 0, "--benchtime must be positive"},
+		check{*cpuProfile != "" && !*bench, "--cpuprofile needs --bench"},
 		noArgs(fs),
 	); !ok {
 		return code
@@ -68,6 +71,19 @@ func evmCommand(args []string) int {
 			return 1
 		}
 		return 0
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaind evm run:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "chaind evm run:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var times []time.Duration
 	deadline := time.Now().Add(*benchTime)

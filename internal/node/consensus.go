@@ -126,7 +126,7 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	if transport == nil && n.dev != nil {
 		// A --dev node keeps its in-process transport across the restarts
 		// of a snapshot revert, whatever validators staking added since.
-		transport = n.dev.transport(n.Chain.Config.ChainID, signer.Address())
+		transport = n.dev.Transport(n.Chain.Config.ChainID, signer.Address())
 	}
 	if transport == nil {
 		if !sole {
@@ -139,8 +139,8 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 		timeouts = defaultTimeouts(n.cfg.BlockTime)
 	}
 	var miner bft.Miner
-	if m := n.devMinerOf(); m != nil {
-		miner = m
+	if n.dev != nil {
+		miner = n.dev.Miner()
 	}
 	app := bft.NewChainApp(bft.ChainAppConfig{
 		Chain: n.Chain, Pool: n.Pool, Validators: vals, Coinbase: signer.Address(),
@@ -150,7 +150,9 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 		Miner:                miner,
 		Committed: func(b *types.Block) {
 			n.resetPool()
-			n.devCommitted(b)
+			if n.dev != nil {
+				n.dev.Committed(b)
+			}
 			n.consensusUp()
 			n.log.Debug("committed block", "number", b.Number(), "txs", len(b.Transactions()), "gas", b.GasUsed(), "hash", b.Hash())
 		},

@@ -27,6 +27,7 @@ import (
 	gqleth "github.com/chaind/chaind/internal/graphql/eth"
 	"github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/node/dev"
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/node/stakebackend"
 	"github.com/chaind/chaind/internal/pos"
@@ -118,20 +119,22 @@ type Config struct {
 
 // Node is a running chaind node.
 type Node struct {
-	cfg      Config
-	log      *slog.Logger
-	kv       store.KV
-	Chain    *chain.Chain
-	Pool     *txpool.Pool
-	backend  *ethbackend.Backend
-	stake    *stakebackend.Backend // the staking, network and supply views
-	RPC      *rpc.Server
-	keys     *keyring
-	front    *front.Front
-	opslog   *opslog.Log // nil: debug routes off
-	metrics  *metrics.Registry
-	bftStats bft.Stats
-	gql      *gqleth.Service
+	cfg     Config
+	log     *slog.Logger
+	kv      store.KV
+	Chain   *chain.Chain
+	Pool    *txpool.Pool
+	backend *ethbackend.Backend
+	stake   *stakebackend.Backend // the staking, network and supply views
+	RPC     *rpc.Server
+	keys    *keyring
+	front   *front.Front
+	opslog  *opslog.Log // nil: debug routes off
+	metrics *metrics.Registry
+	// prunePause observes each hold of the chain by a pruning pass.
+	prunePause *metrics.HistogramVec
+	bftStats   bft.Stats
+	gql        *gqleth.Service
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 
@@ -153,7 +156,7 @@ type Node struct {
 	net atomic.Pointer[netNode] // nil until the node joins a p2p network
 
 	fork *forkState // fork upstream and reset (fork.go)
-	dev  *devTools  // the test helpers; nil unless Config.DevTools
+	dev  *dev.Tools // the test helpers; nil unless Config.DevTools
 
 	health health // health.go
 }
@@ -181,7 +184,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	if cfg.DevTools {
 		cfg.Archive = true
-		cfg.ClientVersion = devClientVersion(cfg.ClientVersion)
+		cfg.ClientVersion = dev.ClientVersion(cfg.ClientVersion)
 	}
 	var kv store.KV
 	if cfg.DataDir == "" {

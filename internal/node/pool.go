@@ -39,3 +39,42 @@ func poolHeadAt(c *chain.Chain, head *types.Block) (txpool.Head, error) {
 	}
 	return ph, nil
 }
+
+// nextPoolHead is poolHead with a --dev node's base fee chosen for the
+// next block.
+func (n *Node) nextPoolHead() (txpool.Head, error) {
+	head := n.Chain.Head()
+	ph, err := poolHeadAt(n.Chain, head)
+	if err != nil || n.dev == nil || ph.BaseFee == nil {
+		return ph, err
+	}
+	if fee := n.dev.NextOn(head.Hash()).BaseFee; fee != nil {
+		ph.BaseFee = fee
+	}
+	return ph, nil
+}
+
+// restorePool puts the pool's saved transactions back, validated against
+// the head's state.
+func (n *Node) restorePool(saved txpool.Saved) {
+	n.resetMu.Lock()
+	defer n.resetMu.Unlock()
+	head := n.Chain.Head().Hash()
+	ph, err := n.nextPoolHead()
+	if err != nil {
+		n.log.Error("pool restore", "err", err)
+		return
+	}
+	n.Pool.Restore(saved, ph)
+	n.poolAt = head
+}
+
+// refreshPool re-validates the pool against the head's state even when
+// the head block is the same (its state changed, or the chain was
+// rewound to it).
+func (n *Node) refreshPool() {
+	n.resetMu.Lock()
+	n.poolAt = types.Hash{}
+	n.resetMu.Unlock()
+	n.resetPool()
+}

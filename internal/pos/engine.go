@@ -155,10 +155,11 @@ func (*Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpd
 	if err := staking.EndBlock(x.State, b); err != nil {
 		return nil, err
 	}
-	if x.Header.Number%staking.CycleLength != staking.SelectionBlock {
+	cycles := types.DefaultCycles
+	if !cycles.IsSelection(x.Header.Number) {
 		return nil, nil
 	}
-	up := &chain.ValidatorUpdate{Height: (x.Header.Number/staking.CycleLength + 1) * staking.CycleLength}
+	up := &chain.ValidatorUpdate{Height: cycles.First(cycles.Of(x.Header.Number) + 1)}
 	for _, a := range staking.ReadNextSet(x.State) {
 		up.Validators = append(up.Validators, chain.Validator{Address: a.ConsensusAddress, Power: a.Power})
 	}
@@ -276,8 +277,9 @@ func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.Validat
 	if height == 0 {
 		return nil, fmt.Errorf("staking: the genesis block has no validators")
 	}
-	cy := height / staking.CycleLength
-	first := max(cy*staking.CycleLength, 1)
+	cycles := types.DefaultCycles
+	cy := cycles.Of(height)
+	first := max(cycles.First(cy), 1)
 	key := setKey{c.Genesis().Hash(), cy}
 	e.mu.Lock()
 	set, ok := e.sets[key]
@@ -304,19 +306,11 @@ func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.Validat
 	return set, nil
 }
 
-// setBlock is the block whose state holds the validators of cycle cy.
-func setBlock(cy uint64) uint64 {
-	if cy == 0 {
-		return 0
-	}
-	return (cy-1)*staking.CycleLength + staking.SelectionBlock
-}
-
 func loadSet(c *chain.Chain, cy uint64) (*consensus.ValidatorSet, error) {
 	// A chain whose genesis is not block 0 (a fork of another chain) takes
 	// the sets of the cycles its genesis reaches into from the genesis
 	// state: no selection ran before it.
-	num, fromGenesis := setBlock(cy), false
+	num, fromGenesis := types.DefaultCycles.SetBlock(cy), false
 	if g := c.Genesis().Number(); num <= g {
 		num, fromGenesis = g, true
 	}

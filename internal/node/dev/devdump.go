@@ -1,4 +1,4 @@
-package node
+package dev
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ type dumpedAccount struct {
 const maxStateDump = 256 << 20
 
 // DumpState implements backend.DevTools.
-func (d *devTools) DumpState() ([]byte, error) {
+func (d *Tools) DumpState() ([]byte, error) {
 	c := d.n.Chain
 	head := c.Head()
 	st, err := c.StateAt(c.StateRoot(head.HeaderRef()))
@@ -76,7 +76,7 @@ func (d *devTools) DumpState() ([]byte, error) {
 // LoadState implements backend.DevTools: the accounts of a dump (gzipped
 // or plain JSON) are written into the head's state: balance, nonce and
 // code replaced, the listed storage slots set.
-func (d *devTools) LoadState(ctx context.Context, dump []byte) error {
+func (d *Tools) LoadState(ctx context.Context, dump []byte) error {
 	js := dump
 	if len(dump) > 2 && dump[0] == 0x1f && dump[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(dump))

@@ -1,4 +1,4 @@
-package node
+package dev
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/node/ethbackend"
-	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -64,7 +63,7 @@ func (m *devMiner) nextOn(parent types.Hash) ethbackend.NextBlock {
 }
 
 // SetCoinbase implements backend.DevNextBlock.
-func (d *devTools) SetCoinbase(ctx context.Context, a types.Address) error {
+func (d *Tools) SetCoinbase(ctx context.Context, a types.Address) error {
 	// Set while no block is being built, so that the next block built
 	// takes it whole.
 	return d.miner.quiet(ctx, func() error {
@@ -74,7 +73,7 @@ func (d *devTools) SetCoinbase(ctx context.Context, a types.Address) error {
 }
 
 // Coinbase implements backend.DevNextBlock.
-func (d *devTools) Coinbase() (types.Address, bool) {
+func (d *Tools) Coinbase() (types.Address, bool) {
 	d.miner.mu.Lock()
 	defer d.miner.mu.Unlock()
 	if cb := d.miner.next.coinbase; cb != nil {
@@ -84,7 +83,7 @@ func (d *devTools) Coinbase() (types.Address, bool) {
 }
 
 // SetNextBlockBaseFee implements backend.DevNextBlock.
-func (d *devTools) SetNextBlockBaseFee(ctx context.Context, fee *uint256.Int) error {
+func (d *Tools) SetNextBlockBaseFee(ctx context.Context, fee *uint256.Int) error {
 	c := d.n.Chain
 	err := d.miner.quiet(ctx, func() error {
 		head := c.Head()
@@ -102,7 +101,7 @@ func (d *devTools) SetNextBlockBaseFee(ctx context.Context, fee *uint256.Int) er
 }
 
 // SetNextBlockRandao implements backend.DevNextBlock.
-func (d *devTools) SetNextBlockRandao(ctx context.Context, r types.Hash) error {
+func (d *Tools) SetNextBlockRandao(ctx context.Context, r types.Hash) error {
 	return d.miner.quiet(ctx, func() error {
 		d.miner.next.forBlockOn(d.n.Chain.Head().Hash())
 		d.miner.next.randao = &r
@@ -111,7 +110,7 @@ func (d *devTools) SetNextBlockRandao(ctx context.Context, r types.Hash) error {
 }
 
 // DropTransaction implements backend.DevNextBlock.
-func (d *devTools) DropTransaction(ctx context.Context, h types.Hash) (bool, error) {
+func (d *Tools) DropTransaction(ctx context.Context, h types.Hash) (bool, error) {
 	dropped := false
 	err := d.miner.quiet(ctx, func() error {
 		dropped = d.n.Pool.Remove(h) == 1
@@ -121,23 +120,9 @@ func (d *devTools) DropTransaction(ctx context.Context, h types.Hash) (bool, err
 }
 
 // DropAllTransactions implements backend.DevNextBlock.
-func (d *devTools) DropAllTransactions(ctx context.Context) error {
+func (d *Tools) DropAllTransactions(ctx context.Context) error {
 	return d.miner.quiet(ctx, func() error {
 		d.n.Pool.Clear()
 		return nil
 	})
-}
-
-// nextPoolHead is poolHead with a --dev node's base fee chosen for the
-// next block.
-func (n *Node) nextPoolHead() (txpool.Head, error) {
-	head := n.Chain.Head()
-	ph, err := poolHeadAt(n.Chain, head)
-	if err != nil || n.dev == nil || ph.BaseFee == nil {
-		return ph, err
-	}
-	if fee := n.dev.miner.nextOn(head.Hash()).BaseFee; fee != nil {
-		ph.BaseFee = fee
-	}
-	return ph, nil
 }

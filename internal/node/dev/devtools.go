@@ -1,4 +1,11 @@
-package node
+// Package dev is the test-helper side of a development node (anvil's and
+// Hardhat's evm_*, hardhat_* and anvil_* methods, backend.DevTools):
+// snapshots and reverts, mining control (automine, interval mining, mine
+// on demand, timestamps), state edits at the head, impersonation, the
+// choices for the next block, and state dumps. The node wires it: it
+// registers the helpers on its JSON-RPC server, runs its consensus with
+// the Miner, and takes the consensus and pool steps a revert needs (Node).
+package dev
 
 import (
 	"context"
@@ -8,23 +15,25 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/node/ethbackend"
+	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/rpc/ethapi"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
 )
 
-// devTools implements backend.DevTools for a --dev node.
+// Tools implements backend.DevTools for a --dev node.
 //
 // Snapshots are cheap: the chain's state is versioned by root, so a
 // snapshot is the head block, the root of the head's state (which the
 // set* helpers may have changed without a block) and the dev clock. A
 // revert rewinds the chain to that block and points the head's state at
 // that root; nothing is copied either way.
-type devTools struct {
-	n        *Node
+type Tools struct {
+	n        *node
 	miner    *devMiner
 	instance types.Hash
 
@@ -40,6 +49,45 @@ type devTools struct {
 	autoImp bool
 }
 
+// Node is what the helpers need the node to do: stop and restart its
+// validator around a rewind, and put its pool back on the head.
+type Node interface {
+	// StopConsensus stops the validator and waits until its driver has
+	// returned.
+	StopConsensus()
+	StartConsensus() error
+	// RestorePool puts saved transactions back, validated against the
+	// head's state; RefreshPool re-validates the pool against it even
+	// when the head block is the same.
+	RestorePool(saved txpool.Saved)
+	RefreshPool()
+	// Upstream is the chain a forked node follows; nil if none.
+	Upstream() *fork.Client
+}
+
+// Config configures the helpers.
+type Config struct {
+	Chain         *chain.Chain
+	Pool          *txpool.Pool
+	Genesis       *chain.Genesis // its accounts' storage keys seed the key record
+	BlockTime     time.Duration  // the interval mining starts with (0: automine)
+	ClientVersion string
+	Node          Node
+}
+
+// node is the node as the helpers see it.
+type node struct {
+	Chain *chain.Chain
+	Pool  *txpool.Pool
+	cfg   Config
+	Node
+}
+
+func (n *node) stopConsensusAndWait()          { n.StopConsensus() }
+func (n *node) startConsensus() error          { return n.StartConsensus() }
+func (n *node) restorePool(saved txpool.Saved) { n.RestorePool(saved) }
+func (n *node) refreshPool()                   { n.RefreshPool() }
+
 type devSnapshot struct {
 	id       uint64
 	head     types.Hash
@@ -51,11 +99,13 @@ type devSnapshot struct {
 	pool     txpool.Saved // the pool's transactions
 }
 
-// enableDevTools prepares the test helpers of a --dev node; the node
-// registers them on its JSON-RPC server and runs its consensus under their
-// mining control.
-func (n *Node) enableDevTools() {
-	d := &devTools{n: n, miner: newDevMiner(n.Pool, n.cfg.BlockTime), imp: map[types.Address]bool{}, nextID: 1}
+// New prepares the test helpers of a --dev node over its chain and pool;
+// the node registers them on its JSON-RPC server (they implement
+// backend.DevTools) and runs its consensus under their mining control
+// (Miner).
+func New(cfg Config) *Tools {
+	n := &node{Chain: cfg.Chain, Pool: cfg.Pool, cfg: cfg, Node: cfg.Node}
+	d := &Tools{n: n, miner: newDevMiner(n.Pool, n.cfg.BlockTime), imp: map[types.Address]bool{}, nextID: 1}
 	d.miner.head = func() types.Hash { return n.Chain.Head().Hash() }
 	rand.Read(d.instance[:])
 	// Impersonated transactions carry a marker instead of a signature;
@@ -70,30 +120,19 @@ func (n *Node) enableDevTools() {
 		seed[a] = slots
 	}
 	n.Chain.RecordKeys(seed)
-	n.keys.imp = d
-	n.dev = d
-	n.backend.SetNextBlockHook(d.miner.nextOn)
-	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) {
-		h := tx.Hash()
-		d.miner.waitMined(ctx, func() bool { _, _, ok := n.Chain.DB().TxLookup(h); return ok })
-	})
-	go func() {
-		<-n.stop
-		d.miner.close()
-	}()
-	ethapi.RegisterDevTools(n.RPC, n.backend, d, ethapi.EthOptions{ClientVersion: n.cfg.ClientVersion})
+	return d
 }
 
-// devClientVersion is web3_clientVersion of a node serving the test
+// ClientVersion is web3_clientVersion of a node serving the test
 // helpers. Hardhat's network helpers (loadFixture, time, impersonation…)
 // refuse to run unless the version starts with "anvil" or
 // "HardhatNetwork"; "anvil-compatible" says what the node offers and the
 // rest says what it is.
-func devClientVersion(v string) string { return "anvil-compatible " + v }
+func ClientVersion(v string) string { return "anvil-compatible " + v }
 
-// transport is the consensus transport of the dev validator: one made
-// at the first start and kept.
-func (d *devTools) transport(chainID uint64, self types.Address) bft.Transport {
+// Transport is the consensus transport of the dev validator: one made
+// at the first start and kept (a revert restarts consensus on it).
+func (d *Tools) Transport(chainID uint64, self types.Address) bft.Transport {
 	d.trMu.Lock()
 	defer d.trMu.Unlock()
 	if d.tr == nil {
@@ -102,23 +141,26 @@ func (d *devTools) transport(chainID uint64, self types.Address) bft.Transport {
 	return d.tr
 }
 
-// devCommitted tells the mining control of a committed block.
-func (n *Node) devCommitted(b *types.Block) {
-	if n.dev != nil {
-		n.dev.miner.committed(b)
-	}
-}
+// Committed tells the mining control of a committed block.
+func (d *Tools) Committed(b *types.Block) { d.miner.committed(b) }
 
-// devMinerOf is the consensus application's Miner: nil without --dev.
-func (n *Node) devMinerOf() *devMiner {
-	if n.dev == nil {
-		return nil
-	}
-	return n.dev.miner
-}
+// Miner is the consensus application's Miner: blocks are built when the
+// mining control says.
+func (d *Tools) Miner() bft.Miner { return d.miner }
+
+// NextOn is what the next block on parent is to use (coinbase, base fee,
+// randao chosen by the helpers), for the block builder and the pool.
+func (d *Tools) NextOn(parent types.Hash) ethbackend.NextBlock { return d.miner.nextOn(parent) }
+
+// WaitMined waits, when automining, until mined reports a sent
+// transaction mined (or ctx ends).
+func (d *Tools) WaitMined(ctx context.Context, mined func() bool) { d.miner.waitMined(ctx, mined) }
+
+// Close stops the mining control.
+func (d *Tools) Close() { d.miner.close() }
 
 // Snapshot implements backend.DevTools.
-func (d *devTools) Snapshot() uint64 {
+func (d *Tools) Snapshot() uint64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var s devSnapshot
@@ -134,7 +176,7 @@ func (d *devTools) Snapshot() uint64 {
 }
 
 // Revert implements backend.DevTools.
-func (d *devTools) Revert(ctx context.Context, id uint64, opts backend.RevertOptions) (bool, error) {
+func (d *Tools) Revert(ctx context.Context, id uint64, opts backend.RevertOptions) (bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	i := -1
@@ -190,7 +232,7 @@ func (d *devTools) Revert(ctx context.Context, id uint64, opts backend.RevertOpt
 }
 
 // Mine implements backend.DevTools.
-func (d *devTools) Mine(ctx context.Context, blocks, first, interval uint64) error {
+func (d *Tools) Mine(ctx context.Context, blocks, first, interval uint64) error {
 	if blocks == 0 {
 		return nil
 	}
@@ -213,7 +255,7 @@ func (d *devTools) Mine(ctx context.Context, blocks, first, interval uint64) err
 }
 
 // IncreaseTime implements backend.DevTools.
-func (d *devTools) IncreaseTime(seconds uint64) int64 {
+func (d *Tools) IncreaseTime(seconds uint64) int64 {
 	var total int64
 	d.miner.with(func(m *devMiner) {
 		m.offset += int64(seconds)
@@ -223,7 +265,7 @@ func (d *devTools) IncreaseTime(seconds uint64) int64 {
 }
 
 // SetNextBlockTimestamp implements backend.DevTools.
-func (d *devTools) SetNextBlockTimestamp(ts uint64) error {
+func (d *Tools) SetNextBlockTimestamp(ts uint64) error {
 	if head := d.n.Chain.Head(); ts <= head.Time() {
 		return fmt.Errorf("%w: %d is not after %d", backend.ErrTimestampNotAfterHead, ts, head.Time())
 	}
@@ -232,17 +274,17 @@ func (d *devTools) SetNextBlockTimestamp(ts uint64) error {
 }
 
 // SetAutomine implements backend.DevTools.
-func (d *devTools) SetAutomine(on bool) { d.miner.with(func(m *devMiner) { m.automine = on }) }
+func (d *Tools) SetAutomine(on bool) { d.miner.with(func(m *devMiner) { m.automine = on }) }
 
 // Automine implements backend.DevTools.
-func (d *devTools) Automine() bool {
+func (d *Tools) Automine() bool {
 	d.miner.mu.Lock()
 	defer d.miner.mu.Unlock()
 	return d.miner.automine
 }
 
 // SetIntervalMining implements backend.DevTools.
-func (d *devTools) SetIntervalMining(lo, hi time.Duration) {
+func (d *Tools) SetIntervalMining(lo, hi time.Duration) {
 	d.miner.with(func(m *devMiner) {
 		m.intervalMin, m.intervalMax = lo, hi
 		m.nextInterval()
@@ -253,7 +295,7 @@ func (d *devTools) SetIntervalMining(lo, hi time.Duration) {
 // modify changes the head's state with f; reads of "latest" see the
 // change at once, the pool re-validates against it and the next block is
 // built on it.
-func (d *devTools) modify(ctx context.Context, f func(st *state.StateDB)) error {
+func (d *Tools) modify(ctx context.Context, f func(st *state.StateDB)) error {
 	err := d.miner.quiet(ctx, func() error {
 		c := d.n.Chain
 		head := c.Head()
@@ -272,55 +314,55 @@ func (d *devTools) modify(ctx context.Context, f func(st *state.StateDB)) error 
 }
 
 // SetBalance implements backend.DevTools.
-func (d *devTools) SetBalance(ctx context.Context, a types.Address, bal *uint256.Int) error {
+func (d *Tools) SetBalance(ctx context.Context, a types.Address, bal *uint256.Int) error {
 	return d.modify(ctx, func(st *state.StateDB) { st.SetBalance(a, bal) })
 }
 
 // SetCode implements backend.DevTools.
-func (d *devTools) SetCode(ctx context.Context, a types.Address, code []byte) error {
+func (d *Tools) SetCode(ctx context.Context, a types.Address, code []byte) error {
 	return d.modify(ctx, func(st *state.StateDB) { st.SetCode(a, code) })
 }
 
 // SetNonce implements backend.DevTools.
-func (d *devTools) SetNonce(ctx context.Context, a types.Address, nonce uint64) error {
+func (d *Tools) SetNonce(ctx context.Context, a types.Address, nonce uint64) error {
 	return d.modify(ctx, func(st *state.StateDB) { st.SetNonce(a, nonce) })
 }
 
 // SetStorageAt implements backend.DevTools.
-func (d *devTools) SetStorageAt(ctx context.Context, a types.Address, slot, value types.Hash) error {
+func (d *Tools) SetStorageAt(ctx context.Context, a types.Address, slot, value types.Hash) error {
 	return d.modify(ctx, func(st *state.StateDB) { st.SetState(a, slot, value) })
 }
 
 // Impersonate implements backend.DevTools.
-func (d *devTools) Impersonate(a types.Address) {
+func (d *Tools) Impersonate(a types.Address) {
 	d.impMu.Lock()
 	defer d.impMu.Unlock()
 	d.imp[a] = true
 }
 
 // StopImpersonating implements backend.DevTools.
-func (d *devTools) StopImpersonating(a types.Address) {
+func (d *Tools) StopImpersonating(a types.Address) {
 	d.impMu.Lock()
 	defer d.impMu.Unlock()
 	delete(d.imp, a)
 }
 
 // AutoImpersonate implements backend.DevTools.
-func (d *devTools) AutoImpersonate(on bool) {
+func (d *Tools) AutoImpersonate(on bool) {
 	d.impMu.Lock()
 	defer d.impMu.Unlock()
 	d.autoImp = on
 }
 
 // Impersonating implements backend.Impersonator for the node's keyring.
-func (d *devTools) Impersonating(a types.Address) bool {
+func (d *Tools) Impersonating(a types.Address) bool {
 	d.impMu.RLock()
 	defer d.impMu.RUnlock()
 	return d.autoImp || d.imp[a]
 }
 
 // Metadata implements backend.DevTools.
-func (d *devTools) Metadata() backend.DevMetadata {
+func (d *Tools) Metadata() backend.DevMetadata {
 	head := d.n.Chain.Head()
 	d.miner.mu.Lock()
 	defer d.miner.mu.Unlock()
@@ -335,37 +377,12 @@ func (d *devTools) Metadata() backend.DevMetadata {
 	return m
 }
 
-// forget drops every snapshot (after a reset none of them is on the
+// Forget drops every snapshot (after a reset none of them is on the
 // chain) and the choices for the next blocks: a reset node starts afresh,
 // as Hardhat's and anvil's do.
-func (d *devTools) forget() {
+func (d *Tools) Forget() {
 	d.mu.Lock()
 	d.snaps = nil
 	d.mu.Unlock()
 	d.miner.with(func(m *devMiner) { m.next = devNext{} })
-}
-
-// restorePool puts the pool's saved transactions back, validated against
-// the head's state.
-func (n *Node) restorePool(saved txpool.Saved) {
-	n.resetMu.Lock()
-	defer n.resetMu.Unlock()
-	head := n.Chain.Head().Hash()
-	ph, err := n.nextPoolHead()
-	if err != nil {
-		n.log.Error("pool restore", "err", err)
-		return
-	}
-	n.Pool.Restore(saved, ph)
-	n.poolAt = head
-}
-
-// refreshPool re-validates the pool against the head's state even when
-// the head block is the same (its state changed, or the chain was
-// rewound to it).
-func (n *Node) refreshPool() {
-	n.resetMu.Lock()
-	n.poolAt = types.Hash{}
-	n.resetMu.Unlock()
-	n.resetPool()
 }

@@ -1,0 +1,40 @@
+package node
+
+import (
+	"context"
+
+	"github.com/chaind/chaind/internal/node/dev"
+	"github.com/chaind/chaind/internal/node/fork"
+	"github.com/chaind/chaind/internal/txpool"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/rpc/ethapi"
+)
+
+// enableDevTools prepares the test helpers of a --dev node (package dev);
+// the node registers them on its JSON-RPC server and runs its consensus
+// under their mining control.
+func (n *Node) enableDevTools() {
+	d := dev.New(dev.Config{Chain: n.Chain, Pool: n.Pool, Genesis: n.cfg.Genesis, BlockTime: n.cfg.BlockTime,
+		ClientVersion: n.cfg.ClientVersion, Node: devNode{n}})
+	n.keys.imp = d
+	n.dev = d
+	n.backend.SetNextBlockHook(d.NextOn)
+	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) {
+		h := tx.Hash()
+		d.WaitMined(ctx, func() bool { _, _, ok := n.Chain.DB().TxLookup(h); return ok })
+	})
+	go func() {
+		<-n.stop
+		d.Close()
+	}()
+	ethapi.RegisterDevTools(n.RPC, n.backend, d, ethapi.EthOptions{ClientVersion: n.cfg.ClientVersion})
+}
+
+// devNode is the node as the test helpers drive it.
+type devNode struct{ n *Node }
+
+func (d devNode) StopConsensus()                 { d.n.stopConsensusAndWait() }
+func (d devNode) StartConsensus() error          { return d.n.startConsensus() }
+func (d devNode) RestorePool(saved txpool.Saved) { d.n.restorePool(saved) }
+func (d devNode) RefreshPool()                   { d.n.refreshPool() }
+func (d devNode) Upstream() *fork.Client         { return d.n.Upstream() }
