@@ -48,15 +48,16 @@ func TestBanAppliesPerIP(t *testing.T) {
 }
 
 // IP bans spare the operator's own peers sharing the banned IP, as every
-// node of a loopback network does: a static peer is still dialed, a
-// private peer still connects, but an unknown fresh key from that IP is
-// refused after its handshake.
+// node of a loopback network does: static peers and bootnodes are still
+// dialed, a private peer still connects, but an unknown fresh key from
+// that IP is refused after its handshake.
 func TestIPBanSparesConfiguredPeers(t *testing.T) {
 	kf := newKey(t)
 	static, _ := startHost(t, Config{})
-	staticAddr := addrOf(static)
-	h, in := startHost(t, Config{StaticPeers: []PeerAddr{staticAddr}, PrivatePeers: []ID{IDOf(kf)}})
-	waitFor(t, "static peer connected", connected(h, static))
+	boot, _ := startHost(t, Config{})
+	h, in := startHost(t, Config{StaticPeers: []PeerAddr{addrOf(static)}, PrivatePeers: []ID{IDOf(kf)},
+		Bootnodes: []PeerAddr{{Addr: boot.Addr().String()}}})
+	waitFor(t, "static peer and bootnode connected", func() bool { return connected(h, static)() && connected(h, boot)() })
 	offend(t, h, "127.0.0.1")
 	offend(t, h, "127.0.0.1")
 	if !refusedAfterHandshake(t, h, "127.0.0.1") {
@@ -66,17 +67,26 @@ func TestIPBanSparesConfiguredPeers(t *testing.T) {
 	waitFor(t, "private peer from the banned IP connected", connected(friend, h))
 	friend.Send(h.ID(), topicVote, []byte("friend"))
 	in.want(t, "friend")
-	static.Close()
-	waitFor(t, "static peer gone", func() bool { return !hasPeer(h, staticAddr.ID) })
-	restarted, err := New(Config{Key: static.cfg.Key, Chain: testChain, ListenAddr: staticAddr.Addr, Logf: t.Logf})
+	for _, peer := range []*Host{static, boot} {
+		again := restart(t, peer)
+		waitFor(t, "configured peer at the banned IP redialed", connected(h, again))
+	}
+}
+
+// restart closes h and starts a host with its key at its address.
+func restart(t *testing.T, h *Host) *Host {
+	t.Helper()
+	addr := addrOf(h)
+	h.Close()
+	again, err := New(Config{Key: h.cfg.Key, Chain: testChain, ListenAddr: addr.Addr, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := restarted.Start(); err != nil {
+	if err := again.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer restarted.Close()
-	waitFor(t, "static peer at the banned IP redialed", connected(h, restarted))
+	t.Cleanup(again.Close)
+	return again
 }
 
 func TestIPKey(t *testing.T) {

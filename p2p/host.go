@@ -448,7 +448,10 @@ func (h *Host) add(p *peer) (*peer, error) {
 	if h.closed {
 		return nil, ErrClosed
 	}
-	if h.banned(p.id) || (h.ipBanned(p.remoteIP(), time.Now()) && !h.configured(p.id)) {
+	// A banned IP is checked on inbound connections only: this node dials
+	// its static peers and bootnodes wherever they are, and no learned
+	// address at a banned IP (see dialCandidates).
+	if h.banned(p.id) || (p.inbound && h.ipBanned(p.remoteIP(), time.Now()) && !h.configured(p.id)) {
 		return nil, ErrBanned
 	}
 	if p.inbound && h.peers[p.id] == nil && len(h.peers) >= h.cfg.MaxPeers {

@@ -377,21 +377,10 @@ func TestPeerExchange(t *testing.T) {
 }
 
 func TestRedialAfterRestart(t *testing.T) {
-	kb := newKey(t)
-	b, _ := startHost(t, Config{Key: kb})
-	addr := addrOf(b)
-	a, _ := startHost(t, Config{StaticPeers: []PeerAddr{addr}})
+	b, _ := startHost(t, Config{})
+	a, _ := startHost(t, Config{StaticPeers: []PeerAddr{addrOf(b)}})
 	waitFor(t, "connection", connected(a, b))
-	b.Close()
-	waitFor(t, "drop", func() bool { return a.PeerCount() == 0 })
-	b2, err := New(Config{Key: kb, Chain: testChain, ListenAddr: addr.Addr, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b2.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer b2.Close()
+	b2 := restart(t, b)
 	waitFor(t, "redial", connected(a, b2))
 }
 

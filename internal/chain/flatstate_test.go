@@ -160,6 +160,7 @@ func flatRun(t *testing.T, seed int64) {
 	}
 
 	var snapshots []types.Hash // roots of development state changes
+	deleted := 0
 	for step := 0; step < 80; step++ {
 		head := h.c.Head()
 		r := rng.Intn(10)
@@ -233,5 +234,72 @@ func flatRun(t *testing.T, seed int64) {
 			}
 		}
 		checkFlat(t, h.c, head.Root(), addrs, recent...)
+		if step%5 == 4 {
+			st, err := h.c.Prune(pruneKeep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			deleted += st.Deleted
+			checkKeptStates(t, h.c, pruneKeep)
+		}
+	}
+	if deleted == 0 {
+		t.Fatal("pruning never deleted a node: the check proves nothing")
+	}
+}
+
+const pruneKeep = 4
+
+// checkKeptStates reads every node and code blob of the states pruning
+// keeps (the last keep blocks' and the genesis'), through the tries alone:
+// a pruned node still reachable from a kept root fails it.
+func checkKeptStates(t *testing.T, c *Chain, keep uint64) {
+	t.Helper()
+	head := c.Head().Number()
+	roots := []types.Hash{c.Genesis().Root()}
+	for n := head; n+keep > head && n <= head; n-- {
+		b, err := c.BlockByNumber(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roots = append(roots, b.Root())
+		if n == 0 {
+			break
+		}
+	}
+	db := trieOnly{c.db}
+	for _, root := range roots {
+		at, err := trie.New(root, db)
+		if err != nil {
+			t.Fatalf("kept state %s: %v", root, err)
+		}
+		it := at.NewIterator(nil)
+		for it.Next() {
+			acct, err := state.DecodeAccount(it.Value())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if acct.CodeHash != state.EmptyCodeHash {
+				if _, err := db.Node(acct.CodeHash); err != nil {
+					t.Fatalf("kept state %s: code %s: %v", root, acct.CodeHash, err)
+				}
+			}
+			if acct.Root == state.EmptyRoot {
+				continue
+			}
+			stt, err := trie.New(acct.Root, db)
+			if err != nil {
+				t.Fatalf("kept state %s: storage %s: %v", root, acct.Root, err)
+			}
+			sit := stt.NewIterator(nil)
+			for sit.Next() {
+			}
+			if err := sit.Err(); err != nil {
+				t.Fatalf("kept state %s: storage %s: %v", root, acct.Root, err)
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatalf("kept state %s: %v", root, err)
+		}
 	}
 }

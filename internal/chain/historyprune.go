@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
@@ -48,8 +49,9 @@ func (db *DB) migrateHistory() error {
 
 // HistoryPruneStats reports what one PruneHistory call did.
 type HistoryPruneStats struct {
-	Blocks int    // blocks whose history went
-	From   uint64 // the first block the index covers afterwards
+	Blocks int           // blocks whose history went
+	From   uint64        // the first block the index covers afterwards
+	Pause  time.Duration // how long the chain was held
 }
 
 // PruneHistory drops the history index of blocks older than the last keep
@@ -96,6 +98,7 @@ func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error)
 		return HistoryPruneStats{From: from}, nil
 	}
 	c.mu.Lock()
+	start := time.Now()
 	defer c.mu.Unlock()
 	// A canonical change meanwhile (blocks this deep only move in a
 	// reorganisation past the kept history): try again next time.
@@ -154,5 +157,5 @@ func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error)
 		c.db.Discard()
 		return HistoryPruneStats{From: from}, err
 	}
-	return HistoryPruneStats{Blocks: len(todo), From: newFrom}, nil
+	return HistoryPruneStats{Blocks: len(todo), From: newFrom, Pause: time.Since(start)}, nil
 }

@@ -29,6 +29,7 @@ func (n *Node) openMetrics() {
 		calls.Add(1, c.Method, outcome)
 		lat.Observe(c.Duration.Seconds(), c.Method)
 	})
+	n.prunePause = r.NewHistogramVec("chaind_prune_pause_seconds", "Time a pruning pass held the chain, blocking block production: one observation per slice, by what was pruned (state or history).", chainmetrics.DefaultBuckets, "kind")
 	r.GaugeFunc("chaind_head_number", "Number of the head block.", func() float64 { return float64(n.Chain.Head().Number()) })
 	r.GaugeFunc("chaind_head_timestamp_seconds", "Timestamp of the head block.", func() float64 { return float64(n.Chain.Head().Time()) })
 	r.GaugeFunc("chaind_block_interval_seconds", "Time between the head block and its parent.", func() float64 {

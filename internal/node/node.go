@@ -119,20 +119,22 @@ type Config struct {
 
 // Node is a running chaind node.
 type Node struct {
-	cfg      Config
-	log      *slog.Logger
-	kv       store.KV
-	Chain    *chain.Chain
-	Pool     *txpool.Pool
-	backend  *ethbackend.Backend
-	stake    *stakebackend.Backend // the staking, network and supply views
-	RPC      *rpc.Server
-	keys     *keyring
-	front    *front.Front
-	opslog   *opslog.Log // nil: debug routes off
-	metrics  *metrics.Registry
-	bftStats bft.Stats
-	gql      *gqleth.Service
+	cfg     Config
+	log     *slog.Logger
+	kv      store.KV
+	Chain   *chain.Chain
+	Pool    *txpool.Pool
+	backend *ethbackend.Backend
+	stake   *stakebackend.Backend // the staking, network and supply views
+	RPC     *rpc.Server
+	keys    *keyring
+	front   *front.Front
+	opslog  *opslog.Log // nil: debug routes off
+	metrics *metrics.Registry
+	// prunePause observes each hold of the chain by a pruning pass.
+	prunePause *metrics.HistogramVec
+	bftStats   bft.Stats
+	gql        *gqleth.Service
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 

@@ -8,9 +8,10 @@ import (
 )
 
 // pruneStates keeps the stored state to the last StateHistory blocks: every
-// StateHistory new blocks (syncPruneEvery while syncing) it runs a
-// mark-and-sweep pass (chain.Prune), and rewrites the store once most of
-// the file is garbage.
+// StateHistory new blocks (syncPruneEvery while syncing) it runs an
+// incremental mark-and-sweep pass (chain.Prune), which holds the chain
+// only for slices of its deletions (each observed in
+// chaind_prune_pause_seconds).
 func (n *Node) pruneStates() {
 	defer n.wg.Done()
 	heads, cancel := n.Chain.Subscribe(16)
@@ -41,7 +42,10 @@ func (n *Node) pruneStates() {
 				n.log.Error("pruning old state failed", "err", err)
 				continue
 			}
-			n.log.Debug("pruned old state", "head", b.Number(), "roots", st.Roots, "kept", st.Kept, "deleted", st.Deleted, "took", time.Since(start))
+			for _, p := range st.Pauses {
+				n.observePrunePause(p, "state")
+			}
+			n.log.Debug("pruned old state", "head", b.Number(), "roots", st.Roots, "kept", st.Kept, "deleted", st.Deleted, "took", time.Since(start), "max_pause", st.MaxPause())
 		}
 	}
 }
@@ -81,6 +85,9 @@ func (n *Node) pruneHistory() {
 			first, last = false, head
 			for {
 				st, err := n.Chain.PruneHistory(keep, historyPruneSlice)
+				if st.Blocks > 0 {
+					n.observePrunePause(st.Pause, "history")
+				}
 				if err != nil {
 					n.log.Error("pruning the history index failed", "err", err)
 					break
@@ -113,3 +120,10 @@ const (
 	historyPruneEvery = 64
 	historyPruneSlice = 128
 )
+
+// observePrunePause records one hold of the chain by a pruning pass.
+func (n *Node) observePrunePause(d time.Duration, kind string) {
+	if n.prunePause != nil {
+		n.prunePause.Observe(d.Seconds(), kind)
+	}
+}

@@ -70,3 +70,23 @@ func BenchmarkRandomReadsAndScans(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkCommitSync(b *testing.B) {
+	db, err := OpenWith(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	k, v := make([]byte, 32), make([]byte, 100)
+	var bt Batch
+	for range b.N {
+		bt.Reset()
+		for range 10 {
+			rand.Read(k)
+			bt.Put(k, v)
+		}
+		if err := db.Write(&bt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -59,6 +59,9 @@ func (db *DB) makeRoom() error {
 				db.log = old
 				return fmt.Errorf("store: starting a new log: %w", err)
 			}
+			// The old log is whole: cut its zeros; a failure leaves only
+			// zeros, which replay reads as the end.
+			old.finish()
 			old.f.Close()
 			nv := v.clone()
 			nv.imm, nv.mem = v.mem, mem

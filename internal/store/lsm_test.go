@@ -200,3 +200,37 @@ func TestDiskFullIsClearAndRecovers(t *testing.T) {
 		t.Fatal("after reopening, the store differs from what was acknowledged")
 	}
 }
+
+// The log is written ahead with zeros: zeros after the last record are
+// its end (what a kill leaves), not damage; zeros where committed records
+// were (the tip points past them) are damage.
+func TestLogZeroTail(t *testing.T) {
+	dir := t.TempDir()
+	sizes := writeN(t, dir, 5)
+	p := currentLog(t, dir)
+	data, _ := os.ReadFile(p)
+	if int64(len(data)) != sizes[4] {
+		t.Fatalf("a closed log holds %d bytes, want its %d bytes of records", len(data), sizes[4])
+	}
+	os.WriteFile(p, append(data, make([]byte, 5000)...), 0o644)
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.Recover.CutBytes != 0 || countKeys(t, db) != 5 {
+		t.Fatalf("zeros after the last record: recover %+v, %d keys", db.Recover, countKeys(t, db))
+	}
+	db.Put([]byte("k5"), []byte("after"))
+	db.Close()
+	if db, err = Open(dir); err != nil || countKeys(t, db) != 6 {
+		t.Fatalf("reopen: %v", err)
+	}
+	db.Close()
+
+	data, _ = os.ReadFile(p)
+	copy(data[sizes[1]:sizes[3]], make([]byte, sizes[3]-sizes[1]))
+	os.WriteFile(p, data, 0o644)
+	if _, err := Open(dir); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("committed records zeroed: %v", err)
+	}
+}

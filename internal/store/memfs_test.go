@@ -236,8 +236,9 @@ func (f *memFile) Truncate(n int64) error {
 	return nil
 }
 
-func (f *memFile) Sync() error  { return f.fs.alive() }
-func (f *memFile) Close() error { return nil }
+func (f *memFile) Sync() error     { return f.fs.alive() }
+func (f *memFile) datasync() error { return f.fs.alive() }
+func (f *memFile) Close() error    { return nil }
 func (f *memFile) size() (int64, error) {
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()

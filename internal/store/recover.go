@@ -50,7 +50,7 @@ func (db *DB) replay(logs []uint64) error {
 		}
 		if num != last {
 			f.Close()
-			if res.end != res.total {
+			if !res.whole() {
 				return &DamageError{Path: name, Offset: res.end, Size: res.total, LastWrite: -2, Reason: res.reason}
 			}
 			continue
@@ -66,7 +66,7 @@ func (db *DB) replay(logs []uint64) error {
 		if db.ro {
 			f.Close()
 		} else {
-			db.log = &wal{num: num, f: f, size: res.end, last: res.last}
+			db.log = &wal{num: num, f: f, size: res.end, last: res.last, alloc: res.total}
 		}
 	}
 	db.cur.mem = mem
@@ -90,7 +90,7 @@ func (db *DB) openTip() error {
 // it is whole, cut it when only the last write is torn, refuse it when the
 // damage lies before the last write or a valid record follows it.
 func (db *DB) judgeTail(f file, name string, res scanResult, synced int64) error {
-	if res.end == res.total && synced <= res.total {
+	if res.whole() && synced <= res.end {
 		return nil
 	}
 	reason := res.reason

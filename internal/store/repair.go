@@ -120,7 +120,7 @@ func repairLogs(fs vfs, dir string, logs []string) (RepairInfo, error) {
 		}
 		info.Batches += res.batches
 		num, _, _ := parseFileName(name)
-		if res.end == res.total {
+		if res.whole() {
 			f.Close()
 			if i == len(logs)-1 {
 				return info, setTip(fs, dir, num, res.last)

@@ -671,7 +671,7 @@ func (db *DB) Close() error {
 	defer db.lock.release()
 	var err error
 	if db.log != nil {
-		err = errors.Join(db.log.f.Sync(), db.log.f.Close())
+		err = errors.Join(db.log.finish(), db.log.f.Close())
 	}
 	err = errors.Join(err, db.tip.close(err == nil))
 	db.cur.unref()

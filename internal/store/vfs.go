@@ -27,6 +27,9 @@ type file interface {
 	ReadAt(p []byte, off int64) (int, error)
 	WriteAt(p []byte, off int64) (int, error)
 	Sync() error
+	// datasync makes written data durable without the metadata a read
+	// does not need (fdatasync where there is one).
+	datasync() error
 	Truncate(size int64) error
 	Close() error
 	size() (int64, error)

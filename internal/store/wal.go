@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -39,7 +40,14 @@ type scanResult struct {
 	// followed is set when a valid record sits right after the bad one:
 	// the damage is then inside the file, not a torn end.
 	followed bool
+	// zeroTail is set when the log ends in zeros from end on: space
+	// written ahead for records to come, not damage.
+	zeroTail bool
 }
+
+// whole reports whether the log holds nothing but valid records (and the
+// zeros written ahead of them).
+func (r scanResult) whole() bool { return r.end == r.total || r.zeroTail }
 
 // scanLog replays a log from the start, calling apply for every valid
 // record, and stops at the first record that does not hold.
@@ -89,7 +97,28 @@ func scanLog(f file, apply func(payload []byte) error) (scanResult, error) {
 		res.batches++
 	}
 	res.end = off
+	if off < total && zeroFrom(f, off, total) {
+		res.zeroTail, res.reason = true, ""
+	}
 	return res, nil
+}
+
+// zeroFrom reports whether the file holds only zero bytes from off to total.
+func zeroFrom(f file, off, total int64) bool {
+	buf := make([]byte, min(total-off, 1<<20))
+	for off < total {
+		n := min(int64(len(buf)), total-off)
+		if _, err := f.ReadAt(buf[:n], off); err != nil {
+			return false
+		}
+		for _, c := range buf[:n] {
+			if c != 0 {
+				return false
+			}
+		}
+		off += n
+	}
+	return true
 }
 
 // validRecordAt reports whether a whole record with a good checksum starts
@@ -119,32 +148,70 @@ func checkBatch(p []byte) error {
 	return b.forEach(func(bool, []byte, []byte) {})
 }
 
-// wal is the log being appended to.
+// wal is the log being appended to. Its file is written ahead with zeros,
+// walChunk at a time, and synced: a record then overwrites bytes already
+// on disk, and syncing it (fdatasync) writes only the data, not the file's
+// size and block map (on ext4 that is a journal commit per write saved).
+// A full disk shows when a chunk is written ahead, before any record.
 type wal struct {
-	num  uint64
-	f    file
-	size int64 // end of the valid data: the next record goes here
-	last int64 // start of the last record
+	num   uint64
+	f     file
+	size  int64 // end of the valid data: the next record goes here
+	last  int64 // start of the last record
+	alloc int64 // bytes of the file written ahead
 }
+
+const walChunk = 1 << 20
 
 // append writes one record at the end of the log, after pointing the tip
 // at it. A failed write leaves size where it was, so the next record
-// overwrites the partial one (and the tail is cut back to size, so no
-// stale bytes follow it).
+// overwrites the partial one (which is zeroed again, so no stale bytes
+// follow it).
 func (w *wal) append(tip *tipFile, rec []byte, sync bool) error {
+	end := w.size + int64(len(rec))
+	if end > w.alloc {
+		if err := w.reserve(end+walChunk, sync); err != nil {
+			return err
+		}
+	}
 	if err := tip.set(w.num, w.size); err != nil {
 		return err
 	}
 	if _, err := w.f.WriteAt(rec, w.size); err != nil {
-		w.f.Truncate(w.size)
+		w.f.WriteAt(make([]byte, len(rec)), w.size)
 		return err
+	}
+	if sync {
+		if err := w.f.datasync(); err != nil {
+			return err
+		}
+	}
+	w.last = w.size
+	w.size = end
+	return nil
+}
+
+// reserve writes zeros up to n and (when syncing) syncs them with the new
+// file size.
+func (w *wal) reserve(n int64, sync bool) error {
+	zeros := make([]byte, min(n-w.alloc, walChunk))
+	for off := w.alloc; off < n; off += int64(len(zeros)) {
+		if _, err := w.f.WriteAt(zeros[:min(int64(len(zeros)), n-off)], off); err != nil {
+			w.f.Truncate(max(w.alloc, w.size))
+			return err
+		}
 	}
 	if sync {
 		if err := w.f.Sync(); err != nil {
 			return err
 		}
 	}
-	w.last = w.size
-	w.size += int64(len(rec))
+	w.alloc = n
 	return nil
+}
+
+// finish cuts the zeros written ahead and syncs the log, which then ends
+// with its last record.
+func (w *wal) finish() error {
+	return errors.Join(w.f.Truncate(w.size), w.f.Sync())
 }

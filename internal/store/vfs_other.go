@@ -1,0 +1,5 @@
+//go:build !linux
+
+package store
+
+func (f osFile) datasync() error { return f.Sync() }
