@@ -19,6 +19,40 @@
 // The staking, distribution and governance contracts themselves are
 // internal/staking; the BFT core is consensus; this package joins them to
 // the chain.
+//
+// A delegation, from eth_sendRawTransaction to chain_getCycleInfo (down
+// the layers once, and back up once):
+//
+//	rpc/ethapi/eth.go: ethAPI.sendRawTransaction          decode, hand to the backend
+//	internal/node/ethbackend/backend.go: SendPooledTransaction
+//	internal/txpool/txpool.go: Pool.AddPooled             checked against the head state, pending
+//	internal/node/bft/app.go: ChainApp.Propose, build     the proposer takes the pool's pending
+//	internal/chain/builder.go: Chain.BuildBlock           NextHeader, then this engine's Prepare
+//	internal/pos/engine.go: Engine.Prepare                consensus data, parent-certificate commitment
+//	internal/chain/exec.go: Rules.Open, Exec.Apply        the one executor; natives from Engine.Natives
+//	evm/evm.go: EVM.Call -> runNative                     the Staking address runs Go code
+//	internal/staking/contract.go: Contract.RunNative      ABI dispatch
+//	internal/staking/staking.go: delegate -> ledger.bond  shares and stake in the contract's storage
+//	internal/chain/exec.go: Exec.Finish                   counts the burned fees, calls Finalize
+//	internal/pos/engine.go: Engine.Finalize               staking.EndBlock; a selection block returns the chosen set
+//	internal/staking/cycle.go: EndBlock -> selectValidators, endCycle (types.Cycles says which block is which)
+//	internal/chain/certs.go: Chain.CommitCertified        the block, its state and certificate in one write
+//	rpc/ethapi/chainns.go: RegisterChain "chain_getCycleInfo"
+//	internal/node/stakebackend/network.go: network.CycleInfo  staking.ReadCycle on the head state
+//
+// A block, from proposal to commit:
+//
+//	consensus/core.go: State.Step -> RequestValue        the core asks its proposer for a value
+//	internal/node/bft/driver.go: Driver.apply -> work.propose (work.go)  off the driver's goroutine
+//	internal/node/bft/app.go: ChainApp.Propose -> build -> Chain.BuildBlock (Prepare, Open, fill, Finish, Seal)
+//	internal/node/bft/value.go: EncodeValue              rlp([block, parent certificate])
+//	consensus/core.go: State.Step -> BroadcastProposal, then RequestValidation on every validator
+//	internal/node/bft/work.go: work.validate -> ChainApp.Validate (app.go)  DecodeValue
+//	internal/pos/engine.go: Engine.VerifyHeader          CheckParentCert, checkConsensusData (evidence.go)
+//	internal/chain/chain.go: Chain.Validate              Rules.ValidateHeader, execution, Engine.Finalize, root check
+//	consensus/core.go: ValidatedEvent -> prevotes, precommits -> Decide
+//	internal/node/bft/driver.go: Driver.commit           the certificate from the precommits
+//	internal/node/bft/app.go: ChainApp.Commit -> Chain.CommitCertified (certs.go), Engine.Committed
 package pos
 
 import (
