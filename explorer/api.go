@@ -291,8 +291,8 @@ func (e *Explorer) cycleListing(r *http.Request) (any, error) {
 	// the head hold nothing yet.
 	b := e.cfg.Backend
 	head := b.Head().Number()
-	first := start * cycleBlocks
-	last := min(end*cycleBlocks+cycleBlocks-1, head)
+	first := cycles.First(start)
+	last := min(cycles.Last(end), head)
 	historyFrom, err := b.HistoryFrom()
 	if err != nil {
 		return nil, err

@@ -191,8 +191,8 @@ func (e *Explorer) cycleOf(n *uint64) (*cycleJSON, error) {
 		return nil, err
 	}
 	b := e.cfg.Backend
-	first := ci.Counter * cycleBlocks
-	last := min(first+cycleBlocks-1, b.Head().Number())
+	first := cycles.First(ci.Counter)
+	last := min(cycles.Last(ci.Counter), b.Head().Number())
 	var before uint64
 	if first > 0 {
 		if before, err = b.TxCountThrough(first - 1); err != nil {
@@ -237,7 +237,7 @@ func (e *Explorer) cycles(r *http.Request) (any, error) {
 		return nil, err
 	}
 	out := []*cycleJSON{}
-	cur := e.cfg.Backend.Head().Number() / cycleBlocks
+	cur := cycles.Of(e.cfg.Backend.Head().Number())
 	for c := cur; uint64(len(out)) < count; c-- {
 		cj, err := e.cycleOf(&c)
 		if err != nil {
@@ -283,7 +283,7 @@ func (e *Explorer) stats(*http.Request) (any, error) {
 		}
 	}
 	active := len(e.validatorList())
-	var cycle uint64 = head.Number() / cycleBlocks
+	cycle := cycles.Of(head.Number())
 	if e.cfg.Validators != nil {
 		if ci, err := e.cfg.Validators.CycleInfo(nil); err == nil {
 			active, cycle = ci.Nodes.Active, ci.Counter

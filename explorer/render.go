@@ -15,8 +15,8 @@ import (
 // wei), so no JSON reader loses precision; times are Unix seconds;
 // addresses are EIP-55.
 
-// cycleBlocks is the length of a consensus cycle: cycle = block / 10.
-const cycleBlocks = 10
+// cycles is the chain's cycle rule.
+var cycles = types.DefaultCycles
 
 type blockJSON struct {
 	Number           uint64   `json:"number"`
@@ -99,7 +99,7 @@ func (e *Explorer) renderBlock(b *types.Block, receipts types.Receipts, withTxs 
 	h := b.HeaderRef()
 	out := blockJSON{
 		Number: b.Number(), Hash: b.Hash().Hex(), ParentHash: h.ParentHash.Hex(), Timestamp: h.Time,
-		Cycle: b.Number() / cycleBlocks, Miner: h.Coinbase.Hex(), GasUsed: h.GasUsed, GasLimit: h.GasLimit,
+		Cycle: cycles.Of(b.Number()), Miner: h.Coinbase.Hex(), GasUsed: h.GasUsed, GasLimit: h.GasLimit,
 		Size: b.Size(), StateRoot: h.Root.Hex(), TransactionCount: len(b.Transactions()),
 	}
 	if h.BaseFee != nil {
@@ -125,7 +125,7 @@ func (e *Explorer) renderRow(b *types.Block, receipts types.Receipts, i int) txR
 		from, _ = e.cfg.Backend.Signer(b.Number(), b.Time()).Sender(tx)
 	}
 	row := txRow{
-		Hash: tx.Hash().Hex(), BlockNumber: b.Number(), Index: i, Cycle: b.Number() / cycleBlocks,
+		Hash: tx.Hash().Hex(), BlockNumber: b.Number(), Index: i, Cycle: cycles.Of(b.Number()),
 		Timestamp: b.Time(), From: from.Hex(), To: addrPtr(tx.To()), Value: dec(tx.Value()), Fee: "0",
 		Method: methodOf(tx),
 	}

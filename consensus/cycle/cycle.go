@@ -1,62 +1,37 @@
-// Package cycle implements chaind's cycles: a cycle is ten consecutive
-// blocks (cycle = floor(height / 10)), and validator-set changes, rewards
-// and penalties take effect only at cycle boundaries. Schedule turns the
-// staking layer's requested changes into the validator set of every height
-// (it is the consensus.ValidatorSource of a node); Book keeps one record
-// per cycle for chain_getCycleInfo and the explorer.
+// Package cycle gives the validator set of every height of a chain whose
+// set never changes (a BFT chain without staking, the simulator): the
+// genesis set with proposer priorities advanced once per height. A
+// proof-of-stake chain's sets come from its staking state instead
+// (internal/pos).
 package cycle
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/chaind/chaind/consensus"
 )
 
-// Length is the number of blocks in a cycle.
-const Length = 10
+// keep is how many recent heights' sets a Schedule holds; older ones are
+// recomputed from genesis when asked for (old evidence, a node syncing
+// from far back), so memory does not grow with the chain.
+const keep = 1024
 
-// Of returns the cycle of a block height.
-func Of(height uint64) uint64 { return height / Length }
-
-// Start returns the first height of cycle c.
-func Start(c uint64) uint64 { return c * Length }
-
-// NextBoundary returns the first height of the cycle after the one
-// containing height: where a change requested at height takes effect.
-func NextBoundary(height uint64) uint64 { return Start(Of(height) + 1) }
-
-// ErrTooLate is returned by Schedule.Queue when the boundary the change is
-// for has already been handed out.
-var ErrTooLate = errors.New("cycle: validator set of the boundary is already fixed")
-
-// Schedule is the validator set of every height. Height 1 (the first block
-// after genesis) uses the genesis set; each later height uses the previous
-// set with proposer priorities advanced by one run, plus, at a cycle
-// boundary, the changes queued before it. It is safe for concurrent use.
+// Schedule is the validator set of every height of a fixed set. Height 1
+// (the first block after genesis) uses the genesis set; each later height
+// the previous set with proposer priorities advanced by one run. It is
+// safe for concurrent use.
 type Schedule struct {
-	mu      sync.Mutex
-	sets    []*consensus.ValidatorSet // sets[h], sets[0] unused
-	pending map[uint64][]consensus.Validator
+	genesis *consensus.ValidatorSet
+
+	mu   sync.Mutex
+	base uint64                    // the height of sets[0]
+	sets []*consensus.ValidatorSet // consecutive heights from base
 }
 
 // NewSchedule starts a schedule from the genesis validator set.
 func NewSchedule(genesis *consensus.ValidatorSet) *Schedule {
-	return &Schedule{sets: []*consensus.ValidatorSet{nil, genesis}, pending: make(map[uint64][]consensus.Validator)}
-}
-
-// Queue records validator changes decided while executing block height
-// (Power 0 removes a validator). They take effect at NextBoundary(height).
-func (s *Schedule) Queue(height uint64, changes ...consensus.Validator) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	at := NextBoundary(height)
-	if uint64(len(s.sets)) > at {
-		return fmt.Errorf("%w: height %d", ErrTooLate, at)
-	}
-	s.pending[at] = append(s.pending[at], changes...)
-	return nil
+	return &Schedule{genesis: genesis, base: 1, sets: []*consensus.ValidatorSet{genesis}}
 }
 
 // ValidatorSet implements consensus.ValidatorSource.
@@ -66,18 +41,20 @@ func (s *Schedule) ValidatorSet(h uint64) (*consensus.ValidatorSet, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for uint64(len(s.sets)) <= h {
-		next := uint64(len(s.sets))
-		set := s.sets[next-1].Next()
-		if ch := s.pending[next]; len(ch) > 0 {
-			updated, err := set.Update(ch)
-			if err != nil {
-				return nil, fmt.Errorf("cycle: changes at height %d: %w", next, err)
-			}
-			set = updated
-			delete(s.pending, next)
+	if h < s.base {
+		set := s.genesis
+		for range h - 1 {
+			set = set.Next()
 		}
-		s.sets = append(s.sets, set)
+		return set, nil
 	}
-	return s.sets[h], nil
+	for s.base+uint64(len(s.sets)) <= h {
+		s.sets = append(s.sets, s.sets[len(s.sets)-1].Next())
+		if len(s.sets) > 2*keep {
+			drop := len(s.sets) - keep
+			s.sets = append([]*consensus.ValidatorSet(nil), s.sets[drop:]...)
+			s.base += uint64(drop)
+		}
+	}
+	return s.sets[h-s.base], nil
 }

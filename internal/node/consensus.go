@@ -60,7 +60,7 @@ func (n *Node) startConsensus() error {
 	n.stopConsensus, n.consensusDone = cancel, done
 	n.mu.Unlock()
 	if err != nil {
-		n.consensusDown(err)
+		n.consensusDown(err, consensusRetryMin)
 	}
 	n.wg.Add(1)
 	go func() {
@@ -208,9 +208,8 @@ func (n *Node) superviseConsensus(ctx context.Context, st bft.StateStore, v *val
 			if time.Since(start) >= consensusSettle {
 				back = consensusRetryMin
 			}
-			n.consensusDown(err)
+			n.consensusDown(err, back)
 		}
-		n.log.Warn("consensus: retrying after a transient error", "in", back)
 		select {
 		case <-ctx.Done():
 			return
@@ -223,7 +222,7 @@ func (n *Node) superviseConsensus(ctx context.Context, st bft.StateStore, v *val
 				n.fail(fmt.Errorf("consensus: %w", err))
 				return
 			}
-			n.consensusDown(err)
+			n.consensusDown(err, back)
 		}
 	}
 }

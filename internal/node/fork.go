@@ -13,7 +13,6 @@ import (
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node/fork"
-	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 )
@@ -28,10 +27,6 @@ type ForkConfig struct {
 	// Reset serves anvil_reset and hardhat_reset (development nodes only).
 	Reset bool
 }
-
-// forkHashes is how many upstream block hashes a fork keeps: all that
-// BLOCKHASH can reach from the first local blocks.
-const forkHashes = 256
 
 // forkState is a node's fork bookkeeping.
 type forkState struct {
@@ -73,54 +68,13 @@ func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
 		conf.ChainID = id
 		g.Config = &conf
 		fs.base.Config = &conf
-		if err := forkGenesis(ctx, g, up); err != nil {
+		if err := fork.Genesis(ctx, g, up); err != nil {
 			return nil, err
 		}
 		fs.up.Store(up)
 		cfg.Log.Info("forking", "upstream", up.URL(), "block", up.Block.Number, "hash", up.Block.Hash, "chainId", id)
 	}
 	return fs, nil
-}
-
-// forkGenesis makes g a genesis that continues up's fork block: the block
-// itself when its header is known (as anvil forks: the fork block is the
-// head until a block is made), else a first local block on top of it.
-func forkGenesis(ctx context.Context, g *chain.Genesis, up *fork.Client) error {
-	hashes, err := up.Hashes(ctx, forkHashes)
-	if err != nil {
-		return err
-	}
-	// The genesis writes its allocations over the upstream state: their
-	// proofs (and the root's, which any proof starts with) in one batch.
-	addrs := append([]types.Address{{}}, staking.Addresses()...)
-	for a := range g.Alloc {
-		addrs = append(addrs, a)
-	}
-	if err := up.Prefetch(ctx, addrs); err != nil {
-		return err
-	}
-	b := up.Block
-	g.Fork = &chain.ForkPoint{URL: up.URL(), Number: chain.Uint64(b.Number), Hash: b.Hash, StateRoot: b.StateRoot, Hashes: hashes, Remote: up}
-	if b.BaseFee != nil {
-		g.BaseFee = &chain.U256{Int: *b.BaseFee}
-	}
-	if b.Header != nil {
-		// The genesis fields still date the system contracts' genesis
-		// state; the block is the upstream's header.
-		g.Fork.Header = b.Header.EncodeRLP()
-		g.Number, g.ParentHash, g.Timestamp = chain.Uint64(b.Number), b.Parent, chain.Uint64(b.Time)
-		// The block's body and receipts, read now rather than on the
-		// first request: every API reads the head. A failure does not
-		// stop the fork; the block is asked for again when read, and
-		// until then reads of it report the upstream's error (the head
-		// shows its header alone).
-		up.BlockContents(ctx)
-		return nil
-	}
-	g.Number = chain.Uint64(b.Number + 1)
-	g.ParentHash = b.Hash
-	g.Timestamp = chain.Uint64(max(uint64(g.Timestamp), b.Time+1))
-	return nil
 }
 
 // registerReset serves anvil_reset and hardhat_reset.
@@ -200,7 +154,7 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 		ng.Alloc = maps.Clone(f.base.Alloc)
 		conf := *f.base.Config
 		ng.Config = &conf
-		if err := forkGenesis(ctx, &ng, up); err != nil {
+		if err := fork.Genesis(ctx, &ng, up); err != nil {
 			return fmt.Errorf("%w: %w", ErrResetUpstream, err)
 		}
 		// The chain keeps its config; its engine adds the system
@@ -244,62 +198,6 @@ func (n *Node) dropPool() {
 // Upstream returns the client of the chain's fork upstream (nil: no fork).
 func (n *Node) Upstream() *fork.Client { return n.fork.up.Load() }
 
-// preFork lists the methods that name a block, and where: a block before
-// the local genesis is an upstream block, which the upstream answers as it
-// has it. The genesis itself is local, also when it is the upstream's fork
-// block: the backend gives it the upstream's body, and its state is the
-// upstream's with the local allocations, as anvil's fork block's is.
-var preFork = []struct {
-	method string
-	param  int
-}{
-	{"eth_getBlockByNumber", 0},
-	{"eth_getHeaderByNumber", 0},
-	{"eth_getBlockReceipts", 0},
-	{"eth_getBlockTransactionCountByNumber", 0},
-	{"eth_getTransactionByBlockNumberAndIndex", 0},
-	{"eth_getUncleCountByBlockNumber", 0},
-	{"eth_getUncleByBlockNumberAndIndex", 0},
-	{"eth_getBalance", 1},
-	{"eth_getTransactionCount", 1},
-	{"eth_getCode", 1},
-	{"eth_getStorageAt", 2},
-	{"eth_getProof", 2},
-	{"eth_call", 1},
-	{"eth_estimateGas", 1},
-	{"eth_createAccessList", 1},
-}
-
-// forwardOldBlocks sends calls about blocks before the local genesis to the
-// upstream: by number (preFork), by hash, and the upstream's part of
-// eth_getLogs ranges.
-func (n *Node) forwardOldBlocks() {
-	n.forwardOldBlocksByHash()
-	n.forwardOldLogs()
-	for _, m := range preFork {
-		local, minP, maxP, ok := n.RPC.Lookup(m.method)
-		if !ok {
-			continue
-		}
-		name, pos := m.method, m.param
-		n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
-			up := n.Upstream()
-			if up == nil || p.Len() <= pos {
-				return local(ctx, p)
-			}
-			num, ok := blockParam(p[pos])
-			if !ok || num >= n.Chain.Genesis().Number() {
-				return local(ctx, p) // a hash or tag, or a local block
-			}
-			params, err := json.Marshal(p)
-			if err != nil {
-				return nil, err
-			}
-			return up.Forward(ctx, name, params)
-		})
-	}
-}
-
 // openFork is prepareFork with a deadline for the upstream.
 func openFork(cfg *Config) (*forkState, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*fork.Timeout)
@@ -317,143 +215,9 @@ func (n *Node) registerFork() {
 			}
 			return nil, nil, 0, nil
 		})
-		n.forwardOldBlocks()
+		fork.Forward(n.RPC, n.Chain, n.Upstream)
 	}
 	if reset {
 		n.registerReset()
 	}
 }
-
-// byHash lists the methods that look a block or transaction up by hash,
-// and the field of the answer that holds its block number.
-var byHash = []struct{ method, numberField string }{
-	{"eth_getBlockByHash", "number"},
-	{"eth_getTransactionByHash", "blockNumber"},
-	{"eth_getTransactionReceipt", "blockNumber"},
-}
-
-// forwardOldBlocksByHash asks the upstream for blocks and transactions the
-// local chain does not know, and answers with what it has up to the fork
-// point (later blocks are not this chain's).
-func (n *Node) forwardOldBlocksByHash() {
-	for _, m := range byHash {
-		local, minP, maxP, ok := n.RPC.Lookup(m.method)
-		if !ok {
-			continue
-		}
-		name, field := m.method, m.numberField
-		n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
-			res, err := local(ctx, p)
-			up := n.Upstream()
-			if err != nil || up == nil {
-				return res, err
-			}
-			if enc, merr := json.Marshal(res); merr != nil || string(enc) != "null" {
-				return res, nil
-			}
-			params, err := json.Marshal(p)
-			if err != nil {
-				return nil, err
-			}
-			raw, err := up.Forward(ctx, name, params)
-			if err != nil {
-				return nil, err
-			}
-			var fields map[string]json.RawMessage
-			if json.Unmarshal(raw, &fields) != nil {
-				return res, nil
-			}
-			num, ok := blockParam(fields[field])
-			if !ok || num > up.Block.Number {
-				return res, nil
-			}
-			return raw, nil
-		})
-	}
-}
-
-// forwardOldLogs splits eth_getLogs at the fork point: logs of upstream
-// blocks come from the upstream, the rest from the local chain.
-func (n *Node) forwardOldLogs() {
-	const name = "eth_getLogs"
-	local, minP, maxP, ok := n.RPC.Lookup(name)
-	if !ok {
-		return
-	}
-	n.RPC.Register(name, minP, maxP, func(ctx context.Context, p rpc.Params) (any, error) {
-		up := n.Upstream()
-		var q map[string]json.RawMessage
-		if up == nil || p.Len() == 0 || json.Unmarshal(p[0], &q) != nil || q["blockHash"] != nil {
-			return local(ctx, p)
-		}
-		first := n.Chain.Genesis().Number()
-		from, fromNum := blockParam(q["fromBlock"])
-		if !fromNum || from >= first {
-			return local(ctx, p) // no upstream-only block in the range
-		}
-		fork := first - 1 // the last block only the upstream has
-		to, toNum := blockParam(q["toBlock"])
-		if toNum && to < from {
-			return local(ctx, p) // the local rules answer a reversed range
-		}
-		upTo := fork
-		if toNum {
-			upTo = min(to, fork)
-		}
-		uq := maps.Clone(q)
-		uq["fromBlock"], _ = json.Marshal(hexNum(from))
-		uq["toBlock"], _ = json.Marshal(hexNum(upTo))
-		uparams, err := json.Marshal([]any{uq})
-		if err != nil {
-			return nil, err
-		}
-		upLogs, err := up.Forward(ctx, name, uparams)
-		if err != nil {
-			return nil, err
-		}
-		if toNum && to <= fork || !toNum && n.Chain.Head().Number() <= fork {
-			return upLogs, nil // no local block in the range
-		}
-		lq := maps.Clone(q)
-		lq["fromBlock"], _ = json.Marshal(hexNum(fork + 1))
-		lp, err := json.Marshal(lq)
-		if err != nil {
-			return nil, err
-		}
-		res, err := local(ctx, rpc.Params{lp})
-		if err != nil {
-			return nil, err
-		}
-		var a, b []json.RawMessage
-		if err := json.Unmarshal(upLogs, &a); err != nil {
-			return nil, fmt.Errorf("fork upstream eth_getLogs: %w", err)
-		}
-		enc, err := json.Marshal(res)
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(enc, &b); err != nil {
-			return nil, err
-		}
-		return append(a, b...), nil
-	})
-}
-
-// blockParam reads a block parameter as a number: "earliest" is 0; a tag
-// such as "latest" (or none) is not a number.
-func blockParam(raw json.RawMessage) (uint64, bool) {
-	var s string
-	if raw == nil || json.Unmarshal(raw, &s) != nil {
-		return 0, false
-	}
-	if s == "earliest" {
-		return 0, true
-	}
-	if !strings.HasPrefix(s, "0x") {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(s[2:], 16, 64)
-	return v, err == nil
-}
-
-func hexNum(n uint64) string { return "0x" + strconv.FormatUint(n, 16) }

@@ -53,11 +53,11 @@ func (n *Node) setDown(reason string) {
 }
 
 // consensusDown records that the validator's driver stopped with a
-// transient error and will be restarted.
-func (n *Node) consensusDown(err error) {
+// transient error and will be restarted after the back-off in.
+func (n *Node) consensusDown(err error, in time.Duration) {
 	n.setDown("consensus stopped: " + err.Error())
 	n.health.restarts.Add(1)
-	n.log.Error("consensus stopped by a transient error; restarting it with back-off", "err", err, "head", n.Chain.Head().Number())
+	n.log.Error("consensus stopped by a transient error; restarting it", "err", err, "in", in, "head", n.Chain.Head().Number())
 }
 
 // consensusUp records that the validator works again: it committed a

@@ -134,9 +134,11 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 
 	// After the next selection it is out: jailed in the node list, and not
 	// in the set of the cycle that follows, which runs on.
-	next := (evBlock.Number()/staking.CycleLength + 1) * staking.CycleLength
-	if evBlock.Number()%staking.CycleLength >= staking.SelectionBlock {
-		next += staking.CycleLength // chosen before the evidence landed
+	cycles := types.DefaultCycles
+	cy := cycles.Of(evBlock.Number())
+	next := cycles.First(cy + 1)
+	if evBlock.Number() >= cycles.SelectionBlock(cy) {
+		next = cycles.First(cy + 2) // chosen before the evidence landed
 	}
 	waitHead(t, n, next+3)
 	set, err := n.Validators().ValidatorSet(next + 1)

@@ -83,7 +83,7 @@ func call(t *testing.T, contract, method string, args ...any) []byte {
 // waitCycles waits until the head has crossed k more cycle boundaries.
 func waitCycles(t *testing.T, n *Node, k uint64) {
 	t.Helper()
-	waitHead(t, n, (n.Chain.Head().Number()/staking.CycleLength+k)*staking.CycleLength)
+	waitHead(t, n, types.DefaultCycles.First(types.DefaultCycles.Of(n.Chain.Head().Number())+k))
 }
 
 func ethers(n uint64) *uint256.Int {
@@ -145,7 +145,7 @@ func TestStakingThroughTransactions(t *testing.T) {
 	signedAt := uint64(0)
 	for tries := 0; signedAt == 0 && tries < 3; tries++ {
 		waitHead(t, n, n.Chain.Head().Number()+2)
-		for num := n.Chain.Head().Number() - 1; num > n.Chain.Head().Number()/staking.CycleLength*staking.CycleLength && signedAt == 0; num-- {
+		for num := n.Chain.Head().Number() - 1; num > types.DefaultCycles.First(types.DefaultCycles.Of(n.Chain.Head().Number())) && signedAt == 0; num-- {
 			raw, err := n.Chain.Certificate(num)
 			if err != nil {
 				t.Fatal(err)

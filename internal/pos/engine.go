@@ -19,6 +19,40 @@
 // The staking, distribution and governance contracts themselves are
 // internal/staking; the BFT core is consensus; this package joins them to
 // the chain.
+//
+// A delegation, from eth_sendRawTransaction to chain_getCycleInfo (down
+// the layers once, and back up once):
+//
+//	rpc/ethapi/eth.go: ethAPI.sendRawTransaction          decode, hand to the backend
+//	internal/node/ethbackend/backend.go: SendPooledTransaction
+//	internal/txpool/txpool.go: Pool.AddPooled             checked against the head state, pending
+//	internal/node/bft/app.go: ChainApp.Propose, build     the proposer takes the pool's pending
+//	internal/chain/builder.go: Chain.BuildBlock           NextHeader, then this engine's Prepare
+//	internal/pos/engine.go: Engine.Prepare                consensus data, parent-certificate commitment
+//	internal/chain/exec.go: Rules.Open, Exec.Apply        the one executor; natives from Engine.Natives
+//	evm/evm.go: EVM.Call -> runNative                     the Staking address runs Go code
+//	internal/staking/contract.go: Contract.RunNative      ABI dispatch
+//	internal/staking/staking.go: delegate -> ledger.bond  shares and stake in the contract's storage
+//	internal/chain/exec.go: Exec.Finish                   counts the burned fees, calls Finalize
+//	internal/pos/engine.go: Engine.Finalize               staking.EndBlock; a selection block returns the chosen set
+//	internal/staking/cycle.go: EndBlock -> selectValidators, endCycle (types.Cycles says which block is which)
+//	internal/chain/certs.go: Chain.CommitCertified        the block, its state and certificate in one write
+//	rpc/ethapi/chainns.go: RegisterChain "chain_getCycleInfo"
+//	internal/node/stakebackend/network.go: network.CycleInfo  staking.ReadCycle on the head state
+//
+// A block, from proposal to commit:
+//
+//	consensus/core.go: State.Step -> RequestValue        the core asks its proposer for a value
+//	internal/node/bft/driver.go: Driver.apply -> work.propose (work.go)  off the driver's goroutine
+//	internal/node/bft/app.go: ChainApp.Propose -> build -> Chain.BuildBlock (Prepare, Open, fill, Finish, Seal)
+//	internal/node/bft/value.go: EncodeValue              rlp([block, parent certificate])
+//	consensus/core.go: State.Step -> BroadcastProposal, then RequestValidation on every validator
+//	internal/node/bft/work.go: work.validate -> ChainApp.Validate (app.go)  DecodeValue
+//	internal/pos/engine.go: Engine.VerifyHeader          CheckParentCert, checkConsensusData (evidence.go)
+//	internal/chain/chain.go: Chain.Validate              Rules.ValidateHeader, execution, Engine.Finalize, root check
+//	consensus/core.go: ValidatedEvent -> prevotes, precommits -> Decide
+//	internal/node/bft/driver.go: Driver.commit           the certificate from the precommits
+//	internal/node/bft/app.go: ChainApp.Commit -> Chain.CommitCertified (certs.go), Engine.Committed
 package pos
 
 import (
@@ -155,10 +189,11 @@ func (*Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpd
 	if err := staking.EndBlock(x.State, b); err != nil {
 		return nil, err
 	}
-	if x.Header.Number%staking.CycleLength != staking.SelectionBlock {
+	cycles := types.DefaultCycles
+	if !cycles.IsSelection(x.Header.Number) {
 		return nil, nil
 	}
-	up := &chain.ValidatorUpdate{Height: (x.Header.Number/staking.CycleLength + 1) * staking.CycleLength}
+	up := &chain.ValidatorUpdate{Height: cycles.First(cycles.Of(x.Header.Number) + 1)}
 	for _, a := range staking.ReadNextSet(x.State) {
 		up.Validators = append(up.Validators, chain.Validator{Address: a.ConsensusAddress, Power: a.Power})
 	}
@@ -276,8 +311,9 @@ func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.Validat
 	if height == 0 {
 		return nil, fmt.Errorf("staking: the genesis block has no validators")
 	}
-	cy := height / staking.CycleLength
-	first := max(cy*staking.CycleLength, 1)
+	cycles := types.DefaultCycles
+	cy := cycles.Of(height)
+	first := max(cycles.First(cy), 1)
 	key := setKey{c.Genesis().Hash(), cy}
 	e.mu.Lock()
 	set, ok := e.sets[key]
@@ -304,19 +340,11 @@ func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.Validat
 	return set, nil
 }
 
-// setBlock is the block whose state holds the validators of cycle cy.
-func setBlock(cy uint64) uint64 {
-	if cy == 0 {
-		return 0
-	}
-	return (cy-1)*staking.CycleLength + staking.SelectionBlock
-}
-
 func loadSet(c *chain.Chain, cy uint64) (*consensus.ValidatorSet, error) {
 	// A chain whose genesis is not block 0 (a fork of another chain) takes
 	// the sets of the cycles its genesis reaches into from the genesis
 	// state: no selection ran before it.
-	num, fromGenesis := setBlock(cy), false
+	num, fromGenesis := types.DefaultCycles.SetBlock(cy), false
 	if g := c.Genesis().Number(); num <= g {
 		num, fromGenesis = g, true
 	}

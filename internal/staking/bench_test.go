@@ -44,11 +44,12 @@ func BenchmarkCycleBoundary(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		base := uint64(i+1) * CycleLength
-		if err := EndBlock(st, Block{Number: base + SelectionBlock, Time: 1000 + base*2}); err != nil {
+		cy := uint64(i + 1)
+		base := types.DefaultCycles.First(cy)
+		if err := EndBlock(st, Block{Number: types.DefaultCycles.SelectionBlock(cy), Time: 1000 + base*2}); err != nil {
 			b.Fatal(err)
 		}
-		if err := EndBlock(st, Block{Number: base + CycleLength - 1, Time: 1000 + base*2 + 8}); err != nil {
+		if err := EndBlock(st, Block{Number: types.DefaultCycles.Last(cy), Time: 1000 + base*2 + 8}); err != nil {
 			b.Fatal(err)
 		}
 		st.IntermediateRoot(true)

@@ -8,9 +8,6 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// CycleLength is the number of blocks in a cycle: cycle = floor(block / 10).
-const CycleLength = 10
-
 // maxPower caps one validator's voting power, keeping the consensus
 // engine's total power far from overflowing.
 const maxPower = 1 << 40
@@ -58,25 +55,19 @@ func EndBlock(st State, b Block) error {
 		p := ReadParams(st)
 		l.endProposals(&p)
 	}
-	c := b.Number / CycleLength
-	switch b.Number % CycleLength {
-	case 0:
+	cycles := types.DefaultCycles
+	c := cycles.Of(b.Number)
+	switch {
+	case cycles.IsFirst(b.Number):
 		l.openCycle(c)
-	case SelectionBlock:
+	case cycles.IsSelection(b.Number):
 		p := ReadParams(st)
 		l.selectValidators(&p)
-	case CycleLength - 1:
+	case cycles.IsLast(b.Number):
 		l.endCycle(c)
 	}
 	return nil
 }
-
-// SelectionBlock is the block of a cycle (counted from 0) at whose end the
-// next cycle's validators are chosen. They take over at the cycle
-// boundary; choosing them half a cycle early lets the consensus engine
-// know the set of a height a few heights before it gets there, as it must
-// to check votes that arrive ahead of time.
-const SelectionBlock = 5
 
 // matureUnbonding pays the entries whose cooldown is over. Entries are
 // queued in block order, so the ones due are at the head; a cooldown
@@ -125,7 +116,7 @@ type ActiveValidator struct {
 func ReadActiveSet(st State) []ActiveValidator { return readSet(st, activeRec()) }
 
 // ReadNextSet returns the validators chosen for the next cycle: from the
-// cycle's SelectionBlock on, the set the next cycle will run.
+// cycle's selection block on (types.Cycles), the set the next cycle will run.
 func ReadNextSet(st State) []ActiveValidator { return readSet(st, nextRec()) }
 
 func readSet(st State, r slot) []ActiveValidator {

@@ -159,6 +159,3 @@ func ReadSupply(st State) Supply {
 func ReadWithdrawAddress(st State, d types.Address) types.Address {
 	return (&ledger{s: store{st}}).withdrawAddress(d)
 }
-
-// Enabled reports whether the state holds the system contracts' records.
-func Enabled(st State) bool { return ReadParams(st).Desired != 0 }

@@ -53,8 +53,9 @@ func (nw *network) blockEvents(b *types.Block) []backend.NetworkEvent {
 	}
 	var evs []backend.NetworkEvent
 	num := b.Number()
-	switch num % staking.CycleLength {
-	case staking.SelectionBlock:
+	cycles := types.DefaultCycles
+	switch {
+	case cycles.IsSelection(num):
 		prev, err := nw.n.Chain.BlockByNumber(num - 1)
 		if err != nil {
 			return nil
@@ -82,8 +83,8 @@ func (nw *network) blockEvents(b *types.Block) []backend.NetworkEvent {
 				evs = append(evs, backend.NetworkEvent{Node: &backend.NodeStateChange{Node: nd, From: from, To: nd.Status, Block: num}})
 			}
 		}
-	case staking.CycleLength - 1:
-		c := num / staking.CycleLength
+	case cycles.IsLast(num):
+		c := cycles.Of(num)
 		if ci, err := nw.CycleInfo(&c); err == nil {
 			evs = append(evs, backend.NetworkEvent{Cycle: ci})
 		}

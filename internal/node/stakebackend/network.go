@@ -9,6 +9,7 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/staking"
+	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
 )
@@ -21,7 +22,6 @@ import (
 type network struct{ n *Backend }
 
 const (
-	cycleBlocks        = staking.CycleLength
 	defaultMaxSyncTime = 1200 // seconds
 )
 
@@ -185,7 +185,7 @@ func (nw *network) blockInterval() uint64 {
 // blocks at the expected block interval.
 func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
 	head := nw.n.Chain.Head()
-	cur := head.Number() / cycleBlocks
+	cur := types.DefaultCycles.Of(head.Number())
 	if c == nil {
 		c = &cur
 	}
@@ -204,7 +204,7 @@ func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
 	end, stamp := r.End, r.Timestamp
 	counts := backend.NodeCounts{Active: int(r.Active), Standby: int(r.Standby), Syncing: int(r.Syncing)}
 	if end == 0 {
-		left := (*c+1)*cycleBlocks - 1 - head.Number()
+		left := types.DefaultCycles.Last(*c) - head.Number()
 		end = head.Time()*1000 + left*nw.blockInterval()*1000
 		stamp = head.Time() * 1000
 		counts = nw.liveCounts(counts, stakingNodes(st))
@@ -224,14 +224,14 @@ func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
 // derivedCycle derives a cycle record from the blocks of a chain without
 // staking.
 func (nw *network) derivedCycle(c uint64) (*backend.CycleInfo, error) {
-	first, err := nw.n.Chain.BlockByNumber(c * cycleBlocks)
+	first, err := nw.n.Chain.BlockByNumber(types.DefaultCycles.First(c))
 	if err != nil {
 		return nil, backend.ErrCycleNotFound
 	}
-	duration := cycleBlocks * nw.blockInterval()
+	duration := types.DefaultCycles.Length * nw.blockInterval()
 	start := first.Time()
 	end := start + duration
-	last, err := nw.n.Chain.BlockByNumber(c*cycleBlocks + cycleBlocks - 1)
+	last, err := nw.n.Chain.BlockByNumber(types.DefaultCycles.Last(c))
 	running := err != nil
 	if !running {
 		end = last.Time() + nw.blockInterval()
