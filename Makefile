@@ -89,6 +89,16 @@ netbench:
 syncbench:
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkSyncVsImport$$' -benchtime 1x -timeout 0 ./internal/node $(SYNCBENCH_ARGS)
 
+# The node at scale: for each count in SCALEBENCH_ACCOUNTS a genesis of that
+# many funded accounts (and a tenth as many ERC-20 holders) is initialised
+# and a node on it measured (chaind bench state: data directory, start,
+# RSS idle and after a transfer load, eth_getBalance/eth_call p50/p99,
+# committed tx/s and Mgas/s, pruning pauses, restart).
+SCALEBENCH_ACCOUNTS ?= 100000 1000000
+.PHONY: scalebench
+scalebench: build
+	@for n in $(SCALEBENCH_ACCOUNTS); do echo "== chaind bench state --accounts $$n"; ./$(BIN) bench state --accounts $$n $(SCALEBENCH_ARGS) || exit 1; done
+
 # The store against Pebble and bbolt: random writes, random reads, range
 # scans, fsync'd batch commits; engines alternate in every round. Its own
 # module, so the main go.mod stays clean.

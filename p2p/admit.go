@@ -16,7 +16,11 @@ import (
 // all. A handshake lasts one round trip for an honest peer and at most
 // HandshakeTimeout for a silent one, and reads at most the greeting
 // (helloFrameSize), so a flood of sockets holds a bounded number of
-// descriptors and a few kilobytes each, for a bounded time.
+// descriptors and a few kilobytes each, for a bounded time. Nothing
+// before a handshake tells an honest peer from a flooder, so a flood
+// from many IPs can delay inbound peers; but this node reaches its static
+// peers by dialing out, which no inbound cap limits, and the per-IP cap
+// keeps one client from taking more than its share.
 
 // ErrTooManyHandshakes reports an inbound connection refused because too
 // many handshakes are in progress, from its IP or in all.

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{"bench", "measure a dev node: bench startup | idle | dev | rpc | graphql (see bench --help)", runBench})
+	register(command{"bench", "measure a dev node: bench startup | idle | dev | rpc | graphql | state (see bench --help)", runBench})
 }
 
 func runBench(args []string) int {
@@ -26,7 +26,8 @@ func runBench(args []string) int {
        chaind bench idle [--wait 10s]       resident memory of an idle chaind --dev
        chaind bench dev [flags]             sustained throughput of signed raw transactions (bench dev --help)
        chaind bench rpc [flags]             JSON-RPC request rate and latency (bench rpc --help)
-       chaind bench graphql [flags]         GraphQL request rate and latency (bench graphql --help)`)
+       chaind bench graphql [flags]         GraphQL request rate and latency (bench graphql --help)
+       chaind bench state [flags]           a node at scale: N accounts and token holders (bench state --help)`)
 		return 0
 	}
 	switch args[0] {
@@ -40,8 +41,10 @@ func runBench(args []string) int {
 		return benchRPC(args[1:])
 	case "graphql":
 		return benchGraphQL(args[1:])
+	case "state":
+		return benchState(args[1:])
 	}
-	return usageError("chaind bench", fmt.Sprintf("unknown benchmark %q (startup, idle, dev or rpc)", args[0]))
+	return usageError("chaind bench", fmt.Sprintf("unknown benchmark %q (startup, idle, dev, rpc, graphql or state)", args[0]))
 }
 
 // selfBinary is the chaind the benchmarks start as children.

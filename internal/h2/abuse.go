@@ -59,8 +59,13 @@ func costly(h frameHdr) bool {
 	switch h.typ {
 	case framePing, frameSettings:
 		return !h.has(flagAck)
-	case framePriority, frameWindowUpdate:
+	case framePriority:
 		return true
+	case frameWindowUpdate:
+		// A client sends these in proportion to what the server sends
+		// it (a fast download asks for thousands a second), so they are
+		// not held to the budget; each costs an addition.
+		return false
 	case frameData:
 		return h.length == 0 && !h.has(flagEndStream)
 	case frameContinuation:

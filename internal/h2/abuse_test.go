@@ -120,6 +120,25 @@ func TestAbuseLimits(t *testing.T) {
 	}
 }
 
+// WINDOW_UPDATE frames are what a client sends as it reads a fast
+// download: thousands of them are no flood.
+func TestWindowUpdatesNotControl(t *testing.T) {
+	rc := dialRaw(t, listen(t, &Server{MaxControlPerSecond: 10}, echo))
+	for range 5000 {
+		rc.send(frameWindowUpdate, 0, 0, appendUint32(nil, 1))
+	}
+	rc.request(1, true)
+	for {
+		f := rc.next()
+		if f.typ == frameGoAway {
+			t.Fatalf("GOAWAY %s", f.p[8:])
+		}
+		if f.typ == frameHeaders && f.stream == 1 {
+			return
+		}
+	}
+}
+
 // Within a budget's burst every event is allowed; past it, only what the
 // rate refills.
 func TestBudget(t *testing.T) {

@@ -49,8 +49,8 @@ type Server struct {
 	// GOAWAY ENHANCE_YOUR_CALM. Default 100 (abuse.go).
 	MaxResetsPerSecond int
 	// MaxControlPerSecond bounds, the same way, the frames that need an
-	// answer (PING, SETTINGS) or carry nothing (PRIORITY, WINDOW_UPDATE,
-	// empty DATA or CONTINUATION, unknown types). Default 1000.
+	// answer (PING, SETTINGS) or carry nothing (PRIORITY, empty DATA or
+	// CONTINUATION, unknown types). Default 1000.
 	MaxControlPerSecond int
 
 	mu       sync.Mutex

@@ -38,3 +38,11 @@ func (d devNode) StartConsensus() error          { return d.n.startConsensus() }
 func (d devNode) RestorePool(saved txpool.Saved) { d.n.restorePool(saved) }
 func (d devNode) RefreshPool()                   { d.n.refreshPool() }
 func (d devNode) Upstream() *fork.Client         { return d.n.Upstream() }
+
+// StartConsole logs each new block and its transactions, as a developer
+// watching a dev node expects (dev.Console). It stops when the node
+// closes.
+func (n *Node) StartConsole() {
+	n.wg.Add(1)
+	dev.NewConsole(n.Chain, n.log, n.backend).Start(n.stop, n.wg.Done)
+}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node/fork"
-	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 )
@@ -28,10 +27,6 @@ type ForkConfig struct {
 	// Reset serves anvil_reset and hardhat_reset (development nodes only).
 	Reset bool
 }
-
-// forkHashes is how many upstream block hashes a fork keeps: all that
-// BLOCKHASH can reach from the first local blocks.
-const forkHashes = 256
 
 // forkState is a node's fork bookkeeping.
 type forkState struct {
@@ -73,54 +68,13 @@ func prepareFork(ctx context.Context, cfg *Config) (*forkState, error) {
 		conf.ChainID = id
 		g.Config = &conf
 		fs.base.Config = &conf
-		if err := forkGenesis(ctx, g, up); err != nil {
+		if err := fork.Genesis(ctx, g, up); err != nil {
 			return nil, err
 		}
 		fs.up.Store(up)
 		cfg.Log.Info("forking", "upstream", up.URL(), "block", up.Block.Number, "hash", up.Block.Hash, "chainId", id)
 	}
 	return fs, nil
-}
-
-// forkGenesis makes g a genesis that continues up's fork block: the block
-// itself when its header is known (as anvil forks: the fork block is the
-// head until a block is made), else a first local block on top of it.
-func forkGenesis(ctx context.Context, g *chain.Genesis, up *fork.Client) error {
-	hashes, err := up.Hashes(ctx, forkHashes)
-	if err != nil {
-		return err
-	}
-	// The genesis writes its allocations over the upstream state: their
-	// proofs (and the root's, which any proof starts with) in one batch.
-	addrs := append([]types.Address{{}}, staking.Addresses()...)
-	for a := range g.Alloc {
-		addrs = append(addrs, a)
-	}
-	if err := up.Prefetch(ctx, addrs); err != nil {
-		return err
-	}
-	b := up.Block
-	g.Fork = &chain.ForkPoint{URL: up.URL(), Number: chain.Uint64(b.Number), Hash: b.Hash, StateRoot: b.StateRoot, Hashes: hashes, Remote: up}
-	if b.BaseFee != nil {
-		g.BaseFee = &chain.U256{Int: *b.BaseFee}
-	}
-	if b.Header != nil {
-		// The genesis fields still date the system contracts' genesis
-		// state; the block is the upstream's header.
-		g.Fork.Header = b.Header.EncodeRLP()
-		g.Number, g.ParentHash, g.Timestamp = chain.Uint64(b.Number), b.Parent, chain.Uint64(b.Time)
-		// The block's body and receipts, read now rather than on the
-		// first request: every API reads the head. A failure does not
-		// stop the fork; the block is asked for again when read, and
-		// until then reads of it report the upstream's error (the head
-		// shows its header alone).
-		up.BlockContents(ctx)
-		return nil
-	}
-	g.Number = chain.Uint64(b.Number + 1)
-	g.ParentHash = b.Hash
-	g.Timestamp = chain.Uint64(max(uint64(g.Timestamp), b.Time+1))
-	return nil
 }
 
 // registerReset serves anvil_reset and hardhat_reset.
@@ -200,7 +154,7 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 		ng.Alloc = maps.Clone(f.base.Alloc)
 		conf := *f.base.Config
 		ng.Config = &conf
-		if err := forkGenesis(ctx, &ng, up); err != nil {
+		if err := fork.Genesis(ctx, &ng, up); err != nil {
 			return fmt.Errorf("%w: %w", ErrResetUpstream, err)
 		}
 		// The chain keeps its config; its engine adds the system

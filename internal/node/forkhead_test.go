@@ -205,7 +205,7 @@ func TestForkOnLocalGenesisBlock(t *testing.T) {
 		t.Fatal("the upstream's fork block header was not kept")
 	}
 	up.Block.Header = nil
-	if err := forkGenesis(context.Background(), g, up); err != nil {
+	if err := fork.Genesis(context.Background(), g, up); err != nil {
 		t.Fatal(err)
 	}
 	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: val, Accounts: dev, Fork: ForkConfig{Reset: true}})

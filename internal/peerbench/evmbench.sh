@@ -81,12 +81,13 @@ END {
 evm_part() {
 	local peers=() v bin dir out
 	for v in ${GETH_VERSIONS:-v1.16.9 latest}; do
+		# "latest" is the newest release the module proxy serves now.
+		[[ $v == latest ]] && v=$(cd "$work" && go list -m -f '{{.Version}}' github.com/ethereum/go-ethereum@latest)
 		dir=$cache/evm-$v
 		if [[ ! -x $dir/evm ]]; then
 			echo "building go-ethereum's evm $v into $dir ..." >&2
-			GOBIN=$dir GOFLAGS=-mod=mod go install "github.com/ethereum/go-ethereum/cmd/evm@$v"
+			(cd "$work" && GOBIN=$dir go install "github.com/ethereum/go-ethereum/cmd/evm@$v")
 		fi
-		[[ $v == latest ]] && v=$("$dir/evm" --version | awk '{print "v" $NF}' | sed 's/-stable//')
 		peers+=("geth-$v")
 		ln -sf "$dir/evm" "$work/evm-geth-$v"
 	done

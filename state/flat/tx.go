@@ -157,6 +157,9 @@ func (t *Tx) invalidate() {
 
 // push makes the move r (the copy is at r.from) and journals it.
 func (t *Tx) push(r *record) error {
+	if r.from == state.EmptyRoot && len(t.layers) == 0 {
+		return t.pushGenesis(r)
+	}
 	rev := newLayer()
 	for ah := range r.fwd.Wiped {
 		if err := t.wipe(ah, rev); err != nil {
@@ -206,6 +209,24 @@ func (t *Tx) push(r *record) error {
 				t.delete([]byte(k))
 				t.setSide(k, 0, false)
 			}
+		}
+	}
+	t.root, t.valid, t.moved = r.to, true, true
+	t.put(keyMeta, metaValue(t.root, t.top))
+	return nil
+}
+
+// pushGenesis makes the first move of an empty copy (a genesis state) with
+// no journal record: there is nothing to read back and nothing to undo
+// it to (an empty state is rebuilt from nothing), and a large genesis
+// would otherwise cost a lookup per account and a record holding it all.
+func (t *Tx) pushGenesis(r *record) error {
+	for ah, v := range r.fwd.Accounts {
+		t.set(accountKey(ah), v)
+	}
+	for ah, m := range r.fwd.Storage {
+		for sh, v := range m {
+			t.set(storageKey(ah, sh), v)
 		}
 	}
 	t.root, t.valid, t.moved = r.to, true, true

@@ -2,7 +2,9 @@
 // a forked chain's state: accounts and storage with eth_getProof, checked
 // against the fork block's state root, and code with eth_getCode, checked
 // against the account's code hash. It implements state.Remote; the state
-// layer decides when to ask.
+// layer decides when to ask. Genesis makes the local genesis that continues
+// the fork block, and Forward sends the JSON-RPC reads of blocks before it
+// to the upstream.
 package fork
 
 import (

@@ -1,4 +1,4 @@
-package node
+package dev
 
 import (
 	"context"
@@ -7,23 +7,42 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/types"
 )
 
-// StartConsole logs, at info level, one line per transaction of every new
+// Console logs, at info level, one line per transaction of every new
 // block (hash, sender, recipient or created contract, gas used, status and
 // the decoded revert reason of a failed one) and one line per block, as a
-// developer watching a dev node expects. It stops when the node closes.
-func (n *Node) StartConsole() {
+// developer watching a dev node expects.
+type Console struct {
+	Chain   *chain.Chain
+	log     *slog.Logger
+	backend Tracer
+}
+
+// Tracer replays a block's transaction (the console asks the call tracer
+// why one failed).
+type Tracer interface {
+	TraceTransaction(ctx context.Context, blk *types.Block, index int, cfg *backend.TraceConfig) (json.RawMessage, error)
+}
+
+// NewConsole returns a console of c's blocks writing to log.
+func NewConsole(c *chain.Chain, log *slog.Logger, t Tracer) *Console {
+	return &Console{Chain: c, log: log, backend: t}
+}
+
+// Start follows the chain's new blocks from the head on, on a goroutine
+// of its own, until stop is closed; then it calls done.
+func (n *Console) Start(stop <-chan struct{}, done func()) {
 	heads, cancel := n.Chain.Subscribe(256)
 	last := n.Chain.Head().Number()
-	n.wg.Add(1)
 	go func() {
-		defer n.wg.Done()
+		defer done()
 		defer cancel()
 		for {
 			select {
-			case <-n.stop:
+			case <-stop:
 				return
 			case b, ok := <-heads:
 				if !ok {
@@ -44,7 +63,7 @@ func (n *Node) StartConsole() {
 }
 
 // logBlock writes a block's transaction lines, then its own line.
-func (n *Node) logBlock(b *types.Block) {
+func (n *Console) logBlock(b *types.Block) {
 	if !n.log.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
@@ -94,7 +113,7 @@ func (n *Node) logBlock(b *types.Block) {
 
 // failure replays a failed transaction for why it failed: its decoded
 // revert reason (Error(string) or Panic(uint256)) and the EVM's error.
-func (n *Node) failure(b *types.Block, i int) []any {
+func (n *Console) failure(b *types.Block, i int) []any {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	res, err := n.backend.TraceTransaction(ctx, b, i, &backend.TraceConfig{Tracer: "callTracer", OnlyTopCall: true})
