@@ -275,7 +275,8 @@ func (h *Host) PeerCount() int {
 }
 
 // Send queues a message for one peer; it reports false if the peer is not
-// connected or its queue is full.
+// connected or its queue is full (a peer whose queue would pass
+// MaxQueueBytes is dropped).
 func (h *Host) Send(to ID, t Topic, payload []byte) bool {
 	h.mu.Lock()
 	p := h.peers[to]

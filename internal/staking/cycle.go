@@ -43,6 +43,9 @@ type Block struct {
 // cycle's rewards and fees and chooses the next cycle's validators.
 func EndBlock(st State, b Block) error {
 	l := &ledger{s: store{st}, now: b.Time, height: b.Number}
+	if b.Number == 1 {
+		l.startClock()
+	}
 	if b.Burned != nil {
 		l.burn(b.Burned)
 	}
@@ -67,6 +70,18 @@ func EndBlock(st State, b Block) error {
 		l.endCycle(c)
 	}
 	return nil
+}
+
+// startClock runs at the chain's first block: rewards accrue, and cycle 0
+// runs, from its time on. A genesis time is set when the genesis file is
+// written (a --dev genesis carries a fixed one so that chaind dev-genesis
+// reproduces it), and the first block may come much later; paying for
+// that gap would mint coins for time no validator served.
+func (l *ledger) startClock() {
+	l.s.setU64(supplyRec().field(sRewardedUntil), l.now)
+	r := cycleRec(0)
+	l.s.setU64(r.field(cyStart), l.now*1000)
+	l.s.setU64(r.field(cyTimestamp), l.now*1000)
 }
 
 // matureUnbonding pays the entries whose cooldown is over. Entries are
@@ -142,7 +157,8 @@ func (l *ledger) endCycle(c uint64) {
 }
 
 // payRewards mints each active validator's reward for the time since the
-// last payment (reward.amount per nodeRewardInterval) less its
+// last payment or the first block (startClock), reward.amount per
+// nodeRewardInterval, less its
 // maintenance fee (maintenanceFee per maintenanceInterval, at most the
 // reward, to the community pool), and splits the rest between its
 // commission and its delegators. Jailed validators earn nothing.

@@ -386,3 +386,31 @@ func TestMissedBlocksSlashAndJail(t *testing.T) {
 		t.Fatalf("after %d misses in window 1: %+v", p.MaxMissedBlocks+1, after)
 	}
 }
+
+// TestNoRewardBeforeFirstBlock: a genesis dated long before the chain's
+// first block (a --dev genesis is dated 2025-01-01) pays nothing for the
+// gap; rewards, and cycle 0, run from block 1's time.
+func TestNoRewardBeforeFirstBlock(t *testing.T) {
+	st := NewMemState()
+	p := DefaultParams()
+	g := &Genesis{Params: &p, Validators: []GenesisValidator{genesisValidator(t, 1, 100), genesisValidator(t, 2, 50)}}
+	const genesisTime, first = 1000, 1000 + 365*24*3600
+	if err := InitGenesis(st, g, genesisTime, new(uint256.Int)); err != nil {
+		t.Fatal(err)
+	}
+	for n := uint64(1); n <= 9; n++ {
+		// 720 s after block 1, cycle 0 ends: each of the 2 validators has
+		// earned a fifth of the hourly reward.
+		if err := EndBlock(st, Block{Number: n, Time: first + (n-1)*90}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := new(uint256.Int).Div(chain(2), uint256.NewInt(5))
+	if got := ReadSupply(st).Minted; !got.Eq(want) {
+		t.Fatalf("minted %v over cycle 0, want %v (2 validators x 720 s of %v per %d ms)", got, want, p.Reward, p.NodeRewardInterval)
+	}
+	c, _ := ReadCycle(st, 0)
+	if c.Start != first*1000 || c.End != (first+720)*1000 {
+		t.Fatalf("cycle 0 ran %d..%d ms, want %d..%d", c.Start, c.End, first*1000, (first+720)*1000)
+	}
+}
