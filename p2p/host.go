@@ -225,6 +225,9 @@ func (h *Host) Start() error {
 	return nil
 }
 
+// Done is closed when the host is closed, for reactors' goroutines.
+func (h *Host) Done() <-chan struct{} { return h.quit }
+
 // Addr is the listening address, or nil.
 func (h *Host) Addr() net.Addr {
 	if h.ln == nil {
