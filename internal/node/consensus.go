@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"time"
 
@@ -142,6 +143,7 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	if n.dev != nil {
 		miner = n.dev.Miner()
 	}
+	var lastCommit time.Time // when this node committed the previous block
 	app := bft.NewChainApp(bft.ChainAppConfig{
 		Chain: n.Chain, Pool: n.Pool, Validators: vals, Coinbase: signer.Address(),
 		Validated: n.onValidated,
@@ -154,7 +156,7 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 				n.dev.Committed(b)
 			}
 			n.consensusUp()
-			n.log.Debug("committed block", "number", b.Number(), "txs", len(b.Transactions()), "gas", b.GasUsed(), "hash", b.Hash())
+			n.logCommitted(b, &lastCommit)
 		},
 	})
 	d, err := bft.New(bft.Config{
@@ -266,4 +268,29 @@ func (n *Node) Certificate(num uint64) (*consensus.Certificate, error) {
 		return nil, err
 	}
 	return consensus.DecodeCertificate(raw)
+}
+
+// logCommitted says a block was committed: at info, so that an operator
+// sees a network node make progress (a --dev node's console says it in
+// its own words, so there this line is debug). took is the time since
+// this node committed the block before (0 for its first).
+func (n *Node) logCommitted(b *types.Block, last *time.Time) {
+	now := time.Now()
+	var took time.Duration
+	if !last.IsZero() {
+		took = now.Sub(*last).Round(time.Millisecond)
+	}
+	*last = now
+	round := int32(-1) // unknown: no certificate stored
+	if enc, err := n.Chain.Certificate(b.Number()); err == nil {
+		if cert, err := consensus.DecodeCertificate(enc); err == nil {
+			round = cert.Round
+		}
+	}
+	level := slog.LevelInfo
+	if n.dev != nil {
+		level = slog.LevelDebug
+	}
+	n.log.Log(context.Background(), level, "committed block", "height", b.Number(), "txs", len(b.Transactions()),
+		"round", round, "took", took, "gas", b.GasUsed(), "hash", b.Hash())
 }

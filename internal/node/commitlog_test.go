@@ -1,0 +1,51 @@
+package node
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/chaind/chaind/internal/devload"
+)
+
+// TestCommittedBlockLoggedAtInfo: a network node says at info level
+// every block it commits, with its height, transactions, round and the
+// time since the one before.
+func TestCommittedBlockLoggedAtInfo(t *testing.T) {
+	var logs syncBuf
+	keys := devload.Keys("node-test", 3)
+	n, err := New(Config{Genesis: devload.GenesisWithToken(8118, keys, 1_700_000_000), HTTPPort: -1, WSPort: -1,
+		Validator: keys[0], Accounts: keys, Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	txs, err := devload.NewSigner(8118).Workload(devload.KindTransfer, keys[1], 0, 2, devload.TokenAddress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tx := range txs {
+		if err := n.backend.SendTransaction(context.Background(), tx); err != nil {
+			t.Fatal(err)
+		}
+		waitNonce(t, n, devload.Address(keys[1]), uint64(i+1))
+	}
+	var lines []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, `msg="committed block"`) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("no committed block logged at info:\n%s", logs.String())
+	}
+	for _, want := range []string{"level=INFO", "height=1 ", "txs=1 ", "round=0 ", "took="} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("first committed-block line lacks %q: %s", want, lines[0])
+		}
+	}
+}
