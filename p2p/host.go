@@ -225,6 +225,9 @@ func (h *Host) Start() error {
 	return nil
 }
 
+// Done is closed when the host is closed, for reactors' goroutines.
+func (h *Host) Done() <-chan struct{} { return h.quit }
+
 // Addr is the listening address, or nil.
 func (h *Host) Addr() net.Addr {
 	if h.ln == nil {
@@ -275,7 +278,8 @@ func (h *Host) PeerCount() int {
 }
 
 // Send queues a message for one peer; it reports false if the peer is not
-// connected or its queue is full.
+// connected or its queue is full (a peer whose queue would pass
+// MaxQueueBytes is dropped).
 func (h *Host) Send(to ID, t Topic, payload []byte) bool {
 	h.mu.Lock()
 	p := h.peers[to]

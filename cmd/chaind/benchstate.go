@@ -102,7 +102,7 @@ func benchState(args []string) int {
 		"--state.history", "16"}
 	start := func() (*devload.Proc, time.Duration, error) {
 		t := time.Now()
-		p, err := devload.Start(exe, nodeArgs...)
+		p, err := devload.StartWithin(10*time.Minute, exe, nodeArgs...)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -25,8 +25,14 @@ type Proc struct {
 }
 
 // Start runs bin with args (which should include --http.port 0) and waits
-// until the node logs its HTTP listener.
+// until the node logs its HTTP listener, for up to 30 s.
 func Start(bin string, args ...string) (*Proc, error) {
+	return StartWithin(30*time.Second, bin, args...)
+}
+
+// StartWithin is Start waiting up to wait: a node on a large state takes
+// longer.
+func StartWithin(wait time.Duration, bin string, args ...string) (*Proc, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()
@@ -65,9 +71,9 @@ func Start(bin string, args ...string) (*Proc, error) {
 		return p, nil
 	case <-p.done:
 		return nil, fmt.Errorf("chaind exited before listening: %s", p.Log())
-	case <-time.After(30 * time.Second):
+	case <-time.After(wait):
 		p.Kill()
-		return nil, fmt.Errorf("chaind did not listen within 30s: %s", p.Log())
+		return nil, fmt.Errorf("chaind did not listen within %s: %s", wait, p.Log())
 	}
 }
 

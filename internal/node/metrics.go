@@ -32,17 +32,7 @@ func (n *Node) openMetrics() {
 	n.prunePause = r.NewHistogramVec("chaind_prune_pause_seconds", "Time a pruning pass held the chain, blocking block production: one observation per slice, by what was pruned (state or history).", chainmetrics.DefaultBuckets, "kind")
 	r.GaugeFunc("chaind_head_number", "Number of the head block.", func() float64 { return float64(n.Chain.Head().Number()) })
 	r.GaugeFunc("chaind_head_timestamp_seconds", "Timestamp of the head block.", func() float64 { return float64(n.Chain.Head().Time()) })
-	r.GaugeFunc("chaind_block_interval_seconds", "Time between the head block and its parent.", func() float64 {
-		h := n.Chain.Head()
-		if h.Number() == 0 {
-			return 0
-		}
-		p, err := n.Chain.BlockByNumber(h.Number() - 1)
-		if err != nil || p.Time() > h.Time() {
-			return 0
-		}
-		return float64(h.Time() - p.Time())
-	})
+	r.GaugeFunc("chaind_block_interval_seconds", "Time between the head block and its parent (0 until the chain has two blocks after its genesis).", n.blockInterval)
 	r.GaugeFunc("chaind_txpool_pending", "Transactions in the pool ready to be included.", func() float64 {
 		p, _ := n.Pool.Stats()
 		return float64(p)
@@ -99,3 +89,19 @@ func (n *Node) metricsListener() []front.Listener {
 
 // Metrics is the node's metrics registry.
 func (n *Node) Metrics() *chainmetrics.Registry { return n.metrics }
+
+// blockInterval is the time between the head and its parent. The genesis
+// carries the time its file was written (a --dev genesis a fixed date),
+// not when the chain started, so the first block's distance from it is
+// no block interval: until a second block follows it there is none.
+func (n *Node) blockInterval() float64 {
+	h := n.Chain.Head()
+	if h.Number() <= n.Chain.Genesis().Number()+1 {
+		return 0
+	}
+	p, err := n.Chain.BlockByNumber(h.Number() - 1)
+	if err != nil || p.Time() > h.Time() {
+		return 0
+	}
+	return float64(h.Time() - p.Time())
+}

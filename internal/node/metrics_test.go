@@ -2,11 +2,14 @@ package node
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/chaind/chaind/internal/devload"
 )
 
 type syncBuf struct {
@@ -74,6 +77,37 @@ func TestMetricsEndpoint(t *testing.T) {
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("parsed metrics lack %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestBlockIntervalSkipsGenesis: the genesis is dated when its file was
+// written (here 2023), so block 1 has no interval to report; block 2 has
+// its distance from block 1.
+func TestBlockIntervalSkipsGenesis(t *testing.T) {
+	n := newTestNode(t, "", 0) // seals only when a transaction is pending
+	defer n.Close()
+	keys := devload.Keys("node-test", 3)
+	txs, err := devload.NewSigner(8118).Workload(devload.KindTransfer, keys[1], 0, 2, devload.TokenAddress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tx := range txs {
+		if err := n.backend.SendTransaction(context.Background(), tx); err != nil {
+			t.Fatal(err)
+		}
+		waitNonce(t, n, devload.Address(keys[1]), uint64(i+1))
+		h := n.Chain.Head()
+		want := 0.0
+		if h.Number() >= 2 {
+			p, err := n.Chain.BlockByNumber(h.Number() - 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = float64(h.Time() - p.Time())
+		}
+		if got := n.blockInterval(); got != want {
+			t.Fatalf("head %d (time %d, genesis %d): interval %v s, want %v", h.Number(), h.Time(), n.Chain.Genesis().Time(), got, want)
 		}
 	}
 }

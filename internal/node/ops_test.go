@@ -38,7 +38,7 @@ func TestDebugRoutesOnTheRPCPort(t *testing.T) {
 	dir := t.TempDir()
 	on, _ := publicNode(t, Config{HTTPPort: 0, WSPort: -1, DataDir: dir, Ops: OpsConfig{DebugPassphrase: []byte("a long passphrase")}})
 	base = "http://" + on.Addr("http")
-	for _, p := range []string{"/log/status", "/log/api-stats", "/log/txs", "/log/startTxCapture", "/log/cleanTxTable"} {
+	for _, p := range []string{"/log/status", "/log/api-stats", "/log/api-calls", "/log/txs", "/log/startTxCapture", "/log/cleanTxTable"} {
 		if code, body := get(t, base+p); code != 401 {
 			t.Errorf("%s without a token: %d %s", p, code, body)
 		}

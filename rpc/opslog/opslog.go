@@ -7,7 +7,8 @@
 // Routes, all answering JSON:
 //
 //	POST /authenticate {"passphrase": "..."}  -> {"token", "expiresAt"}
-//	GET  /log/api-stats  ?page=&max=&api_name=&success=&reason=&hash=&start=&end=
+//	GET  /log/api-stats  ?api_name=&success=&reason=&hash=&start=&end=   (summary: stats.go)
+//	GET  /log/api-calls  ?page=&max=&api_name=&success=&reason=&hash=&start=&end=
 //	GET  /log/txs        ?page=&max=&type=&reason=&injected=&ip=&to=&from=&hash=&start=&end=
 //	GET  /log/status
 //	GET  /log/startTxCapture, /log/stopTxCapture
@@ -206,7 +207,7 @@ func (l *Log) Observe(ctx context.Context, c rpc.Call) {
 	if !st.IsRecordingInterface && !st.IsRecordingTx {
 		return
 	}
-	submit := c.Method == "eth_sendRawTransaction" || c.Method == "eth_sendTransaction"
+	submit := isSubmit(c.Method)
 	var hash *string
 	if h, ok := c.Result.(string); ok && submit {
 		hash = &h
@@ -313,7 +314,9 @@ func (l *Log) serve(w http.ResponseWriter, r *http.Request) {
 	now := l.nowMs()
 	switch r.URL.Path {
 	case "/log/api-stats":
-		l.serveStats(w, r)
+		l.serveSummary(w, r)
+	case "/log/api-calls":
+		l.serveCalls(w, r)
 	case "/log/txs":
 		l.serveTxs(w, r)
 	case "/log/status":
@@ -487,25 +490,35 @@ func makePage[R any](t *table[R], keep func(*R) bool, page, n int, withMax bool)
 	return p
 }
 
-func (l *Log) serveStats(w http.ResponseWriter, r *http.Request) {
+// serveCalls answers /log/api-calls: the captured calls, paged.
+func (l *Log) serveCalls(w http.ResponseWriter, r *http.Request) {
 	page, n, err := pageArgs(r, 5000, 5000)
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, message{err.Error()})
 		return
 	}
+	keep, _, _, err := callFilter(r)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, message{err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, makePage(l.stats, keep, page, n, true))
+}
+
+// callFilter reads the query of the call routes: the rows it keeps and
+// the start and end asked for (ms since the epoch).
+func callFilter(r *http.Request) (keep func(*StatRow) bool, start, end int64, err error) {
 	start, err1 := timeArg(r, "start", 0)
 	end, err2 := timeArg(r, "end", 1<<62)
 	if err := errors.Join(err1, err2); err != nil {
-		writeJSON(w, http.StatusBadRequest, message{err.Error()})
-		return
+		return nil, 0, 0, err
 	}
 	q := r.URL.Query()
 	name, reason, hash, success := q.Get("api_name"), q.Get("reason"), q.Get("hash"), q.Get("success")
 	if success != "" && success != "0" && success != "1" && success != "true" && success != "false" {
-		writeJSON(w, http.StatusBadRequest, message{"success must be 0, 1, true or false"})
-		return
+		return nil, 0, 0, errors.New("success must be 0, 1, true or false")
 	}
-	keep := func(s *StatRow) bool {
+	keep = func(s *StatRow) bool {
 		switch {
 		case s.Timestamp < start || s.Timestamp > end:
 		case name != "" && s.APIName != name:
@@ -517,7 +530,7 @@ func (l *Log) serveStats(w http.ResponseWriter, r *http.Request) {
 		}
 		return false
 	}
-	writeJSON(w, http.StatusOK, makePage(l.stats, keep, page, n, true))
+	return keep, start, end, nil
 }
 
 func (l *Log) serveTxs(w http.ResponseWriter, r *http.Request) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ import (
 	"github.com/holiman/uint256"
 )
 
-var routes = []string{"/log/api-stats", "/log/txs", "/log/status", "/log/startTxCapture", "/log/stopTxCapture",
+var routes = []string{"/log/api-stats", "/log/api-calls", "/log/txs", "/log/status", "/log/startTxCapture", "/log/stopTxCapture",
 	"/log/startRPCCapture", "/log/stopRPCCapture", "/log/cleanStatTable", "/log/cleanTxTable", "/log/nothing"}
 
 // rig is a JSON-RPC port as the node builds it: the front (trusting
@@ -239,7 +240,7 @@ func TestCaptureRecordsClientIP(t *testing.T) {
 		t.Fatalf("filter by ip: %s", body)
 	}
 
-	// API statistics, paged.
+	// The captured calls, paged.
 	var stats struct {
 		Current int       `json:"current"`
 		Length  int       `json:"length"`
@@ -248,22 +249,22 @@ func TestCaptureRecordsClientIP(t *testing.T) {
 		Prev    *int      `json:"prev"`
 		Data    []StatRow `json:"data"`
 	}
-	_, body, _ = g.do("GET", "/log/api-stats?max=2", "192.0.2.1:1", "", auth...)
+	_, body, _ = g.do("GET", "/log/api-calls?max=2", "192.0.2.1:1", "", auth...)
 	json.Unmarshal([]byte(body), &stats)
 	if stats.Length != 2 || stats.Max != 2 || stats.Next == nil || *stats.Next != 1 || stats.Prev != nil || stats.Data[0].APIName != "eth_sendRawTransaction" || stats.Data[0].Hash == nil {
 		t.Fatalf("page 0: %s", body)
 	}
-	_, body, _ = g.do("GET", "/log/api-stats?max=2&page=1", "192.0.2.1:1", "", auth...)
+	_, body, _ = g.do("GET", "/log/api-calls?max=2&page=1", "192.0.2.1:1", "", auth...)
 	stats.Next = nil
 	json.Unmarshal([]byte(body), &stats)
 	if stats.Length != 2 || stats.Next != nil || stats.Prev == nil || stats.Data[1].APIName != "eth_fails" || stats.Data[1].Success != 0 || stats.Data[1].Reason == nil {
 		t.Fatalf("page 1: %s", body)
 	}
-	_, body, _ = g.do("GET", "/log/api-stats?success=0", "192.0.2.1:1", "", auth...)
+	_, body, _ = g.do("GET", "/log/api-calls?success=0", "192.0.2.1:1", "", auth...)
 	if json.Unmarshal([]byte(body), &stats); stats.Length != 1 {
 		t.Fatalf("failed calls: %s", body)
 	}
-	if code, _, _ := g.do("GET", "/log/api-stats?max=0", "192.0.2.1:1", "", auth...); code != 400 {
+	if code, _, _ := g.do("GET", "/log/api-calls?max=0", "192.0.2.1:1", "", auth...); code != 400 {
 		t.Fatalf("max=0: %d", code)
 	}
 
@@ -314,5 +315,62 @@ func TestTableBound(t *testing.T) {
 	defer tb2.close()
 	if len(tb2.rows) != len(tb.rows) || tb2.nextID != 501 {
 		t.Fatalf("reloaded %d rows (had %d), next id %d", len(tb2.rows), len(tb.rows), tb2.nextID)
+	}
+}
+
+// TestAPIStatsSummary: /log/api-stats counts the captured calls per method
+// and gives the rate of transactions submitted over the time capture ran
+// (the calls themselves are on /log/api-calls).
+func TestAPIStatsSummary(t *testing.T) {
+	g := newRig(t, "")
+	auth := []string{"Authorization", "Bearer " + g.login("192.0.2.1:1")}
+	to := types.Address{0x42}
+	raw := signedRawTx(t, &to, nil)
+	call := func(method, params string) {
+		g.do("POST", "/", "192.0.2.50:7", `{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":[`+params+`]}`)
+	}
+	call("eth_blockNumber", "") // capture off: not counted
+	g.do("GET", "/log/startRPCCapture", "192.0.2.1:1", "", auth...)
+	for range 3 {
+		call("eth_sendRawTransaction", `"`+raw+`"`)
+		g.now = g.now.Add(2 * time.Second)
+	}
+	call("eth_blockNumber", "")
+	call("eth_blockNumber", "")
+	call("eth_fails", "")
+	call("eth_sendRawTransaction", `"0x00"`) // refused: a call, no transaction
+	g.now = g.now.Add(4 * time.Second)
+	g.do("GET", "/log/stopRPCCapture", "192.0.2.1:1", "", auth...)
+	g.now = g.now.Add(time.Hour) // after capture stopped: not part of the window
+
+	code, body, _ := g.do("GET", "/log/api-stats", "192.0.2.1:1", "", auth...)
+	var sum Summary
+	if err := json.Unmarshal([]byte(body), &sum); err != nil || code != 200 {
+		t.Fatalf("api-stats: %d %s", code, body)
+	}
+	want := []MethodStats{{APIName: "eth_sendRawTransaction", Calls: 4, Failed: 1}, {APIName: "eth_blockNumber", Calls: 2}, {APIName: "eth_fails", Calls: 1, Failed: 1}}
+	if len(sum.Methods) != len(want) {
+		t.Fatalf("methods %+v, want %+v", sum.Methods, want)
+	}
+	for i, m := range sum.Methods {
+		if m.APIName != want[i].APIName || m.Calls != want[i].Calls || m.Failed != want[i].Failed || m.AvgMs < 0 || m.MaxMs < m.AvgMs {
+			t.Errorf("method %d: %+v, want %+v", i, m, want[i])
+		}
+	}
+	if !sum.Success || sum.Calls != 7 || sum.Failed != 2 || sum.Transactions != 3 || sum.Seconds != 10 || sum.TxPerSecond != 0.3 || sum.CallsPerSecond != 0.7 {
+		t.Fatalf("summary %s: want 7 calls, 2 failed, 3 transactions over 10 s (0.3 tx/s)", body)
+	}
+	// The filters of the call log apply: one method, and a time range.
+	_, body, _ = g.do("GET", "/log/api-stats?api_name=eth_blockNumber", "192.0.2.1:1", "", auth...)
+	if json.Unmarshal([]byte(body), &sum); sum.Calls != 2 || len(sum.Methods) != 1 || sum.Transactions != 0 {
+		t.Fatalf("api_name filter: %s", body)
+	}
+	start := time.Unix(1_750_000_000, 0).Add(5 * time.Second).UnixMilli()
+	_, body, _ = g.do("GET", "/log/api-stats?start="+strconv.FormatInt(start, 10), "192.0.2.1:1", "", auth...)
+	if json.Unmarshal([]byte(body), &sum); sum.Calls != 4 || sum.Transactions != 0 || sum.Seconds != 5 {
+		t.Fatalf("from 5 s on: %s, want the 4 calls at 6 s over 5 s", body)
+	}
+	if code, _, _ := g.do("GET", "/log/api-stats?success=maybe", "192.0.2.1:1", "", auth...); code != 400 {
+		t.Fatalf("success=maybe: %d", code)
 	}
 }

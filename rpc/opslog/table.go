@@ -159,6 +159,18 @@ func (t *table[R]) page(keep func(*R) bool, skip, n int) []R {
 	return out
 }
 
+// each calls fn on every row matching keep, in id order, under the
+// table's lock (fn must not call back into the table).
+func (t *table[R]) each(keep func(*R) bool, fn func(*R)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range t.rows {
+		if keep(&t.rows[i]) {
+			fn(&t.rows[i])
+		}
+	}
+}
+
 func (t *table[R]) close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -15,7 +15,7 @@ import (
 
 // bareBackend is a backend over a fresh dev chain with no pool and no
 // node around it.
-func bareBackend(t *testing.T) (*Backend, types.Address) {
+func bareBackend(t testing.TB) (*Backend, types.Address) {
 	t.Helper()
 	funded := types.Address{0xfe}
 	c, err := chain.Open(chain.DevGenesis(chain.MainChainID, []types.Address{funded}, 1_700_000_000), store.NewMem(), nil)

@@ -29,9 +29,6 @@ import (
 // or further ones are of no use to anyone we could help.
 const Ahead = 2
 
-// inboxSize bounds the messages waiting for the local driver.
-const inboxSize = 4096
-
 // ErrNotGossiped is returned for a message on the vote topic that is not
 // a proposal or a vote.
 var ErrNotGossiped = errors.New("relay: only proposals and votes are gossiped")
@@ -60,6 +57,9 @@ type Config struct {
 	// Validating makes the reactor deliver messages to the local driver
 	// (Receive) and take consensus messages sent to it directly.
 	Validating bool
+	// InboxBytes bounds the bytes of messages waiting for the local
+	// driver (0: 32 MiB); older ones are shed past it.
+	InboxBytes int
 	Log        *slog.Logger
 }
 
@@ -68,7 +68,7 @@ type Config struct {
 type Reactor struct {
 	cfg   Config
 	host  *p2p.Host
-	inbox chan consensus.Verified
+	inbox *inbox
 	Stats Stats
 }
 
@@ -82,8 +82,12 @@ type Stats struct {
 
 // New makes the reactor and registers its topics on host.
 func New(host *p2p.Host, cfg Config) *Reactor {
-	r := &Reactor{cfg: cfg, host: host, inbox: make(chan consensus.Verified, inboxSize)}
+	if cfg.InboxBytes <= 0 {
+		cfg.InboxBytes = inboxBytes
+	}
+	r := &Reactor{cfg: cfg, host: host, inbox: newInbox(inboxSize, cfg.InboxBytes)}
 	if cfg.Validating {
+		go r.inbox.run(host.Done())
 		host.Handle(wire.TopicConsensus, p2p.TopicConfig{Priority: p2p.High}, r.onConsensus)
 	}
 	host.Handle(wire.TopicVote, p2p.TopicConfig{Priority: p2p.High, Gossip: true}, r.onVote)
@@ -112,28 +116,17 @@ func (r *Reactor) Send(to types.Address, msg []byte) {
 }
 
 // Receive delivers the verified messages for the local driver.
-func (r *Reactor) Receive() <-chan consensus.Verified { return r.inbox }
+func (r *Reactor) Receive() <-chan consensus.Verified { return r.inbox.out }
 
-// deliver hands a verified message to the local driver, if this node
-// validates. A full inbox sheds its oldest message: the newest ones are
-// the ones consensus still needs.
-func (r *Reactor) deliver(m consensus.Verified) {
+// deliver hands a verified message, size bytes on the wire, to the local
+// driver, if this node validates. A full inbox sheds its oldest messages:
+// the newest ones are the ones consensus still needs.
+func (r *Reactor) deliver(m consensus.Verified, size int) {
 	if !r.cfg.Validating {
 		return
 	}
-	for {
-		select {
-		case r.inbox <- m:
-			r.Stats.Delivered.Add(1)
-			return
-		default:
-		}
-		select {
-		case <-r.inbox:
-			r.Stats.Displaced.Add(1)
-		default:
-		}
-	}
+	r.Stats.Displaced.Add(uint64(r.inbox.push(m, size)))
+	r.Stats.Delivered.Add(1)
 }
 
 // onConsensus hands a consensus message sent to this validator (a status,
@@ -150,7 +143,7 @@ func (r *Reactor) onConsensus(from p2p.ID, msg []byte) error {
 		return err
 	}
 	r.trace("vote received", m.Event())
-	r.deliver(m)
+	r.deliver(m, len(msg))
 	return nil
 }
 
@@ -179,7 +172,7 @@ func (r *Reactor) onVote(from p2p.ID, msg []byte) error {
 		return nil
 	}
 	r.trace("vote received", m.Event())
-	r.deliver(m)
+	r.deliver(m, len(msg))
 	r.host.Broadcast(wire.TopicVote, msg)
 	r.Stats.Relayed.Add(1)
 	return nil
