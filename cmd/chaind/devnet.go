@@ -62,7 +62,8 @@ func runDevnet(args []string) int {
 	}
 	if !*inProcess {
 		return runProcessDevnet(processDevnet{validators: *validators, full: *full, blockTime: *blockTime,
-			host: *host, chainID: *chainID, out: *out, logLevel: *logLevel, sentry: *sentry})
+			host: *host, chainID: *chainID, out: *out, logLevel: *logLevel, sentry: *sentry,
+			httpPort: *httpPort, explorerPort: *explorerPort})
 	}
 	dn, err := startDevnet(devnetConfig{validators: *validators, blockTime: *blockTime, host: *host,
 		httpPort: *httpPort, explorerPort: *explorerPort, chainID: *chainID}, log)

@@ -159,6 +159,9 @@ type processDevnet struct {
 	out              string
 	logLevel         string
 	sentry           bool // see testnetSpec.sentry
+	// httpPort and explorerPort are the first node's (0 any free port,
+	// -1 explorer off), as the flags of the in-process devnet.
+	httpPort, explorerPort int
 }
 
 // runProcessDevnet writes a testnet on loopback with free ports, starts
@@ -185,10 +188,18 @@ func runProcessDevnet(cfg processDevnet) int {
 	for i := range ports {
 		ports[i] = [3]int(free[3*i:])
 	}
+	if cfg.httpPort > 0 {
+		ports[0][1] = cfg.httpPort
+	}
 	nodes, err := writeTestnet(dir, testnetSpec{validators: cfg.validators, full: cfg.full, chainID: cfg.chainID,
 		host: cfg.host, blockTime: cfg.blockTime, sentry: cfg.sentry,
-		port:     func(i int) (int, int, int) { return ports[i][0], ports[i][1], ports[i][2] },
-		apiPorts: func(int, int) (int, int, int) { return 0, 0, 0 }})
+		port: func(i int) (int, int, int) { return ports[i][0], ports[i][1], ports[i][2] },
+		apiPorts: func(i, _ int) (int, int, int) {
+			if i == 0 {
+				return cfg.explorerPort, 0, 0
+			}
+			return 0, 0, 0
+		}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
 		return 1
@@ -215,6 +226,9 @@ func runProcessDevnet(cfg processDevnet) int {
 	for _, p := range procs {
 		fmt.Fprintf(w, "  %-11s pid %-7d JSON-RPC http://%s  WebSocket ws://%s  p2p %s@%s  log %s/chaind.log\n",
 			p.node.Name, p.cmd.Process.Pid, p.http, p.ws, p.node.ID, p.node.P2P, p.node.Dir)
+	}
+	if cfg.explorerPort > 0 {
+		fmt.Fprintf(w, "  explorer of %s: http://%s\n", procs[0].node.Name, net.JoinHostPort(cfg.host, strconv.Itoa(cfg.explorerPort)))
 	}
 	w.Flush()
 	devKeys, err := devAccounts()

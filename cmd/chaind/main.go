@@ -3,7 +3,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 )
@@ -52,9 +51,7 @@ func usage() {
 	for _, c := range commands {
 		fmt.Printf("  %-14s %s\n", c.name, c.usage)
 	}
-	fs := flag.NewFlagSet("chaind", flag.ContinueOnError)
-	var f runFlags
-	f.define(fs)
+	fs, _, _ := nodeFlags()
 	fmt.Println("\nnode flags (also CHAIND_<FLAG> or a JSON --config file):")
 	fs.SetOutput(os.Stdout)
 	fs.PrintDefaults()

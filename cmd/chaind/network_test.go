@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -268,7 +269,13 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "devnet", "--validators", "2", "--full", "1", "--block-time", "200ms", "--log-level", "warn")
+	// The first node takes the JSON-RPC and explorer ports given.
+	ports, err := freeLoopbackPorts("127.0.0.1", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "devnet", "--validators", "2", "--full", "1", "--block-time", "200ms", "--log-level", "warn",
+		"--http.port", strconv.Itoa(ports[0]), "--explorer.port", strconv.Itoa(ports[1]))
 	cmd.Env = append(os.Environ(), asChaindEnv+"=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -325,6 +332,14 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 			t.Fatal("the devnet's full node did not reach block 3")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	if want := "http://127.0.0.1:" + strconv.Itoa(ports[0]); urls["validator0"] != want {
+		t.Errorf("first node's JSON-RPC at %q, want --http.port's %s (nodes %v)", urls["validator0"], want, urls)
+	}
+	if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("no explorer on --explorer.port %d: %v", ports[1], err)
+	} else {
+		resp.Body.Close()
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	select {

@@ -239,12 +239,19 @@ func parseKey(s string) (*secp256k1.PrivateKey, error) {
 	return crypto.ToPrivateKey(b)
 }
 
-func runNode(args []string) int {
+// nodeFlags is the flag set of a node, in one place for runNode and for
+// chaind help, which lists it.
+func nodeFlags() (*flag.FlagSet, *runFlags, *p2pFlags) {
 	fs := flag.NewFlagSet("chaind", flag.ContinueOnError)
 	var f runFlags
 	f.define(fs)
 	var pf p2pFlags
 	pf.define(fs)
+	return fs, &f, &pf
+}
+
+func runNode(args []string) int {
+	fs, f, pf := nodeFlags()
 	if code, ok := parseFlags(fs, "chaind [flags]          run a node (chaind help lists the other commands)", args); !ok {
 		return code
 	}
@@ -339,11 +346,11 @@ func runNode(args []string) int {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
 	}
-	if err := f.fork.apply(&cfg, &f); err != nil {
+	if err := f.fork.apply(&cfg, f); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
 	}
-	if err := pf.apply(&cfg, &f, log); err != nil {
+	if err := pf.apply(&cfg, f, log); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
 	}

@@ -43,17 +43,21 @@ func DevGenesis(chainID uint64, accounts []types.Address, timestamp uint64) *Gen
 // ceremony, which publishes the final genesis.json; until then the presets
 // have none, so a node serves them but cannot validate (the staking state
 // has no validator set to join).
-func MainGenesis() *Genesis { return publicGenesis(MainChainID, 1_735_689_600) }
+func MainGenesis() *Genesis { return publicGenesis(MainChainID, "chaind mainnet", 1_735_689_600) }
 
 // TestGenesis is the test network's genesis (see MainGenesis).
-func TestGenesis() *Genesis { return publicGenesis(TestChainID, 1_735_689_600) }
+func TestGenesis() *Genesis { return publicGenesis(TestChainID, "chaind testnet", 1_735_689_600) }
 
-func publicGenesis(chainID, timestamp uint64) *Genesis {
+// publicGenesis builds a public network's genesis. The chain ID is in no
+// block header, so the networks' genesis blocks differ by the name in
+// their extra data: the genesis hash is what peers compare in the p2p
+// handshake and data directories are checked against.
+func publicGenesis(chainID uint64, name string, timestamp uint64) *Genesis {
 	return &Genesis{
 		Config:    AllForks(chainID),
 		Timestamp: Uint64(timestamp),
 		GasLimit:  60_000_000,
-		ExtraData: []byte("chaind"),
+		ExtraData: []byte(name),
 		Alloc:     Alloc{},
 		Staking:   json.RawMessage(`{"validators":[],"delegations":[]}`),
 	}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"flag"
+	"strings"
+	"testing"
+)
+
+// TestHelpListsEveryNodeFlag: chaind --help shows every flag a node
+// parses (the p2p flags the README relies on included).
+func TestHelpListsEveryNodeFlag(t *testing.T) {
+	code, out, _ := runChaind(t, "--help")
+	if code != 0 {
+		t.Fatalf("chaind --help: exit %d", code)
+	}
+	listed := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		if f, ok := strings.CutPrefix(strings.TrimSpace(line), "-"); ok {
+			listed[strings.Fields(f)[0]] = true
+		}
+	}
+	fs, _, _ := nodeFlags()
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		n++
+		if !listed[f.Name] {
+			t.Errorf("chaind --help does not list --%s", f.Name)
+		}
+	})
+	if n == 0 || !listed["p2p.peers"] {
+		t.Fatalf("no node flags, or no --p2p.peers, in chaind --help:\n%s", out)
+	}
+}
