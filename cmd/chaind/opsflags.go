@@ -48,7 +48,7 @@ func (o *opsFlags) define(fs *flag.FlagSet) {
 	fs.Uint64Var(&l.CallGas, "limits.call-gas", 50_000_000, "gas of one eth_call, eth_estimateGas, eth_createAccessList or eth_simulateV1")
 	fs.DurationVar(&l.CallTimeout, "limits.call-timeout", 5*time.Second, "time of one of those calls")
 	fs.IntVar(&l.CallReturnData, "limits.call-returndata", ethapi.DefaultReturnDataLimit, "bytes of return data one eth_call may answer (erigon's --rpc.returndata.limit; geth has only the response cap)")
-	fs.IntVar(&l.FDReserve, "limits.fd-reserve", 0, "open files kept for the node itself (store, p2p peers); the ports' connection caps share the rest of the process's limit, raised to its hard limit at start (0: 1024 + 4 per p2p peer)")
+	fs.IntVar(&l.FDReserve, "limits.fd-reserve", 0, "open files kept for the node itself (store, p2p peers); the ports' connection caps share the rest of the process's limit, raised to its hard limit at start, and the store keeps at most what is left after 64 + 4 per p2p peer open as table files (0: 1024 + 4 per p2p peer, 960 of them tables)")
 	fs.IntVar(&l.WSSubs, "limits.ws-subs", 100, "subscriptions per WebSocket connection")
 	fs.IntVar(&l.WSQueue, "limits.ws-queue", 4096, "messages waiting for a slow WebSocket client before it is cut")
 	fs.Int64Var(&o.wsBacklogMiB, "limits.ws-backlog", rpc.DefaultQueueBytes>>20, "MiB of answers and notifications waiting for a slow WebSocket client before it is cut (close 1008); one larger answer is still sent alone")

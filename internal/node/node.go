@@ -190,7 +190,8 @@ func New(cfg Config) (*Node, error) {
 	if cfg.DataDir == "" {
 		kv = store.NewMem()
 	} else {
-		db, err := store.OpenWith(cfg.DataDir, store.Options{CacheMiB: cfg.CacheMiB})
+		_, tables := cfg.fdReserve()
+		db, err := store.OpenWith(cfg.DataDir, store.Options{CacheMiB: cfg.CacheMiB, MaxOpenTables: tables})
 		if err != nil {
 			return nil, fmt.Errorf("open data directory: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chaind/chaind/internal/fdlimit"
 	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/rpc"
 
 	"github.com/chaind/chaind/rpc/opslog"
@@ -60,7 +61,10 @@ type Limits struct {
 
 	// FDReserve is how many open files the node keeps for itself (the
 	// store, p2p peers, logs) out of the process's limit; the listeners'
-	// connection caps share the rest (0: 1024 plus 4 per p2p peer).
+	// connection caps share the rest, and the store holds at most what is
+	// left of it after 64 for the node and 4 per p2p peer open as table
+	// files (0: 1024 plus 4 per p2p peer, 960 of them the store's tables;
+	// see fdReserve).
 	FDReserve int
 
 	WSSubs  int // subscriptions per WebSocket connection (100)
@@ -89,6 +93,36 @@ func (l Limits) public() front.Limits {
 // file limit: a node nobody can query is no use either.
 const minClientFDs = 64
 
+// The descriptors the node reserves for itself, beside its store's table
+// files: the store's log, manifest, lock and tip files, the debug
+// capture, name lookups and the like (nodeFDs), and each p2p peer's
+// connection and dials (fdsPerPeer).
+const (
+	nodeFDs    = 64
+	fdsPerPeer = 4
+	// minStoreTables is the least the store may hold open, however small
+	// the reserve: fewer would reopen a table file for nearly every read.
+	minStoreTables = 32
+)
+
+// fdReserve is how many descriptors the node keeps out of the listeners'
+// reach (reserve) and how many of them its store may hold open as table
+// files (tables): one rule, so the store never uses more than the
+// listeners leave it. By default the store gets
+// store.DefaultMaxOpenTables; a reserve set with --limits.fd-reserve
+// gives the store what is left of it after the node's own and the peers'.
+func (c *Config) fdReserve() (reserve, tables int) {
+	peers := 50
+	if c.P2P != nil && c.P2P.MaxPeers > 0 {
+		peers = c.P2P.MaxPeers
+	}
+	own := nodeFDs + fdsPerPeer*peers
+	if r := c.Ops.Limits.FDReserve; r > 0 {
+		return r, max(r-own, minStoreTables)
+	}
+	return own + store.DefaultMaxOpenTables, store.DefaultMaxOpenTables
+}
+
 // capListeners gives each listener its share of the descriptors left for
 // clients once the node's own are reserved, so that clients, however
 // many, can never take the descriptors the store and consensus need. The
@@ -100,19 +134,12 @@ func (n *Node) capListeners(ls []front.Listener) {
 		n.log.Warn("open-file limit unknown: listeners have no global connection cap", "err", err)
 		return
 	}
-	reserve := n.cfg.Ops.Limits.FDReserve
-	if reserve <= 0 {
-		peers := 50
-		if n.cfg.P2P != nil && n.cfg.P2P.MaxPeers > 0 {
-			peers = n.cfg.P2P.MaxPeers
-		}
-		reserve = 1024 + 4*peers
-	}
+	reserve, tables := n.cfg.fdReserve()
 	share := fdlimit.Split(fdlimit.Budget(limit, reserve, minClientFDs), len(ls))
 	for i := range ls {
 		ls[i].MaxConns = share
 	}
-	n.log.Info("connection caps", "open_files", limit, "reserved", reserve, "per_listener", share)
+	n.log.Info("connection caps", "open_files", limit, "reserved", reserve, "store_tables", tables, "per_listener", share)
 }
 
 func (l Limits) applyRPC(s *rpc.Server) {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/chaind/chaind/internal/store"
 )
 
 func get(t *testing.T, url string) (int, string) {
@@ -90,5 +92,39 @@ func TestConfiguredLimits(t *testing.T) {
 	clk.refill()
 	if _, body := postText(t, url, `[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":3,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":4,"method":"eth_blockNumber"}]`); !strings.Contains(body, "batch too large") {
 		t.Fatalf("batch of 4 under --limits.batch 3: %s", body)
+	}
+}
+
+// The store's table files fit in the descriptors the node reserves: the
+// reserve covers them plus the node's own and the peers'.
+func TestFDReserve(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		reserve, peers         int
+		wantReserve, wantTable int
+	}{
+		{"default", 0, 0, 1024 + 4*50, store.DefaultMaxOpenTables},
+		{"ten peers", 0, 10, 1024 + 4*10, store.DefaultMaxOpenTables},
+		{"set", 5000, 100, 5000, 5000 - 64 - 4*100},
+		{"too small", 100, 50, 100, minStoreTables},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{}
+			cfg.Ops.Limits.FDReserve = tc.reserve
+			if tc.peers > 0 {
+				cfg.P2P = &P2PConfig{MaxPeers: tc.peers}
+			}
+			r, tables := cfg.fdReserve()
+			if r != tc.wantReserve || tables != tc.wantTable {
+				t.Fatalf("fdReserve = %d, %d; want %d, %d", r, tables, tc.wantReserve, tc.wantTable)
+			}
+			peers := tc.peers
+			if peers == 0 {
+				peers = 50
+			}
+			if tables > minStoreTables && r-tables < nodeFDs+fdsPerPeer*peers {
+				t.Fatalf("reserve %d leaves %d beside %d tables: less than the node and peers need", r, r-tables, tables)
+			}
+		})
 	}
 }

@@ -66,7 +66,7 @@ func Repair(dir string) (RepairInfo, error) {
 	if err != nil {
 		return info, err
 	}
-	db := &DB{fs: fs, dir: dir, cache: newBlockCache(0)}
+	db := &DB{fs: fs, dir: dir, cache: newBlockCache(0), files: newTableFiles(fs, 1)}
 	changed := false
 	for lv := range m.levels {
 		kept := m.levels[lv][:0]

@@ -144,6 +144,11 @@ type Options struct {
 	// L1Bytes is level 1's size; each level below is ten times the one
 	// above (default 64 MiB).
 	L1Bytes int64
+	// MaxOpenTables is how many table files the store holds open at
+	// once (default DefaultMaxOpenTables); the least recently read is
+	// closed to open another. A node passes the descriptors it reserved
+	// for its store.
+	MaxOpenTables int
 	// NoSync skips fsync (tests and benchmarks only).
 	NoSync bool
 
@@ -163,11 +168,19 @@ func (o Options) withDefaults() Options {
 	if o.L1Bytes <= 0 {
 		o.L1Bytes = 64 << 20
 	}
+	if o.MaxOpenTables <= 0 {
+		o.MaxOpenTables = DefaultMaxOpenTables
+	}
 	if o.fs == nil {
 		o.fs = osFS{}
 	}
 	return o
 }
+
+// DefaultMaxOpenTables is the table files a store holds open unless told
+// otherwise: with the log, manifest, lock and tip files it fits in the
+// 1024 descriptors a shell's default limit allows.
+const DefaultMaxOpenTables = 960
 
 const (
 	l0CompactTrigger = 4  // L0 tables that start a compaction into L1
@@ -212,6 +225,7 @@ type DB struct {
 	lock  *dirLock
 	tip   *tipFile // nil when read-only
 	cache *blockCache
+	files *tableFiles // the table files open
 
 	// mu guards everything below; writers hold it, readers hold it only
 	// to take the current version.
@@ -319,6 +333,7 @@ func open(dir string, o Options, lock *dirLock, ro bool) (*DB, error) {
 	db := &DB{
 		fs: o.fs, dir: dir, opts: o, lock: lock, ro: ro, NoSync: o.NoSync,
 		cache:     newBlockCache(int64(o.CacheMiB) << 20),
+		files:     newTableFiles(o.fs, o.MaxOpenTables),
 		flushWake: make(chan struct{}, 1), compWake: make(chan struct{}, 1), stop: make(chan struct{}),
 	}
 	db.changed = sync.NewCond(&db.mu)

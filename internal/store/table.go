@@ -144,9 +144,10 @@ func (w *tableWriter) finish() (size int64, smallest, largest []byte, err error)
 	return w.off, w.smallest, append([]byte(nil), w.lastKey...), nil
 }
 
-// table is an open table of the current version, shared by every version
-// that lists it; the last one to let go of it closes its file, and
-// removes it once a compaction has replaced it.
+// table is a table of the current version, shared by every version that
+// lists it; the last one to let go of it closes its file, and removes it
+// once a compaction has replaced it. Its file is open only while the
+// store's bounded set of open table files (tableFiles) holds it.
 type table struct {
 	num      uint64
 	size     int64
@@ -157,9 +158,11 @@ type table struct {
 	obsolete atomic.Bool
 	db       *DB
 
+	fh *tableFile // guarded by db.files.mu
+
+	// The footer's fields, read once: loaded is set after them.
 	mu     sync.Mutex
-	opened atomic.Bool
-	f      file
+	loaded atomic.Bool
 	index  handle
 	filter handle
 	count  uint64
@@ -171,13 +174,7 @@ func (t *table) unref() {
 	if t.refs.Add(-1) != 0 {
 		return
 	}
-	t.mu.Lock()
-	if t.f != nil {
-		t.opened.Store(false)
-		t.f.Close()
-		t.f = nil
-	}
-	t.mu.Unlock()
+	t.db.files.drop(t)
 	if t.obsolete.Load() {
 		t.db.fs.remove(path(t.db.dir, tableName(t.num)))
 	}
@@ -189,45 +186,54 @@ func (t *table) damaged(what string, off int64) error {
 		ErrDamaged, path(t.db.dir, tableName(t.num)), what, off, t.db.dir)
 }
 
-// file opens the table on first use and reads its footer.
-func (t *table) file() (file, error) {
-	if t.opened.Load() {
-		return t.f, nil // set once before opened, cleared only when no one reads
+// readAt reads from the table's file, holding it open (pinned) for the
+// length of the read only.
+func (t *table) readAt(p []byte, off int64) error {
+	f, err := t.db.files.pin(t)
+	if err != nil {
+		return err
+	}
+	_, err = f.ReadAt(p, off)
+	t.db.files.unpin(t)
+	return err
+}
+
+// load reads and checks the footer on first use.
+func (t *table) load() error {
+	if t.loaded.Load() {
+		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.f != nil {
-		return t.f, nil
-	}
-	f, err := t.db.fs.open(path(t.db.dir, tableName(t.num)), false, false)
-	if err != nil {
-		return nil, err
+	if t.loaded.Load() {
+		return nil
 	}
 	var ft [footerSize]byte
 	if t.size < footerSize {
-		f.Close()
-		return nil, t.damaged("file too short", 0)
+		return t.damaged("file too short", 0)
 	}
-	if _, err := f.ReadAt(ft[:], t.size-footerSize); err != nil {
-		f.Close()
-		return nil, t.damaged(fmt.Sprintf("unreadable footer (%v)", err), t.size-footerSize)
+	f, err := t.db.files.pin(t)
+	if err != nil {
+		return err
+	}
+	_, err = f.ReadAt(ft[:], t.size-footerSize)
+	t.db.files.unpin(t)
+	if err != nil {
+		return t.damaged(fmt.Sprintf("unreadable footer (%v)", err), t.size-footerSize)
 	}
 	if binary.LittleEndian.Uint64(ft[36:]) != tableMagic || crc32.Checksum(ft[:32], castagnoli) != binary.LittleEndian.Uint32(ft[32:]) {
-		f.Close()
-		return nil, t.damaged("footer checksum mismatch", t.size-footerSize)
+		return t.damaged("footer checksum mismatch", t.size-footerSize)
 	}
-	t.index = handle{int64(binary.LittleEndian.Uint64(ft[0:])), int64(binary.LittleEndian.Uint32(ft[8:]))}
-	t.filter = handle{int64(binary.LittleEndian.Uint64(ft[12:])), int64(binary.LittleEndian.Uint32(ft[20:]))}
-	t.count = binary.LittleEndian.Uint64(ft[24:])
-	for _, h := range []handle{t.index, t.filter} {
+	index := handle{int64(binary.LittleEndian.Uint64(ft[0:])), int64(binary.LittleEndian.Uint32(ft[8:]))}
+	filter := handle{int64(binary.LittleEndian.Uint64(ft[12:])), int64(binary.LittleEndian.Uint32(ft[20:]))}
+	for _, h := range []handle{index, filter} {
 		if h.off < 0 || h.n < 0 || h.off+h.n+blockTrailer > t.size-footerSize {
-			f.Close()
-			return nil, t.damaged("footer points outside the file", t.size-footerSize)
+			return t.damaged("footer points outside the file", t.size-footerSize)
 		}
 	}
-	t.f = f
-	t.opened.Store(true)
-	return f, nil
+	t.index, t.filter, t.count = index, filter, binary.LittleEndian.Uint64(ft[24:])
+	t.loaded.Store(true)
+	return nil
 }
 
 // readahead serves a sequential reader (a compaction) blocks out of large
@@ -242,8 +248,7 @@ const readaheadSize = 256 << 10
 // readRaw reads a block and checks its checksum; ra, when given, reads
 // ahead.
 func (t *table) readRaw(h handle, ra *readahead) ([]byte, error) {
-	f, err := t.file()
-	if err != nil {
+	if err := t.load(); err != nil {
 		return nil, err
 	}
 	if h.off < 0 || h.n < 0 || h.off+h.n+blockTrailer > t.size {
@@ -255,14 +260,14 @@ func (t *table) readRaw(h handle, ra *readahead) ([]byte, error) {
 		if h.off < ra.off || h.off+n > ra.off+int64(len(ra.buf)) {
 			ra.buf = make([]byte, min(readaheadSize, t.size-h.off)) // blocks handed out keep the old one
 			ra.off = h.off
-			if _, err := f.ReadAt(ra.buf, h.off); err != nil {
+			if err := t.readAt(ra.buf, h.off); err != nil {
 				return nil, fmt.Errorf("store: reading table %s at offset %d: %w", tableName(t.num), h.off, err)
 			}
 		}
 		raw = ra.buf[h.off-ra.off : h.off-ra.off+n]
 	} else {
 		raw = make([]byte, n)
-		if _, err := f.ReadAt(raw, h.off); err != nil {
+		if err := t.readAt(raw, h.off); err != nil {
 			return nil, fmt.Errorf("store: reading table %s at offset %d: %w", tableName(t.num), h.off, err)
 		}
 	}
@@ -297,7 +302,7 @@ func (t *table) block(h handle, fill bool, ra *readahead) (block, error) {
 
 // filterBlock returns the bloom filter, cached as a block of no entries.
 func (t *table) filterBlock() ([]byte, error) {
-	if _, err := t.file(); err != nil {
+	if err := t.load(); err != nil {
 		return nil, err
 	}
 	k := cacheKey{t.num, t.filter.off}
@@ -313,7 +318,7 @@ func (t *table) filterBlock() ([]byte, error) {
 }
 
 func (t *table) indexBlock(fill bool) (block, error) {
-	if _, err := t.file(); err != nil {
+	if err := t.load(); err != nil {
 		return block{}, err
 	}
 	return t.block(t.index, fill, nil)
