@@ -103,6 +103,9 @@ const (
 	// minStoreTables is the least the store may hold open, however small
 	// the reserve: fewer would reopen a table file for nearly every read.
 	minStoreTables = 32
+	// minHandshakeFDs is the fewest inbound handshakes the p2p budget
+	// leaves room for beside the peers, so peers can still come and go.
+	minHandshakeFDs = 8
 )
 
 // fdReserve is how many descriptors the node keeps out of the listeners'
@@ -112,15 +115,27 @@ const (
 // store.DefaultMaxOpenTables; a reserve set with --limits.fd-reserve
 // gives the store what is left of it after the node's own and the peers'.
 func (c *Config) fdReserve() (reserve, tables int) {
-	peers := 50
-	if c.P2P != nil && c.P2P.MaxPeers > 0 {
-		peers = c.P2P.MaxPeers
-	}
-	own := nodeFDs + fdsPerPeer*peers
+	own := nodeFDs + c.p2pFDs()
 	if r := c.Ops.Limits.FDReserve; r > 0 {
 		return r, max(r-own, minStoreTables)
 	}
 	return own + store.DefaultMaxOpenTables, store.DefaultMaxOpenTables
+}
+
+// p2pFDs is the part of the reserve the p2p host may hold, handed to it
+// as its descriptor budget (p2p.Config.FDBudget), which its peers, the
+// static peers it dials past MaxPeers and its handshakes in progress must
+// fit: fdsPerPeer per peer, and room for at least minHandshakeFDs
+// handshakes however few peers are allowed.
+func (c *Config) p2pFDs() int {
+	peers, static := 50, 0
+	if c.P2P != nil {
+		if c.P2P.MaxPeers > 0 {
+			peers = c.P2P.MaxPeers
+		}
+		static = len(c.P2P.StaticPeers)
+	}
+	return max(fdsPerPeer*peers, peers+minHandshakeFDs) + static
 }
 
 // capListeners gives each listener its share of the descriptors left for

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/p2p"
 )
 
 func get(t *testing.T, url string) (int, string) {
@@ -125,6 +127,41 @@ func TestFDReserve(t *testing.T) {
 			if tables > minStoreTables && r-tables < nodeFDs+fdsPerPeer*peers {
 				t.Fatalf("reserve %d leaves %d beside %d tables: less than the node and peers need", r, r-tables, tables)
 			}
+		})
+	}
+}
+
+// The p2p host is handed its part of the reserve as its descriptor budget,
+// and that budget holds its peers, static peers and some handshakes
+// whatever MaxPeers is: p2p.New refuses a budget that does not.
+func TestP2PGetsItsShareOfTheReserve(t *testing.T) {
+	static := []p2p.PeerAddr{{Addr: "127.0.0.1:1"}, {Addr: "127.0.0.1:2"}, {Addr: "127.0.0.1:3"}}
+	for _, tc := range []struct {
+		name   string
+		peers  int
+		static []p2p.PeerAddr
+	}{
+		{"default", 0, nil},
+		{"one peer", 1, nil},
+		{"one peer, static peers", 1, static},
+		{"many peers", 500, static},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{P2P: &P2PConfig{MaxPeers: tc.peers, StaticPeers: tc.static}}
+			budget := cfg.p2pFDs()
+			reserve, tables := cfg.fdReserve()
+			if reserve-tables < nodeFDs+budget {
+				t.Fatalf("reserve %d with %d tables leaves less than the node's %d and p2p's %d", reserve, tables, nodeFDs, budget)
+			}
+			key, err := crypto.GenerateKey()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := p2p.New(p2p.Config{Key: key, MaxPeers: tc.peers, StaticPeers: tc.static, FDBudget: budget})
+			if err != nil {
+				t.Fatalf("p2p refuses the node's budget of %d: %v", budget, err)
+			}
+			h.Close()
 		})
 	}
 }

@@ -84,7 +84,7 @@ func (n *Node) startNetwork() error {
 		Key:        key,
 		Chain:      p2p.Chain{ChainID: n.Chain.Config.ChainID, Genesis: n.Chain.Genesis().Hash()},
 		ListenAddr: cfg.ListenAddr, StaticPeers: cfg.StaticPeers, Bootnodes: cfg.Bootnodes, MaxPeers: cfg.MaxPeers,
-		NoPeerExchange: cfg.NoPeerExchange, PrivatePeers: cfg.PrivatePeers,
+		NoPeerExchange: cfg.NoPeerExchange, PrivatePeers: cfg.PrivatePeers, FDBudget: n.cfg.p2pFDs(),
 		Logf:         func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
 		Connected:    func(id p2p.ID) { nn.sync.Connected(id) },
 		Disconnected: func(id p2p.ID) { nn.sync.Disconnected(id) },
