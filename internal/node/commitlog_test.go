@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/devload"
 )
@@ -48,4 +49,35 @@ func TestCommittedBlockLoggedAtInfo(t *testing.T) {
 			t.Errorf("first committed-block line lacks %q: %s", want, lines[0])
 		}
 	}
+}
+
+// TestPeersLoggedAtInfo: a node says at info level when a peer connects
+// and when it goes.
+func TestPeersLoggedAtInfo(t *testing.T) {
+	pn := newP2PNet(t, 2)
+	var logs syncBuf
+	first := true
+	pn.configure = func(c *Config) {
+		if first {
+			c.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		}
+		first = false
+	}
+	pn.startValidator(0)
+	pn.startValidator(1)
+	peer := pn.addrs[1].ID.String()
+	waitLog := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(logs.String(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %q in the log:\n%s", want, logs.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitLog(`level=INFO msg="peer connected" id=` + peer)
+	pn.nodes[1].Close()
+	pn.nodes[1] = nil
+	waitLog(`level=INFO msg="peer disconnected" id=` + peer)
 }

@@ -85,9 +85,16 @@ func (n *Node) startNetwork() error {
 		Chain:      p2p.Chain{ChainID: n.Chain.Config.ChainID, Genesis: n.Chain.Genesis().Hash()},
 		ListenAddr: cfg.ListenAddr, StaticPeers: cfg.StaticPeers, Bootnodes: cfg.Bootnodes, MaxPeers: cfg.MaxPeers,
 		NoPeerExchange: cfg.NoPeerExchange, PrivatePeers: cfg.PrivatePeers, FDBudget: n.cfg.p2pFDs(),
-		Logf:         func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
-		Connected:    func(id p2p.ID) { nn.sync.Connected(id) },
-		Disconnected: func(id p2p.ID) { nn.sync.Disconnected(id) },
+		Logf: func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
+		// At info: an operator reads from the log whom the node talks to.
+		Connected: func(id p2p.ID) {
+			n.log.Info("peer connected", "id", id)
+			nn.sync.Connected(id)
+		},
+		Disconnected: func(id p2p.ID) {
+			n.log.Info("peer disconnected", "id", id)
+			nn.sync.Disconnected(id)
+		},
 	})
 	if err != nil {
 		return err
