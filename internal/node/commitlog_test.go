@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"strings"
@@ -80,4 +81,26 @@ func TestPeersLoggedAtInfo(t *testing.T) {
 	pn.nodes[1].Close()
 	pn.nodes[1] = nil
 	waitLog(`level=INFO msg="peer disconnected" id=` + peer)
+}
+
+// A validator waiting for a quorum warns its operator once per
+// stallWarnEvery, however many timers fire meanwhile.
+func TestStalledWarningRateLimited(t *testing.T) {
+	var buf bytes.Buffer
+	n := &Node{log: slog.New(slog.NewTextHandler(&buf, nil))}
+	for range 5 {
+		n.warnStalled(7, 3, 12*time.Second)
+	}
+	out := buf.String()
+	if got := strings.Count(out, "waiting for a quorum"); got != 1 {
+		t.Fatalf("%d warnings in a burst, want 1:\n%s", got, out)
+	}
+	if !strings.Contains(out, "level=WARN") || !strings.Contains(out, "height=7") || !strings.Contains(out, "peers=0") {
+		t.Fatalf("warning lacks its level, height or peers: %s", out)
+	}
+	n.stallWarn.Store(time.Now().Add(-stallWarnEvery).UnixNano())
+	n.warnStalled(7, 4, 22*time.Second)
+	if got := strings.Count(buf.String(), "waiting for a quorum"); got != 2 {
+		t.Fatalf("no second warning after stallWarnEvery")
+	}
 }

@@ -159,12 +159,18 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 			n.logCommitted(b, &lastCommit)
 		},
 	})
-	d, err := bft.New(bft.Config{
+	cfg := bft.Config{
 		Signer: signer, Validators: vals, Timeouts: timeouts, Transport: transport, App: app,
 		Height: height, State: st, ResetStateAhead: sole, Evidence: n.evidenceSink(app),
 		Logf:  func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
 		Stats: &n.bftStats,
-	})
+	}
+	if !sole {
+		// A sole validator is its own quorum: an idle --dev node that
+		// waits for transactions is not stalled.
+		cfg.Stalled, cfg.StallAfter = n.warnStalled, max(10*time.Second, 5*n.cfg.BlockTime)
+	}
+	d, err := bft.New(cfg)
 	if err != nil {
 		app.Close()
 		return nil, err
@@ -293,4 +299,24 @@ func (n *Node) logCommitted(b *types.Block, last *time.Time) {
 	}
 	n.log.Log(context.Background(), level, "committed block", "height", b.Number(), "txs", len(b.Transactions()),
 		"round", round, "took", took, "gas", b.GasUsed(), "hash", b.Hash())
+}
+
+// stallWarnEvery spaces the "waiting for a quorum" warnings: rounds grow
+// longer as they fail, but a partition can last hours.
+const stallWarnEvery = 10 * time.Second
+
+// warnStalled tells the operator that this validator's height has gone on
+// for the driver's StallAfter: it waits for a quorum it cannot reach, and a validator whose
+// peers are all down must not look like a healthy one in its log.
+func (n *Node) warnStalled(height uint64, round int32, waited time.Duration) {
+	now := time.Now()
+	if last := n.stallWarn.Load(); last != 0 && now.Sub(time.Unix(0, last)) < stallWarnEvery {
+		return
+	}
+	n.stallWarn.Store(now.UnixNano())
+	peers := 0
+	if nn := n.net.Load(); nn != nil {
+		peers = nn.host.PeerCount()
+	}
+	n.log.Warn("waiting for a quorum", "height", height, "round", round, "waited", waited.Round(time.Second), "peers", peers)
 }

@@ -134,6 +134,7 @@ type Node struct {
 	// prunePause observes each hold of the chain by a pruning pass.
 	prunePause *metrics.HistogramVec
 	bftStats   bft.Stats
+	stallWarn  atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
 	gql        *gqleth.Service
 
 	httpAPIs, wsAPIs []string // nil: every namespace

@@ -98,6 +98,14 @@ type Config struct {
 	Logf            func(format string, args ...any)
 	// Stats, when set, is kept up to date for metrics.
 	Stats *Stats
+	// Stalled, when set, is called on each timer that fires once the
+	// current height has gone on for StallAfter (default 10 s) without a
+	// decision: this validator waits for a quorum it cannot reach (peers
+	// down, a partition), which its operator must be able to see. A lone
+	// validator never leaves round 0 (no quorum schedules the later
+	// timeouts), so time, not the round, tells.
+	Stalled    func(height uint64, round int32, waited time.Duration)
+	StallAfter time.Duration
 }
 
 // Stats count what the driver saw, for metrics. They are read from other
@@ -138,6 +146,9 @@ type Driver struct {
 	statHeight uint64 // height and round last counted in Stats
 	statRound  int32
 
+	stallHeight uint64    // the height checkStalled times
+	heightStart time.Time // when checkStalled first saw it
+
 	work work // Propose and Validate calls running off the loop
 }
 
@@ -152,6 +163,9 @@ func New(cfg Config) (*Driver, error) {
 	}
 	if cfg.Timeouts == (consensus.Timeouts{}) {
 		cfg.Timeouts = consensus.DefaultTimeouts
+	}
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = 10 * time.Second
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
@@ -214,6 +228,7 @@ func (d *Driver) Run(ctx context.Context) error {
 			if d.cfg.Stats != nil && t.Kind != consensus.TimeoutRetransmit {
 				d.cfg.Stats.Timeouts.Add(1)
 			}
+			d.checkStalled()
 			d.step(consensus.TimeoutEvent{Timeout: t})
 		case r := <-d.work.results:
 			d.work.finished(r)
@@ -224,6 +239,22 @@ func (d *Driver) Run(ctx context.Context) error {
 }
 
 func (d *Driver) step(ev consensus.Event) { d.carry(d.core.Step(ev)) }
+
+// checkStalled reports, through Stalled, a height that has gone on for
+// StallAfter or longer.
+func (d *Driver) checkStalled() {
+	if d.cfg.Stalled == nil {
+		return
+	}
+	now := d.cfg.Clock.Now()
+	if h := d.core.Height(); h != d.stallHeight || d.heightStart.IsZero() {
+		d.stallHeight, d.heightStart = h, now
+		return
+	}
+	if waited := now.Sub(d.heightStart); waited >= d.cfg.StallAfter {
+		d.cfg.Stalled(d.stallHeight, d.core.Round(), waited)
+	}
+}
 
 // carry carries out a step's effects strictly in order: the core puts the
 // commit of decided blocks first and the snapshot (Persist) ahead of

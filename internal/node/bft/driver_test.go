@@ -341,3 +341,44 @@ func FuzzDecodeMessage(f *testing.F) {
 	f.Add(EncodeMessage(consensus.VoteEvent{Vote: consensus.Vote{Type: consensus.Precommit}}))
 	f.Fuzz(func(t *testing.T, b []byte) { DecodeMessage(b) })
 }
+
+// A validator alone among four cannot reach a quorum: its height goes on
+// without a decision, and past StallAfter it says so through Stalled,
+// which the node turns into a warning for its operator.
+func TestStalledWithoutQuorum(t *testing.T) {
+	tn := newTestNet(t, []int64{1, 1, 1, 1})
+	stalled := make(chan uint64, 16)
+	tn.apps[0].stateFile = filepath.Join(tn.dir, "v0.state")
+	d, err := New(Config{
+		Signer: tn.signers[0], Validators: tn.sched, Timeouts: fastTimeouts,
+		Transport: tn.net.Join(tn.signers[0].Address()), App: tn.apps[0],
+		Height: 1, StateFile: tn.apps[0].stateFile, StallAfter: time.Second,
+		Stalled: func(h uint64, _ int32, waited time.Duration) {
+			if waited < time.Second {
+				t.Errorf("stalled after %v, before StallAfter", waited)
+			}
+			select {
+			case stalled <- h:
+			default:
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case h := <-stalled:
+		if h != 1 {
+			t.Fatalf("stalled at height %d, want 1", h)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("a validator without a quorum never reported itself stalled")
+	}
+	if h := tn.apps[0].height(); h != 0 {
+		t.Fatalf("a lone validator of four committed height %d", h)
+	}
+}
