@@ -239,15 +239,22 @@ func runProcessDevnet(cfg processDevnet) int {
 	for _, p := range procs {
 		go func() { <-p.done; exited <- p }()
 	}
-	code := 0
-	select {
-	case <-sig:
-	case p := <-exited:
-		fmt.Fprintf(os.Stderr, "chaind devnet: %s exited (%v); stopping the others\n", p.node.Name, p.cmd.ProcessState)
-		code = 1
+	// A node that dies or is killed leaves the others running: a
+	// researcher's first fault experiment is to kill one and watch the
+	// network go on, then bring it back by hand.
+	for live := len(procs); live > 0; {
+		select {
+		case <-sig:
+			stopAll(procs, 5*time.Second)
+			return 0
+		case p := <-exited:
+			live--
+			fmt.Fprintf(os.Stderr, "chaind devnet: %s exited (%v); the other nodes keep running. Restart it alone with:\n  %s --config %s --log-level %s\n",
+				p.node.Name, p.cmd.ProcessState, exe, p.node.Config, cfg.logLevel)
+		}
 	}
-	stopAll(procs, 5*time.Second)
-	return code
+	fmt.Fprintln(os.Stderr, "chaind devnet: every node exited")
+	return 1
 }
 
 func signalNotify(c chan os.Signal) { signal.Notify(c, syscall.SIGINT, syscall.SIGTERM) }

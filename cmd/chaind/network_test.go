@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -262,8 +263,9 @@ func signedBy(set *consensus.ValidatorSet, cert *consensus.Certificate, v types.
 	return ok && cert.Signers[i/8]&(1<<(i%8)) != 0
 }
 
-// chaind devnet runs each node as a process, prints their endpoints, and
-// on SIGINT stops them all and exits.
+// chaind devnet runs each node as a process, prints their endpoints, keeps
+// running when one of them is killed (saying how to restart it), and on
+// SIGINT stops them all and exits.
 func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -277,7 +279,7 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 	cmd := exec.Command(exe, "devnet", "--validators", "2", "--full", "1", "--block-time", "200ms", "--log-level", "warn",
 		"--http.port", strconv.Itoa(ports[0]), "--explorer.port", strconv.Itoa(ports[1]))
 	cmd.Env = append(os.Environ(), asChaindEnv+"=1")
-	var stderr bytes.Buffer
+	var stderr lockedOutput // read while the devnet writes it
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -288,7 +290,7 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	var pids []int
-	urls := map[string]string{}
+	urls, pidOf := map[string]string{}, map[string]int{}
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -309,7 +311,7 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 			if len(f) > 4 && f[1] == "pid" && strings.HasPrefix(f[4], "http://") {
 				pid, _ := strconv.Atoi(f[2])
 				pids = append(pids, pid)
-				urls[f[0]] = f[4]
+				urls[f[0]], pidOf[f[0]] = f[4], pid
 			}
 		case <-timeout:
 			cmd.Process.Kill()
@@ -341,6 +343,27 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
+	// kill -9 of the full node: the devnet says so and goes on.
+	syscall.Kill(pidOf["full0"], syscall.SIGKILL)
+	v0 := devload.NewClient(urls["validator0"])
+	h0, _ := v0.BlockNumber()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if h, err := v0.BlockNumber(); err == nil && h >= h0+3 && strings.Contains(stderr.String(), "Restart it alone with") {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("devnet ended (%v) when one node was killed:\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("after full0 was killed, validator0 stopped at %d or the devnet did not say how to restart it:\n%s", h0, stderr.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "full0 exited (signal: killed)") {
+		t.Errorf("devnet did not say which node exited and how:\n%s", stderr.String())
+	}
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case err := <-exited:
@@ -357,4 +380,22 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 			t.Errorf("node process %d outlived the devnet", pid)
 		}
 	}
+}
+
+// lockedOutput is a buffer a child process writes while a test reads it.
+type lockedOutput struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedOutput) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedOutput) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
