@@ -36,26 +36,24 @@ var layers = []struct {
 	// consensus (pure), p2p.
 	{"internal/chain", 4}, {"internal/txpool", 4}, {"consensus/...", 4}, {"p2p/...", 4},
 	{"internal/staking", 4},
-	// 5: the neutral backend and the one HTTP front, then the interface
-	// packages above them.
-	{"internal/backend", 5}, {"internal/front", 5},
-	{"internal/h2", 5}, // the HTTP/2 server of the gRPC port
-	// The node's protocol on p2p: the wire format and one reactor per
-	// concern. It sits on p2p, consensus and the chain (layer 4, kept
-	// apart from each other) and under the node; beside the backend,
-	// never importing it.
-	{"internal/protocol/...", 5},
-	// The chain's own rules: the proof-of-stake engine implementing
-	// internal/chain's Engine over the chain, staking and consensus (layer
-	// 4, kept apart from each other); under the node.
-	{"internal/pos", 5},
-	// 6: the Cosmos-style query handlers the REST and gRPC packages share.
-	{"internal/query/...", 6},
-	{"rpc/...", 7}, {"internal/graphql/...", 7}, {"lcd/...", 7}, {"grpcsrv/...", 7}, {"explorer/...", 7},
-	// 8: the node wires everything; tools and the binary sit on top.
-	{"internal/node/...", 8},
-	{"internal/devload", 9}, {"internal/conformance/...", 9}, {"internal/archtest", 9}, {"internal/tools/...", 9},
-	{"cmd/...", 10},
+	// 5: what sits on several of layer 4, which are kept apart from each
+	// other: the chain's own rules (the proof-of-stake engine implementing
+	// internal/chain's Engine over the chain, staking and consensus) and
+	// the node's protocol on p2p (the wire format and one reactor per
+	// concern, over p2p, consensus and the chain).
+	{"internal/pos", 5}, {"internal/protocol/...", 5},
+	// 6: the neutral backend and the one HTTP front, under the interface
+	// packages.
+	{"internal/backend", 6}, {"internal/front", 6},
+	{"internal/h2", 6}, // the HTTP/2 server of the gRPC port
+	// 7: the Cosmos-style query handlers the REST and gRPC packages share.
+	{"internal/query/...", 7},
+	// 8: the interface packages.
+	{"rpc/...", 8}, {"internal/graphql/...", 8}, {"lcd/...", 8}, {"grpcsrv/...", 8}, {"explorer/...", 8},
+	// 9: the node wires everything; tools and the binary sit on top.
+	{"internal/node/...", 9},
+	{"internal/devload", 10}, {"internal/conformance/...", 10}, {"internal/archtest", 10}, {"internal/tools/...", 10},
+	{"cmd/...", 11},
 }
 
 // neutralPackages sit under every interface package; they import nothing

@@ -45,11 +45,11 @@ func TestMutations(t *testing.T) {
 		{name: "upward", imports: [][2]string{{"rlp", mod + "internal/types"}}, want: "rlp (layer 1) imports internal/types (layer 2): imports point down only"},
 		{name: "same layer, other tree", imports: [][2]string{{"evm", mod + "state"}}, want: "evm imports state of its own layer 3 outside its tree"},
 		{name: "pool and chain stay apart", imports: [][2]string{{"internal/txpool", mod + "internal/chain"}}, want: "internal/txpool imports internal/chain of its own layer 4"},
-		{name: "chain below node", imports: [][2]string{{"internal/chain", mod + "internal/node"}}, want: "internal/chain (layer 4) imports internal/node (layer 8)"},
+		{name: "chain below node", imports: [][2]string{{"internal/chain", mod + "internal/node"}}, want: "internal/chain (layer 4) imports internal/node (layer 9)"},
 		{name: "interface runs the EVM", imports: [][2]string{{"rpc/ethapi", mod + "evm"}}, want: "rpc/ethapi reaches evm (rpc/ethapi -> evm)"},
 		{name: "interface past the backend", imports: [][2]string{{"rpc", mod + "internal/chain"}}, want: "rpc reaches internal/chain (rpc -> internal/chain)"},
 		{name: "interface reaches the EVM through staking", imports: [][2]string{{"lcd", mod + "internal/staking"}}, want: "lcd reaches evm (lcd -> internal/staking -> "},
-		{name: "interfaces apart", imports: [][2]string{{"lcd", mod + "rpc"}}, want: "lcd imports rpc of its own layer 7 outside its tree"},
+		{name: "interfaces apart", imports: [][2]string{{"lcd", mod + "rpc"}}, want: "lcd imports rpc of its own layer 8 outside its tree"},
 		{name: "backend is neutral", imports: [][2]string{{"internal/backend", mod + "internal/chain"}}, want: "internal/backend reaches internal/chain (internal/backend -> internal/chain): neutral packages"},
 		{name: "consensus store", imports: [][2]string{{"consensus", mod + "internal/store"}}, want: "consensus reaches internal/store (consensus -> internal/store): the consensus core does no I/O"},
 		{name: "consensus os", imports: [][2]string{{"consensus/cycle", "os"}}, want: "consensus/cycle reaches os (consensus/cycle -> os): the consensus core does no I/O"},
@@ -64,6 +64,9 @@ func TestMutations(t *testing.T) {
 		{name: "the chain owns the engine interface, not the engine", imports: [][2]string{{"internal/chain", mod + "internal/pos"}}, want: "internal/chain (layer 4) imports internal/pos (layer 5)"},
 		{name: "interface past the engine", imports: [][2]string{{"rpc", mod + "internal/pos"}}, want: "rpc reaches internal/pos (rpc -> internal/pos)"},
 		{name: "engine over the chain and staking", imports: [][2]string{{"internal/pos", mod + "internal/chain"}, {"internal/pos", mod + "internal/staking"}}},
+		{name: "engine under the backend", imports: [][2]string{{"internal/pos", mod + "internal/backend"}}, want: "internal/pos (layer 5) imports internal/backend (layer 6): imports point down only"},
+		{name: "reactors under the node", imports: [][2]string{{"internal/protocol/relay", mod + "internal/node"}}, want: "internal/protocol/relay (layer 5) imports internal/node (layer 9)"},
+		{name: "engine and reactors apart", imports: [][2]string{{"internal/pos", mod + "internal/protocol/wire"}}, want: "internal/pos imports internal/protocol/wire of its own layer 5 outside its tree"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := moduleGraph(t)
