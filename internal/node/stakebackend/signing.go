@@ -158,4 +158,3 @@ func systemContract(spec staking.ContractSpec) backend.SystemContract {
 	}
 	return out
 }
-
