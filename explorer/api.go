@@ -265,7 +265,7 @@ func (e *Explorer) fillTx(out *txJSON, tx *types.Transaction) {
 func (e *Explorer) revertReason(ctx context.Context, blk *types.Block, idx int) (reason, evmErr string) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	res, err := e.cfg.Backend.TraceTransaction(ctx, blk, idx, &backend.TraceConfig{Tracer: "callTracer", OnlyTopCall: true})
+	res, err := e.cfg.Backend.TraceTransaction(ctx, blk, idx, &backend.TraceConfig{Tracer: "callTracer", TracerConfig: json.RawMessage(`{"onlyTopCall":true}`)})
 	if err != nil {
 		return "", "replay failed: " + err.Error()
 	}
