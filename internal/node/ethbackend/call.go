@@ -146,6 +146,9 @@ type callEnv struct {
 	// deadline is when the request's time cap ends; set by its first
 	// execution, so a gas search shares one cap over all its runs.
 	deadline time.Time
+	// attach, when set, is given the EVM before it runs (a trace puts
+	// its hooks on).
+	attach func(*evm.EVM) error
 }
 
 func newCallEnv(req *backend.CallRequest) *callEnv {
@@ -196,6 +199,11 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 	vm := evm.NewEVM(bctx, sdb, cfg.ChainID, cfg.ContextFork(&bctx))
 	vm.Config.NoBaseFee = true
 	vm.SetNatives(b.chain.Engine().Natives())
+	if env.attach != nil {
+		if err := env.attach(vm); err != nil {
+			return nil, err
+		}
+	}
 	if env.deadline.IsZero() {
 		env.deadline = time.Now().Add(b.opts.CallTimeout)
 	}
