@@ -39,11 +39,11 @@ func TestNetworkAccountShapes(t *testing.T) {
 	a := backend.NetworkAccount{
 		ActiveVersion: "1.2.0", LatestVersion: "1.3.0", MinVersion: "1.1.0", CertCycleDuration: 30,
 		MaintenanceFee: uint256.NewInt(0), MaintenanceInterval: 24 * time.Hour,
-		Penalty:        backend.Amount{Amount: ten, Currency: "CHAIN"},
-		Slashing:       backend.SlashingParams{LeftNetworkEarlyPenaltyPercent: 0.2, NodeRefutedPenaltyPercent: 0.2, SyncTimeoutPenaltyPercent: 0.05},
-		Reward:         backend.Amount{Amount: one, Currency: "CHAIN"}, RewardInterval: time.Hour,
-		RequiredStake:  backend.Amount{Amount: ten, Currency: "CHAIN"}, RestakeCooldown: 30 * time.Minute,
-		Timestamp:      time.UnixMilli(1719612186585),
+		Penalty:  backend.Amount{Amount: ten, Currency: "CHAIN"},
+		Slashing: backend.SlashingParams{LeftNetworkEarlyPenaltyPercent: 0.2, NodeRefutedPenaltyPercent: 0.2, SyncTimeoutPenaltyPercent: 0.05},
+		Reward:   backend.Amount{Amount: one, Currency: "CHAIN"}, RewardInterval: time.Hour,
+		RequiredStake: backend.Amount{Amount: ten, Currency: "CHAIN"}, RestakeCooldown: 30 * time.Minute,
+		Timestamp: time.UnixMilli(1719612186585),
 	}
 	got, err := json.Marshal(renderNetworkAccount(a))
 	if err != nil {
