@@ -111,7 +111,7 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 	}
 	// The state the block was built on: on a dev chain, the parent's with
 	// the test helpers' changes.
-	st, err := b.chain.StateAt(b.chain.StateRoot(parent.HeaderRef()))
+	st, err := b.view.State(parent.HeaderRef())
 	if err != nil {
 		return nil, err
 	}
