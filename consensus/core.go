@@ -106,6 +106,7 @@ type State struct {
 	dirty     []int32 // rounds that got new messages since the last evaluation (a set; usually one or two)
 	future    map[uint64][]Event
 	decisions map[uint64]decision
+	last      *lastCommit // precommits for the previous height's decision (lastcommit.go)
 	effects   []Effect
 }
 
@@ -328,6 +329,7 @@ func (s *State) onVote(v Vote) {
 		s.buffer(v.Height, VoteEvent{v})
 		return
 	case v.Height < s.h:
+		s.addLate(v)
 		return
 	}
 	if v.Round > s.round+maxRoundsAhead {
@@ -500,6 +502,8 @@ func (s *State) decide(p Proposal, r int32) {
 	pcs := s.book.Votes(r, Precommit, p.Value.ID)
 	s.emit(Decide{Height: s.h, Round: r, Value: p.Value, Proposal: p, Precommits: pcs}) // L51
 	s.decisions[s.h] = decision{proposal: p, precommits: pcs}
+	s.startLastCommit(r, p.Value.ID, pcs)
+	s.emit(LastCommit{Height: s.h, Round: r, ID: p.Value.ID, Precommits: slices.Clone(s.last.votes)})
 	delete(s.decisions, s.h-uint64(min(uint64(s.cfg.KeepDecisions), s.h)))
 	next := s.h + 1 // L52
 	for h := range s.future {

@@ -86,7 +86,7 @@ func FuzzTracedMatchesUntraced(f *testing.F) {
 		ret, used, err, st := runCode(t, fork, code, input, gas)
 		var ops int
 		tracer := &Hooks{
-			OnOpcode: func(uint64, byte, uint64, uint64, []uint256.Int, []byte, int, error) { ops++ },
+			OnOpcode: func(uint64, byte, uint64, uint64, *ScopeContext, []byte, int, error) { ops++ },
 			OnEnter:  func(int, byte, types.Address, types.Address, []byte, uint64, *uint256.Int) {},
 			OnExit:   func(int, []byte, uint64, error, bool) {},
 		}

@@ -200,6 +200,9 @@ func makeLog(n int) executionFunc {
 			BlockNumber: evm.Context.Number,
 		}
 		evm.StateDB.AddLog(&la.log)
+		if evm.Config.Tracer != nil {
+			evm.traceLog(&la.log)
+		}
 		return nil, nil
 	}
 }

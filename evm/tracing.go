@@ -1,22 +1,62 @@
 package evm
 
 import (
+	"encoding/json"
+	"errors"
+
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
 
-// Hooks observe execution for debug_trace*. Every field is optional; with
+// Tracer is what every tracer is: the hooks it observes execution with
+// and the answer it renders from what it saw. One tracer observes one
+// transaction (or call); debug_trace*, trace_* and ots_* all drive
+// tracers through this interface alone, so a new tracer is one type.
+type Tracer interface {
+	Hooks() *Hooks
+	// Result is the tracer's answer in its own JSON shape, once the
+	// transaction is over.
+	Result() (json.RawMessage, error)
+}
+
+// Hooks observe execution for the tracers. Every field is optional; with
 // Config.Tracer nil the interpreter pays nothing for them.
 type Hooks struct {
+	// OnTxStart runs before a message is validated and charged for, with
+	// the state as the transaction finds it; OnTxEnd runs after gas is
+	// settled with the sender and the coinbase, with the result, or with
+	// the error that made the message invalid (res nil).
+	OnTxStart func(vm *EVM, msg *Message)
+	OnTxEnd   func(res *Result, err error)
 	// OnOpcode runs before each opcode with the gas left and the total gas
-	// it is charged; err is set when charging fails. stack is bottom to top.
-	OnOpcode func(pc uint64, op byte, gas, cost uint64, stack []uint256.Int, memory []byte, depth int, err error)
+	// it is charged; err is set when charging fails. scope is the running
+	// frame (valid during the call only); returnData is what the last
+	// finished call frame returned.
+	OnOpcode func(pc uint64, op byte, gas, cost uint64, scope *ScopeContext, returnData []byte, depth int, err error)
 	// OnEnter and OnExit bracket every frame, the top-level one at depth 0.
 	// typ is the opcode that opened it (CALL, CALLCODE, DELEGATECALL,
-	// STATICCALL, CREATE, CREATE2, SELFDESTRUCT).
+	// STATICCALL, CREATE, CREATE2, SELFDESTRUCT). reverted says the
+	// frame's state changes were undone (every error but a pre-Homestead
+	// code-store out of gas).
 	OnEnter func(depth int, typ byte, from, to types.Address, input []byte, gas uint64, value *uint256.Int)
 	OnExit  func(depth int, output []byte, gasUsed uint64, err error, reverted bool)
+	// OnLog runs when a LOG opcode emits a log; a frame that fails later
+	// takes it back, which OnExit's error tells.
+	OnLog func(*types.Log)
 }
+
+// StackData is the frame's stack, bottom to top.
+func (s *ScopeContext) StackData() []uint256.Int { return s.Stack.data[:s.Stack.n] }
+
+// MemoryData is the frame's memory.
+func (s *ScopeContext) MemoryData() []byte { return s.Memory.store }
+
+// Address is the account whose storage the frame runs on.
+func (s *ScopeContext) Address() types.Address { return s.Contract.Address }
+
+// Caller is the frame's msg.sender.
+func (s *ScopeContext) Caller() types.Address { return s.Contract.Caller }
 
 // Frame types reported to Hooks.OnEnter: the opcode that opened the frame
 // (OpCode(typ).String() names it).
@@ -38,7 +78,14 @@ func (evm *EVM) traceEnter(typ byte, from, to types.Address, input []byte, gas u
 
 func (evm *EVM) traceExit(startGas, leftGas uint64, output []byte, err error) {
 	if h := evm.Config.Tracer; h != nil && h.OnExit != nil {
-		h.OnExit(evm.depth, output, startGas-leftGas, err, err == ErrExecutionReverted)
+		reverted := err != nil && (evm.fork >= forks.Homestead || !errors.Is(err, ErrCodeStoreOutOfGas))
+		h.OnExit(evm.depth, output, startGas-leftGas, err, reverted)
+	}
+}
+
+func (evm *EVM) traceLog(l *types.Log) {
+	if h := evm.Config.Tracer; h != nil && h.OnLog != nil {
+		h.OnLog(l)
 	}
 }
 
@@ -63,7 +110,7 @@ func (evm *EVM) interpretTraced(scope *ScopeContext) ([]byte, error) {
 		gasBefore := contract.Gas
 		report := func(cost uint64, err error) {
 			if h.OnOpcode != nil {
-				h.OnOpcode(pc, byte(opcode), gasBefore, cost, stack.data[:stack.n], mem.store, evm.depth, err)
+				h.OnOpcode(pc, byte(opcode), gasBefore, cost, scope, evm.returnData, evm.depth, err)
 			}
 		}
 		if n := stack.n; n < op.minStack {

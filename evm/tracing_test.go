@@ -27,7 +27,7 @@ func TestTracerSeesEverything(t *testing.T) {
 		topUsed            uint64
 	)
 	e.Config.Tracer = &Hooks{
-		OnOpcode: func(pc uint64, op byte, gas, cost uint64, stack []uint256.Int, memory []byte, depth int, err error) {
+		OnOpcode: func(pc uint64, op byte, gas, cost uint64, scope *ScopeContext, returnData []byte, depth int, err error) {
 			ops++
 			costSum += cost
 		},

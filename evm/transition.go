@@ -278,6 +278,20 @@ func (evm *EVM) validate(msg *Message, p *msgPrices, gp *GasPool) (intrinsic, fl
 // Per-transaction state (access list, transient storage, refund counter,
 // created-contract set) must be reset by the caller beforehand.
 func ApplyMessage(evm *EVM, msg *Message, gp *GasPool) (*Result, error) {
+	if h := evm.Config.Tracer; h != nil && (h.OnTxStart != nil || h.OnTxEnd != nil) {
+		if h.OnTxStart != nil {
+			h.OnTxStart(evm, msg)
+		}
+		res, err := applyMessage(evm, msg, gp)
+		if h.OnTxEnd != nil {
+			h.OnTxEnd(res, err)
+		}
+		return res, err
+	}
+	return applyMessage(evm, msg, gp)
+}
+
+func applyMessage(evm *EVM, msg *Message, gp *GasPool) (*Result, error) {
 	p := evm.prices(msg)
 	intrinsic, floor, upfront, err := evm.validate(msg, &p, gp)
 	if err != nil {

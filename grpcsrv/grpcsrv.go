@@ -165,9 +165,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		trailersOnly(w, query.Errorf(query.Internal, "grpc: error unmarshalling request: %v", err))
 		return
 	}
+	// The x-cosmos-block-height metadata picks the block read; the answer
+	// names it in its own metadata, as the Cosmos SDK's server does.
+	ctx, height, qerr := s.q.AtHeight(ctx, r.Header.Get(query.HeightHeader))
+	if qerr != nil {
+		trailersOnly(w, qerr)
+		return
+	}
+	hs := strconv.FormatUint(height, 10)
 	// The cache keeps the answer framed, so a repeated query at the same
-	// head is written straight from it: no marshalling, no copy.
-	framed, qerr := s.q.Cached(m, "grpc "+path+" "+string(msg), func() ([]byte, *query.Error) {
+	// height is written straight from it: no marshalling, no copy.
+	framed, qerr := s.q.Cached(m, "grpc "+hs+" "+path+" "+string(msg), func() ([]byte, *query.Error) {
 		resp, qerr := s.q.Call(ctx, m, req)
 		if qerr != nil {
 			return nil, qerr
@@ -185,6 +193,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		trailersOnly(w, query.Errorf(query.ResourceExhaust, "grpc: trying to send message larger than max (%d vs. %d)", n, s.maxSend))
 		return
 	}
+	w.Header()[heightKey] = []string{hs}
 	startStream(w)
 	// No Flush: the answer is complete, and the trailers that follow end
 	// the stream, so the connection sends both as soon as the handler
@@ -234,6 +243,10 @@ var (
 	hdrTrailers    = []string{"Grpc-Status", "Grpc-Message"}
 	hdrStatusOK    = []string{"0"}
 )
+
+// heightKey is the canonical form of query.HeightHeader, set directly so
+// the answer path does no canonicalisation.
+var heightKey = http.CanonicalHeaderKey(query.HeightHeader)
 
 // startStream sends the response headers of a stream that will carry
 // messages, declaring the status trailers.

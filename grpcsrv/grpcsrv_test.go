@@ -59,6 +59,7 @@ type result struct {
 	status     int
 	message    string
 	msgs       [][]byte
+	header     http.Header // response headers (metadata)
 }
 
 // rawCall posts body to path and collects the messages and the status,
@@ -76,7 +77,7 @@ func rawCall(t testing.TB, c *http.Client, addr, path string, body []byte, hdr m
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	res := result{httpStatus: resp.StatusCode, status: -1}
+	res := result{httpStatus: resp.StatusCode, status: -1, header: resp.Header}
 	for {
 		m, err := readFrame(resp.Body, 1<<24)
 		if err == io.EOF {

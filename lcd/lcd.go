@@ -4,7 +4,9 @@
 // strings, enums by name, decimals with 18 digits, every field emitted.
 // Errors are {"code", "message", "details"} with the gRPC code and the
 // gateway's HTTP status; a path no query serves is answered 501 with code
-// 12, as the gateway does.
+// 12, as the gateway does. A request's x-cosmos-block-height header picks
+// the block read (query.AtHeight); every answer names the height it read
+// in that header and in the gateway's Grpc-Metadata- form.
 package lcd
 
 import (
@@ -149,8 +151,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	body, qerr := s.q.Cached(rt.m, "rest "+r.URL.RequestURI(), func() ([]byte, *query.Error) {
-		resp, qerr := s.q.Call(r.Context(), rt.m, req)
+	ctx, height, qerr := s.q.AtHeight(r.Context(), r.Header.Get(query.HeightHeader))
+	if qerr != nil {
+		writeError(w, HTTPStatus(qerr.Code), qerr)
+		return
+	}
+	hs := strconv.FormatUint(height, 10)
+	// The key names the height read: an answer at a past height stays
+	// right while the head moves on.
+	body, qerr := s.q.Cached(rt.m, "rest "+hs+" "+r.URL.RequestURI(), func() ([]byte, *query.Error) {
+		resp, qerr := s.q.Call(ctx, rt.m, req)
 		if qerr != nil {
 			return nil, qerr
 		}
@@ -162,6 +172,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Header().Set(query.HeightHeader, hs)
+	w.Header().Set(query.GatewayHeightHeader, hs)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(body)

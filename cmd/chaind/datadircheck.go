@@ -38,9 +38,11 @@ func (f *runFlags) checkDatadir(fs *flag.FlagSet, stored *chain.Genesis, dev *de
 		}
 		return nil
 	}
-	have, err := genesisHash(stored)
-	if err != nil {
-		return fmt.Errorf("%s: stored genesis: %v", f.datadir, err)
+	// Block 0's hash is read, not built: the stored genesis carries no
+	// allocation (the directory's state holds it).
+	have, ok := stored.StoredHash()
+	if !ok {
+		return fmt.Errorf("%s: stored genesis without block 0", f.datadir)
 	}
 	holds := fmt.Sprintf("%s holds chain ID %d with genesis %s", f.datadir, stored.Config.ChainID, have)
 	fresh := "use another --datadir for a new chain, or drop the flag to continue this one"
@@ -48,6 +50,7 @@ func (f *runFlags) checkDatadir(fs *flag.FlagSet, stored *chain.Genesis, dev *de
 		return fmt.Errorf("--chain-id %d: %s; %s", f.chainID, holds, fresh)
 	}
 	var want *chain.Genesis
+	var err error
 	var what string
 	switch {
 	case f.genesis != "":

@@ -342,6 +342,12 @@ func runNode(args []string) int {
 			return usageError(fs.Name(), err.Error())
 		}
 		cfg.Genesis = stored
+		if dev != nil && stored.Fork == nil {
+			// The same chain (checked above), with the dev accounts'
+			// allocation, which the stored genesis leaves in the state
+			// and the test helpers seed their key record from.
+			cfg.Genesis = dev.Genesis
+		}
 	} else if cfg.Genesis, err = f.loadGenesis(dev); err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2

@@ -12,17 +12,27 @@ import (
 	"strings"
 )
 
-// walletConfig is the wallet network configuration, in the field order and
-// shape wallets (wallet_addEthereumChain-style dialogs) expect, except that
-// chainId is a decimal string as the network documents it; chainIdHex is
-// the 0x form wallet_addEthereumChain itself takes.
+// walletConfig is the wallet network configuration. By default it is
+// exactly EIP-3085's AddEthereumChainParameter, which wallet_addEthereumChain
+// takes as it is: chainId in 0x hex, and no key the EIP does not name
+// (MetaMask refuses unknown keys, and a blockExplorerUrls that is present
+// but empty). With --format spec it is the shape the network's own
+// documentation gives: chainId as a decimal string and both URL lists
+// always present.
 type walletConfig struct {
 	ChainID           string         `json:"chainId"`
-	ChainIDHex        string         `json:"chainIdHex"`
 	ChainName         string         `json:"chainName"`
 	NativeCurrency    nativeCurrency `json:"nativeCurrency"`
 	RPCURLs           []string       `json:"rpcUrls"`
-	BlockExplorerURLs []string       `json:"blockExplorerUrls"`
+	BlockExplorerURLs []string       `json:"blockExplorerUrls,omitempty"`
+}
+
+// specWalletConfig is walletConfig in the spec's shape: the explorer list
+// is always there, empty when the node serves no explorer (this field
+// hides the embedded one).
+type specWalletConfig struct {
+	walletConfig
+	BlockExplorerURLs []string `json:"blockExplorerUrls"`
 }
 
 type nativeCurrency struct {
@@ -82,10 +92,11 @@ func runWalletConfig(args []string, stdout, stderr io.Writer) int {
 	httpPort := fs.Int("http.port", 8545, "the node's JSON-RPC port")
 	explorerPort := fs.Int("explorer.port", 8080, "the node's explorer port (-1: it serves none)")
 	config := fs.String("config", "", "the node's JSON file of flag values")
+	format := fs.String("format", "eip3085", "eip3085: wallet_addEthereumChain's parameter (hex chainId); spec: the network documentation's shape (decimal chainId)")
 	rpc, explorer := &urlList{}, &urlList{}
 	fs.Var(rpc, "rpc-url", "JSON-RPC URL wallets should use (repeatable; default from --host and --http.port)")
 	fs.Var(explorer, "explorer-url", "block explorer URL (repeatable, empty for none; default from --host and --explorer.port)")
-	if code, ok := parseFlagsTo(fs, "chaind wallet-config [--network main|test|dev] [--chain-id N] [--host H --http.port N --explorer.port N | --rpc-url URL --explorer-url URL]\n\nPrints the network configuration a wallet needs to add this chain, as JSON.", args, stdout, stderr); !ok {
+	if code, ok := parseFlagsTo(fs, "chaind wallet-config [--network main|test|dev] [--chain-id N] [--format eip3085|spec] [--host H --http.port N --explorer.port N | --rpc-url URL --explorer-url URL]\n\nPrints the network configuration a wallet needs to add this chain, as JSON.", args, stdout, stderr); !ok {
 		return code
 	}
 	if err := applyEnvAndConfig(fs, *config); err != nil {
@@ -111,6 +122,10 @@ func runWalletConfig(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chaind wallet-config: unknown network %q (main, test or dev)\n", *network)
 		return 2
 	}
+	if *format != "eip3085" && *format != "spec" {
+		fmt.Fprintf(stderr, "chaind wallet-config: unknown --format %q (eip3085 or spec)\n", *format)
+		return 2
+	}
 	if len(rpc.urls) == 0 {
 		fmt.Fprintln(stderr, "chaind wallet-config: at least one --rpc-url is needed")
 		return 2
@@ -119,13 +134,17 @@ func runWalletConfig(args []string, stdout, stderr io.Writer) int {
 	if *chainID != 0 {
 		id = *chainID
 	}
-	cfg := walletConfig{
-		ChainID:           strconv.FormatUint(id, 10),
-		ChainIDHex:        "0x" + strconv.FormatUint(id, 16),
+	eip := walletConfig{
+		ChainID:           "0x" + strconv.FormatUint(id, 16),
 		ChainName:         n.name,
 		NativeCurrency:    nativeCurrency{Name: "Chain", Symbol: "CHAIN", Decimals: 18},
 		RPCURLs:           rpc.urls,
-		BlockExplorerURLs: append([]string{}, explorer.urls...),
+		BlockExplorerURLs: explorer.urls,
+	}
+	var cfg any = eip
+	if *format == "spec" {
+		eip.ChainID = strconv.FormatUint(id, 10)
+		cfg = specWalletConfig{walletConfig: eip, BlockExplorerURLs: append([]string{}, explorer.urls...)}
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")

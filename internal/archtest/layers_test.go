@@ -31,7 +31,10 @@ var layers = []struct {
 	// 2: shared types and the trie.
 	{"internal/types", 2}, {"trie", 2},
 	// 3: world state and the EVM (which defines the state interface it needs).
-	{"state/...", 3}, {"evm/...", 3},
+	{"state/...", 3},
+	// The tracers sit on the EVM (its hooks and StateDB), above it.
+	{"evm/tracers", 4},
+	{"evm/...", 3},
 	// 4: the chain (one executor, genesis, forks schedule, store), the pool,
 	// consensus (pure), p2p.
 	{"internal/chain", 4}, {"internal/txpool", 4}, {"consensus/...", 4}, {"p2p/...", 4},

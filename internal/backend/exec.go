@@ -132,7 +132,7 @@ type SimCallResult struct {
 	Err error
 }
 
-// Tracer replays stored blocks with the EVM's hooks on.
+// Tracer replays stored blocks, and runs calls, with the EVM's hooks on.
 type Tracer interface {
 	// TraceBlock replays blk on its parent's state and traces every
 	// transaction.
@@ -140,29 +140,36 @@ type Tracer interface {
 	// TraceTransaction replays blk up to its transaction at index and
 	// traces that one.
 	TraceTransaction(ctx context.Context, blk *types.Block, index int, cfg *TraceConfig) (json.RawMessage, error)
+	// TraceCall runs a call on the state of req.Block (with its state
+	// and block overrides) and traces it.
+	TraceCall(ctx context.Context, req *CallRequest, cfg *TraceConfig) (json.RawMessage, error)
 }
 
 // TraceConfig chooses a tracer and what it records.
 type TraceConfig struct {
-	// Tracer names the tracer: "" for the opcode-level struct logger,
-	// "callTracer" for the tree of call frames.
-	Tracer           string
+	// Tracer names the tracer: "" for the opcode-level struct logger, or
+	// one of go-ethereum's native tracers (callTracer, prestateTracer,
+	// flatCallTracer, 4byteTracer, muxTracer, noopTracer). JavaScript
+	// tracers are refused.
+	Tracer string
+	// The struct logger's options.
 	DisableStack     bool
 	DisableStorage   bool
 	EnableMemory     bool
 	EnableReturnData bool
 	// Limit is the most opcode entries the struct logger records (later
-	// ones are left out, as go-ethereum's limit does); 0: no limit.
-	Limit       int
-	OnlyTopCall bool // callTracer: no inner frames
-	WithLog     bool // callTracer: logs of each frame
+	// ones are left out); 0: no limit.
+	Limit int
+	// TracerConfig is the named tracer's own options, as JSON
+	// ({"onlyTopCall": true} for the callTracer...); nil: none.
+	TracerConfig json.RawMessage
 	// Timeout shortens the node's time cap of the trace (0: the cap).
 	Timeout time.Duration
 }
 
 // TxTrace is the trace of one transaction. Result is the tracer's output
-// in the tracer's own format (go-ethereum's struct logger and callTracer
-// JSON), which every interface serves as is.
+// in the tracer's own format (go-ethereum's JSON), which every interface
+// serves as is.
 type TxTrace struct {
 	TxHash types.Hash
 	Result json.RawMessage

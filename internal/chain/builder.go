@@ -18,6 +18,10 @@ type BuildParams struct {
 	Extra            []byte
 	Random           types.Hash // PREVRANDAO
 	ParentBeaconRoot types.Hash // commitment to consensus data of the parent
+	// ParentCert, if set, is the parent's commit certificate the engine
+	// makes the block commit to instead of the stored one (see
+	// Attributes.ParentCert).
+	ParentCert []byte
 	// BaseFee, if set, replaces the parent's EIP-1559 base fee for this
 	// block (see Attributes.BaseFee).
 	BaseFee *uint256.Int
@@ -54,7 +58,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	br := p.ParentBeaconRoot
 	attrs := Attributes{
 		Coinbase: p.Coinbase, Time: p.Time, GasLimit: p.GasLimit, Extra: p.Extra,
-		Random: p.Random, ParentBeaconRoot: &br, BaseFee: p.BaseFee,
+		Random: p.Random, ParentBeaconRoot: &br, BaseFee: p.BaseFee, ParentCert: p.ParentCert,
 	}
 	if err := c.engine.Prepare(c, ph, &attrs); err != nil {
 		return nil, err

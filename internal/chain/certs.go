@@ -17,12 +17,24 @@ import (
 // commit certificate is written in the same atomic batch as the block, so
 // after a crash either both are stored or neither is.
 func (c *Chain) CommitCertified(built *Built, cert []byte) error {
+	return c.CommitDecided(built, cert, nil)
+}
+
+// CommitDecided is CommitCertified that also replaces, in the same batch,
+// the stored certificate of the block's parent with parentCert (when not
+// nil): the certificate the block commits to, which may hold precommits
+// that reached its proposer after this node had stored its own. Every
+// node then keeps, for each block but the head, the certificate its
+// child commits to. The caller has checked that the block commits to
+// parentCert; the chain keeps certificates as opaque bytes.
+func (c *Chain) CommitDecided(built *Built, cert, parentCert []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	b := built.Block
 	if b.ParentHash() != c.head.Hash() {
 		return fmt.Errorf("%w: built on %s, head is %s", ErrUnknownParent, b.ParentHash(), c.head.Hash())
 	}
+	c.stageParentCertificate(b, parentCert)
 	c.db.stageCertificate(b.Number(), cert)
 	return c.commit(built)
 }
@@ -30,9 +42,23 @@ func (c *Chain) CommitCertified(built *Built, cert []byte) error {
 // InsertCertified is InsertBlock for a decided block this node has not
 // executed yet, stored together with its commit certificate.
 func (c *Chain) InsertCertified(b *types.Block, cert []byte) (types.Receipts, error) {
+	return c.InsertDecided(b, cert, nil)
+}
+
+// InsertDecided is InsertCertified that also replaces the parent's
+// stored certificate, as CommitDecided does.
+func (c *Chain) InsertDecided(b *types.Block, cert, parentCert []byte) (types.Receipts, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.insertCertified(b, cert, senders{})
+	return c.insertCertified(b, cert, parentCert, senders{})
+}
+
+// stageParentCertificate stages parentCert as the certificate of b's
+// parent; nothing for nil or on top of the genesis block.
+func (c *Chain) stageParentCertificate(b *types.Block, parentCert []byte) {
+	if parentCert != nil && b.Number() > 0 {
+		c.db.stageCertificate(b.Number()-1, parentCert)
+	}
 }
 
 // InsertCertifiedChain inserts consecutive decided blocks with their
@@ -59,7 +85,7 @@ func (c *Chain) InsertCertifiedChain(blocks []*types.Block, certs [][]byte, chec
 		// Locked block by block, so readers of the head wait for one
 		// block at most.
 		c.mu.Lock()
-		_, err := c.insertCertified(b, certs[i], senders{r: r, off: off})
+		_, err := c.insertCertified(b, certs[i], nil, senders{r: r, off: off})
 		c.mu.Unlock()
 		if err != nil && !errors.Is(err, ErrKnownBlock) {
 			return i, err
@@ -71,11 +97,12 @@ func (c *Chain) InsertCertifiedChain(blocks []*types.Block, certs [][]byte, chec
 
 // insertCertified is InsertCertified under c.mu, with the senders'
 // background recovery, if any.
-func (c *Chain) insertCertified(b *types.Block, cert []byte, s senders) (types.Receipts, error) {
+func (c *Chain) insertCertified(b *types.Block, cert, parentCert []byte, s senders) (types.Receipts, error) {
 	built, err := c.validate(b, c.head, c.GetHash, s)
 	if err != nil {
 		return nil, err
 	}
+	c.stageParentCertificate(b, parentCert)
 	c.db.stageCertificate(b.Number(), cert)
 	return built.Receipts, c.commit(built)
 }

@@ -1,14 +1,11 @@
 package chain
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
-	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
@@ -80,21 +77,21 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 	if g.Fork != nil {
 		c.fork.Store(g.Fork)
 	}
-	spec, err := json.Marshal(g)
-	if err != nil {
-		return nil, err
-	}
-	engineAlloc, err := e.GenesisAlloc(g)
-	if err != nil {
-		return nil, err
-	}
-	engineDigest, err := allocDigest(engineAlloc)
-	if err != nil {
-		return nil, err
-	}
 	gh, ok := db.GenesisHash()
+	if ok {
+		if err := migrateGenesisRecords(kv, e); err != nil {
+			return nil, err
+		}
+	}
+	same := false
+	if ok {
+		var err error
+		if same, err = isStoredGenesis(kv, g, e, gh); err != nil {
+			return nil, err
+		}
+	}
 	switch {
-	case ok && g.Fork == nil && storedIs(kv, keyGenesisSpec, spec) && storedIs(kv, keyGenesisEngine, engineDigest):
+	case same:
 		// The genesis the store was initialised with: block 0 and its
 		// state are there, so nothing is built again (a large allocation
 		// takes seconds to commit). A fork's genesis is built in any case:
@@ -104,6 +101,14 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 			return nil, err
 		}
 	default:
+		alloc, err := allocDigest(g.Alloc)
+		if err != nil {
+			return nil, err
+		}
+		head, eng, err := genesisRecords(g, e, alloc)
+		if err != nil {
+			return nil, err
+		}
 		full, err := genesisWith(g, e)
 		if err != nil {
 			return nil, err
@@ -112,12 +117,12 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		if err != nil {
 			return nil, err
 		}
-		// The genesis spec is kept so that a node restarted on this data
-		// directory needs no genesis file (and a --dev chain keeps its own),
-		// and so that a restart recognises its genesis without building it.
+		// The genesis records are kept so that a node restarted on this
+		// data directory needs no genesis file (and a --dev chain keeps
+		// its own), and so that a restart recognises its genesis without
+		// building it.
 		var b store.Batch
-		b.Put(keyGenesisSpec, spec)
-		b.Put(keyGenesisEngine, engineDigest)
+		putGenesisRecords(&b, head, alloc, eng)
 		if err := kv.Write(&b); err != nil {
 			return nil, err
 		}
@@ -128,6 +133,7 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		}
 		gh = blk.Hash()
 	}
+	var err error
 	if c.genesis, err = db.Block(gh); err != nil {
 		return nil, err
 	}
@@ -148,22 +154,6 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		return nil, fmt.Errorf("flat state of head block %d: %w", c.head.Number(), err)
 	}
 	return c, nil
-}
-
-// storedIs reports whether the store holds exactly want under key.
-func storedIs(kv store.KV, key, want []byte) bool {
-	stored, err := kv.Get(key)
-	return err == nil && bytes.Equal(stored, want)
-}
-
-// allocDigest is keccak256 of the JSON of an engine's genesis accounts.
-func allocDigest(a Alloc) ([]byte, error) {
-	raw, err := json.Marshal(a)
-	if err != nil {
-		return nil, err
-	}
-	h := crypto.Keccak256(raw)
-	return h[:], nil
 }
 
 // checkGenesis checks that g, which is not spelled as the stored spec, is
@@ -196,23 +186,6 @@ func (c *Chain) checkGenesis(g *Genesis, kv store.KV, gh types.Hash) error {
 		return fmt.Errorf("%w: stored chain ID %d, genesis file gives %d", ErrGenesisMismatch, stored.Config.ChainID, g.Config.ChainID)
 	}
 	return nil
-}
-
-// StoredGenesis returns the genesis a data directory was initialised with,
-// or false for an empty one.
-func StoredGenesis(kv store.KV) (*Genesis, bool, error) {
-	spec, err := kv.Get(keyGenesisSpec)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	g, err := ParseGenesis(spec)
-	if err != nil {
-		return nil, false, fmt.Errorf("stored genesis: %w", err)
-	}
-	return g, true, nil
 }
 
 // Engine returns the chain's own rules.

@@ -24,12 +24,7 @@ var (
 	prefixNode      = []byte("n") // n + hash -> trie node or contract code
 	prefixCert      = []byte("c") // c + number(8) -> commit certificate of the block (consensus encoding)
 	keyHead         = []byte("m:head")
-	keyGenesis      = []byte("m:genesis")
-	keyGenesisSpec  = []byte("m:genesis-spec")
-	// keyGenesisEngine is keccak256 of the JSON of the accounts the
-	// chain's engine added to block 0: with the spec, what a restart
-	// compares instead of building block 0 again.
-	keyGenesisEngine = []byte("m:genesis-engine")
+	keyGenesis      = []byte("m:genesis") // block 0's hash; the genesis spec's records are in genesisrecord.go
 )
 
 func key(prefix []byte, rest ...[]byte) []byte {
@@ -162,13 +157,6 @@ func (db *DB) Discard() {
 // the chain's own blocks are committed with theirs (Chain.commit).
 func (db *DB) WriteBlock(b *types.Block, receipts types.Receipts) error {
 	return db.switchCanonical(&canonSwitch{tip: b, tipReceipts: receipts})
-}
-
-// stagePut adds k = v to the pending batch.
-func (db *DB) stagePut(k, v []byte) {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	db.pending.Put(k, v)
 }
 
 func encodeReceipts(rs types.Receipts) []byte {

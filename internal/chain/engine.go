@@ -121,6 +121,9 @@ func burnedFees(h *types.Header, blobBaseFee *uint256.Int, gasUsed, blobGasUsed 
 // genesisWith returns g with the engine's genesis accounts added to its
 // allocation (g itself unchanged).
 func genesisWith(g *Genesis, e Engine) (*Genesis, error) {
+	if g.allocOmitted {
+		return nil, ErrAllocNotLoaded
+	}
 	extra, err := e.GenesisAlloc(g)
 	if err != nil || len(extra) == 0 {
 		return g, err

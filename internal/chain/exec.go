@@ -43,6 +43,11 @@ type Attributes struct {
 	Extra            []byte
 	Random           types.Hash  // PREVRANDAO
 	ParentBeaconRoot *types.Hash // Cancun and later; nil is the zero hash
+	// ParentCert, if set, is the parent's commit certificate for an engine
+	// that makes blocks commit to it: a proposer's certificate holding
+	// precommits that arrived after the one stored was built. Nil means
+	// the stored one.
+	ParentCert []byte
 	// BaseFee, if set, replaces the EIP-1559 base fee the parent gives
 	// (London and later): a development chain's test helper
 	// (hardhat_setNextBlockBaseFeePerGas). Validators of such a block

@@ -43,6 +43,12 @@ type Genesis struct {
 
 	// Fork, when set, builds the genesis on another chain's state.
 	Fork *ForkPoint `json:"fork,omitempty"`
+
+	// stored is block 0's hash of a genesis read from a data directory
+	// (StoredGenesis); allocOmitted says its Alloc was left in the
+	// directory's state, so block 0 cannot be built from it.
+	stored       types.Hash
+	allocOmitted bool
 }
 
 // Account is one genesis allocation.

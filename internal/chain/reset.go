@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"encoding/json"
 	"errors"
 
 	"github.com/chaind/chaind/internal/types"
@@ -46,12 +45,16 @@ func (c *Chain) Reset(g *Genesis) error {
 		c.notify(old)
 		return nil
 	}
-	spec, err := json.Marshal(g)
+	alloc, err := allocDigest(g.Alloc)
+	if err != nil {
+		return err
+	}
+	head, eng, err := genesisRecords(g, c.engine, alloc)
 	if err != nil {
 		return err
 	}
 	c.db.dropGenesis(old.Number())
-	c.db.stagePut(keyGenesisSpec, spec)
+	c.db.stageGenesisRecords(head, alloc, eng)
 	c.db.stageTD(blk.Hash(), &blk.HeaderRef().Difficulty)
 	c.db.stageGenesis(blk)
 	if err := c.db.WriteBlock(blk, nil); err != nil {
@@ -62,6 +65,13 @@ func (c *Chain) Reset(g *Genesis) error {
 	c.fork.Store(g.Fork)
 	c.notify(blk)
 	return nil
+}
+
+// stageGenesisRecords stages the records of a new genesis (genesisrecord.go).
+func (db *DB) stageGenesisRecords(head, alloc, eng []byte) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	putGenesisRecords(&db.pending, head, alloc, eng)
 }
 
 // dropGenesis stages the removal of the number index entries of the

@@ -44,7 +44,7 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 // over the state.
 func (n *Node) queryBackend() query.Backend {
 	b := query.Backend{
-		Blocks: n.backend, State: n.backend, Config: n.backend, Network: n.backend,
+		Blocks: n.backend, State: n.backend, Retention: n.backend, Config: n.backend, Network: n.backend,
 		Supply: n.stake.Supply(), Consensus: n.stake.ConsensusSets(),
 		Staking: n.Staking(), Governance: n.Governance(),
 		Moniker: "chaind", Version: n.cfg.ClientVersion, GoVersion: runtime.Version(),

@@ -23,7 +23,11 @@ import (
 //
 // Absent are the validators of the parent's height whose precommit is not
 // in the parent's certificate (which the block commits to through its
-// ParentBeaconRoot), in validator-set order: they missed the parent.
+// ParentBeaconRoot), in validator-set order: they missed the parent. That
+// certificate holds every precommit for the parent that reached the
+// block's proposer before it built the block, not only the quorum that
+// decided it (consensus.LastCommit), so a validator is absent only when
+// none of its precommits for the parent arrived in that window.
 // Evidence is double-sign evidence against validators of recent heights.
 // Validators check both (Engine.VerifyHeader); execution (the staking end-of-block
 // rule) takes them as given, since a certified block was validated by a

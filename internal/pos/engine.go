@@ -224,14 +224,18 @@ func parentCert(c *chain.Chain, n uint64) ([]byte, error) {
 }
 
 // Prepare implements chain.Engine: a block on parent commits to the
-// parent's stored certificate and carries the consensus data this node
-// can vouch for: the parent's validators missing from that certificate
-// and the pooled evidence still punishable. Extra data the builder chose
-// itself stands (a test forging consensus data).
+// parent's certificate (the proposer's widest, a.ParentCert, or else the
+// stored one) and carries the consensus data this node can vouch for:
+// the parent's validators missing from that certificate and the pooled
+// evidence still punishable. Extra data the builder chose itself stands
+// (a test forging consensus data).
 func (e *Engine) Prepare(c *chain.Chain, parent *types.Header, a *chain.Attributes) error {
-	cert, err := parentCert(c, parent.Number)
-	if err != nil {
-		return err
+	cert := a.ParentCert
+	if cert == nil {
+		var err error
+		if cert, err = parentCert(c, parent.Number); err != nil {
+			return err
+		}
 	}
 	root := CertRoot(cert)
 	a.ParentBeaconRoot = &root

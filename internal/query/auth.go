@@ -54,12 +54,12 @@ func authService() *Service {
 // Account returns an account that exists in the head state (has a nonce,
 // a balance or code); NotFound otherwise, as for an account the Cosmos
 // SDK never saw.
-func (q *Querier) Account(_ context.Context, r *QueryAccountRequest) (*QueryAccountResponse, error) {
+func (q *Querier) Account(ctx context.Context, r *QueryAccountRequest) (*QueryAccountResponse, error) {
 	a, err := parseAddress(AccountPrefix, "address", r.Address)
 	if err != nil {
 		return nil, err
 	}
-	_, st, err := q.head()
+	_, st, err := q.at(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/protobuf"
-	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
 
@@ -83,25 +82,12 @@ func bankService() *Service {
 		})
 }
 
-// head returns the head block's header and its state.
-func (q *Querier) head() (*types.Header, backend.State, error) {
-	if q.b.Blocks == nil || q.b.State == nil {
-		return nil, nil, backend.ErrUnavailable
-	}
-	h := q.b.Blocks.Head().Header()
-	st, err := q.b.State.StateAt(h)
-	if err != nil {
-		return nil, nil, err
-	}
-	return h, st, nil
-}
-
-func (q *Querier) balance(addr string) (*uint256.Int, error) {
+func (q *Querier) balance(ctx context.Context, addr string) (*uint256.Int, error) {
 	a, err := parseAddress(AccountPrefix, "address", addr)
 	if err != nil {
 		return nil, err
 	}
-	_, st, err := q.head()
+	_, st, err := q.at(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -122,11 +108,11 @@ func checkDenom(d string) error {
 // Balance is an account's balance of one denomination; the chain has one
 // coin, so any other denomination holds zero, as for an unknown coin in
 // the Cosmos SDK.
-func (q *Querier) Balance(_ context.Context, r *QueryBalanceRequest) (*QueryBalanceResponse, error) {
+func (q *Querier) Balance(ctx context.Context, r *QueryBalanceRequest) (*QueryBalanceResponse, error) {
 	if err := checkDenom(r.Denom); err != nil {
 		return nil, err
 	}
-	bal, err := q.balance(r.Address)
+	bal, err := q.balance(ctx, r.Address)
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +123,8 @@ func (q *Querier) Balance(_ context.Context, r *QueryBalanceRequest) (*QueryBala
 }
 
 // AllBalances lists an account's non-zero balances.
-func (q *Querier) AllBalances(_ context.Context, r *QueryAllBalancesRequest) (*QueryAllBalancesResponse, error) {
-	bal, err := q.balance(r.Address)
+func (q *Querier) AllBalances(ctx context.Context, r *QueryAllBalancesRequest) (*QueryAllBalancesResponse, error) {
+	bal, err := q.balance(ctx, r.Address)
 	if err != nil {
 		return nil, err
 	}
@@ -153,12 +139,12 @@ func coinKey(c Coin) []byte { return []byte(c.Denom) }
 
 // supply is the staking state's exact count when the chain has staking
 // contracts, else what the Supply reader says.
-func (q *Querier) supply() (*uint256.Int, error) {
-	h, _, err := q.head()
+func (q *Querier) supply(ctx context.Context) (*uint256.Int, error) {
+	h, _, err := q.at(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if n, err := q.native(); err == nil {
+	if n, err := q.native(ctx); err == nil {
 		return n.TotalSupply(h)
 	}
 	if q.b.Supply == nil {
@@ -168,8 +154,8 @@ func (q *Querier) supply() (*uint256.Int, error) {
 }
 
 // TotalSupply lists the supply of every coin.
-func (q *Querier) TotalSupply(_ context.Context, r *QueryTotalSupplyRequest) (*QueryTotalSupplyResponse, error) {
-	s, err := q.supply()
+func (q *Querier) TotalSupply(ctx context.Context, r *QueryTotalSupplyRequest) (*QueryTotalSupplyResponse, error) {
+	s, err := q.supply(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -181,14 +167,14 @@ func (q *Querier) TotalSupply(_ context.Context, r *QueryTotalSupplyRequest) (*Q
 }
 
 // SupplyOf is the supply of one coin (zero for a coin the chain lacks).
-func (q *Querier) SupplyOf(_ context.Context, r *QuerySupplyOfRequest) (*QuerySupplyOfResponse, error) {
+func (q *Querier) SupplyOf(ctx context.Context, r *QuerySupplyOfRequest) (*QuerySupplyOfResponse, error) {
 	if err := checkDenom(r.Denom); err != nil {
 		return nil, err
 	}
 	s := new(uint256.Int)
 	if r.Denom == Denom {
 		var err error
-		if s, err = q.supply(); err != nil {
+		if s, err = q.supply(ctx); err != nil {
 			return nil, err
 		}
 	}

@@ -156,7 +156,7 @@ func distributionService() *Service {
 }
 
 // DelegationRewards are the rewards one delegation has accrued.
-func (q *Querier) DelegationRewards(_ context.Context, r *QueryDelegationRewardsRequest) (*QueryDelegationRewardsResponse, error) {
+func (q *Querier) DelegationRewards(ctx context.Context, r *QueryDelegationRewardsRequest) (*QueryDelegationRewardsResponse, error) {
 	del, err := parseAddress(AccountPrefix, "delegator address", r.DelegatorAddress)
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (q *Querier) DelegationRewards(_ context.Context, r *QueryDelegationRewards
 	if err != nil {
 		return nil, err
 	}
-	d, err := q.native()
+	d, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -178,12 +178,12 @@ func (q *Querier) DelegationRewards(_ context.Context, r *QueryDelegationRewards
 
 // DelegationTotalRewards lists a delegator's rewards per validator and
 // their total.
-func (q *Querier) DelegationTotalRewards(_ context.Context, r *QueryDelegationTotalRewardsRequest) (*QueryDelegationTotalRewardsResponse, error) {
+func (q *Querier) DelegationTotalRewards(ctx context.Context, r *QueryDelegationTotalRewardsRequest) (*QueryDelegationTotalRewardsResponse, error) {
 	del, err := parseAddress(AccountPrefix, "delegator address", r.DelegatorAddress)
 	if err != nil {
 		return nil, err
 	}
-	d, err := q.native()
+	d, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -204,12 +204,12 @@ func (q *Querier) DelegationTotalRewards(_ context.Context, r *QueryDelegationTo
 }
 
 // ValidatorCommission is a validator's accumulated commission.
-func (q *Querier) ValidatorCommission(_ context.Context, r *QueryValidatorCommissionRequest) (*QueryValidatorCommissionResponse, error) {
+func (q *Querier) ValidatorCommission(ctx context.Context, r *QueryValidatorCommissionRequest) (*QueryValidatorCommissionResponse, error) {
 	op, err := parseAddress(ValidatorPrefix, "validator address", r.ValidatorAddress)
 	if err != nil {
 		return nil, err
 	}
-	d, err := q.native()
+	d, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -221,12 +221,12 @@ func (q *Querier) ValidatorCommission(_ context.Context, r *QueryValidatorCommis
 }
 
 // ValidatorOutstandingRewards are a validator's unwithdrawn rewards.
-func (q *Querier) ValidatorOutstandingRewards(_ context.Context, r *QueryValidatorOutstandingRewardsRequest) (*QueryValidatorOutstandingRewardsResponse, error) {
+func (q *Querier) ValidatorOutstandingRewards(ctx context.Context, r *QueryValidatorOutstandingRewardsRequest) (*QueryValidatorOutstandingRewardsResponse, error) {
 	op, err := parseAddress(ValidatorPrefix, "validator address", r.ValidatorAddress)
 	if err != nil {
 		return nil, err
 	}
-	d, err := q.native()
+	d, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -238,8 +238,8 @@ func (q *Querier) ValidatorOutstandingRewards(_ context.Context, r *QueryValidat
 }
 
 // DistributionParams returns the distribution parameters.
-func (q *Querier) DistributionParams(context.Context, *QueryDistributionParamsRequest) (*QueryDistributionParamsResponse, error) {
-	d, err := q.native()
+func (q *Querier) DistributionParams(ctx context.Context, _ *QueryDistributionParamsRequest) (*QueryDistributionParamsResponse, error) {
+	d, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -253,8 +253,8 @@ func (q *Querier) DistributionParams(context.Context, *QueryDistributionParamsRe
 }
 
 // CommunityPool is the community pool's balance.
-func (q *Querier) CommunityPool(context.Context, *QueryCommunityPoolRequest) (*QueryCommunityPoolResponse, error) {
-	d, err := q.native()
+func (q *Querier) CommunityPool(ctx context.Context, _ *QueryCommunityPoolRequest) (*QueryCommunityPoolResponse, error) {
+	d, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}

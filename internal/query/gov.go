@@ -256,11 +256,11 @@ func proposalID(id uint64) error {
 }
 
 // Proposal returns one proposal.
-func (q *Querier) Proposal(_ context.Context, r *QueryProposalRequest) (*QueryProposalResponse, error) {
+func (q *Querier) Proposal(ctx context.Context, r *QueryProposalRequest) (*QueryProposalResponse, error) {
 	if err := proposalID(r.ProposalID); err != nil {
 		return nil, err
 	}
-	g, err := q.gov()
+	g, err := q.gov(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +273,7 @@ func (q *Querier) Proposal(_ context.Context, r *QueryProposalRequest) (*QueryPr
 
 // Proposals lists proposals, filtered by status, by a voter who voted on
 // them and by a depositor who deposited on them.
-func (q *Querier) Proposals(_ context.Context, r *QueryProposalsRequest) (*QueryProposalsResponse, error) {
+func (q *Querier) Proposals(ctx context.Context, r *QueryProposalsRequest) (*QueryProposalsResponse, error) {
 	var voter, depositor types.Address
 	var err error
 	if r.Voter != "" {
@@ -286,7 +286,7 @@ func (q *Querier) Proposals(_ context.Context, r *QueryProposalsRequest) (*Query
 			return nil, err
 		}
 	}
-	g, err := q.gov()
+	g, err := q.gov(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +346,7 @@ func uint64Key(n uint64) []byte {
 }
 
 // Vote returns one voter's vote on a proposal.
-func (q *Querier) Vote(_ context.Context, r *QueryVoteRequest) (*QueryVoteResponse, error) {
+func (q *Querier) Vote(ctx context.Context, r *QueryVoteRequest) (*QueryVoteResponse, error) {
 	if err := proposalID(r.ProposalID); err != nil {
 		return nil, err
 	}
@@ -354,7 +354,7 @@ func (q *Querier) Vote(_ context.Context, r *QueryVoteRequest) (*QueryVoteRespon
 	if err != nil {
 		return nil, err
 	}
-	g, err := q.gov()
+	g, err := q.gov(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -371,11 +371,11 @@ func (q *Querier) Vote(_ context.Context, r *QueryVoteRequest) (*QueryVoteRespon
 }
 
 // Votes lists the votes on a proposal.
-func (q *Querier) Votes(_ context.Context, r *QueryVotesRequest) (*QueryVotesResponse, error) {
+func (q *Querier) Votes(ctx context.Context, r *QueryVotesRequest) (*QueryVotesResponse, error) {
 	if err := proposalID(r.ProposalID); err != nil {
 		return nil, err
 	}
-	g, err := q.gov()
+	g, err := q.gov(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -395,11 +395,11 @@ func (q *Querier) Votes(_ context.Context, r *QueryVotesRequest) (*QueryVotesRes
 }
 
 // Deposits lists the deposits on a proposal.
-func (q *Querier) Deposits(_ context.Context, r *QueryDepositsRequest) (*QueryDepositsResponse, error) {
+func (q *Querier) Deposits(ctx context.Context, r *QueryDepositsRequest) (*QueryDepositsResponse, error) {
 	if err := proposalID(r.ProposalID); err != nil {
 		return nil, err
 	}
-	g, err := q.gov()
+	g, err := q.gov(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -419,11 +419,11 @@ func (q *Querier) Deposits(_ context.Context, r *QueryDepositsRequest) (*QueryDe
 }
 
 // TallyResult counts a proposal's votes.
-func (q *Querier) TallyResult(_ context.Context, r *QueryTallyResultRequest) (*QueryTallyResultResponse, error) {
+func (q *Querier) TallyResult(ctx context.Context, r *QueryTallyResultRequest) (*QueryTallyResultResponse, error) {
 	if err := proposalID(r.ProposalID); err != nil {
 		return nil, err
 	}
-	g, err := q.gov()
+	g, err := q.gov(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -437,13 +437,13 @@ func (q *Querier) TallyResult(_ context.Context, r *QueryTallyResultRequest) (*Q
 // GovParams returns one group of governance parameters ("voting",
 // "deposit" or "tallying"); the other groups are left zero, as the Cosmos
 // SDK answers.
-func (q *Querier) GovParams(_ context.Context, r *QueryGovParamsRequest) (*QueryGovParamsResponse, error) {
+func (q *Querier) GovParams(ctx context.Context, r *QueryGovParamsRequest) (*QueryGovParamsResponse, error) {
 	switch r.ParamsType {
 	case "voting", "deposit", "tallying":
 	default:
 		return nil, Errorf(InvalidArgument, "%s is not a valid parameter type", r.ParamsType)
 	}
-	g, err := q.gov()
+	g, err := q.gov(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -50,22 +51,22 @@ type native struct {
 
 // native returns the views over the chain's staking state; Unavailable
 // when the chain has none.
-func (q *Querier) native() (native, error) {
+func (q *Querier) native(ctx context.Context) (native, error) {
 	s := q.b.Staking
 	if s == nil || !s.StakingEnabled() {
 		return native{}, backend.ErrUnavailable
 	}
 	n := native{s: s, g: q.b.Governance}
 	if q.b.Blocks != nil {
-		h := q.b.Blocks.Head().Number()
+		h := q.heightOf(ctx)
 		n.at = &h
 	}
 	return n, nil
 }
 
 // gov is native with the governance reader it needs.
-func (q *Querier) gov() (native, error) {
-	n, err := q.native()
+func (q *Querier) gov(ctx context.Context) (native, error) {
+	n, err := q.native(ctx)
 	if err == nil && n.g == nil {
 		err = backend.ErrUnavailable
 	}

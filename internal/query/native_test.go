@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -131,7 +132,7 @@ func TestNativeMapping(t *testing.T) {
 		tally: backend.Tally{Yes: u(8), Abstain: u(0), No: u(1), NoWithVeto: u(0)},
 	}
 	q := New(Backend{Staking: f, Governance: f})
-	n, err := q.native()
+	n, err := q.native(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,10 +26,13 @@ import (
 // Backend is what the queries read. Fields left nil make the queries that
 // need them answer Unavailable.
 type Backend struct {
-	Blocks  backend.Blocks
-	State   backend.StateReader
-	Config  backend.ChainConfig
-	Network backend.Network
+	Blocks backend.Blocks
+	State  backend.StateReader
+	// Retention bounds the heights a query may ask for (AtHeight); nil:
+	// every block's state is kept.
+	Retention backend.Retention
+	Config    backend.ChainConfig
+	Network   backend.Network
 	// Supply is the total supply of a chain without staking contracts;
 	// with them, the staking state's exact count is served instead.
 	Supply    backend.CosmosSupply

@@ -161,7 +161,7 @@ func optionalAddress(prefix, what, s string) (a types.Address, given bool, err e
 // delegator's redelegations, whatever validators are also given (the SDK
 // does not filter by them), so the delegator is then required. Every
 // address given must parse, even one the combination does not use.
-func (q *Querier) Redelegations(_ context.Context, r *QueryRedelegationsRequest) (*QueryRedelegationsResponse, error) {
+func (q *Querier) Redelegations(ctx context.Context, r *QueryRedelegationsRequest) (*QueryRedelegationsResponse, error) {
 	del, hasDel, err := optionalAddress(AccountPrefix, "delegator address", r.DelegatorAddr)
 	if err != nil {
 		return nil, err
@@ -174,7 +174,7 @@ func (q *Querier) Redelegations(_ context.Context, r *QueryRedelegationsRequest)
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}

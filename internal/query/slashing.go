@@ -97,8 +97,8 @@ func signingInfoOf(s vSigningInfo) ValidatorSigningInfo {
 
 // SlashingParams returns the slashing rules: the missed-blocks window,
 // the jail time and the slash fractions.
-func (q *Querier) SlashingParams(context.Context, *QuerySlashingParamsRequest) (*QuerySlashingParamsResponse, error) {
-	s, err := q.native()
+func (q *Querier) SlashingParams(ctx context.Context, _ *QuerySlashingParamsRequest) (*QuerySlashingParamsResponse, error) {
+	s, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -112,12 +112,12 @@ func (q *Querier) SlashingParams(context.Context, *QuerySlashingParamsRequest) (
 }
 
 // SigningInfo returns one validator's liveness record.
-func (q *Querier) SigningInfo(_ context.Context, r *QuerySigningInfoRequest) (*QuerySigningInfoResponse, error) {
+func (q *Querier) SigningInfo(ctx context.Context, r *QuerySigningInfoRequest) (*QuerySigningInfoResponse, error) {
 	a, err := parseAddress(ConsensusPrefix, "consensus address", r.ConsAddress)
 	if err != nil {
 		return nil, err
 	}
-	s, err := q.native()
+	s, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -129,8 +129,8 @@ func (q *Querier) SigningInfo(_ context.Context, r *QuerySigningInfoRequest) (*Q
 }
 
 // SigningInfos lists every validator's liveness record.
-func (q *Querier) SigningInfos(_ context.Context, r *QuerySigningInfosRequest) (*QuerySigningInfosResponse, error) {
-	s, err := q.native()
+func (q *Querier) SigningInfos(ctx context.Context, r *QuerySigningInfosRequest) (*QuerySigningInfosResponse, error) {
+	s, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}

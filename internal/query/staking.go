@@ -312,7 +312,7 @@ func delegationOf(d vDelegation) DelegationResponse {
 }
 
 // Validators lists validators, all of them or those of one status.
-func (q *Querier) Validators(_ context.Context, r *QueryValidatorsRequest) (*QueryValidatorsResponse, error) {
+func (q *Querier) Validators(ctx context.Context, r *QueryValidatorsRequest) (*QueryValidatorsResponse, error) {
 	var want BondStatus
 	if r.Status != "" {
 		_, names := want.EnumDescriptor()
@@ -325,7 +325,7 @@ func (q *Querier) Validators(_ context.Context, r *QueryValidatorsRequest) (*Que
 			return nil, Errorf(InvalidArgument, "invalid validator status %s", r.Status)
 		}
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -351,12 +351,12 @@ func (q *Querier) Validators(_ context.Context, r *QueryValidatorsRequest) (*Que
 }
 
 // Validator returns one validator.
-func (q *Querier) Validator(_ context.Context, r *QueryValidatorRequest) (*QueryValidatorResponse, error) {
+func (q *Querier) Validator(ctx context.Context, r *QueryValidatorRequest) (*QueryValidatorResponse, error) {
 	op, err := parseAddress(ValidatorPrefix, "validator address", r.ValidatorAddr)
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -388,12 +388,12 @@ func delegationPage(ds []vDelegation, key func(vDelegation) types.Address, p *Pa
 }
 
 // ValidatorDelegations lists the delegations to a validator.
-func (q *Querier) ValidatorDelegations(_ context.Context, r *QueryValidatorDelegationsRequest) (*QueryValidatorDelegationsResponse, error) {
+func (q *Querier) ValidatorDelegations(ctx context.Context, r *QueryValidatorDelegationsRequest) (*QueryValidatorDelegationsResponse, error) {
 	op, err := parseAddress(ValidatorPrefix, "validator address", r.ValidatorAddr)
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -410,12 +410,12 @@ func (q *Querier) ValidatorDelegations(_ context.Context, r *QueryValidatorDeleg
 
 // DelegatorDelegations lists a delegator's delegations (an empty list for
 // an address that has none).
-func (q *Querier) DelegatorDelegations(_ context.Context, r *QueryDelegatorDelegationsRequest) (*QueryDelegatorDelegationsResponse, error) {
+func (q *Querier) DelegatorDelegations(ctx context.Context, r *QueryDelegatorDelegationsRequest) (*QueryDelegatorDelegationsResponse, error) {
 	del, err := parseAddress(AccountPrefix, "delegator address", r.DelegatorAddr)
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -431,7 +431,7 @@ func (q *Querier) DelegatorDelegations(_ context.Context, r *QueryDelegatorDeleg
 }
 
 // Delegation returns one delegator's delegation to one validator.
-func (q *Querier) Delegation(_ context.Context, r *QueryDelegationRequest) (*QueryDelegationResponse, error) {
+func (q *Querier) Delegation(ctx context.Context, r *QueryDelegationRequest) (*QueryDelegationResponse, error) {
 	del, err := parseAddress(AccountPrefix, "delegator address", r.DelegatorAddr)
 	if err != nil {
 		return nil, err
@@ -440,7 +440,7 @@ func (q *Querier) Delegation(_ context.Context, r *QueryDelegationRequest) (*Que
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -458,12 +458,12 @@ func (q *Querier) Delegation(_ context.Context, r *QueryDelegationRequest) (*Que
 }
 
 // DelegatorUnbondingDelegations lists a delegator's unbonding stakes.
-func (q *Querier) DelegatorUnbondingDelegations(_ context.Context, r *QueryDelegatorUnbondingDelegationsRequest) (*QueryDelegatorUnbondingDelegationsResponse, error) {
+func (q *Querier) DelegatorUnbondingDelegations(ctx context.Context, r *QueryDelegatorUnbondingDelegationsRequest) (*QueryDelegatorUnbondingDelegationsResponse, error) {
 	del, err := parseAddress(AccountPrefix, "delegator address", r.DelegatorAddr)
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -497,8 +497,8 @@ func unbondingOf(u vUnbonding) UnbondingDelegation {
 }
 
 // StakingParams returns the staking parameters.
-func (q *Querier) StakingParams(context.Context, *QueryStakingParamsRequest) (*QueryStakingParamsResponse, error) {
-	st, err := q.native()
+func (q *Querier) StakingParams(ctx context.Context, _ *QueryStakingParamsRequest) (*QueryStakingParamsResponse, error) {
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -512,8 +512,8 @@ func (q *Querier) StakingParams(context.Context, *QueryStakingParamsRequest) (*Q
 }
 
 // Pool returns the bonded and not-bonded token totals.
-func (q *Querier) Pool(context.Context, *QueryPoolRequest) (*QueryPoolResponse, error) {
-	st, err := q.native()
+func (q *Querier) Pool(ctx context.Context, _ *QueryPoolRequest) (*QueryPoolResponse, error) {
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}

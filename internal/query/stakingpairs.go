@@ -82,12 +82,12 @@ func (QueryDelegatorValidatorResponse) ProtoName() string {
 // ValidatorUnbondingDelegations lists the stake unbonding out of a
 // validator, per delegator. An unknown validator is NotFound, as every
 // query naming a validator answers here.
-func (q *Querier) ValidatorUnbondingDelegations(_ context.Context, r *QueryValidatorUnbondingDelegationsRequest) (*QueryValidatorUnbondingDelegationsResponse, error) {
+func (q *Querier) ValidatorUnbondingDelegations(ctx context.Context, r *QueryValidatorUnbondingDelegationsRequest) (*QueryValidatorUnbondingDelegationsResponse, error) {
 	op, err := parseAddress(ValidatorPrefix, "validator address", r.ValidatorAddr)
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +104,12 @@ func (q *Querier) ValidatorUnbondingDelegations(_ context.Context, r *QueryValid
 
 // UnbondingDelegation returns one delegator's unbonding stake out of one
 // validator.
-func (q *Querier) UnbondingDelegation(_ context.Context, r *QueryUnbondingDelegationRequest) (*QueryUnbondingDelegationResponse, error) {
+func (q *Querier) UnbondingDelegation(ctx context.Context, r *QueryUnbondingDelegationRequest) (*QueryUnbondingDelegationResponse, error) {
 	del, op, err := delegatorAndValidator(r.DelegatorAddr, r.ValidatorAddr)
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -127,12 +127,12 @@ func (q *Querier) UnbondingDelegation(_ context.Context, r *QueryUnbondingDelega
 
 // DelegatorValidators lists the validators a delegator delegates to (an
 // empty list for an address that delegates nothing).
-func (q *Querier) DelegatorValidators(_ context.Context, r *QueryDelegatorValidatorsRequest) (*QueryDelegatorValidatorsResponse, error) {
+func (q *Querier) DelegatorValidators(ctx context.Context, r *QueryDelegatorValidatorsRequest) (*QueryDelegatorValidatorsResponse, error) {
 	del, err := parseAddress(AccountPrefix, "delegator address", r.DelegatorAddr)
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -157,12 +157,12 @@ func (q *Querier) DelegatorValidators(_ context.Context, r *QueryDelegatorValida
 
 // DelegatorValidator returns a validator the delegator delegates to;
 // NotFound for an unknown validator or one it does not delegate to.
-func (q *Querier) DelegatorValidator(_ context.Context, r *QueryDelegatorValidatorRequest) (*QueryDelegatorValidatorResponse, error) {
+func (q *Querier) DelegatorValidator(ctx context.Context, r *QueryDelegatorValidatorRequest) (*QueryDelegatorValidatorResponse, error) {
 	del, op, err := delegatorAndValidator(r.DelegatorAddr, r.ValidatorAddr)
 	if err != nil {
 		return nil, err
 	}
-	st, err := q.native()
+	st, err := q.native(ctx)
 	if err != nil {
 		return nil, err
 	}

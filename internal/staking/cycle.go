@@ -419,7 +419,7 @@ func (l *ledger) punish(p *Params, b Block) {
 		missed++
 		l.s.setU64(vr.field(vMissed), window<<32|missed)
 		if missed > p.MaxMissedBlocks && !l.s.bool(vr.field(vJailed)) {
-			l.slashFrom(v, p.SyncTimeoutPenalty, l.height)
+			l.slashFrom(v, SlashMissedBlocks, p.SyncTimeoutPenalty, l.height)
 			l.jail(v, until)
 		}
 	}

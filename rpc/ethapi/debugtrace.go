@@ -2,6 +2,7 @@ package ethapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -21,22 +22,25 @@ type traceConfig struct {
 	// DisableMemory is the option of go-ethereum before 1.11, when memory
 	// was captured unless disabled; memory is now off unless enableMemory
 	// asks, and disableMemory can only keep it off.
-	DisableMemory bool `json:"disableMemory"`
-	Limit         int  `json:"limit"`
-	TracerConfig  struct {
-		OnlyTopCall bool `json:"onlyTopCall"`
-		WithLog     bool `json:"withLog"`
-	} `json:"tracerConfig"`
-	Timeout string `json:"timeout"`
+	DisableMemory bool            `json:"disableMemory"`
+	Limit         int             `json:"limit"`
+	TracerConfig  json.RawMessage `json:"tracerConfig"`
+	Timeout       string          `json:"timeout"`
+}
+
+// traceCallConfig is the options object of debug_traceCall: a trace
+// config with the call's state and block overrides.
+type traceCallConfig struct {
+	traceConfig
+	StateOverrides map[types.Address]StateOverride `json:"stateOverrides"`
+	BlockOverrides *BlockOverrides                 `json:"blockOverrides"`
 }
 
 func (c *traceConfig) toBackend(timeout time.Duration) *backend.TraceConfig {
 	return &backend.TraceConfig{
 		Tracer: c.Tracer, DisableStack: c.DisableStack, DisableStorage: c.DisableStorage,
 		EnableMemory: c.EnableMemory && !c.DisableMemory, EnableReturnData: c.EnableReturnData,
-		Limit:       c.Limit,
-		OnlyTopCall: c.TracerConfig.OnlyTopCall, WithLog: c.TracerConfig.WithLog,
-		Timeout: timeout,
+		Limit: c.Limit, TracerConfig: c.TracerConfig, Timeout: timeout,
 	}
 }
 
@@ -47,6 +51,11 @@ func decodeTraceConfig(p rpc.Params, i int) (*backend.TraceConfig, error) {
 	if _, err := p.Optional(i, cfg); err != nil {
 		return nil, err
 	}
+	return cfg.check(i)
+}
+
+// check validates the options read at position i.
+func (cfg *traceConfig) check(i int) (*backend.TraceConfig, error) {
 	if cfg.Limit < 0 {
 		return nil, rpc.InvalidParams(i, fmt.Errorf("limit %d is negative", cfg.Limit))
 	}
@@ -132,4 +141,50 @@ func (api *ethAPI) traceBlockByHash(ctx context.Context, p rpc.Params) (any, err
 		return nil, fmt.Errorf("block %s not found", h)
 	}
 	return api.traceBlock(ctx, blk, cfg)
+}
+
+// traceBlockRLP traces a block given whole, as RLP, on its parent's
+// state (debug_traceBlock).
+func (api *ethAPI) traceBlockRLP(ctx context.Context, p rpc.Params) (any, error) {
+	var enc types.HexBytes
+	if err := p.Decode(0, &enc); err != nil {
+		return nil, err
+	}
+	blk, err := types.DecodeBlock(enc)
+	if err != nil {
+		return nil, rpc.InvalidParams(0, fmt.Errorf("could not decode block: %w", err))
+	}
+	cfg, err := decodeTraceConfig(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	return api.traceBlock(ctx, blk, cfg)
+}
+
+// traceCall runs a call on a block's state and traces it
+// (debug_traceCall: [call, block, config with overrides]).
+func (api *ethAPI) traceCall(ctx context.Context, p rpc.Params) (any, error) {
+	var args CallArgs
+	if err := p.Decode(0, &args); err != nil {
+		return nil, err
+	}
+	ref, err := blockRef(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	tc := &traceCallConfig{}
+	if _, err := p.Optional(2, tc); err != nil {
+		return nil, err
+	}
+	cfg, err := tc.check(2)
+	if err != nil {
+		return nil, err
+	}
+	blk, err := resolveState(api.b, ref)
+	if err != nil {
+		return nil, err
+	}
+	req := &backend.CallRequest{Block: blk, Args: args.toBackend(),
+		StateOverrides: stateOverrides(tc.StateOverrides), BlockOverrides: tc.BlockOverrides.toBackend()}
+	return api.b.TraceCall(ctx, req, cfg)
 }

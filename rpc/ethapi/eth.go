@@ -137,6 +137,8 @@ func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 	register(s, "debug_traceTransaction", 1, 2, api.traceTransaction)
 	register(s, "debug_traceBlockByNumber", 1, 2, api.traceBlockByNumber)
 	register(s, "debug_traceBlockByHash", 1, 2, api.traceBlockByHash)
+	register(s, "debug_traceBlock", 1, 2, api.traceBlockRLP)
+	register(s, "debug_traceCall", 1, 3, api.traceCall)
 	registerTxPool(s, b)
 }
 

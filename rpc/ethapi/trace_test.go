@@ -2,6 +2,7 @@ package ethapi_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/chaind/chaind/internal/types"
@@ -76,7 +77,14 @@ func TestTrace(t *testing.T) {
 			t.Errorf("%s(%v): no error", tc.method, tc.param)
 		}
 	}
-	if r := call(t, addr, "debug_traceTransaction", h2, map[string]any{"tracer": "prestateTracer"}); r.Error == nil {
-		t.Error("unsupported tracer accepted")
+	for _, tc := range []struct{ tracer, want string }{
+		{"{step: function() {}, result: function() { return 1 }}", "JavaScript tracers are out of scope"},
+		{"opcountTracer", "JavaScript tracers are out of scope"},
+		{"noSuchTracer", "tracer not found"},
+	} {
+		r := call(t, addr, "debug_traceTransaction", h2, map[string]any{"tracer": tc.tracer})
+		if r.Error == nil || !strings.Contains(r.Error.Message, tc.want) {
+			t.Errorf("tracer %q: error %+v, want %q", tc.tracer, r.Error, tc.want)
+		}
 	}
 }

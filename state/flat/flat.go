@@ -72,6 +72,7 @@ type Layer struct {
 	top    uint64     // seq of the newest journal record (0: none yet)
 	layers []*layer   // journal, oldest first; layers[len-1].seq == top
 	sides  map[string]uint64
+	pend   *staged // the writes of the move being committed; nil: none (Tx.Commit)
 }
 
 // Open loads the copy's metadata and journal. fresh says the store holds
@@ -174,7 +175,7 @@ func (l *Layer) Account(root, addrHash types.Hash) ([]byte, bool, error) {
 			return v, true, nil
 		}
 	}
-	v, err := get(l.kv, accountKey(addrHash))
+	v, err := l.base(accountKey(addrHash))
 	return v, err == nil, err
 }
 
@@ -195,8 +196,24 @@ func (l *Layer) Storage(root, addrHash, slotHash types.Hash) ([]byte, bool, erro
 			return v, true, nil
 		}
 	}
-	v, err := get(l.kv, storageKey(addrHash, slotHash))
+	v, err := l.base(storageKey(addrHash, slotHash))
 	return v, err == nil, err
+}
+
+// base reads k from the persisted copy as the newest move leaves it: while
+// a move's batch is being written, its staged values stand in front of the
+// store, so a read gives the same answer before and after the batch lands.
+// Called with l.mu held.
+func (l *Layer) base(k []byte) ([]byte, error) {
+	if p := l.pend; p != nil {
+		if p.del[string(k)] {
+			return nil, nil
+		}
+		if v, ok := p.over[string(k)]; ok {
+			return v, nil
+		}
+	}
+	return get(l.kv, k)
 }
 
 // norm maps the zero root, which opens the empty state as EmptyRoot does,

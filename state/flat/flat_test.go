@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
@@ -126,4 +127,89 @@ func TestJournalReadsAndRewind(t *testing.T) {
 	if len(l.sides) != 2 {
 		t.Fatalf("%d side records, want 2", len(l.sides))
 	}
+}
+
+// TestReadsDuringCommit: while a move's batch is being written (its
+// fsync, here a write held open), reads of the state before and after the
+// move proceed and give the same answers as once the batch has landed; a
+// failed write leaves the copy where it was.
+func TestReadsDuringCommit(t *testing.T) {
+	kv := store.NewMem()
+	l, err := Open(kv, 4, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ah, sh := types.Hash{0xa}, types.Hash{0x5}
+	move := func(from, to types.Hash, acct, slot byte) (*Tx, *store.Batch) {
+		var b store.Batch
+		tx := l.Begin(&b, trie.NewMemoryDB())
+		d := &state.Diff{
+			Accounts: map[types.Hash][]byte{ah: {acct}},
+			Wiped:    map[types.Hash]struct{}{},
+			Storage:  map[types.Hash]map[types.Hash][]byte{ah: {sh: {slot}}},
+		}
+		if err := tx.Apply(from, to, 1, types.Hash{to[0]}, d); err != nil {
+			t.Fatal(err)
+		}
+		return tx, &b
+	}
+	r1, r2, r3 := types.Hash{1}, types.Hash{2}, types.Hash{3}
+	tx, b := move(state.EmptyRoot, r1, 0x81, 0x01)
+	if err := tx.Commit(func() error { return kv.Write(b) }); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, root types.Hash, acct, slot byte) {
+		t.Helper()
+		v, ok, err := l.Account(root, ah)
+		if err != nil || !ok || !bytes.Equal(v, []byte{acct}) {
+			t.Fatalf("%s: account at %x: %x %v %v, want %x", when, root[0], v, ok, err, acct)
+		}
+		v, ok, err = l.Storage(root, ah, sh)
+		if err != nil || !ok || !bytes.Equal(v, []byte{slot}) {
+			t.Fatalf("%s: slot at %x: %x %v %v, want %x", when, root[0], v, ok, err, slot)
+		}
+	}
+	// A commit whose write is held open until the reads are done.
+	tx, b = move(r1, r2, 0x82, 0x02)
+	writing, release, done := make(chan struct{}), make(chan struct{}), make(chan error)
+	go func() {
+		done <- tx.Commit(func() error {
+			close(writing)
+			<-release
+			return kv.Write(b)
+		})
+	}()
+	<-writing
+	reads := make(chan struct{})
+	go func() {
+		check("during the write", r1, 0x81, 0x01)
+		check("during the write", r2, 0x82, 0x02)
+		close(reads)
+	}()
+	select {
+	case <-reads:
+	case <-time.After(30 * time.Second):
+		t.Fatal("reads wait for the commit's write")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	check("after the write", r1, 0x81, 0x01)
+	check("after the write", r2, 0x82, 0x02)
+
+	// A failed write: the copy stays at r2, the move's values gone.
+	tx, _ = move(r2, r3, 0x83, 0x03)
+	errDisk := errors.New("disk full")
+	if err := tx.Commit(func() error { return errDisk }); !errors.Is(err, errDisk) {
+		t.Fatalf("commit: %v", err)
+	}
+	if root, ok := l.Root(); !ok || root != r2 {
+		t.Fatalf("after a failed write the copy is at %x", root[0])
+	}
+	if l.Covers(r3) {
+		t.Fatal("a state whose write failed is covered")
+	}
+	check("after a failed write", r2, 0x82, 0x02)
+	check("after a failed write", r1, 0x81, 0x01)
 }

@@ -398,18 +398,42 @@ func (t *Tx) Rebuild(root types.Hash) error {
 }
 
 // Commit writes the batch with write and, if it succeeds, makes the Tx's
-// moves the copy's. Readers wait meanwhile, so none sees the persisted
-// copy half-moved.
+// moves the copy's. The moves are published before the write, with the
+// staged values in front of the persisted copy (Layer.base), and the lock
+// is held only to swap them in and out: readers never wait on the write's
+// fsync, and whether the batch has reached the store or not they read the
+// same values. A failed write puts the copy back as it was.
 func (t *Tx) Commit(write func() error) error {
 	if !t.moved && !t.sidesC {
 		return write()
 	}
 	l := t.l
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := write(); err != nil {
-		return err
-	}
+	was := snapshot{l.valid, l.root, l.top, l.layers, l.sides}
 	l.valid, l.root, l.top, l.layers, l.sides = t.valid, t.root, t.top, t.layers, t.sides
-	return nil
+	l.pend = &staged{over: t.over, del: t.del}
+	l.mu.Unlock()
+	err := write()
+	l.mu.Lock()
+	l.pend = nil
+	if err != nil {
+		l.valid, l.root, l.top, l.layers, l.sides = was.valid, was.root, was.top, was.layers, was.sides
+	}
+	l.mu.Unlock()
+	return err
+}
+
+// snapshot is what a Commit replaces, to put back if its write fails.
+type snapshot struct {
+	valid  bool
+	root   types.Hash
+	top    uint64
+	layers []*layer
+	sides  map[string]uint64
+}
+
+// staged are the writes of a Tx whose batch is being written.
+type staged struct {
+	over map[string][]byte
+	del  map[string]bool
 }

@@ -65,6 +65,12 @@ type ChainApp struct {
 	last    time.Time                   // start of the last block: our build, or the arrival of another's
 	cost    validationCost
 	lead    buildLead // how long our builds take, to start them that much early
+	// parentCerts are the parent certificates the pending blocks carry,
+	// stored with them when decided (Chain.CommitDecided).
+	parentCerts map[types.Hash][]byte
+	// lastCert is the widest certificate of the head the driver reported
+	// (LastCommit): the parent certificate of the next block we propose.
+	lastCert *consensus.Certificate
 
 	// pos is the chain's proof-of-stake engine (nil on other chains): it
 	// keeps the double-sign evidence for the blocks we propose.
@@ -73,7 +79,8 @@ type ChainApp struct {
 
 // NewChainApp returns the application; Close releases its pool subscription.
 func NewChainApp(cfg ChainAppConfig) *ChainApp {
-	a := &ChainApp{cfg: cfg, chainID: cfg.Chain.Config.ChainID, pos: pos.Of(cfg.Chain), pending: make(map[types.Hash]*chain.Built), arrived: make(map[types.Hash]time.Time), last: time.Now()}
+	a := &ChainApp{cfg: cfg, chainID: cfg.Chain.Config.ChainID, pos: pos.Of(cfg.Chain), pending: make(map[types.Hash]*chain.Built), arrived: make(map[types.Hash]time.Time),
+		parentCerts: make(map[types.Hash][]byte), last: time.Now()}
 	// Subscribed before the first Propose checks the pool, so no arrival
 	// between that check and the wait goes unnoticed.
 	a.txs, a.unsub = cfg.Pool.Subscribe(1024)
@@ -131,9 +138,7 @@ func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value,
 				return consensus.Value{}, err
 			}
 			if len(built.Block.Transactions()) > 0 || !a.cfg.OnlyWithTransactions {
-				a.mu.Lock()
-				a.pending[built.Block.Hash()] = built
-				a.mu.Unlock()
+				a.keepBuilt(built, parentCert)
 				return EncodeValue(built.Block, parentCert), nil
 			}
 			// Pending transactions none of which applies (e.g. a fee below
@@ -148,6 +153,15 @@ func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value,
 			}
 		}
 	}
+}
+
+// keepBuilt keeps a block we built, with the parent certificate it
+// commits to, until it is decided or passed over.
+func (a *ChainApp) keepBuilt(built *chain.Built, parentCert []byte) {
+	a.mu.Lock()
+	a.pending[built.Block.Hash()] = built
+	a.parentCerts[built.Block.Hash()] = parentCert
+	a.mu.Unlock()
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -183,6 +197,12 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 		return nil, nil, err
 	}
 	a.mu.Lock()
+	if lc := a.lastCert; lc != nil && lc.Height == head.Number() && lc.BlockHash == head.Hash() && parentCert != nil {
+		// Every precommit for the head that arrived by now, not only the
+		// quorum that decided it: validators whose precommits came later
+		// are not counted absent (consensus.LastCommit).
+		parentCert = lc.Encode()
+	}
 	a.last = time.Now()
 	var deadline time.Time // none for a validator alone: nobody else executes its blocks
 	if set, err := a.cfg.Validators.ValidatorSet(height); err == nil && set.Len() > 1 {
@@ -211,7 +231,8 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 		Time:             o.Time,
 		GasLimit:         a.cfg.GasLimit,
 		Random:           random,
-		ParentBeaconRoot: pos.CertRoot(parentCert), // the engine's Prepare fills in its own
+		ParentBeaconRoot: pos.CertRoot(parentCert), // what a chain without an engine of its own commits to
+		ParentCert:       parentCert,               // a proof-of-stake engine's Prepare makes the block commit to it
 
 		BaseFee:    o.BaseFee,
 		Deadline:   deadline,
@@ -279,29 +300,44 @@ func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Valu
 	a.mu.Lock()
 	a.pending[v.ID] = built
 	a.arrived[v.ID] = arrived
+	a.parentCerts[v.ID] = parentCert
 	a.mu.Unlock()
 	return nil
 }
 
+// LastCommit implements LastCommitter: the next block we propose carries
+// cert as its parent's certificate if it still is the head's and holds
+// more precommits than the one we have.
+func (a *ChainApp) LastCommit(cert *consensus.Certificate) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if old := a.lastCert; old == nil || old.Height != cert.Height || old.BlockHash != cert.BlockHash || len(old.Signatures) < len(cert.Signatures) {
+		a.lastCert = cert
+	}
+}
+
 // Commit implements App: the block is stored with its certificate in one
-// write.
+// write, and the parent certificate the block commits to replaces the one
+// this node stored for its parent (it may hold more precommits), so every
+// node keeps the same certificate for every block but the head.
 func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error {
 	a.mu.Lock()
 	built, ok := a.pending[v.ID]
+	parentCert := a.parentCerts[v.ID]
 	a.mu.Unlock()
 	c := a.cfg.Chain
 	var b *types.Block
 	if ok {
 		b = built.Block
-		if err := c.CommitCertified(built, cert.Encode()); err != nil {
+		if err := c.CommitDecided(built, cert.Encode(), committedTo(b, parentCert)); err != nil {
 			return err
 		}
 	} else {
 		var err error
-		if b, _, err = DecodeValue(v); err != nil {
+		if b, parentCert, err = DecodeValue(v); err != nil {
 			return err
 		}
-		if _, err := c.InsertCertified(b, cert.Encode()); err != nil {
+		if _, err := c.InsertDecided(b, cert.Encode(), committedTo(b, parentCert)); err != nil {
 			return err
 		}
 	}
@@ -314,6 +350,7 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 		if p.Block.Number() <= b.Number() {
 			delete(a.pending, id)
 			delete(a.arrived, id)
+			delete(a.parentCerts, id)
 		}
 	}
 	if !ok || b.Coinbase() != a.cfg.Coinbase {
@@ -329,4 +366,19 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 		a.cfg.Committed(b)
 	}
 	return nil
+}
+
+// committedTo is parentCert if b commits to it (its ParentBeaconRoot is
+// the certificate's hash), else nil: only a certificate the decided block
+// commits to replaces the stored one. A block a quorum decided had its
+// certificate verified by that quorum (Engine.VerifyHeader); one that
+// commits to nothing (a chain without certificates) replaces nothing.
+func committedTo(b *types.Block, parentCert []byte) []byte {
+	if parentCert == nil {
+		return nil
+	}
+	if r := b.Header().ParentBeaconRoot; r == nil || *r != pos.CertRoot(parentCert) {
+		return nil
+	}
+	return parentCert
 }

@@ -72,6 +72,16 @@ type App interface {
 	Commit(v consensus.Value, cert *consensus.Certificate) error
 }
 
+// LastCommitter is an App that puts every precommit for its head that
+// arrived by the time it proposes the next block into that block's parent
+// certificate (consensus.LastCommit), so that validators whose precommits
+// came after the quorum are not counted absent. The driver calls it on
+// its goroutine, after Commit, with a certificate for the committed head
+// each time the core reports another precommit for it.
+type LastCommitter interface {
+	LastCommit(cert *consensus.Certificate)
+}
+
 // Config configures a Driver.
 type Config struct {
 	Signer     *consensus.Signer
@@ -318,6 +328,8 @@ func (d *Driver) apply(e consensus.Effect) {
 		d.work.validate(e)
 	case consensus.Decide:
 		d.commit(e)
+	case consensus.LastCommit:
+		d.lastCommit(e)
 	case consensus.Persist:
 		if d.cfg.State != nil {
 			if err := d.cfg.State.Save(e.Snapshot); err != nil {
@@ -399,5 +411,25 @@ func (d *Driver) commit(e consensus.Decide) {
 	}
 	if err := d.cfg.App.Commit(e.Value, cert); err != nil {
 		d.err = fmt.Errorf("bft: commit of height %d: %w", e.Height, err)
+	}
+}
+
+// lastCommit hands the App a certificate of the last decision with every
+// precommit gathered for it so far.
+func (d *Driver) lastCommit(e consensus.LastCommit) {
+	lc, ok := d.cfg.App.(LastCommitter)
+	if !ok {
+		return
+	}
+	vals, err := d.cfg.Validators.ValidatorSet(e.Height)
+	if err != nil {
+		return // the commit of this height had it; nothing to widen without it
+	}
+	pcs := make([]consensus.Vote, len(e.Precommits))
+	for i, v := range e.Precommits {
+		pcs[i] = d.withSignature(v)
+	}
+	if cert, err := consensus.NewCertificate(vals, e.Height, e.Round, e.ID, pcs); err == nil {
+		lc.LastCommit(cert)
 	}
 }

@@ -58,9 +58,7 @@ func (a *ChainApp) proposeMined(ctx context.Context, height uint64) (consensus.V
 			retry = true
 			continue
 		}
-		a.mu.Lock()
-		a.pending[built.Block.Hash()] = built
-		a.mu.Unlock()
+		a.keepBuilt(built, parentCert)
 		a.cfg.Miner.Done(o, built.Block, nil)
 		return EncodeValue(built.Block, parentCert), nil
 	}

@@ -116,7 +116,7 @@ func (n *Console) logBlock(b *types.Block) {
 func (n *Console) failure(b *types.Block, i int) []any {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	res, err := n.backend.TraceTransaction(ctx, b, i, &backend.TraceConfig{Tracer: "callTracer", OnlyTopCall: true})
+	res, err := n.backend.TraceTransaction(ctx, b, i, &backend.TraceConfig{Tracer: "callTracer", TracerConfig: json.RawMessage(`{"onlyTopCall":true}`)})
 	if err != nil {
 		return []any{"replay", err.Error()}
 	}

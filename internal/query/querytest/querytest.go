@@ -28,6 +28,13 @@ type Fake struct {
 	PropVotes  map[uint64][]backend.ProposalVote
 	PropDeps   map[uint64][]backend.ProposalDeposit
 	PropTally  map[uint64]backend.Tally
+	// Past holds the balances of earlier blocks, by block number: a
+	// state read at such a block sees them instead of Balances.
+	Past map[uint64]map[types.Address]*uint256.Int
+	// ParamsAt holds the staking parameters of earlier blocks.
+	ParamsAt map[uint64]backend.StakingParams
+	// Keep is the node's state retention in blocks (0: all).
+	Keep uint64
 }
 
 // Addr is a deterministic test address.
@@ -133,7 +140,7 @@ func New(validators int) *Fake {
 
 // Backend returns a query.Backend over f.
 func (f *Fake) Backend() query.Backend {
-	return query.Backend{Blocks: f, State: f, Config: chainConfig{}, Network: f, Supply: f, Consensus: f,
+	return query.Backend{Blocks: f, State: f, Retention: f, Config: chainConfig{}, Network: f, Supply: f, Consensus: f,
 		Staking: f, Governance: f,
 		NodeID: "0123abcd", ListenAddr: "127.0.0.1:26656", Moniker: "test", Version: "chaind/v0.0.0-test", GoVersion: "go1.26"}
 }
@@ -160,7 +167,29 @@ func (f *Fake) CanonicalHash(n uint64) types.Hash {
 	return types.Hash{}
 }
 
-func (f *Fake) StateAt(*types.Header) (backend.State, error) { return f, nil }
+func (f *Fake) StateRetention() uint64 { return f.Keep }
+
+func (f *Fake) StateAt(h *types.Header) (backend.State, error) {
+	if bal, ok := f.Past[h.Number]; ok {
+		return pastState{f, bal}, nil
+	}
+	return f, nil
+}
+
+// pastState is the state of an earlier block: its own balances, the
+// rest as today.
+type pastState struct {
+	*Fake
+	bal map[types.Address]*uint256.Int
+}
+
+func (p pastState) Balance(a types.Address) *uint256.Int {
+	if b, ok := p.bal[a]; ok {
+		return b
+	}
+	return new(uint256.Int)
+}
+
 func (f *Fake) Balance(a types.Address) *uint256.Int {
 	if b, ok := f.Balances[a]; ok {
 		return b
@@ -246,7 +275,14 @@ func (f *Fake) Supply(height *uint64) (*backend.Supply, error) {
 	total, _ := f.TotalSupply(nil)
 	return &backend.Supply{Total: total, Minted: new(uint256.Int), Burned: new(uint256.Int), CommunityPool: new(uint256.Int)}, nil
 }
-func (f *Fake) StakingParams(*uint64) (*backend.StakingParams, error) { return &f.Params, nil }
+func (f *Fake) StakingParams(height *uint64) (*backend.StakingParams, error) {
+	if height != nil {
+		if p, ok := f.ParamsAt[*height]; ok {
+			return &p, nil
+		}
+	}
+	return &f.Params, nil
+}
 
 func (f *Fake) Proposals(*uint64) ([]backend.Proposal, error) { return f.Props, nil }
 func (f *Fake) Proposal(_ *uint64, id uint64) (*backend.Proposal, error) {

@@ -21,14 +21,27 @@ export class Rpc {
         (err, out) => (err ? rej(err) : res(out)));
     });
   }
+  // requestAt is request at a block height (the x-cosmos-block-height
+  // metadata); it resolves to the answer and the height the response
+  // metadata names.
+  requestAt(service, method, data, height) {
+    const md = new grpc.Metadata();
+    md.set('x-cosmos-block-height', String(height));
+    let echoed;
+    return new Promise((res, rej) => {
+      const call = this.client.makeUnaryRequest(`/${service}/${method}`, (b) => Buffer.from(b), (b) => new Uint8Array(b), data, md,
+        (err, out) => (err ? rej(err) : res({ out, height: echoed })));
+      call.on('metadata', (m) => { echoed = m.get('x-cosmos-block-height')[0]; });
+    });
+  }
   close() {
     this.client.close();
   }
 }
 
-export async function rest(path) {
-  const res = await fetch(env.node.rest + path);
-  return { status: res.status, body: await res.json() };
+export async function rest(path, headers = {}) {
+  const res = await fetch(env.node.rest + path, { headers });
+  return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
 // Dec fields travel on the gRPC wire as the value times 10^18 and read in

@@ -227,6 +227,33 @@ describe('cosmos queries (gRPC with cosmjs-types, REST with fetch)', () => {
     pageEqual(got.pagination, r.body.pagination);
   });
 
+  it('x-cosmos-block-height reads the state of that block on REST and gRPC', async () => {
+    const addr = devWallet(ACCOUNTS.cosmos).address;
+    const at1 = await env.provider.getBalance(addr, 1);
+    const now = await env.provider.getBalance(addr, 'latest');
+    assert.notEqual(at1, now, 'the account spent since block 1 (its delegation)');
+    const path = `/cosmos/bank/v1beta1/balances/${acc(ACCOUNTS.cosmos)}/by_denom?denom=achain`;
+    const r = await rest(path, { 'x-cosmos-block-height': '1' });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.balance.amount, at1.toString());
+    assert.equal(r.headers.get('x-cosmos-block-height'), '1');
+    assert.equal(r.headers.get('grpc-metadata-x-cosmos-block-height'), '1');
+    const req = bank.QueryBalanceRequest.encode(bank.QueryBalanceRequest.fromPartial({ address: acc(ACCOUNTS.cosmos), denom: 'achain' })).finish();
+    const g = await rpc.requestAt('cosmos.bank.v1beta1.Query', 'Balance', req, 1);
+    assert.equal(bank.QueryBalanceResponse.decode(g.out).balance.amount, at1.toString());
+    assert.equal(g.height, '1');
+    // Without the header: the head, named in the answer.
+    const head = await rest(path);
+    assert.ok(Number(head.headers.get('x-cosmos-block-height')) >= 1);
+    // A height past the head is refused, naming the heights kept.
+    const future = await rest(path, { 'x-cosmos-block-height': '99999999' });
+    assert.equal(future.status, 400);
+    assert.equal(future.body.code, 3);
+    assert.match(future.body.message, /height 99999999 is above the latest block \d+; this node answers heights \d+ to \d+/);
+    await assert.rejects(rpc.requestAt('cosmos.bank.v1beta1.Query', 'Balance', req, 99999999),
+      (e) => e.code === grpc.status.INVALID_ARGUMENT && /above the latest block/.test(e.details));
+  });
+
   it('the latest block matches REST and eth_blockNumber', async () => {
     const q = new tm.ServiceClientImpl(rpc);
     const before = await env.provider.getBlockNumber();
