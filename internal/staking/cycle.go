@@ -58,6 +58,7 @@ func EndBlock(st State, b Block) error {
 		p := ReadParams(st)
 		l.endProposals(&p)
 	}
+	l.applyPlan()
 	cycles := types.DefaultCycles
 	c := cycles.Of(b.Number)
 	switch {
