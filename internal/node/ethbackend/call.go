@@ -144,8 +144,11 @@ type callEnv struct {
 	// nothing for blob gas, so it runs with blob base fee 0.
 	unpriced, unpricedBlobs bool
 	// deadline is when the request's time cap ends; set by its first
-	// execution, so a gas search shares one cap over all its runs.
+	// execution, so a gas search shares one cap over all its runs. limit
+	// is that cap, named in the error of a call stopped by it: the node's
+	// call cap, unless the request set a shorter one (a trace's timeout).
 	deadline time.Time
+	limit    time.Duration
 	// attach, when set, is given the EVM before it runs (a trace puts
 	// its hooks on).
 	attach func(*evm.EVM) error
@@ -205,7 +208,8 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 		}
 	}
 	if env.deadline.IsZero() {
-		env.deadline = time.Now().Add(b.opts.CallTimeout)
+		env.limit = b.opts.CallTimeout
+		env.deadline = time.Now().Add(env.limit)
 	}
 	timer := time.AfterFunc(time.Until(env.deadline), vm.Cancel)
 	defer timer.Stop()
@@ -218,7 +222,7 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 		err = st.Error()
 	}
 	if err == nil && errors.Is(res.Err, evm.ErrCancelled) {
-		err = &TimeoutError{Limit: b.opts.CallTimeout}
+		err = &TimeoutError{Limit: env.limit}
 	}
 	if err != nil {
 		return nil, err

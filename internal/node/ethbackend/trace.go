@@ -186,7 +186,7 @@ func (b *Backend) TraceCall(ctx context.Context, req *backend.CallRequest, cfg *
 		return nil, err
 	}
 	limit := b.traceTimeout(cfg)
-	env.deadline = time.Now().Add(limit)
+	env.limit, env.deadline = limit, time.Now().Add(limit)
 	var tr evm.Tracer
 	var budget *tracers.Budget
 	env.attach = func(vm *evm.EVM) error {

@@ -53,7 +53,10 @@ func (nw *network) blockEvents(b *types.Block) []backend.NetworkEvent {
 	}
 	var evs []backend.NetworkEvent
 	num := b.Number()
-	cycles := types.DefaultCycles
+	cycles, err := nw.Cycles()
+	if err != nil {
+		return nil
+	}
 	switch {
 	case cycles.IsSelection(num):
 		prev, err := nw.n.Chain.BlockByNumber(num - 1)
