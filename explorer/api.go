@@ -52,18 +52,40 @@ func (e *Explorer) block(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	bj := e.renderBlock(blk, receipts, true)
+	if bj.Signing, err = e.signingOf(blk.Number()); err != nil {
+		return nil, err
+	}
 	body, err := json.Marshal(struct {
 		Success bool      `json:"success"`
 		Block   blockJSON `json:"block"`
-	}{true, e.renderBlock(blk, receipts, true)})
+	}{true, bj})
 	if err != nil {
 		return nil, err
 	}
-	// Only canonical blocks are cached.
-	if b.CanonicalHash(blk.Number()) == hash {
+	// Only canonical blocks are cached, and only once their signatures
+	// are recorded (by the next block).
+	if b.CanonicalHash(blk.Number()) == hash && (bj.Signing == nil || bj.Signing.Recorded) {
 		e.cacheBlock(hash, cachedBlock{blk.Number(), body})
 	}
 	return raw(body), nil
+}
+
+// signingOf is block num's proposer and signers; nil on a chain without
+// validators and for the genesis block.
+func (e *Explorer) signingOf(num uint64) (*signingJSON, error) {
+	if e.cfg.Signing == nil || !e.stakingOn() || num == 0 {
+		return nil, nil
+	}
+	s, err := e.cfg.Signing.BlockSigning(num)
+	if err != nil {
+		return nil, err
+	}
+	out := &signingJSON{Proposer: s.Proposer.Hex(), Recorded: s.Recorded, Signers: make([]signerJSON, 0, len(s.Members))}
+	for _, m := range s.Members {
+		out.Signers = append(out.Signers, signerJSON{m.Operator.Hex(), m.Consensus.Hex(), m.Power, m.Signed})
+	}
+	return out, nil
 }
 
 // cachedBlock is a rendered block and its number.
@@ -163,9 +185,9 @@ func (e *Explorer) transaction(r *http.Request) (any, error) {
 			return nil, notFound("transaction " + h.Hex() + " not found")
 		}
 		out := txJSON{Pending: true, Logs: []logJSON{}}
-		out.txRow = txRow{Hash: h.Hex(), From: from.Hex(), To: addrPtr(tx.To()), Value: dec(tx.Value()), Fee: "0", Method: methodOf(tx)}
-		fillTx(&out, tx)
-		return txAnswer(out), nil
+		out.txRow = txRow{Hash: h.Hex(), From: from.Hex(), To: addrPtr(tx.To()), Value: dec(tx.Value()), Fee: "0", Method: e.methodOf(tx)}
+		e.fillTx(&out, tx)
+		return pendingAnswer(out)
 	}
 	blk, err := b.BlockByHash(bh)
 	if err != nil {
@@ -177,13 +199,17 @@ func (e *Explorer) transaction(r *http.Request) (any, error) {
 	}
 	tx := blk.Transactions()[idx]
 	out := txJSON{txRow: e.renderRow(blk, receipts, idx), BlockHash: bh.Hex(), Logs: []logJSON{}}
-	fillTx(&out, tx)
+	e.fillTx(&out, tx)
 	if idx < len(receipts) {
 		rc := receipts[idx]
 		out.GasUsed = rc.GasUsed
 		out.GasPrice = dec(rc.EffectiveGasPrice)
 		for _, l := range rc.Logs {
-			lj := logJSON{Address: l.Address.Hex(), Data: hexBytes(l.Data), Index: l.Index, Topics: make([]string, len(l.Topics)), Event: decodeLog(l)}
+			ev := e.abi.event(l)
+			if ev == nil {
+				ev = decodeLog(l)
+			}
+			lj := logJSON{Address: l.Address.Hex(), Data: hexBytes(l.Data), Index: l.Index, Topics: make([]string, len(l.Topics)), Event: ev}
 			for i, t := range l.Topics {
 				lj.Topics[i] = t.Hex()
 			}
@@ -203,7 +229,29 @@ func txAnswer(t txJSON) any {
 	}{true, t}
 }
 
-func fillTx(out *txJSON, tx *types.Transaction) {
+// pendingAnswer is a pooled transaction: what only inclusion decides
+// (block, position, cycle, time, status, fee, gas used) is null, so no
+// reader takes a pending transaction for a failed one in block 0.
+func pendingAnswer(t txJSON) (any, error) {
+	body, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"blockNumber", "transactionIndex", "cycle", "timestamp", "status", "fee", "gasUsed"} {
+		m[k] = json.RawMessage("null")
+	}
+	return struct {
+		Success     bool                       `json:"success"`
+		Transaction map[string]json.RawMessage `json:"transaction"`
+	}{true, m}, nil
+}
+
+func (e *Explorer) fillTx(out *txJSON, tx *types.Transaction) {
+	out.Call = e.abi.call(tx.To(), tx.Data())
 	out.Type, out.Nonce, out.Gas = tx.Type(), tx.Nonce(), tx.Gas()
 	out.GasPrice = dec(tx.GasPrice())
 	out.Input = hexBytes(tx.Data())
@@ -291,6 +339,7 @@ func (e *Explorer) cycleListing(r *http.Request) (any, error) {
 	// the head hold nothing yet.
 	b := e.cfg.Backend
 	head := b.Head().Number()
+	cycles := e.schedule()
 	first := cycles.First(start)
 	last := min(cycles.Last(end), head)
 	historyFrom, err := b.HistoryFrom()

@@ -44,6 +44,12 @@ type Config struct {
 	Backend    Backend
 	Validators backend.Validators // the validator set and its cycles
 	Roles      RoleReader         // optional
+	// Staking, Governance and Signing read the proof-of-stake state; nil
+	// (or a chain without staking) leaves the validator pages to the
+	// validator set and serves no governance.
+	Staking    backend.Staking
+	Governance backend.Governance
+	Signing    backend.Signing
 	// WebSocket returns the URL of the node's JSON-RPC WebSocket, which the
 	// page subscribes to newHeads on; "" when none is served. The host may
 	// be empty ("ws://:8546"): the page then uses its own.
@@ -58,11 +64,17 @@ type Explorer struct {
 	blockMu    sync.Mutex
 	blockCache map[types.Hash]cachedBlock // rendered canonical blocks
 	blockOrder []types.Hash
+
+	abi   *systemABI // the system contracts' calls and events
+	stake stakeState
 }
 
 // New returns the explorer of a backend.
 func New(cfg Config) *Explorer {
 	e := &Explorer{cfg: cfg, mux: http.NewServeMux(), blockCache: map[types.Hash]cachedBlock{}}
+	if cfg.Signing != nil {
+		e.abi = newSystemABI(cfg.Signing.SystemContracts())
+	}
 	api := map[string]func(*http.Request) (any, error){
 		"/api/block/{id}":       e.block,
 		"/api/blocks":           e.blocks,
@@ -74,6 +86,9 @@ func New(cfg Config) *Explorer {
 		"/api/cycles":           e.cycles,
 		"/api/cycle/{id}":       e.cycle,
 		"/api/stats":            e.stats,
+		"/api/chart":            e.chart,
+		"/api/proposals":        e.proposals,
+		"/api/proposal/{id}":    e.proposal,
 		"/api/config":           e.config,
 	}
 	for path, fn := range api {
@@ -147,7 +162,8 @@ func writeError(w http.ResponseWriter, err error) {
 	var ae *apiError
 	switch {
 	case errors.As(err, &ae):
-	case errors.Is(err, backend.ErrNotFound), errors.Is(err, backend.ErrCycleNotFound):
+	case errors.Is(err, backend.ErrNotFound), errors.Is(err, backend.ErrCycleNotFound),
+		errors.Is(err, backend.ErrValidatorNotFound), errors.Is(err, backend.ErrProposalNotFound):
 		ae = &apiError{http.StatusNotFound, err.Error()}
 	case errors.Is(err, backend.ErrNotIndexed):
 		ae = &apiError{http.StatusNotFound, "that range is older than this node's history index"}
@@ -177,7 +193,8 @@ func (e *Explorer) config(*http.Request) (any, error) {
 		WebSocket string `json:"webSocket"`
 		Symbol    string `json:"symbol"`
 		Decimals  int    `json:"decimals"`
-	}{true, e.cfg.Backend.ChainID(), ws, "CHAIN", 18}, nil
+		Staking   bool   `json:"staking"` // validators have stake; governance is on
+	}{true, e.cfg.Backend.ChainID(), ws, "CHAIN", 18, e.stakingOn()}, nil
 }
 
 // trimID is a path value without surrounding space.

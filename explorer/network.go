@@ -69,11 +69,15 @@ func (e *Explorer) account(r *http.Request) (any, error) {
 	if err := backend.ReadErr(st); err != nil {
 		return nil, err
 	}
+	stake, err := e.accountStake(addr)
+	if err != nil {
+		return nil, err
+	}
 	return struct {
 		Success bool        `json:"success"`
 		Account accountJSON `json:"account"`
 	}{true, accountJSON{addr.Hex(), dec(bal), nonce, len(code), len(code) > 0,
-		total, pages, page, rows, roles, validator, head.Number(), historyFrom}}, nil
+		total, pages, page, rows, roles, validator, stake, head.Number(), historyFrom}}, nil
 }
 
 type accountJSON struct {
@@ -88,7 +92,10 @@ type accountJSON struct {
 	Transactions     []txRow        `json:"transactions"` // newest first
 	Roles            []string       `json:"roles"`
 	Validator        *validatorJSON `json:"validator,omitempty"`
-	BlockNumber      uint64         `json:"blockNumber"` // the state's block
+	// Staking is the account's delegations, unbonding and rewards; absent
+	// on a chain without staking.
+	Staking     *accountStakeJSON `json:"staking,omitempty"`
+	BlockNumber uint64            `json:"blockNumber"` // the state's block
 	// HistoryFrom is the first block whose transactions are listed: the
 	// older ones were pruned (--history.keep).
 	HistoryFrom uint64 `json:"historyFrom"`
@@ -143,8 +150,28 @@ func (e *Explorer) validatorList() []validatorJSON {
 	return out
 }
 
-// validators serves GET /api/validators.
+// validators serves GET /api/validators: on a chain with staking every
+// validator the staking state holds, by voting power, with its stake,
+// commission, status and recent signing; else the validator set's nodes.
 func (e *Explorer) validators(*http.Request) (any, error) {
+	if e.stakingOn() {
+		vs, recent, err := e.stakeValidators()
+		if err != nil {
+			return nil, err
+		}
+		var from, to uint64
+		if len(recent.blocks) > 0 {
+			from, to = recent.blocks[0].Number, recent.blocks[len(recent.blocks)-1].Number
+		}
+		return struct {
+			Success    bool                 `json:"success"`
+			Staking    bool                 `json:"staking"`
+			Validators []stakeValidatorJSON `json:"validators"`
+			// The signed/missed counts cover blocks WindowFrom..WindowTo.
+			WindowFrom uint64 `json:"windowFrom"`
+			WindowTo   uint64 `json:"windowTo"`
+		}{true, true, vs, from, to}, nil
+	}
 	return struct {
 		Success    bool            `json:"success"`
 		Validators []validatorJSON `json:"validators"`
@@ -157,6 +184,9 @@ func (e *Explorer) validator(r *http.Request) (any, error) {
 	raw := strings.TrimPrefix(id, "0x")
 	if _, err := hex.DecodeString(raw); err != nil || !strings.HasPrefix(id, "0x") || (len(raw) != 40 && len(raw) != 64 && len(raw) != 66) {
 		return nil, badRequest("invalid validator " + id + ": want its 0x address, node ID or compressed public key")
+	}
+	if e.stakingOn() {
+		return e.stakeValidator(id)
 	}
 	for _, v := range e.validatorList() {
 		if strings.ToLower(v.Address) == id || v.ID == id || v.PublicKey == id {
@@ -191,6 +221,7 @@ func (e *Explorer) cycleOf(n *uint64) (*cycleJSON, error) {
 		return nil, err
 	}
 	b := e.cfg.Backend
+	cycles := e.schedule()
 	first := cycles.First(ci.Counter)
 	last := min(cycles.Last(ci.Counter), b.Head().Number())
 	var before uint64
@@ -237,7 +268,7 @@ func (e *Explorer) cycles(r *http.Request) (any, error) {
 		return nil, err
 	}
 	out := []*cycleJSON{}
-	cur := cycles.Of(e.cfg.Backend.Head().Number())
+	cur := e.schedule().Of(e.cfg.Backend.Head().Number())
 	for c := cur; uint64(len(out)) < count; c-- {
 		cj, err := e.cycleOf(&c)
 		if err != nil {
@@ -283,7 +314,7 @@ func (e *Explorer) stats(*http.Request) (any, error) {
 		}
 	}
 	active := len(e.validatorList())
-	cycle := cycles.Of(head.Number())
+	cycle := e.schedule().Of(head.Number())
 	if e.cfg.Validators != nil {
 		if ci, err := e.cfg.Validators.CycleInfo(nil); err == nil {
 			active, cycle = ci.Nodes.Active, ci.Counter
@@ -308,4 +339,53 @@ func (e *Explorer) stats(*http.Request) (any, error) {
 		ActiveValidators  int     `json:"activeValidators"`
 		PoolTransactions  int     `json:"poolTransactions"`
 	}{true, b.ChainID(), head.Number(), head.Time(), cycle, blockTime, tps, total, active, pooled}, nil
+}
+
+// chartPoint is one block of the charts: when it was made, how long after
+// its parent and how many transactions it holds.
+type chartPoint struct {
+	Number     uint64  `json:"number"`
+	Timestamp  uint64  `json:"timestamp"`  // Unix seconds
+	IntervalMs float64 `json:"intervalMs"` // since the parent
+	TxCount    int     `json:"transactionCount"`
+}
+
+// chart serves GET /api/chart?count=: the latest blocks' intervals and
+// transaction counts, oldest first, for the page's block-time and tx/s
+// charts. The chain's first block is left out: its parent is a genesis
+// written long before the chain started.
+func (e *Explorer) chart(r *http.Request) (any, error) {
+	count, err := countParam(r, 60)
+	if err != nil {
+		return nil, err
+	}
+	b := e.cfg.Backend
+	head := b.Head()
+	first := backend.FirstBlock(b) + 1
+	out := []chartPoint{}
+	if head.Number() > first {
+		from := max(first+1, head.Number()-min(head.Number(), count-1))
+		prev, err := b.BlockByNumber(from - 1)
+		if err != nil {
+			return nil, err
+		}
+		for n := from; n <= head.Number(); n++ {
+			blk, err := b.BlockByNumber(n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, chartPoint{n, blk.Time(), float64(e.timeMs(blk) - e.timeMs(prev)), len(blk.Transactions())})
+			prev = blk
+		}
+	}
+	return struct {
+		Success bool         `json:"success"`
+		Blocks  []chartPoint `json:"blocks"`
+	}{true, out}, nil
+}
+
+// timeMs is a block's time in milliseconds: the header's seconds, to the
+// millisecond where the chain records it.
+func (e *Explorer) timeMs(b *types.Block) int64 {
+	return int64(b.Time()) * 1000
 }

@@ -15,8 +15,18 @@ import (
 // wei), so no JSON reader loses precision; times are Unix seconds;
 // addresses are EIP-55.
 
-// cycles is the chain's cycle rule.
-var cycles = types.DefaultCycles
+// schedule is the chain's cycle schedule, the spec's default rule when the
+// explorer serves no validator network or cannot read it.
+func (e *Explorer) schedule() types.Cycles {
+	if e.cfg.Validators == nil {
+		return types.DefaultCycles
+	}
+	c, err := e.cfg.Validators.Cycles()
+	if err != nil {
+		return types.DefaultCycles
+	}
+	return c
+}
 
 type blockJSON struct {
 	Number           uint64   `json:"number"`
@@ -32,6 +42,25 @@ type blockJSON struct {
 	StateRoot        string   `json:"stateRoot"`
 	TransactionCount int      `json:"transactionCount"`
 	Transactions     *[]txRow `json:"transactions,omitempty"` // in the block endpoint only
+	// Signing is who proposed the block and which validators signed it,
+	// in the block endpoint of a chain with validators.
+	Signing *signingJSON `json:"signing,omitempty"`
+}
+
+// signingJSON is a block's proposer and its validator set's signatures.
+type signingJSON struct {
+	Proposer string `json:"proposer"` // operator
+	// Recorded is false for the head: a block's signatures are recorded
+	// by the next one.
+	Recorded bool         `json:"recorded"`
+	Signers  []signerJSON `json:"signers"`
+}
+
+type signerJSON struct {
+	Operator  string `json:"operator"`
+	Consensus string `json:"consensusAddress"`
+	Power     int64  `json:"votingPower"`
+	Signed    bool   `json:"signed"`
 }
 
 // txRow is a transaction in a listing.
@@ -64,6 +93,7 @@ type txJSON struct {
 	MaxPriorityFeePerGas string    `json:"maxPriorityFeePerGas,omitempty"`
 	Input                string    `json:"input"`
 	Logs                 []logJSON `json:"logs"`
+	Call                 *callJSON `json:"call,omitempty"` // a system contract call, decoded
 	RevertReason         string    `json:"revertReason,omitempty"`
 	Error                string    `json:"error,omitempty"`
 }
@@ -99,7 +129,7 @@ func (e *Explorer) renderBlock(b *types.Block, receipts types.Receipts, withTxs 
 	h := b.HeaderRef()
 	out := blockJSON{
 		Number: b.Number(), Hash: b.Hash().Hex(), ParentHash: h.ParentHash.Hex(), Timestamp: h.Time,
-		Cycle: cycles.Of(b.Number()), Miner: h.Coinbase.Hex(), GasUsed: h.GasUsed, GasLimit: h.GasLimit,
+		Cycle: e.schedule().Of(b.Number()), Miner: h.Coinbase.Hex(), GasUsed: h.GasUsed, GasLimit: h.GasLimit,
 		Size: b.Size(), StateRoot: h.Root.Hex(), TransactionCount: len(b.Transactions()),
 	}
 	if h.BaseFee != nil {
@@ -125,9 +155,9 @@ func (e *Explorer) renderRow(b *types.Block, receipts types.Receipts, i int) txR
 		from, _ = e.cfg.Backend.Signer(b.Number(), b.Time()).Sender(tx)
 	}
 	row := txRow{
-		Hash: tx.Hash().Hex(), BlockNumber: b.Number(), Index: i, Cycle: cycles.Of(b.Number()),
+		Hash: tx.Hash().Hex(), BlockNumber: b.Number(), Index: i, Cycle: e.schedule().Of(b.Number()),
 		Timestamp: b.Time(), From: from.Hex(), To: addrPtr(tx.To()), Value: dec(tx.Value()), Fee: "0",
-		Method: methodOf(tx),
+		Method: e.methodOf(tx),
 	}
 	if i < len(receipts) {
 		r := receipts[i]
@@ -144,8 +174,12 @@ func (e *Explorer) renderRow(b *types.Block, receipts types.Receipts, i int) txR
 }
 
 // methodOf names what a transaction does: a transfer, a contract
-// creation, or the 4-byte selector of a call (with its name when known).
-func methodOf(tx *types.Transaction) string {
+// creation, a system contract's method by name, or the 4-byte selector of
+// a call (with its name when known).
+func (e *Explorer) methodOf(tx *types.Transaction) string {
+	if c := e.abi.call(tx.To(), tx.Data()); c != nil {
+		return c.Name
+	}
 	data := tx.Data()
 	switch {
 	case tx.To() == nil:

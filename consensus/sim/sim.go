@@ -97,6 +97,13 @@ type Config struct {
 	MaxTime time.Duration
 	// Trace, when set, receives one line per processed event.
 	Trace func(string)
+	// BlockTime, when set, is how long a proposer takes to answer the
+	// core's request for a value (a node waits for its block time, then
+	// builds), instead of a millisecond. The value it builds then carries
+	// the last commit its core has gathered for the previous height (see
+	// lastcommit.go): with it set, the simulator checks the liveness
+	// accounting and reports it in Result.Absent.
+	BlockTime time.Duration
 	// CoreConfig, when set, may change the configuration of every honest
 	// core before it is built (at boot and at each restart). The tests
 	// of package consensus use it to switch safety rules off, which only
@@ -126,6 +133,11 @@ type Result struct {
 	Events                               int
 	EndTime                              time.Duration
 	TraceHash                            [32]byte
+	// Absent lists, per height h, the validators missing from the last
+	// commit for h that the decided block of h+1 carries: those the
+	// chain counts as having missed h. Only with Config.BlockTime, and
+	// only for heights whose successor's value an honest core built.
+	Absent map[uint64][]int
 }
 
 // OK reports whether the run found no violation.
@@ -138,7 +150,8 @@ const (
 	local                   // a timeout or an application answer; carries an incarnation
 	crash
 	restart
-	tear // arm a torn crash
+	tear  // arm a torn crash
+	build // a proposer's value is ready (Config.BlockTime)
 )
 
 type item struct {
@@ -217,6 +230,14 @@ type node struct {
 	certs     []consensus.Decide  // and the decisions' proofs, kept with it
 	signed    map[uint64]map[voteKey]types.Hash
 	group     int // partition side
+
+	// With Config.BlockTime (lastcommit.go): the height this incarnation
+	// of the core started at, the last LastCommit it reported, and the
+	// precommits it accepted from the network.
+	bootHeight uint64
+	restored   bool // this incarnation resumed bootHeight from the snapshot
+	lastCommit consensus.LastCommit
+	heard      map[heardKey]bool
 }
 
 type voteKey struct {
@@ -242,9 +263,10 @@ type Sim struct {
 	partUntil time.Duration
 	behind    int // honest validators still short of the target height
 	byAddr    map[types.Address]int
-	sigs      *consensus.SigCache // shared by the honest cores: each message is verified once
-	outsiders []*signer           // keys outside the validator set (Sybil)
-	otherNet  []*signer           // the validators' keys signing for another chain (Replay)
+	sigs      *consensus.SigCache          // shared by the honest cores: each message is verified once
+	outsiders []*signer                    // keys outside the validator set (Sybil)
+	otherNet  []*signer                    // the validators' keys signing for another chain (Replay)
+	carried   map[types.Hash]carriedCommit // the last commit each built value carries (lastcommit.go)
 }
 
 // Run executes a simulation to completion.
@@ -348,6 +370,7 @@ func (s *Sim) boot(nd *node) error {
 	if err != nil {
 		return err
 	}
+	nd.bootHeight, nd.restored, nd.lastCommit, nd.heard = h, false, consensus.LastCommit{}, nil
 	for _, d := range nd.certs[max(0, len(nd.certs)-64):] {
 		core.RememberDecision(d)
 	}
@@ -355,6 +378,7 @@ func (s *Sim) boot(nd *node) error {
 		if err := core.Restore(*nd.snapshot); err != nil {
 			return err
 		}
+		nd.restored = true
 	}
 	nd.core = core
 	s.push(&item{at: s.now, kind: local, to: nd.idx, inc: nd.inc, ev: consensus.Start{}})
@@ -446,6 +470,11 @@ func (s *Sim) step(it *item) {
 	case tear:
 		nd.tear = nd.up
 		return
+	case build:
+		if !nd.up || it.inc != nd.inc || nd.core == nil {
+			return
+		}
+		s.apply(nd, nd.core.Step(s.buildValue(nd, it.ev.(consensus.ValueEvent))))
 	case local:
 		if !nd.up || it.inc != nd.inc || nd.core == nil {
 			return // a timer or answer of a previous incarnation
@@ -463,6 +492,7 @@ func (s *Sim) step(it *item) {
 			}
 			return
 		}
+		below := nd.core.Height()
 		effects, err := nd.core.Receive(s.nodeAddr(it.from), it.msg)
 		if err != nil {
 			if !nd.byz {
@@ -470,6 +500,7 @@ func (s *Sim) step(it *item) {
 			}
 			return
 		}
+		s.hear(nd, below, it.msg)
 		s.apply(nd, effects)
 	}
 }
@@ -529,6 +560,11 @@ func (s *Sim) apply(nd *node, effects []consensus.Effect) {
 		case consensus.ScheduleTimeout:
 			s.push(&item{at: s.now + e.Duration, kind: local, to: nd.idx, inc: nd.inc, ev: consensus.TimeoutEvent{Timeout: e.Timeout}})
 		case consensus.RequestValue:
+			if s.cfg.BlockTime > 0 {
+				s.push(&item{at: s.now + s.cfg.BlockTime, kind: build, to: nd.idx, inc: nd.inc,
+					ev: consensus.ValueEvent{Height: e.Height, Round: e.Round}})
+				continue
+			}
 			s.push(&item{at: s.now + time.Millisecond, kind: local, to: nd.idx, inc: nd.inc,
 				ev: consensus.ValueEvent{Height: e.Height, Round: e.Round, Value: s.makeValue(nd, e.Height, e.Round)}})
 		case consensus.RequestValidation:
@@ -540,6 +576,8 @@ func (s *Sim) apply(nd *node, effects []consensus.Effect) {
 				ev: consensus.ValidatedEvent{Height: e.Height, ID: e.Value.ID, Valid: ok}})
 		case consensus.Decide:
 			s.decide(nd, e)
+		case consensus.LastCommit:
+			nd.lastCommit = e
 		case consensus.EvidenceFound:
 			if !nd.byz {
 				s.res.Evidence++
@@ -614,6 +652,7 @@ func (s *Sim) decide(nd *node, d consensus.Decide) {
 	}
 	if prev, ok := s.decisions[d.Height]; !ok {
 		s.decisions[d.Height] = d.Value.ID
+		s.recordAbsent(d)
 	} else if prev != d.Value.ID {
 		s.violation("agreement: height %d decided as %x and %x (validator %d, round %d)", d.Height, prev[:20], d.Value.ID[:20], nd.idx, d.Round)
 	}

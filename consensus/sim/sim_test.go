@@ -51,6 +51,11 @@ func randomConfig(seed uint64) Config {
 	}
 	cfg.TornCrashes = r.IntN(3)
 	cfg.PostGSTDelay = 50 * time.Millisecond
+	if r.IntN(4) == 0 {
+		// Proposers that wait for a block time, so the liveness
+		// accounting is checked under every fault too (lastcommit.go).
+		cfg.BlockTime = time.Duration(20+r.IntN(400)) * time.Millisecond
+	}
 	return cfg
 }
 

@@ -13,6 +13,9 @@ func (n *Node) explorerListener(addr string) front.Listener {
 		Backend:    n.backend,
 		Validators: n.stake.Network(),
 		Roles:      n.stake.Roles(),
+		Staking:    n.stake.Staking(),
+		Governance: n.stake.Governance(),
+		Signing:    n.stake.Signing(),
 		WebSocket: func() string {
 			for _, kind := range []string{"ws", "http"} {
 				if a := n.Addr(kind); a != "" {

@@ -37,6 +37,8 @@ var paramSetters = map[string]func(p *Params, v string) error{
 	"quorum":                         u64Setter(func(p *Params) *uint64 { return &p.Quorum }),
 	"threshold":                      u64Setter(func(p *Params) *uint64 { return &p.Threshold }),
 	"vetoThreshold":                  u64Setter(func(p *Params) *uint64 { return &p.VetoThreshold }),
+	"cycleLength":                    u64Setter(func(p *Params) *uint64 { return &p.CycleLength }),
+	"selectionOffset":                u64Setter(func(p *Params) *uint64 { return &p.SelectionOffset }),
 }
 
 // ParamNames lists the parameters governance can change.

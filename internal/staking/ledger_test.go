@@ -182,6 +182,22 @@ func TestLeftEarlyPenaltyAndJail(t *testing.T) {
 	if s := ReadSupply(st); !s.Burned.Eq(penalty) {
 		t.Fatalf("burned %v", s.Burned)
 	}
+	checkSlashLog(t, st, addr(1), SlashEvent{Height: l.height, Infraction: l.height, Reason: SlashLeftEarly, PPM: p.LeftNetworkEarlyPenalty, Amount: penalty, Time: l.now})
+}
+
+// checkSlashLog checks v's slash log is exactly want.
+func checkSlashLog(t *testing.T, st State, v types.Address, want ...SlashEvent) {
+	t.Helper()
+	got := ReadSlashEvents(st, v)
+	if len(got) != len(want) {
+		t.Fatalf("slash log %+v, want %+v", got, want)
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.Height != w.Height || g.Infraction != w.Infraction || g.Reason != w.Reason || g.PPM != w.PPM || !g.Amount.Eq(w.Amount) || g.Time != w.Time {
+			t.Fatalf("slash log entry %d: %+v, want %+v", i, g, w)
+		}
+	}
 }
 
 func TestRedelegateAndUnjail(t *testing.T) {
@@ -346,6 +362,7 @@ func TestSlashReachesLaterEntries(t *testing.T) {
 	if after, _ := ReadValidator(st, addr(1)); !after.Slashed.Eq(burned) || !EvidenceHandled(st, v.ConsensusAddress, 3) {
 		t.Fatalf("slashed twice: %v", after.Slashed)
 	}
+	checkSlashLog(t, st, addr(1), SlashEvent{Height: 6, Infraction: 3, Reason: SlashDoubleSign, PPM: p.NodeRefutedPenalty, Amount: burned, Time: 1006})
 	// The redelegation pays nothing when it expires; the unbondings do.
 	bal := st.GetBalance(d).Clone()
 	if err := EndBlock(st, Block{Number: 8, Time: 1000 + secondsOf(p.RestakeCooldown) + 10}); err != nil {
@@ -385,6 +402,8 @@ func TestMissedBlocksSlashAndJail(t *testing.T) {
 	if !after.Jailed || !after.Slashed.Eq(want) || after.MissedWindow != 1 || after.MissedBlocks != p.MaxMissedBlocks+1 {
 		t.Fatalf("after %d misses in window 1: %+v", p.MaxMissedBlocks+1, after)
 	}
+	n := base + p.MaxMissedBlocks
+	checkSlashLog(t, st, addr(1), SlashEvent{Height: n, Infraction: n, Reason: SlashMissedBlocks, PPM: p.SyncTimeoutPenalty, Amount: want, Time: 2000 + p.MaxMissedBlocks})
 }
 
 // TestNoRewardBeforeFirstBlock: a genesis dated long before the chain's

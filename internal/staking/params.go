@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
 
@@ -40,6 +41,14 @@ type Params struct {
 	MissedBlocksWindow uint64 `json:"missedBlocksWindow"`
 	MaxMissedBlocks    uint64 `json:"maxMissedBlocks"`
 
+	// CycleLength and SelectionOffset are the cycle rule (types.CycleRule):
+	// blocks per cycle, and the block of each cycle (from 0) at whose end
+	// the next cycle's validators are chosen. A change takes effect at the
+	// first block of the next cycle (types.Cycles); a genesis naming
+	// neither gets the spec's 10 and 5.
+	CycleLength     uint64 `json:"cycleLength"`
+	SelectionOffset uint64 `json:"selectionOffset"`
+
 	// Governance.
 	MinDeposit    *uint256.Int `json:"minDeposit"`    // wei a proposal needs to enter voting
 	DepositPeriod uint64       `json:"depositPeriod"` // ms
@@ -72,6 +81,7 @@ func DefaultParams() Params {
 		RestakeCooldown: 1_800_000,
 		Desired:         100, MaxSyncTime: 1200,
 		MissedBlocksWindow: 100, MaxMissedBlocks: 50,
+		CycleLength: types.DefaultCycleRule.Length, SelectionOffset: types.DefaultCycleRule.Selection,
 		MinDeposit: chain(10), DepositPeriod: 172_800_000, VotingPeriod: 172_800_000,
 		Quorum: 334_000, Threshold: 500_000, VetoThreshold: 334_000,
 	}
@@ -94,10 +104,17 @@ func (p *Params) Check() error {
 		return fmt.Errorf("params: governance fractions are at most %d ppm", PPM)
 	case p.MaxMissedBlocks > p.MissedBlocksWindow:
 		return errors.New("params: maxMissedBlocks exceeds missedBlocksWindow")
+	case p.CycleRule().Check() != nil:
+		return fmt.Errorf("params: %w", p.CycleRule().Check())
 	case len(p.ActiveVersion) > 64 || len(p.LatestVersion) > 64 || len(p.MinVersion) > 64:
 		return errors.New("params: versions are at most 64 bytes")
 	}
 	return nil
+}
+
+// CycleRule is the cycle rule the parameters name.
+func (p *Params) CycleRule() types.CycleRule {
+	return types.CycleRule{Length: p.CycleLength, Selection: p.SelectionOffset}
 }
 
 // Parameter field slots of the params record.
@@ -127,6 +144,8 @@ const (
 	pThreshold
 	pVetoThreshold
 	pTimestamp
+	pCycleLength
+	pSelectionOffset
 )
 
 func paramsRec() slot { return rec(StakingAddress, "params") }
@@ -146,7 +165,8 @@ func ReadParams(st State) Params {
 		MissedBlocksWindow: s.u64(r.field(pMissedWindow)), MaxMissedBlocks: s.u64(r.field(pMaxMissed)),
 		MinDeposit: s.u256(r.field(pMinDeposit)), DepositPeriod: s.u64(r.field(pDepositPeriod)), VotingPeriod: s.u64(r.field(pVotingPeriod)),
 		Quorum: s.u64(r.field(pQuorum)), Threshold: s.u64(r.field(pThreshold)), VetoThreshold: s.u64(r.field(pVetoThreshold)),
-		Timestamp: s.u64(r.field(pTimestamp)),
+		Timestamp:   s.u64(r.field(pTimestamp)),
+		CycleLength: s.u64(r.field(pCycleLength)), SelectionOffset: s.u64(r.field(pSelectionOffset)),
 	}
 }
 
@@ -178,4 +198,6 @@ func writeParams(st State, p *Params) {
 	s.setU64(r.field(pThreshold), p.Threshold)
 	s.setU64(r.field(pVetoThreshold), p.VetoThreshold)
 	s.setU64(r.field(pTimestamp), p.Timestamp)
+	s.setU64(r.field(pCycleLength), p.CycleLength)
+	s.setU64(r.field(pSelectionOffset), p.SelectionOffset)
 }

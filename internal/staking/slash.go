@@ -53,7 +53,7 @@ func (l *ledger) punishDoubleSign(p *Params, ds DoubleSign, until uint64) {
 	if v == (types.Address{}) || l.s.bool(valRec(v).field(vJailed)) {
 		return // unknown, or already punished and out at the next selection
 	}
-	l.slashFrom(v, p.NodeRefutedPenalty, ds.Height)
+	l.slashFrom(v, SlashDoubleSign, p.NodeRefutedPenalty, ds.Height)
 	l.jail(v, until)
 }
 
@@ -62,8 +62,10 @@ func (l *ledger) punishDoubleSign(p *Params, ds DoubleSign, until uint64) {
 // unbonding entry and each redelegation out of v started at or after that
 // block (stake that was bonded to v when it misbehaved, and walked away
 // since). Entries started before it left in time and keep their coins.
-func (l *ledger) slashFrom(v types.Address, ppm uint64, infraction uint64) {
-	l.slash(v, ppm)
+// The total taken goes into v's slash log with its reason.
+func (l *ledger) slashFrom(v types.Address, reason SlashReason, ppm uint64, infraction uint64) {
+	total := l.slash(v, ppm)
+	defer func() { l.logSlash(v, reason, ppm, infraction, total) }()
 	if ppm == 0 {
 		return
 	}
@@ -85,6 +87,7 @@ func (l *ledger) slashFrom(v types.Address, ppm uint64, infraction uint64) {
 			l.s.st.SubBalance(StakingAddress, cut)
 			l.burn(cut)
 			l.addSlashed(v, cut)
+			total.Add(total, cut)
 			continue
 		}
 		// Redelegation: the coins are bonded to dst now; take the cut out of
@@ -102,6 +105,7 @@ func (l *ledger) slashFrom(v types.Address, ppm uint64, infraction uint64) {
 		l.s.st.SubBalance(StakingAddress, cut)
 		l.burn(cut)
 		l.addSlashed(v, cut)
+		total.Add(total, cut)
 	}
 }
 

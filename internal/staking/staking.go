@@ -406,6 +406,7 @@ func (l *ledger) undelegate(p *Params, d, v types.Address, amount *uint256.Int) 
 			out.Sub(out, penalty)
 			l.s.st.SubBalance(StakingAddress, penalty)
 			l.burn(penalty)
+			l.logSlash(v, SlashLeftEarly, p.LeftNetworkEarlyPenalty, l.height, penalty)
 		}
 		if self.Lt(l.s.u256(vr.field(vMinSelf))) && !l.s.bool(vr.field(vJailed)) {
 			l.jail(v, l.now)

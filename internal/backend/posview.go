@@ -1,0 +1,87 @@
+package backend
+
+import (
+	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
+)
+
+// The reads below serve the explorer of a proof-of-stake chain beside
+// Staking and Governance: who signed each block, the penalties each
+// validator paid, and the system contracts' ABI, so calls and events are
+// decoded by name without the interface packages importing the staking
+// rules.
+
+// Signing reads what the chain records about consensus.
+type Signing interface {
+	// BlockSigning tells who proposed block num and which members of its
+	// validator set signed it. A block's signatures are recorded by the
+	// block after it, so the head's are not known yet (Recorded false);
+	// ErrNotFound for a block past the head; ErrStakingDisabled on a
+	// chain without validators.
+	BlockSigning(num uint64) (*BlockSigning, error)
+	// SlashEvents lists the penalties validator operator paid, oldest
+	// first, as the state of height (nil: the head) records them.
+	SlashEvents(height *uint64, operator types.Address) ([]SlashEvent, error)
+	// SystemContracts describes the chain's system contracts (none on a
+	// chain without staking).
+	SystemContracts() []SystemContract
+}
+
+// BlockSigning is one block's proposer and its validator set's signatures.
+type BlockSigning struct {
+	Number   uint64
+	Proposer types.Address // operator of the validator that proposed it
+	// Recorded tells whether the block's signatures are recorded yet (by
+	// its successor); without it Signed is false for every member.
+	Recorded bool
+	Members  []BlockSigner // the height's validator set, in set order
+}
+
+// BlockSigner is one member of a block's validator set.
+type BlockSigner struct {
+	Operator, Consensus types.Address
+	Power               int64
+	Signed              bool
+}
+
+// SlashEvent is one penalty a validator paid.
+type SlashEvent struct {
+	Height     uint64 // the block whose end applied it
+	Infraction uint64 // the block of the offence
+	Reason     string // double_sign, missed_blocks or left_network_early
+	PPM        uint64 // the fraction of stake taken, parts per million
+	Amount     *uint256.Int
+	Time       uint64 // Unix seconds of block Height
+}
+
+// SystemContract is one system contract's ABI.
+type SystemContract struct {
+	Name    string
+	Address types.Address
+	Methods []ABIFunction
+	Events  []ABIFunction
+}
+
+// ABIFunction is a method or an event: its name and parameters.
+type ABIFunction struct {
+	Name   string
+	Inputs []ABIParam
+}
+
+// ABIParam is one parameter of a method or event.
+type ABIParam struct {
+	Name, Type string
+	Indexed    bool // of an event
+}
+
+// Signature is the canonical signature, "name(type,type)".
+func (f ABIFunction) Signature() string {
+	s := f.Name + "("
+	for i, p := range f.Inputs {
+		if i > 0 {
+			s += ","
+		}
+		s += p.Type
+	}
+	return s + ")"
+}
