@@ -67,6 +67,7 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/internal/version"
 	"github.com/holiman/uint256"
 )
 
@@ -78,19 +79,31 @@ type Engine struct {
 	// checking the consensus-data rules against a fixed set.
 	vals consensus.ValidatorSource
 
-	mu   sync.Mutex
-	sets map[setKey]*consensus.ValidatorSet // at each cycle's first height
+	mu     sync.Mutex
+	sets   map[setKey]*consensus.ValidatorSet // at each cycle's first height
+	cycles headCycles                         // the schedule at the last head asked about
 
 	ev evidencePool
+
+	// binary is the version of the software running the engine, which
+	// scheduled upgrades and the network's minVersion are checked
+	// against (staking.UpgradeNeeded).
+	binary string
 }
 
 type setKey struct {
 	genesis types.Hash // a development chain's reset changes the genesis
-	cycle   uint64
+	first   uint64     // the cycle's first height
 }
 
 // New returns the engine of a proof-of-stake chain.
-func New() *Engine { return &Engine{sets: map[setKey]*consensus.ValidatorSet{}} }
+func New() *Engine {
+	return &Engine{sets: map[setKey]*consensus.ValidatorSet{}, binary: version.Binary}
+}
+
+// SetBinaryVersion makes the engine check upgrades against v instead of
+// this build's version: a test of an old node facing an upgrade.
+func (e *Engine) SetBinaryVersion(v string) { e.binary = v }
 
 // NewWithValidators returns an engine that takes every height's validator
 // set from vals instead of the staking state: for tests of the header
@@ -177,7 +190,16 @@ func (*Engine) GenesisAlloc(g *chain.Genesis) (chain.Alloc, error) {
 // by the validators that certified it) feeds the penalties. At a cycle's
 // selection block the chosen set is returned with the first height it
 // runs.
-func (*Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
+//
+// A binary older than a scheduled upgrade's version (at or past its
+// height) or than the network's minVersion executes nothing: every path
+// that builds, validates or imports a block fails here with
+// staking.ErrUpgradeNeeded saying which version to run, so such a node
+// neither signs nor extends its chain.
+func (e *Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
+	if err := staking.UpgradeNeeded(x.State, x.Header.Number, e.binary); err != nil {
+		return nil, err
+	}
 	cd, err := DecodeConsensusData(x.Header.Extra)
 	if err != nil {
 		return nil, err
@@ -189,7 +211,10 @@ func (*Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpd
 	if err := staking.EndBlock(x.State, b); err != nil {
 		return nil, err
 	}
-	cycles := types.DefaultCycles
+	cycles, err := staking.ReadCycles(x.State)
+	if err != nil {
+		return nil, err
+	}
 	if !cycles.IsSelection(x.Header.Number) {
 		return nil, nil
 	}
@@ -303,6 +328,38 @@ func (s source) ValidatorSet(height uint64) (*consensus.ValidatorSet, error) {
 	return s.e.ValidatorSet(s.c, height)
 }
 
+// headCycles is the cycle schedule in the state of one head block.
+type headCycles struct {
+	head   types.Hash
+	cycles types.Cycles
+}
+
+// Cycles returns c's cycle schedule as its head's state records it: every
+// era the chain ran, so it answers for old heights too (types.Cycles).
+// It is read once per head.
+func (e *Engine) Cycles(c *chain.Chain) (types.Cycles, error) {
+	head := c.Head()
+	e.mu.Lock()
+	hc := e.cycles
+	e.mu.Unlock()
+	if hc.head == head.Hash() {
+		return hc.cycles, nil
+	}
+	st, err := c.StateAt(head.Root())
+	if err != nil {
+		return types.Cycles{}, fmt.Errorf("pos: cycle schedule at block %d: %w", head.Number(), err)
+	}
+	defer st.Release()
+	cycles, err := staking.ReadCycles(st)
+	if err != nil {
+		return types.Cycles{}, err
+	}
+	e.mu.Lock()
+	e.cycles = headCycles{head.Hash(), cycles}
+	e.mu.Unlock()
+	return cycles, nil
+}
+
 // ValidatorSet returns the validator set of height on c, read from the
 // staking state: the set chosen at the selection block of the previous
 // cycle (for cycle 0, the genesis set) with proposer priorities advanced
@@ -315,23 +372,26 @@ func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.Validat
 	if height == 0 {
 		return nil, fmt.Errorf("staking: the genesis block has no validators")
 	}
-	cycles := types.DefaultCycles
+	cycles, err := e.Cycles(c)
+	if err != nil {
+		return nil, err
+	}
 	cy := cycles.Of(height)
 	first := max(cycles.First(cy), 1)
-	key := setKey{c.Genesis().Hash(), cy}
+	key := setKey{c.Genesis().Hash(), first}
 	e.mu.Lock()
 	set, ok := e.sets[key]
 	e.mu.Unlock()
 	if !ok {
 		var err error
-		if set, err = loadSet(c, cy); err != nil {
+		if set, err = loadSet(c, cycles, cy); err != nil {
 			return nil, err
 		}
 		e.mu.Lock()
 		e.sets[key] = set
 		if len(e.sets) > 64 {
 			for k := range e.sets {
-				if k.cycle+32 < cy || k.genesis != key.genesis {
+				if k.first+32*cycles.Rule(cy).Length < first || k.genesis != key.genesis {
 					delete(e.sets, k)
 				}
 			}
@@ -344,11 +404,11 @@ func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.Validat
 	return set, nil
 }
 
-func loadSet(c *chain.Chain, cy uint64) (*consensus.ValidatorSet, error) {
+func loadSet(c *chain.Chain, cycles types.Cycles, cy uint64) (*consensus.ValidatorSet, error) {
 	// A chain whose genesis is not block 0 (a fork of another chain) takes
 	// the sets of the cycles its genesis reaches into from the genesis
 	// state: no selection ran before it.
-	num, fromGenesis := types.DefaultCycles.SetBlock(cy), false
+	num, fromGenesis := cycles.SetBlock(cy), false
 	if g := c.Genesis().Number(); num <= g {
 		num, fromGenesis = g, true
 	}
