@@ -152,10 +152,14 @@ func (*Engine) GenesisAlloc(g *chain.Genesis) (chain.Alloc, error) {
 		system[a] = true
 	}
 	supply := new(uint256.Int)
-	for a, acc := range g.Alloc {
+	err = g.ForEachAlloc(func(a types.Address, acc *chain.Account) error {
 		if !system[a] {
 			supply.Add(supply, &acc.Balance.Int)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	mem := staking.NewMemState()
 	if err := staking.InitGenesis(mem, sg, uint64(g.Timestamp), supply); err != nil {
