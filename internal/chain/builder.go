@@ -31,6 +31,10 @@ type BuildParams struct {
 	// MaxTxBytes, if positive, caps the encoded size of the transactions,
 	// so that the block fits the messages that carry it.
 	MaxTxBytes int
+	// State, if set, is the root of the state the block builds on instead
+	// of the head's own: a development node's test helpers changed the
+	// head's state (internal/node/chainview).
+	State types.Hash
 }
 
 // Built is a block assembled from the pool and its execution results.
@@ -70,7 +74,11 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.StateAt(c.StateRoot(ph))
+	root := ph.Root
+	if p.State != (types.Hash{}) {
+		root = p.State
+	}
+	st, err := c.StateAt(root)
 	if err != nil {
 		return nil, err
 	}

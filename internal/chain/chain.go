@@ -36,13 +36,6 @@ type Chain struct {
 	subMu sync.Mutex
 	subs  map[chan *types.Block]struct{}
 
-	// headState, when set, is the state a development chain's test
-	// helpers made of its head (devstate.go).
-	headState atomic.Pointer[headState]
-	// devRoots are the states the helpers made of earlier heads.
-	devMu        sync.RWMutex
-	devRoots     map[types.Hash]types.Hash
-	devRootsUsed atomic.Bool
 	// keys are the addresses and slots committed states touched, when a
 	// development chain asks (RecordKeys); nil otherwise.
 	keysMu sync.Mutex
@@ -368,7 +361,6 @@ func (c *Chain) commit(built *Built) error {
 	if err != nil {
 		return err
 	}
-	c.keepHeadState()
 	c.head = b
 	c.notify(b)
 	return nil

@@ -68,6 +68,7 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/internal/version"
 	"github.com/holiman/uint256"
 )
 
@@ -84,6 +85,11 @@ type Engine struct {
 	cycles headCycles                         // the schedule at the last head asked about
 
 	ev evidencePool
+
+	// binary is the version of the software running the engine, which
+	// scheduled upgrades and the network's minVersion are checked
+	// against (staking.UpgradeNeeded).
+	binary string
 }
 
 type setKey struct {
@@ -92,7 +98,13 @@ type setKey struct {
 }
 
 // New returns the engine of a proof-of-stake chain.
-func New() *Engine { return &Engine{sets: map[setKey]*consensus.ValidatorSet{}} }
+func New() *Engine {
+	return &Engine{sets: map[setKey]*consensus.ValidatorSet{}, binary: version.Binary}
+}
+
+// SetBinaryVersion makes the engine check upgrades against v instead of
+// this build's version: a test of an old node facing an upgrade.
+func (e *Engine) SetBinaryVersion(v string) { e.binary = v }
 
 // NewWithValidators returns an engine that takes every height's validator
 // set from vals instead of the staking state: for tests of the header
@@ -179,7 +191,16 @@ func (*Engine) GenesisAlloc(g *chain.Genesis) (chain.Alloc, error) {
 // by the validators that certified it) feeds the penalties. At a cycle's
 // selection block the chosen set is returned with the first height it
 // runs.
-func (*Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
+//
+// A binary older than a scheduled upgrade's version (at or past its
+// height) or than the network's minVersion executes nothing: every path
+// that builds, validates or imports a block fails here with
+// staking.ErrUpgradeNeeded saying which version to run, so such a node
+// neither signs nor extends its chain.
+func (e *Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
+	if err := staking.UpgradeNeeded(x.State, x.Header.Number, e.binary); err != nil {
+		return nil, err
+	}
 	cd, err := DecodeConsensusData(x.Header.Extra)
 	if err != nil {
 		return nil, err

@@ -172,7 +172,7 @@ func unpriced(a *backend.CallArgs) bool {
 
 // execute runs msg on a fresh copy of the environment's state.
 func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.StateDB) evm.StateDB) (*evm.Result, error) {
-	st, err := b.chain.StateAt(b.chain.StateRoot(env.blk.HeaderRef()))
+	st, err := b.view.State(env.blk.HeaderRef())
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +335,7 @@ func (b *Backend) estimate(args *backend.CallArgs, env *callEnv) (uint64, error)
 		return res.UsedGas, nil
 	}
 	if args.To != nil && len(data) == 0 {
-		if st, err := b.chain.StateAt(b.chain.StateRoot(env.blk.HeaderRef())); err == nil && len(st.GetCode(*args.To)) == 0 && st.Error() == nil && env.overrides == nil {
+		if st, err := b.view.State(env.blk.HeaderRef()); err == nil && len(st.GetCode(*args.To)) == 0 && st.Error() == nil && env.overrides == nil {
 			return res.UsedGas, nil
 		}
 	}
@@ -388,7 +388,7 @@ func (b *Backend) allowance(args *backend.CallArgs, env *callEnv) (uint64, bool,
 	if price == nil || price.IsZero() || args.From == nil {
 		return 0, false, nil
 	}
-	st, err := b.chain.StateAt(b.chain.StateRoot(env.blk.HeaderRef()))
+	st, err := b.view.State(env.blk.HeaderRef())
 	if err != nil {
 		return 0, false, err
 	}
@@ -465,7 +465,7 @@ func (b *Backend) CreateAccessList(ctx context.Context, req *backend.CallRequest
 	if args.To != nil {
 		excluded[*args.To] = true
 	} else {
-		st, err := b.chain.StateAt(b.chain.StateRoot(env.blk.HeaderRef()))
+		st, err := b.view.State(env.blk.HeaderRef())
 		if err != nil {
 			return nil, err
 		}

@@ -98,7 +98,7 @@ func (b *Backend) replay(ctx context.Context, blk *types.Block, limit time.Durat
 	}
 	// The state the block was built on: on a dev chain, the parent's with
 	// the test helpers' changes.
-	st, err := b.chain.StateAt(b.chain.StateRoot(parent.HeaderRef()))
+	st, err := b.view.State(parent.HeaderRef())
 	if err != nil {
 		return err
 	}

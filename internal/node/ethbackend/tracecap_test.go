@@ -10,6 +10,7 @@ import (
 	"github.com/chaind/chaind/evm/tracers"
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 )
@@ -62,7 +63,7 @@ func TestEveryTracerBounded(t *testing.T) {
 				label = "struct logger"
 			}
 			t.Run(label+"/"+tc.what, func(t *testing.T) {
-				b := New(c, nil, tc.opts)
+				b := New(chainview.New(c), nil, tc.opts)
 				start := time.Now()
 				raw, err := b.TraceCall(context.Background(), req(), cfg(tc.timeout))
 				if err == nil || !tc.ok(err) || !strings.Contains(err.Error(), tc.want) {

@@ -63,12 +63,12 @@ func (nw *network) blockEvents(b *types.Block) []backend.NetworkEvent {
 		if err != nil {
 			return nil
 		}
-		before, err := nw.n.Chain.StateAt(prev.Root())
+		before, err := nw.n.stateOf(prev.HeaderRef())
 		if err != nil {
 			return nil
 		}
 		defer before.Release()
-		after, err := nw.n.Chain.StateAt(b.Root())
+		after, err := nw.n.stateOf(b.HeaderRef())
 		if err != nil {
 			return nil
 		}

@@ -37,7 +37,7 @@ func (nw *network) headState() (*state.StateDB, bool) {
 	if !nw.n.Chain.Engine().ProofOfStake() {
 		return nil, false
 	}
-	st, err := nw.n.Chain.StateAt(nw.n.Chain.Head().Root())
+	st, err := nw.n.stateOf(nw.n.Chain.Head().HeaderRef())
 	if err != nil {
 		return nil, false
 	}

@@ -37,7 +37,7 @@ func (a stakingAPI) blockState(height *uint64) (*state.StateDB, uint64, error) {
 			return nil, 0, err
 		}
 	}
-	st, err := a.n.Chain.StateAt(b.Root())
+	st, err := a.n.stateOf(b.HeaderRef())
 	return st, b.Number(), err
 }
 
