@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/chaind/chaind/internal/version"
 	"log/slog"
 	"net"
 	"net/http"
@@ -224,8 +225,11 @@ func newLogger(level, format string) (*slog.Logger, error) {
 	return log, nil
 }
 
+// clientVersion is what `chaind version` prints and web3_clientVersion
+// answers; the version in it is internal/version's, which the network
+// account's versions and upgrade plans are compared with.
 func clientVersion() string {
-	return fmt.Sprintf("chaind/v%s/%s-%s/%s", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	return fmt.Sprintf("chaind/v%s/%s-%s/%s", version.Binary, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
 
 // loadGenesis picks the genesis: a file, the dev network or a preset.

@@ -333,7 +333,7 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err := c.Config.ValidateResult(b, res); err != nil {
 		return nil, err
 	}
-	return &Built{Block: b, State: st, Receipts: res.Receipts, Transfers: res.Transfers}, nil
+	return &Built{Block: b, State: st, Receipts: res.Receipts, Transfers: res.Transfers, Validators: res.Validators}, nil
 }
 
 // CommitBuilt stores a block this node built (BuildBlock) or checked
@@ -355,6 +355,9 @@ func (c *Chain) commit(built *Built) error {
 	b, receipts := built.Block, built.Receipts
 	if err := c.commitState(b, built.State); err != nil {
 		return err
+	}
+	if built.Validators != nil {
+		c.db.stageValidators(b.Hash(), built.Validators)
 	}
 	if td := c.childTD(b.ParentHash(), &b.HeaderRef().Difficulty); td != nil {
 		c.db.stageTD(b.Hash(), td)

@@ -265,6 +265,7 @@ func New(cfg Config) (*Node, error) {
 	ethapi.RegisterAccounts(n.RPC, n.backend, accounts, opts)
 	ethapi.RegisterChain(n.RPC, n.stake.Network())
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
+	ethapi.RegisterOtterscan(n.RPC, n.backend, opts)
 	n.registerFork()
 	if cfg.DevTools {
 		n.enableDevTools()
