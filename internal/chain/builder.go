@@ -52,6 +52,9 @@ type Built struct {
 	// Transfers are, per transaction, the addresses that received value
 	// inside it: the history index lists the transaction for them too.
 	Transfers [][]types.Address
+	// Validators is the validator set the block decided, if any: the
+	// commit records it in the block's batch (ValidatorUpdate).
+	Validators *ValidatorUpdate
 }
 
 // BuildBlock assembles a block on top of the current head from candidate
@@ -102,6 +105,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	out.Block = x.Seal(res)
 	out.Receipts = res.Receipts
 	out.Transfers = res.Transfers
+	out.Validators = res.Validators
 	return out, nil
 }
 

@@ -67,6 +67,7 @@ func EndBlock(st State, b Block) error {
 		p := ReadParams(st)
 		l.endProposals(&p)
 	}
+	l.applyPlan()
 	cycles, err := ReadCycles(st)
 	if err != nil {
 		return err
