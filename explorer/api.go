@@ -339,6 +339,7 @@ func (e *Explorer) cycleListing(r *http.Request) (any, error) {
 	// the head hold nothing yet.
 	b := e.cfg.Backend
 	head := b.Head().Number()
+	cycles := e.schedule()
 	first := cycles.First(start)
 	last := min(cycles.Last(end), head)
 	historyFrom, err := b.HistoryFrom()

@@ -221,6 +221,7 @@ func (e *Explorer) cycleOf(n *uint64) (*cycleJSON, error) {
 		return nil, err
 	}
 	b := e.cfg.Backend
+	cycles := e.schedule()
 	first := cycles.First(ci.Counter)
 	last := min(cycles.Last(ci.Counter), b.Head().Number())
 	var before uint64
@@ -267,7 +268,7 @@ func (e *Explorer) cycles(r *http.Request) (any, error) {
 		return nil, err
 	}
 	out := []*cycleJSON{}
-	cur := cycles.Of(e.cfg.Backend.Head().Number())
+	cur := e.schedule().Of(e.cfg.Backend.Head().Number())
 	for c := cur; uint64(len(out)) < count; c-- {
 		cj, err := e.cycleOf(&c)
 		if err != nil {
@@ -313,7 +314,7 @@ func (e *Explorer) stats(*http.Request) (any, error) {
 		}
 	}
 	active := len(e.validatorList())
-	cycle := cycles.Of(head.Number())
+	cycle := e.schedule().Of(head.Number())
 	if e.cfg.Validators != nil {
 		if ci, err := e.cfg.Validators.CycleInfo(nil); err == nil {
 			active, cycle = ci.Nodes.Active, ci.Counter

@@ -69,7 +69,7 @@ func pageHandler() http.Handler {
 
 // isPageRoute reports whether a path is one the page renders itself.
 func isPageRoute(p string) bool {
-	for _, prefix := range []string{"block/", "tx/", "address/", "validator/", "cycle/", "validators", "cycles"} {
+	for _, prefix := range []string{"block/", "tx/", "address/", "validator/", "cycle/", "validators", "cycles", "proposals", "proposal/"} {
 		if strings.HasPrefix(p, prefix) {
 			return true
 		}

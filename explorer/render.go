@@ -15,8 +15,18 @@ import (
 // wei), so no JSON reader loses precision; times are Unix seconds;
 // addresses are EIP-55.
 
-// cycles is the chain's cycle rule.
-var cycles = types.DefaultCycles
+// schedule is the chain's cycle schedule, the spec's default rule when the
+// explorer serves no validator network or cannot read it.
+func (e *Explorer) schedule() types.Cycles {
+	if e.cfg.Validators == nil {
+		return types.DefaultCycles
+	}
+	c, err := e.cfg.Validators.Cycles()
+	if err != nil {
+		return types.DefaultCycles
+	}
+	return c
+}
 
 type blockJSON struct {
 	Number           uint64   `json:"number"`
@@ -119,7 +129,7 @@ func (e *Explorer) renderBlock(b *types.Block, receipts types.Receipts, withTxs 
 	h := b.HeaderRef()
 	out := blockJSON{
 		Number: b.Number(), Hash: b.Hash().Hex(), ParentHash: h.ParentHash.Hex(), Timestamp: h.Time,
-		Cycle: cycles.Of(b.Number()), Miner: h.Coinbase.Hex(), GasUsed: h.GasUsed, GasLimit: h.GasLimit,
+		Cycle: e.schedule().Of(b.Number()), Miner: h.Coinbase.Hex(), GasUsed: h.GasUsed, GasLimit: h.GasLimit,
 		Size: b.Size(), StateRoot: h.Root.Hex(), TransactionCount: len(b.Transactions()),
 	}
 	if h.BaseFee != nil {
@@ -145,7 +155,7 @@ func (e *Explorer) renderRow(b *types.Block, receipts types.Receipts, i int) txR
 		from, _ = e.cfg.Backend.Signer(b.Number(), b.Time()).Sender(tx)
 	}
 	row := txRow{
-		Hash: tx.Hash().Hex(), BlockNumber: b.Number(), Index: i, Cycle: cycles.Of(b.Number()),
+		Hash: tx.Hash().Hex(), BlockNumber: b.Number(), Index: i, Cycle: e.schedule().Of(b.Number()),
 		Timestamp: b.Time(), From: from.Hex(), To: addrPtr(tx.To()), Value: dec(tx.Value()), Fee: "0",
 		Method: e.methodOf(tx),
 	}

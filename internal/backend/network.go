@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
 
@@ -27,6 +28,9 @@ type Validators interface {
 	// CycleInfo returns cycle n, or the latest when n is nil;
 	// ErrCycleNotFound for a cycle that has not started.
 	CycleInfo(n *uint64) (*CycleInfo, error)
+	// Cycles returns the chain's cycle schedule: which blocks every cycle
+	// it ran holds, and the rule in force (a governable parameter).
+	Cycles() (types.Cycles, error)
 }
 
 // ErrCycleNotFound is returned for a cycle that has not started.

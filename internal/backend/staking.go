@@ -104,7 +104,11 @@ type StakingParams struct {
 	MinDeposit                               *uint256.Int
 	DepositPeriod, VotingPeriod              uint64
 	QuorumPPM, ThresholdPPM, VetoPPM         uint64
-	Timestamp                                uint64 // ms: last change
+	// CycleLength and SelectionOffset are the cycle rule in force from the
+	// next cycle on (blocks per cycle; the block of each cycle, from 0,
+	// that chooses the next set): types.CycleRule.
+	CycleLength, SelectionOffset uint64
+	Timestamp                    uint64 // ms: last change
 }
 
 // Governance reads the governance contract's proposals and votes.

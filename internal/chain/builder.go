@@ -31,6 +31,10 @@ type BuildParams struct {
 	// MaxTxBytes, if positive, caps the encoded size of the transactions,
 	// so that the block fits the messages that carry it.
 	MaxTxBytes int
+	// State, if set, is the root of the state the block builds on instead
+	// of the head's own: a development node's test helpers changed the
+	// head's state (internal/node/chainview).
+	State types.Hash
 }
 
 // Built is a block assembled from the pool and its execution results.
@@ -42,6 +46,9 @@ type Built struct {
 	// Transfers are, per transaction, the addresses that received value
 	// inside it: the history index lists the transaction for them too.
 	Transfers [][]types.Address
+	// Validators is the validator set the block decided, if any: the
+	// commit records it in the block's batch (ValidatorUpdate).
+	Validators *ValidatorUpdate
 }
 
 // BuildBlock assembles a block on top of the current head from candidate
@@ -67,7 +74,11 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.StateAt(c.StateRoot(ph))
+	root := ph.Root
+	if p.State != (types.Hash{}) {
+		root = p.State
+	}
+	st, err := c.StateAt(root)
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +94,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	out.Block = x.Seal(res)
 	out.Receipts = res.Receipts
 	out.Transfers = res.Transfers
+	out.Validators = res.Validators
 	return out, nil
 }
 

@@ -36,13 +36,6 @@ type Chain struct {
 	subMu sync.Mutex
 	subs  map[chan *types.Block]struct{}
 
-	// headState, when set, is the state a development chain's test
-	// helpers made of its head (devstate.go).
-	headState atomic.Pointer[headState]
-	// devRoots are the states the helpers made of earlier heads.
-	devMu        sync.RWMutex
-	devRoots     map[types.Hash]types.Hash
-	devRootsUsed atomic.Bool
 	// keys are the addresses and slots committed states touched, when a
 	// development chain asks (RecordKeys); nil otherwise.
 	keysMu sync.Mutex
@@ -335,7 +328,7 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err := c.Config.ValidateResult(b, res); err != nil {
 		return nil, err
 	}
-	return &Built{Block: b, State: st, Receipts: res.Receipts, Transfers: res.Transfers}, nil
+	return &Built{Block: b, State: st, Receipts: res.Receipts, Transfers: res.Transfers, Validators: res.Validators}, nil
 }
 
 // CommitBuilt stores a block this node built (BuildBlock) or checked
@@ -358,6 +351,9 @@ func (c *Chain) commit(built *Built) error {
 	if err := c.commitState(b, built.State); err != nil {
 		return err
 	}
+	if built.Validators != nil {
+		c.db.stageValidators(b.Hash(), built.Validators)
+	}
 	if td := c.childTD(b.ParentHash(), &b.HeaderRef().Difficulty); td != nil {
 		c.db.stageTD(b.Hash(), td)
 	}
@@ -365,7 +361,6 @@ func (c *Chain) commit(built *Built) error {
 	if err != nil {
 		return err
 	}
-	c.keepHeadState()
 	c.head = b
 	c.notify(b)
 	return nil

@@ -66,36 +66,27 @@ func (c *Config) NextHeader(parent *types.Header, a Attributes) (*types.Header, 
 	if a.Time <= parent.Time {
 		return nil, fmt.Errorf("%w: %d <= %d", ErrBadTimestamp, a.Time, parent.Time)
 	}
+	nb := c.NextBlockParams(parent, &a)
 	h := &types.Header{
 		ParentHash:  parent.Hash(),
 		UncleHash:   types.EmptyUncleHash,
-		Coinbase:    a.Coinbase,
-		Number:      number,
-		GasLimit:    parent.GasLimit,
-		Time:        a.Time,
+		Coinbase:    nb.Coinbase,
+		Number:      nb.Number,
+		GasLimit:    nb.GasLimit,
+		Time:        nb.Time,
 		Extra:       append([]byte(nil), a.Extra...),
-		MixDigest:   a.Random,
+		MixDigest:   nb.Random,
 		TxHash:      types.EmptyRootHash,
 		ReceiptHash: types.EmptyRootHash,
+		BaseFee:     nb.BaseFee,
 	}
-	if a.GasLimit != 0 {
-		h.GasLimit = nextGasLimit(parent.GasLimit, a.GasLimit)
-	}
-	fork := c.Fork(h.Number, h.Time)
-	if fork >= forks.London {
-		h.BaseFee = c.CalcBaseFee(parent)
-		if a.BaseFee != nil {
-			h.BaseFee = new(uint256.Int).Set(a.BaseFee)
-		}
-	}
-	if fork >= forks.Shanghai {
+	if nb.Fork >= forks.Shanghai {
 		wr := types.EmptyRootHash
 		h.WithdrawalsHash = &wr
 	}
-	if fork >= forks.Cancun {
-		excess := c.NextExcessBlobGas(parent, h.Number, h.Time)
+	if nb.Fork >= forks.Cancun {
 		var used uint64
-		h.ExcessBlobGas, h.BlobGasUsed = &excess, &used
+		h.ExcessBlobGas, h.BlobGasUsed = nb.ExcessBlobGas, &used
 		var br types.Hash
 		if a.ParentBeaconRoot != nil {
 			br = *a.ParentBeaconRoot

@@ -145,7 +145,7 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	}
 	var lastCommit time.Time // when this node committed the previous block
 	app := bft.NewChainApp(bft.ChainAppConfig{
-		Chain: n.Chain, Pool: n.Pool, Validators: vals, Coinbase: signer.Address(),
+		Chain: n.Chain, View: n.view, Pool: n.Pool, Validators: vals, Coinbase: signer.Address(),
 		Validated: n.onValidated,
 		GasLimit:  n.cfg.GasLimit, BlockTime: n.cfg.BlockTime,
 		OnlyWithTransactions: sole && n.cfg.BlockTime == 0,

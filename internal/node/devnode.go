@@ -14,11 +14,10 @@ import (
 // the node registers them on its JSON-RPC server and runs its consensus
 // under their mining control.
 func (n *Node) enableDevTools() {
-	d := dev.New(dev.Config{Chain: n.Chain, Pool: n.Pool, Genesis: n.cfg.Genesis, BlockTime: n.cfg.BlockTime,
+	d := dev.New(dev.Config{View: n.view, Pool: n.Pool, Genesis: n.cfg.Genesis, BlockTime: n.cfg.BlockTime,
 		ClientVersion: n.cfg.ClientVersion, Node: devNode{n}})
 	n.keys.imp = d
 	n.dev = d
-	n.backend.SetNextBlockHook(d.NextOn)
 	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) {
 		h := tx.Hash()
 		d.WaitMined(ctx, func() bool { _, _, ok := n.Chain.DB().TxLookup(h); return ok })

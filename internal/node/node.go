@@ -27,6 +27,7 @@ import (
 	gqleth "github.com/chaind/chaind/internal/graphql/eth"
 	"github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/node/dev"
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/node/stakebackend"
@@ -123,6 +124,7 @@ type Node struct {
 	log     *slog.Logger
 	kv      store.KV
 	Chain   *chain.Chain
+	view    *chainview.View // the chain as every backend reads it, with the dev helpers' edits
 	Pool    *txpool.Pool
 	backend *ethbackend.Backend
 	stake   *stakebackend.Backend // the staking, network and supply views
@@ -212,12 +214,17 @@ func New(cfg Config) (*Node, error) {
 		kv.Close()
 		return nil, err
 	}
-	c, err := chain.Open(cfg.Genesis, kv, pos.ForGenesis(cfg.Genesis))
+	g := cfg.Genesis
+	if cfg.DevTools {
+		g = dev.Impersonation(g) // the chain's signer is chosen at open
+	}
+	c, err := chain.Open(g, kv, pos.ForGenesis(g))
 	if err != nil {
 		kv.Close()
 		return nil, err
 	}
-	ph, err := poolHead(c)
+	view := chainview.New(c)
+	ph, err := view.PoolHead()
 	if err != nil {
 		kv.Close()
 		return nil, err
@@ -227,6 +234,7 @@ func New(cfg Config) (*Node, error) {
 		log:    cfg.Log,
 		kv:     kv,
 		Chain:  c,
+		view:   view,
 		Pool:   txpool.New(txpool.DefaultConfig, ph),
 		RPC:    rpc.NewServer(cfg.Log),
 		keys:   newKeyring(cfg.Accounts),
@@ -236,11 +244,11 @@ func New(cfg Config) (*Node, error) {
 		fork:   fs,
 	}
 	n.health.failed = make(chan struct{})
-	n.stake = stakebackend.New(c, stakebackend.Config{Validator: cfg.Validator, Host: cfg.Host,
+	n.stake = stakebackend.New(view, stakebackend.Config{Validator: cfg.Validator, Host: cfg.Host,
 		P2PListenAddr: cfg.P2P.listenAddr(), BlockTime: cfg.BlockTime, ClientVersion: cfg.ClientVersion,
 		Syncing: n.syncingNodes, Validators: n.Validators})
 	lim := cfg.Ops.Limits
-	n.backend = ethbackend.New(c, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
+	n.backend = ethbackend.New(view, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
 		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n},
 		AllowUnprotected: cfg.AllowUnprotectedTxs})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults, ReturnDataLimit: lim.CallReturnData}
@@ -257,6 +265,7 @@ func New(cfg Config) (*Node, error) {
 	ethapi.RegisterAccounts(n.RPC, n.backend, accounts, opts)
 	ethapi.RegisterChain(n.RPC, n.stake.Network())
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
+	ethapi.RegisterOtterscan(n.RPC, n.backend, opts)
 	n.registerFork()
 	if cfg.DevTools {
 		n.enableDevTools()
@@ -414,7 +423,7 @@ func (n *Node) resetPool() {
 	if head == n.poolAt {
 		return
 	}
-	ph, err := n.nextPoolHead()
+	ph, err := n.view.PoolHead()
 	if err != nil {
 		n.log.Error("pool reset", "err", err)
 		return

@@ -226,19 +226,24 @@ func TestStakingThroughTransactions(t *testing.T) {
 	p, _ := n.Staking().StakingParams(nil)
 	stakeTx(t, dn, proposer, staking.GovernanceAddress, p.MinDeposit, call(t, "Governance", "submitProposal",
 		uint64(staking.ParamChangeProposal), "cheaper upkeep", "", "maintenanceFee", "7"))
+	stakeTx(t, dn, proposer, staking.GovernanceAddress, p.MinDeposit, call(t, "Governance", "submitProposal",
+		uint64(staking.ParamChangeProposal), "shorter cycles", "", "cycleLength", "7"))
 	for i := range dn.addrs {
 		stakeTx(t, dn, dn.Keys[3], dn.addrs[i], ethers(1), nil)
 		vk, _ := DevValidatorKey(i)
-		stakeTx(t, dn, vk, staking.GovernanceAddress, nil, call(t, "Governance", "vote", uint64(1), uint64(staking.OptionYes)))
+		for id := uint64(1); id <= 2; id++ {
+			stakeTx(t, dn, vk, staking.GovernanceAddress, nil, call(t, "Governance", "vote", id, uint64(staking.OptionYes)))
+		}
 	}
 	deadline := time.Now().Add(60 * time.Second)
-	for {
-		pr, err := n.Governance().Proposal(nil, 1)
+	for id := uint64(1); id <= 2; {
+		pr, err := n.Governance().Proposal(nil, id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if pr.Status == "passed" {
-			break
+			id++
+			continue
 		}
 		if pr.Status != "voting_period" || time.Now().After(deadline) {
 			t.Fatalf("proposal %+v", pr)
@@ -248,7 +253,75 @@ func TestStakingThroughTransactions(t *testing.T) {
 	if acc, err := nw.NetworkAccount(); err != nil || acc.MaintenanceFee.Uint64() != 7 {
 		t.Fatalf("network account %+v %v", acc, err)
 	}
+	checkCycleLengthChange(t, n, nw)
 	checkSupply(t, n)
+}
+
+// checkCycleLengthChange follows a cycleLength change from 10 to 7 that
+// has just passed: the cycle it passed in keeps its 10 blocks, the next
+// one has 7, the chain goes on deciding under the new cycles (their
+// validator sets found where the schedule puts them), and every cycle
+// before the change is reported as it was.
+func checkCycleLengthChange(t *testing.T, n *Node, nw backend.Validators) {
+	t.Helper()
+	// The first block whose state holds the new length: the change passed
+	// in its cycle.
+	var passed uint64
+	for num := n.Chain.Head().Number(); ; num-- {
+		b, err := n.Chain.BlockByNumber(num)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := n.Chain.StateAt(b.Root())
+		if err != nil {
+			t.Fatal(err)
+		}
+		length := staking.ReadParams(st).CycleLength
+		st.Release()
+		if length != 7 {
+			passed = num + 1
+			break
+		}
+	}
+	c := passed / 10 // still under the genesis rule
+	before := map[uint64]backend.CycleInfo{}
+	for cy := uint64(0); cy < c; cy++ {
+		ci, err := nw.CycleInfo(&cy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[cy] = *ci
+	}
+	switchAt := 10 * (c + 1)
+	waitHead(t, n, switchAt+3*7+1)
+	cycles, err := nw.Cycles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []types.Era{{Start: 0, Cycle: 0, CycleRule: types.DefaultCycleRule},
+		{Start: switchAt, Cycle: c + 1, CycleRule: types.CycleRule{Length: 7, Selection: 5}}}
+	if eras := cycles.Eras(); len(eras) != 2 || eras[0] != want[0] || eras[1] != want[1] {
+		t.Fatalf("passed at block %d: eras %+v, want %+v", passed, eras, want)
+	}
+	t.Logf("cycleLength 7 passed at block %d (cycle %d): eras %+v", passed, c, cycles.Eras())
+	for cy, was := range before {
+		if ci, err := nw.CycleInfo(&cy); err != nil || *ci != was {
+			t.Fatalf("cycle %d reported %+v %v, before the change %+v", cy, ci, err, was)
+		}
+	}
+	// Each cycle's record spans its blocks: opened at its first block,
+	// closed at its last, under the rule of its era.
+	for cy, span := range map[uint64][2]uint64{c: {10 * c, switchAt - 1}, c + 1: {switchAt, switchAt + 6}, c + 2: {switchAt + 7, switchAt + 13}} {
+		ci, err := nw.CycleInfo(&cy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _ := n.Chain.BlockByNumber(span[0])
+		last, _ := n.Chain.BlockByNumber(span[1])
+		if ci.Start.UnixMilli() != int64(first.Time())*1000 || ci.End.UnixMilli() != int64(last.Time())*1000 {
+			t.Fatalf("cycle %d: %v..%v, want the times of blocks %d..%d (%d..%d)", cy, ci.Start, ci.End, span[0], span[1], first.Time(), last.Time())
+		}
+	}
 }
 
 // waitTime waits until the head block's time reaches ts.

@@ -56,6 +56,7 @@
 package pos
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -67,6 +68,7 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/internal/version"
 	"github.com/holiman/uint256"
 )
 
@@ -78,19 +80,31 @@ type Engine struct {
 	// checking the consensus-data rules against a fixed set.
 	vals consensus.ValidatorSource
 
-	mu   sync.Mutex
-	sets map[setKey]*consensus.ValidatorSet // at each cycle's first height
+	mu     sync.Mutex
+	sets   map[setKey]*consensus.ValidatorSet // at each cycle's first height
+	cycles headCycles                         // the schedule at the last head asked about
 
 	ev evidencePool
+
+	// binary is the version of the software running the engine, which
+	// scheduled upgrades and the network's minVersion are checked
+	// against (staking.UpgradeNeeded).
+	binary string
 }
 
 type setKey struct {
 	genesis types.Hash // a development chain's reset changes the genesis
-	cycle   uint64
+	first   uint64     // the cycle's first height
 }
 
 // New returns the engine of a proof-of-stake chain.
-func New() *Engine { return &Engine{sets: map[setKey]*consensus.ValidatorSet{}} }
+func New() *Engine {
+	return &Engine{sets: map[setKey]*consensus.ValidatorSet{}, binary: version.Binary}
+}
+
+// SetBinaryVersion makes the engine check upgrades against v instead of
+// this build's version: a test of an old node facing an upgrade.
+func (e *Engine) SetBinaryVersion(v string) { e.binary = v }
 
 // NewWithValidators returns an engine that takes every height's validator
 // set from vals instead of the staking state: for tests of the header
@@ -177,7 +191,16 @@ func (*Engine) GenesisAlloc(g *chain.Genesis) (chain.Alloc, error) {
 // by the validators that certified it) feeds the penalties. At a cycle's
 // selection block the chosen set is returned with the first height it
 // runs.
-func (*Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
+//
+// A binary older than a scheduled upgrade's version (at or past its
+// height) or than the network's minVersion executes nothing: every path
+// that builds, validates or imports a block fails here with
+// staking.ErrUpgradeNeeded saying which version to run, so such a node
+// neither signs nor extends its chain.
+func (e *Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
+	if err := staking.UpgradeNeeded(x.State, x.Header.Number, e.binary); err != nil {
+		return nil, err
+	}
 	cd, err := DecodeConsensusData(x.Header.Extra)
 	if err != nil {
 		return nil, err
@@ -189,7 +212,10 @@ func (*Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpd
 	if err := staking.EndBlock(x.State, b); err != nil {
 		return nil, err
 	}
-	cycles := types.DefaultCycles
+	cycles, err := staking.ReadCycles(x.State)
+	if err != nil {
+		return nil, err
+	}
 	if !cycles.IsSelection(x.Header.Number) {
 		return nil, nil
 	}
@@ -250,10 +276,36 @@ func (e *Engine) Prepare(c *chain.Chain, parent *types.Header, a *chain.Attribut
 // and h commits to it, and h's consensus data is exactly what the
 // certificate and the evidence rules allow.
 func (e *Engine) VerifyHeader(c *chain.Chain, parent, h *types.Header, cert []byte) error {
-	if err := CheckParentCert(c.Config.ChainID, e.Validators(c), parent, h, cert); err != nil {
+	if storedCert(c, parent, cert) {
+		// Verified when it was stored: only the commitment is left.
+		if err := commitsTo(h, cert); err != nil {
+			return err
+		}
+	} else if err := CheckParentCert(c.Config.ChainID, e.Validators(c), parent, h, cert); err != nil {
 		return err
 	}
 	return e.checkConsensusData(c, parent, h, cert)
+}
+
+// storedCert reports whether cert is the stored certificate of parent, a
+// canonical block: every certificate the chain stores was verified first
+// (built by the driver from verified precommits, or checked by block sync
+// before the insert), so a syncing node or a validator checking a
+// proposal does not recover its signatures again.
+func storedCert(c *chain.Chain, parent *types.Header, cert []byte) bool {
+	if len(cert) == 0 || c.GetHash(parent.Number) != parent.Hash() {
+		return false
+	}
+	stored, err := c.Certificate(parent.Number)
+	return err == nil && bytes.Equal(stored, cert)
+}
+
+// commitsTo checks that h commits to exactly cert.
+func commitsTo(h *types.Header, cert []byte) error {
+	if r := h.ParentBeaconRoot; r == nil || *r != CertRoot(cert) {
+		return errors.New("pos: block does not commit to its parent's certificate")
+	}
+	return nil
 }
 
 // CheckParentCert checks what a proposed block says about its parent: the
@@ -279,10 +331,7 @@ func CheckParentCert(chainID uint64, vals consensus.ValidatorSource, parent, h *
 			return fmt.Errorf("pos: parent certificate: %w", err)
 		}
 	}
-	if r := h.ParentBeaconRoot; r == nil || *r != CertRoot(cert) {
-		return errors.New("pos: block does not commit to its parent's certificate")
-	}
-	return nil
+	return commitsTo(h, cert)
 }
 
 // Validators returns the validator sets of c's heights, as the consensus
@@ -303,11 +352,44 @@ func (s source) ValidatorSet(height uint64) (*consensus.ValidatorSet, error) {
 	return s.e.ValidatorSet(s.c, height)
 }
 
-// ValidatorSet returns the validator set of height on c, read from the
-// staking state: the set chosen at the selection block of the previous
-// cycle (for cycle 0, the genesis set) with proposer priorities advanced
+// headCycles is the cycle schedule in the state of one head block.
+type headCycles struct {
+	head   types.Hash
+	cycles types.Cycles
+}
+
+// Cycles returns c's cycle schedule as its head's state records it: every
+// era the chain ran, so it answers for old heights too (types.Cycles).
+// It is read once per head.
+func (e *Engine) Cycles(c *chain.Chain) (types.Cycles, error) {
+	head := c.Head()
+	e.mu.Lock()
+	hc := e.cycles
+	e.mu.Unlock()
+	if hc.head == head.Hash() {
+		return hc.cycles, nil
+	}
+	st, err := c.StateAt(head.Root())
+	if err != nil {
+		return types.Cycles{}, fmt.Errorf("pos: cycle schedule at block %d: %w", head.Number(), err)
+	}
+	defer st.Release()
+	cycles, err := staking.ReadCycles(st)
+	if err != nil {
+		return types.Cycles{}, err
+	}
+	e.mu.Lock()
+	e.cycles = headCycles{head.Hash(), cycles}
+	e.mu.Unlock()
+	return cycles, nil
+}
+
+// ValidatorSet returns the validator set of height on c: the set the
+// selection block of the previous cycle recorded when it was committed
+// (for cycle 0, the genesis state's), with proposer priorities advanced
 // once per height from the cycle's first block. Every node derives the
-// same set from the same chain.
+// same set from the same chain. A set not decided yet is
+// chain.ErrNotFound.
 func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.ValidatorSet, error) {
 	if e.vals != nil {
 		return e.vals.ValidatorSet(height)
@@ -315,23 +397,26 @@ func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.Validat
 	if height == 0 {
 		return nil, fmt.Errorf("staking: the genesis block has no validators")
 	}
-	cycles := types.DefaultCycles
+	cycles, err := e.Cycles(c)
+	if err != nil {
+		return nil, err
+	}
 	cy := cycles.Of(height)
 	first := max(cycles.First(cy), 1)
-	key := setKey{c.Genesis().Hash(), cy}
+	key := setKey{c.Genesis().Hash(), first}
 	e.mu.Lock()
 	set, ok := e.sets[key]
 	e.mu.Unlock()
 	if !ok {
 		var err error
-		if set, err = loadSet(c, cy); err != nil {
+		if set, err = loadSet(c, cycles, cy); err != nil {
 			return nil, err
 		}
 		e.mu.Lock()
 		e.sets[key] = set
 		if len(e.sets) > 64 {
 			for k := range e.sets {
-				if k.cycle+32 < cy || k.genesis != key.genesis {
+				if k.first+32*cycles.Rule(cy).Length < first || k.genesis != key.genesis {
 					delete(e.sets, k)
 				}
 			}
@@ -344,33 +429,55 @@ func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.Validat
 	return set, nil
 }
 
-func loadSet(c *chain.Chain, cy uint64) (*consensus.ValidatorSet, error) {
+func loadSet(c *chain.Chain, cycles types.Cycles, cy uint64) (*consensus.ValidatorSet, error) {
 	// A chain whose genesis is not block 0 (a fork of another chain) takes
 	// the sets of the cycles its genesis reaches into from the genesis
 	// state: no selection ran before it.
-	num, fromGenesis := types.DefaultCycles.SetBlock(cy), false
-	if g := c.Genesis().Number(); num <= g {
-		num, fromGenesis = g, true
+	num := cycles.SetBlock(cy)
+	if g := c.Genesis(); num <= g.Number() {
+		return genesisSet(c, g, cy)
 	}
-	b, err := c.BlockByNumber(num)
+	// Any later set was decided by a selection block, which recorded it
+	// with itself (chain.ValidatorUpdate).
+	hash, ok := c.DB().CanonicalHash(num)
+	if !ok {
+		return nil, fmt.Errorf("staking: validators of cycle %d are decided by block %d: %w", cy, num, chain.ErrNotFound)
+	}
+	up, err := c.ValidatorUpdate(hash)
+	if errors.Is(err, chain.ErrNotFound) {
+		return nil, fmt.Errorf("staking: block %d, the selection block of cycle %d, recorded no validator set", num, cy-1)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("staking: validators of cycle %d: block %d: %w", cy, num, err)
+		return nil, err
 	}
-	st, err := c.StateAt(b.Root())
+	if first := cycles.First(cy); up.Height != first {
+		return nil, fmt.Errorf("staking: block %d chose a set for height %d, cycle %d starts at %d", num, up.Height, cy, first)
+	}
+	vals := make([]consensus.Validator, 0, len(up.Validators))
+	for _, v := range up.Validators {
+		vals = append(vals, consensus.Validator{Address: v.Address, Power: v.Power})
+	}
+	return newSet(vals, cy)
+}
+
+// genesisSet is the set of cycle cy read from the genesis block's state.
+func genesisSet(c *chain.Chain, g *types.Block, cy uint64) (*consensus.ValidatorSet, error) {
+	st, err := c.StateAt(g.Root())
 	if err != nil {
 		return nil, fmt.Errorf("staking: validators of cycle %d: %w", cy, err)
 	}
 	defer st.Release()
-	active := staking.ReadActiveSet(st)
-	if !fromGenesis {
-		active = staking.ReadNextSet(st)
-	}
-	if len(active) == 0 {
-		return nil, fmt.Errorf("staking: cycle %d has no validators (the genesis names none)", cy)
-	}
-	vals := make([]consensus.Validator, 0, len(active))
-	for _, a := range active {
+	var vals []consensus.Validator
+	for _, a := range staking.ReadActiveSet(st) {
 		vals = append(vals, consensus.Validator{Address: a.ConsensusAddress, Power: a.Power})
+	}
+	return newSet(vals, cy)
+}
+
+// newSet is the consensus set of vals, in address order.
+func newSet(vals []consensus.Validator, cy uint64) (*consensus.ValidatorSet, error) {
+	if len(vals) == 0 {
+		return nil, fmt.Errorf("staking: cycle %d has no validators (the genesis names none)", cy)
 	}
 	sort.Slice(vals, func(i, j int) bool { return string(vals[i].Address[:]) < string(vals[j].Address[:]) })
 	return consensus.NewValidatorSet(vals)

@@ -2,6 +2,7 @@ package staking
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 
 	"github.com/chaind/chaind/internal/types"
@@ -38,9 +39,10 @@ type Block struct {
 // EndBlock applies the chain's rules at the end of every block: it records
 // the burned fees, pays matured unbonding entries, applies the penalties
 // of the block's consensus data, closes governance proposals whose period
-// is over, opens the record of a
-// new cycle at its first block and, at the last block of a cycle, pays the
-// cycle's rewards and fees and chooses the next cycle's validators.
+// is over, opens the record of a new cycle at its first block, chooses the
+// next cycle's validators at its selection block and, at its last block,
+// pays the cycle's rewards and fees, hands over to the chosen set and
+// puts the parameters' cycle rule in force from the next cycle on.
 func EndBlock(st State, b Block) error {
 	l := &ledger{s: store{st}, now: b.Time, height: b.Number}
 	if b.Number == 1 {
@@ -58,18 +60,83 @@ func EndBlock(st State, b Block) error {
 		p := ReadParams(st)
 		l.endProposals(&p)
 	}
-	cycles := types.DefaultCycles
+	l.applyPlan()
+	cycles, err := ReadCycles(st)
+	if err != nil {
+		return err
+	}
 	c := cycles.Of(b.Number)
-	switch {
-	case cycles.IsFirst(b.Number):
+	// The selection block may be the cycle's first; it always comes before
+	// its last (types.CycleRule.Check).
+	if cycles.IsFirst(b.Number) {
 		l.openCycle(c)
-	case cycles.IsSelection(b.Number):
+	}
+	if cycles.IsSelection(b.Number) {
 		p := ReadParams(st)
 		l.selectValidators(&p)
-	case cycles.IsLast(b.Number):
+	}
+	if cycles.IsLast(b.Number) {
 		l.endCycle(c)
+		return l.nextRule(cycles, c)
 	}
 	return nil
+}
+
+// nextRule runs at cycle c's last block, after the proposals that closed
+// in it: the cycle rule of the parameters as they are now takes effect at
+// the next cycle's first block, the switch height, as a new era of the
+// schedule. Every cycle so far keeps the rule it ran.
+func (l *ledger) nextRule(cycles types.Cycles, c uint64) error {
+	p := ReadParams(l.s.st)
+	next, err := cycles.Then(c+1, p.CycleRule())
+	if err != nil {
+		return err
+	}
+	if len(next.Eras()) != len(cycles.Eras()) {
+		writeCycles(l.s.st, next)
+	}
+	return nil
+}
+
+// The cycle schedule's record: the number of eras, then four words each
+// (first block, first cycle, length, selection offset).
+func erasRec() slot { return rec(StakingAddress, "eras") }
+
+// ReadCycles returns the cycle schedule in the state: every era the chain
+// has run, and the rule in force. A state from before the schedule was
+// recorded ran the default rule throughout.
+func ReadCycles(st State) (types.Cycles, error) {
+	s, r := store{st}, erasRec()
+	n := s.u64(r)
+	if n == 0 {
+		return types.DefaultCycles, nil
+	}
+	eras := make([]types.Era, 0, n)
+	d := r.data()
+	for i := range n {
+		eras = append(eras, types.Era{Start: s.u64(d.field(4 * i)), Cycle: s.u64(d.field(4*i + 1)),
+			CycleRule: types.CycleRule{Length: s.u64(d.field(4*i + 2)), Selection: s.u64(d.field(4*i + 3))}})
+	}
+	c, err := types.CyclesOf(eras)
+	if err != nil {
+		return types.Cycles{}, fmt.Errorf("staking: cycle schedule: %w", err)
+	}
+	return c, nil
+}
+
+// writeCycles records schedule c (it only ever grows by an era).
+func writeCycles(st State, c types.Cycles) {
+	s, r := store{st}, erasRec()
+	eras := c.Eras()
+	d := r.data()
+	for i, e := range eras {
+		i := uint64(i)
+		s.setU64(d.field(4*i), e.Start)
+		s.setU64(d.field(4*i+1), e.Cycle)
+		s.setU64(d.field(4*i+2), e.Length)
+		s.setU64(d.field(4*i+3), e.Selection)
+	}
+	s.setU64(r, uint64(len(eras)))
 }
 
 // startClock runs at the chain's first block: rewards accrue, and cycle 0

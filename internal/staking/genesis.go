@@ -87,6 +87,10 @@ func InitGenesis(st State, g *Genesis, time uint64, allocSupply *uint256.Int) er
 	p := DefaultParams()
 	if g.Params != nil {
 		p = *g.Params
+		if p.CycleLength == 0 && p.SelectionOffset == 0 {
+			// A genesis written before the cycle rule was a parameter.
+			p.CycleLength, p.SelectionOffset = types.DefaultCycleRule.Length, types.DefaultCycleRule.Selection
+		}
 	}
 	if err := p.Check(); err != nil {
 		return fmt.Errorf("staking genesis: %w", err)
@@ -133,6 +137,7 @@ func InitGenesis(st State, g *Genesis, time uint64, allocSupply *uint256.Int) er
 	if len(g.Validators) > 0 && len(ReadActiveSet(st)) == 0 {
 		return errors.New("staking genesis: no validator has the required stake")
 	}
+	writeCycles(st, types.NewCycles(p.CycleRule()))
 	l.openCycle(0)
 	return nil
 }

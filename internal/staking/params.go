@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/internal/version"
 	"github.com/holiman/uint256"
 )
 
@@ -40,6 +42,14 @@ type Params struct {
 	MissedBlocksWindow uint64 `json:"missedBlocksWindow"`
 	MaxMissedBlocks    uint64 `json:"maxMissedBlocks"`
 
+	// CycleLength and SelectionOffset are the cycle rule (types.CycleRule):
+	// blocks per cycle, and the block of each cycle (from 0) at whose end
+	// the next cycle's validators are chosen. A change takes effect at the
+	// first block of the next cycle (types.Cycles); a genesis naming
+	// neither gets the spec's 10 and 5.
+	CycleLength     uint64 `json:"cycleLength"`
+	SelectionOffset uint64 `json:"selectionOffset"`
+
 	// Governance.
 	MinDeposit    *uint256.Int `json:"minDeposit"`    // wei a proposal needs to enter voting
 	DepositPeriod uint64       `json:"depositPeriod"` // ms
@@ -59,10 +69,14 @@ var ether = uint256.NewInt(1e18)
 
 func chain(n uint64) *uint256.Int { return new(uint256.Int).Mul(uint256.NewInt(n), ether) }
 
-// DefaultParams are the parameters of a genesis that names none.
+// DefaultParams are the parameters of a genesis that names none. Its
+// versions are the release of the binary that writes the genesis, so a
+// network starts at the version its first nodes run; governance moves
+// them on (version proposals, upgrade plans).
 func DefaultParams() Params {
+	v := version.Release()
 	return Params{
-		ActiveVersion: "1.0.0", LatestVersion: "1.0.0", MinVersion: "1.0.0",
+		ActiveVersion: v, LatestVersion: v, MinVersion: v,
 		CertCycleDuration: 30,
 		MaintenanceFee:    new(uint256.Int), MaintenanceInterval: 86_400_000,
 		Penalty:                 chain(10),
@@ -72,6 +86,7 @@ func DefaultParams() Params {
 		RestakeCooldown: 1_800_000,
 		Desired:         100, MaxSyncTime: 1200,
 		MissedBlocksWindow: 100, MaxMissedBlocks: 50,
+		CycleLength: types.DefaultCycleRule.Length, SelectionOffset: types.DefaultCycleRule.Selection,
 		MinDeposit: chain(10), DepositPeriod: 172_800_000, VotingPeriod: 172_800_000,
 		Quorum: 334_000, Threshold: 500_000, VetoThreshold: 334_000,
 	}
@@ -94,10 +109,17 @@ func (p *Params) Check() error {
 		return fmt.Errorf("params: governance fractions are at most %d ppm", PPM)
 	case p.MaxMissedBlocks > p.MissedBlocksWindow:
 		return errors.New("params: maxMissedBlocks exceeds missedBlocksWindow")
+	case p.CycleRule().Check() != nil:
+		return fmt.Errorf("params: %w", p.CycleRule().Check())
 	case len(p.ActiveVersion) > 64 || len(p.LatestVersion) > 64 || len(p.MinVersion) > 64:
 		return errors.New("params: versions are at most 64 bytes")
 	}
 	return nil
+}
+
+// CycleRule is the cycle rule the parameters name.
+func (p *Params) CycleRule() types.CycleRule {
+	return types.CycleRule{Length: p.CycleLength, Selection: p.SelectionOffset}
 }
 
 // Parameter field slots of the params record.
@@ -127,6 +149,8 @@ const (
 	pThreshold
 	pVetoThreshold
 	pTimestamp
+	pCycleLength
+	pSelectionOffset
 )
 
 func paramsRec() slot { return rec(StakingAddress, "params") }
@@ -146,7 +170,8 @@ func ReadParams(st State) Params {
 		MissedBlocksWindow: s.u64(r.field(pMissedWindow)), MaxMissedBlocks: s.u64(r.field(pMaxMissed)),
 		MinDeposit: s.u256(r.field(pMinDeposit)), DepositPeriod: s.u64(r.field(pDepositPeriod)), VotingPeriod: s.u64(r.field(pVotingPeriod)),
 		Quorum: s.u64(r.field(pQuorum)), Threshold: s.u64(r.field(pThreshold)), VetoThreshold: s.u64(r.field(pVetoThreshold)),
-		Timestamp: s.u64(r.field(pTimestamp)),
+		Timestamp:   s.u64(r.field(pTimestamp)),
+		CycleLength: s.u64(r.field(pCycleLength)), SelectionOffset: s.u64(r.field(pSelectionOffset)),
 	}
 }
 
@@ -178,4 +203,6 @@ func writeParams(st State, p *Params) {
 	s.setU64(r.field(pThreshold), p.Threshold)
 	s.setU64(r.field(pVetoThreshold), p.VetoThreshold)
 	s.setU64(r.field(pTimestamp), p.Timestamp)
+	s.setU64(r.field(pCycleLength), p.CycleLength)
+	s.setU64(r.field(pSelectionOffset), p.SelectionOffset)
 }

@@ -21,15 +21,17 @@ type nodeInfo struct {
 	PublicKey string `json:"publicKey"`
 }
 
-// networkAccount is the result of chain_getNetworkAccount: amounts are
-// hex wei without 0x and intervals are milliseconds, as the network this
-// interface comes from renders them.
+// networkAccount is the result of chain_getNetworkAccount, in the wire
+// shapes of the network this interface comes from (amounts hex wei without
+// 0x, penalties fractions, intervals milliseconds, maintenanceFee a
+// number); internal/staking/README.md has the table of every field's unit
+// and rule.
 type networkAccount struct {
 	ActiveVersion       string         `json:"activeVersion"`
 	LatestVersion       string         `json:"latestVersion"`
 	MinVersion          string         `json:"minVersion"`
 	CertCycleDuration   uint64         `json:"certCycleDuration"`
-	MaintenanceFee      string         `json:"maintenanceFee"`
+	MaintenanceFee      json.Number    `json:"maintenanceFee"` // CHAIN, exact decimal
 	MaintenanceInterval uint64         `json:"maintenanceInterval"`
 	Penalty             amount         `json:"penalty"`
 	Slashing            slashingParams `json:"slashing"`
@@ -96,13 +98,30 @@ func hexWei(v *uint256.Int) string {
 	return strings.TrimPrefix(v.Hex(), "0x")
 }
 
+// coins renders wei as a JSON number of whole coins (18 decimals), its
+// text exact: 7 wei is 0.000000000000000007, 1.5e18 wei is 1.5.
+func coins(v *uint256.Int) json.Number {
+	if v == nil || v.IsZero() {
+		return "0"
+	}
+	d := v.Dec()
+	if len(d) <= 18 {
+		d = strings.Repeat("0", 19-len(d)) + d
+	}
+	whole, frac := d[:len(d)-18], strings.TrimRight(d[len(d)-18:], "0")
+	if frac == "" {
+		return json.Number(whole)
+	}
+	return json.Number(whole + "." + frac)
+}
+
 func millis(d time.Duration) uint64 { return uint64(d.Milliseconds()) }
 
 func renderNetworkAccount(a backend.NetworkAccount) networkAccount {
 	return networkAccount{
 		ActiveVersion: a.ActiveVersion, LatestVersion: a.LatestVersion, MinVersion: a.MinVersion,
 		CertCycleDuration:   a.CertCycleDuration,
-		MaintenanceFee:      hexWei(a.MaintenanceFee),
+		MaintenanceFee:      coins(a.MaintenanceFee),
 		MaintenanceInterval: millis(a.MaintenanceInterval),
 		Penalty:             hexAmount(a.Penalty),
 		Slashing: slashingParams{

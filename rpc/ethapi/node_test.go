@@ -25,7 +25,15 @@ func devNode(t *testing.T) (*node.Node, *secp256k1.PrivateKey, string) {
 	key, _ := crypto.GenerateKey()
 	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
 	g := chain.DevGenesis(8118, []types.Address{from}, uint64(time.Now().Unix()))
-	n, err := node.New(node.Config{Genesis: g, HTTPPort: 0, WSPort: -1, Validator: key, Accounts: []*secp256k1.PrivateKey{key}})
+	n, addr := startNode(t, g, key, key)
+	return n, key, addr
+}
+
+// startNode starts a node of genesis g sealing with validator, with
+// account's key unlocked, serving HTTP on a free port.
+func startNode(t *testing.T, g *chain.Genesis, validator, account *secp256k1.PrivateKey) (*node.Node, string) {
+	t.Helper()
+	n, err := node.New(node.Config{Genesis: g, HTTPPort: 0, WSPort: -1, Validator: validator, Accounts: []*secp256k1.PrivateKey{account}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +41,7 @@ func devNode(t *testing.T) (*node.Node, *secp256k1.PrivateKey, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close() })
-	return n, key, n.Addr("http")
+	return n, n.Addr("http")
 }
 
 type rpcResp struct {

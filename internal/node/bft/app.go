@@ -10,6 +10,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
@@ -17,7 +18,11 @@ import (
 
 // ChainAppConfig configures the chain application of one validator.
 type ChainAppConfig struct {
-	Chain      *chain.Chain
+	Chain *chain.Chain
+	// View is the chain as the node reads it: the state a block builds on
+	// and the next block's parameters, with a development node's edits and
+	// choices. nil: the chain as it is.
+	View       *chainview.View
 	Pool       *txpool.Pool
 	Validators consensus.ValidatorSource
 	Coinbase   types.Address
@@ -85,6 +90,9 @@ type ChainApp struct {
 
 // NewChainApp returns the application; Close releases its pool subscription.
 func NewChainApp(cfg ChainAppConfig) *ChainApp {
+	if cfg.View == nil {
+		cfg.View = chainview.New(cfg.Chain)
+	}
 	a := &ChainApp{cfg: cfg, chainID: cfg.Chain.Config.ChainID, pos: pos.Of(cfg.Chain), pending: make(map[types.Hash]*chain.Built), arrived: make(map[types.Hash]time.Time),
 		parentCerts: make(map[types.Hash][]byte), gathered: make(chan struct{}, 1),
 		lastSigned: make(map[types.Address]uint64), last: time.Now()}
@@ -219,34 +227,29 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 		deadline = a.last.Add(buildBudget(a.cfg.BlockTime)) // ordering the pool counts too
 	}
 	a.mu.Unlock()
-	baseFee := o.BaseFee
-	if baseFee == nil {
-		baseFee = c.Config.CalcBaseFee(head.HeaderRef())
-	}
-	coinbase := a.cfg.Coinbase
-	if o.Coinbase != nil {
-		coinbase = *o.Coinbase
-	}
-	random := types.Hash(crypto.Keccak256(head.Hash().Bytes()))
-	if o.Random != nil {
-		random = *o.Random
-	}
-	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), baseFee)
+	// The next block's parameters, with a development node's choices of
+	// fee recipient, base fee and PREVRANDAO: the pool is ordered by the
+	// base fee the block will have.
+	ph := head.HeaderRef()
+	nb := a.cfg.View.NextBlockParams(ph, &chain.Attributes{Coinbase: a.cfg.Coinbase, Time: o.Time, GasLimit: a.cfg.GasLimit,
+		Random: types.Hash(crypto.Keccak256(head.Hash().Bytes()))})
+	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), nb.BaseFee)
 	if n := a.cost.maxTxs(validationBudget(a.cfg.BlockTime)); n > 0 && len(ordered) > n {
 		ordered = ordered[:n]
 	}
 	start := time.Now()
 	built, err := c.BuildBlock(chain.BuildParams{
-		Coinbase:         coinbase,
-		Time:             o.Time,
+		Coinbase:         nb.Coinbase,
+		Time:             nb.Time,
 		GasLimit:         a.cfg.GasLimit,
-		Random:           random,
+		Random:           nb.Random,
 		ParentBeaconRoot: pos.CertRoot(parentCert), // what a chain without an engine of its own commits to
 		ParentCert:       parentCert,               // a proof-of-stake engine's Prepare makes the block commit to it
 
-		BaseFee:    o.BaseFee,
+		BaseFee:    nb.BaseFee,
 		Deadline:   deadline,
 		MaxTxBytes: maxProposalTxBytes,
+		State:      a.cfg.View.StateRoot(ph),
 	}, ordered)
 	if err != nil {
 		return nil, nil, err

@@ -6,7 +6,6 @@ import (
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/holiman/uint256"
 )
 
 // Miner decides when a development chain makes blocks and with which
@@ -29,12 +28,9 @@ type Miner interface {
 type MineOrder struct {
 	Time  uint64 // the block's timestamp; 0 is the wall clock
 	Force bool   // made even when it carries no transaction
-	// Coinbase, BaseFee and Random, when set, replace the validator's
-	// address as fee recipient, the EIP-1559 base fee and the PREVRANDAO
-	// of the block: a development chain's test helpers.
-	Coinbase *types.Address
-	BaseFee  *uint256.Int
-	Random   *types.Hash
+	// The development node's choices for the block (fee recipient, base
+	// fee, PREVRANDAO) are read from the chain view when it is built: the
+	// Miner holds back every change to them while an order runs.
 }
 
 // proposeMined is Propose under a Miner.

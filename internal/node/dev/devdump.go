@@ -39,7 +39,7 @@ const maxStateDump = 256 << 20
 func (d *Tools) DumpState() ([]byte, error) {
 	c := d.n.Chain
 	head := c.Head()
-	st, err := c.StateAt(c.StateRoot(head.HeaderRef()))
+	st, err := d.n.View.State(head.HeaderRef())
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,6 @@ type devMiner struct {
 	paused                   bool
 	stalled                  bool // the last unforced build took nothing: pending transactions do not apply
 	now                      func() time.Time
-	head                     func() types.Hash // the chain's head block
 	// next holds the fee recipient of the blocks to come and the base fee
 	// and PREVRANDAO chosen for the next block alone (devnext.go).
 	next devNext

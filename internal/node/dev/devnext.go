@@ -6,7 +6,7 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/node/bft"
-	"github.com/chaind/chaind/internal/node/ethbackend"
+	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -25,8 +25,8 @@ type devNext struct {
 }
 
 // on is what was chosen for a block on parent.
-func (x *devNext) on(parent types.Hash) ethbackend.NextBlock {
-	nb := ethbackend.NextBlock{Coinbase: x.coinbase}
+func (x *devNext) on(parent types.Hash) chainview.Choices {
+	nb := chainview.Choices{Coinbase: x.coinbase}
 	if parent == x.parent {
 		nb.BaseFee, nb.Random = x.baseFee, x.randao
 	}
@@ -44,19 +44,16 @@ func (x *devNext) forBlockOn(parent types.Hash) {
 // used drops the one-shot choices: their block is made.
 func (x *devNext) used() { x.baseFee, x.randao = nil, nil }
 
-// order is a mining order at time t carrying the choices for the block
-// on the head; m.mu held.
+// order is a mining order at time t; m.mu held. The choices for the
+// block are read from the chain view as it is built (nextOn): until the
+// order is done the miner is busy and no helper changes them.
 func (m *devMiner) order(t uint64, force bool) bft.MineOrder {
-	o := bft.MineOrder{Time: t, Force: force}
-	if m.head != nil {
-		nb := m.next.on(m.head())
-		o.Coinbase, o.BaseFee, o.Random = nb.Coinbase, nb.BaseFee, nb.Random
-	}
-	return o
+	return bft.MineOrder{Time: t, Force: force}
 }
 
-// nextOn is what was chosen for the block on parent.
-func (m *devMiner) nextOn(parent types.Hash) ethbackend.NextBlock {
+// nextOn is what was chosen for the block on parent (the chain view's
+// Choices).
+func (m *devMiner) nextOn(parent types.Hash) chainview.Choices {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.next.on(parent)

@@ -2,9 +2,12 @@
 // Hardhat's evm_*, hardhat_* and anvil_* methods, backend.DevTools):
 // snapshots and reverts, mining control (automine, interval mining, mine
 // on demand, timestamps), state edits at the head, impersonation, the
-// choices for the next block, and state dumps. The node wires it: it
-// registers the helpers on its JSON-RPC server, runs its consensus with
-// the Miner, and takes the consensus and pool steps a revert needs (Node).
+// choices for the next block, and state dumps. Its edits and choices are
+// laid over the chain in one place, the node's chain view
+// (internal/node/chainview), which every backend reads; the chain itself
+// knows none of them. The node wires it: it registers the helpers on its
+// JSON-RPC server, runs its consensus with the Miner, and takes the
+// consensus and pool steps a revert needs (Node).
 package dev
 
 import (
@@ -17,7 +20,7 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node/bft"
-	"github.com/chaind/chaind/internal/node/ethbackend"
+	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
@@ -67,7 +70,10 @@ type Node interface {
 
 // Config configures the helpers.
 type Config struct {
-	Chain         *chain.Chain
+	// View is the node's chain view: the helpers' state edits and
+	// next-block choices go there, where every backend reads them. Its
+	// chain must have been opened with impersonation on (Impersonation).
+	View          *chainview.View
 	Pool          *txpool.Pool
 	Genesis       *chain.Genesis // its accounts' storage keys seed the key record
 	BlockTime     time.Duration  // the interval mining starts with (0: automine)
@@ -77,6 +83,7 @@ type Config struct {
 
 // node is the node as the helpers see it.
 type node struct {
+	View  *chainview.View
 	Chain *chain.Chain
 	Pool  *txpool.Pool
 	cfg   Config
@@ -104,13 +111,10 @@ type devSnapshot struct {
 // backend.DevTools) and runs its consensus under their mining control
 // (Miner).
 func New(cfg Config) *Tools {
-	n := &node{Chain: cfg.Chain, Pool: cfg.Pool, cfg: cfg, Node: cfg.Node}
+	n := &node{View: cfg.View, Chain: cfg.View.Chain(), Pool: cfg.Pool, cfg: cfg, Node: cfg.Node}
 	d := &Tools{n: n, miner: newDevMiner(n.Pool, n.cfg.BlockTime), imp: map[types.Address]bool{}, nextID: 1}
-	d.miner.head = func() types.Hash { return n.Chain.Head().Hash() }
 	rand.Read(d.instance[:])
-	// Impersonated transactions carry a marker instead of a signature;
-	// only this chain's signer accepts them.
-	n.Chain.Config.Impersonation = true
+	cfg.View.SetChoices(d.miner.nextOn)
 	seed := map[types.Address][]types.Hash{}
 	for a, acc := range n.cfg.Genesis.Alloc {
 		slots := []types.Hash{}
@@ -121,6 +125,17 @@ func New(cfg Config) *Tools {
 	}
 	n.Chain.RecordKeys(seed)
 	return d
+}
+
+// Impersonation returns the genesis g with its chain's signer accepting
+// the marker signatures of impersonated transactions
+// (types.ImpersonatedSignature): a development node opens its chain with
+// it, since a chain's config does not change once open. g is not changed.
+func Impersonation(g *chain.Genesis) *chain.Genesis {
+	out, cfg := *g, *g.Config
+	cfg.Impersonation = true
+	out.Config = &cfg
+	return &out
 }
 
 // ClientVersion is web3_clientVersion of a node serving the test
@@ -148,10 +163,6 @@ func (d *Tools) Committed(b *types.Block) { d.miner.committed(b) }
 // mining control says.
 func (d *Tools) Miner() bft.Miner { return d.miner }
 
-// NextOn is what the next block on parent is to use (coinbase, base fee,
-// randao chosen by the helpers), for the block builder and the pool.
-func (d *Tools) NextOn(parent types.Hash) ethbackend.NextBlock { return d.miner.nextOn(parent) }
-
 // WaitMined waits, when automining, until mined reports a sent
 // transaction mined (or ctx ends).
 func (d *Tools) WaitMined(ctx context.Context, mined func() bool) { d.miner.waitMined(ctx, mined) }
@@ -169,7 +180,7 @@ func (d *Tools) Snapshot() uint64 {
 	d.miner.mu.Unlock()
 	s.pool = d.n.Pool.Save()
 	head := d.n.Chain.Head()
-	s.id, s.head, s.number, s.root = d.nextID, head.Hash(), head.Number(), d.n.Chain.StateRoot(head.HeaderRef())
+	s.id, s.head, s.number, s.root = d.nextID, head.Hash(), head.Number(), d.n.View.StateRoot(head.HeaderRef())
 	d.nextID++
 	d.snaps = append(d.snaps, s)
 	return s.id
@@ -197,7 +208,7 @@ func (d *Tools) Revert(ctx context.Context, id uint64, opts backend.RevertOption
 	c := d.n.Chain
 	if c.Head().Hash() != s.head {
 		d.n.stopConsensusAndWait()
-		err := c.Rewind(s.number)
+		err := d.n.View.Rewind(s.number)
 		if err == nil && c.Head().Hash() != s.head {
 			err = fmt.Errorf("block %d is no longer the snapshot's", s.number)
 		}
@@ -208,7 +219,7 @@ func (d *Tools) Revert(ctx context.Context, id uint64, opts backend.RevertOption
 			return false, fmt.Errorf("revert to snapshot %d: %w", id, err)
 		}
 	}
-	if err := c.UseHeadStateRoot(s.head, s.root); err != nil {
+	if err := d.n.View.UseHeadState(s.head, s.root); err != nil {
 		return false, fmt.Errorf("revert to snapshot %d: %w", id, err)
 	}
 	d.snaps = d.snaps[:i]
@@ -297,14 +308,14 @@ func (d *Tools) SetIntervalMining(lo, hi time.Duration) {
 // built on it.
 func (d *Tools) modify(ctx context.Context, f func(st *state.StateDB)) error {
 	err := d.miner.quiet(ctx, func() error {
-		c := d.n.Chain
-		head := c.Head()
-		st, err := c.StateAt(c.StateRoot(head.HeaderRef()))
+		v := d.n.View
+		head := v.Chain().Head()
+		st, err := v.State(head.HeaderRef())
 		if err != nil {
 			return err
 		}
 		f(st)
-		_, err = c.SetHeadState(head.Hash(), st)
+		_, err = v.SetHeadState(head.Hash(), st)
 		return err
 	})
 	if err == nil {

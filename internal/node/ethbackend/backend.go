@@ -13,6 +13,7 @@ import (
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -44,6 +45,7 @@ type Options struct {
 
 // Backend serves every interface package from the chain and the pool.
 type Backend struct {
+	view  *chainview.View // the chain as every backend reads it
 	chain *chain.Chain
 	pool  *txpool.Pool
 	opts  Options
@@ -52,8 +54,7 @@ type Backend struct {
 	rcCache  map[types.Hash]types.Receipts // derived receipts of recent blocks
 	rcRecent []types.Hash
 
-	sent      func(context.Context, *types.Transaction) // see SetSentHook
-	nextBlock func(parent types.Hash) NextBlock         // see SetNextBlockHook
+	sent func(context.Context, *types.Transaction) // see SetSentHook
 
 	forkContents ForkContents // see SetForkContents
 	forkSigner   atomic.Pointer[forkSigner]
@@ -61,8 +62,8 @@ type Backend struct {
 
 const receiptCacheBlocks = 256
 
-// New returns the backend of a chain and its pool.
-func New(c *chain.Chain, p *txpool.Pool, opts Options) *Backend {
+// New returns the backend of a chain, read through its view, and its pool.
+func New(v *chainview.View, p *txpool.Pool, opts Options) *Backend {
 	if opts.GasCap == 0 {
 		opts.GasCap = 50_000_000
 	}
@@ -72,7 +73,7 @@ func New(c *chain.Chain, p *txpool.Pool, opts Options) *Backend {
 	if opts.TraceBytes <= 0 {
 		opts.TraceBytes = DefaultTraceBytes
 	}
-	return &Backend{chain: c, pool: p, opts: opts, rcCache: map[types.Hash]types.Receipts{}}
+	return &Backend{view: v, chain: v.Chain(), pool: p, opts: opts, rcCache: map[types.Hash]types.Receipts{}}
 }
 
 // The interfaces Backend serves.

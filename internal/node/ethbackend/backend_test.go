@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -22,7 +23,7 @@ func bareBackend(t testing.TB) (*Backend, types.Address) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(c, nil, Options{}), funded
+	return New(chainview.New(c), nil, Options{}), funded
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -159,7 +160,7 @@ func TestCallTimeCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := New(c, nil, Options{GasCap: 1 << 50, CallTimeout: 50 * time.Millisecond})
+	b := New(chainview.New(c), nil, Options{GasCap: 1 << 50, CallTimeout: 50 * time.Millisecond})
 	loop := []byte{0x5b, 0x60, 0x00, 0x56} // JUMPDEST PUSH1 0 JUMP
 	to := types.Address{0x10}
 	req := &backend.CallRequest{Block: b.Head(), Args: backend.CallArgs{To: &to},

@@ -42,7 +42,7 @@ func (b *Backend) BuildBlock(_ context.Context, req *backend.BuildRequest) (*bac
 	if err != nil {
 		return nil, err
 	}
-	st, err := b.chain.StateAt(b.chain.StateRoot(parent))
+	st, err := b.view.State(parent)
 	if err != nil {
 		return nil, err
 	}

@@ -144,8 +144,11 @@ type callEnv struct {
 	// nothing for blob gas, so it runs with blob base fee 0.
 	unpriced, unpricedBlobs bool
 	// deadline is when the request's time cap ends; set by its first
-	// execution, so a gas search shares one cap over all its runs.
+	// execution, so a gas search shares one cap over all its runs. limit
+	// is that cap, named in the error of a call stopped by it: the node's
+	// call cap, unless the request set a shorter one (a trace's timeout).
 	deadline time.Time
+	limit    time.Duration
 	// attach, when set, is given the EVM before it runs (a trace puts
 	// its hooks on).
 	attach func(*evm.EVM) error
@@ -169,7 +172,7 @@ func unpriced(a *backend.CallArgs) bool {
 
 // execute runs msg on a fresh copy of the environment's state.
 func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.StateDB) evm.StateDB) (*evm.Result, error) {
-	st, err := b.chain.StateAt(b.chain.StateRoot(env.blk.HeaderRef()))
+	st, err := b.view.State(env.blk.HeaderRef())
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +208,8 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 		}
 	}
 	if env.deadline.IsZero() {
-		env.deadline = time.Now().Add(b.opts.CallTimeout)
+		env.limit = b.opts.CallTimeout
+		env.deadline = time.Now().Add(env.limit)
 	}
 	timer := time.AfterFunc(time.Until(env.deadline), vm.Cancel)
 	defer timer.Stop()
@@ -218,7 +222,7 @@ func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.State
 		err = st.Error()
 	}
 	if err == nil && errors.Is(res.Err, evm.ErrCancelled) {
-		err = &TimeoutError{Limit: b.opts.CallTimeout}
+		err = &TimeoutError{Limit: env.limit}
 	}
 	if err != nil {
 		return nil, err
@@ -331,7 +335,7 @@ func (b *Backend) estimate(args *backend.CallArgs, env *callEnv) (uint64, error)
 		return res.UsedGas, nil
 	}
 	if args.To != nil && len(data) == 0 {
-		if st, err := b.chain.StateAt(b.chain.StateRoot(env.blk.HeaderRef())); err == nil && len(st.GetCode(*args.To)) == 0 && st.Error() == nil && env.overrides == nil {
+		if st, err := b.view.State(env.blk.HeaderRef()); err == nil && len(st.GetCode(*args.To)) == 0 && st.Error() == nil && env.overrides == nil {
 			return res.UsedGas, nil
 		}
 	}
@@ -384,7 +388,7 @@ func (b *Backend) allowance(args *backend.CallArgs, env *callEnv) (uint64, bool,
 	if price == nil || price.IsZero() || args.From == nil {
 		return 0, false, nil
 	}
-	st, err := b.chain.StateAt(b.chain.StateRoot(env.blk.HeaderRef()))
+	st, err := b.view.State(env.blk.HeaderRef())
 	if err != nil {
 		return 0, false, err
 	}
@@ -461,7 +465,7 @@ func (b *Backend) CreateAccessList(ctx context.Context, req *backend.CallRequest
 	if args.To != nil {
 		excluded[*args.To] = true
 	} else {
-		st, err := b.chain.StateAt(b.chain.StateRoot(env.blk.HeaderRef()))
+		st, err := b.view.State(env.blk.HeaderRef())
 		if err != nil {
 			return nil, err
 		}

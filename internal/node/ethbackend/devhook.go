@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/chaind/chaind/internal/types"
-	"github.com/holiman/uint256"
 )
 
 // SetSentHook installs f to run after every transaction the pool accepts
@@ -17,26 +16,4 @@ func (b *Backend) afterSend(ctx context.Context, tx *types.Transaction) {
 	if b.sent != nil {
 		b.sent(ctx, tx)
 	}
-}
-
-// NextBlock are a development node's choices for the block it makes on a
-// parent (hardhat_setCoinbase, hardhat_setNextBlockBaseFeePerGas,
-// hardhat_setPrevRandao); nil fields are the chain's own.
-type NextBlock struct {
-	Coinbase *types.Address
-	BaseFee  *uint256.Int
-	Random   *types.Hash
-}
-
-// SetNextBlockHook installs f, which says what a development node chose
-// for its next block on parent: the next base fee the fee methods and
-// eth_sendTransaction use, and the pending block, follow it. Set before
-// serving.
-func (b *Backend) SetNextBlockHook(f func(parent types.Hash) NextBlock) { b.nextBlock = f }
-
-func (b *Backend) nextBlockOn(parent types.Hash) NextBlock {
-	if b.nextBlock == nil {
-		return NextBlock{}
-	}
-	return b.nextBlock(parent)
 }

@@ -29,14 +29,10 @@ func (b *Backend) Signer(number, time uint64) types.Signer {
 	return s
 }
 
+// NextBaseFee is the base fee of the child of parent, as the pool admits
+// by it and the proposer builds with it (chainview.View.NextBlockParams).
 func (b *Backend) NextBaseFee(parent *types.Header) *uint256.Int {
-	if !b.chain.Config.IsLondon(parent.Number + 1) {
-		return nil
-	}
-	if fee := b.nextBlockOn(parent.Hash()).BaseFee; fee != nil {
-		return new(uint256.Int).Set(fee)
-	}
-	return b.chain.Config.CalcBaseFee(parent)
+	return b.view.NextBlockParams(parent, nil).BaseFee
 }
 
 func (b *Backend) BlobParams(number, time uint64) backend.BlobParams {
@@ -57,10 +53,7 @@ func (b *Backend) NextBlobBaseFee(parent *types.Header) *uint256.Int {
 	if parent.ExcessBlobGas == nil {
 		return nil
 	}
-	cfg := b.chain.Config
-	next := cfg.Blob(parent.Number+1, parent.Time+1)
-	excess := next.ExcessBlobGas(cfg.Fork(parent.Number+1, parent.Time+1), *parent.ExcessBlobGas, *parent.BlobGasUsed, parent.BaseFee)
-	return next.BaseFee(excess)
+	return b.view.NextBlockParams(parent, nil).BlobBaseFee
 }
 
 func (b *Backend) ForkTimes() []uint64 { return timeForks(b.chain.Config) }

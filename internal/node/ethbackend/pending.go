@@ -41,22 +41,15 @@ func (b *Backend) buildPending() (*chain.Built, error) {
 	if !b.chain.Config.IsMerged(head.Number() + 1) {
 		return nil, backend.ErrNotFound
 	}
-	p := chain.BuildParams{Time: uint64(time.Now().Unix())}
-	next := b.nextBlockOn(head.Hash())
-	if next.Coinbase != nil {
-		p.Coinbase = *next.Coinbase
-	}
-	if next.Random != nil {
-		p.Random = *next.Random
-	}
-	p.BaseFee = next.BaseFee
+	// The block the proposer would make now: the next block's parameters
+	// (a development node's choices of fee recipient, base fee and
+	// PREVRANDAO among them) and the pool in the order of its base fee.
+	hd := head.HeaderRef()
+	nb := b.view.NextBlockParams(hd, &chain.Attributes{Time: uint64(time.Now().Unix())})
+	p := chain.BuildParams{Coinbase: nb.Coinbase, Time: nb.Time, Random: nb.Random, BaseFee: nb.BaseFee, State: b.view.StateRoot(hd)}
 	var candidates []*types.Transaction
 	if b.pool != nil {
-		fee := p.BaseFee
-		if fee == nil {
-			fee = b.chain.Config.CalcBaseFee(head.HeaderRef())
-		}
-		candidates = txpool.ByPrice(b.pool.Pending(), fee)
+		candidates = txpool.ByPrice(b.pool.Pending(), nb.BaseFee)
 	}
 	built, err := b.chain.BuildBlock(p, candidates)
 	if err != nil {

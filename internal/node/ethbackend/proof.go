@@ -10,7 +10,10 @@ import (
 // Proof proves an account and storage slots of it against the state root
 // of block h (EIP-1186).
 func (b *Backend) Proof(h *types.Header, addr types.Address, keys []types.Hash) (*backend.AccountProof, error) {
-	st, err := b.chain.StateAt(h.Root)
+	// The state every other read of block h sees: on a development node,
+	// with the test helpers' edits.
+	root := b.view.StateRoot(h)
+	st, err := b.chain.StateAt(root)
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +27,7 @@ func (b *Backend) Proof(h *types.Header, addr types.Address, keys []types.Hash) 
 	if err := st.Error(); err != nil {
 		return nil, err
 	}
-	accTrie, err := trie.NewSecure(h.Root, b.chain.DB())
+	accTrie, err := trie.NewSecure(root, b.chain.DB())
 	if err != nil {
 		return nil, err
 	}

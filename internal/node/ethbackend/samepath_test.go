@@ -7,6 +7,7 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -41,7 +42,7 @@ func TestOneExecutorEveryPath(t *testing.T) {
 		return c
 	}
 	builder, importer := open(), open()
-	b := New(open(), nil, Options{GasCap: 50_000_000})
+	b := New(chainview.New(open()), nil, Options{GasCap: 50_000_000})
 
 	// A contract that logs and stores, deployed and called, and a transfer.
 	initcode := []byte{0x60, 0x0e, 0x60, 0x0c, 0x60, 0x00, 0x39, 0x60, 0x0e, 0x60, 0x00, 0xf3, // CODECOPY runtime, RETURN

@@ -40,7 +40,7 @@ type simulator struct {
 // state the previous one left.
 func (b *Backend) Simulate(ctx context.Context, req *backend.SimulateRequest) ([]*backend.SimulatedBlock, error) {
 	blk := req.Base
-	st, err := b.chain.StateAt(b.chain.StateRoot(blk.HeaderRef()))
+	st, err := b.view.State(blk.HeaderRef())
 	if err != nil {
 		return nil, err
 	}

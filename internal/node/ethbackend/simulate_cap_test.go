@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 )
@@ -38,7 +39,7 @@ func TestSimulateTimeCap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := New(c, nil, Options{GasCap: 1 << 50, CallTimeout: tt.limit})
+			b := New(chainview.New(c), nil, Options{GasCap: 1 << 50, CallTimeout: tt.limit})
 			res, err := b.Simulate(context.Background(), &backend.SimulateRequest{Base: b.Head(), Blocks: tt.blocks})
 			var te *TimeoutError
 			if !tt.timeout {

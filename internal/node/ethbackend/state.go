@@ -9,7 +9,7 @@ import (
 
 // StateAt opens the state after block h.
 func (b *Backend) StateAt(h *types.Header) (backend.State, error) {
-	st, err := b.chain.StateAt(b.chain.StateRoot(h))
+	st, err := b.view.State(h)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func (b *Backend) replay(ctx context.Context, blk *types.Block, limit time.Durat
 	}
 	// The state the block was built on: on a dev chain, the parent's with
 	// the test helpers' changes.
-	st, err := b.chain.StateAt(b.chain.StateRoot(parent.HeaderRef()))
+	st, err := b.view.State(parent.HeaderRef())
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func (b *Backend) TraceCall(ctx context.Context, req *backend.CallRequest, cfg *
 		return nil, err
 	}
 	limit := b.traceTimeout(cfg)
-	env.deadline = time.Now().Add(limit)
+	env.limit, env.deadline = limit, time.Now().Add(limit)
 	var tr evm.Tracer
 	var budget *tracers.Budget
 	env.attach = func(vm *evm.EVM) error {

@@ -13,7 +13,9 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
@@ -38,11 +40,18 @@ type Config struct {
 // Backend serves the views over one chain.
 type Backend struct {
 	Chain *chain.Chain
+	view  *chainview.View // every state is read through it
 	cfg   Config
 }
 
-// New returns the views of c.
-func New(c *chain.Chain, cfg Config) *Backend { return &Backend{Chain: c, cfg: cfg} }
+// New returns the views of the chain under v.
+func New(v *chainview.View, cfg Config) *Backend {
+	return &Backend{Chain: v.Chain(), view: v, cfg: cfg}
+}
+
+// stateOf opens the state after block h as every interface of the node
+// sees it (with a development node's edits); the caller releases it.
+func (n *Backend) stateOf(h *types.Header) (*state.StateDB, error) { return n.view.State(h) }
 
 // Network is the validator network's view: chain_getNodeList,
 // chain_getCycleInfo, the node and cycle feeds, the explorer's validators.

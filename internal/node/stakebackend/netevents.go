@@ -53,19 +53,22 @@ func (nw *network) blockEvents(b *types.Block) []backend.NetworkEvent {
 	}
 	var evs []backend.NetworkEvent
 	num := b.Number()
-	cycles := types.DefaultCycles
+	cycles, err := nw.Cycles()
+	if err != nil {
+		return nil
+	}
 	switch {
 	case cycles.IsSelection(num):
 		prev, err := nw.n.Chain.BlockByNumber(num - 1)
 		if err != nil {
 			return nil
 		}
-		before, err := nw.n.Chain.StateAt(prev.Root())
+		before, err := nw.n.stateOf(prev.HeaderRef())
 		if err != nil {
 			return nil
 		}
 		defer before.Release()
-		after, err := nw.n.Chain.StateAt(b.Root())
+		after, err := nw.n.stateOf(b.HeaderRef())
 		if err != nil {
 			return nil
 		}

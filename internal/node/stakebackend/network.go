@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
@@ -36,7 +37,7 @@ func (nw *network) headState() (*state.StateDB, bool) {
 	if !nw.n.Chain.Engine().ProofOfStake() {
 		return nil, false
 	}
-	st, err := nw.n.Chain.StateAt(nw.n.Chain.Head().Root())
+	st, err := nw.n.stateOf(nw.n.Chain.Head().HeaderRef())
 	if err != nil {
 		return nil, false
 	}
@@ -181,12 +182,26 @@ func (nw *network) blockInterval() uint64 {
 	return bt
 }
 
-// CycleInfo returns the chain's record of cycle c (c holds blocks 10c ..
-// 10c+9). A cycle still running ends, by estimate, after its remaining
-// blocks at the expected block interval.
+// Cycles implements backend.Validators: the schedule the staking state
+// records on a proof-of-stake chain, the spec's default rule on a chain
+// without staking.
+func (nw *network) Cycles() (types.Cycles, error) {
+	if e := pos.Of(nw.n.Chain); e != nil {
+		return e.Cycles(nw.n.Chain)
+	}
+	return types.DefaultCycles, nil
+}
+
+// CycleInfo returns the chain's record of cycle c (the blocks the
+// schedule gives it). A cycle still running ends, by estimate, after its
+// remaining blocks at the expected block interval.
 func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
+	cycles, err := nw.Cycles()
+	if err != nil {
+		return nil, err
+	}
 	head := nw.n.Chain.Head()
-	cur := types.DefaultCycles.Of(head.Number())
+	cur := cycles.Of(head.Number())
 	if c == nil {
 		c = &cur
 	}
@@ -195,7 +210,7 @@ func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
 	}
 	st, ok := nw.headState()
 	if !ok {
-		return nw.derivedCycle(*c)
+		return nw.derivedCycle(cycles, *c)
 	}
 	defer st.Release()
 	r, found := staking.ReadCycle(st, *c)
@@ -205,7 +220,7 @@ func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
 	end, stamp := r.End, r.Timestamp
 	counts := backend.NodeCounts{Active: int(r.Active), Standby: int(r.Standby), Syncing: int(r.Syncing)}
 	if end == 0 {
-		left := types.DefaultCycles.Last(*c) - head.Number()
+		left := cycles.Last(*c) - head.Number()
 		end = head.Time()*1000 + left*nw.blockInterval()*1000
 		stamp = head.Time() * 1000
 		counts = nw.liveCounts(counts, stakingNodes(st))
@@ -224,15 +239,15 @@ func (nw *network) CycleInfo(c *uint64) (*backend.CycleInfo, error) {
 
 // derivedCycle derives a cycle record from the blocks of a chain without
 // staking.
-func (nw *network) derivedCycle(c uint64) (*backend.CycleInfo, error) {
-	first, err := nw.n.Chain.BlockByNumber(types.DefaultCycles.First(c))
+func (nw *network) derivedCycle(cycles types.Cycles, c uint64) (*backend.CycleInfo, error) {
+	first, err := nw.n.Chain.BlockByNumber(cycles.First(c))
 	if err != nil {
 		return nil, backend.ErrCycleNotFound
 	}
-	duration := types.DefaultCycles.Length * nw.blockInterval()
+	duration := cycles.Rule(c).Length * nw.blockInterval()
 	start := first.Time()
 	end := start + duration
-	last, err := nw.n.Chain.BlockByNumber(types.DefaultCycles.Last(c))
+	last, err := nw.n.Chain.BlockByNumber(cycles.Last(c))
 	running := err != nil
 	if !running {
 		end = last.Time() + nw.blockInterval()

@@ -37,7 +37,7 @@ func (a stakingAPI) blockState(height *uint64) (*state.StateDB, uint64, error) {
 			return nil, 0, err
 		}
 	}
-	st, err := a.n.Chain.StateAt(b.Root())
+	st, err := a.n.stateOf(b.HeaderRef())
 	return st, b.Number(), err
 }
 
@@ -186,7 +186,7 @@ func (a stakingAPI) StakingParams(height *uint64) (*backend.StakingParams, error
 		RequiredStake: p.RequiredStake, RestakeCooldown: p.RestakeCooldown, Desired: p.Desired, MaxSyncTime: p.MaxSyncTime,
 		MissedBlocksWindow: p.MissedBlocksWindow, MaxMissedBlocks: p.MaxMissedBlocks, MinDeposit: p.MinDeposit,
 		DepositPeriod: p.DepositPeriod, VotingPeriod: p.VotingPeriod, QuorumPPM: p.Quorum, ThresholdPPM: p.Threshold,
-		VetoPPM: p.VetoThreshold, Timestamp: p.Timestamp,
+		VetoPPM: p.VetoThreshold, CycleLength: p.CycleLength, SelectionOffset: p.SelectionOffset, Timestamp: p.Timestamp,
 	}, nil
 }
 

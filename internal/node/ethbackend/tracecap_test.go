@@ -1,0 +1,87 @@
+package ethbackend
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaind/chaind/evm/tracers"
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/chainview"
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// Every tracer, the struct logger and each registered by name, answers
+// within the node's caps: past the time cap (the node's call cap, which a
+// request's timeout may shorten but never lengthen) with an error naming
+// the cap, past the size cap with an error naming it. The call loops
+// until its gas runs out, so nothing but a cap stops it early.
+func TestEveryTracerBounded(t *testing.T) {
+	c, err := chain.Open(chain.DevGenesis(chain.MainChainID, []types.Address{{0xfe}}, 1_700_000_000), store.NewMem(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop := types.Address{0xaa}
+	code := []byte{0x5b, 0x60, 0x00, 0x56} // JUMPDEST PUSH1 0 JUMP
+	gas := uint64(30_000_000)
+	req := func() *backend.CallRequest {
+		return &backend.CallRequest{Block: c.Head(), Args: backend.CallArgs{To: &loop, Gas: &gas},
+			StateOverrides: map[types.Address]backend.StateOverride{loop: {Code: &code}}}
+	}
+	// The tracers' own configs where "{}" is not one.
+	configs := map[string]string{"muxTracer": `{"callTracer":{}}`}
+	names := append([]string{""}, tracers.Names()...)
+	for _, name := range names {
+		cfg := func(timeout time.Duration) *backend.TraceConfig {
+			tc := &backend.TraceConfig{Tracer: name, Timeout: timeout}
+			if c, ok := configs[name]; ok {
+				tc.TracerConfig = []byte(c)
+			}
+			return tc
+		}
+		for _, tc := range []struct {
+			what    string
+			opts    Options
+			timeout time.Duration // the request's
+			want    string
+			ok      func(error) bool
+		}{
+			{"the node's time cap", Options{CallTimeout: time.Millisecond}, 0, "execution aborted (timeout = 1ms)", isTimeout(time.Millisecond)},
+			{"a longer request timeout is cut to the node's cap", Options{CallTimeout: time.Millisecond}, time.Hour, "execution aborted (timeout = 1ms)", isTimeout(time.Millisecond)},
+			{"a shorter request timeout", Options{CallTimeout: time.Hour}, time.Millisecond, "execution aborted (timeout = 1ms)", isTimeout(time.Millisecond)},
+			{"the size cap", Options{CallTimeout: time.Hour, TraceBytes: 1}, 0, "trace exceeds the node's limit of 1 bytes", func(err error) bool {
+				var se *TraceSizeError
+				return errors.As(err, &se) && se.Limit == 1
+			}},
+		} {
+			label := name
+			if label == "" {
+				label = "struct logger"
+			}
+			t.Run(label+"/"+tc.what, func(t *testing.T) {
+				b := New(chainview.New(c), nil, tc.opts)
+				start := time.Now()
+				raw, err := b.TraceCall(context.Background(), req(), cfg(tc.timeout))
+				if err == nil || !tc.ok(err) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("got %.100s, %v; want the error %q", raw, err, tc.want)
+				}
+				// Generous for a loaded machine; unbounded, 30M gas of
+				// tracing takes tens of seconds.
+				if took := time.Since(start); took > 5*time.Second {
+					t.Fatalf("stopped after %v", took)
+				}
+			})
+		}
+	}
+}
+
+func isTimeout(limit time.Duration) func(error) bool {
+	return func(err error) bool {
+		var te *TimeoutError
+		return errors.As(err, &te) && te.Limit == limit
+	}
+}
