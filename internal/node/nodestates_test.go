@@ -81,9 +81,9 @@ func TestP2PNodeStatesFollowTheChain(t *testing.T) {
 	stopped := pn.nodes[3].Chain.Head().Number()
 	pn.nodes[3].Close()
 	pn.nodes[3] = nil
-	waitHeight(t, pn.nodes[0], stopped+types.DefaultCycles.Length+1, 60*time.Second)
+	waitHeight(t, pn.nodes[0], stopped+types.DefaultCycleRule.Length+1, 60*time.Second)
 	for i, n := range pn.nodes[:3] {
-		waitHeight(t, n, stopped+types.DefaultCycles.Length+1, 30*time.Second)
+		waitHeight(t, n, stopped+types.DefaultCycleRule.Length+1, 30*time.Second)
 		if s := status(n, 3); s == "active" {
 			t.Fatalf("node %d counts validator 3 active %d blocks after it stopped", i, n.Chain.Head().Number()-stopped)
 		}

@@ -137,9 +137,14 @@ func (n *Backend) signingStates() map[types.Address]string {
 	if e == nil {
 		return nil
 	}
-	records := map[types.Address][]bool{}
 	head := c.Head().Number()
-	for k := uint64(0); k < types.DefaultCycles.Length && head >= k+2; k++ {
+	cycles, err := e.Cycles(c)
+	if err != nil {
+		return nil
+	}
+	window := cycles.Rule(cycles.Of(head)).Length
+	records := map[types.Address][]bool{}
+	for k := uint64(0); k < window && head >= k+2; k++ {
 		b, err := c.BlockByNumber(head - k)
 		if err != nil {
 			break
