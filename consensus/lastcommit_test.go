@@ -103,7 +103,7 @@ func TestLastCommit(t *testing.T) {
 func TestPrecommitOnDecide(t *testing.T) {
 	A := val(0xA)
 	src := newSource(t, []int64{1, 1, 1, 1})
-	probe, err := New(Config{Self: addr(1), Validators: src, Timeouts: DefaultTimeouts}, 1)
+	probe, err := New(Config{Self: addr(1), Timeouts: DefaultTimeouts}, 1, src.fixed())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestPrecommitOnDecide(t *testing.T) {
 	for addr(byte(self+1)) == p {
 		self++
 	}
-	s, err := New(Config{Self: addr(byte(self + 1)), Validators: src, Timeouts: DefaultTimeouts}, 1)
+	s, err := New(Config{Self: addr(byte(self + 1)), Timeouts: DefaultTimeouts}, 1, src.fixed())
 	if err != nil {
 		t.Fatal(err)
 	}
