@@ -209,7 +209,7 @@ func (e *Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorU
 	if err != nil {
 		return nil, err
 	}
-	b := staking.Block{Number: x.Header.Number, Time: x.Header.Time, Burned: burned, Absent: cd.Absent}
+	b := staking.Block{Number: x.Header.Number, Time: x.Header.Time, TimeMs: cd.TimeMs, Burned: burned, Absent: cd.Absent}
 	for _, ev := range cd.Evidence {
 		b.DoubleSigns = append(b.DoubleSigns, staking.DoubleSign{ConsensusAddress: ev.A.Validator, Height: ev.A.Height})
 	}
@@ -265,6 +265,7 @@ func (e *Engine) Prepare(c *chain.Chain, parent *types.Header, a *chain.Attribut
 	}
 	root := CertRoot(cert)
 	a.ParentBeaconRoot = &root
+	prepareTime(parent, a)
 	if a.Extra != nil {
 		return nil
 	}
@@ -272,6 +273,7 @@ func (e *Engine) Prepare(c *chain.Chain, parent *types.Header, a *chain.Attribut
 	if err != nil {
 		return err
 	}
+	d.TimeMs = a.TimeMs
 	a.Extra = d.Encode()
 	return nil
 }
