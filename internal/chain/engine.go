@@ -50,6 +50,14 @@ type Engine interface {
 	Finalize(x *Exec, burned *uint256.Int) (*ValidatorUpdate, error)
 }
 
+// TimeRule is an engine's own rule for a header's time against its
+// parent's, replacing Ethereum's (a timestamp strictly after the
+// parent's): pos.Engine's millisecond time. Engines without one keep
+// Ethereum's.
+type TimeRule interface {
+	CheckTime(parent, h *types.Header) error
+}
+
 // ValidatorUpdate is a validator set a block decided and the first height
 // it runs.
 type ValidatorUpdate struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
@@ -27,6 +28,10 @@ type DevnetConfig struct {
 	ChainID       uint64
 	ClientVersion string
 	Log           *slog.Logger
+	// Params, when set, replaces the dev network parameters (DevParams):
+	// a test that waits out a cooldown or a voting period in real time
+	// shortens it.
+	Params *staking.Params
 }
 
 // Devnet is N validators in one process, each with its own node (chain,
@@ -80,6 +85,11 @@ func StartDevnet(cfg DevnetConfig) (*Devnet, error) {
 	}
 	if err := SetDevStaking(genesis, valKeys, host); err != nil {
 		return nil, err
+	}
+	if cfg.Params != nil {
+		if err := setStakingParams(genesis, *cfg.Params); err != nil {
+			return nil, err
+		}
 	}
 	for i, k := range valKeys {
 		port := -1

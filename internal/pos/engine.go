@@ -167,10 +167,14 @@ func (*Engine) GenesisAlloc(g *chain.Genesis) (chain.Alloc, error) {
 		system[a] = true
 	}
 	supply := new(uint256.Int)
-	for a, acc := range g.Alloc {
+	err = g.ForEachAlloc(func(a types.Address, acc *chain.Account) error {
 		if !system[a] {
 			supply.Add(supply, &acc.Balance.Int)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	mem := staking.NewMemState()
 	if err := staking.InitGenesis(mem, sg, uint64(g.Timestamp), supply); err != nil {
@@ -207,7 +211,7 @@ func (e *Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorU
 	if err != nil {
 		return nil, err
 	}
-	b := staking.Block{Number: x.Header.Number, Time: x.Header.Time, Burned: burned, Absent: cd.Absent}
+	b := staking.Block{Number: x.Header.Number, Time: x.Header.Time, TimeMs: cd.TimeMs, Burned: burned, Absent: cd.Absent}
 	for _, ev := range cd.Evidence {
 		b.DoubleSigns = append(b.DoubleSigns, staking.DoubleSign{ConsensusAddress: ev.A.Validator, Height: ev.A.Height})
 	}
@@ -263,6 +267,7 @@ func (e *Engine) Prepare(c *chain.Chain, parent *types.Header, a *chain.Attribut
 	}
 	root := CertRoot(cert)
 	a.ParentBeaconRoot = &root
+	prepareTime(parent, a)
 	if a.Extra != nil {
 		return nil
 	}
@@ -270,6 +275,7 @@ func (e *Engine) Prepare(c *chain.Chain, parent *types.Header, a *chain.Attribut
 	if err != nil {
 		return err
 	}
+	d.TimeMs = a.TimeMs
 	a.Extra = d.Encode()
 	return nil
 }

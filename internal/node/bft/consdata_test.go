@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
@@ -39,8 +40,12 @@ func TestConsensusDataInProposals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if blk, _, _ := DecodeValue(v1); len(blk.HeaderRef().Extra) != 0 {
-		t.Fatalf("block 1 (no parent certificate, no evidence) has extra data %x", blk.HeaderRef().Extra)
+	// Block 1 (no parent certificate, no evidence) records only its time,
+	// to the millisecond, taken from the clock.
+	blk1, _, _ := DecodeValue(v1)
+	if d, err := pos.DecodeConsensusData(blk1.HeaderRef().Extra); err != nil || len(d.Absent) != 0 || len(d.Evidence) != 0 ||
+		d.TimeMs/1000 != blk1.Time() || time.Since(time.UnixMilli(int64(d.TimeMs))).Abs() > time.Minute {
+		t.Fatalf("block 1 consensus data %+v %v, time %d", d, err, blk1.Time())
 	}
 	cert1 := r.decide(1, v1) // signed by validators 0, 1 and 2
 
