@@ -266,6 +266,7 @@ func New(cfg Config) (*Node, error) {
 	ethapi.RegisterChain(n.RPC, n.stake.Network())
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
 	ethapi.RegisterOtterscan(n.RPC, n.backend, opts)
+	ethapi.RegisterTrace(n.RPC, n.backend, opts)
 	n.registerFork()
 	if cfg.DevTools {
 		n.enableDevTools()

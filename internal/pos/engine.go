@@ -13,8 +13,10 @@
 //   - the end of a block: the staking rule (staking.EndBlock) fed the fees
 //     the block burned, returning the validator set a selection block
 //     chose and the height it takes over (Finalize);
-//   - the validator set of every height, from the staking state
-//     (ValidatorSet), for the consensus core and certificate checks.
+//   - the validator set of every height (ValidatorSet): the set a
+//     selection block recorded with itself (chain.ValidatorUpdate), placed
+//     by the cycle schedule the staking state keeps (Cycles), which the
+//     consensus driver hands to the core and the certificate checks use.
 //
 // The staking, distribution and governance contracts themselves are
 // internal/staking; the BFT core is consensus; this package joins them to
