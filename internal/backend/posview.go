@@ -79,7 +79,7 @@ type BlockSigner struct {
 type SlashEvent struct {
 	Height     uint64 // the block whose end applied it
 	Infraction uint64 // the block of the offence
-	Reason     string // double_sign, missed_blocks or left_network_early
+	Reason     string // double_sign, missed_blocks, sync_timeout or left_network_early
 	PPM        uint64 // the fraction of stake taken, parts per million
 	Amount     *uint256.Int
 	Time       uint64 // Unix seconds of block Height

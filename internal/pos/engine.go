@@ -108,6 +108,13 @@ func New() *Engine {
 // this build's version: a test of an old node facing an upgrade.
 func (e *Engine) SetBinaryVersion(v string) { e.binary = v }
 
+// UpgradeNeeded says whether this engine's binary may execute block
+// number on the parent state st (staking.UpgradeNeeded): the rule
+// Finalize applies, for the node to halt before it is asked.
+func (e *Engine) UpgradeNeeded(st staking.State, number uint64) error {
+	return staking.UpgradeNeeded(st, number, e.binary)
+}
+
 // NewWithValidators returns an engine that takes every height's validator
 // set from vals instead of the staking state: for tests of the header
 // rules on chains without staking state.
@@ -204,7 +211,7 @@ func (*Engine) GenesisAlloc(g *chain.Genesis) (chain.Alloc, error) {
 // staking.ErrUpgradeNeeded saying which version to run, so such a node
 // neither signs nor extends its chain.
 func (e *Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
-	if err := staking.UpgradeNeeded(x.State, x.Header.Number, e.binary); err != nil {
+	if err := e.UpgradeNeeded(x.State, x.Header.Number); err != nil {
 		return nil, err
 	}
 	cd, err := DecodeConsensusData(x.Header.Extra)
