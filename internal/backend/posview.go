@@ -19,6 +19,15 @@ type Signing interface {
 	// ErrNotFound for a block past the head; ErrStakingDisabled on a
 	// chain without validators.
 	BlockSigning(num uint64) (*BlockSigning, error)
+	// Uptime is every validator's signing record over the last window
+	// blocks whose signatures are recorded (those up to the head's
+	// parent; window 0 means the chain's missedBlocksWindow, and at most
+	// MaxUptimeWindow are read): the uptime an explorer shows and the
+	// record the liveness penalties count. A block counts a validator as
+	// signed when its precommit for the block is in the certificate the
+	// next block commits to, which holds every precommit that reached
+	// that block's proposer before it built, not only the quorum's.
+	Uptime(window uint64) (*Uptime, error)
 	// SlashEvents lists the penalties validator operator paid, oldest
 	// first, as the state of height (nil: the head) records them.
 	SlashEvents(height *uint64, operator types.Address) ([]SlashEvent, error)
@@ -41,6 +50,25 @@ type BlockSigning struct {
 	Members  []BlockSigner // the height's validator set, in set order
 }
 
+// MaxUptimeWindow bounds the blocks one Uptime call reads.
+const MaxUptimeWindow = 1000
+
+// Uptime is the signing record of blocks From..To (To is the head's
+// parent), per validator that was in the set of any of them, in order of
+// first appearance.
+type Uptime struct {
+	From, To   uint64
+	Validators []ValidatorUptime
+}
+
+// ValidatorUptime is one validator's record over an Uptime's blocks:
+// Blocks[i] is block From+i, 's' signed, 'm' missed, '-' not in the set.
+type ValidatorUptime struct {
+	Operator, Consensus types.Address
+	Signed, Missed      uint64
+	Blocks              string
+}
+
 // BlockSigner is one member of a block's validator set.
 type BlockSigner struct {
 	Operator, Consensus types.Address
@@ -52,7 +80,7 @@ type BlockSigner struct {
 type SlashEvent struct {
 	Height     uint64 // the block whose end applied it
 	Infraction uint64 // the block of the offence
-	Reason     string // double_sign, missed_blocks or left_network_early
+	Reason     string // double_sign, missed_blocks, sync_timeout or left_network_early
 	PPM        uint64 // the fraction of stake taken, parts per million
 	Amount     *uint256.Int
 	Time       uint64 // Unix seconds of block Height

@@ -44,9 +44,10 @@ func (nw *network) headState() (*state.StateDB, bool) {
 	return st, true
 }
 
-// Nodes lists the validators, those catching up as "syncing".
+// Nodes lists the validators in their states (nodestates.go).
 func (nw *network) Nodes() []backend.NodeInfo {
 	nodes := nw.registered()
+	applySigning(backend.NodeCounts{}, nodes, nw.n.signingStates())
 	markSyncing(nodes, nw.n.syncingNodes())
 	return nodes
 }
@@ -63,7 +64,7 @@ func (nw *network) registered() []backend.NodeInfo {
 		return []backend.NodeInfo{}
 	}
 	pub := crypto.PublicKey(v).SerializeCompressed()
-	id := crypto.Keccak256(pub)
+	id := crypto.PrivkeyToAddress(v) // the p2p ID: a validator's node key is its validator key
 	// The node's own p2p address, as configured; a node that accepts no
 	// p2p connections reports its host with port 0.
 	host, port := nw.n.cfg.Host, 0
@@ -97,8 +98,11 @@ func stakingNodes(st staking.State) []backend.NodeInfo {
 				continue
 			}
 			host, port := splitNetAddress(v.NetAddress)
-			id := crypto.Keccak256(v.Pubkey)
-			out = append(out, backend.NodeInfo{ID: id[:], IP: host, Port: port, PublicKey: v.Pubkey,
+			var id []byte
+			if a, ok := nodeID(v.Pubkey); ok {
+				id = a[:] // the p2p ID: a validator's node key is its validator key
+			}
+			out = append(out, backend.NodeInfo{ID: id, IP: host, Port: port, PublicKey: v.Pubkey,
 				Operator: v.Operator, Status: v.Status.String()})
 		}
 	}
