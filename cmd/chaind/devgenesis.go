@@ -9,11 +9,13 @@ import (
 	"io"
 	"math/big"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
@@ -38,27 +40,46 @@ type devFlags struct {
 	accounts int
 	balance  string
 	mnemonic string
+	hardfork string // cancun, prague or osaka; "": chain.DevFork
+}
+
+// devHardforks are the forks --hardfork takes: those chaind's dev genesis
+// can start at (their system contracts predeployed).
+var devHardforks = []forks.Fork{forks.Cancun, forks.Prague, forks.Osaka}
+
+// fork is the fork --hardfork names.
+func (d *devFlags) fork() (forks.Fork, error) {
+	if d.hardfork == "" {
+		return chain.DevFork, nil
+	}
+	if f, ok := forks.ByName(d.hardfork); ok && slices.Contains(devHardforks, f) {
+		return f, nil
+	}
+	return 0, fmt.Errorf("--hardfork %q: want cancun, prague or osaka", d.hardfork)
 }
 
 func (d *devFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&d.accounts, "accounts", 10, fmt.Sprintf("number of funded dev accounts derived from --mnemonic (0..%d)", maxDevAccounts))
 	fs.StringVar(&d.balance, "balance", "10000", "balance of each dev account in ETH (CHAIN), decimals allowed")
 	fs.StringVar(&d.mnemonic, "mnemonic", hd.DevMnemonic, "BIP-39 mnemonic the dev accounts are derived from (m/44'/60'/0'/0/i)")
+	fs.StringVar(&d.hardfork, "hardfork", strings.ToLower(chain.DevFork.String()), "newest fork active from the dev genesis: cancun, prague or osaka (its system contracts are predeployed)")
 }
 
 // checks are the usage rules of the dev flags.
 func (d *devFlags) checks() []check {
 	_, balErr := parseEther(d.balance)
+	_, forkErr := d.fork()
 	return []check{
 		{d.accounts < 0 || d.accounts > maxDevAccounts, fmt.Sprintf("--accounts must be 0..%d", maxDevAccounts)},
 		{balErr != nil, fmt.Sprintf("--balance %q: %v", d.balance, balErr)},
 		{hd.ValidateMnemonic(d.mnemonic) != nil, fmt.Sprintf("--mnemonic: %v", hd.ValidateMnemonic(d.mnemonic))},
+		{forkErr != nil, fmt.Sprint(forkErr)},
 	}
 }
 
 // given names a dev flag set without --dev, which would be ignored.
 func (d *devFlags) given(fs *flag.FlagSet) (string, bool) {
-	for _, name := range []string{"accounts", "balance", "mnemonic"} {
+	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork"} {
 		if flagSet(fs, name) {
 			return name, true
 		}
@@ -97,7 +118,14 @@ func buildDev(d devFlags, chainID uint64) (*devSetup, error) {
 	for i, k := range keys {
 		addrs[i] = types.Address(crypto.PrivkeyToAddress(k))
 	}
-	g := chain.DevGenesis(chainID, addrs, devGenesisTime)
+	fork, err := d.fork()
+	if err != nil {
+		return nil, err
+	}
+	g, err := chain.DevGenesisFork(chainID, addrs, devGenesisTime, fork)
+	if err != nil {
+		return nil, err
+	}
 	for _, a := range addrs {
 		g.Alloc[a] = chain.Account{Balance: chain.U256{Int: *bal}}
 	}
@@ -157,7 +185,7 @@ func genesisHash(g *chain.Genesis) (types.Hash, error) {
 }
 
 func init() {
-	register(command{"dev-genesis", "write the genesis.json chaind --dev starts from: dev-genesis [--accounts N --balance ETH --mnemonic WORDS --chain-id ID] > genesis.json", runDevGenesis})
+	register(command{"dev-genesis", "write the genesis.json chaind --dev starts from: dev-genesis [--accounts N --balance ETH --mnemonic WORDS --hardfork FORK --chain-id ID] > genesis.json", runDevGenesis})
 }
 
 func runDevGenesis(args []string) int {

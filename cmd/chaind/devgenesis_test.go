@@ -50,6 +50,8 @@ func TestDevFlagsChecks(t *testing.T) {
 		{[]string{"--dev", "--log.format", "xml"}, "--log.format"},
 		{[]string{"dev-genesis", "--accounts", "20000"}, "--accounts must be"},
 		{[]string{"dev-genesis", "--chain-id", "0"}, "--chain-id must be positive"},
+		{[]string{"dev-genesis", "--hardfork", "shanghai"}, "want cancun, prague or osaka"},
+		{[]string{"--hardfork", "prague"}, "--hardfork applies to --dev only"},
 		{[]string{"import", "--progress", "0s", "x.rlp"}, "--progress must be positive"},
 	} {
 		code, _, errOut := runChaind(t, tc.args...)
@@ -69,6 +71,21 @@ func TestDevGenesisDeterministic(t *testing.T) {
 	_, c, _ := runChaind(t, "dev-genesis", "--accounts", "4", "--balance", "5")
 	if a == "" || a != b || a == c {
 		t.Fatalf("dev-genesis: same flags gave equal output %v, other flags other output %v", a == b, a != c)
+	}
+	// --hardfork: the default is chain.DevFork; older forks drop the later
+	// fork times and the system contracts only those forks call.
+	for _, tc := range []struct {
+		fork          string
+		prague, osaka bool
+	}{{"cancun", false, false}, {"prague", true, false}, {"osaka", true, true}} {
+		_, out, _ := runChaind(t, "dev-genesis", "--accounts", "3", "--balance", "5", "--hardfork", tc.fork)
+		if strings.Contains(out, `"pragueTime"`) != tc.prague || strings.Contains(out, `"osakaTime"`) != tc.osaka ||
+			strings.Contains(strings.ToLower(out), strings.ToLower(chain.WithdrawalQueue.Hex())) != tc.prague {
+			t.Errorf("--hardfork %s: fork times or system contracts wrong", tc.fork)
+		}
+		if (tc.fork == strings.ToLower(chain.DevFork.String())) != (out == a) {
+			t.Errorf("--hardfork %s: output equal to the default's: %v", tc.fork, out == a)
+		}
 	}
 	g, err := chain.ParseGenesis([]byte(a))
 	if err != nil {

@@ -126,8 +126,14 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 	if c.head, err = db.Block(hh); err != nil {
 		return nil, fmt.Errorf("head block %s: %w", hh, err)
 	}
-	if _, err := state.NewWithRemote(c.stateRootOf(c.head.Root()), db, c.remote()); err != nil {
+	headState, err := state.NewWithRemote(c.stateRootOf(c.head.Root()), db, c.remote())
+	if err != nil {
 		return nil, fmt.Errorf("state of head block %d: %w", c.head.Number(), err)
+	}
+	if g.Fork == nil { // a fork's upstream chain has its own system contracts
+		if err := c.Config.checkSystemContracts(headState.GetCodeSize); err != nil {
+			return nil, err
+		}
 	}
 	if err := db.migrateHistory(); err != nil {
 		return nil, fmt.Errorf("history index: %w", err)

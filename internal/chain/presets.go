@@ -3,6 +3,7 @@ package chain
 import (
 	"encoding/json"
 
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -20,11 +21,25 @@ var DevBalance = new(uint256.Int).Mul(uint256.NewInt(10_000), uint256.NewInt(1e1
 // node's throughput (a block of 5,000 ERC-20 transfers uses ~250M gas).
 const devGasLimit = 1_000_000_000
 
-// DevGenesis is the genesis of a throwaway local network: every fork
-// through Cancun from block 0 and the given accounts funded.
+// DevGenesis is DevGenesisFork at DevFork.
 func DevGenesis(chainID uint64, accounts []types.Address, timestamp uint64) *Genesis {
+	g, err := DevGenesisFork(chainID, accounts, timestamp, DevFork)
+	if err != nil {
+		panic(err) // DevFork is one SetHardfork takes
+	}
+	return g
+}
+
+// DevGenesisFork is the genesis of a throwaway local network: every fork
+// through fork (Cancun, Prague or Osaka) from block 0, the system
+// contracts those forks call predeployed, and the given accounts funded.
+func DevGenesisFork(chainID uint64, accounts []types.Address, timestamp uint64, fork forks.Fork) (*Genesis, error) {
+	cfg := AllForks(chainID)
+	if err := cfg.SetHardfork(fork); err != nil {
+		return nil, err
+	}
 	g := &Genesis{
-		Config:    AllForks(chainID),
+		Config:    cfg,
 		Timestamp: Uint64(timestamp),
 		GasLimit:  devGasLimit,
 		ExtraData: []byte("chaind dev"),
@@ -33,7 +48,8 @@ func DevGenesis(chainID uint64, accounts []types.Address, timestamp uint64) *Gen
 	for _, a := range accounts {
 		g.Alloc[a] = Account{Balance: U256{*DevBalance}}
 	}
-	return g
+	AddSystemContracts(g.Alloc, fork)
+	return g, nil
 }
 
 // MainGenesis and TestGenesis are the genesis blocks of the public
@@ -62,3 +78,8 @@ func publicGenesis(chainID uint64, name string, timestamp uint64) *Genesis {
 		Staking:   json.RawMessage(`{"validators":[],"delegations":[]}`),
 	}
 }
+
+// DevFork is the newest fork a --dev chain runs unless told otherwise:
+// the one go-ethereum 1.16.9's dev mode runs (its AllDevChainProtocolChanges
+// activates Osaka at time 0), so contracts behave as under geth --dev.
+const DevFork = forks.Osaka

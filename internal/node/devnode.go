@@ -18,9 +18,9 @@ func (n *Node) enableDevTools() {
 		ClientVersion: n.cfg.ClientVersion, Node: devNode{n}})
 	n.keys.imp = d
 	n.dev = d
-	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) {
+	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) error {
 		h := tx.Hash()
-		d.WaitMined(ctx, func() bool { _, _, ok := n.Chain.DB().TxLookup(h); return ok })
+		return d.WaitMined(ctx, func() bool { _, _, ok := n.Chain.DB().TxLookup(h); return ok })
 	})
 	go func() {
 		<-n.stop

@@ -11,6 +11,7 @@ import (
 	"github.com/chaind/chaind/evm/precompile/kzg"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -22,7 +23,12 @@ import (
 func TestSendBlobTransaction(t *testing.T) {
 	key, _ := crypto.GenerateKey()
 	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
-	n, err := node.New(node.Config{Genesis: chain.DevGenesis(8118, []types.Address{from}, uint64(time.Now().Unix())-10), HTTPPort: -1, WSPort: -1})
+	// Cancun: the sidecar of version 0 (Osaka takes cell proofs, below).
+	g, err := chain.DevGenesisFork(8118, []types.Address{from}, uint64(time.Now().Unix())-10, forks.Cancun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := node.New(node.Config{Genesis: g, HTTPPort: -1, WSPort: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

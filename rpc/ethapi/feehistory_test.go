@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/node"
 )
 
@@ -16,7 +17,10 @@ import (
 // there. The chain crosses Cancun inside the asked ranges.
 func TestFeeHistoryArraysAlignAcrossForks(t *testing.T) {
 	const genesisTime = 1_700_000_000
-	g := chain.DevGenesis(chain.MainChainID, nil, genesisTime)
+	g, err := chain.DevGenesisFork(chain.MainChainID, nil, genesisTime, forks.Cancun)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cancun := uint64(genesisTime + 3)
 	g.Config.CancunTime = &cancun
 	n, err := node.New(node.Config{Genesis: g, HTTPPort: -1, WSPort: -1, ClientVersion: "chaind/test"})

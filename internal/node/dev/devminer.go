@@ -3,6 +3,7 @@ package dev
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -43,7 +44,11 @@ type devMiner struct {
 	building                 *types.Block // proposed, not yet committed
 	paused                   bool
 	stalled                  bool // the last unforced build took nothing: pending transactions do not apply
-	now                      func() time.Time
+	// buildErr is why the last build failed (nil once a block commits or a
+	// transaction arrives): a send waiting for its block answers it
+	// instead of waiting for a block that cannot come.
+	buildErr error
+	now      func() time.Time
 	// next holds the fee recipient of the blocks to come and the base fee
 	// and PREVRANDAO chosen for the next block alone (devnext.go).
 	next devNext
@@ -138,7 +143,7 @@ func (m *devMiner) Await(ctx context.Context, retry bool) (bft.MineOrder, error)
 		case <-m.arrivals:
 			retry = false
 			m.mu.Lock()
-			m.stalled = false
+			m.stalled, m.buildErr = false, nil
 			m.mu.Unlock()
 			stop()
 			t := time.NewTimer(burstWaitDev)
@@ -165,6 +170,7 @@ func (m *devMiner) Done(o bft.MineOrder, proposed *types.Block, err error) {
 		m.finish(r)
 	}
 	m.stalled = !o.Force && err == nil
+	m.buildErr = err
 	m.current, m.busy = nil, false
 	m.notify()
 }
@@ -188,7 +194,7 @@ func (m *devMiner) committed(b *types.Block) {
 		r.block = b
 		m.finish(r)
 	}
-	m.current, m.busy, m.building, m.stalled = nil, false, nil, false
+	m.current, m.busy, m.building, m.stalled, m.buildErr = nil, false, nil, false, nil
 	m.notify()
 }
 
@@ -296,33 +302,42 @@ func (m *devMiner) close() { m.unsub() }
 // waitMined returns once tx is in a block, when automine is on, as
 // Hardhat Network's eth_sendTransaction does; it returns early when the
 // transaction cannot be mined now (a nonce gap, a fee below the base fee)
-// or automine is off.
-func (m *devMiner) waitMined(ctx context.Context, mined func() bool) {
+// or automine is off. When the block that should carry it cannot be built
+// it returns why (ErrBlockNotBuilt): the send answers an error rather
+// than hanging.
+func (m *devMiner) waitMined(ctx context.Context, mined func() bool) error {
 	timeout := time.NewTimer(time.Minute)
 	defer timeout.Stop()
 	for {
 		m.mu.Lock()
 		changed := m.changed
 		idle := !m.busy && len(m.requests) == 0
-		stalled, auto := m.stalled, m.automine
+		stalled, auto, buildErr := m.stalled, m.automine, m.buildErr
 		m.mu.Unlock()
 		if !auto || mined() {
-			return
+			return nil
+		}
+		if pending, _ := m.pool.Stats(); idle && pending > 0 && buildErr != nil {
+			return fmt.Errorf("%w: %v", ErrBlockNotBuilt, buildErr)
 		}
 		if pending, _ := m.pool.Stats(); idle && (pending == 0 || stalled) {
-			return
+			return nil
 		}
 		poll := time.NewTimer(20 * time.Millisecond) // the producer picks arrivals up without a change
 		select {
 		case <-ctx.Done():
 			poll.Stop()
-			return
+			return nil
 		case <-timeout.C:
 			poll.Stop()
-			return
+			return nil
 		case <-changed:
 		case <-poll.C:
 		}
 		poll.Stop()
 	}
 }
+
+// ErrBlockNotBuilt is answered to a send on an automining node whose next
+// block fails to build: the transaction is pooled but no block carries it.
+var ErrBlockNotBuilt = errors.New("transaction pooled, but the dev node cannot build a block")

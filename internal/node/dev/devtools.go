@@ -165,7 +165,9 @@ func (d *Tools) Miner() bft.Miner { return d.miner }
 
 // WaitMined waits, when automining, until mined reports a sent
 // transaction mined (or ctx ends).
-func (d *Tools) WaitMined(ctx context.Context, mined func() bool) { d.miner.waitMined(ctx, mined) }
+func (d *Tools) WaitMined(ctx context.Context, mined func() bool) error {
+	return d.miner.waitMined(ctx, mined)
+}
 
 // Close stops the mining control.
 func (d *Tools) Close() { d.miner.close() }

@@ -54,7 +54,7 @@ type Backend struct {
 	rcCache  map[types.Hash]types.Receipts // derived receipts of recent blocks
 	rcRecent []types.Hash
 
-	sent func(context.Context, *types.Transaction) // see SetSentHook
+	sent func(context.Context, *types.Transaction) error // see SetSentHook
 
 	forkContents ForkContents // see SetForkContents
 	forkSigner   atomic.Pointer[forkSigner]
@@ -233,8 +233,7 @@ func (b *Backend) SendTransaction(ctx context.Context, tx *types.Transaction) er
 	if err := b.pool.Add(tx); err != nil {
 		return err
 	}
-	b.afterSend(ctx, tx)
-	return nil
+	return b.afterSend(ctx, tx)
 }
 
 // SendPooledTransaction adds a transaction with its blob sidecar.
@@ -245,8 +244,7 @@ func (b *Backend) SendPooledTransaction(ctx context.Context, tx *types.Transacti
 	if err := b.pool.AddPooled(tx, sc); err != nil {
 		return err
 	}
-	b.afterSend(ctx, tx)
-	return nil
+	return b.afterSend(ctx, tx)
 }
 
 func (b *Backend) PoolTransaction(h types.Hash) (*types.Transaction, types.Address, bool) {
