@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"github.com/chaind/chaind/internal/pos"
 	"log/slog"
 	"sync"
 	"time"
@@ -78,7 +79,7 @@ func StartDevnet(cfg DevnetConfig) (*Devnet, error) {
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	if err := SetDevStaking(genesis, valKeys, host); err != nil {
+	if err := pos.SetDevStaking(genesis, valKeys, host); err != nil {
 		return nil, err
 	}
 	for i, k := range valKeys {
