@@ -4,7 +4,7 @@ VECTORS  ?= ../shared/vectors
 ETH      := $(VECTORS)/ethereum-tests
 BIN      := bin/chaind
 VERSION  ?= 0.1.0-dev
-LDFLAGS  := -X main.version=$(VERSION)
+LDFLAGS  := -X github.com/chaind/chaind/internal/version.Binary=$(VERSION)
 
 .PHONY: build test unit conformance hardhat bench bench-staking peerbench rpcbench evmbench fmt vet fuzz-seeds sim e2e e2e-net soak-attacks
 

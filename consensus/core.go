@@ -2,23 +2,23 @@ package consensus
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/chaind/chaind/internal/types"
 )
 
-// ValidatorSource gives the core the validator set of each height. The
-// cycle layer (consensus/cycle) implements it; sets change only at cycle
-// boundaries, but the core does not need to know that.
+// ValidatorSource gives the validator set of each height. The core never
+// reads one: its runtime does (internal/pos from the chain, consensus/cycle
+// for a fixed set) and hands the core the sets as data (ValidatorsEvent).
 type ValidatorSource interface {
 	ValidatorSet(height uint64) (*ValidatorSet, error)
 }
 
 // Config configures a State.
 type Config struct {
-	Self       types.Address // this node; it votes only if it is in the set
-	Validators ValidatorSource
-	Timeouts   Timeouts
+	Self     types.Address // this node; it votes only if it is in the set
+	Timeouts Timeouts
 	// FutureHeights is how many heights ahead of h_p messages are buffered
 	// (default 2), so a node that decides a little late loses nothing.
 	FutureHeights uint64
@@ -77,6 +77,10 @@ type State struct {
 	validValue  Value  // validValue_p
 	validRound  int32  // validRound_p
 
+	// The validator sets of h_p and the heights after it, as the runtime
+	// handed them over (ValidatorsEvent), oldest first.
+	sets []ValidatorsEvent
+
 	// The message log of height h_p.
 	vals      *ValidatorSet
 	book      *VoteBook
@@ -111,11 +115,10 @@ type State struct {
 }
 
 // New returns the state of a process that will run consensus from height
-// h. Nothing happens until it is given a Start event.
-func New(cfg Config, h uint64) (*State, error) {
-	if cfg.Validators == nil {
-		return nil, errors.New("consensus: Config.Validators is nil")
-	}
+// h, with the validator sets it knows so far: at least h's, and h+1's too
+// unless the runtime hands that over before h is decided. Nothing happens
+// until it is given a Start event.
+func New(cfg Config, h uint64, sets ...ValidatorsEvent) (*State, error) {
 	if cfg.FutureHeights == 0 {
 		cfg.FutureHeights = 2
 	}
@@ -123,6 +126,11 @@ func New(cfg Config, h uint64) (*State, error) {
 		cfg.KeepDecisions = 64
 	}
 	s := &State{cfg: cfg, future: make(map[uint64][]Event), decisions: make(map[uint64]decision)}
+	for _, e := range sets {
+		if err := s.addSets(e); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.enterHeight(h); err != nil {
 		return nil, err
 	}
@@ -147,9 +155,50 @@ func (s *State) ValidValue() (Value, int32) { return s.validValue, s.validRound 
 // ValidatorSet is the validator set of h_p.
 func (s *State) ValidatorSet() *ValidatorSet { return s.vals }
 
+// maxSetRuns bounds the runs of validator sets the core holds: the
+// runtime hands over a height's set a height or two ahead.
+const maxSetRuns = 16
+
+// addSets records a run of heights' validator set. A run for heights the
+// core has passed is dropped; a later run overrides an earlier one for
+// the heights both cover.
+func (s *State) addSets(e ValidatorsEvent) error {
+	if e.Set == nil || e.To < e.From {
+		return errors.New("consensus: a validator set event without a set or heights")
+	}
+	if e.To < s.h {
+		return nil
+	}
+	s.sets = append(s.sets, e)
+	if len(s.sets) > maxSetRuns {
+		s.sets = slices.Delete(s.sets, 0, len(s.sets)-maxSetRuns)
+	}
+	return nil
+}
+
+// setOf is the validator set of height h, from the latest run that covers
+// it; the run is moved up to start at h, so the next height's set is one
+// step of priorities away.
+func (s *State) setOf(h uint64) (*ValidatorSet, error) {
+	for i := len(s.sets) - 1; i >= 0; i-- {
+		e := &s.sets[i]
+		if e.From > h || e.To < h {
+			continue
+		}
+		set := e.Set
+		for range h - e.From {
+			set = set.Next()
+		}
+		e.From, e.Set = h, set
+		s.sets = slices.DeleteFunc(s.sets, func(o ValidatorsEvent) bool { return o.To < h })
+		return set, nil
+	}
+	return nil, fmt.Errorf("consensus: the validator set of height %d was not handed over", h)
+}
+
 // enterHeight resets the per-height variables (L53) for height h.
 func (s *State) enterHeight(h uint64) error {
-	vals, err := s.cfg.Validators.ValidatorSet(h)
+	vals, err := s.setOf(h)
 	if err != nil {
 		return err
 	}
@@ -218,6 +267,15 @@ func (s *State) Step(ev Event) []Effect {
 		s.onValidated(e)
 	case StatusEvent:
 		s.onStatus(e)
+	case ValidatorsEvent:
+		// Data for heights to come: nothing of the current one changes,
+		// so nothing is evaluated (a runtime may hand sets over while it
+		// carries out another step's effects).
+		if err := s.addSets(e); err != nil {
+			s.halted = true
+			s.emit(Halt{Err: err})
+		}
+		return s.effects
 	}
 	if s.started && !s.halted {
 		s.evaluate()

@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -14,6 +15,11 @@ type fixedSource struct{ sets []*ValidatorSet }
 
 func newSource(t *testing.T, powers []int64) *fixedSource {
 	return &fixedSource{sets: []*ValidatorSet{nil, set(t, powers, nil)}}
+}
+
+// fixed hands a core the source's set for every height from 1.
+func (f *fixedSource) fixed() ValidatorsEvent {
+	return ValidatorsEvent{From: 1, To: math.MaxUint64, Set: f.sets[1]}
 }
 
 func (f *fixedSource) ValidatorSet(h uint64) (*ValidatorSet, error) {
@@ -50,7 +56,7 @@ func newHarness(t *testing.T, powers []int64, honest []int, off rule) *harness {
 		pending: make(map[int][]Timeout), decided: make(map[int][]Value)}
 	src := newSource(t, powers)
 	for _, i := range honest {
-		s, err := New(Config{Self: addr(byte(i + 1)), Validators: src, Timeouts: DefaultTimeouts, off: off}, 1)
+		s, err := New(Config{Self: addr(byte(i + 1)), Timeouts: DefaultTimeouts, off: off}, 1, src.fixed())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,7 +425,7 @@ func TestSnapshotRestoreNoDoubleSign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, _ := New(Config{Self: addr(3), Validators: newSource(t, []int64{1, 1, 1, 1}), Timeouts: DefaultTimeouts}, 1)
+	fresh, _ := New(Config{Self: addr(3), Timeouts: DefaultTimeouts}, 1, newSource(t, []int64{1, 1, 1, 1}).fixed())
 	if err := fresh.Restore(dec); err != nil {
 		t.Fatal(err)
 	}

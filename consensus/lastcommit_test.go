@@ -10,7 +10,7 @@ import (
 func decidedCore(t *testing.T) (*State, Value, []LastCommit) {
 	t.Helper()
 	A := val(0xA)
-	s, err := New(Config{Self: addr(1), Validators: newSource(t, []int64{1, 1, 1, 1}), Timeouts: DefaultTimeouts}, 1)
+	s, err := New(Config{Self: addr(1), Timeouts: DefaultTimeouts}, 1, newSource(t, []int64{1, 1, 1, 1}).fixed())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestReceiveChecksSignatures(t *testing.T) {
 func testReceiveChecksSignatures(t *testing.T, receive func(s *State, peer types.Address, msg []byte) ([]Effect, error)) {
 	ss, set := signers(t, 4)
 	src := &fixedSource{sets: []*ValidatorSet{nil, set}}
-	s, err := New(Config{Self: ss[0].Address(), ChainID: testChain, Validators: src, Timeouts: DefaultTimeouts}, 1)
+	s, err := New(Config{Self: ss[0].Address(), ChainID: testChain, Timeouts: DefaultTimeouts}, 1, src.fixed())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func testReceiveChecksSignatures(t *testing.T, receive func(s *State, peer types
 // another chain changes nothing.
 func TestDeliverRefusesUnverified(t *testing.T) {
 	ss, set := signers(t, 4)
-	s, err := New(Config{Self: ss[0].Address(), ChainID: testChain, Validators: &fixedSource{sets: []*ValidatorSet{nil, set}}, Timeouts: DefaultTimeouts}, 1)
+	s, err := New(Config{Self: ss[0].Address(), ChainID: testChain, Timeouts: DefaultTimeouts}, 1, (&fixedSource{sets: []*ValidatorSet{nil, set}}).fixed())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func FuzzReceive(f *testing.F) {
 	f.Add(EncodeMessage(ProposalEvent{Proposal: p}))
 	f.Add(EncodeMessage(StatusEvent{Height: 3, Round: 1}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := New(Config{Self: ss[2].Address(), ChainID: testChain, Validators: &fixedSource{sets: []*ValidatorSet{nil, set}}, Timeouts: DefaultTimeouts}, 1)
+		s, err := New(Config{Self: ss[2].Address(), ChainID: testChain, Timeouts: DefaultTimeouts}, 1, (&fixedSource{sets: []*ValidatorSet{nil, set}}).fixed())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +194,7 @@ func BenchmarkVoteIntake(b *testing.B) {
 	ss[1].SignVote(&v)
 	msg := EncodeMessage(VoteEvent{Vote: v})
 	core := func() *State {
-		s, err := New(Config{Self: ss[0].Address(), ChainID: testChain, Validators: &fixedSource{sets: []*ValidatorSet{nil, set}}, Timeouts: DefaultTimeouts}, 1)
+		s, err := New(Config{Self: ss[0].Address(), ChainID: testChain, Timeouts: DefaultTimeouts}, 1, (&fixedSource{sets: []*ValidatorSet{nil, set}}).fixed())
 		if err != nil {
 			b.Fatal(err)
 		}

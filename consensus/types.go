@@ -156,13 +156,28 @@ type StatusEvent struct {
 	Round  int32
 }
 
-func (Start) isEvent()          {}
-func (StatusEvent) isEvent()    {}
-func (ProposalEvent) isEvent()  {}
-func (VoteEvent) isEvent()      {}
-func (TimeoutEvent) isEvent()   {}
-func (ValueEvent) isEvent()     {}
-func (ValidatedEvent) isEvent() {}
+// ValidatorsEvent hands the core the validator set of heights From..To:
+// Set is the set of height From, and each later height of the run has the
+// same validators with proposer priorities advanced once per height
+// (ValidatorSet.Next). The core never reads a set: the runtime hands over
+// every height's before the core gets there, at New the set of the height
+// it starts at and of the next, and after storing each decided height d
+// the set of d+2 (a proof-of-stake chain decides a set at least two
+// blocks before it runs, so it is known by then). A set that never
+// changes is one event with To = math.MaxUint64.
+type ValidatorsEvent struct {
+	From, To uint64
+	Set      *ValidatorSet
+}
+
+func (Start) isEvent()           {}
+func (ValidatorsEvent) isEvent() {}
+func (StatusEvent) isEvent()     {}
+func (ProposalEvent) isEvent()   {}
+func (VoteEvent) isEvent()       {}
+func (TimeoutEvent) isEvent()    {}
+func (ValueEvent) isEvent()      {}
+func (ValidatedEvent) isEvent()  {}
 
 // Effect is an output of State.Step for the runtime to carry out, in order.
 type Effect interface{ isEffect() }

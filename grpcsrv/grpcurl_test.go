@@ -56,7 +56,7 @@ func grpcurlInputs() map[string]string {
 		"cosmos.distribution.v1beta1.Query/ValidatorOutstandingRewards":  `{"validator_address":"` + val + `"}`,
 		"cosmos.distribution.v1beta1.Query/Params":                       `{}`,
 		"cosmos.distribution.v1beta1.Query/CommunityPool":                `{}`,
-		"cosmos.gov.v1beta1.Query/Proposal":                              `{"proposal_id":"1"}`,
+		"cosmos.gov.v1beta1.Query/Proposal":                              `{"proposal_id":"3"}`, // an upgrade: grpcurl resolves its Any by reflection
 		"cosmos.gov.v1beta1.Query/Proposals":                             `{"proposal_status":"PROPOSAL_STATUS_VOTING_PERIOD"}`,
 		"cosmos.gov.v1beta1.Query/Vote":                                  `{"proposal_id":"1","voter":"` + acc + `"}`,
 		"cosmos.gov.v1beta1.Query/Votes":                                 `{"proposal_id":"1"}`,
@@ -79,6 +79,8 @@ func grpcurlInputs() map[string]string {
 		"cosmos.staking.v1beta1.Query/Redelegations":                     `{"delegator_addr":"` + acc + `","pagination":{"limit":"1","count_total":true}}`,
 		"cosmos.staking.v1beta1.Query/Params":                            `{}`,
 		"cosmos.staking.v1beta1.Query/Pool":                              `{}`,
+		"cosmos.upgrade.v1beta1.Query/CurrentPlan":                       `{}`,
+		"cosmos.upgrade.v1beta1.Query/AppliedPlan":                       `{"name":"1.2.0"}`,
 	}
 }
 

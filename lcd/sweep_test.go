@@ -42,6 +42,8 @@ func sweepValue(param string) (value, prefix string) {
 		return "1", ""
 	case "params_type":
 		return "voting", ""
+	case "name":
+		return "1.2.0", ""
 	}
 	return "", ""
 }

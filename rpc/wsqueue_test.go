@@ -120,3 +120,60 @@ func TestOutQueueBytes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOutQueue drives a WebSocket send queue with pushes of any size,
+// pops and sends against a model: it admits exactly what the model does
+// (the count bound, and the byte bound counting the message being written
+// until it is sent, one larger message only alone), keeps order, and its
+// byte count never passes maxBytes but for that one message.
+func FuzzOutQueue(f *testing.F) {
+	f.Add(uint8(4), uint16(100), []byte{60, 40, 1, 0, 1, 0xff, 0, 0xff, 200, 1})
+	f.Add(uint8(1), uint16(1), []byte{9, 9, 0, 0xff, 9})
+	f.Fuzz(func(t *testing.T, limit uint8, maxBytes uint16, ops []byte) {
+		if limit == 0 || len(ops) > 1000 {
+			return
+		}
+		q := outQueue{limit: int(limit), maxBytes: int64(maxBytes)}
+		var waiting, writing [][]byte // the model: queued, and popped but not sent
+		var bytes int64
+		next := 0
+		for i, op := range ops {
+			switch op {
+			case 0: // pop
+				b := q.pop()
+				if (b != nil) != (len(waiting) > 0) {
+					t.Fatalf("op %d: popped %v with %d waiting", i, b != nil, len(waiting))
+				}
+				if b != nil {
+					if string(b) != string(waiting[0]) {
+						t.Fatalf("op %d: popped %q, want %q", i, b, waiting[0])
+					}
+					writing, waiting = append(writing, waiting[0]), waiting[1:]
+				}
+			case 0xff: // the oldest message being written is sent
+				if len(writing) > 0 {
+					q.sent(writing[0])
+					bytes -= int64(len(writing[0]))
+					writing = writing[1:]
+				}
+			default:
+				b := []byte(fmt.Sprintf("%d:%s", next, make([]byte, int(op)*3)))
+				next++
+				want := len(waiting) < int(limit) && (maxBytes == 0 || bytes == 0 || bytes+int64(len(b)) <= int64(maxBytes))
+				if _, ok := q.push(b); ok != want {
+					t.Fatalf("op %d: push of %d bytes %v with %d waiting and %d bytes counted; want %v", i, len(b), ok, len(waiting), bytes, want)
+				}
+				if want {
+					waiting = append(waiting, b)
+					bytes += int64(len(b))
+				}
+			}
+			if q.bytes != bytes || q.len() != len(waiting) {
+				t.Fatalf("op %d: %d waiting, %d bytes; model %d, %d", i, q.len(), q.bytes, len(waiting), bytes)
+			}
+			if maxBytes > 0 && q.bytes > int64(maxBytes) && len(waiting)+len(writing) > 1 {
+				t.Fatalf("op %d: %d bytes held in %d messages, bound %d", i, q.bytes, len(waiting)+len(writing), maxBytes)
+			}
+		}
+	})
+}

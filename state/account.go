@@ -90,6 +90,11 @@ func appendStorageValue(dst []byte, v *types.Hash) []byte {
 	return rlp.AppendString(dst, v[i:])
 }
 
+// AppendStorageValue appends a slot's value as the storage trie (and the
+// flat copy) stores it, for states written without a StateDB (a streamed
+// genesis).
+func AppendStorageValue(dst []byte, v *types.Hash) []byte { return appendStorageValue(dst, v) }
+
 // decodeStorageValue reverses appendStorageValue.
 func decodeStorageValue(b []byte) (types.Hash, error) {
 	content, rest, err := rlp.SplitString(b)

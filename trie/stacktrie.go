@@ -32,6 +32,11 @@ type StackTrie struct {
 	done    bool
 	root    [32]byte
 	tmp     [32]byte
+	// onNode, when set, receives every node stored by hash (the root
+	// included, whatever its size) as it is hashed: a trie committed
+	// while it is built, in memory bounded by its depth. blob is reused
+	// after the call.
+	onNode func(hash [32]byte, blob []byte)
 }
 
 // stackFrame is a branch still receiving children. Children arrive in slot
@@ -55,6 +60,13 @@ type pendingNode struct {
 
 // NewStackTrie returns an empty stack trie.
 func NewStackTrie() *StackTrie { return new(StackTrie) }
+
+// NewStackTrieWriter returns an empty stack trie that hands every node it
+// hashes to onNode (which must copy blob if it keeps it), so the trie is
+// written out while it is built: children before parents, the root last.
+func NewStackTrieWriter(onNode func(hash [32]byte, blob []byte)) *StackTrie {
+	return &StackTrie{onNode: onNode}
+}
 
 // Reset empties the trie so it can be reused.
 func (st *StackTrie) Reset() {
@@ -195,6 +207,9 @@ func (st *StackTrie) hash(b []byte, out *[32]byte) {
 		st.h.sha = newKeccak()
 	}
 	st.h.keccak(b, out)
+	if st.onNode != nil {
+		st.onNode(*out, b)
+	}
 }
 
 // Hash returns the root hash of the keys added so far and ends the trie.

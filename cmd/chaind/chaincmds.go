@@ -11,6 +11,8 @@ import (
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/pos"
+	"github.com/chaind/chaind/internal/store"
 )
 
 func init() {
@@ -30,6 +32,23 @@ func runInit(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: chaind init --genesis FILE --datadir DIR")
 		return 2
 	}
+	if _, ok, err := readStoredGenesis(*datadir); err != nil {
+		fmt.Fprintln(os.Stderr, "chaind init:", err)
+		return 1
+	} else if !ok {
+		// An empty directory: the genesis is streamed in, so that its
+		// allocation need not fit in memory.
+		g, err := streamInit(*genesis, *datadir)
+		if err == nil {
+			h, _ := g.StoredHash()
+			fmt.Printf("initialised %s: chain ID %d, genesis %s, head 0\n", *datadir, g.Config.ChainID, h)
+			return 0
+		}
+		if !errors.Is(err, chain.ErrStreamFork) {
+			fmt.Fprintln(os.Stderr, "chaind init:", err)
+			return 1
+		}
+	}
 	g, err := chain.LoadGenesis(*genesis)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind init:", err)
@@ -42,6 +61,22 @@ func runInit(args []string) int {
 	defer c.Close()
 	fmt.Printf("initialised %s: chain ID %d, genesis %s, head %d\n", *datadir, g.Config.ChainID, c.Genesis().Hash(), c.Head().Number())
 	return 0
+}
+
+// streamInit writes the genesis file path into the empty data directory
+// dir (chain.InitGenesis), its sort runs in dir.
+func streamInit(path, dir string) (*chain.Genesis, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	kv, err := store.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	g, err := chain.InitGenesis(f, kv, func(g *chain.Genesis) chain.Engine { return pos.ForGenesis(g) }, dir)
+	return g, errors.Join(err, kv.Close())
 }
 
 func runImport(args []string) int {

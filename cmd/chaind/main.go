@@ -7,9 +7,6 @@ import (
 	"os"
 )
 
-// version is overridden at link time by the Makefile.
-var version = "0.1.0-dev"
-
 type command struct {
 	name  string
 	usage string

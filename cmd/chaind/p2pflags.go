@@ -135,7 +135,7 @@ func genesisSource(rf *runFlags) string {
 	case rf.genesis != "":
 		return rf.genesis
 	case rf.datadir != "":
-		if _, ok := storedGenesis(rf.datadir); ok {
+		if _, ok := rf.storedGenesis(); ok {
 			return "stored in " + rf.datadir
 		}
 	}

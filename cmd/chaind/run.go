@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/chaind/chaind/internal/version"
 	"log/slog"
 	"net"
 	"net/http"
@@ -66,6 +67,21 @@ type runFlags struct {
 	ops          opsFlags
 	devf         devFlags
 	fork         forkFlags
+
+	// stored is the data directory's genesis, read once per start
+	// (storedGenesis): several checks ask.
+	stored     *chain.Genesis
+	storedRead bool
+}
+
+// storedGenesis is the genesis stored in --datadir (see storedGenesis),
+// read on the first call.
+func (f *runFlags) storedGenesis() (*chain.Genesis, bool) {
+	if !f.storedRead {
+		f.stored, _ = storedGenesis(f.datadir)
+		f.storedRead = true
+	}
+	return f.stored, f.stored != nil
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -209,8 +225,11 @@ func newLogger(level, format string) (*slog.Logger, error) {
 	return log, nil
 }
 
+// clientVersion is what `chaind version` prints and web3_clientVersion
+// answers; the version in it is internal/version's, which the network
+// account's versions and upgrade plans are compared with.
 func clientVersion() string {
-	return fmt.Sprintf("chaind/v%s/%s-%s/%s", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	return fmt.Sprintf("chaind/v%s/%s-%s/%s", version.Binary, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
 
 // loadGenesis picks the genesis: a file, the dev network or a preset.
@@ -337,7 +356,7 @@ func runNode(args []string) int {
 	// A data directory remembers its genesis: without --genesis, a node
 	// restarted on it continues that chain (a --dev chain included).
 	// Flags that choose a chain must agree with the one it holds.
-	if stored, ok := storedGenesis(f.datadir); ok {
+	if stored, ok := f.storedGenesis(); ok {
 		if err := f.checkDatadir(fs, stored, dev); err != nil {
 			return usageError(fs.Name(), err.Error())
 		}

@@ -69,7 +69,7 @@ func scrape(client *http.Client, url string) (*topSnapshot, error) {
 func render(w io.Writer, url string, cur, prev *topSnapshot) {
 	v := cur.values
 	fmt.Fprintf(w, "chaind top — %s — %s\n\n", url, cur.at.UTC().Format(time.RFC3339))
-	fmt.Fprintf(w, "head      %-12.0f block interval %.0fs\n", v["chaind_head_number"], v["chaind_block_interval_seconds"])
+	fmt.Fprintf(w, "head      %-12.0f block interval %s\n", v["chaind_head_number"], interval(v["chaind_block_interval_seconds"]))
 	fmt.Fprintf(w, "txpool    %-6.0f pending %.0f queued\n", v["chaind_txpool_pending"], v["chaind_txpool_queued"])
 	fmt.Fprintf(w, "consensus %-6.0f rounds  %.0f timeouts\n", v["chaind_consensus_rounds_total"], v["chaind_consensus_timeouts_total"])
 	fmt.Fprintf(w, "peers     %-6.0f store %.1f MiB\n", v["chaind_p2p_peers"], v["chaind_store_bytes"]/(1<<20))
@@ -138,4 +138,13 @@ func runTop(args []string) int {
 		prev = cur
 		time.Sleep(*interval)
 	}
+}
+
+// interval renders a block interval: milliseconds below ten seconds, as
+// sub-second blocks have them.
+func interval(s float64) string {
+	if s < 10 {
+		return fmt.Sprintf("%.0fms", s*1000)
+	}
+	return fmt.Sprintf("%.0fs", s)
 }

@@ -15,6 +15,7 @@ func TestTopRender(t *testing.T) {
 	calls := r.NewCounterVec("chaind_rpc_requests_total", "x", "method", "outcome")
 	lat := r.NewHistogramVec("chaind_rpc_request_duration_seconds", "x", metrics.DefaultBuckets, "method")
 	r.GaugeFunc("chaind_head_number", "x", func() float64 { return 1234 })
+	r.GaugeFunc("chaind_block_interval_seconds", "x", func() float64 { return 0.25 })
 	calls.Add(10, "eth_call", "ok")
 	calls.Add(2, "eth_call", "error")
 	lat.Observe(0.004, "eth_call")
@@ -32,7 +33,7 @@ func TestTopRender(t *testing.T) {
 	var b strings.Builder
 	render(&b, srv.URL, cur, prev)
 	out := b.String()
-	for _, want := range []string{"head      1234", "eth_call", "18", "3.0", "5.00"} {
+	for _, want := range []string{"head      1234", "block interval 250ms", "eth_call", "18", "3.0", "5.00"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("screen lacks %q:\n%s", want, out)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"runtime"
 )
 
 func init() {
@@ -15,7 +14,7 @@ func init() {
 		if fs.NArg() > 0 {
 			return usageError("chaind version", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 		}
-		fmt.Printf("chaind/v%s/%s-%s/%s\n", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+		fmt.Println(clientVersion())
 		return 0
 	}})
 }

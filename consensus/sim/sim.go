@@ -25,6 +25,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -361,12 +362,17 @@ func (s *Sim) index(a types.Address) int {
 // restoring its persisted state when it belongs to that height.
 func (s *Sim) boot(nd *node) error {
 	h := uint64(len(nd.committed)) + 1
-	cc := consensus.Config{Self: nd.addr, ChainID: ChainID, Validators: s.src, Timeouts: s.cfg.Timeouts,
+	cc := consensus.Config{Self: nd.addr, ChainID: ChainID, Timeouts: s.cfg.Timeouts,
 		KeepDecisions: 1 << 20, SigCache: s.sigs}
 	if s.cfg.CoreConfig != nil && !nd.byz {
 		s.cfg.CoreConfig(&cc)
 	}
-	core, err := consensus.New(cc, h)
+	set, err := s.src.ValidatorSet(h)
+	if err != nil {
+		return err
+	}
+	// The simulated network's set never changes: one run from h on.
+	core, err := consensus.New(cc, h, consensus.ValidatorsEvent{From: h, To: math.MaxUint64, Set: set})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ var layers = []struct {
 	// 1: nothing of ours below.
 	{"rlp", 1}, {"internal/crypto/...", 1}, {"internal/forks", 1}, {"internal/store", 1},
 	{"internal/bech32", 1}, {"internal/protobuf", 1}, {"internal/jwt", 1}, {"internal/metrics", 1},
+	{"internal/version", 1},
 	{"internal/fdlimit", 1}, // the open-file limit and its budget
 	// 2: shared types and the trie.
 	{"internal/types", 2}, {"trie", 2},

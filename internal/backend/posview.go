@@ -25,6 +25,9 @@ type Signing interface {
 	// SystemContracts describes the chain's system contracts (none on a
 	// chain without staking).
 	SystemContracts() []SystemContract
+	// TimeMs is a block's time in Unix milliseconds: what its consensus
+	// data records, else its timestamp's seconds (pos.CheckTime).
+	TimeMs(h *types.Header) uint64
 }
 
 // BlockSigning is one block's proposer and its validator set's signatures.

@@ -122,22 +122,51 @@ type Governance interface {
 	// ProposalTally is the final tally once voting is over, else the
 	// votes so far weighted by the stake at height.
 	ProposalTally(height *uint64, id uint64) (*Tally, error)
+	// UpgradePlan is the scheduled software upgrade; nil when none is.
+	UpgradePlan(height *uint64) (*UpgradePlan, error)
+	// AppliedPlan is the block at which the upgrade plan of that name was
+	// applied; 0 when it never was.
+	AppliedPlan(height *uint64, name string) (uint64, error)
 }
 
 // ErrProposalNotFound is returned for an unknown proposal id.
 var ErrProposalNotFound = errors.New("proposal not found")
 
-// Proposal is a governance proposal.
+// Proposal is a governance proposal. What it changes, when it passes,
+// is in Changes (param_change and software_version) or Plan
+// (software_upgrade); Param and Value are the raw strings it was
+// submitted with.
 type Proposal struct {
 	ID                     uint64
-	Kind                   string // text, param_change or software_version
+	Kind                   string // text, param_change, software_version or software_upgrade
 	Status                 string // deposit_period, voting_period, passed, rejected, failed or dropped
 	Proposer               types.Address
 	Title, Description     string
-	Param, Value           string // the change a param_change or software_version proposal makes
+	Param, Value           string
+	Changes                []ParamChange
+	Plan                   *UpgradePlan
 	SubmitTime, DepositEnd uint64 // Unix seconds
 	VotingStart, VotingEnd uint64 // Unix seconds; 0 before voting
 	TotalDeposit           *uint256.Int
+}
+
+// ParamSubspace is the subspace every network parameter is changed in:
+// the staking contract keeps them all.
+const ParamSubspace = "staking"
+
+// ParamChange is one parameter a proposal sets: Key is the parameter's
+// network-account name, Value its new value as the governance contract
+// takes it (a decimal integer or a version).
+type ParamChange struct {
+	Subspace, Key, Value string
+}
+
+// UpgradePlan is a software upgrade: from block Height on, nodes must run
+// version Name or later; Info says where to get it.
+type UpgradePlan struct {
+	Name   string
+	Height uint64
+	Info   string
 }
 
 // ProposalVote is one voter's weights, parts per million of its stake.

@@ -12,8 +12,14 @@ import (
 
 // BuildParams are the proposer's choices for a new block.
 type BuildParams struct {
-	Coinbase         types.Address
-	Time             uint64
+	Coinbase types.Address
+	Time     uint64
+	// TimeMs, when set, is the block's time in Unix milliseconds and
+	// replaces Time: on an engine that records it (a TimeRule) the block
+	// may share its parent's second, so blocks faster than one a second
+	// keep to the clock. Without it, or on other engines, Time is moved
+	// past the parent's.
+	TimeMs           uint64
 	GasLimit         uint64 // 0 keeps the parent's
 	Extra            []byte
 	Random           types.Hash // PREVRANDAO
@@ -46,6 +52,9 @@ type Built struct {
 	// Transfers are, per transaction, the addresses that received value
 	// inside it: the history index lists the transaction for them too.
 	Transfers [][]types.Address
+	// Validators is the validator set the block decided, if any: the
+	// commit records it in the block's batch (ValidatorUpdate).
+	Validators *ValidatorUpdate
 }
 
 // BuildBlock assembles a block on top of the current head from candidate
@@ -56,12 +65,17 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	parent := c.Head()
 	ph := parent.HeaderRef()
 	cfg := c.Config
-	if p.Time <= ph.Time {
+	if _, ok := c.engine.(TimeRule); !ok {
+		p.TimeMs = 0
+	}
+	if p.TimeMs != 0 {
+		p.Time = max(p.TimeMs/1000, ph.Time) // the engine's Prepare orders the milliseconds
+	} else if p.Time <= ph.Time {
 		p.Time = ph.Time + 1
 	}
 	br := p.ParentBeaconRoot
 	attrs := Attributes{
-		Coinbase: p.Coinbase, Time: p.Time, GasLimit: p.GasLimit, Extra: p.Extra,
+		Coinbase: p.Coinbase, Time: p.Time, TimeMs: p.TimeMs, GasLimit: p.GasLimit, Extra: p.Extra,
 		Random: p.Random, ParentBeaconRoot: &br, BaseFee: p.BaseFee, ParentCert: p.ParentCert,
 	}
 	if err := c.engine.Prepare(c, ph, &attrs); err != nil {
@@ -91,6 +105,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	out.Block = x.Seal(res)
 	out.Receipts = res.Receipts
 	out.Transfers = res.Transfers
+	out.Validators = res.Validators
 	return out, nil
 }
 

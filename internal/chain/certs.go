@@ -40,17 +40,19 @@ func (c *Chain) CommitDecided(built *Built, cert, parentCert []byte) error {
 }
 
 // InsertCertified is InsertBlock for a decided block this node has not
-// executed yet, stored together with its commit certificate.
+// executed yet, stored together with its commit certificate. Besides
+// Ethereum's validity the engine checks the header (VerifyHeader: on a
+// proof-of-stake chain, the consensus data and the commitment to the
+// parent's certificate), as it does for a proposal.
 func (c *Chain) InsertCertified(b *types.Block, cert []byte) (types.Receipts, error) {
 	return c.InsertDecided(b, cert, nil)
 }
 
 // InsertDecided is InsertCertified that also replaces the parent's
-// stored certificate, as CommitDecided does.
+// stored certificate, as CommitDecided does. The engine checks the header
+// against parentCert, or the parent's stored certificate when it is nil.
 func (c *Chain) InsertDecided(b *types.Block, cert, parentCert []byte) (types.Receipts, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.insertCertified(b, cert, parentCert, senders{})
+	return c.insertChecked(b, cert, parentCert, senders{})
 }
 
 // stageParentCertificate stages parentCert as the certificate of b's
@@ -64,7 +66,8 @@ func (c *Chain) stageParentCertificate(b *types.Block, parentCert []byte) {
 // InsertCertifiedChain inserts consecutive decided blocks with their
 // certificates, as a syncing node does, recovering the senders of the
 // whole run in the background while the blocks execute (as InsertChain
-// does for an import). check, when set, runs before each block is
+// does for an import). Each block's header passes the engine's check
+// (VerifyHeader) before it executes. check, when set, runs before each block is
 // inserted (a certificate whose validator set an earlier block of the run
 // decides can only be verified then); its error stops the run. Blocks
 // already stored are passed over. It returns how many blocks it went
@@ -82,11 +85,16 @@ func (c *Chain) InsertCertifiedChain(blocks []*types.Block, certs [][]byte, chec
 				return i, err
 			}
 		}
-		// Locked block by block, so readers of the head wait for one
-		// block at most.
-		c.mu.Lock()
-		_, err := c.insertCertified(b, certs[i], nil, senders{r: r, off: off})
-		c.mu.Unlock()
+		// The certificate block i commits to is the one served with its
+		// parent: a peer keeps, for each block but its head, the one the
+		// child commits to. The first block's parent is the head, and its
+		// stored certificate stands (block sync starts a run at the head,
+		// so that it comes with the one its child commits to).
+		var parentCert []byte
+		if i > 0 && blocks[i-1].Hash() == b.ParentHash() {
+			parentCert = certs[i-1]
+		}
+		_, err := c.insertChecked(b, certs[i], parentCert, senders{r: r, off: off})
 		if err != nil && !errors.Is(err, ErrKnownBlock) {
 			return i, err
 		}
@@ -95,8 +103,41 @@ func (c *Chain) InsertCertifiedChain(blocks []*types.Block, certs [][]byte, chec
 	return len(blocks), nil
 }
 
-// insertCertified is InsertCertified under c.mu, with the senders'
-// background recovery, if any.
+// insertChecked runs the engine's header check on b, a child of the head,
+// against parentCert (nil: the head's stored certificate), then inserts
+// it. The check runs outside c.mu (the engine reads the chain), so the
+// chain is locked block by block and readers of the head wait for one
+// block at most; a head that moved in between refuses the block rather
+// than store it unchecked. A block that is not a child of the head is
+// refused or passed over by the insert.
+func (c *Chain) insertChecked(b *types.Block, cert, parentCert []byte, s senders) (types.Receipts, error) {
+	parent := c.Head()
+	if b.ParentHash() == parent.Hash() {
+		checked := parentCert
+		if checked == nil {
+			var err error
+			checked, err = c.Certificate(parent.Number())
+			if errors.Is(err, ErrNotFound) {
+				checked, err = nil, nil // the genesis block, or decided before certificates were kept
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if err := c.engine.VerifyHeader(c, parent.HeaderRef(), b.HeaderRef(), checked); err != nil {
+			return nil, fmt.Errorf("block %d: %w", b.Number(), err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b.ParentHash() == c.head.Hash() && c.head.Hash() != parent.Hash() {
+		return nil, fmt.Errorf("%w: the head moved while block %d was checked", ErrUnknownParent, b.Number())
+	}
+	return c.insertCertified(b, cert, parentCert, s)
+}
+
+// insertCertified is InsertDecided under c.mu, once the engine checked the
+// header, with the senders' background recovery, if any.
 func (c *Chain) insertCertified(b *types.Block, cert, parentCert []byte, s senders) (types.Receipts, error) {
 	built, err := c.validate(b, c.head, c.GetHash, s)
 	if err != nil {

@@ -110,18 +110,7 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		if err != nil {
 			return nil, err
 		}
-		// The genesis records are kept so that a node restarted on this
-		// data directory needs no genesis file (and a --dev chain keeps
-		// its own), and so that a restart recognises its genesis without
-		// building it.
-		var b store.Batch
-		putGenesisRecords(&b, head, alloc, eng)
-		if err := kv.Write(&b); err != nil {
-			return nil, err
-		}
-		db.stageTD(blk.Hash(), &blk.HeaderRef().Difficulty)
-		db.stageGenesis(blk)
-		if err := db.WriteBlock(blk, nil); err != nil {
+		if err := db.writeGenesisBlock(blk, head, alloc, eng); err != nil {
 			return nil, err
 		}
 		gh = blk.Hash()
@@ -147,6 +136,22 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		return nil, fmt.Errorf("flat state of head block %d: %w", c.head.Number(), err)
 	}
 	return c, nil
+}
+
+// writeGenesisBlock stores block 0, whose state is written, as the head
+// of an empty store, with the genesis records. The records are kept so
+// that a node restarted on this data directory needs no genesis file (and
+// a --dev chain keeps its own), and so that a restart recognises its
+// genesis without building it.
+func (db *DB) writeGenesisBlock(blk *types.Block, head, alloc, eng []byte) error {
+	var b store.Batch
+	putGenesisRecords(&b, head, alloc, eng)
+	if err := db.kv.Write(&b); err != nil {
+		return err
+	}
+	db.stageTD(blk.Hash(), &blk.HeaderRef().Difficulty)
+	db.stageGenesis(blk)
+	return db.WriteBlock(blk, nil)
 }
 
 // checkGenesis checks that g, which is not spelled as the stored spec, is
@@ -328,7 +333,7 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err := c.Config.ValidateResult(b, res); err != nil {
 		return nil, err
 	}
-	return &Built{Block: b, State: st, Receipts: res.Receipts, Transfers: res.Transfers}, nil
+	return &Built{Block: b, State: st, Receipts: res.Receipts, Transfers: res.Transfers, Validators: res.Validators}, nil
 }
 
 // CommitBuilt stores a block this node built (BuildBlock) or checked
@@ -350,6 +355,9 @@ func (c *Chain) commit(built *Built) error {
 	b, receipts := built.Block, built.Receipts
 	if err := c.commitState(b, built.State); err != nil {
 		return err
+	}
+	if built.Validators != nil {
+		c.db.stageValidators(b.Hash(), built.Validators)
 	}
 	if td := c.childTD(b.ParentHash(), &b.HeaderRef().Difficulty); td != nil {
 		c.db.stageTD(b.Hash(), td)

@@ -36,15 +36,26 @@ type Engine interface {
 	// built on parent (the consensus data in the extra data and the
 	// commitment to the parent's certificate), on c's stored chain.
 	Prepare(c *Chain, parent *types.Header, a *Attributes) error
-	// VerifyHeader checks what the engine decides in h, a proposed child
-	// of parent whose certificate, as the proposal carries it, is
-	// parentCert. Ethereum's part of validity is ValidateHeader's.
+	// VerifyHeader checks what the engine decides in h, a child of parent
+	// whose certificate, as the proposal carries it or the store holds it,
+	// is parentCert. It runs on every proposal a validator checks and on
+	// every certified block inserted (InsertCertified, a syncing node's
+	// InsertCertifiedChain). Ethereum's part of validity is
+	// ValidateHeader's.
 	VerifyHeader(c *Chain, parent, h *types.Header, parentCert []byte) error
 	// Finalize runs the engine's end-of-block rule on x's state, after
 	// the transactions and withdrawals; burned is what the block's base
 	// and blob fees destroyed, as the executor counted it. It returns the
 	// validator update the block decided, if any.
 	Finalize(x *Exec, burned *uint256.Int) (*ValidatorUpdate, error)
+}
+
+// TimeRule is an engine's own rule for a header's time against its
+// parent's, replacing Ethereum's (a timestamp strictly after the
+// parent's): pos.Engine's millisecond time. Engines without one keep
+// Ethereum's.
+type TimeRule interface {
+	CheckTime(parent, h *types.Header) error
 }
 
 // ValidatorUpdate is a validator set a block decided and the first height

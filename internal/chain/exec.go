@@ -37,6 +37,10 @@ var ErrMissingPrecompile = errors.New("transaction reaches a precompile this bui
 type Attributes struct {
 	Coinbase types.Address
 	Time     uint64
+	// TimeMs, when set, is the block's time in Unix milliseconds for an
+	// engine that records it (a TimeRule): Prepare orders it after the
+	// parent's and sets Time to its seconds, or clears it.
+	TimeMs uint64
 	// GasLimit is the gas limit to steer toward, as far as the 1/1024 step
 	// allows; 0 keeps the parent's.
 	GasLimit         uint64
@@ -63,7 +67,10 @@ func (c *Config) NextHeader(parent *types.Header, a Attributes) (*types.Header, 
 	if !c.IsMerged(number) {
 		return nil, errors.New("chaind builds proof-of-stake blocks only; the chain config is pre-merge at this height")
 	}
-	if a.Time <= parent.Time {
+	// A block whose engine records its time in milliseconds (TimeMs set
+	// by the engine's Prepare) may share its parent's second; the engine's
+	// TimeRule orders it.
+	if a.Time < parent.Time || (a.Time == parent.Time && a.TimeMs == 0) {
 		return nil, fmt.Errorf("%w: %d <= %d", ErrBadTimestamp, a.Time, parent.Time)
 	}
 	nb := c.NextBlockParams(parent, &a)

@@ -49,6 +49,9 @@ type Genesis struct {
 	// directory's state, so block 0 cannot be built from it.
 	stored       types.Hash
 	allocOmitted bool
+	// spool holds the allocations of a genesis being streamed into a
+	// store (InitGenesis) instead of Alloc.
+	spool *spool
 }
 
 // Account is one genesis allocation.
@@ -71,14 +74,24 @@ func (a *Alloc) UnmarshalJSON(input []byte) error {
 	}
 	*a = make(Alloc, len(raw))
 	for k, v := range raw {
-		s := strings.TrimPrefix(strings.TrimPrefix(k, "0x"), "0X")
-		b, err := hex.DecodeString(s)
-		if err != nil || len(b) != 20 {
-			return fmt.Errorf("alloc: invalid address %q", k)
+		addr, err := parseAllocAddress(k)
+		if err != nil {
+			return err
 		}
-		(*a)[types.BytesToAddress(b)] = v
+		(*a)[addr] = v
 	}
 	return nil
+}
+
+// parseAllocAddress reads an allocation's key: 40 hex digits, with or
+// without 0x.
+func parseAllocAddress(k string) (types.Address, error) {
+	s := strings.TrimPrefix(strings.TrimPrefix(k, "0x"), "0X")
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 20 {
+		return types.Address{}, fmt.Errorf("alloc: invalid address %q", k)
+	}
+	return types.BytesToAddress(b), nil
 }
 
 // Storage keys and values in genesis files are often short ("0x01"), so

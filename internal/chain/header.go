@@ -46,7 +46,11 @@ func (r Rules) ValidateHeader(parent, h *types.Header) error {
 	if h.ParentHash != parent.Hash() {
 		return fmt.Errorf("%w: %s", ErrUnknownParent, h.ParentHash)
 	}
-	if h.Time <= parent.Time {
+	if tr, ok := r.engine().(TimeRule); ok {
+		if err := tr.CheckTime(parent, h); err != nil {
+			return err
+		}
+	} else if h.Time <= parent.Time {
 		return fmt.Errorf("%w: %d <= %d", ErrBadTimestamp, h.Time, parent.Time)
 	}
 	if len(h.Extra) > max(32, r.engine().MaxExtra()) {

@@ -36,7 +36,9 @@ type NextBlock struct {
 // choice, see Attributes).
 func (c *Config) NextBlockParams(parent *types.Header, a *Attributes) NextBlock {
 	nb := NextBlock{Number: parent.Number + 1, Time: a.Time, GasLimit: parent.GasLimit, Coinbase: a.Coinbase, Random: a.Random}
-	if nb.Time <= parent.Time {
+	if a.TimeMs != 0 { // the engine orders the milliseconds (BuildBlock)
+		nb.Time = max(a.TimeMs/1000, parent.Time)
+	} else if nb.Time <= parent.Time {
 		nb.Time = parent.Time + 1
 	}
 	if a.GasLimit != 0 {

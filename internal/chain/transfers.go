@@ -8,7 +8,9 @@ import (
 
 // transferRecorder notes the internal value transfers of one transaction:
 // every frame below the top one that moves value (a CALL or CREATE with
-// value, a SELFDESTRUCT's payout). A frame that fails takes its own
+// value, a SELFDESTRUCT's payout), and every contract created below the
+// top frame, with value or without (so a factory's contracts have the
+// transaction that created them in their history). A frame that fails takes its own
 // transfer and those of the frames it opened with it, as the EVM undoes
 // them. It uses only the frame hooks, which keep the interpreter's fast
 // path.
@@ -28,7 +30,8 @@ func (r *transferRecorder) reset() {
 func (r *transferRecorder) enter(_ int, typ byte, _, to types.Address, _ []byte, _ uint64, value *uint256.Int) {
 	top := len(r.marks) == 0 // the transaction's own call: its value is the transaction's
 	r.marks = append(r.marks, len(r.to))
-	if top || value == nil || value.IsZero() || typ == evm.FrameCallCode || typ == evm.FrameDelegateCall {
+	create := typ == evm.FrameCreate || typ == evm.FrameCreate2
+	if top || !create && (value == nil || value.IsZero()) || typ == evm.FrameCallCode || typ == evm.FrameDelegateCall {
 		return
 	}
 	r.to = append(r.to, to)

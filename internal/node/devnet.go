@@ -11,6 +11,7 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
 	"github.com/chaind/chaind/internal/node/bft"
+	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
@@ -28,6 +29,10 @@ type DevnetConfig struct {
 	ChainID       uint64
 	ClientVersion string
 	Log           *slog.Logger
+	// Params, when set, replaces the dev network parameters (DevParams):
+	// a test that waits out a cooldown or a voting period in real time
+	// shortens it.
+	Params *staking.Params
 }
 
 // Devnet is N validators in one process, each with its own node (chain,
@@ -81,6 +86,11 @@ func StartDevnet(cfg DevnetConfig) (*Devnet, error) {
 	}
 	if err := pos.SetDevStaking(genesis, valKeys, host); err != nil {
 		return nil, err
+	}
+	if cfg.Params != nil {
+		if err := pos.SetStakingParams(genesis, *cfg.Params); err != nil {
+			return nil, err
+		}
 	}
 	for i, k := range valKeys {
 		port := -1

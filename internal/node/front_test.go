@@ -312,6 +312,14 @@ func TestPublicMethodSets(t *testing.T) {
 			t.Fatalf("got %v", err)
 		}
 	})
+	t.Run("personal on a public node", func(t *testing.T) {
+		keys := devload.Keys("node-test", 1)
+		_, err := New(Config{Genesis: devload.GenesisWithToken(8118, keys, 1), HTTPPort: -1, WSPort: -1, Public: true,
+			Accounts: keys, HTTPAPIs: []string{"eth", "personal"}})
+		if err == nil || !strings.Contains(err.Error(), "--http.api: a --public node holds no unlocked accounts, so it serves no personal namespace") {
+			t.Fatalf("got %v", err)
+		}
+	})
 }
 
 // Without --public every namespace is served and nothing is limited.

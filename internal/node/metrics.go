@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"github.com/chaind/chaind/internal/node/p2pnet"
+	"github.com/chaind/chaind/internal/pos"
 	"net"
 	"net/http"
 	"runtime"
@@ -103,6 +104,9 @@ func (n *Node) blockInterval() float64 {
 	p, err := n.Chain.BlockByNumber(h.Number() - 1)
 	if err != nil || p.Time() > h.Time() {
 		return 0
+	}
+	if pos.Of(n.Chain) != nil { // to the millisecond (pos.CheckTime)
+		return float64(pos.TimeMs(h.HeaderRef())-pos.TimeMs(p.HeaderRef())) / 1000
 	}
 	return float64(h.Time() - p.Time())
 }

@@ -266,6 +266,8 @@ func New(cfg Config) (*Node, error) {
 	ethapi.RegisterAccounts(n.RPC, n.backend, accounts, opts)
 	ethapi.RegisterChain(n.RPC, n.stake.Network())
 	ethapi.RegisterFilters(n.RPC, n.backend, opts)
+	ethapi.RegisterOtterscan(n.RPC, n.backend, opts)
+	ethapi.RegisterTrace(n.RPC, n.backend, opts)
 	n.registerFork()
 	if cfg.DevTools {
 		n.enableDevTools()
@@ -311,6 +313,12 @@ func (n *Node) apis(port string, given []string) ([]string, error) {
 		return slices.DeleteFunc(have, func(ns string) bool { return slices.Contains(PublicHiddenAPIs, ns) }), nil
 	}
 	for _, ns := range given {
+		if ns == "personal" && n.cfg.Public && !slices.Contains(have, ns) {
+			// It exists, for a node's unlocked accounts, which a public
+			// node never holds: "unknown" would send the operator looking
+			// for a typo.
+			return nil, fmt.Errorf("--%s.api: a --public node holds no unlocked accounts, so it serves no personal namespace", port)
+		}
 		if !slices.Contains(have, ns) {
 			return nil, fmt.Errorf("--%s.api: unknown namespace %q (have %s)", port, ns, strings.Join(have, ", "))
 		}

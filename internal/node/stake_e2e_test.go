@@ -7,6 +7,7 @@ import (
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -96,7 +97,11 @@ func ethers(n uint64) *uint256.Int {
 // undelegating waits the cooldown, and a governance proposal changes
 // maintenanceFee, which the network account then shows.
 func TestStakingThroughTransactions(t *testing.T) {
-	dn, err := StartDevnet(DevnetConfig{Validators: 4, BlockTime: 20 * time.Millisecond, HTTPPort: -1, ChainID: 8118})
+	// Block time is real time, so the cooldown and the voting period are
+	// cut to seconds.
+	params := pos.DevParams()
+	params.RestakeCooldown, params.VotingPeriod = 3_000, 3_000
+	dn, err := StartDevnet(DevnetConfig{Validators: 4, BlockTime: 20 * time.Millisecond, HTTPPort: -1, ChainID: 8118, Params: &params})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +188,9 @@ func TestStakingThroughTransactions(t *testing.T) {
 		t.Fatalf("network events: %d cycles, newcomer active %v", cycles, joined)
 	}
 
-	// Rewards accrue and are withdrawn to the wei.
+	// Rewards accrue (paid at cycle ends for the whole seconds since the
+	// last payment) and are withdrawn to the wei.
+	waitTime(t, n, n.Chain.Head().Time()+2)
 	waitCycles(t, n, 1)
 	st, _ := n.Chain.StateAt(n.Chain.Head().Root())
 	before := st.GetBalance(delAddr).Clone()
@@ -209,7 +216,7 @@ func TestStakingThroughTransactions(t *testing.T) {
 		t.Fatalf("unbonding %+v", es)
 	}
 	st.Release()
-	if head := n.Chain.Head(); done < head.Time()+59 {
+	if head := n.Chain.Head(); done < head.Time()+params.RestakeCooldown/1000-1 {
 		t.Fatalf("completes at %d, block time %d: shorter than the cooldown", done, head.Time())
 	}
 	waitTime(t, n, done)
@@ -318,8 +325,9 @@ func checkCycleLengthChange(t *testing.T, n *Node, nw backend.Validators) {
 		}
 		first, _ := n.Chain.BlockByNumber(span[0])
 		last, _ := n.Chain.BlockByNumber(span[1])
-		if ci.Start.UnixMilli() != int64(first.Time())*1000 || ci.End.UnixMilli() != int64(last.Time())*1000 {
-			t.Fatalf("cycle %d: %v..%v, want the times of blocks %d..%d (%d..%d)", cy, ci.Start, ci.End, span[0], span[1], first.Time(), last.Time())
+		from, to := pos.TimeMs(first.HeaderRef()), pos.TimeMs(last.HeaderRef()) // to the millisecond
+		if ci.Start.UnixMilli() != int64(from) || ci.End.UnixMilli() != int64(to) {
+			t.Fatalf("cycle %d: %v..%v, want the times of blocks %d..%d (%d..%d ms)", cy, ci.Start, ci.End, span[0], span[1], from, to)
 		}
 	}
 }

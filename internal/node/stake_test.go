@@ -39,6 +39,10 @@ func TestDevnetValidatorsFromState(t *testing.T) {
 	defer dn.Close()
 	n := dn.Nodes[0]
 	waitHead(t, n, 12)
+	// Rewards are paid at a cycle's end for the whole seconds since the
+	// last payment, and 10 ms blocks keep to the clock: let two pass.
+	waitTime(t, n, n.Chain.Head().Time()+2)
+	waitCycles(t, n, 1)
 
 	nw := n.stake.Network()
 	nodes := nw.Nodes()

@@ -35,6 +35,10 @@ import (
 type ConsensusData struct {
 	Absent   []types.Address
 	Evidence []consensus.DuplicateVoteEvidence
+	// TimeMs is the block's time in Unix milliseconds, 0 when the block
+	// does not record it (see CheckTime). Encoded as a third element only
+	// when set, so the data of blocks without it reads as before.
+	TimeMs uint64
 }
 
 // MaxEvidencePerBlock bounds the evidence one block carries, and so the
@@ -43,7 +47,9 @@ type ConsensusData struct {
 const MaxEvidencePerBlock = 16
 
 // IsEmpty reports whether d has nothing to say.
-func (d *ConsensusData) IsEmpty() bool { return len(d.Absent) == 0 && len(d.Evidence) == 0 }
+func (d *ConsensusData) IsEmpty() bool {
+	return len(d.Absent) == 0 && len(d.Evidence) == 0 && d.TimeMs == 0
+}
 
 // Encode returns the extra data carrying d: nil when d is empty.
 func (d *ConsensusData) Encode() []byte {
@@ -62,6 +68,9 @@ func (d *ConsensusData) Encode() []byte {
 		b.WriteRaw(e.Encode())
 	}
 	b.ListEnd(el)
+	if d.TimeMs != 0 {
+		b.WriteUint64(d.TimeMs)
+	}
 	b.ListEnd(l)
 	return b.Bytes()
 }
@@ -85,8 +94,14 @@ func DecodeConsensusData(extra []byte) (ConsensusData, error) {
 		return d, fmt.Errorf("%w: absent list: %v", ErrConsensusData, err)
 	}
 	evidence, content, err := rlp.SplitList(content)
-	if err != nil || len(content) != 0 {
+	if err != nil {
 		return d, fmt.Errorf("%w: evidence list", ErrConsensusData)
+	}
+	if len(content) != 0 {
+		var rest []byte
+		if d.TimeMs, rest, err = rlp.SplitUint64(content); err != nil || len(rest) != 0 || d.TimeMs == 0 {
+			return d, fmt.Errorf("%w: block time", ErrConsensusData)
+		}
 	}
 	for len(absent) > 0 {
 		var a []byte

@@ -75,3 +75,18 @@ func SetTestStaking(g *chain.Genesis, keys []*secp256k1.PrivateKey, netAddrs []s
 	g.Staking = raw
 	return nil
 }
+
+// SetStakingParams replaces the network parameters of g's staking section.
+func SetStakingParams(g *chain.Genesis, p staking.Params) error {
+	var sg staking.Genesis
+	if err := json.Unmarshal(g.Staking, &sg); err != nil {
+		return fmt.Errorf("staking genesis: %w", err)
+	}
+	sg.Params = &p
+	raw, err := json.Marshal(sg)
+	if err != nil {
+		return err
+	}
+	g.Staking = raw
+	return nil
+}

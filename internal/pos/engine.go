@@ -56,6 +56,7 @@
 package pos
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -67,6 +68,7 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/internal/version"
 	"github.com/holiman/uint256"
 )
 
@@ -83,6 +85,11 @@ type Engine struct {
 	cycles headCycles                         // the schedule at the last head asked about
 
 	ev evidencePool
+
+	// binary is the version of the software running the engine, which
+	// scheduled upgrades and the network's minVersion are checked
+	// against (staking.UpgradeNeeded).
+	binary string
 }
 
 type setKey struct {
@@ -91,7 +98,13 @@ type setKey struct {
 }
 
 // New returns the engine of a proof-of-stake chain.
-func New() *Engine { return &Engine{sets: map[setKey]*consensus.ValidatorSet{}} }
+func New() *Engine {
+	return &Engine{sets: map[setKey]*consensus.ValidatorSet{}, binary: version.Binary}
+}
+
+// SetBinaryVersion makes the engine check upgrades against v instead of
+// this build's version: a test of an old node facing an upgrade.
+func (e *Engine) SetBinaryVersion(v string) { e.binary = v }
 
 // NewWithValidators returns an engine that takes every height's validator
 // set from vals instead of the staking state: for tests of the header
@@ -152,10 +165,14 @@ func (*Engine) GenesisAlloc(g *chain.Genesis) (chain.Alloc, error) {
 		system[a] = true
 	}
 	supply := new(uint256.Int)
-	for a, acc := range g.Alloc {
+	err = g.ForEachAlloc(func(a types.Address, acc *chain.Account) error {
 		if !system[a] {
 			supply.Add(supply, &acc.Balance.Int)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	mem := staking.NewMemState()
 	if err := staking.InitGenesis(mem, sg, uint64(g.Timestamp), supply); err != nil {
@@ -178,12 +195,21 @@ func (*Engine) GenesisAlloc(g *chain.Genesis) (chain.Alloc, error) {
 // by the validators that certified it) feeds the penalties. At a cycle's
 // selection block the chosen set is returned with the first height it
 // runs.
-func (*Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
+//
+// A binary older than a scheduled upgrade's version (at or past its
+// height) or than the network's minVersion executes nothing: every path
+// that builds, validates or imports a block fails here with
+// staking.ErrUpgradeNeeded saying which version to run, so such a node
+// neither signs nor extends its chain.
+func (e *Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
+	if err := staking.UpgradeNeeded(x.State, x.Header.Number, e.binary); err != nil {
+		return nil, err
+	}
 	cd, err := DecodeConsensusData(x.Header.Extra)
 	if err != nil {
 		return nil, err
 	}
-	b := staking.Block{Number: x.Header.Number, Time: x.Header.Time, Burned: burned, Absent: cd.Absent}
+	b := staking.Block{Number: x.Header.Number, Time: x.Header.Time, TimeMs: cd.TimeMs, Burned: burned, Absent: cd.Absent}
 	for _, ev := range cd.Evidence {
 		b.DoubleSigns = append(b.DoubleSigns, staking.DoubleSign{ConsensusAddress: ev.A.Validator, Height: ev.A.Height})
 	}
@@ -239,6 +265,7 @@ func (e *Engine) Prepare(c *chain.Chain, parent *types.Header, a *chain.Attribut
 	}
 	root := CertRoot(cert)
 	a.ParentBeaconRoot = &root
+	prepareTime(parent, a)
 	if a.Extra != nil {
 		return nil
 	}
@@ -246,6 +273,7 @@ func (e *Engine) Prepare(c *chain.Chain, parent *types.Header, a *chain.Attribut
 	if err != nil {
 		return err
 	}
+	d.TimeMs = a.TimeMs
 	a.Extra = d.Encode()
 	return nil
 }
@@ -254,10 +282,36 @@ func (e *Engine) Prepare(c *chain.Chain, parent *types.Header, a *chain.Attribut
 // and h commits to it, and h's consensus data is exactly what the
 // certificate and the evidence rules allow.
 func (e *Engine) VerifyHeader(c *chain.Chain, parent, h *types.Header, cert []byte) error {
-	if err := CheckParentCert(c.Config.ChainID, e.Validators(c), parent, h, cert); err != nil {
+	if storedCert(c, parent, cert) {
+		// Verified when it was stored: only the commitment is left.
+		if err := commitsTo(h, cert); err != nil {
+			return err
+		}
+	} else if err := CheckParentCert(c.Config.ChainID, e.Validators(c), parent, h, cert); err != nil {
 		return err
 	}
 	return e.checkConsensusData(c, parent, h, cert)
+}
+
+// storedCert reports whether cert is the stored certificate of parent, a
+// canonical block: every certificate the chain stores was verified first
+// (built by the driver from verified precommits, or checked by block sync
+// before the insert), so a syncing node or a validator checking a
+// proposal does not recover its signatures again.
+func storedCert(c *chain.Chain, parent *types.Header, cert []byte) bool {
+	if len(cert) == 0 || c.GetHash(parent.Number) != parent.Hash() {
+		return false
+	}
+	stored, err := c.Certificate(parent.Number)
+	return err == nil && bytes.Equal(stored, cert)
+}
+
+// commitsTo checks that h commits to exactly cert.
+func commitsTo(h *types.Header, cert []byte) error {
+	if r := h.ParentBeaconRoot; r == nil || *r != CertRoot(cert) {
+		return errors.New("pos: block does not commit to its parent's certificate")
+	}
+	return nil
 }
 
 // CheckParentCert checks what a proposed block says about its parent: the
@@ -283,10 +337,7 @@ func CheckParentCert(chainID uint64, vals consensus.ValidatorSource, parent, h *
 			return fmt.Errorf("pos: parent certificate: %w", err)
 		}
 	}
-	if r := h.ParentBeaconRoot; r == nil || *r != CertRoot(cert) {
-		return errors.New("pos: block does not commit to its parent's certificate")
-	}
-	return nil
+	return commitsTo(h, cert)
 }
 
 // Validators returns the validator sets of c's heights, as the consensus
@@ -339,11 +390,12 @@ func (e *Engine) Cycles(c *chain.Chain) (types.Cycles, error) {
 	return cycles, nil
 }
 
-// ValidatorSet returns the validator set of height on c, read from the
-// staking state: the set chosen at the selection block of the previous
-// cycle (for cycle 0, the genesis set) with proposer priorities advanced
+// ValidatorSet returns the validator set of height on c: the set the
+// selection block of the previous cycle recorded when it was committed
+// (for cycle 0, the genesis state's), with proposer priorities advanced
 // once per height from the cycle's first block. Every node derives the
-// same set from the same chain.
+// same set from the same chain. A set not decided yet is
+// chain.ErrNotFound.
 func (e *Engine) ValidatorSet(c *chain.Chain, height uint64) (*consensus.ValidatorSet, error) {
 	if e.vals != nil {
 		return e.vals.ValidatorSet(height)
@@ -387,29 +439,51 @@ func loadSet(c *chain.Chain, cycles types.Cycles, cy uint64) (*consensus.Validat
 	// A chain whose genesis is not block 0 (a fork of another chain) takes
 	// the sets of the cycles its genesis reaches into from the genesis
 	// state: no selection ran before it.
-	num, fromGenesis := cycles.SetBlock(cy), false
-	if g := c.Genesis().Number(); num <= g {
-		num, fromGenesis = g, true
+	num := cycles.SetBlock(cy)
+	if g := c.Genesis(); num <= g.Number() {
+		return genesisSet(c, g, cy)
 	}
-	b, err := c.BlockByNumber(num)
+	// Any later set was decided by a selection block, which recorded it
+	// with itself (chain.ValidatorUpdate).
+	hash, ok := c.DB().CanonicalHash(num)
+	if !ok {
+		return nil, fmt.Errorf("staking: validators of cycle %d are decided by block %d: %w", cy, num, chain.ErrNotFound)
+	}
+	up, err := c.ValidatorUpdate(hash)
+	if errors.Is(err, chain.ErrNotFound) {
+		return nil, fmt.Errorf("staking: block %d, the selection block of cycle %d, recorded no validator set", num, cy-1)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("staking: validators of cycle %d: block %d: %w", cy, num, err)
+		return nil, err
 	}
-	st, err := c.StateAt(b.Root())
+	if first := cycles.First(cy); up.Height != first {
+		return nil, fmt.Errorf("staking: block %d chose a set for height %d, cycle %d starts at %d", num, up.Height, cy, first)
+	}
+	vals := make([]consensus.Validator, 0, len(up.Validators))
+	for _, v := range up.Validators {
+		vals = append(vals, consensus.Validator{Address: v.Address, Power: v.Power})
+	}
+	return newSet(vals, cy)
+}
+
+// genesisSet is the set of cycle cy read from the genesis block's state.
+func genesisSet(c *chain.Chain, g *types.Block, cy uint64) (*consensus.ValidatorSet, error) {
+	st, err := c.StateAt(g.Root())
 	if err != nil {
 		return nil, fmt.Errorf("staking: validators of cycle %d: %w", cy, err)
 	}
 	defer st.Release()
-	active := staking.ReadActiveSet(st)
-	if !fromGenesis {
-		active = staking.ReadNextSet(st)
-	}
-	if len(active) == 0 {
-		return nil, fmt.Errorf("staking: cycle %d has no validators (the genesis names none)", cy)
-	}
-	vals := make([]consensus.Validator, 0, len(active))
-	for _, a := range active {
+	var vals []consensus.Validator
+	for _, a := range staking.ReadActiveSet(st) {
 		vals = append(vals, consensus.Validator{Address: a.ConsensusAddress, Power: a.Power})
+	}
+	return newSet(vals, cy)
+}
+
+// newSet is the consensus set of vals, in address order.
+func newSet(vals []consensus.Validator, cy uint64) (*consensus.ValidatorSet, error) {
+	if len(vals) == 0 {
+		return nil, fmt.Errorf("staking: cycle %d has no validators (the genesis names none)", cy)
 	}
 	sort.Slice(vals, func(i, j int) bool { return string(vals[i].Address[:]) < string(vals[j].Address[:]) })
 	return consensus.NewValidatorSet(vals)

@@ -226,7 +226,7 @@ func tallyOf(t vTally) TallyResult {
 
 func proposalOf(p vProposal) Proposal {
 	return Proposal{
-		ProposalID: p.ID, Content: &protobuf.Any{Msg: TextProposal{Title: p.Title, Description: p.Description}},
+		ProposalID: p.ID, Content: proposalContent(p),
 		Status: ProposalStatus(p.Status), FinalTallyResult: tallyOf(p.FinalTally),
 		SubmitTime: p.SubmitTime.UTC(), DepositEndTime: p.DepositEndTime.UTC(), TotalDeposit: coins(p.TotalDeposit),
 		VotingStartTime: p.VotingStartTime.UTC(), VotingEndTime: p.VotingEndTime.UTC(),

@@ -414,6 +414,7 @@ func (n native) cosmosProposal(p backend.Proposal) (vProposal, error) {
 	cp := vProposal{ID: p.ID, Title: p.Title, Description: p.Description, Status: proposalStatusOf(p.Status),
 		SubmitTime: unixTime(p.SubmitTime), DepositEndTime: unixTime(p.DepositEnd), TotalDeposit: zeroIfNil(p.TotalDeposit),
 		VotingStartTime: unixTime(p.VotingStart), VotingEndTime: unixTime(p.VotingEnd),
+		Changes: p.Changes, Plan: p.Plan,
 		FinalTally: vTally{Yes: new(uint256.Int), Abstain: new(uint256.Int), No: new(uint256.Int), NoWithVeto: new(uint256.Int)}}
 	if cp.Status != propDepositPeriod && cp.Status != propVotingPeriod {
 		t, err := n.g.ProposalTally(n.at, p.ID)

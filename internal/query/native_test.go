@@ -89,6 +89,8 @@ func (f *fakeNative) ProposalDeposits(_ *uint64, id uint64) ([]backend.ProposalD
 	}
 	return f.deps, nil
 }
+func (f *fakeNative) UpgradePlan(*uint64) (*backend.UpgradePlan, error) { return nil, nil }
+func (f *fakeNative) AppliedPlan(*uint64, string) (uint64, error)       { return 0, nil }
 func (f *fakeNative) ProposalTally(_ *uint64, id uint64) (*backend.Tally, error) {
 	if _, err := f.Proposal(nil, id); err != nil {
 		return nil, err

@@ -177,7 +177,7 @@ func New(b Backend) *Querier {
 		}
 		files = append(files, s.File)
 	}
-	q.files = append(files, typeFiles...)
+	q.files = append(append(files, typeFiles...), proposalTypeFiles...)
 	q.reg = protobuf.NewRegistry(q.files...)
 	return q
 }

@@ -5,7 +5,7 @@ package query
 func allServices() []*Service {
 	return []*Service{
 		authService(), bankService(), tendermintService(), distributionService(),
-		govService(), slashingService(), stakingService(),
+		govService(), slashingService(), stakingService(), upgradeService(),
 	}
 }
 

@@ -3,6 +3,7 @@ package query
 import (
 	"time"
 
+	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -125,6 +126,9 @@ type vProposal struct {
 	TotalDeposit       *uint256.Int
 	VotingStartTime    time.Time
 	VotingEndTime      time.Time
+	// What the proposal changes: parameters, or an upgrade plan.
+	Changes []backend.ParamChange
+	Plan    *backend.UpgradePlan
 }
 
 // vTally counts voting power by option.

@@ -25,6 +25,10 @@ func powerOf(tokens *uint256.Int) int64 {
 // Block is what the end-of-block rules need of the block that just ran.
 type Block struct {
 	Number, Time uint64
+	// TimeMs is the block's time in milliseconds where the chain records
+	// it (pos.CheckTime), 0 where it does not: cycle records take it, so a
+	// cycle of sub-second blocks has its true length.
+	TimeMs uint64
 	// Burned is what the block destroyed outside the system contracts:
 	// the base fee of every transaction (EIP-1559).
 	Burned *uint256.Int
@@ -44,7 +48,10 @@ type Block struct {
 // pays the cycle's rewards and fees, hands over to the chosen set and
 // puts the parameters' cycle rule in force from the next cycle on.
 func EndBlock(st State, b Block) error {
-	l := &ledger{s: store{st}, now: b.Time, height: b.Number}
+	l := &ledger{s: store{st}, now: b.Time, nowMs: b.TimeMs, height: b.Number}
+	if l.nowMs == 0 {
+		l.nowMs = b.Time * 1000
+	}
 	if b.Number == 1 {
 		l.startClock()
 	}
@@ -60,6 +67,7 @@ func EndBlock(st State, b Block) error {
 		p := ReadParams(st)
 		l.endProposals(&p)
 	}
+	l.applyPlan()
 	cycles, err := ReadCycles(st)
 	if err != nil {
 		return err
@@ -146,8 +154,8 @@ func writeCycles(st State, c types.Cycles) {
 func (l *ledger) startClock() {
 	l.s.setU64(supplyRec().field(sRewardedUntil), l.now)
 	r := cycleRec(0)
-	l.s.setU64(r.field(cyStart), l.now*1000)
-	l.s.setU64(r.field(cyTimestamp), l.now*1000)
+	l.s.setU64(r.field(cyStart), l.nowMs)
+	l.s.setU64(r.field(cyTimestamp), l.nowMs)
 }
 
 // matureUnbonding pays the entries whose cooldown is over. Entries are
@@ -218,8 +226,8 @@ func (l *ledger) endCycle(c uint64) {
 	l.payRewards(&p)
 	l.copySet(nextRec(), activeRec())
 	r := cycleRec(c)
-	l.s.setU64(r.field(cyEnd), l.now*1000)
-	l.s.setU64(r.field(cyTimestamp), l.now*1000)
+	l.s.setU64(r.field(cyEnd), l.nowMs)
+	l.s.setU64(r.field(cyTimestamp), l.nowMs)
 }
 
 // payRewards mints each active validator's reward for the time since the
@@ -359,12 +367,12 @@ func cycleRec(c uint64) slot {
 func (l *ledger) openCycle(c uint64) {
 	p := ReadParams(l.s.st)
 	r, cr := cycleRec(c), activeRec()
-	l.s.setU64(r.field(cyStart), l.now*1000)
+	l.s.setU64(r.field(cyStart), l.nowMs)
 	l.s.setU64(r.field(cyActive), l.s.u64(cr.field(cActive)))
 	l.s.setU64(r.field(cyStandby), l.s.u64(cr.field(cStandby)))
 	l.s.setU64(r.field(cyDesired), p.Desired)
 	l.s.setU64(r.field(cyMaxSyncTime), p.MaxSyncTime)
-	l.s.setU64(r.field(cyTimestamp), l.now*1000)
+	l.s.setU64(r.field(cyTimestamp), l.nowMs)
 	l.s.setBool(r.field(cyExists), true)
 }
 

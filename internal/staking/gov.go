@@ -19,6 +19,7 @@ const (
 	TextProposal            ProposalKind = 1 // nothing
 	ParamChangeProposal     ProposalKind = 2 // sets one network parameter
 	SoftwareVersionProposal ProposalKind = 3 // sets activeVersion, latestVersion or minVersion
+	SoftwareUpgradeProposal ProposalKind = 4 // schedules an upgrade plan: param the version, value the height (upgrade.go)
 )
 
 // ProposalStatus is where a proposal is in its life.
@@ -166,6 +167,10 @@ func (l *ledger) submitProposal(p *Params, proposer types.Address, kind Proposal
 	case ParamChangeProposal:
 		if _, err := applyParamChange(*p, param, value); err != nil {
 			return 0, revert("parameter change: " + err.Error())
+		}
+	case SoftwareUpgradeProposal:
+		if err := checkPlan(param, value, l.height); err != nil {
+			return 0, revert("software upgrade: " + err.Error())
 		}
 	default:
 		return 0, revert("unknown proposal kind")
@@ -329,7 +334,18 @@ func (l *ledger) decide(p *Params, id uint64) {
 		l.closeProposal(id, Rejected, false)
 	case exceeds(t.Yes, nonAbstain, p.Threshold):
 		status := Passed
-		if kind := ProposalKind(l.s.u64(r.field(gKind))); kind != TextProposal {
+		switch kind := ProposalKind(l.s.u64(r.field(gKind))); kind {
+		case TextProposal:
+		case SoftwareUpgradeProposal:
+			np := *p
+			if err := l.schedulePlan(&np, l.s.str(r.field(gParam)), l.s.str(r.field(gValue)), l.s.str(r.field(gDescription))); err != nil {
+				status = Failed
+			} else {
+				np.Timestamp = l.now * 1000
+				writeParams(l.s.st, &np)
+				*p = np
+			}
+		default:
 			np, err := applyParamChange(*p, l.s.str(r.field(gParam)), l.s.str(r.field(gValue)))
 			if err != nil {
 				status = Failed

@@ -5,17 +5,18 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/chaind/chaind/internal/version"
 	"github.com/holiman/uint256"
 )
 
 // paramSetters are the parameters a governance proposal may change, by
 // the names the network account reports them under. Values are decimal
 // integers (wei, milliseconds, parts per million, counts) or, for the
-// versions, strings.
+// versions, major.minor.patch strings.
 var paramSetters = map[string]func(p *Params, v string) error{
-	"activeVersion":                  func(p *Params, v string) error { p.ActiveVersion = v; return nil },
-	"latestVersion":                  func(p *Params, v string) error { p.LatestVersion = v; return nil },
-	"minVersion":                     func(p *Params, v string) error { p.MinVersion = v; return nil },
+	"activeVersion":                  versionSetter(func(p *Params) *string { return &p.ActiveVersion }),
+	"latestVersion":                  versionSetter(func(p *Params) *string { return &p.LatestVersion }),
+	"minVersion":                     versionSetter(func(p *Params) *string { return &p.MinVersion }),
 	"certCycleDuration":              u64Setter(func(p *Params) *uint64 { return &p.CertCycleDuration }),
 	"maintenanceFee":                 weiSetter(func(p *Params) **uint256.Int { return &p.MaintenanceFee }),
 	"maintenanceInterval":            u64Setter(func(p *Params) *uint64 { return &p.MaintenanceInterval }),
@@ -49,6 +50,16 @@ func ParamNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func versionSetter(field func(*Params) *string) func(*Params, string) error {
+	return func(p *Params, v string) error {
+		if _, err := version.Parse(v); err != nil {
+			return err
+		}
+		*field(p) = v
+		return nil
+	}
 }
 
 func u64Setter(field func(*Params) *uint64) func(*Params, string) error {

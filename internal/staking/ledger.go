@@ -139,7 +139,8 @@ func supplyRec() slot { return rec(StakingAddress, "supply") }
 // block time (seconds).
 type ledger struct {
 	s      store
-	now    uint64
+	now    uint64 // the block's time, Unix seconds
+	nowMs  uint64 // the same in milliseconds, where the chain records them (cycle records)
 	height uint64
 }
 

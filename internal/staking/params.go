@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/internal/version"
 	"github.com/holiman/uint256"
 )
 
@@ -68,10 +69,14 @@ var ether = uint256.NewInt(1e18)
 
 func chain(n uint64) *uint256.Int { return new(uint256.Int).Mul(uint256.NewInt(n), ether) }
 
-// DefaultParams are the parameters of a genesis that names none.
+// DefaultParams are the parameters of a genesis that names none. Its
+// versions are the release of the binary that writes the genesis, so a
+// network starts at the version its first nodes run; governance moves
+// them on (version proposals, upgrade plans).
 func DefaultParams() Params {
+	v := version.Release()
 	return Params{
-		ActiveVersion: "1.0.0", LatestVersion: "1.0.0", MinVersion: "1.0.0",
+		ActiveVersion: v, LatestVersion: v, MinVersion: v,
 		CertCycleDuration: 30,
 		MaintenanceFee:    new(uint256.Int), MaintenanceInterval: 86_400_000,
 		Penalty:                 chain(10),

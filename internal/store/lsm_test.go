@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fill writes n keys of 100-byte values in batches of 10 and returns the
@@ -232,5 +234,94 @@ func TestLogZeroTail(t *testing.T) {
 	os.WriteFile(p, data, 0o644)
 	if _, err := Open(dir); !errors.Is(err, ErrDamaged) {
 		t.Fatalf("committed records zeroed: %v", err)
+	}
+}
+
+// Reads never wait on a write's fsync: while a commit's log record is
+// being synced (held here), Get answers with the value before it, and the
+// commit's value once Write returns.
+func TestReadsDuringWriteSync(t *testing.T) {
+	fs := newMemFS(4)
+	db, err := OpenWith("/db", smallOpts(fs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Put([]byte("k"), []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	syncing, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	fs.mu.Lock()
+	fs.onSync = func() {
+		once.Do(func() {
+			close(syncing)
+			<-release
+		})
+	}
+	fs.mu.Unlock()
+	done := make(chan error, 1)
+	go func() { done <- db.Put([]byte("k"), []byte("2")) }()
+	<-syncing
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) }) // a failure lets the write finish too
+	read := make(chan string)
+	go func() {
+		v, err := db.Get([]byte("k"))
+		if err != nil {
+			v = []byte(err.Error())
+		}
+		read <- string(v)
+	}()
+	select {
+	case v := <-read:
+		if v != "1" {
+			t.Fatalf("read during the sync: %q, want 1", v)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a read waits on the write's fsync")
+	}
+	releaseOnce.Do(func() { close(release) })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if v, err := db.Get([]byte("k")); err != nil || string(v) != "2" {
+		t.Fatalf("after the write: %q %v", v, err)
+	}
+}
+
+// A clean close writes a memtable of more than closeFlushBytes to a
+// table: the next open replays no log, and every key is there.
+func TestCloseFlushesALargeMemtable(t *testing.T) {
+	fs := newMemFS(5)
+	o := smallOpts(fs)
+	o.MemtableBytes = 64 << 20 // no flush before the close
+	db, err := OpenWith("/db", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b Batch
+	for i := range 20_000 {
+		b.Put([]byte(fmt.Sprintf("key%06d", i)), bytes.Repeat([]byte{byte(i)}, 100))
+	}
+	if err := db.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = OpenWith("/db", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.Recover.Batches != 0 {
+		t.Fatalf("the open replayed %d batches of the log", db.Recover.Batches)
+	}
+	for _, i := range []int{0, 7777, 19_999} {
+		v, err := db.Get([]byte(fmt.Sprintf("key%06d", i)))
+		if err != nil || !bytes.Equal(v, bytes.Repeat([]byte{byte(i)}, 100)) {
+			t.Fatalf("key %d after the reopen: %v", i, err)
+		}
 	}
 }

@@ -24,6 +24,8 @@ type memFS struct {
 	dead   bool
 	full   bool // writes that need space fail with ENOSPC
 	rng    *rand.Rand
+	// onSync, when set, runs in every datasync (a slow disk's fsync).
+	onSync func()
 }
 
 type memData struct{ b []byte }
@@ -236,9 +238,17 @@ func (f *memFile) Truncate(n int64) error {
 	return nil
 }
 
-func (f *memFile) Sync() error     { return f.fs.alive() }
-func (f *memFile) datasync() error { return f.fs.alive() }
-func (f *memFile) Close() error    { return nil }
+func (f *memFile) Sync() error { return f.fs.alive() }
+func (f *memFile) datasync() error {
+	f.fs.mu.Lock()
+	hook := f.fs.onSync
+	f.fs.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	return f.fs.alive()
+}
+func (f *memFile) Close() error { return nil }
 func (f *memFile) size() (int64, error) {
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()

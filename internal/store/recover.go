@@ -67,6 +67,7 @@ func (db *DB) replay(logs []uint64) error {
 			f.Close()
 		} else {
 			db.log = &wal{num: num, f: f, size: res.end, last: res.last, alloc: res.total}
+			db.log.written.Store(res.end)
 		}
 	}
 	db.cur.mem = mem

@@ -230,6 +230,7 @@ type DB struct {
 	// mu guards everything below; writers hold it, readers hold it only
 	// to take the current version.
 	mu       sync.RWMutex
+	writeMu  sync.Mutex // serialises writers; taken before mu
 	changed  *sync.Cond // a flush or compaction ended
 	cur      *version
 	seq      atomic.Uint64 // last applied operation
@@ -480,19 +481,28 @@ func (db *DB) Write(b *Batch) error {
 		return fmt.Errorf("store: batch of %d bytes exceeds the %d-byte record limit", len(b.ops), maxRecord)
 	}
 	rec := frame(b.ops)
+	// Writers take turns on writeMu; db.mu is held only to make room and
+	// take the log and memtable, not across the log's fsync, so readers
+	// (which take db.mu to pick the current version) never wait on a
+	// commit reaching the disk. The memtable takes one writer beside
+	// lock-free readers, and readers see the batch only once seq moves.
+	db.writeMu.Lock()
+	defer db.writeMu.Unlock()
 	db.mu.Lock()
-	defer db.mu.Unlock()
 	if err := db.writable(); err != nil {
+		db.mu.Unlock()
 		return err
 	}
 	if err := db.makeRoom(); err != nil {
+		db.mu.Unlock()
 		return err
 	}
-	if err := db.log.append(db.tip, rec, !db.NoSync); err != nil {
+	log, mem := db.log, db.cur.mem
+	db.mu.Unlock()
+	if err := log.append(db.tip, rec, !db.NoSync); err != nil {
 		return fmt.Errorf("store: writing the log: %w", err)
 	}
 	seq := db.seq.Load()
-	mem := db.cur.mem
 	b.forEach(func(del bool, key, value []byte) {
 		seq++
 		mem.add(key, value, seq, del)
@@ -661,13 +671,15 @@ func (db *DB) Size() int64 {
 		}
 	}
 	if db.log != nil {
-		n += db.log.size
+		n += db.log.written.Load()
 	}
 	return n
 }
 
-// Close stops the background work, syncs the log and closes the store.
-// The memtable is not flushed: the next open replays its log.
+// Close stops the background work and closes the store. A clean close
+// writes a memtable of more than closeFlushBytes to a table, so that the
+// next open (a node's start) replays no more than that of the log; a
+// smaller one, or one whose table cannot be written, is left in its log.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	if db.closed {
@@ -680,15 +692,59 @@ func (db *DB) Close() error {
 	db.mu.Unlock()
 	close(db.stop)
 	db.bg.Wait()
+	db.writeMu.Lock() // a write under way ends first
+	defer db.writeMu.Unlock()
 
+	flushed := false
+	if !db.ro {
+		// The workers have stopped: the table writes need not give way.
+		db.closing.Store(false)
+		flushed = db.flushOnClose()
+	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	defer db.lock.release()
 	var err error
-	if db.log != nil {
+	switch {
+	case db.log == nil:
+	case flushed:
+		// Its writes are in a table and the manifest no longer needs it
+		// (flush removed it).
+		err = db.log.f.Close()
+	default:
 		err = errors.Join(db.log.finish(), db.log.f.Close())
 	}
 	err = errors.Join(err, db.tip.close(err == nil))
 	db.cur.unref()
 	return err
+}
+
+// closeFlushBytes is the memtable size above which Close writes it to a
+// table: replaying less costs a start a few milliseconds.
+const closeFlushBytes = 1 << 20
+
+// flushOnClose writes the memtables to tables when the current one holds
+// more than closeFlushBytes, reporting whether the log is no longer
+// needed. The background workers have stopped and writers are shut out.
+func (db *DB) flushOnClose() bool {
+	db.mu.RLock()
+	ok := db.flushErr == nil && db.log != nil && db.cur.mem.bytes.Load() > closeFlushBytes
+	imm := db.cur.imm
+	db.mu.RUnlock()
+	if !ok {
+		return false
+	}
+	// An immutable memtable the flusher left goes first: level 0 is
+	// ordered by age.
+	if imm != nil {
+		if err := db.flush(imm); err != nil {
+			return false
+		}
+	}
+	db.mu.Lock()
+	nv := db.cur.clone()
+	nv.imm, nv.mem = db.cur.mem, newMemtable(0)
+	db.install(nv)
+	db.mu.Unlock()
+	return db.flush(nv.imm) == nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync/atomic"
 )
 
 // The write-ahead log holds every batch written since the memtable it
@@ -159,6 +160,8 @@ type wal struct {
 	size  int64 // end of the valid data: the next record goes here
 	last  int64 // start of the last record
 	alloc int64 // bytes of the file written ahead
+	// written is size for readers outside the writer's turn (Size).
+	written atomic.Int64
 }
 
 const walChunk = 1 << 20
@@ -188,6 +191,7 @@ func (w *wal) append(tip *tipFile, rec []byte, sync bool) error {
 	}
 	w.last = w.size
 	w.size = end
+	w.written.Store(end)
 	return nil
 }
 

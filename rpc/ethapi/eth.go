@@ -133,6 +133,9 @@ func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 	register(s, "debug_getRawHeader", 1, 1, api.rawHeader)
 	register(s, "debug_getRawReceipts", 1, 1, api.rawReceipts)
 	register(s, "debug_getRawTransaction", 1, 1, api.rawTransaction)
+	register(s, "eth_getRawTransactionByHash", 1, 1, api.rawTransaction)
+	register(s, "eth_getHeaderByNumber", 1, 1, api.header(false))
+	register(s, "eth_getHeaderByHash", 1, 1, api.header(true))
 	register(s, "testing_buildBlockV1", 2, 4, api.buildBlock)
 	register(s, "debug_traceTransaction", 1, 2, api.traceTransaction)
 	register(s, "debug_traceBlockByNumber", 1, 2, api.traceBlockByNumber)
@@ -240,6 +243,19 @@ func (api *ethAPI) blockParam(p rpc.Params, byHash bool) (blk *types.Block, pend
 		return nil, false, err
 	}
 	return api.blockAt(ref)
+}
+
+// header is eth_getHeaderBy*: the block object's header fields, null for
+// an unknown block.
+func (api *ethAPI) header(byHash bool) rpc.Handler {
+	return func(_ context.Context, p rpc.Params) (any, error) {
+		blk, pending, err := api.blockParam(p, byHash)
+		if err != nil || blk == nil {
+			return nil, err
+		}
+		h := blk.Header()
+		return json.RawMessage(types.AppendHeaderJSON(nil, h, h.Hash(), pending)), nil
+	}
 }
 
 func (api *ethAPI) txCount(byHash bool) rpc.Handler {

@@ -38,25 +38,41 @@ import (
 // go-ethereum prints bare hex; the comparison strips the prefix.
 func TestTracersMatchGeth(t *testing.T) {
 	dir := filepath.Join("testdata", "tracers-geth")
-	key := secp256k1.PrivKeyFromBytes(mustHex("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"))
-	url := os.Getenv("CHAIND_TRACE_PEER")
-	record := url != ""
-	if !record {
-		// The peer's dev chain as far as the traces see it: the sender
-		// funded, a coinbase that is another funded account, and the
-		// precompiles holding 1 wei each (go-ethereum's dev genesis gives
-		// them that, so they show in prestates).
-		validator, _ := crypto.GenerateKey()
-		sender := types.Address(crypto.PubkeyToAddress(key.PubKey()))
-		g := chain.DevGenesis(8118, []types.Address{sender, types.Address(crypto.PubkeyToAddress(validator.PubKey()))}, uint64(time.Now().Unix()))
-		for i := 1; i <= 0x11; i++ {
-			g.Alloc[types.Address{19: byte(i)}] = chain.Account{Balance: chain.U256{Int: *uint256.NewInt(1)}}
-		}
-		_, addr := startNode(t, g, validator, key)
-		url = "http://" + addr
+	url, record := scenarioPeer(t, "CHAIND_TRACE_PEER")
+	got := traceScenario(t, url, scenarioKey(), filepath.Join(dir, "Tracee.bin"))
+	matchGolden(t, filepath.Join(dir, "geth.json"), got, record)
+}
+
+// scenarioKey is the scenario's sender on every chain, so the addresses
+// it creates are the same everywhere.
+func scenarioKey() *secp256k1.PrivateKey {
+	return secp256k1.PrivKeyFromBytes(mustHex("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"))
+}
+
+// scenarioPeer is the endpoint the scenario runs at: the peer named by
+// the environment variable env (record is then true: the answers are
+// written as the golden file), else a dev node.
+func scenarioPeer(t *testing.T, env string) (url string, record bool) {
+	if url := os.Getenv(env); url != "" {
+		return url, true
 	}
-	got := traceScenario(t, url, key, filepath.Join(dir, "Tracee.bin"))
-	golden := filepath.Join(dir, "geth.json")
+	// The peers' dev chains as far as the answers see them: one funded
+	// dev account that is also the coinbase and funds the sender with a
+	// transfer, and the precompiles holding 1 wei each (go-ethereum's dev
+	// genesis gives them that, so they show in prestates).
+	validator, _ := crypto.GenerateKey()
+	g := chain.DevGenesis(8118, []types.Address{types.Address(crypto.PubkeyToAddress(validator.PubKey()))}, uint64(time.Now().Unix()))
+	for i := 1; i <= 0x11; i++ {
+		g.Alloc[types.Address{19: byte(i)}] = chain.Account{Balance: chain.U256{Int: *uint256.NewInt(1)}}
+	}
+	_, addr := startNode(t, g, validator, validator)
+	return "http://" + addr, false
+}
+
+// matchGolden writes got as the golden file (record), or compares every
+// case of the golden file with it.
+func matchGolden(t *testing.T, golden string, got map[string]any, record bool) {
+	t.Helper()
 	if record {
 		enc, _ := json.MarshalIndent(got, "", " ")
 		if err := os.WriteFile(golden, append(enc, '\n'), 0o644); err != nil {
@@ -93,7 +109,7 @@ func firstDiff(path string, a, b any) string {
 	case map[string]any:
 		bv, ok := b.(map[string]any)
 		if !ok {
-			return fmt.Sprintf("%s: geth %s, chaind %s", path, short(a), short(b))
+			return fmt.Sprintf("%s: peer %s, chaind %s", path, short(a), short(b))
 		}
 		keys := map[string]bool{}
 		for k := range av {
@@ -116,7 +132,7 @@ func firstDiff(path string, a, b any) string {
 	case []any:
 		bv, ok := b.([]any)
 		if !ok || len(av) != len(bv) {
-			return fmt.Sprintf("%s: geth %s, chaind %s", path, short(a), short(b))
+			return fmt.Sprintf("%s: peer %s, chaind %s", path, short(a), short(b))
 		}
 		for i := range av {
 			if d := firstDiff(fmt.Sprintf("%s[%d]", path, i), av[i], bv[i]); d != "" {
@@ -126,7 +142,7 @@ func firstDiff(path string, a, b any) string {
 		return ""
 	}
 	if !reflect.DeepEqual(a, b) {
-		return fmt.Sprintf("%s: geth %s, chaind %s", path, short(a), short(b))
+		return fmt.Sprintf("%s: peer %s, chaind %s", path, short(a), short(b))
 	}
 	return ""
 }
@@ -196,23 +212,46 @@ func (p peer) receipt(h types.Hash) map[string]any {
 	return nil
 }
 
-// traceScenario runs the transactions at url and answers every trace of
-// them, with chain-dependent values named.
-func traceScenario(t *testing.T, url string, key *secp256k1.PrivateKey, binPath string) map[string]any {
+// scenarioTx is one transaction of the scenario.
+type scenarioTx struct {
+	name string
+	hash types.Hash
+}
+
+// scenario is what runScenario did at a peer.
+type scenario struct {
+	p              peer
+	sender, tracee types.Address
+	txs            []scenarioTx
+	names          map[string]string // lower-case hex -> the name it is shown as
+}
+
+func (sc *scenario) name(hex, as string) {
+	sc.names[strings.ToLower(strings.TrimPrefix(hex, "0x"))] = as
+}
+
+// runScenario sends the scenario's transactions at url from key's
+// account (funded by the peer's first account when that is another) and
+// names the chain-dependent values.
+func runScenario(t *testing.T, url string, key *secp256k1.PrivateKey, binPath string) *scenario {
 	p := peer{t, url}
 	sender := types.Address(crypto.PubkeyToAddress(key.PubKey()))
 	var chainID types.HexUint64
 	json.Unmarshal(p.must("eth_chainId"), &chainID)
-	// A peer whose dev account is not ours (go-ethereum's) funds ours.
+	// The peer's first dev account funds ours.
 	var accounts []types.Address
 	json.Unmarshal(p.must("eth_accounts"), &accounts)
-	if len(accounts) > 0 && accounts[0] != sender {
+	if len(accounts) == 0 || accounts[0] == sender {
+		t.Fatalf("the peer has no dev account to fund the sender from: %v", accounts)
+	}
+	var funding types.Hash
+	{
 		var bal types.HexU256
 		json.Unmarshal(p.must("eth_getBalance", sender, "latest"), &bal)
 		if (*uint256.Int)(&bal).IsZero() {
-			var h types.Hash
-			json.Unmarshal(p.must("eth_sendTransaction", map[string]any{"from": accounts[0], "to": sender, "value": "0x3635c9adc5dea00000"}), &h)
-			p.receipt(h)
+			json.Unmarshal(p.must("eth_sendTransaction", map[string]any{"from": accounts[0], "to": sender, "value": "0x3635c9adc5dea00000",
+				"gas": "0x5208", "maxFeePerGas": "0x174876e800", "maxPriorityFeePerGas": "0x3b9aca00"}), &funding)
+			p.receipt(funding)
 		}
 	}
 	var nonce types.HexUint64
@@ -235,17 +274,9 @@ func traceScenario(t *testing.T, url string, key *secp256k1.PrivateKey, binPath 
 	tracee := types.CreateAddress(sender, 0)
 	child := types.CreateAddress(tracee, 1)
 	recipient := types.MustAddress("0x000000000000000000000000000000000000dead")
-	txs := []struct {
-		name string
-		hash types.Hash
-	}{
-		{"deploy", send(0, nil, 10, mustHex(strings.TrimSpace(string(code))), 1_000_000)},
-	}
+	txs := []scenarioTx{{"deploy", send(0, nil, 10, mustHex(strings.TrimSpace(string(code))), 1_000_000)}}
 	p.receipt(txs[0].hash)
-	txs = append(txs, struct {
-		name string
-		hash types.Hash
-	}{"run", send(1, &tracee, 3, append(selector("run(uint256)"), word(5)...), 500_000)})
+	txs = append(txs, scenarioTx{"run", send(1, &tracee, 3, append(selector("run(uint256)"), word(5)...), 500_000)})
 	p.receipt(txs[1].hash)
 	for _, tx := range []struct {
 		name  string
@@ -260,16 +291,16 @@ func traceScenario(t *testing.T, url string, key *secp256k1.PrivateKey, binPath 
 	} {
 		h := send(uint64(len(txs)), tx.to, tx.value, tx.data, tx.gas)
 		p.receipt(h)
-		txs = append(txs, struct {
-			name string
-			hash types.Hash
-		}{tx.name, h})
+		txs = append(txs, scenarioTx{tx.name, h})
 	}
 
 	// The names of chain-dependent values.
-	names := map[string]string{}
-	name := func(hex, as string) { names[strings.ToLower(strings.TrimPrefix(hex, "0x"))] = as }
+	sc := &scenario{p: p, sender: sender, tracee: tracee, txs: txs, names: map[string]string{}}
+	name := sc.name
+	names := sc.names
 	name(sender.Hex(), "SENDER")
+	name(accounts[0].Hex(), "FUNDER")
+	name(funding.Hex(), "TX_funding")
 	name(tracee.Hex(), "TRACEE")
 	name(child.Hex(), "CHILD")
 	var coinbases []string
@@ -291,7 +322,7 @@ func traceScenario(t *testing.T, url string, key *secp256k1.PrivateKey, binPath 
 			t.Fatalf("the coinbase changes over the scenario: %v", coinbases)
 		}
 	}
-	if _, clash := names[strings.ToLower(strings.TrimPrefix(coinbases[0], "0x"))]; !clash {
+	if _, clash := names[strings.ToLower(strings.TrimPrefix(coinbases[0], "0x"))]; !clash && types.MustAddress(coinbases[0]) != (types.Address{}) {
 		name(coinbases[0], "COINBASE")
 	}
 	var created []map[string]any
@@ -303,7 +334,15 @@ func traceScenario(t *testing.T, url string, key *secp256k1.PrivateKey, binPath 
 			name(c["to"].(string), "CREATE2_CHILD")
 		}
 	}
+	return sc
+}
 
+// traceScenario runs the scenario at url and answers every trace of its
+// transactions, with chain-dependent values named.
+func traceScenario(t *testing.T, url string, key *secp256k1.PrivateKey, binPath string) map[string]any {
+	sc := runScenario(t, url, key, binPath)
+	p, txs, names, sender, tracee, name := sc.p, sc.txs, sc.names, sc.sender, sc.tracee, sc.name
+	word := func(v uint64) []byte { b := uint256.NewInt(v).Bytes32(); return b[:] }
 	out := map[string]any{}
 	add := func(key string, raw json.RawMessage, err error) {
 		if err != nil {
@@ -419,9 +458,10 @@ func walk(v any) any {
 				if acct, ok := e.(map[string]any); ok && acct["balance"] != nil {
 					acct["balance"] = "<balance>"
 				}
-			case k == "0x<COINBASE>":
-				// Another account on each chain (go-ethereum's is its dev
-				// account, which funded the sender).
+			case k == "0x<COINBASE>" || k == "0x<FUNDER>":
+				// Another account on each chain (go-ethereum's coinbase is
+				// its dev account, which funded the sender, as chaind's
+				// validator is in the test).
 				x[k] = "<coinbase>"
 				continue
 			case k == "structLogs":

@@ -119,3 +119,68 @@ func TestGlobalLockoutSparesTrusted(t *testing.T) {
 		t.Fatal("trusted address locked out by an attack from others")
 	}
 }
+
+// FuzzThrottle drives the login throttle with attempts from a few
+// addresses (one of them trusted), right or wrong, as time moves on. What
+// must hold whatever the order: every refusal says how long to wait; no
+// address has more wrong passphrases checked than its free allowance plus
+// one per lock-out period that has passed (each lock-out lasts at least
+// the rule's base), unless it was forgotten to make room for others (then
+// the global rule holds it); a trusted address with no lock-out of its own is
+// always checked, however locked everyone else is; and the addresses
+// tracked stay within maxTracked.
+func FuzzThrottle(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0x40, 0, 0x81, 0x02, 0x03, 0xf0, 0})
+	f.Add([]byte{0x01, 0x01, 0x01, 0x03, 0x03, 0x03, 0x03, 0x83, 0x02, 0xff})
+	defer func(n int) { maxTracked = n }(maxTracked)
+	maxTracked = 3
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		th := throttle{perIP: map[string]*backoff{}, trusted: []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24")}}
+		rule := backoffRule{free: 2, base: time.Minute, max: time.Hour}
+		ips := []string{"192.0.2.1", "192.0.2.2", "198.51.100.7", "203.0.113.9"} // the last trusted
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		now := start
+		wrong := map[string]int{}       // since the address's last right passphrase
+		since := map[string]time.Time{} // which resets its back-off
+		forgotten := map[string]bool{}
+		for i, op := range ops {
+			if op&0xf0 == 0xf0 { // time passes: up to 16 minutes
+				now = now.Add(time.Duration(op&0x0f+1) * time.Minute)
+				continue
+			}
+			ip := ips[op&0x03]
+			right := op&0x80 != 0
+			own := th.perIP[ip]
+			if own == nil && wrong[ip] > 0 {
+				forgotten[ip] = true // evicted to make room: the global rule holds it
+			}
+			ownClear := own == nil || !now.Before(own.until)
+			checked, ok, wait := th.attempt(ip, rule, now, func() bool { return right })
+			switch {
+			case !checked && wait <= 0:
+				t.Fatalf("op %d: %s refused with no wait", i, ip)
+			case checked && ok != right:
+				t.Fatalf("op %d: %s checked %v, answered %v", i, ip, right, ok)
+			case !checked && ip == ips[3] && ownClear:
+				t.Fatalf("op %d: the trusted address refused by the others' lock-out", i)
+			}
+			switch {
+			case checked && right:
+				wrong[ip], since[ip], forgotten[ip] = 0, now, false
+			case checked:
+				wrong[ip]++
+			}
+			if since[ip].IsZero() {
+				since[ip] = start
+			}
+			// The global lock-out (free 100) is not reached by 4
+			// addresses' allowances, so each is bound by its own rule.
+			if limit := rule.free + 1 + int(now.Sub(since[ip])/rule.base); wrong[ip] > limit && !forgotten[ip] {
+				t.Fatalf("op %d: %s had %d wrong passphrases checked in %v, want at most %d", i, ip, wrong[ip], now.Sub(since[ip]), limit)
+			}
+			if len(th.perIP) > maxTracked {
+				t.Fatalf("op %d: %d addresses tracked, cap %d", i, len(th.perIP), maxTracked)
+			}
+		}
+	})
+}

@@ -141,7 +141,7 @@ func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value,
 			<-a.txs
 		}
 		if pending, _ := a.cfg.Pool.Stats(); pending > 0 || !a.cfg.OnlyWithTransactions {
-			built, parentCert, err := a.build(height, MineOrder{Time: uint64(time.Now().Unix())})
+			built, parentCert, err := a.build(height, MineOrder{TimeMs: uint64(time.Now().UnixMilli())})
 			if err != nil {
 				return consensus.Value{}, err
 			}
@@ -221,7 +221,7 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 	// fee recipient, base fee and PREVRANDAO: the pool is ordered by the
 	// base fee the block will have.
 	ph := head.HeaderRef()
-	nb := a.cfg.View.NextBlockParams(ph, &chain.Attributes{Coinbase: a.cfg.Coinbase, Time: o.Time, GasLimit: a.cfg.GasLimit,
+	nb := a.cfg.View.NextBlockParams(ph, &chain.Attributes{Coinbase: a.cfg.Coinbase, Time: o.Time, TimeMs: o.TimeMs, GasLimit: a.cfg.GasLimit,
 		Random: types.Hash(crypto.Keccak256(head.Hash().Bytes()))})
 	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), nb.BaseFee)
 	if n := a.cost.maxTxs(validationBudget(a.cfg.BlockTime)); n > 0 && len(ordered) > n {
@@ -231,6 +231,7 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 	built, err := c.BuildBlock(chain.BuildParams{
 		Coinbase:         nb.Coinbase,
 		Time:             nb.Time,
+		TimeMs:           o.TimeMs,
 		GasLimit:         a.cfg.GasLimit,
 		Random:           nb.Random,
 		ParentBeaconRoot: pos.CertRoot(parentCert), // what a chain without an engine of its own commits to

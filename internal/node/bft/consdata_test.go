@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/consensus"
 	"github.com/chaind/chaind/internal/chain"
@@ -39,8 +40,12 @@ func TestConsensusDataInProposals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if blk, _, _ := DecodeValue(v1); len(blk.HeaderRef().Extra) != 0 {
-		t.Fatalf("block 1 (no parent certificate, no evidence) has extra data %x", blk.HeaderRef().Extra)
+	// Block 1 (no parent certificate, no evidence) records only its time,
+	// to the millisecond, taken from the clock.
+	blk1, _, _ := DecodeValue(v1)
+	if d, err := pos.DecodeConsensusData(blk1.HeaderRef().Extra); err != nil || len(d.Absent) != 0 || len(d.Evidence) != 0 ||
+		d.TimeMs/1000 != blk1.Time() || time.Since(time.UnixMilli(int64(d.TimeMs))).Abs() > time.Minute {
+		t.Fatalf("block 1 consensus data %+v %v, time %d", d, err, blk1.Time())
 	}
 	cert1 := r.decide(1, v1) // signed by validators 0, 1 and 2
 
@@ -119,5 +124,58 @@ func TestConsensusDataInProposals(t *testing.T) {
 	r.decide(2, v2)
 	if n := len(a.PendingEvidence()); n != 0 {
 		t.Fatalf("%d pieces of evidence still pooled", n)
+	}
+}
+
+// A block that reaches a node through block sync, certified by a quorum
+// but with consensus data the engine refuses, is not stored: the header
+// rules a validator applies to a proposal apply to synced blocks too.
+func TestSyncedConsensusDataChecked(t *testing.T) {
+	r := newAppRigEngine(t, 5, 4, 30_000_000, false, func(vals consensus.ValidatorSource) chain.Engine {
+		return pos.NewWithValidators(vals)
+	})
+	ctx := context.Background()
+	v1, err := r.apps[0].Propose(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert1 := r.decide(1, v1) // validator 3 is absent from it
+	src, synced := r.chains[0], r.chains[1]
+	build := func(d pos.ConsensusData) *types.Block {
+		extra := d.Encode()
+		if extra == nil {
+			extra = []byte{}
+		}
+		built, err := src.BuildBlock(chain.BuildParams{Coinbase: r.signers[0].Address(), Time: src.Head().Time() + 1,
+			ParentBeaconRoot: pos.CertRoot(cert1.Encode()), Extra: extra}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return built.Block
+	}
+	for _, tc := range []struct {
+		name string
+		d    pos.ConsensusData
+	}{
+		{"absent validator not reported", pos.ConsensusData{}},
+		{"a signer reported absent", pos.ConsensusData{Absent: []types.Address{r.signers[0].Address(), r.signers[3].Address()}}},
+	} {
+		bad := build(tc.d)
+		cert := r.certify(2, bad.Hash(), 0, 1, 2).Encode()
+		if n, err := synced.InsertCertifiedChain([]*types.Block{bad}, [][]byte{cert}, nil); n != 0 || !errors.Is(err, pos.ErrConsensusData) {
+			t.Fatalf("%s: sync inserted %d, %v", tc.name, n, err)
+		}
+		if _, err := synced.InsertCertified(bad, cert); !errors.Is(err, pos.ErrConsensusData) {
+			t.Fatalf("%s: certified insert: %v", tc.name, err)
+		}
+		if synced.Head().Number() != 1 {
+			t.Fatalf("%s: head %d", tc.name, synced.Head().Number())
+		}
+	}
+	// The block with the data the certificate calls for goes in.
+	good := build(pos.ConsensusData{Absent: []types.Address{r.signers[3].Address()}})
+	cert := r.certify(2, good.Hash(), 0, 1, 2).Encode()
+	if n, err := synced.InsertCertifiedChain([]*types.Block{good}, [][]byte{cert}, nil); n != 1 || err != nil {
+		t.Fatalf("valid block: %d %v", n, err)
 	}
 }

@@ -183,8 +183,18 @@ func New(cfg Config) (*Driver, error) {
 	if cfg.State == nil && cfg.StateFile != "" {
 		cfg.State = FileState(cfg.StateFile)
 	}
+	// The core is handed the sets of its first height and the next; after
+	// each commit, the set of the height after the next (handOver).
+	var sets []consensus.ValidatorsEvent
+	for h := cfg.Height; h <= cfg.Height+1; h++ {
+		e, err := setOf(cfg.Validators, h)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, e)
+	}
 	core, err := consensus.New(consensus.Config{Self: cfg.Signer.Address(), ChainID: cfg.Signer.ChainID(),
-		Validators: cfg.Validators, Timeouts: cfg.Timeouts}, cfg.Height)
+		Timeouts: cfg.Timeouts}, cfg.Height, sets...)
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +421,17 @@ func (d *Driver) commit(e consensus.Decide) {
 	}
 	if err := d.cfg.App.Commit(e.Value, cert); err != nil {
 		d.err = fmt.Errorf("bft: commit of height %d: %w", e.Height, err)
+		return
 	}
+	// The core is at e.Height+1 already, with its set and the next one's:
+	// the chain now knows the set of the height after (a set is decided
+	// at least two blocks before it runs), which the core gets as data.
+	set, err := setOf(d.cfg.Validators, e.Height+2)
+	if err != nil {
+		d.err = err
+		return
+	}
+	d.core.Step(set)
 }
 
 // lastCommit hands the App a certificate of the last decision with every
@@ -432,4 +452,14 @@ func (d *Driver) lastCommit(e consensus.LastCommit) {
 	if cert, err := consensus.NewCertificate(vals, e.Height, e.Round, e.ID, pcs); err == nil {
 		lc.LastCommit(cert)
 	}
+}
+
+// setOf is the validator set of height h as the core takes it: a run of
+// that one height.
+func setOf(vals consensus.ValidatorSource, h uint64) (consensus.ValidatorsEvent, error) {
+	set, err := vals.ValidatorSet(h)
+	if err != nil {
+		return consensus.ValidatorsEvent{}, fmt.Errorf("bft: validator set of height %d: %w", h, err)
+	}
+	return consensus.ValidatorsEvent{From: h, To: h, Set: set}, nil
 }

@@ -26,8 +26,11 @@ type Miner interface {
 
 // MineOrder is one block the Miner asks for.
 type MineOrder struct {
-	Time  uint64 // the block's timestamp; 0 is the wall clock
-	Force bool   // made even when it carries no transaction
+	Time uint64 // the block's timestamp; 0 with TimeMs 0 is the wall clock
+	// TimeMs, when set, is the block's time in milliseconds instead: on a
+	// chain that records it the block may share its parent's second.
+	TimeMs uint64
+	Force  bool // made even when it carries no transaction
 	// The development node's choices for the block (fee recipient, base
 	// fee, PREVRANDAO) are read from the chain view when it is built: the
 	// Miner holds back every change to them while an order runs.
@@ -41,8 +44,8 @@ func (a *ChainApp) proposeMined(ctx context.Context, height uint64) (consensus.V
 		if err != nil {
 			return consensus.Value{}, err
 		}
-		if o.Time == 0 {
-			o.Time = uint64(time.Now().Unix())
+		if o.Time == 0 && o.TimeMs == 0 {
+			o.TimeMs = uint64(time.Now().UnixMilli())
 		}
 		built, parentCert, err := a.build(height, o)
 		if err != nil {

@@ -223,7 +223,7 @@ func TestStaleAnswersAreHarmless(t *testing.T) {
 	}
 	addr := func(i int) types.Address { return tn.signers[i].Address() }
 	newCore := func(self types.Address) *consensus.State {
-		c, err := consensus.New(consensus.Config{Self: self, Validators: tn.sched, Timeouts: distinctTimeouts}, 5)
+		c, err := consensus.New(consensus.Config{Self: self, Timeouts: distinctTimeouts}, 5, consensus.ValidatorsEvent{From: 5, To: 5, Set: set})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -103,6 +103,12 @@ func (m *devMiner) Await(ctx context.Context, retry bool) (bft.MineOrder, error)
 			if m.interval > 0 && !m.now().Before(m.last.Add(m.interval)) {
 				m.busy = true
 				o := m.order(m.clock(), true)
+				if m.nextTime == 0 {
+					// Interval blocks keep to the clock to the millisecond: at
+					// intervals under a second several share one timestamp
+					// (pos.CheckTime) instead of running ahead of it.
+					o.TimeMs = uint64(m.now().UnixMilli() + m.offset*1000)
+				}
 				m.mu.Unlock()
 				return o, nil
 			}

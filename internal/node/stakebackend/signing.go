@@ -115,6 +115,8 @@ func (s *signing) SlashEvents(height *uint64, op types.Address) ([]backend.Slash
 	return out, nil
 }
 
+func (s *signing) TimeMs(h *types.Header) uint64 { return pos.TimeMs(h) }
+
 // SystemContracts reads the contracts' ABI as ethers would, from the JSON
 // the staking package generates, so the explorer decodes exactly what
 // clients call.

@@ -1,6 +1,8 @@
 package stakebackend
 
 import (
+	"strconv"
+
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/internal/types"
@@ -203,14 +205,48 @@ func kindName(k staking.ProposalKind) string {
 		return "param_change"
 	case staking.SoftwareVersionProposal:
 		return "software_version"
+	case staking.SoftwareUpgradeProposal:
+		return "software_upgrade"
 	}
 	return "unknown"
 }
 
 func toBackendProposal(p staking.Proposal) backend.Proposal {
-	return backend.Proposal{ID: p.ID, Kind: kindName(p.Kind), Status: p.Status.String(), Proposer: p.Proposer,
+	bp := backend.Proposal{ID: p.ID, Kind: kindName(p.Kind), Status: p.Status.String(), Proposer: p.Proposer,
 		Title: p.Title, Description: p.Description, Param: p.Param, Value: p.Value, SubmitTime: p.SubmitTime,
 		DepositEnd: p.DepositEnd, VotingStart: p.VotingStart, VotingEnd: p.VotingEnd, TotalDeposit: p.TotalDeposit}
+	switch p.Kind {
+	case staking.ParamChangeProposal, staking.SoftwareVersionProposal:
+		bp.Changes = []backend.ParamChange{{Subspace: backend.ParamSubspace, Key: p.Param, Value: p.Value}}
+	case staking.SoftwareUpgradeProposal:
+		// The height was checked when the proposal was submitted.
+		h, _ := strconv.ParseUint(p.Value, 10, 64)
+		bp.Plan = &backend.UpgradePlan{Name: p.Param, Height: h, Info: p.Description}
+	}
+	return bp
+}
+
+func (a stakingAPI) UpgradePlan(height *uint64) (*backend.UpgradePlan, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	p, ok := staking.ReadUpgradePlan(st)
+	if !ok {
+		return nil, nil
+	}
+	return &backend.UpgradePlan{Name: p.Name, Height: p.Height, Info: p.Info}, nil
+}
+
+func (a stakingAPI) AppliedPlan(height *uint64, name string) (uint64, error) {
+	st, err := a.stateAt(height)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Release()
+	h, _ := staking.ReadAppliedPlan(st, name)
+	return h, nil
 }
 
 func (a stakingAPI) Proposals(height *uint64) ([]backend.Proposal, error) {

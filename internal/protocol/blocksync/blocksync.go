@@ -326,7 +326,7 @@ func (s *Reactor) logProgress(best uint64) {
 	s.lastLog, s.lastLogHead = time.Now(), now
 }
 
-// fetch asks peer for the blocks after head up to best and executes what
+// fetch asks peer for the blocks from head up to best and executes what
 // comes back; it reports whether the chain moved. It is a pipeline: this
 // goroutine receives a batch and checks its certificates, then asks for
 // the next batch and hands the checked one to an inserter goroutine; so
@@ -353,7 +353,11 @@ func (s *Reactor) fetch(peer p2p.ID, head, best uint64) bool {
 		}
 		return true
 	}
-	next := head + 1
+	// The run starts at the head itself (past the genesis block), which
+	// comes back with the certificate the peer keeps for it: the one its
+	// child commits to, which this node's own may not be. The child's
+	// header check needs it (chain.InsertCertifiedChain).
+	next := max(head, 1)
 	if !request(next) {
 		return false
 	}

@@ -35,6 +35,10 @@ type Fake struct {
 	ParamsAt map[uint64]backend.StakingParams
 	// Keep is the node's state retention in blocks (0: all).
 	Keep uint64
+	// Plan is the scheduled upgrade; Applied the heights plans were
+	// applied at.
+	Plan    *backend.UpgradePlan
+	Applied map[string]uint64
 }
 
 // Addr is a deterministic test address.
@@ -129,11 +133,21 @@ func New(validators int) *Fake {
 		f.PropTally[id] = backend.Tally{Yes: Ether(1), No: new(uint256.Int), Abstain: new(uint256.Int), NoWithVeto: new(uint256.Int)}
 		if id == 2 {
 			p.Status = "passed"
+			p.Kind, p.Title, p.Description, p.Param, p.Value = "param_change", "cheaper upkeep", "maintenanceFee to 7 wei", "maintenanceFee", "7"
+			p.Changes = []backend.ParamChange{{Subspace: backend.ParamSubspace, Key: "maintenanceFee", Value: "7"}}
 			f.PropTally[id] = backend.Tally{Yes: Ether(2000), No: Ether(5), Abstain: new(uint256.Int), NoWithVeto: new(uint256.Int)}
 		}
 		f.Props = append(f.Props, p)
 		f.PropDeps[id] = []backend.ProposalDeposit{{Depositor: Addr(2), Amount: Ether(10)}}
 	}
+	// Proposal 3, passed, scheduled the upgrade to 1.3.0 at block 1200;
+	// the one to 1.2.0 was applied at block 2.
+	up := backend.UpgradePlan{Name: "1.3.0", Height: 1200, Info: "https://example.org/chaind/1.3.0"}
+	f.Props = append(f.Props, backend.Proposal{ID: 3, Kind: "software_upgrade", Title: "upgrade to 1.3.0", Description: up.Info,
+		Status: "passed", Param: "1.3.0", Value: "1200", Plan: &up, Proposer: Addr(2), SubmitTime: base, DepositEnd: base + 48*3600,
+		TotalDeposit: Ether(10), VotingStart: base + 3600, VotingEnd: base + 72*3600})
+	f.PropTally[3] = backend.Tally{Yes: Ether(2000), No: new(uint256.Int), Abstain: new(uint256.Int), NoWithVeto: new(uint256.Int)}
+	f.Plan, f.Applied = &up, map[string]uint64{"1.2.0": 2}
 	f.PropVotes[1] = []backend.ProposalVote{{Voter: Addr(1), Yes: 1_000_000}, {Voter: Addr(2), Yes: 600_000, No: 400_000}}
 	return f
 }
@@ -284,7 +298,9 @@ func (f *Fake) StakingParams(height *uint64) (*backend.StakingParams, error) {
 	return &f.Params, nil
 }
 
-func (f *Fake) Proposals(*uint64) ([]backend.Proposal, error) { return f.Props, nil }
+func (f *Fake) Proposals(*uint64) ([]backend.Proposal, error)      { return f.Props, nil }
+func (f *Fake) UpgradePlan(*uint64) (*backend.UpgradePlan, error)  { return f.Plan, nil }
+func (f *Fake) AppliedPlan(_ *uint64, name string) (uint64, error) { return f.Applied[name], nil }
 func (f *Fake) Proposal(_ *uint64, id uint64) (*backend.Proposal, error) {
 	for _, p := range f.Props {
 		if p.ID == id {

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import grpc from '@grpc/grpc-js';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { TextProposal } from 'cosmjs-types/cosmos/gov/v1beta1/gov';
+import { ParameterChangeProposal } from 'cosmjs-types/cosmos/params/v1beta1/params';
+import { SoftwareUpgradeProposal } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade';
 import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
 import { BinaryReader } from 'cosmjs-types/binary';
 import { env } from './env.js';
@@ -81,6 +83,8 @@ export const anyTypes = {
   '/ethermint.types.v1.EthAccount': EthAccount,
   '/cosmos.crypto.secp256k1.PubKey': PubKey,
   '/cosmos.gov.v1beta1.TextProposal': TextProposal,
+  '/cosmos.params.v1beta1.ParameterChangeProposal': ParameterChangeProposal,
+  '/cosmos.upgrade.v1beta1.SoftwareUpgradeProposal': SoftwareUpgradeProposal,
   '/cosmos.auth.v1beta1.BaseAccount': BaseAccount,
 };
 

@@ -2,15 +2,21 @@
 // ethers and the ABI files the repository ships: a second validator joins
 // and is active after a cycle boundary (node list and cycle info show it),
 // rewards accrue and are withdrawn to the wei, undelegation waits the
-// cooldown, and a governance vote changes maintenanceFee, which
-// chain_getNetworkAccount then shows. On a --block-time 0 node blocks come
+// cooldown, and governance votes change maintenanceFee, which
+// chain_getNetworkAccount then shows, and schedule a software upgrade; both
+// proposals show their change over REST and gRPC. On a --block-time 0 node blocks come
 // from transactions, so the suite moves the chain (and its clock, one
 // second a block at least) with 1-wei transfers.
-import { describe, it } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ethers } from 'ethers';
+import { ParameterChangeProposal } from 'cosmjs-types/cosmos/params/v1beta1/params';
+import { SoftwareUpgradeProposal } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade';
+import * as upgradeQuery from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
+import * as govQuery from 'cosmjs-types/cosmos/gov/v1beta1/query';
 import { env, rpc, ACCOUNTS } from '../lib/env.js';
+import { Rpc, rest } from '../lib/cosmos.js';
 
 const abi = (name) => JSON.parse(readFileSync(new URL(`../../../internal/staking/abi/${name}.abi.json`, import.meta.url)));
 const STAKING = '0x0000000000000000000000000000000000000800';
@@ -33,11 +39,14 @@ async function pastNextSet(w) {
 }
 
 describe('proof of stake through the system contracts', () => {
+  let cosmosRpc;
+  after(() => cosmosRpc && cosmosRpc.close());
   it('a validator joins, earns, withdraws, unbonds and governs', { timeout: 120_000 }, async () => {
     const w = env.wallet(ACCOUNTS.staking);
     const staking = new ethers.Contract(STAKING, abi('Staking'), w);
     const distribution = new ethers.Contract(DISTRIBUTION, abi('Distribution'), w);
     const gov = new ethers.Contract(GOVERNANCE, abi('Governance'), w);
+    cosmosRpc = new Rpc(env.node.grpc);
     const consensus = ethers.Wallet.createRandom().signingKey.compressedPublicKey;
 
     // Bad input reverts with a reason.
@@ -99,10 +108,18 @@ describe('proof of stake through the system contracts', () => {
     await (await w.sendTransaction({ to: devValidator.address, value: ethers.parseEther('1') })).wait();
     rc = await (await gov.submitProposal(2, 'cheaper upkeep', 'maintenanceFee to 7 wei', 'maintenanceFee', '7', { value: ethers.parseEther('10') })).wait();
     const id = gov.interface.parseLog(rc.logs[0]).args.proposalId;
-    await (await gov.vote(id, 1)).wait();
-    await (await gov.connect(devValidator).vote(id, 1)).wait();
-    const [, status, , , , , , , , , votingEnd] = await gov.getProposal(id);
+    // A software upgrade voted beside it, planned far enough ahead that
+    // this node (older than the plan) never reaches the height.
+    const planHeight = (await env.provider.getBlockNumber()) + 1_000_000;
+    rc = await (await gov.submitProposal(4, 'upgrade to 99.0.0', 'https://example.org/chaind/99.0.0', '99.0.0', String(planHeight), { value: ethers.parseEther('10') })).wait();
+    const upId = gov.interface.parseLog(rc.logs[0]).args.proposalId;
+    for (const p of [id, upId]) {
+      await (await gov.vote(p, 1)).wait();
+      await (await gov.connect(devValidator).vote(p, 1)).wait();
+    }
+    const [, status] = await gov.getProposal(id);
     assert.equal(status, 2n); // voting
+    const votingEnd = (await gov.getProposal(upId))[10]; // the later of the two
     while (BigInt((await env.provider.getBlock('latest')).timestamp) < votingEnd) {
       await blocks(w, 1);
     }
@@ -110,6 +127,38 @@ describe('proof of stake through the system contracts', () => {
     const tally = await gov.getTally(id);
     assert.ok(tally.yes > 0n && tally.no === 0n);
     // maintenanceFee is a number of CHAIN, as the network the interface comes from has it.
-    assert.equal((await rpc('chain_getNetworkAccount', [])).result.maintenanceFee, 7e-18);
+    const account = (await rpc('chain_getNetworkAccount', [])).result;
+    assert.equal(account.maintenanceFee, 7e-18);
+
+    // Each proposal shows what it changes, over REST and over gRPC (the
+    // Any's bytes decoded by cosmjs-types' codecs).
+    assert.equal((await gov.getProposal(upId))[1], 3n); // passed
+    assert.equal(account.latestVersion, '99.0.0');
+    const grpcGov = new govQuery.QueryClientImpl(cosmosRpc);
+    const r = await rest(`/cosmos/gov/v1beta1/proposals/${id}`);
+    assert.deepEqual(r.body.proposal.content, {
+      '@type': '/cosmos.params.v1beta1.ParameterChangeProposal', title: 'cheaper upkeep', description: 'maintenanceFee to 7 wei',
+      changes: [{ subspace: 'staking', key: 'maintenanceFee', value: '"7"' }],
+    });
+    let g = (await grpcGov.Proposal({ proposalId: id })).proposal.content;
+    assert.equal(g.typeUrl, '/cosmos.params.v1beta1.ParameterChangeProposal');
+    assert.deepEqual(ParameterChangeProposal.decode(g.value).changes, [{ subspace: 'staking', key: 'maintenanceFee', value: '"7"' }]);
+    const plan = { name: '99.0.0', height: String(planHeight), info: 'https://example.org/chaind/99.0.0' };
+    const up = await rest(`/cosmos/gov/v1beta1/proposals/${upId}`);
+    assert.equal(up.body.proposal.content['@type'], '/cosmos.upgrade.v1beta1.SoftwareUpgradeProposal');
+    assert.equal(up.body.proposal.content.title, 'upgrade to 99.0.0');
+    assert.deepEqual({ ...up.body.proposal.content.plan, time: undefined, upgraded_client_state: undefined }, { ...plan, time: undefined, upgraded_client_state: undefined });
+    g = (await grpcGov.Proposal({ proposalId: upId })).proposal.content;
+    assert.equal(g.typeUrl, '/cosmos.upgrade.v1beta1.SoftwareUpgradeProposal');
+    const sup = SoftwareUpgradeProposal.decode(g.value);
+    assert.deepEqual([sup.title, sup.plan.name, sup.plan.height, sup.plan.info], ['upgrade to 99.0.0', plan.name, BigInt(planHeight), plan.info]);
+    // The upgrade module serves the scheduled plan; nothing applied yet.
+    const cur = await rest('/cosmos/upgrade/v1beta1/current_plan');
+    assert.deepEqual([cur.body.plan.name, cur.body.plan.height, cur.body.plan.info], [plan.name, plan.height, plan.info]);
+    const grpcUp = new upgradeQuery.QueryClientImpl(cosmosRpc);
+    const gp = (await grpcUp.CurrentPlan({})).plan;
+    assert.deepEqual([gp.name, gp.height, gp.info], [plan.name, BigInt(planHeight), plan.info]);
+    assert.equal((await rest('/cosmos/upgrade/v1beta1/applied_plan/99.0.0')).body.height, '0');
+    assert.equal((await grpcUp.AppliedPlan({ name: '99.0.0' })).height, 0n);
   });
 });

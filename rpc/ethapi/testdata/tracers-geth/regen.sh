@@ -17,7 +17,8 @@ if [[ -z "${GETH:-}" ]]; then
 	GETH=$cache/geth
 	[[ -x $GETH ]] || GOBIN=$cache go install github.com/ethereum/go-ethereum/cmd/geth@v1.16.9
 fi
-env -u GETH "$GETH" version | grep -q '^Version: 1.16.9' || { echo "regen.sh: want geth 1.16.9" >&2; exit 1; }
+ver=$(env -u GETH "$GETH" version)
+grep -q "^Version: 1.16.9" <<<"$ver" || { echo "regen.sh: want geth 1.16.9" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 env -u GETH "$GETH" --dev --datadir "$work/data" --http --http.addr 127.0.0.1 --http.port 0 \

@@ -1,0 +1,155 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/protobuf"
+)
+
+// What a proposal changes, as the Cosmos SDK shows it in a proposal's
+// content: a parameter change (and a software version proposal, which
+// sets a version parameter) as cosmos.params.v1beta1's
+// ParameterChangeProposal, a software upgrade as cosmos.upgrade.v1beta1's
+// SoftwareUpgradeProposal with its plan; the upgrade module's queries
+// serve the scheduled and applied plans. A change's value is JSON, as the
+// SDK's params module keeps values: the governance contract's value as a
+// JSON string ("\"7\"", "\"1.3.0\"").
+
+type ParamChange struct {
+	Subspace string `pb:"1,subspace"`
+	Key      string `pb:"2,key"`
+	Value    string `pb:"3,value"`
+}
+
+func (ParamChange) ProtoName() string { return "cosmos.params.v1beta1.ParamChange" }
+
+type ParameterChangeProposal struct {
+	Title       string        `pb:"1,title"`
+	Description string        `pb:"2,description"`
+	Changes     []ParamChange `pb:"3,changes"`
+}
+
+func (ParameterChangeProposal) ProtoName() string {
+	return "cosmos.params.v1beta1.ParameterChangeProposal"
+}
+
+type Plan struct {
+	Name                string        `pb:"1,name"`
+	Time                time.Time     `pb:"2,time"` // deprecated in the SDK; always the zero time
+	Height              int64         `pb:"3,height"`
+	Info                string        `pb:"4,info"`
+	UpgradedClientState *protobuf.Any `pb:"5,upgraded_client_state"`
+}
+
+func (Plan) ProtoName() string { return "cosmos.upgrade.v1beta1.Plan" }
+
+type SoftwareUpgradeProposal struct {
+	Title       string `pb:"1,title"`
+	Description string `pb:"2,description"`
+	Plan        Plan   `pb:"3,plan"`
+}
+
+func (SoftwareUpgradeProposal) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.SoftwareUpgradeProposal"
+}
+
+type QueryCurrentPlanRequest struct{}
+
+func (QueryCurrentPlanRequest) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.QueryCurrentPlanRequest"
+}
+
+type QueryCurrentPlanResponse struct {
+	Plan *Plan `pb:"1,plan"`
+}
+
+func (QueryCurrentPlanResponse) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.QueryCurrentPlanResponse"
+}
+
+type QueryAppliedPlanRequest struct {
+	Name string `pb:"1,name"`
+}
+
+func (QueryAppliedPlanRequest) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.QueryAppliedPlanRequest"
+}
+
+type QueryAppliedPlanResponse struct {
+	Height int64 `pb:"1,height"`
+}
+
+func (QueryAppliedPlanResponse) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.QueryAppliedPlanResponse"
+}
+
+// proposalTypeFiles declare the proposal contents beside the services'
+// own files, so reflection describes every Any a proposal carries.
+var proposalTypeFiles = []protobuf.File{
+	{Name: "cosmos/params/v1beta1/params.proto", Package: "cosmos.params.v1beta1", Messages: []protobuf.Message{ParameterChangeProposal{}, ParamChange{}}},
+	{Name: "cosmos/upgrade/v1beta1/upgrade.proto", Package: "cosmos.upgrade.v1beta1", Messages: []protobuf.Message{Plan{}, SoftwareUpgradeProposal{}}},
+}
+
+func upgradeService() *Service {
+	return serviceFile("cosmos/upgrade/v1beta1/query.proto", "cosmos.upgrade.v1beta1.Query",
+		[]protobuf.Message{QueryCurrentPlanRequest{}, QueryCurrentPlanResponse{}, QueryAppliedPlanRequest{}, QueryAppliedPlanResponse{}},
+		nil,
+		[]*Method{
+			method("CurrentPlan", "/cosmos/upgrade/v1beta1/current_plan", (*Querier).CurrentPlan),
+			method("AppliedPlan", "/cosmos/upgrade/v1beta1/applied_plan/{name}", (*Querier).AppliedPlan),
+		})
+}
+
+func planOf(p backend.UpgradePlan) Plan {
+	return Plan{Name: p.Name, Height: int64(p.Height), Info: p.Info}
+}
+
+// proposalContent is what a proposal changes, packed in an Any.
+func proposalContent(p vProposal) *protobuf.Any {
+	switch {
+	case p.Plan != nil:
+		return &protobuf.Any{Msg: SoftwareUpgradeProposal{Title: p.Title, Description: p.Description, Plan: planOf(*p.Plan)}}
+	case len(p.Changes) > 0:
+		cs := make([]ParamChange, len(p.Changes))
+		for i, c := range p.Changes {
+			v, _ := json.Marshal(c.Value) // a string always marshals
+			cs[i] = ParamChange{Subspace: c.Subspace, Key: c.Key, Value: string(v)}
+		}
+		return &protobuf.Any{Msg: ParameterChangeProposal{Title: p.Title, Description: p.Description, Changes: cs}}
+	}
+	return &protobuf.Any{Msg: TextProposal{Title: p.Title, Description: p.Description}}
+}
+
+// CurrentPlan is the scheduled software upgrade, if any.
+func (q *Querier) CurrentPlan(ctx context.Context, _ *QueryCurrentPlanRequest) (*QueryCurrentPlanResponse, error) {
+	g, err := q.gov(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := g.g.UpgradePlan(g.at)
+	if err != nil {
+		return nil, nativeErr(err)
+	}
+	if p == nil {
+		return &QueryCurrentPlanResponse{}, nil
+	}
+	plan := planOf(*p)
+	return &QueryCurrentPlanResponse{Plan: &plan}, nil
+}
+
+// AppliedPlan is the height at which the named plan was applied; 0 when
+// it never was, as in the SDK.
+func (q *Querier) AppliedPlan(ctx context.Context, r *QueryAppliedPlanRequest) (*QueryAppliedPlanResponse, error) {
+	g, err := q.gov(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, err := g.g.AppliedPlan(g.at, r.Name)
+	if err != nil {
+		return nil, nativeErr(err)
+	}
+	return &QueryAppliedPlanResponse{Height: int64(h)}, nil
+}
