@@ -557,6 +557,7 @@ func (s *State) decideRule() bool {
 }
 
 func (s *State) decide(p Proposal, r int32) {
+	s.precommitDecided(r, p.Value.ID)
 	pcs := s.book.Votes(r, Precommit, p.Value.ID)
 	s.emit(Decide{Height: s.h, Round: r, Value: p.Value, Proposal: p, Precommits: pcs}) // L51
 	s.decisions[s.h] = decision{proposal: p, precommits: pcs}

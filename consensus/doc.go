@@ -48,5 +48,11 @@
 // selection (ValidatorSet, CometBFT's priority algorithm), the vote book,
 // signed messages (Signer, VerifyVote), commit certificates
 // (VerifyCertificate), double-sign evidence (DuplicateVoteEvidence), crash
-// snapshots (Snapshot) and cycles (consensus/cycle).
+// snapshots (Snapshot) and the sets of a fixed validator set
+// (consensus/cycle).
+//
+// Validator sets reach the core as data, never through a call it makes:
+// the runtime hands over each height's set before the core gets there
+// (ValidatorsEvent; New takes the first ones), and a height whose set was
+// not handed over halts the core.
 package consensus

@@ -33,6 +33,30 @@ import (
 // a signature nobody made, since every one is verified against the
 // height's validator set by every validator (VerifyCertificate).
 
+// A validator can decide without having precommitted: when it finishes
+// validating the proposal after the others have precommitted it, the
+// decision rule (L49) fires before the rules that would make it prevote
+// and precommit, and it moves on. Under load the slowest validator does
+// this at nearly every height, and nothing of it would reach the next
+// proposer. So a validator that decides at round r without a precommit
+// at r signs one then, for the decided value, before it moves on. It
+// cannot contradict anything: it has no precommit at r to conflict with,
+// and it never votes at that height again. It says what is true, that
+// the validator validated the decided block in time to commit it.
+
+// precommitDecided casts our precommit for the decided value at round r
+// if we are a validator with no precommit at r.
+func (s *State) precommitDecided(r int32, id types.Hash) {
+	if !s.isValidator() || s.round > r || (s.round == r && s.step >= StepPrecommit) {
+		return // precommitted at r already (or, past r, perhaps)
+	}
+	v := Vote{Type: Precommit, Height: s.h, Round: r, ID: id, Validator: s.cfg.Self}
+	s.own = append(s.own, VoteEvent{v})
+	s.unsaved = true
+	s.emit(BroadcastVote{v})
+	s.book.Add(v)
+}
+
 // LastCommit reports the precommits gathered so far for the decision of
 // Height, the height before the core's current one: the decision's own
 // quorum and every precommit for the same round and value that arrived

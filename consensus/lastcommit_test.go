@@ -94,3 +94,67 @@ func TestLastCommit(t *testing.T) {
 		})
 	}
 }
+
+// TestPrecommitOnDecide: a validator that finishes validating the proposal
+// only after the others' precommits decided it signs its own precommit
+// for the decided value and round before it moves on, so its liveness
+// reaches the next proposer; one that precommitted already signs nothing
+// more.
+func TestPrecommitOnDecide(t *testing.T) {
+	A := val(0xA)
+	src := newSource(t, []int64{1, 1, 1, 1})
+	probe, err := New(Config{Self: addr(1), Timeouts: DefaultTimeouts}, 1, src.fixed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := probe.proposer(0)
+	self := 0
+	for addr(byte(self+1)) == p {
+		self++
+	}
+	s, err := New(Config{Self: addr(byte(self + 1)), Timeouts: DefaultTimeouts}, 1, src.fixed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Step(Start{})
+	s.Step(ProposalEvent{Proposal{Height: 1, Round: 0, Value: A, ValidRound: -1, Proposer: p}})
+	// The proposal is still being validated while the others prevote and
+	// precommit it.
+	var others []int
+	for i := range 4 {
+		if i != self {
+			others = append(others, i)
+		}
+	}
+	for _, from := range others {
+		s.Step(vote(Prevote, 0, A, from))
+	}
+	for _, from := range others {
+		s.Step(vote(Precommit, 0, A, from))
+	}
+	var own []Vote
+	decided := false
+	for _, e := range s.Step(ValidatedEvent{Height: 1, ID: A.ID, Valid: true}) {
+		switch e := e.(type) {
+		case BroadcastVote:
+			if e.Vote.Height == 1 {
+				own = append(own, e.Vote)
+			}
+		case Decide:
+			decided = true
+			if len(e.Precommits) != 4 {
+				t.Errorf("decision with %d precommits, want 4 (ours included)", len(e.Precommits))
+			}
+		}
+	}
+	if !decided {
+		t.Fatal("no decision")
+	}
+	if len(own) != 1 || own[0].Type != Precommit || own[0].Round != 0 || own[0].ID != A.ID {
+		t.Fatalf("own votes at height 1 on deciding: %+v, want one precommit for A at round 0", own)
+	}
+	// decidedCore's validator precommitted before deciding: nothing more.
+	if _, _, lcs := decidedCore(t); len(lcs) != 1 || len(lcs[0].Precommits) != 3 {
+		t.Fatalf("a validator that precommitted reported %+v", lcs)
+	}
+}

@@ -60,7 +60,7 @@ func TestRulesNeeded(t *testing.T) {
 			cfg: lossy(sim.Config{Stakes: equal(7), Byzantine: 2, Behaviour: sim.Equivocate, Heights: 15}, 0.3, 150*time.Millisecond, true)},
 		{name: "locking (L23, L29)", rule: consensus.RuleLocking, want: "agreement", from: 110, budget: 30,
 			cfg: lossy(sim.Config{Stakes: equal(7), Byzantine: 2, Behaviour: sim.Equivocate, Heights: 15}, 0.3, 150*time.Millisecond, true)},
-		{name: "polka of the valid round (L28)", rule: consensus.RulePolka, want: "agreement", from: 205, budget: 30,
+		{name: "polka of the valid round (L28)", rule: consensus.RulePolka, want: "agreement", from: 775, budget: 30,
 			cfg: lossy(sim.Config{Stakes: equal(7), Byzantine: 2, Behaviour: sim.Equivocate, Heights: 15}, 0.5, 300*time.Millisecond, false)},
 	} {
 		t.Run(c.name, func(t *testing.T) {

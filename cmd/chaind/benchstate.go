@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -77,10 +79,10 @@ func benchState(args []string) int {
 		return fail(err)
 	}
 	g := dev.Genesis
-	addrs := scaleAccounts(g, *accounts, *holders)
 	t0 := time.Now()
 	gpath := filepath.Join(work, "genesis.json")
-	if err := writeGenesis(gpath, g); err != nil {
+	addrs, err := writeScaleGenesis(gpath, g, *accounts, *holders)
+	if err != nil {
 		return fail(err)
 	}
 	fmt.Printf("genesis: %d generated accounts, %d token holders, written in %s\n", *accounts, *holders, time.Since(t0).Round(time.Millisecond))
@@ -208,45 +210,59 @@ func loadSpan(c *devload.Client, from, to uint64, senders int) (txs, gas uint64,
 	return txs, gas, float64(max(last-first, 1))
 }
 
-// scaleAccounts adds n funded accounts to g, and the load's ERC-20 token
-// with the first holders of them holding tokens; it returns the accounts.
-func scaleAccounts(g *chain.Genesis, n, holders int) []types.Address {
-	addrs := make([]types.Address, n)
-	var one chain.U256
-	one.SetUint64(1e15)
-	for i := range addrs {
-		var seed [8]byte
-		for k := range seed {
-			seed[k] = byte(uint64(i) >> (8 * k))
-		}
-		h := crypto.Keccak256(append([]byte("chaind-scale"), seed[:]...))
-		addrs[i] = types.Address(h[12:])
-		g.Alloc[addrs[i]] = chain.Account{Balance: one}
+// scaleAddress is generated account i.
+func scaleAddress(i int) types.Address {
+	var seed [8]byte
+	for k := range seed {
+		seed[k] = byte(uint64(i) >> (8 * k))
 	}
-	storage := make(map[types.Hash]types.Hash, holders)
-	for i := 0; i < holders; i++ {
-		a := addrs[i%n]
-		storage[devload.TokenSlot(a)] = types.Hash(uint256.NewInt(1000).Bytes32())
-	}
-	g.Alloc[devload.TokenAddress] = chain.Account{Code: devload.TokenRuntime(), Storage: storage}
-	return addrs
+	h := crypto.Keccak256(append([]byte("chaind-scale"), seed[:]...))
+	return types.Address(h[12:])
 }
 
-func writeGenesis(path string, g *chain.Genesis) error {
+// writeScaleGenesis writes g to path with n generated funded accounts
+// added to its allocation, and the load's ERC-20 token whose first holders
+// of them hold tokens; it returns the accounts. The file is written as it
+// is generated: 10M accounts never sit in memory as a genesis.
+func writeScaleGenesis(path string, g *chain.Genesis, n, holders int) ([]types.Address, error) {
+	raw, err := json.Marshal(g)
+	if err != nil {
+		return nil, err
+	}
+	// The generated entries go first in the allocation object.
+	at := bytes.Index(raw, []byte(`"alloc":{`))
+	if at < 0 {
+		return nil, fmt.Errorf("genesis JSON without an allocation")
+	}
+	at += len(`"alloc":{`)
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if err := json.NewEncoder(w).Encode(g); err != nil {
-		f.Close()
-		return err
+	w.Write(raw[:at])
+	addrs := make([]types.Address, n)
+	for i := range addrs {
+		addrs[i] = scaleAddress(i)
+		fmt.Fprintf(w, `"%s":{"balance":"0x38d7ea4c68000"},`, addrs[i].Hex()) // 1e15 wei
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
+	fmt.Fprintf(w, `"%s":{"code":"0x%x","storage":{`, devload.TokenAddress.Hex(), devload.TokenRuntime())
+	amount := types.Hash(uint256.NewInt(1000).Bytes32())
+	for i := 0; i < holders; i++ {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		fmt.Fprintf(w, `"%s":"%s"`, devload.TokenSlot(addrs[i%n]).Hex(), amount.Hex())
 	}
-	return f.Close()
+	w.WriteString("}}")
+	if raw[at] != '}' { // the genesis's own allocations follow
+		w.WriteByte(',')
+	}
+	w.Write(raw[at:])
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		return nil, err
+	}
+	return addrs, nil
 }
 
 // latencies are measured request times.

@@ -55,8 +55,9 @@ func TestValidatorHeldAtEMFILE(t *testing.T) {
 	defer restore()
 	held := pn.head(0)
 	time.Sleep(emfileHold)
-	// The three others are a quorum and went on.
-	if h := pn.head(0); h < held+3 {
+	// The three others are a quorum and went on (slowly: validator 3's
+	// turns to propose time out).
+	if h := pn.head(0); h <= held {
 		t.Fatalf("the network went from block %d to %d while validator 3 was held", held, h)
 	}
 	restore()

@@ -1,8 +1,9 @@
 // Package cycle gives the validator set of every height of a chain whose
 // set never changes (a BFT chain without staking, the simulator): the
-// genesis set with proposer priorities advanced once per height. A
-// proof-of-stake chain's sets come from its staking state instead
-// (internal/pos).
+// genesis set with proposer priorities advanced once per height. The
+// runtime reads it and hands the core the sets (consensus.ValidatorsEvent).
+// A proof-of-stake chain's sets are recorded by the blocks that chose them
+// instead (internal/pos).
 package cycle
 
 import (

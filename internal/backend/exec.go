@@ -143,6 +143,10 @@ type Tracer interface {
 	// TraceCall runs a call on the state of req.Block (with its state
 	// and block overrides) and traces it.
 	TraceCall(ctx context.Context, req *CallRequest, cfg *TraceConfig) (json.RawMessage, error)
+	// TraceCallMany runs calls one after the other on the state of block,
+	// each seeing what the ones before changed, and traces each with its
+	// own config.
+	TraceCallMany(ctx context.Context, block *types.Block, calls []CallArgs, cfgs []*TraceConfig) ([]json.RawMessage, error)
 }
 
 // TraceConfig chooses a tracer and what it records.

@@ -19,6 +19,15 @@ type Signing interface {
 	// ErrNotFound for a block past the head; ErrStakingDisabled on a
 	// chain without validators.
 	BlockSigning(num uint64) (*BlockSigning, error)
+	// Uptime is every validator's signing record over the last window
+	// blocks whose signatures are recorded (those up to the head's
+	// parent; window 0 means the chain's missedBlocksWindow, and at most
+	// MaxUptimeWindow are read): the uptime an explorer shows and the
+	// record the liveness penalties count. A block counts a validator as
+	// signed when its precommit for the block is in the certificate the
+	// next block commits to, which holds every precommit that reached
+	// that block's proposer before it built, not only the quorum's.
+	Uptime(window uint64) (*Uptime, error)
 	// SlashEvents lists the penalties validator operator paid, oldest
 	// first, as the state of height (nil: the head) records them.
 	SlashEvents(height *uint64, operator types.Address) ([]SlashEvent, error)
@@ -38,6 +47,25 @@ type BlockSigning struct {
 	// its successor); without it Signed is false for every member.
 	Recorded bool
 	Members  []BlockSigner // the height's validator set, in set order
+}
+
+// MaxUptimeWindow bounds the blocks one Uptime call reads.
+const MaxUptimeWindow = 1000
+
+// Uptime is the signing record of blocks From..To (To is the head's
+// parent), per validator that was in the set of any of them, in order of
+// first appearance.
+type Uptime struct {
+	From, To   uint64
+	Validators []ValidatorUptime
+}
+
+// ValidatorUptime is one validator's record over an Uptime's blocks:
+// Blocks[i] is block From+i, 's' signed, 'm' missed, '-' not in the set.
+type ValidatorUptime struct {
+	Operator, Consensus types.Address
+	Signed, Missed      uint64
+	Blocks              string
 }
 
 // BlockSigner is one member of a block's validator set.

@@ -44,7 +44,7 @@ func Keys(seed string, n int) []*secp256k1.PrivateKey {
 
 // Address is the account of a key.
 func Address(k *secp256k1.PrivateKey) types.Address {
-	return types.Address(crypto.PubkeyToAddress(k.PubKey()))
+	return types.Address(crypto.PubkeyToAddress(crypto.PublicKey(k)))
 }
 
 // Recipient is the i-th recipient of a sender's transfers: fresh accounts,

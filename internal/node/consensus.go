@@ -157,6 +157,9 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 			}
 			n.consensusUp()
 			n.logCommitted(b, &lastCommit)
+			if err := n.upgradeNeeded(); err != nil {
+				n.fail(err) // halt here: the next block needs another binary
+			}
 		},
 	})
 	cfg := bft.Config{

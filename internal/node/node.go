@@ -362,6 +362,9 @@ func (n *Node) Handler() http.Handler {
 
 // Start opens the listeners and, on a validator, starts consensus.
 func (n *Node) Start() error {
+	if err := n.upgradeNeeded(); err != nil {
+		return err
+	}
 	ls := n.listeners()
 	n.capListeners(ls)
 	for _, l := range ls {

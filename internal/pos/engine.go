@@ -13,8 +13,10 @@
 //   - the end of a block: the staking rule (staking.EndBlock) fed the fees
 //     the block burned, returning the validator set a selection block
 //     chose and the height it takes over (Finalize);
-//   - the validator set of every height, from the staking state
-//     (ValidatorSet), for the consensus core and certificate checks.
+//   - the validator set of every height (ValidatorSet): the set a
+//     selection block recorded with itself (chain.ValidatorUpdate), placed
+//     by the cycle schedule the staking state keeps (Cycles), which the
+//     consensus driver hands to the core and the certificate checks use.
 //
 // The staking, distribution and governance contracts themselves are
 // internal/staking; the BFT core is consensus; this package joins them to
@@ -105,6 +107,13 @@ func New() *Engine {
 // SetBinaryVersion makes the engine check upgrades against v instead of
 // this build's version: a test of an old node facing an upgrade.
 func (e *Engine) SetBinaryVersion(v string) { e.binary = v }
+
+// UpgradeNeeded says whether this engine's binary may execute block
+// number on the parent state st (staking.UpgradeNeeded): the rule
+// Finalize applies, for the node to halt before it is asked.
+func (e *Engine) UpgradeNeeded(st staking.State, number uint64) error {
+	return staking.UpgradeNeeded(st, number, e.binary)
+}
 
 // NewWithValidators returns an engine that takes every height's validator
 // set from vals instead of the staking state: for tests of the header
@@ -202,7 +211,7 @@ func (*Engine) GenesisAlloc(g *chain.Genesis) (chain.Alloc, error) {
 // staking.ErrUpgradeNeeded saying which version to run, so such a node
 // neither signs nor extends its chain.
 func (e *Engine) Finalize(x *chain.Exec, burned *uint256.Int) (*chain.ValidatorUpdate, error) {
-	if err := staking.UpgradeNeeded(x.State, x.Header.Number, e.binary); err != nil {
+	if err := e.UpgradeNeeded(x.State, x.Header.Number); err != nil {
 		return nil, err
 	}
 	cd, err := DecodeConsensusData(x.Header.Extra)

@@ -23,6 +23,7 @@ func RegisterTrace(s *rpc.Server, b Backend, opts EthOptions) {
 	register(s, "trace_replayTransaction", 2, 2, api.replayTransaction)
 	register(s, "trace_replayBlockTransactions", 2, 2, api.replayBlockTransactions)
 	register(s, "trace_call", 2, 3, api.traceCallParity)
+	register(s, "trace_callMany", 1, 2, api.traceCallMany)
 }
 
 // parityConfig is the parity tracer's configuration for traceTypes (a
@@ -329,4 +330,42 @@ func (api *ethAPI) traceCallParity(ctx context.Context, p rpc.Params) (any, erro
 		return nil, err
 	}
 	return api.b.TraceCall(ctx, &backend.CallRequest{Block: blk, Args: args.toBackend()}, cfg)
+}
+
+// traceCallMany is trace_callMany: [[[call, traceTypes], ...], block?],
+// each call on the state the ones before it left.
+func (api *ethAPI) traceCallMany(ctx context.Context, p rpc.Params) (any, error) {
+	var raw [][2]json.RawMessage
+	if err := p.Decode(0, &raw); err != nil {
+		return nil, err
+	}
+	if len(raw) > otsMaxPage {
+		return nil, rpc.InvalidParams(0, fmt.Errorf("%d calls, over the node's limit of %d", len(raw), otsMaxPage))
+	}
+	calls := make([]backend.CallArgs, len(raw))
+	cfgs := make([]*backend.TraceConfig, len(raw))
+	for i, pair := range raw {
+		var args CallArgs
+		if err := json.Unmarshal(pair[0], &args); err != nil {
+			return nil, rpc.InvalidParams(0, fmt.Errorf("call %d: %w", i, err))
+		}
+		var ts []string
+		if err := json.Unmarshal(pair[1], &ts); err != nil {
+			return nil, rpc.InvalidParams(0, fmt.Errorf("call %d trace types: %w", i, err))
+		}
+		cfg, err := parityConfig(ts, false)
+		if err != nil {
+			return nil, rpc.InvalidParams(0, fmt.Errorf("call %d: %w", i, err))
+		}
+		calls[i], cfgs[i] = args.toBackend(), cfg
+	}
+	ref, err := blockRef(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	blk, err := resolveState(api.b, ref)
+	if err != nil {
+		return nil, err
+	}
+	return api.b.TraceCallMany(ctx, blk, calls, cfgs)
 }

@@ -73,6 +73,24 @@ func TestParityTracesMatchAnvil(t *testing.T) {
 		if d := firstDiff("", replay["trace"], call["trace"]); d != "" {
 			t.Errorf("trace_call: %s", d)
 		}
+		// trace_callMany: run(5) and run(7); the second sees the first's
+		// state (its delegate call leaves n at v+1: 6, then 8).
+		var many []map[string]any
+		callRun := map[string]any{"from": sc.sender, "to": sc.tracee, "value": "0x3", "gas": "0x7a120", "input": types.EncodeBytes(input)}
+		input7 := append([]byte{}, input...)
+		input7[len(input7)-1] = 7
+		callRun7 := map[string]any{"from": sc.sender, "to": sc.tracee, "value": "0x3", "gas": "0x7a120", "input": types.EncodeBytes(input7)}
+		json.Unmarshal(p.must("trace_callMany", [][]any{{callRun, []string{"trace"}}, {callRun7, []string{"stateDiff"}}}, block(0)), &many)
+		if len(many) != 2 {
+			t.Fatalf("trace_callMany: %d answers", len(many))
+		}
+		if d := firstDiff("", call["trace"], many[0]["trace"]); d != "" {
+			t.Errorf("trace_callMany first call: %s", d)
+		}
+		diff, _ := json.Marshal(many[1]["stateDiff"].(map[string]any)[strings.ToLower(sc.tracee.Hex())])
+		if !strings.Contains(string(diff), `"from":"0x0000000000000000000000000000000000000000000000000000000000000006","to":"0x0000000000000000000000000000000000000000000000000000000000000008"`) {
+			t.Errorf("trace_callMany second call's state diff of the contract: %s in %v", diff, many[1])
+		}
 		if _, err := p.call("trace_replayTransaction", run, []string{"vmTrace"}); err == nil || !strings.Contains(err.Error(), "vmTrace is not supported") {
 			t.Errorf("vmTrace: %v", err)
 		}

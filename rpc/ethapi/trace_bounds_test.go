@@ -50,6 +50,11 @@ func TestTraceBounds(t *testing.T) {
 		{name: "no stack", cfg: map[string]any{"disableStack": true}, noStack: true, noMemory: true},
 		{name: "past the time cap", cfg: map[string]any{"timeout": "1ns"}, err: "execution aborted (timeout = 1ns)"},
 		{name: "callTracer past the time cap", cfg: map[string]any{"tracer": "callTracer", "timeout": "1ns"}, err: "execution aborted (timeout = 1ns)"},
+		{name: "prestateTracer past the time cap", cfg: map[string]any{"tracer": "prestateTracer", "timeout": "1ns"}, err: "execution aborted (timeout = 1ns)"},
+		{name: "flatCallTracer past the time cap", cfg: map[string]any{"tracer": "flatCallTracer", "timeout": "1ns"}, err: "execution aborted (timeout = 1ns)"},
+		{name: "4byteTracer past the time cap", cfg: map[string]any{"tracer": "4byteTracer", "timeout": "1ns"}, err: "execution aborted (timeout = 1ns)"},
+		{name: "muxTracer past the time cap", cfg: map[string]any{"tracer": "muxTracer", "tracerConfig": map[string]any{"noopTracer": map[string]any{}}, "timeout": "1ns"}, err: "execution aborted (timeout = 1ns)"},
+		{name: "noopTracer past the time cap", cfg: map[string]any{"tracer": "noopTracer", "timeout": "1ns"}, err: "execution aborted (timeout = 1ns)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := call(t, addr, "debug_traceTransaction", h2, tc.cfg)
@@ -115,8 +120,22 @@ func TestTraceSizeCapFollowsResponseCap(t *testing.T) {
 		{small, "callTracer", false},
 		{big, "callTracer", true},
 		{small, "", false},
+		{big, "flatCallTracer", true},
+		{big, "muxTracer", true},
+		{big, "4byteTracer", false}, // a selector and a size, whatever the input
+		{big, "prestateTracer", false},
+		{small, "trace_transaction", false},
+		{big, "trace_transaction", true},
 	} {
-		r := call(t, addr, "debug_traceTransaction", tc.h, map[string]any{"tracer": tc.tracer})
+		var r rpcResp
+		switch tc.tracer {
+		case "trace_transaction":
+			r = call(t, addr, "trace_transaction", tc.h)
+		case "muxTracer":
+			r = call(t, addr, "debug_traceTransaction", tc.h, map[string]any{"tracer": tc.tracer, "tracerConfig": map[string]any{"callTracer": map[string]any{}}})
+		default:
+			r = call(t, addr, "debug_traceTransaction", tc.h, map[string]any{"tracer": tc.tracer})
+		}
 		const want = "trace exceeds the node's limit of 16384 bytes"
 		switch {
 		case tc.err && (r.Error == nil || !strings.Contains(r.Error.Message, want)):

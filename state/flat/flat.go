@@ -17,6 +17,7 @@
 package flat
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -58,6 +59,30 @@ type layer struct {
 	hash     types.Hash // the block that made the move; zero for a state committed outside a block
 	accounts map[types.Hash][]byte
 	slots    map[[64]byte][]byte
+
+	// raw is the stored record of a layer read at Open, until load
+	// decodes it into accounts and slots.
+	raw  []byte
+	once sync.Once
+	err  error
+}
+
+// load decodes a layer read at Open on its first use; it is safe for
+// concurrent use (readers share the Layer's read lock).
+func (lay *layer) load() error {
+	lay.once.Do(func() {
+		if lay.raw == nil {
+			return
+		}
+		r, err := decodeRecord(lay.raw)
+		if err != nil {
+			lay.err = err
+			return
+		}
+		rev := r.layer()
+		lay.accounts, lay.slots, lay.raw = rev.accounts, rev.slots, nil
+	})
+	return lay.err
 }
 
 // Layer is the flat copy of one store. Reads are safe for concurrent use;
@@ -99,12 +124,14 @@ func Open(kv Store, keep uint64, fresh bool) (*Layer, error) {
 	l.valid, l.root, l.top = true, types.Hash(meta[:32]), binary.BigEndian.Uint64(meta[32:])
 	var derr error
 	err = kv.Iterate(prefixJournal, func(k, v []byte) bool {
-		r, err := decodeRecord(v)
-		if err != nil {
-			derr = err
+		// Only the record's head is read now: its diff is decoded when a
+		// read of an older state or a rewind first needs it (layer.load),
+		// so a start does not build the maps of the whole journal.
+		if len(v) < 104 {
+			derr = fmt.Errorf("%w: journal record of %d bytes", ErrCorrupt, len(v))
 			return false
 		}
-		lay := r.layer()
+		lay := &layer{from: types.Hash(v[:32]), to: types.Hash(v[32:64]), hash: types.Hash(v[72:104]), raw: bytes.Clone(v)}
 		lay.seq = binary.BigEndian.Uint64(k[len(prefixJournal):])
 		if lay.seq <= l.top { // above top: undone moves a crash cannot leave, but never trust them
 			l.layers = append(l.layers, lay)
@@ -171,6 +198,9 @@ func (l *Layer) Account(root, addrHash types.Hash) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	for _, lay := range l.layers[from:] {
+		if err := lay.load(); err != nil {
+			return nil, false, err
+		}
 		if v, ok := lay.accounts[addrHash]; ok {
 			return v, true, nil
 		}
@@ -192,6 +222,9 @@ func (l *Layer) Storage(root, addrHash, slotHash types.Hash) ([]byte, bool, erro
 	copy(k[:], addrHash[:])
 	copy(k[32:], slotHash[:])
 	for _, lay := range l.layers[from:] {
+		if err := lay.load(); err != nil {
+			return nil, false, err
+		}
 		if v, ok := lay.slots[k]; ok {
 			return v, true, nil
 		}

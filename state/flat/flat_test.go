@@ -213,3 +213,47 @@ func TestReadsDuringCommit(t *testing.T) {
 	check("after a failed write", r2, 0x82, 0x02)
 	check("after a failed write", r1, 0x81, 0x01)
 }
+
+// A start reads only the heads of the journal's records; a record whose
+// diff is damaged is found when a read of an older state needs it, and
+// refused (never served), while reads of the newest state go on.
+func TestJournalDecodedOnUse(t *testing.T) {
+	kv := store.NewMem()
+	l, err := Open(kv, 4, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ah := types.Hash{0xa}
+	roots := []types.Hash{state.EmptyRoot, {1}, {2}}
+	for i := 1; i < len(roots); i++ {
+		var b store.Batch
+		tx := l.Begin(&b, trie.NewMemoryDB())
+		d := &state.Diff{Accounts: map[types.Hash][]byte{ah: {byte(0x80 + i)}}, Wiped: map[types.Hash]struct{}{}, Storage: map[types.Hash]map[types.Hash][]byte{}}
+		if err := tx.Apply(roots[i-1], roots[i], uint64(i), types.Hash{byte(i)}, d); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(func() error { return kv.Write(&b) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Damage the diff of the newest record (seq 1: the genesis move is
+	// not journalled), after its head.
+	enc, err := kv.Get(journalKey(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b store.Batch
+	b.Put(journalKey(1), append(enc[:len(enc)-1:len(enc)-1], 0xff, 0xff))
+	if err := kv.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = Open(kv, 4, false); err != nil {
+		t.Fatalf("open with a damaged diff: %v", err)
+	}
+	if v, ok, err := l.Account(roots[2], ah); err != nil || !ok || !bytes.Equal(v, []byte{0x82}) {
+		t.Fatalf("newest state: %x %v %v", v, ok, err)
+	}
+	if _, _, err := l.Account(roots[1], ah); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("older state through the damaged record: %v, want ErrCorrupt", err)
+	}
+}

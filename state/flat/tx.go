@@ -286,6 +286,9 @@ func (t *Tx) rewindTo(root types.Hash) (bool, error) {
 // undo reverts one journalled move. A block's move is kept as a side
 // record, so the block's branch can become canonical again.
 func (t *Tx) undo(lay *layer) error {
+	if err := lay.load(); err != nil {
+		return err
+	}
 	for ah, v := range lay.accounts {
 		t.set(accountKey(ah), v)
 	}

@@ -76,6 +76,12 @@ type ChainApp struct {
 	// lastCert is the widest certificate of the head the driver reported
 	// (LastCommit): the parent certificate of the next block we propose.
 	lastCert *consensus.Certificate
+	// committed is when the head was decided here; gathered is signalled
+	// when lastCert grows; lastSigned is the last height each validator's
+	// precommit was seen in a certificate (lastcommit.go).
+	committed  time.Time
+	gathered   chan struct{}
+	lastSigned map[types.Address]uint64
 
 	// pos is the chain's proof-of-stake engine (nil on other chains): it
 	// keeps the double-sign evidence for the blocks we propose.
@@ -88,7 +94,8 @@ func NewChainApp(cfg ChainAppConfig) *ChainApp {
 		cfg.View = chainview.New(cfg.Chain)
 	}
 	a := &ChainApp{cfg: cfg, chainID: cfg.Chain.Config.ChainID, pos: pos.Of(cfg.Chain), pending: make(map[types.Hash]*chain.Built), arrived: make(map[types.Hash]time.Time),
-		parentCerts: make(map[types.Hash][]byte), last: time.Now()}
+		parentCerts: make(map[types.Hash][]byte), gathered: make(chan struct{}, 1),
+		lastSigned: make(map[types.Address]uint64), last: time.Now()}
 	// Subscribed before the first Propose checks the pool, so no arrival
 	// between that check and the wait goes unnoticed.
 	a.txs, a.unsub = cfg.Pool.Subscribe(1024)
@@ -134,6 +141,9 @@ func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value,
 	ready := a.last.Add(a.cfg.BlockTime - a.lead.get(buildBudget(a.cfg.BlockTime)))
 	a.mu.Unlock()
 	if err := sleep(ctx, time.Until(ready)); err != nil {
+		return consensus.Value{}, err
+	}
+	if err := a.awaitLastCommit(ctx, height); err != nil {
 		return consensus.Value{}, err
 	}
 	for {
@@ -309,17 +319,6 @@ func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Valu
 	return nil
 }
 
-// LastCommit implements LastCommitter: the next block we propose carries
-// cert as its parent's certificate if it still is the head's and holds
-// more precommits than the one we have.
-func (a *ChainApp) LastCommit(cert *consensus.Certificate) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if old := a.lastCert; old == nil || old.Height != cert.Height || old.BlockHash != cert.BlockHash || len(old.Signatures) < len(cert.Signatures) {
-		a.lastCert = cert
-	}
-}
-
 // Commit implements App: the block is stored with its certificate in one
 // write, and the parent certificate the block commits to replaces the one
 // this node stored for its parent (it may hold more precommits), so every
@@ -349,6 +348,7 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 		a.pos.Committed(b)
 	}
 	a.mu.Lock()
+	a.committed = time.Now()
 	arrived, seen := a.arrived[v.ID]
 	for id, p := range a.pending {
 		if p.Block.Number() <= b.Number() {
@@ -370,19 +370,4 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 		a.cfg.Committed(b)
 	}
 	return nil
-}
-
-// committedTo is parentCert if b commits to it (its ParentBeaconRoot is
-// the certificate's hash), else nil: only a certificate the decided block
-// commits to replaces the stored one. A block a quorum decided had its
-// certificate verified by that quorum (Engine.VerifyHeader); one that
-// commits to nothing (a chain without certificates) replaces nothing.
-func committedTo(b *types.Block, parentCert []byte) []byte {
-	if parentCert == nil {
-		return nil
-	}
-	if r := b.Header().ParentBeaconRoot; r == nil || *r != pos.CertRoot(parentCert) {
-		return nil
-	}
-	return parentCert
 }

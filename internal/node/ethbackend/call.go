@@ -172,14 +172,30 @@ func unpriced(a *backend.CallArgs) bool {
 
 // execute runs msg on a fresh copy of the environment's state.
 func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.StateDB) evm.StateDB) (*evm.Result, error) {
-	st, err := b.view.State(env.blk.HeaderRef())
+	st, err := b.callState(env)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Release()
-	if err := applyOverrides(st, env.overrides); err != nil {
+	return b.executeOn(st, env, msg, wrap)
+}
+
+// callState is a fresh copy of the environment's state with its
+// overrides applied.
+func (b *Backend) callState(env *callEnv) (*state.StateDB, error) {
+	st, err := b.view.State(env.blk.HeaderRef())
+	if err != nil {
 		return nil, err
 	}
+	if err := applyOverrides(st, env.overrides); err != nil {
+		st.Release()
+		return nil, err
+	}
+	return st, nil
+}
+
+// executeOn runs msg on st, which it leaves holding the call's changes.
+func (b *Backend) executeOn(st *state.StateDB, env *callEnv, msg *evm.Message, wrap func(*state.StateDB) evm.StateDB) (*evm.Result, error) {
 	cfg := b.chain.Config
 	h := env.blk.HeaderRef()
 	bctx := cfg.BlockContext(h, b.chain.GetHash)

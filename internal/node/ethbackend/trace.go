@@ -11,6 +11,7 @@ import (
 	"github.com/chaind/chaind/evm/tracers"
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
 )
 
 // DefaultTraceBytes is the size cap of one trace answer: the JSON-RPC
@@ -180,13 +181,50 @@ func traceStopped(ctx context.Context, budget *tracers.Budget, res *evm.Result, 
 // TraceCall runs a call on the state of req.Block, with its overrides,
 // and traces it as debug_traceCall does.
 func (b *Backend) TraceCall(ctx context.Context, req *backend.CallRequest, cfg *backend.TraceConfig) (json.RawMessage, error) {
-	args, env := &req.Args, newCallEnv(req)
+	env := newCallEnv(req)
+	st, err := b.callState(env)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	limit := b.traceTimeout(cfg)
+	env.limit, env.deadline = limit, time.Now().Add(limit)
+	return b.traceCallOn(ctx, st, env, &req.Args, cfg)
+}
+
+// TraceCallMany runs calls one after the other on the state of block,
+// each seeing what the ones before it changed, and traces each with its
+// own config (trace_callMany). They share one time cap, the node's.
+func (b *Backend) TraceCallMany(ctx context.Context, block *types.Block, calls []backend.CallArgs, cfgs []*backend.TraceConfig) ([]json.RawMessage, error) {
+	if len(calls) != len(cfgs) {
+		return nil, fmt.Errorf("%d calls, %d trace configs", len(calls), len(cfgs))
+	}
+	st, err := b.callState(newCallEnv(&backend.CallRequest{Block: block}))
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	deadline := time.Now().Add(b.opts.CallTimeout)
+	out := make([]json.RawMessage, len(calls))
+	for i := range calls {
+		env := newCallEnv(&backend.CallRequest{Block: block, Args: calls[i]})
+		env.limit, env.deadline = b.opts.CallTimeout, deadline
+		if out[i], err = b.traceCallOn(ctx, st, env, &calls[i], cfgs[i]); err != nil {
+			return nil, fmt.Errorf("call %d: %w", i, err)
+		}
+		st.Finalise(true) // the next call sees this one's changes as committed
+	}
+	return out, nil
+}
+
+// traceCallOn runs the call args on st, in env, with the tracer cfg
+// names.
+func (b *Backend) traceCallOn(ctx context.Context, st *state.StateDB, env *callEnv, args *backend.CallArgs, cfg *backend.TraceConfig) (json.RawMessage, error) {
 	msg, err := message(args, b.callGas(args, env))
 	if err != nil {
 		return nil, err
 	}
-	limit := b.traceTimeout(cfg)
-	env.limit, env.deadline = limit, time.Now().Add(limit)
+	limit := env.limit
 	var tr evm.Tracer
 	var budget *tracers.Budget
 	env.attach = func(vm *evm.EVM) error {
@@ -200,7 +238,7 @@ func (b *Backend) TraceCall(ctx context.Context, req *backend.CallRequest, cfg *
 		context.AfterFunc(ctx, vm.Cancel)
 		return nil
 	}
-	res, err := b.execute(env, msg, nil)
+	res, err := b.executeOn(st, env, msg, nil)
 	if budget != nil {
 		if err := traceStopped(ctx, budget, res, nil, limit); err != nil {
 			return nil, err

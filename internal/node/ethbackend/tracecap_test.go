@@ -2,6 +2,7 @@ package ethbackend
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -83,5 +84,45 @@ func isTimeout(limit time.Duration) func(error) bool {
 	return func(err error) bool {
 		var te *TimeoutError
 		return errors.As(err, &te) && te.Limit == limit
+	}
+}
+
+// The struct logger honours disableStorage: the storage a step touched is
+// shown on SLOAD and SSTORE unless the request turns it off.
+func TestStructLoggerDisableStorage(t *testing.T) {
+	c, err := chain.Open(chain.DevGenesis(chain.MainChainID, []types.Address{{0xfe}}, 1_700_000_000), store.NewMem(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := types.Address{0xaa}
+	code := []byte{0x60, 0x01, 0x60, 0x00, 0x55, 0x60, 0x00, 0x54, 0x50} // PUSH1 1 PUSH1 0 SSTORE PUSH1 0 SLOAD POP
+	b := New(chainview.New(c), nil, Options{})
+	for _, off := range []bool{false, true} {
+		raw, err := b.TraceCall(context.Background(), &backend.CallRequest{Block: c.Head(), Args: backend.CallArgs{To: &to},
+			StateOverrides: map[types.Address]backend.StateOverride{to: {Code: &code}}}, &backend.TraceConfig{DisableStorage: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr struct {
+			StructLogs []struct {
+				Op      string             `json:"op"`
+				Storage *map[string]string `json:"storage"`
+			} `json:"structLogs"`
+		}
+		if err := json.Unmarshal(raw, &tr); err != nil {
+			t.Fatal(err)
+		}
+		shown := 0
+		for _, l := range tr.StructLogs {
+			if l.Storage != nil {
+				shown++
+				if l.Op != "SSTORE" && l.Op != "SLOAD" {
+					t.Fatalf("disableStorage %v: storage shown on %s", off, l.Op)
+				}
+			}
+		}
+		if want := map[bool]int{false: 2, true: 0}[off]; shown != want {
+			t.Fatalf("disableStorage %v: storage shown on %d steps, want %d: %s", off, shown, want, raw)
+		}
 	}
 }

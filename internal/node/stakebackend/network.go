@@ -44,9 +44,10 @@ func (nw *network) headState() (*state.StateDB, bool) {
 	return st, true
 }
 
-// Nodes lists the validators, those catching up as "syncing".
+// Nodes lists the validators in their states (nodestates.go).
 func (nw *network) Nodes() []backend.NodeInfo {
 	nodes := nw.registered()
+	applySigning(backend.NodeCounts{}, nodes, nw.n.signingStates())
 	markSyncing(nodes, nw.n.syncingNodes())
 	return nodes
 }

@@ -36,3 +36,26 @@ func TestCountLive(t *testing.T) {
 		t.Fatalf("nothing syncing changed the counts: %+v", got)
 	}
 }
+
+func TestSigningState(t *testing.T) {
+	const s, m = false, true // signed, missed; most recent first
+	for _, c := range []struct {
+		name   string
+		missed []bool
+		want   string
+	}{
+		{"signing", []bool{s, s, s, s, s, s, s, s, s, s}, ""},
+		{"a few misses", []bool{s, m, m, s, m, m, m, m, s, m}, ""},
+		{"silent for the last five", []bool{m, m, m, m, m, s, s, s, s, s}, "standby"},
+		{"silent throughout", []bool{m, m, m, m, m, m, m, m, m, m}, "standby"},
+		{"silent for four: not yet", []bool{m, m, m, m, s, s, s, s, s, s}, ""},
+		{"back after five silent", []bool{s, m, m, m, m, m, s, s, s, s}, "syncing"},
+		{"back, the silence at the window's end", []bool{s, s, s, s, s, m, m, m, m, m}, "syncing"},
+		{"the silence left the window", []bool{s, s, s, s, s, s, m, m, m, m}, ""},
+		{"a short record", []bool{m, m}, ""},
+	} {
+		if got := signingState(c.missed); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package stakebackend
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -66,6 +67,61 @@ func (s *signing) BlockSigning(num uint64) (*backend.BlockSigning, error) {
 	for _, v := range set.Validators() {
 		out.Members = append(out.Members, backend.BlockSigner{Operator: operatorOf(ops, v.Address), Consensus: v.Address,
 			Power: v.Power, Signed: out.Recorded && !absent[v.Address]})
+	}
+	return out, nil
+}
+
+func (s *signing) Uptime(window uint64) (*backend.Uptime, error) {
+	c := s.n.Chain
+	if pos.Of(c) == nil {
+		return nil, backend.ErrStakingDisabled
+	}
+	if window == 0 {
+		p, err := stakingAPI{s.n}.StakingParams(nil)
+		if err != nil {
+			return nil, err
+		}
+		window = p.MissedBlocksWindow
+	}
+	window = min(max(window, 1), backend.MaxUptimeWindow)
+	out := &backend.Uptime{}
+	head := c.Head().Number()
+	if head < 2 {
+		return out, nil
+	}
+	out.To = head - 1
+	out.From = max(out.To-min(out.To, window-1), c.Genesis().Number()+1)
+	var blocks []*backend.BlockSigning
+	for n := out.From; n <= out.To; n++ {
+		b, err := s.BlockSigning(n)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, b)
+	}
+	index := map[types.Address]int{}
+	var records [][]byte
+	for k, b := range blocks {
+		for _, m := range b.Members {
+			i, ok := index[m.Consensus]
+			if !ok {
+				i = len(out.Validators)
+				index[m.Consensus] = i
+				out.Validators = append(out.Validators, backend.ValidatorUptime{Operator: m.Operator, Consensus: m.Consensus})
+				records = append(records, bytes.Repeat([]byte{'-'}, len(blocks)))
+			}
+			v := &out.Validators[i]
+			if m.Signed {
+				v.Signed++
+				records[i][k] = 's'
+			} else {
+				v.Missed++
+				records[i][k] = 'm'
+			}
+		}
+	}
+	for i := range out.Validators {
+		out.Validators[i].Blocks = string(records[i])
 	}
 	return out, nil
 }
