@@ -378,7 +378,10 @@ func (n *Node) Start() error {
 		n.mu.Unlock()
 	}
 	n.wg.Add(1)
-	go n.followHeads()
+	go func() {
+		defer n.wg.Done()
+		n.pool.Follow(n.stop)
+	}()
 	n.startPruning()
 	if n.cfg.P2P != nil {
 		return n.startNetwork() // starts consensus once caught up
@@ -396,24 +399,6 @@ func (n *Node) Addr(kind string) string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.addrs[kind]
-}
-
-// followHeads keeps the pool in step with the chain.
-func (n *Node) followHeads() {
-	defer n.wg.Done()
-	heads, cancel := n.Chain.Subscribe(64)
-	defer cancel()
-	for {
-		select {
-		case <-n.stop:
-			return
-		case _, ok := <-heads:
-			if !ok {
-				return
-			}
-			n.pool.Reset()
-		}
-	}
 }
 
 // ImportFile imports a file of concatenated RLP blocks, validating each

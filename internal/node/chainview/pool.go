@@ -63,6 +63,24 @@ func (k *PoolKeeper) Reset() {
 	k.at = head
 }
 
+// Follow moves the pool to every new head until stop is closed: blocks
+// from elsewhere (sync, import) and the node's own alike.
+func (k *PoolKeeper) Follow(stop <-chan struct{}) {
+	heads, cancel := k.v.chain.Subscribe(64)
+	defer cancel()
+	for {
+		select {
+		case <-stop:
+			return
+		case _, ok := <-heads:
+			if !ok {
+				return
+			}
+			k.Reset()
+		}
+	}
+}
+
 // Refresh re-validates the pool against the head's state even when the
 // head block is the same (its state changed, or the chain was rewound to
 // it).
