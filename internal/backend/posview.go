@@ -42,6 +42,7 @@ type Signing interface {
 // BlockSigning is one block's proposer and its validator set's signatures.
 type BlockSigning struct {
 	Number   uint64
+	Hash     types.Hash    // the block's, so a reader can tell a rewound chain's
 	Proposer types.Address // operator of the validator that proposed it
 	// Recorded tells whether the block's signatures are recorded yet (by
 	// its successor); without it Signed is false for every member.
@@ -79,7 +80,7 @@ type BlockSigner struct {
 type SlashEvent struct {
 	Height     uint64 // the block whose end applied it
 	Infraction uint64 // the block of the offence
-	Reason     string // double_sign, missed_blocks or left_network_early
+	Reason     string // double_sign, missed_blocks, sync_timeout or left_network_early
 	PPM        uint64 // the fraction of stake taken, parts per million
 	Amount     *uint256.Int
 	Time       uint64 // Unix seconds of block Height

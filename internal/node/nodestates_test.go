@@ -63,11 +63,17 @@ func TestP2PNodeStatesFollowTheChain(t *testing.T) {
 	for i := range 4 {
 		pn.startValidator(i)
 	}
+	// A node's id is its p2p ID, the one --p2p.peers takes, and its
+	// public key's address.
 	status := func(n *Node, i int) string {
 		for _, nd := range n.stake.Network().Nodes() {
-			if k, err := secp256k1.ParsePubKey(nd.PublicKey); err == nil && p2p.ID(crypto.PubkeyToAddress(k)) == pn.addrs[i].ID {
-				return nd.Status
+			if len(nd.ID) != len(p2p.ID{}) || p2p.ID(nd.ID) != pn.addrs[i].ID {
+				continue
 			}
+			if k, err := secp256k1.ParsePubKey(nd.PublicKey); err != nil || p2p.ID(crypto.PubkeyToAddress(k)) != pn.addrs[i].ID {
+				t.Fatalf("node %x lists public key %x", nd.ID, nd.PublicKey)
+			}
+			return nd.Status
 		}
 		return "missing"
 	}

@@ -99,6 +99,14 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 	if handled || new(uint256.Int).Sub(supply.Burned, before.Burned).Lt(want) {
 		t.Fatalf("burned %v → %v, want at least %v more (handled before: %v)", before.Burned, supply.Burned, want, handled)
 	}
+	// The slash log, as the explorer lists it, names the block, the
+	// offence's height and what was taken.
+	h := evBlock.Number()
+	evs, err := n.stake.Signing().SlashEvents(&h, offender)
+	if err != nil || len(evs) != 1 || evs[0].Height != h || evs[0].Infraction != evidence.A.Height ||
+		evs[0].Reason != "double_sign" || !evs[0].Amount.Eq(want) {
+		t.Fatalf("slash log %+v %v", evs, err)
+	}
 	// Punished once: the same offence offered again (as a peer's gossip
 	// would) is refused, and the pools hold nothing more to include.
 	if err := n.AddEvidence(evidence); err == nil || !strings.Contains(err.Error(), "punished already") {

@@ -269,8 +269,13 @@ func TestStakingThroughTransactions(t *testing.T) {
 // one has 7, the chain goes on deciding under the new cycles (their
 // validator sets found where the schedule puts them), and every cycle
 // before the change is reported as it was.
-func checkCycleLengthChange(t *testing.T, n *Node, nw backend.Validators) {
+func checkCycleLengthChange(t *testing.T, n *Node, nw interface {
+	backend.Validators
+	backend.NetworkEvents
+}) {
 	t.Helper()
+	events, stop := nw.SubscribeNetwork(1024)
+	defer stop()
 	// The first block whose state holds the new length: the change passed
 	// in its cycle.
 	var passed uint64
@@ -315,6 +320,25 @@ func checkCycleLengthChange(t *testing.T, n *Node, nw backend.Validators) {
 		if ci, err := nw.CycleInfo(&cy); err != nil || *ci != was {
 			t.Fatalf("cycle %d reported %+v %v, before the change %+v", cy, ci, err, was)
 		}
+	}
+	// Block times are whole seconds; a cycle record keeps milliseconds.
+	// The cycle feed closes each cycle at its last block under its era's
+	// rule (it runs from before the switch, so it sees cycle c+2 close).
+	closed := map[uint64]bool{}
+	for len(events) > 0 {
+		ev := <-events
+		if ev.Cycle == nil {
+			continue
+		}
+		cy := ev.Cycle.Counter
+		last, _ := n.Chain.BlockByNumber(cycles.Last(cy))
+		if cy > c && cycles.Last(cy) != switchAt+7*(cy-c)-1 || ev.Cycle.End.Unix() != int64(last.Time()) {
+			t.Fatalf("cycle %d closed by the feed at %v, its last block %d has time %d", cy, ev.Cycle.End, cycles.Last(cy), last.Time())
+		}
+		closed[cy] = true
+	}
+	if !closed[c+2] {
+		t.Fatalf("the feed did not close cycle %d (closed %v)", c+2, closed)
 	}
 	// Each cycle's record spans its blocks: opened at its first block,
 	// closed at its last, under the rule of its era.

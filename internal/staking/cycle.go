@@ -430,5 +430,32 @@ func (l *ledger) punish(p *Params, b Block) {
 			l.slashFrom(v, SlashMissedBlocks, p.SyncTimeoutPenalty, l.height)
 			l.jail(v, until)
 		}
+		l.syncTimeout(p, v, until)
+	}
+}
+
+// syncTimeout applies maxSyncTime to a validator this block records
+// absent. A selected validator whose signatures stop reaching the
+// proposers is down or catching up (what the node list shows as standby,
+// then syncing); one that stays absent from every block for longer than
+// maxSyncTime seconds of block time, counted from the first block of its
+// unbroken streak of absences, loses syncTimeoutPenaltyPercent of its
+// stake and is jailed for restakeCooldown, as the network the parameter
+// comes from penalises a node that syncs too long. A block it signs (one
+// that does not record it absent) ends the streak: the next absence
+// starts a new one. Only absent validators are touched, so the rule costs
+// nothing while everyone signs.
+func (l *ledger) syncTimeout(p *Params, v types.Address, until uint64) {
+	vr := valRec(v)
+	since := l.s.u64(vr.field(vSilentSince))
+	if l.s.u64(vr.field(vLastAbsent))+1 != l.height || since == 0 {
+		since = l.now // a new streak
+		l.s.setU64(vr.field(vSilentSince), since)
+	}
+	l.s.setU64(vr.field(vLastAbsent), l.height)
+	if l.now-since > p.MaxSyncTime && !l.s.bool(vr.field(vJailed)) {
+		l.slashFrom(v, SlashSyncTimeout, p.SyncTimeoutPenalty, l.height)
+		l.jail(v, until)
+		l.s.setU64(vr.field(vSilentSince), 0)
 	}
 }

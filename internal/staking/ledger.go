@@ -71,6 +71,8 @@ const (
 	vListIndex
 	vSlashed
 	vMissed
+	vSilentSince // s: time of the first block of its running streak of absences (syncTimeout)
+	vLastAbsent  // the last block that recorded it absent
 )
 
 // Delegation record fields (under StakingAddress).

@@ -19,6 +19,7 @@ const (
 	SlashDoubleSign   SlashReason = 1 // signed two conflicting votes (nodeRefutedPenaltyPercent)
 	SlashMissedBlocks SlashReason = 2 // missed more than maxMissedBlocks of a window (syncTimeoutPenaltyPercent)
 	SlashLeftEarly    SlashReason = 3 // unbonded below the required stake within restakeCooldown (leftNetworkEarlyPenaltyPercent)
+	SlashSyncTimeout  SlashReason = 4 // absent from consecutive blocks for longer than maxSyncTime (syncTimeoutPenaltyPercent)
 )
 
 // String names the reason as the explorer and the APIs show it.
@@ -30,6 +31,8 @@ func (r SlashReason) String() string {
 		return "missed_blocks"
 	case SlashLeftEarly:
 		return "left_network_early"
+	case SlashSyncTimeout:
+		return "sync_timeout"
 	}
 	return "unknown"
 }
