@@ -97,10 +97,21 @@ func (e *Explorer) recentSigning() (*recentSigning, error) {
 	window = min(window, maxUptimeBlocks)
 	last := head.Number() - 1
 	first := max(backend.FirstBlock(b)+1, last-min(last, window-1))
+	// The previous head's records are kept where their blocks still are
+	// canonical: a new head reads one or two blocks, not the window.
+	known := map[uint64]*backend.BlockSigning{}
+	if prev := e.stake.recent; prev != nil {
+		for _, s := range prev.blocks {
+			known[s.Number] = s
+		}
+	}
 	for n := first; n <= last; n++ {
-		s, err := e.cfg.Signing.BlockSigning(n)
-		if err != nil {
-			return nil, err
+		s, ok := known[n]
+		if !ok || !s.Recorded || b.CanonicalHash(n) != s.Hash {
+			var err error
+			if s, err = e.cfg.Signing.BlockSigning(n); err != nil {
+				return nil, err
+			}
 		}
 		r.blocks = append(r.blocks, s)
 	}

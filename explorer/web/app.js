@@ -212,7 +212,7 @@ async function home(_, seq) {
 // cols: [heading, cell(row) -> html, class?]
 function table(cols, rows, attrs = () => '') {
   return `<table class="rows"><thead><tr>${cols.map(([h, , c]) => `<th${c ? ` class="${c}"` : ''}>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
-    rows.map(r => `<tr${attrs(r)}>${cols.map(([h, f, c]) => `<td data-label="${esc(h)}"${c ? ` class="${c}"` : ''}>${f(r)}</td>`).join('')}</tr>`).join('') +
+    rows.map(r => `<tr${attrs(r)}>${cols.map(([h, f, c]) => `<td data-label="${esc(h)}"${c ? ` class="${c}"` : ''}><div class="v">${f(r)}</div></td>`).join('')}</tr>`).join('') +
     '</tbody></table>';
 }
 

@@ -38,7 +38,9 @@ var ErrCycleNotFound = errors.New("cycle info not found")
 
 // NodeInfo is one validator node.
 type NodeInfo struct {
-	ID        []byte // keccak256 of the compressed public key
+	// ID is the node's p2p ID, the address of its public key: with IP and
+	// Port it is the ID@host:port that --p2p.peers takes.
+	ID        []byte
 	IP        string
 	Port      int
 	PublicKey []byte // compressed secp256k1

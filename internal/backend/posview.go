@@ -42,6 +42,7 @@ type Signing interface {
 // BlockSigning is one block's proposer and its validator set's signatures.
 type BlockSigning struct {
 	Number   uint64
+	Hash     types.Hash    // the block's, so a reader can tell a rewound chain's
 	Proposer types.Address // operator of the validator that proposed it
 	// Recorded tells whether the block's signatures are recorded yet (by
 	// its successor); without it Signed is false for every member.

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"github.com/chaind/chaind/internal/pos"
 	"testing"
 	"time"
 
@@ -55,18 +56,24 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // than the liveness window allows).
 func TestP2PNodeStatesFollowTheChain(t *testing.T) {
 	pn := newP2PNet(t, 4)
-	if err := SetDevStaking(pn.genesis, pn.keys, "127.0.0.1"); err != nil {
+	if err := pos.SetDevStaking(pn.genesis, pn.keys, "127.0.0.1"); err != nil {
 		t.Fatal(err)
 	}
 	pn.configure = func(c *Config) { c.Validators = nil } // the staking state's sets
 	for i := range 4 {
 		pn.startValidator(i)
 	}
+	// A node's id is its p2p ID, the one --p2p.peers takes, and its
+	// public key's address.
 	status := func(n *Node, i int) string {
 		for _, nd := range n.stake.Network().Nodes() {
-			if k, err := secp256k1.ParsePubKey(nd.PublicKey); err == nil && p2p.ID(crypto.PubkeyToAddress(k)) == pn.addrs[i].ID {
-				return nd.Status
+			if len(nd.ID) != len(p2p.ID{}) || p2p.ID(nd.ID) != pn.addrs[i].ID {
+				continue
 			}
+			if k, err := secp256k1.ParsePubKey(nd.PublicKey); err != nil || p2p.ID(crypto.PubkeyToAddress(k)) != pn.addrs[i].ID {
+				t.Fatalf("node %x lists public key %x", nd.ID, nd.PublicKey)
+			}
+			return nd.Status
 		}
 		return "missing"
 	}

@@ -87,8 +87,8 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 	p := staking.ReadParams(st)
 	supply := staking.ReadSupply(st)
 	st.Release()
-	want, _ := new(uint256.Int).MulDivOverflow(devValidatorStake, uint256.NewInt(p.NodeRefutedPenalty), uint256.NewInt(staking.PPM))
-	if !v.Jailed || !v.Slashed.Eq(want) || !new(uint256.Int).Add(v.Tokens, want).Eq(devValidatorStake) {
+	want, _ := new(uint256.Int).MulDivOverflow(pos.DevValidatorStake, uint256.NewInt(p.NodeRefutedPenalty), uint256.NewInt(staking.PPM))
+	if !v.Jailed || !v.Slashed.Eq(want) || !new(uint256.Int).Add(v.Tokens, want).Eq(pos.DevValidatorStake) {
 		t.Fatalf("after the evidence block: jailed %v, slashed %v (want %v), tokens %v", v.Jailed, v.Slashed, want, v.Tokens)
 	}
 	parent, _ := n.Chain.BlockByNumber(evBlock.Number() - 1)
@@ -98,6 +98,14 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 	pst.Release()
 	if handled || new(uint256.Int).Sub(supply.Burned, before.Burned).Lt(want) {
 		t.Fatalf("burned %v → %v, want at least %v more (handled before: %v)", before.Burned, supply.Burned, want, handled)
+	}
+	// The slash log, as the explorer lists it, names the block, the
+	// offence's height and what was taken.
+	h := evBlock.Number()
+	evs, err := n.stake.Signing().SlashEvents(&h, offender)
+	if err != nil || len(evs) != 1 || evs[0].Height != h || evs[0].Infraction != evidence.A.Height ||
+		evs[0].Reason != "double_sign" || !evs[0].Amount.Eq(want) {
+		t.Fatalf("slash log %+v %v", evs, err)
 	}
 	// Punished once: the same offence offered again (as a peer's gossip
 	// would) is refused, and the pools hold nothing more to include.

@@ -64,7 +64,7 @@ func (nw *network) registered() []backend.NodeInfo {
 		return []backend.NodeInfo{}
 	}
 	pub := crypto.PublicKey(v).SerializeCompressed()
-	id := crypto.Keccak256(pub)
+	id := crypto.PrivkeyToAddress(v) // the p2p ID: a validator's node key is its validator key
 	// The node's own p2p address, as configured; a node that accepts no
 	// p2p connections reports its host with port 0.
 	host, port := nw.n.cfg.Host, 0
@@ -98,8 +98,11 @@ func stakingNodes(st staking.State) []backend.NodeInfo {
 				continue
 			}
 			host, port := splitNetAddress(v.NetAddress)
-			id := crypto.Keccak256(v.Pubkey)
-			out = append(out, backend.NodeInfo{ID: id[:], IP: host, Port: port, PublicKey: v.Pubkey,
+			var id []byte
+			if a, ok := nodeID(v.Pubkey); ok {
+				id = a[:] // the p2p ID: a validator's node key is its validator key
+			}
+			out = append(out, backend.NodeInfo{ID: id, IP: host, Port: port, PublicKey: v.Pubkey,
 				Operator: v.Operator, Status: v.Status.String()})
 		}
 	}

@@ -8,10 +8,12 @@ import (
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
-// Node states are partly local knowledge: whether a node is catching up is
-// not in the chain, so chain_getNodeList and the counts of the running
-// cycle in chain_getCycleInfo add what this node knows: itself, and the
-// peers whose last status said they sync.
+// Node states come from the chain's signing records (signingStates,
+// below), the same on every node; on top of them, whether a node is
+// catching up before it signs again is not in the chain, so
+// chain_getNodeList and the counts of the running cycle in
+// chain_getCycleInfo add what this node knows: itself, and the peers
+// whose last status said they sync.
 
 // nodeID is the p2p ID of a node with the compressed public key pub: the
 // address of the key (a validator's node key is its validator key).

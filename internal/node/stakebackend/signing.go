@@ -52,7 +52,7 @@ func (s *signing) BlockSigning(num uint64) (*backend.BlockSigning, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &backend.BlockSigning{Number: num, Proposer: operatorOf(ops, blk.Coinbase())}
+	out := &backend.BlockSigning{Number: num, Hash: blk.Hash(), Proposer: operatorOf(ops, blk.Coinbase())}
 	absent := map[types.Address]bool{}
 	if next, err := c.BlockByNumber(num + 1); err == nil {
 		cd, err := pos.DecodeConsensusData(next.HeaderRef().Extra)
