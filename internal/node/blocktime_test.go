@@ -19,7 +19,7 @@ import (
 func TestSubSecondBlocksKeepToTheClock(t *testing.T) {
 	keys := devload.Keys("node-test", 2)
 	g := devload.GenesisWithToken(8118, keys, uint64(time.Now().Unix())-5)
-	if err := SetDevStaking(g, keys[:1], ""); err != nil {
+	if err := pos.SetDevStaking(g, keys[:1], ""); err != nil {
 		t.Fatal(err)
 	}
 	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: keys[0], Accounts: keys[1:], DevTools: true,
