@@ -8,6 +8,7 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/internal/h2"
 	"github.com/chaind/chaind/internal/query"
 	"github.com/chaind/chaind/lcd"
 )
@@ -31,7 +32,12 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 		if l, ok := grpcsrv.Servers[n.cfg.GRPCServer]; ok {
 			listener = l
 		}
-		ls = append(ls, listener(addr(*grpc), grpcsrv.New(q), front.Options{}))
+		l := listener(addr(*grpc), grpcsrv.New(q), front.Options{})
+		if s, ok := l.H2.(*h2.Server); ok { // internal/h2's server: its abuse limits
+			lim := n.cfg.Ops.Limits
+			s.MaxResetsPerSecond, s.MaxControlPerSecond = lim.H2Resets, lim.H2Control
+		}
+		ls = append(ls, l)
 	}
 	return ls
 }
