@@ -299,8 +299,8 @@ func New(cfg Config) (*Node, error) {
 
 // PublicHiddenAPIs are the namespaces a --public node leaves out unless
 // its API lists name them: they expose node internals or keys, or cost
-// far more than a query.
-var PublicHiddenAPIs = []string{"debug", "testing", "txpool", "personal"}
+// far more than a query (trace and ots replay transactions).
+var PublicHiddenAPIs = []string{"debug", "testing", "txpool", "personal", "trace", "ots"}
 
 // apis resolves a port's namespace list: the given one, checked against
 // the registered namespaces, or the default.
