@@ -56,6 +56,9 @@ type Config struct {
 	// RESTPort and GRPCPort are the Cosmos-style query ports; nil or -1
 	// off, 0 any free port.
 	RESTPort, GRPCPort *int
+	// CometRPCPort is the read-only CometBFT RPC port; nil or -1 off, 0
+	// any free port.
+	CometRPCPort *int
 	// GRPCServer names the HTTP/2 server of the gRPC port, a key of
 	// grpcsrv.Servers ("h2" or "net/http"); "" is grpcsrv's default.
 	GRPCServer string
