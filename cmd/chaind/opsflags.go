@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaind/chaind/internal/h2"
 	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/rpc/ethapi"
@@ -52,6 +53,8 @@ func (o *opsFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&l.WSSubs, "limits.ws-subs", 100, "subscriptions per WebSocket connection")
 	fs.IntVar(&l.WSQueue, "limits.ws-queue", 4096, "messages waiting for a slow WebSocket client before it is cut")
 	fs.Int64Var(&o.wsBacklogMiB, "limits.ws-backlog", rpc.DefaultQueueBytes>>20, "MiB of answers and notifications waiting for a slow WebSocket client before it is cut (close 1008); one larger answer is still sent alone")
+	fs.IntVar(&l.H2Resets, "limits.h2-resets", h2.DefaultResetsPerSecond, "streams one gRPC connection may have reset a second (bursts of twice that) before GOAWAY ENHANCE_YOUR_CALM (HTTP/2 rapid reset)")
+	fs.IntVar(&l.H2Control, "limits.h2-control", h2.DefaultControlPerSecond, "PING, SETTINGS and empty frames one gRPC connection may send a second (bursts of twice that) before GOAWAY ENHANCE_YOUR_CALM")
 	fs.Int64Var(&o.captureMiB, "debug.capture-size", 16, "MiB each debug capture table (API stats, transactions) may use in the data directory; the oldest rows go first")
 }
 
@@ -74,7 +77,8 @@ func (o *opsFlags) apply(cfg *node.OpsConfig) error {
 	for name, v := range map[string]int64{"rps": int64(l.PerSecond), "rpm": int64(l.PerMinute), "conns": int64(l.Conns),
 		"batch": int64(l.Batch), "body": o.bodyMiB, "response": o.responseMiB, "logs-range": int64(l.LogRange),
 		"logs-results": int64(l.LogResults), "call-gas": int64(l.CallGas), "call-timeout": int64(l.CallTimeout), "call-returndata": int64(l.CallReturnData),
-		"ws-subs": int64(l.WSSubs), "ws-queue": int64(l.WSQueue), "ws-backlog": o.wsBacklogMiB} {
+		"ws-subs": int64(l.WSSubs), "ws-queue": int64(l.WSQueue), "ws-backlog": o.wsBacklogMiB,
+		"h2-resets": int64(l.H2Resets), "h2-control": int64(l.H2Control)} {
 		if v <= 0 {
 			return fmt.Errorf("--limits.%s must be positive", name)
 		}

@@ -33,11 +33,17 @@ func TestOpsFlags(t *testing.T) {
 		l.ResponseBytes != 25<<20 || l.LogRange != 10_000 || l.LogResults != 10_000 || l.CallGas != 50_000_000 || l.CallTimeout != 5*time.Second {
 		t.Fatalf("default limits %+v", l)
 	}
+	if l := cfg.Limits; l.H2Resets != 100 || l.H2Control != 1000 {
+		t.Fatalf("default HTTP/2 limits %d resets, %d control frames a second", l.H2Resets, l.H2Control)
+	}
+	if cfg, err = parseOps(t, "--limits.h2-resets", "5", "--limits.h2-control", "50"); err != nil || cfg.Limits.H2Resets != 5 || cfg.Limits.H2Control != 50 {
+		t.Fatalf("set HTTP/2 limits: %v %+v", err, cfg.Limits)
+	}
 	cfg, err = parseOps(t, "--limits.rps", "3", "--limits.body", "1", "--limits.call-timeout", "2s", "--trusted-proxies", "10.0.0.0/8, 192.0.2.1")
 	if err != nil || cfg.Limits.PerSecond != 3 || cfg.Limits.BodyBytes != 1<<20 || cfg.Limits.CallTimeout != 2*time.Second || len(cfg.TrustedProxies) != 2 || cfg.TrustedProxies[1].Bits() != 32 {
 		t.Fatalf("set limits: %v %+v", err, cfg)
 	}
-	for _, bad := range [][]string{{"--limits.rps", "0"}, {"--limits.body", "5000"}, {"--trusted-proxies", "proxy.example"}, {"--debug.capture-size", "0"}} {
+	for _, bad := range [][]string{{"--limits.rps", "0"}, {"--limits.body", "5000"}, {"--trusted-proxies", "proxy.example"}, {"--debug.capture-size", "0"}, {"--limits.h2-resets", "0"}, {"--limits.h2-control", "-1"}} {
 		if _, err := parseOps(t, bad...); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

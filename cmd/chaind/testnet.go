@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/chaind/chaind/internal/pos"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
-	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -172,7 +172,7 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 	for i := range spec.validators {
 		valKeys, valAddrs = append(valKeys, keys[i]), append(valAddrs, nodes[i].P2P)
 	}
-	if err := node.SetTestStaking(genesis, valKeys, valAddrs); err != nil {
+	if err := pos.SetTestStaking(genesis, valKeys, valAddrs); err != nil {
 		return nil, err
 	}
 	if err := writeJSON(filepath.Join(dir, "genesis.json"), genesis); err != nil {

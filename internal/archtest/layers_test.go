@@ -56,6 +56,11 @@ var layers = []struct {
 	{"rpc/...", 8}, {"internal/graphql/...", 8}, {"lcd/...", 8}, {"grpcsrv/...", 8}, {"explorer/...", 8},
 	{"cometrpc/...", 8}, // the read-only CometBFT RPC
 	// 9: the node wires everything; tools and the binary sit on top.
+	// One tree, so its packages may import each other: the wiring (the
+	// root), bft, the backends (ethbackend, stakebackend), the chain as the
+	// backends read it with a dev node's overlay (chainview), the dev
+	// helpers (dev), the fork upstream (fork), the p2p membership (p2pnet)
+	// and the pruning passes (prune).
 	{"internal/node/...", 9},
 	{"internal/devload", 10}, {"internal/conformance/...", 10}, {"internal/archtest", 10}, {"internal/tools/...", 10},
 	{"cmd/...", 11},

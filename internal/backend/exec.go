@@ -147,6 +147,22 @@ type Tracer interface {
 	// each seeing what the ones before changed, and traces each with its
 	// own config.
 	TraceCallMany(ctx context.Context, block *types.Block, calls []CallArgs, cfgs []*TraceConfig) ([]json.RawMessage, error)
+	// StorageRangeAt lists up to max storage slots of addr, in the
+	// storage trie's (hashed-key) order from start, as the transaction
+	// of blk at txIndex finds them (debug_storageRangeAt).
+	StorageRangeAt(ctx context.Context, blk *types.Block, txIndex int, addr types.Address, start types.Hash, max int) (*StorageRange, error)
+}
+
+// StorageRange is a page of an account's storage: slots by key hash,
+// and the key hash the next page starts at (nil: none).
+type StorageRange struct {
+	Slots []StorageSlot
+	Next  *types.Hash
+}
+
+// StorageSlot is one slot of a StorageRange.
+type StorageSlot struct {
+	KeyHash, Value types.Hash
 }
 
 // TraceConfig chooses a tracer and what it records.

@@ -16,8 +16,8 @@ import "time"
 
 // Defaults of Server.MaxResetsPerSecond and MaxControlPerSecond.
 const (
-	defaultResetsPerSecond  = 100
-	defaultControlPerSecond = 1000
+	DefaultResetsPerSecond  = 100
+	DefaultControlPerSecond = 1000
 )
 
 // frameOverhead is what each CONTINUATION frame costs against the header

@@ -79,10 +79,10 @@ func (s *Server) defaults() {
 		s.PrefaceTimeout = 10 * time.Second
 	}
 	if s.MaxResetsPerSecond <= 0 {
-		s.MaxResetsPerSecond = defaultResetsPerSecond
+		s.MaxResetsPerSecond = DefaultResetsPerSecond
 	}
 	if s.MaxControlPerSecond <= 0 {
-		s.MaxControlPerSecond = defaultControlPerSecond
+		s.MaxControlPerSecond = DefaultControlPerSecond
 	}
 }
 

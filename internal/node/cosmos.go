@@ -9,6 +9,7 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/internal/h2"
 	"github.com/chaind/chaind/internal/query"
 	"github.com/chaind/chaind/lcd"
 )
@@ -33,14 +34,19 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 		if l, ok := grpcsrv.Servers[n.cfg.GRPCServer]; ok {
 			listener = l
 		}
-		ls = append(ls, listener(addr(*grpc), grpcsrv.New(q), front.Options{}))
+		l := listener(addr(*grpc), grpcsrv.New(q), front.Options{})
+		if s, ok := l.H2.(*h2.Server); ok { // internal/h2's server: its abuse limits
+			lim := n.cfg.Ops.Limits
+			s.MaxResetsPerSecond, s.MaxControlPerSecond = lim.H2Resets, lim.H2Control
+		}
+		ls = append(ls, l)
 	}
 	if comet != nil && *comet >= 0 {
 		cb := cometrpc.Backend{Blocks: qb.Blocks, Consensus: qb.Consensus, Network: qb.Network}
 		if v := n.cfg.Validator; v != nil {
 			cb.Validator = crypto.PubkeyToAddress(v.PubKey())
 		}
-		cb.P2PAddr = n.cfg.P2P.listenAddr()
+		cb.P2PAddr = n.cfg.P2P.Listen()
 		// Read-only public chain data, like the REST port: any web page
 		// (a wallet, a dashboard) may read it.
 		ls = append(ls, cometrpc.Listener(addr(*comet), cometrpc.New(q, cb),

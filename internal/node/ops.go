@@ -72,6 +72,12 @@ type Limits struct {
 	// WSQueueBytes is the bytes waiting per connection before it is cut
 	// with close code 1008 (16 MiB).
 	WSQueueBytes int64
+
+	// H2Resets and H2Control bound, per gRPC connection and second, the
+	// streams reset and the control frames (PING, SETTINGS, empty
+	// frames), past which it gets GOAWAY ENHANCE_YOUR_CALM
+	// (h2.DefaultResetsPerSecond, 100, and DefaultControlPerSecond, 1000).
+	H2Resets, H2Control int
 }
 
 // public is the per-client limits of a Public node.

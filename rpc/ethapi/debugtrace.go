@@ -188,3 +188,59 @@ func (api *ethAPI) traceCall(ctx context.Context, p rpc.Params) (any, error) {
 		StateOverrides: stateOverrides(tc.StateOverrides), BlockOverrides: tc.BlockOverrides.toBackend()}
 	return api.b.TraceCall(ctx, req, cfg)
 }
+
+// storageRangeMax bounds the slots one debug_storageRangeAt answers.
+const storageRangeMax = 1024
+
+// storageRangeAt is debug_storageRangeAt: [blockHash, txIndex, address,
+// startKey, maxResult], the storage as the transaction at txIndex finds
+// it, keyed by the hash of each slot's key (the preimage is unknown:
+// null, as go-ethereum answers without preimages).
+func (api *ethAPI) storageRangeAt(ctx context.Context, p rpc.Params) (any, error) {
+	var h types.Hash
+	if err := p.Decode(0, &h); err != nil {
+		return nil, err
+	}
+	var index int
+	if err := p.Decode(1, &index); err != nil {
+		return nil, err
+	}
+	var addr types.Address
+	if err := p.Decode(2, &addr); err != nil {
+		return nil, err
+	}
+	var start types.HexBytes
+	if err := p.Decode(3, &start); err != nil {
+		return nil, err
+	}
+	if len(start) > 32 {
+		return nil, rpc.InvalidParams(3, fmt.Errorf("start key of %d bytes", len(start)))
+	}
+	var max int
+	if err := p.Decode(4, &max); err != nil {
+		return nil, err
+	}
+	if max < 0 || max > storageRangeMax {
+		return nil, rpc.InvalidParams(4, fmt.Errorf("maxResult %d out of 0..%d", max, storageRangeMax))
+	}
+	blk, err := orNil(api.b.BlockByHash(h))
+	if err != nil {
+		return nil, err
+	}
+	if blk == nil {
+		return nil, fmt.Errorf("block %s not found", h)
+	}
+	r, err := api.b.StorageRangeAt(ctx, blk, index, addr, types.BytesToHash(start), max)
+	if err != nil {
+		return nil, err
+	}
+	type entry struct {
+		Key   *types.Hash `json:"key"`
+		Value types.Hash  `json:"value"`
+	}
+	storage := make(map[types.Hash]entry, len(r.Slots))
+	for _, sl := range r.Slots {
+		storage[sl.KeyHash] = entry{Value: sl.Value}
+	}
+	return map[string]any{"storage": storage, "nextKey": r.Next}, nil
+}

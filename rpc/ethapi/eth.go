@@ -142,6 +142,7 @@ func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 	register(s, "debug_traceBlockByHash", 1, 2, api.traceBlockByHash)
 	register(s, "debug_traceBlock", 1, 2, api.traceBlockRLP)
 	register(s, "debug_traceCall", 1, 3, api.traceCall)
+	register(s, "debug_storageRangeAt", 5, 5, api.storageRangeAt)
 	registerTxPool(s, b)
 }
 

@@ -391,6 +391,15 @@ func traceScenario(t *testing.T, url string, key *secp256k1.PrivateKey, binPath 
 	r, err = p.call("debug_traceBlock", rawBlock, map[string]any{"tracer": "4byteTracer"})
 	add("debug_traceBlock/run/4byteTracer", r, err)
 
+	// debug_storageRangeAt: the contract's storage as the boom and kill
+	// transactions find it, whole and a page at a time.
+	for _, tx := range []int{2, 4} {
+		bh := p.receipt(txs[tx].hash)["blockHash"]
+		r, err := p.call("debug_storageRangeAt", bh, 0, tracee, "0x00", 10)
+		add("debug_storageRangeAt/"+txs[tx].name+"/all", r, err)
+		r, err = p.call("debug_storageRangeAt", bh, 0, tracee, "0x00", 1)
+		add("debug_storageRangeAt/"+txs[tx].name+"/first", r, err)
+	}
 	// debug_traceCall: run(9) on the latest state; a call to code put in
 	// place by a state override that returns NUMBER, under a block
 	// override.

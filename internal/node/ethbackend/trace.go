@@ -90,22 +90,35 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 func (b *Backend) replay(ctx context.Context, blk *types.Block, limit time.Duration, last int,
 	pick func(i int, tx *types.Transaction, tc *tracers.Context) (evm.Tracer, error),
 	done func(i int, tx *types.Transaction, raw json.RawMessage) error) error {
+	_, err := b.replayState(ctx, blk, limit, last, pick, done)
+	return err
+}
+
+// errStopReplay, from replayState's pick, ends the replay before the
+// transaction it was asked about, with no error.
+var errStopReplay = errors.New("stop the replay here")
+
+// replayState is replay that also answers the state the replayed
+// transactions left.
+func (b *Backend) replayState(ctx context.Context, blk *types.Block, limit time.Duration, last int,
+	pick func(i int, tx *types.Transaction, tc *tracers.Context) (evm.Tracer, error),
+	done func(i int, tx *types.Transaction, raw json.RawMessage) error) (*state.StateDB, error) {
 	if blk.Number() == 0 {
-		return errors.New("genesis is not traceable")
+		return nil, errors.New("genesis is not traceable")
 	}
 	parent, err := b.chain.DB().Block(blk.ParentHash())
 	if err != nil {
-		return fmt.Errorf("parent of block %s: %w", blk.Hash(), err)
+		return nil, fmt.Errorf("parent of block %s: %w", blk.Hash(), err)
 	}
 	// The state the block was built on: on a dev chain, the parent's with
 	// the test helpers' changes.
 	st, err := b.view.State(parent.HeaderRef())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	x, err := b.chain.Rules().Open(blk.Header(), st, b.chain.GetHash, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	deadline := time.Now().Add(limit)
 	timer := time.AfterFunc(limit, x.EVM.Cancel)
@@ -117,19 +130,22 @@ func (b *Backend) replay(ctx context.Context, blk *types.Block, limit time.Durat
 			break
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		if !time.Now().Before(deadline) {
-			return &TimeoutError{Limit: limit}
+			return nil, &TimeoutError{Limit: limit}
 		}
 		from, err := x.Signer.Sender(tx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		tc := &tracers.Context{Budget: budget, BlockHash: blk.Hash(), BlockNumber: blk.Number(), TxIndex: i, TxHash: tx.Hash()}
 		tr, err := pick(i, tx, tc)
+		if errors.Is(err, errStopReplay) {
+			return st, nil
+		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		x.EVM.Config.Tracer = nil
 		if tr != nil {
@@ -138,29 +154,29 @@ func (b *Backend) replay(ctx context.Context, blk *types.Block, limit time.Durat
 		mark := budget.Used()
 		_, res, err := x.Apply(tx, evm.TransactionToMessage(tx, from))
 		if err := traceStopped(ctx, budget, res, err, limit); err != nil {
-			return err
+			return nil, err
 		}
 		if err == nil {
 			err = st.Error() // a read a fork's upstream failed voids the trace
 		}
 		if err != nil {
-			return fmt.Errorf("transaction %s: %w", tx.Hash(), err)
+			return nil, fmt.Errorf("transaction %s: %w", tx.Hash(), err)
 		}
 		if tr == nil {
 			continue
 		}
 		raw, err := tr.Result()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !budget.Settle(mark, len(raw)) { // the estimate, corrected
-			return budget.Err()
+			return nil, budget.Err()
 		}
 		if err := done(i, tx, raw); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return st, nil
 }
 
 // traceStopped is the error of a traced execution that was stopped: by
@@ -255,4 +271,31 @@ func (b *Backend) traceCallOn(ctx context.Context, st *state.StateDB, env *callE
 		return nil, budget.Err()
 	}
 	return raw, nil
+}
+
+// StorageRangeAt replays blk up to its transaction at txIndex and pages
+// addr's storage as that transaction finds it.
+func (b *Backend) StorageRangeAt(ctx context.Context, blk *types.Block, txIndex int, addr types.Address, start types.Hash, max int) (*backend.StorageRange, error) {
+	if txIndex < 0 || txIndex > len(blk.Transactions()) {
+		return nil, &backend.ParamError{Msg: fmt.Sprintf("transaction index %d out of range (block %d has %d)", txIndex, blk.Number(), len(blk.Transactions()))}
+	}
+	st, err := b.replayState(ctx, blk, b.opts.CallTimeout, -1, func(i int, _ *types.Transaction, _ *tracers.Context) (evm.Tracer, error) {
+		if i == txIndex {
+			return nil, errStopReplay
+		}
+		return nil, nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	st.IntermediateRoot(true) // the block's writes so far into the storage tries
+	slots, next, err := st.StorageRange(addr, start, max)
+	if err != nil {
+		return nil, err
+	}
+	out := &backend.StorageRange{Slots: make([]backend.StorageSlot, len(slots)), Next: next}
+	for i, sl := range slots {
+		out.Slots[i] = backend.StorageSlot{KeyHash: sl.KeyHash, Value: sl.Value}
+	}
+	return out, nil
 }
