@@ -59,6 +59,9 @@ type Config struct {
 	// RESTPort and GRPCPort are the Cosmos-style query ports; nil or -1
 	// off, 0 any free port.
 	RESTPort, GRPCPort *int
+	// CometRPCPort is the read-only CometBFT RPC port; nil or -1 off, 0
+	// any free port.
+	CometRPCPort *int
 	// GRPCServer names the HTTP/2 server of the gRPC port, a key of
 	// grpcsrv.Servers ("h2" or "net/http"); "" is grpcsrv's default.
 	GRPCServer string
@@ -300,8 +303,8 @@ func New(cfg Config) (*Node, error) {
 
 // PublicHiddenAPIs are the namespaces a --public node leaves out unless
 // its API lists name them: they expose node internals or keys, or cost
-// far more than a query.
-var PublicHiddenAPIs = []string{"debug", "testing", "txpool", "personal"}
+// far more than a query (trace and ots replay transactions).
+var PublicHiddenAPIs = []string{"debug", "testing", "txpool", "personal", "trace", "ots"}
 
 // apis resolves a port's namespace list: the given one, checked against
 // the registered namespaces, or the default.
