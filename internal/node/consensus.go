@@ -157,7 +157,7 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 			}
 			n.consensusUp()
 			n.logCommitted(b, &lastCommit)
-			if err := n.upgradeNeeded(); err != nil {
+			if err := pos.HeadUpgradeNeeded(n.Chain); err != nil {
 				n.fail(err) // halt here: the next block needs another binary
 			}
 		},

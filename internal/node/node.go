@@ -366,7 +366,7 @@ func (n *Node) Handler() http.Handler {
 
 // Start opens the listeners and, on a validator, starts consensus.
 func (n *Node) Start() error {
-	if err := n.upgradeNeeded(); err != nil {
+	if err := pos.HeadUpgradeNeeded(n.Chain); err != nil {
 		return err
 	}
 	ls := n.listeners()

@@ -48,7 +48,7 @@ func TestUpgradePlanHaltsOldNodes(t *testing.T) {
 		if h := node.Chain.Head().Number(); h != plan-1 {
 			t.Errorf("node %d halted at %d, want %d", i, h, plan-1)
 		}
-		if err := node.upgradeNeeded(); !errors.Is(err, staking.ErrUpgradeNeeded) {
+		if err := pos.HeadUpgradeNeeded(node.Chain); !errors.Is(err, staking.ErrUpgradeNeeded) {
 			t.Errorf("node %d would start again on the old binary: %v", i, err)
 		}
 	}
