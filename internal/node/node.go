@@ -32,6 +32,7 @@ import (
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/node/p2pnet"
+	"github.com/chaind/chaind/internal/node/prune"
 	"github.com/chaind/chaind/internal/node/stakebackend"
 	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
@@ -58,6 +59,9 @@ type Config struct {
 	// RESTPort and GRPCPort are the Cosmos-style query ports; nil or -1
 	// off, 0 any free port.
 	RESTPort, GRPCPort *int
+	// CometRPCPort is the read-only CometBFT RPC port; nil or -1 off, 0
+	// any free port.
+	CometRPCPort *int
 	// GRPCServer names the HTTP/2 server of the gRPC port, a key of
 	// grpcsrv.Servers ("h2" or "net/http"); "" is grpcsrv's default.
 	GRPCServer string
@@ -247,10 +251,10 @@ func New(cfg Config) (*Node, error) {
 	n.pool = view.KeepPool(n.Pool, cfg.Log)
 	n.stake = stakebackend.New(view, stakebackend.Config{Validator: cfg.Validator, Host: cfg.Host,
 		P2PListenAddr: cfg.P2P.Listen(), BlockTime: cfg.BlockTime, ClientVersion: cfg.ClientVersion,
-		Syncing: n.syncingNodes, Validators: n.Validators})
+		Syncing: func() map[types.Address]bool { return n.net.Load().SyncingNodes() }, Validators: n.Validators})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(view, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
-		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n},
+		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: prune.Retention(cfg.Archive, cfg.StateHistory), Network: nodeNetwork{n},
 		AllowUnprotected: cfg.AllowUnprotectedTxs})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults, ReturnDataLimit: lim.CallReturnData}
 	if cfg.Validator != nil {

@@ -106,16 +106,6 @@ func (n *Node) onValidated(b *types.Block) {
 	}
 }
 
-// syncingNodes returns the node IDs of this node, if it syncs, and of the
-// peers that say they do. Whether a node is catching up is not in the
-// chain: the network views add what this node knows.
-func (n *Node) syncingNodes() map[types.Address]bool {
-	if nn := n.net.Load(); nn != nil {
-		return nn.SyncingNodes()
-	}
-	return nil
-}
-
 // nodeNetwork is what the APIs read about the network.
 type nodeNetwork struct{ n *Node }
 

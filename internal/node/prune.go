@@ -32,12 +32,3 @@ func (n *Node) startPruning() {
 		}()
 	}
 }
-
-// stateRetention is how many recent blocks keep their state: every one on
-// an archive node (0), else the last StateHistory.
-func stateRetention(cfg Config) uint64 {
-	if cfg.Archive {
-		return 0
-	}
-	return cfg.StateHistory
-}

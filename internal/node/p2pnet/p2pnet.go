@@ -212,8 +212,13 @@ func (nn *Net) Validated(b *types.Block) { nn.txs.Validated(b) }
 func (nn *Net) Syncing() bool { return nn.sync.Syncing() }
 
 // SyncingNodes returns the node IDs (validator addresses for validators)
-// of this node, if it syncs, and of the peers that say they do.
+// of this node, if it syncs, and of the peers that say they do; nil off
+// the network (nn nil). Whether a node is catching up is not in the
+// chain: the network views add what this node knows.
 func (nn *Net) SyncingNodes() map[types.Address]bool {
+	if nn == nil {
+		return nil
+	}
 	out := make(map[types.Address]bool)
 	if nn.sync.Syncing() {
 		out[types.Address(nn.host.ID())] = true

@@ -127,3 +127,12 @@ const (
 	historyPruneEvery = 64
 	historyPruneSlice = 128
 )
+
+// Retention is how many recent blocks keep their state: every one on an
+// archive node (0), else the last stateHistory.
+func Retention(archive bool, stateHistory uint64) uint64 {
+	if archive {
+		return 0
+	}
+	return stateHistory
+}
