@@ -42,6 +42,8 @@ type Backend struct {
 	// Validator is the node's validator address; zero on a node that
 	// does not validate.
 	Validator types.Address
+	// ValidatorKey is its compressed secp256k1 public key.
+	ValidatorKey []byte
 	// P2PAddr is the node's p2p listen address ("" without p2p).
 	P2PAddr string
 }

@@ -173,12 +173,12 @@ func (s *Server) status(ctx context.Context, ci callInfo, _ params) (any, error)
 	}
 	val := map[string]any{"address": hexBytes{}, "pub_key": nil, "voting_power": i64(0)}
 	if s.b.Validator != (types.Address{}) {
-		val["address"] = hexBytes(s.b.Validator[:])
+		val["address"], val["pub_key"] = hexBytes(s.b.Validator[:]), secp256k1Key(s.b.ValidatorKey)
 		if s.b.Consensus != nil {
 			if set, err := s.b.Consensus.ConsensusValidators(hd.Number + 1); err == nil {
 				for _, v := range set {
 					if v.Address == s.b.Validator {
-						val["pub_key"], val["voting_power"] = secp256k1Key(v.PubKey), i64(v.VotingPower)
+						val["voting_power"] = i64(v.VotingPower)
 					}
 				}
 			}
@@ -561,7 +561,11 @@ func (s *Server) validators(_ context.Context, _ callInfo, p params) (any, error
 	hi := min(lo+per, int64(len(set)))
 	vs := make([]any, 0, hi-lo)
 	for _, v := range set[lo:hi] {
-		vs = append(vs, map[string]any{"address": hexBytes(v.Address[:]), "pub_key": secp256k1Key(v.PubKey),
+		key := v.PubKey
+		if key == nil && v.Address == s.b.Validator {
+			key = s.b.ValidatorKey // a set that records no keys: this node knows its own
+		}
+		vs = append(vs, map[string]any{"address": hexBytes(v.Address[:]), "pub_key": secp256k1Key(key),
 			"voting_power": i64(v.VotingPower), "proposer_priority": i64(v.ProposerPriority)})
 	}
 	return map[string]any{"block_height": i64(n), "validators": vs, "count": i64(len(vs)), "total": i64(len(set))}, nil

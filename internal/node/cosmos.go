@@ -44,7 +44,7 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 	if comet != nil && *comet >= 0 {
 		cb := cometrpc.Backend{Blocks: qb.Blocks, Consensus: qb.Consensus, Network: qb.Network}
 		if v := n.cfg.Validator; v != nil {
-			cb.Validator = crypto.PubkeyToAddress(v.PubKey())
+			cb.Validator, cb.ValidatorKey = crypto.PubkeyToAddress(v.PubKey()), v.PubKey().SerializeCompressed()
 		}
 		cb.P2PAddr = n.cfg.P2P.Listen()
 		// Read-only public chain data, like the REST port: any web page
