@@ -3,7 +3,7 @@ GO       ?= go
 VECTORS  ?= ../shared/vectors
 ETH      := $(VECTORS)/ethereum-tests
 BIN      := bin/chaind
-VERSION  ?= 0.1.0-dev
+VERSION  ?= 1.0.0-dev
 LDFLAGS  := -X github.com/chaind/chaind/internal/version.Binary=$(VERSION)
 
 .PHONY: build test unit conformance hardhat bench bench-staking peerbench rpcbench evmbench fmt vet fuzz-seeds sim e2e e2e-net soak-attacks

@@ -2,6 +2,7 @@ package evm
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/holiman/uint256"
 )
@@ -17,8 +18,29 @@ var memoryPool = sync.Pool{New: func() any { return &Memory{} }}
 
 func newMemory() *Memory { return memoryPool.Get().(*Memory) }
 
+// Pooled frames keep buffers up to pooledMemoryCap. A larger buffer goes
+// to one process-wide spare instead (if it is at most spareMemoryCap), so
+// a contract that grows memory to megabytes, as SnailTracer does to 10 MB,
+// does not pay for fresh pages and doubling copies on every call (a fifth
+// of its run time), while the pool still cannot pin many big buffers.
+const (
+	pooledMemoryCap = 4 << 20
+	spareMemoryCap  = 64 << 20
+	// spareMemoryMin is the size from which growing takes the spare
+	// rather than doubling a small buffer.
+	spareMemoryMin = 64 << 10
+)
+
+var spareMemory atomic.Pointer[[]byte]
+
 func returnMemory(m *Memory) {
-	if cap(m.store) > 4<<20 { // don't keep huge buffers alive
+	if c := cap(m.store); c > pooledMemoryCap {
+		if c <= spareMemoryCap {
+			if old := spareMemory.Load(); old == nil || cap(*old) < c {
+				buf := m.store[:0]
+				spareMemory.Store(&buf)
+			}
+		}
 		m.store = nil
 	}
 	m.store = m.store[:0]
@@ -42,6 +64,20 @@ func (m *Memory) Resize(size uint64) {
 		m.store = m.store[:size]
 		clear(m.store[old:])
 		return
+	}
+	if size >= spareMemoryMin {
+		if sp := spareMemory.Swap(nil); sp != nil {
+			if uint64(cap(*sp)) >= size {
+				old := len(m.store)
+				n := (*sp)[:size]
+				copy(n, m.store)
+				clear(n[old:])
+				m.store = n
+				return
+			}
+			// Too small for this frame: put it back for another.
+			spareMemory.CompareAndSwap(nil, sp)
+		}
 	}
 	n := make([]byte, size, max(size, 2*uint64(cap(m.store))))
 	copy(n, m.store)

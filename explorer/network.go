@@ -332,13 +332,14 @@ func (e *Explorer) stats(*http.Request) (any, error) {
 		ChainID           uint64  `json:"chainId"`
 		Head              uint64  `json:"head"`
 		HeadTime          uint64  `json:"headTime"`
+		HeadTimeMs        int64   `json:"headTimeMs"` // to the millisecond where the chain records it
 		Cycle             uint64  `json:"cycle"`
 		BlockTime         float64 `json:"blockTime"` // seconds, average (ms precision where the chain records it)
 		TxPerSecond       float64 `json:"txPerSecond"`
 		TotalTransactions uint64  `json:"totalTransactions"`
 		ActiveValidators  int     `json:"activeValidators"`
 		PoolTransactions  int     `json:"poolTransactions"`
-	}{true, b.ChainID(), head.Number(), head.Time(), cycle, blockTime, tps, total, active, pooled}, nil
+	}{true, b.ChainID(), head.Number(), head.Time(), e.timeMs(head), cycle, blockTime, tps, total, active, pooled}, nil
 }
 
 // chartPoint is one block of the charts: when it was made, how long after

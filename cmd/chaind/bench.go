@@ -92,7 +92,7 @@ func benchStartup(args []string) int {
 			return 1
 		}
 		url := "http://127.0.0.1:" + strconv.Itoa(port)
-		cmd := exec.Command(exe, "--dev", "--http.port", strconv.Itoa(port), "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--explorer.port", "-1", "--log-level", "warn")
+		cmd := exec.Command(exe, "--dev", "--http.port", strconv.Itoa(port), "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1", "--explorer.port", "-1", "--log-level", "warn")
 		start := time.Now()
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "chaind bench:", err)
@@ -149,7 +149,7 @@ func benchIdle(args []string) int {
 	}
 	var rss []uint64
 	for i := 0; i < *runs; i++ {
-		p, err := devload.Start(exe, "--dev", "--http.port", "0", "--ws.port", "0", "--rest.port", "-1", "--grpc.port", "-1", "--explorer.port", "-1")
+		p, err := devload.Start(exe, "--dev", "--http.port", "0", "--ws.port", "0", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1", "--explorer.port", "-1")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "chaind bench:", err)
 			return 1

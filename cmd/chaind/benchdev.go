@@ -61,7 +61,7 @@ func benchDev(args []string) int {
 		if err != nil {
 			return fail(err)
 		}
-		nodeArgs := []string{"--dev", "--block-time", blockTime.String(), "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--explorer.port", "-1"}
+		nodeArgs := []string{"--dev", "--block-time", blockTime.String(), "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1", "--explorer.port", "-1"}
 		if !*mem {
 			dir := *datadir
 			if dir == "" {

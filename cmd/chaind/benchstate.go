@@ -98,7 +98,7 @@ func benchState(args []string) int {
 	fmt.Printf("chaind init: %s, peak RSS %s, data directory %s\n", initTook.Round(time.Millisecond), mib(uint64(initRSS)), mib(initBytes))
 
 	nodeArgs := []string{"--datadir", datadir, "--validator-key", hex.EncodeToString(dev.Validator.Serialize()),
-		"--block-time", "1s", "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1",
+		"--block-time", "1s", "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1",
 		"--explorer.port", "-1", "--metrics", "--metrics.port", "0", "--log-level", "info",
 		// Pruning passes every 16 blocks, so a short load sees some.
 		"--state.history", "16"}

@@ -71,7 +71,8 @@ func streamInit(path, dir string) (*chain.Genesis, error) {
 		return nil, err
 	}
 	defer f.Close()
-	kv, err := store.Open(dir)
+	// Flushed on close: the first start then replays no log.
+	kv, err := store.OpenWith(dir, store.Options{FlushOnClose: true})
 	if err != nil {
 		return nil, err
 	}

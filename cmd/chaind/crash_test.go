@@ -41,7 +41,7 @@ func crashNode(t *testing.T, dir string, blockTime string) *devload.Proc {
 	}
 	os.Setenv(asChaindEnv, "1")
 	defer os.Unsetenv(asChaindEnv)
-	p, err := devload.Start(exe, "--dev", "--datadir", dir, "--block-time", blockTime, "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--explorer.port", "0")
+	p, err := devload.Start(exe, "--dev", "--datadir", dir, "--block-time", blockTime, "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1", "--explorer.port", "0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func TestDatadirRefusals(t *testing.T) {
 	defer kv.Close()
 	locked := fmt.Sprintf("in use by process %d", os.Getpid())
 	missing := filepath.Join(dir, "missing")
-	noPorts := []string{"--http.port", "-1", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--explorer.port", "-1"}
+	noPorts := []string{"--http.port", "-1", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1", "--explorer.port", "-1"}
 
 	for _, tc := range []struct {
 		name string

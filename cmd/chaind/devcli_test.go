@@ -23,7 +23,7 @@ func startAsChaind(t *testing.T, args ...string) *devload.Proc {
 	}
 	os.Setenv(asChaindEnv, "1")
 	defer os.Unsetenv(asChaindEnv)
-	args = append(args, "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--explorer.port", "-1")
+	args = append(args, "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1", "--explorer.port", "-1")
 	p, err := devload.Start(exe, args...)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestJSONLogFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "--dev", "--log.format", "json", "--block-time", "50ms", "--http.port", "0",
-		"--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--explorer.port", "-1")
+		"--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1", "--explorer.port", "-1")
 	cmd.Env = append(os.Environ(), asChaindEnv+"=1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -132,7 +132,7 @@ func buildDev(d devFlags, chainID uint64) (*devSetup, error) {
 	// The validator's advertised address is loopback whatever --host says:
 	// a dev node has no peers, and the genesis must not depend on where
 	// the node listens.
-	if err := node.SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
+	if err := pos.SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
 		return nil, err
 	}
 	return &devSetup{Keys: keys, Balance: bal, Validator: val, Genesis: g}, nil

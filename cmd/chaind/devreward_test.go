@@ -29,7 +29,7 @@ func TestDevRewardsFromFirstBlock(t *testing.T) {
 	os.Setenv(asChaindEnv, "1")
 	defer os.Unsetenv(asChaindEnv)
 	p, err := devload.Start(exe, "--dev", "--block-time", "200ms", "--http.port", "0", "--ws.port", "-1",
-		"--rest.port", "0", "--grpc.port", "-1", "--explorer.port", "-1")
+		"--rest.port", "0", "--grpc.port", "-1", "--cometrpc.port", "-1", "--explorer.port", "-1")
 	if err != nil {
 		t.Fatal(err)
 	}

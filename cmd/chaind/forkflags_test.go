@@ -9,7 +9,7 @@ import (
 // 2, one line), and an upstream that cannot be reached is a one-line error
 // with exit 1.
 func TestForkFlags(t *testing.T) {
-	off := []string{"--http.port", "-1", "--ws.port", "-1", "--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1"}
+	off := []string{"--http.port", "-1", "--ws.port", "-1", "--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1"}
 	for _, tc := range []struct {
 		args []string
 		code int

@@ -41,6 +41,7 @@ type runFlags struct {
 	wsPort       int
 	restPort     int
 	grpcPort     int
+	cometPort    int
 	grpcServer   string
 	explorerPort int
 	p2pPort      int
@@ -94,6 +95,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.httpPort, "http.port", 8545, "JSON-RPC HTTP and WebSocket port (-1 off, 0 any free port)")
 	fs.IntVar(&f.wsPort, "ws.port", 8546, "JSON-RPC WebSocket-only port (-1 off, 0 any free port)")
 	fs.IntVar(&f.restPort, "rest.port", 1317, "Cosmos-style REST query port (-1 off, 0 any free port)")
+	fs.IntVar(&f.cometPort, "cometrpc.port", 26657, "read-only CometBFT RPC port for Cosmos clients (cosmjs), JSON-RPC and URI form (-1 off, 0 any free port)")
 	fs.IntVar(&f.grpcPort, "grpc.port", 9090, "Cosmos-style gRPC query port, cleartext HTTP/2 (-1 off, 0 any free port)")
 	fs.StringVar(&f.grpcServer, "grpc.server", "", "HTTP/2 server of the gRPC port: h2 (chaind's own) or net/http (default: the built-in choice)")
 	fs.IntVar(&f.explorerPort, "explorer.port", 8080, "block explorer web page and /api/ port (-1 off, 0 any free port)")
@@ -288,6 +290,7 @@ func runNode(args []string) int {
 		check{!portOK(f.explorerPort), "--explorer.port must be -1..65535"},
 		check{!portOK(f.restPort), "--rest.port must be -1..65535"},
 		check{!portOK(f.grpcPort), "--grpc.port must be -1..65535"},
+		check{!portOK(f.cometPort), "--cometrpc.port must be -1..65535"},
 		check{f.grpcServer != "" && grpcsrv.Servers[f.grpcServer] == nil, "--grpc.server must be h2 or net/http"},
 		check{f.blockTime < 0, "--block-time must not be negative"},
 		check{f.gasLimit != 0 && f.gasLimit < 5000, "--gas-limit must be 0 (keep the genesis limit) or at least 5000"},
@@ -316,7 +319,7 @@ func runNode(args []string) int {
 		HistoryKeep: historyKeep, StateHistory: f.stateHistory,
 		DataDir: f.datadir, CacheMiB: f.cacheMiB, Host: f.host, HTTPPort: f.httpPort, WSPort: f.wsPort,
 		Explorer: f.explorerPort >= 0, ExplorerPort: f.explorerPort,
-		RESTPort: &f.restPort, GRPCPort: &f.grpcPort, GRPCServer: f.grpcServer,
+		RESTPort: &f.restPort, GRPCPort: &f.grpcPort, CometRPCPort: &f.cometPort, GRPCServer: f.grpcServer,
 		BlockTime: f.blockTime, GasLimit: f.gasLimit, Public: f.public, Archive: f.archive,
 		AllowUnprotectedTxs: f.unprotected,
 		ClientVersion:       clientVersion(), Log: log,

@@ -69,7 +69,7 @@ func TestSoakPublicLimits(t *testing.T) {
 	}
 	os.Setenv(asChaindEnv, "1")
 	p, err := devload.Start(exe, "--dev", "--public", "--block-time", "1s", "--http.port", "0", "--ws.port", "-1", "--metrics", "--metrics.port", "0",
-		"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1")
+		"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1")
 	os.Unsetenv(asChaindEnv)
 	if err != nil {
 		t.Fatal(err)

@@ -97,7 +97,7 @@ func TestSoakAttacks(t *testing.T) {
 	os.Setenv(asChaindEnv, "1")
 	os.Setenv(passphraseEnv, "operator passphrase")
 	p, err := startNodeProc(pn.exe, pn.nodes[0], nil, "--log-level", "info", "--public", "--metrics", "--metrics.port", "0",
-		"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "0")
+		"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "0", "--cometrpc.port", "0")
 	os.Unsetenv(asChaindEnv)
 	os.Unsetenv(passphraseEnv)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/chaind/chaind/internal/pos"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
-	"github.com/chaind/chaind/internal/node"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -41,7 +41,8 @@ type testnetSpec struct {
 	// port gives node i's p2p, JSON-RPC HTTP and WebSocket ports.
 	port func(i int) (p2pPort, httpPort, wsPort int)
 	// apiPorts gives node i's explorer, REST and gRPC ports; nil puts them
-	// right after its WebSocket port (JSON-RPC port + 2, 3 and 4), inside
+	// right after its WebSocket port (JSON-RPC port + 2, 3 and 4, and the
+	// CometBFT RPC at + 5), inside
 	// the stride of ten ports each node of a one-host network gets.
 	apiPorts func(i, httpPort int) (explorer, rest, grpc int)
 }
@@ -171,7 +172,7 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 	for i := range spec.validators {
 		valKeys, valAddrs = append(valKeys, keys[i]), append(valAddrs, nodes[i].P2P)
 	}
-	if err := node.SetTestStaking(genesis, valKeys, valAddrs); err != nil {
+	if err := pos.SetTestStaking(genesis, valKeys, valAddrs); err != nil {
 		return nil, err
 	}
 	if err := writeJSON(filepath.Join(dir, "genesis.json"), genesis); err != nil {
@@ -206,11 +207,14 @@ func writeTestnet(dir string, spec testnetSpec) ([]testnetNode, error) {
 			"p2p.peers":  strings.Join(peers, ","),
 			"block-time": spec.blockTime.String(),
 		}
-		explorer, rest, grpc := httpPort+2, httpPort+3, httpPort+4
+		explorer, rest, grpc, comet := httpPort+2, httpPort+3, httpPort+4, httpPort+5
 		if spec.apiPorts != nil {
+			// The caller places the API ports; the CometBFT RPC takes any
+			// free port then, so nodes on one host never share 26657.
 			explorer, rest, grpc = spec.apiPorts(i, httpPort)
+			comet = 0
 		}
-		cfg["explorer.port"], cfg["rest.port"], cfg["grpc.port"] = explorer, rest, grpc
+		cfg["explorer.port"], cfg["rest.port"], cfg["grpc.port"], cfg["cometrpc.port"] = explorer, rest, grpc, comet
 		if n.Validator {
 			cfg["validator-key"] = keyFile
 		} else {

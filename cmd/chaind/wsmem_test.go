@@ -83,7 +83,7 @@ func TestIdleSubscribersMemory(t *testing.T) {
 	os.Setenv(asChaindEnv, "1")
 	// --gc.headroom 0: measure what the connections hold, not the garbage
 	// the default headroom lets the heap keep between collections.
-	p, err := devload.Start(exe, "--dev", "--block-time", "1h", "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--explorer.port", "-1", "--gc.headroom", "0", "--pprof", "127.0.0.1:0")
+	p, err := devload.Start(exe, "--dev", "--block-time", "1h", "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1", "--explorer.port", "-1", "--gc.headroom", "0", "--pprof", "127.0.0.1:0")
 	os.Unsetenv(asChaindEnv)
 	if err != nil {
 		t.Fatal(err)

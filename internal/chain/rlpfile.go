@@ -91,3 +91,33 @@ func CountBlocks(r io.Reader) (int, error) {
 		}
 	}
 }
+
+// ImportBlocks inserts the blocks of a file of concatenated RLP blocks in
+// order, validating each fully, calling inserted (if not nil) for each
+// block stored. Blocks go in in batches (InsertChain), so that the senders
+// of a batch's later blocks are recovered while its earlier ones execute.
+func (c *Chain) ImportBlocks(r io.Reader, inserted func(*types.Block)) error {
+	const batchBlocks, batchTxs = 128, 50_000
+	var batch []*types.Block
+	txs := 0
+	flush := func() error {
+		i, err := c.InsertChain(batch, inserted)
+		if err != nil {
+			b := batch[i]
+			return fmt.Errorf("block %d (%s): %w", b.Number(), b.Hash(), err)
+		}
+		batch, txs = batch[:0], 0
+		return nil
+	}
+	err := ReadBlocks(r, func(b *types.Block) error {
+		batch = append(batch, b)
+		if txs += len(b.Transactions()); len(batch) >= batchBlocks || txs >= batchTxs {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(batch) > 0 {
+		err = flush()
+	}
+	return err
+}

@@ -19,7 +19,7 @@ import (
 func TestSubSecondBlocksKeepToTheClock(t *testing.T) {
 	keys := devload.Keys("node-test", 2)
 	g := devload.GenesisWithToken(8118, keys, uint64(time.Now().Unix())-5)
-	if err := SetDevStaking(g, keys[:1], ""); err != nil {
+	if err := pos.SetDevStaking(g, keys[:1], ""); err != nil {
 		t.Fatal(err)
 	}
 	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: keys[0], Accounts: keys[1:], DevTools: true,
@@ -71,5 +71,26 @@ func TestSubSecondBlocksKeepToTheClock(t *testing.T) {
 	}
 	if stats.BlockTime < 0.2 || stats.BlockTime > 0.5 {
 		t.Fatalf("/api/stats block time %.3f s, want about 0.25", stats.BlockTime)
+	}
+}
+
+// Validators deciding a block every 100 ms stamp them with the clock's
+// milliseconds too: the devnet's head stays within a second of now.
+func TestDevnetBlocksKeepToTheClock(t *testing.T) {
+	dn, err := StartDevnet(DevnetConfig{Validators: 2, BlockTime: 100 * time.Millisecond, HTTPPort: -1, ChainID: 8118})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dn.Close()
+	n := dn.Nodes[0]
+	waitHead(t, n, 25)
+	head := n.Chain.Head()
+	if ahead := time.Until(time.Unix(int64(head.Time()), 0)); ahead > time.Second {
+		t.Fatalf("head %d stamped %v ahead of the clock", head.Number(), ahead)
+	}
+	first, _ := n.Chain.BlockByNumber(1)
+	span := pos.TimeMs(head.HeaderRef()) - pos.TimeMs(first.HeaderRef())
+	if per := float64(span) / float64(head.Number()-1); per < 50 || per > 1000 {
+		t.Fatalf("%.0f ms a block, want about 100", per)
 	}
 }

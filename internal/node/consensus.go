@@ -103,7 +103,7 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	}
 	vals, transport := n.cfg.Validators, n.cfg.Transport
 	if nn := n.net.Load(); transport == nil && nn != nil {
-		transport = nn.relay
+		transport = nn.Transport()
 	}
 	switch {
 	case vals != nil:
@@ -151,13 +151,13 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 		OnlyWithTransactions: sole && n.cfg.BlockTime == 0,
 		Miner:                miner,
 		Committed: func(b *types.Block) {
-			n.resetPool()
+			n.pool.Reset()
 			if n.dev != nil {
 				n.dev.Committed(b)
 			}
 			n.consensusUp()
 			n.logCommitted(b, &lastCommit)
-			if err := n.upgradeNeeded(); err != nil {
+			if err := pos.HeadUpgradeNeeded(n.Chain); err != nil {
 				n.fail(err) // halt here: the next block needs another binary
 			}
 		},
@@ -319,7 +319,7 @@ func (n *Node) warnStalled(height uint64, round int32, waited time.Duration) {
 	n.stallWarn.Store(now.UnixNano())
 	peers := 0
 	if nn := n.net.Load(); nn != nil {
-		peers = nn.host.PeerCount()
+		peers = nn.PeerCount()
 	}
 	n.log.Warn("waiting for a quorum", "height", height, "round", round, "waited", waited.Round(time.Second), "peers", peers)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/chaind/chaind/cometrpc"
 	"github.com/chaind/chaind/grpcsrv"
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/crypto"
@@ -13,14 +14,15 @@ import (
 	"github.com/chaind/chaind/lcd"
 )
 
-// cosmosListeners declares the Cosmos-style REST and gRPC query ports,
-// both served from one query layer.
+// cosmosListeners declares the Cosmos-style REST and gRPC query ports
+// and the CometBFT RPC, all served from one query layer.
 func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
-	rest, grpc := n.cfg.RESTPort, n.cfg.GRPCPort
-	if (rest == nil || *rest < 0) && (grpc == nil || *grpc < 0) {
+	rest, grpc, comet := n.cfg.RESTPort, n.cfg.GRPCPort, n.cfg.CometRPCPort
+	if (rest == nil || *rest < 0) && (grpc == nil || *grpc < 0) && (comet == nil || *comet < 0) {
 		return nil
 	}
-	q := query.New(n.queryBackend())
+	qb := n.queryBackend()
+	q := query.New(qb)
 	var ls []front.Listener
 	if rest != nil && *rest >= 0 {
 		// The REST answers are public, read-only chain data fetched without
@@ -38,6 +40,17 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 			s.MaxResetsPerSecond, s.MaxControlPerSecond = lim.H2Resets, lim.H2Control
 		}
 		ls = append(ls, l)
+	}
+	if comet != nil && *comet >= 0 {
+		cb := cometrpc.Backend{Blocks: qb.Blocks, Consensus: qb.Consensus, Network: qb.Network}
+		if v := n.cfg.Validator; v != nil {
+			cb.Validator, cb.ValidatorKey = crypto.PubkeyToAddress(v.PubKey()), v.PubKey().SerializeCompressed()
+		}
+		cb.P2PAddr = n.cfg.P2P.Listen()
+		// Read-only public chain data, like the REST port: any web page
+		// (a wallet, a dashboard) may read it.
+		ls = append(ls, cometrpc.Listener(addr(*comet), cometrpc.New(q, cb),
+			front.Options{CORSOrigins: []string{"*"}, BodyLimit: n.cfg.Ops.Limits.BodyBytes}))
 	}
 	return ls
 }

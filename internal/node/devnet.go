@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"github.com/chaind/chaind/internal/pos"
 	"log/slog"
 	"sync"
 	"time"
@@ -83,11 +84,11 @@ func StartDevnet(cfg DevnetConfig) (*Devnet, error) {
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	if err := SetDevStaking(genesis, valKeys, host); err != nil {
+	if err := pos.SetDevStaking(genesis, valKeys, host); err != nil {
 		return nil, err
 	}
 	if cfg.Params != nil {
-		if err := setStakingParams(genesis, *cfg.Params); err != nil {
+		if err := pos.SetStakingParams(genesis, *cfg.Params); err != nil {
 			return nil, err
 		}
 	}

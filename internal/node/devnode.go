@@ -34,8 +34,8 @@ type devNode struct{ n *Node }
 
 func (d devNode) StopConsensus()                 { d.n.stopConsensusAndWait() }
 func (d devNode) StartConsensus() error          { return d.n.startConsensus() }
-func (d devNode) RestorePool(saved txpool.Saved) { d.n.restorePool(saved) }
-func (d devNode) RefreshPool()                   { d.n.refreshPool() }
+func (d devNode) RestorePool(saved txpool.Saved) { d.n.pool.Restore(saved) }
+func (d devNode) RefreshPool()                   { d.n.pool.Refresh() }
 func (d devNode) Upstream() *fork.Client         { return d.n.Upstream() }
 
 // StartConsole logs each new block and its transactions, as a developer

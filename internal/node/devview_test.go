@@ -31,7 +31,7 @@ func TestDevEditSeenByEveryInterface(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := SetDevStaking(g, []*secp256k1.PrivateKey{val}, ""); err != nil {
+	if err := pos.SetDevStaking(g, []*secp256k1.PrivateKey{val}, ""); err != nil {
 		t.Fatal(err)
 	}
 	zero := 0

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/chaind/chaind/internal/pos"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func startFork(t testing.TB, u *forkUpstream, block *uint64, dir string, opts ..
 	}
 	dev := devload.Keys("fork-dev", 2)
 	g := chain.DevGenesis(1, []types.Address{devload.Address(dev[0]), devload.Address(dev[1])}, uint64(time.Now().Unix()))
-	if err := SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
+	if err := pos.SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
 		t.Fatal(err)
 	}
 	if dir != "" {
@@ -448,7 +449,7 @@ func TestResetDevChain(t *testing.T) {
 	dev := devload.Keys("reset-dev", 1)
 	a := devload.Address(dev[0])
 	g := chain.DevGenesis(chain.MainChainID, []types.Address{a}, 1_700_000_000)
-	if err := SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
+	if err := pos.SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
 		t.Fatal(err)
 	}
 	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: val, Accounts: dev, Fork: ForkConfig{Reset: true}})
@@ -541,7 +542,7 @@ func TestForkChainID(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := chain.DevGenesis(1, nil, uint64(time.Now().Unix()))
-	if err := SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
+	if err := pos.SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
 		t.Fatal(err)
 	}
 	n, err := New(Config{Genesis: g, HTTPPort: -1, WSPort: -1, Validator: val, Fork: ForkConfig{URL: u.url, ChainID: 31337}})

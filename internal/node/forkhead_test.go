@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/chaind/chaind/internal/pos"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -194,7 +195,7 @@ func TestForkOnLocalGenesisBlock(t *testing.T) {
 	}
 	dev := devload.Keys("fork-dev", 2)
 	g := chain.DevGenesis(1, []types.Address{devload.Address(dev[0]), devload.Address(dev[1])}, uint64(time.Now().Unix()))
-	if err := SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
+	if err := pos.SetDevStaking(g, []*secp256k1.PrivateKey{val}, "127.0.0.1"); err != nil {
 		t.Fatal(err)
 	}
 	up, err := fork.Dial(context.Background(), u.url, &u.N)

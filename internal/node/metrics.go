@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"github.com/chaind/chaind/internal/node/p2pnet"
 	"github.com/chaind/chaind/internal/pos"
 	"net"
 	"net/http"
@@ -52,7 +53,7 @@ func (n *Node) openMetrics() {
 	})
 	r.CounterFunc("chaind_consensus_restarts_total", "Restarts of the consensus driver after transient errors (descriptors or disk space ran out).", func() float64 { return float64(n.health.restarts.Load()) })
 	r.GaugeFunc("chaind_p2p_peers", "Connected peers.", func() float64 { return float64(n.backend.PeerCount()) })
-	n.gossipMetrics(r)
+	p2pnet.Metrics(r, n.net.Load)
 	r.GaugeFunc("chaind_store_bytes", "Bytes of the data directory's tables and log (0 in memory).", func() float64 {
 		if s, ok := n.kv.(interface{ Size() int64 }); ok {
 			return float64(s.Size())

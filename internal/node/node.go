@@ -30,6 +30,9 @@ import (
 	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/node/dev"
 	"github.com/chaind/chaind/internal/node/ethbackend"
+	"github.com/chaind/chaind/internal/node/fork"
+	"github.com/chaind/chaind/internal/node/p2pnet"
+	"github.com/chaind/chaind/internal/node/prune"
 	"github.com/chaind/chaind/internal/node/stakebackend"
 	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/store"
@@ -56,6 +59,9 @@ type Config struct {
 	// RESTPort and GRPCPort are the Cosmos-style query ports; nil or -1
 	// off, 0 any free port.
 	RESTPort, GRPCPort *int
+	// CometRPCPort is the read-only CometBFT RPC port; nil or -1 off, 0
+	// any free port.
+	CometRPCPort *int
 	// GRPCServer names the HTTP/2 server of the gRPC port, a key of
 	// grpcsrv.Servers ("h2" or "net/http"); "" is grpcsrv's default.
 	GRPCServer string
@@ -141,8 +147,7 @@ type Node struct {
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 
-	resetMu sync.Mutex
-	poolAt  types.Hash // head the pool was last reset to
+	pool *chainview.PoolKeeper // keeps Pool on the head
 
 	mu      sync.Mutex
 	servers []*front.Server
@@ -156,10 +161,10 @@ type Node struct {
 	consensusDone chan struct{} // closed when the driver has returned
 	app           *bft.ChainApp // the validator's application; nil on a node that does not validate
 
-	net atomic.Pointer[netNode] // nil until the node joins a p2p network
+	net atomic.Pointer[p2pnet.Net] // nil until the node joins a p2p network
 
-	fork *forkState // fork upstream and reset (fork.go)
-	dev  *dev.Tools // the test helpers; nil unless Config.DevTools
+	fork *fork.State // fork upstream and reset (fork.go)
+	dev  *dev.Tools  // the test helpers; nil unless Config.DevTools
 
 	health health // health.go
 }
@@ -230,26 +235,26 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{
-		cfg:    cfg,
-		log:    cfg.Log,
-		kv:     kv,
-		Chain:  c,
-		view:   view,
-		Pool:   txpool.New(txpool.DefaultConfig, ph),
-		RPC:    rpc.NewServer(cfg.Log),
-		keys:   newKeyring(cfg.Accounts),
-		addrs:  map[string]string{},
-		stop:   make(chan struct{}),
-		poolAt: c.Head().Hash(),
-		fork:   fs,
+		cfg:   cfg,
+		log:   cfg.Log,
+		kv:    kv,
+		Chain: c,
+		view:  view,
+		Pool:  txpool.New(txpool.DefaultConfig, ph),
+		RPC:   rpc.NewServer(cfg.Log),
+		keys:  newKeyring(cfg.Accounts),
+		addrs: map[string]string{},
+		stop:  make(chan struct{}),
+		fork:  fs,
 	}
 	n.health.failed = make(chan struct{})
+	n.pool = view.KeepPool(n.Pool, cfg.Log)
 	n.stake = stakebackend.New(view, stakebackend.Config{Validator: cfg.Validator, Host: cfg.Host,
-		P2PListenAddr: cfg.P2P.listenAddr(), BlockTime: cfg.BlockTime, ClientVersion: cfg.ClientVersion,
-		Syncing: n.syncingNodes, Validators: n.Validators})
+		P2PListenAddr: cfg.P2P.Listen(), BlockTime: cfg.BlockTime, ClientVersion: cfg.ClientVersion,
+		Syncing: func() map[types.Address]bool { return n.net.Load().SyncingNodes() }, Validators: n.Validators})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(view, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
-		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: stateRetention(cfg), Network: nodeNetwork{n},
+		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: prune.Retention(cfg.Archive, cfg.StateHistory), Network: nodeNetwork{n},
 		AllowUnprotected: cfg.AllowUnprotectedTxs})
 	opts := ethapi.EthOptions{ClientVersion: cfg.ClientVersion, LogRange: lim.LogRange, LogLimit: lim.LogResults, ReturnDataLimit: lim.CallReturnData}
 	if cfg.Validator != nil {
@@ -298,8 +303,8 @@ func New(cfg Config) (*Node, error) {
 
 // PublicHiddenAPIs are the namespaces a --public node leaves out unless
 // its API lists name them: they expose node internals or keys, or cost
-// far more than a query.
-var PublicHiddenAPIs = []string{"debug", "testing", "txpool", "personal"}
+// far more than a query (trace and ots replay transactions).
+var PublicHiddenAPIs = []string{"debug", "testing", "txpool", "personal", "trace", "ots"}
 
 // apis resolves a port's namespace list: the given one, checked against
 // the registered namespaces, or the default.
@@ -361,7 +366,7 @@ func (n *Node) Handler() http.Handler {
 
 // Start opens the listeners and, on a validator, starts consensus.
 func (n *Node) Start() error {
-	if err := n.upgradeNeeded(); err != nil {
+	if err := pos.HeadUpgradeNeeded(n.Chain); err != nil {
 		return err
 	}
 	ls := n.listeners()
@@ -377,15 +382,11 @@ func (n *Node) Start() error {
 		n.mu.Unlock()
 	}
 	n.wg.Add(1)
-	go n.followHeads()
-	if !n.cfg.Archive {
-		n.wg.Add(1)
-		go n.pruneStates()
-	}
-	if n.cfg.HistoryKeep > 0 {
-		n.wg.Add(1)
-		go n.pruneHistory()
-	}
+	go func() {
+		defer n.wg.Done()
+		n.pool.Follow(n.stop)
+	}()
+	n.startPruning()
 	if n.cfg.P2P != nil {
 		return n.startNetwork() // starts consensus once caught up
 	}
@@ -404,44 +405,6 @@ func (n *Node) Addr(kind string) string {
 	return n.addrs[kind]
 }
 
-// followHeads keeps the pool in step with the chain.
-func (n *Node) followHeads() {
-	defer n.wg.Done()
-	heads, cancel := n.Chain.Subscribe(64)
-	defer cancel()
-	for {
-		select {
-		case <-n.stop:
-			return
-		case _, ok := <-heads:
-			if !ok {
-				return
-			}
-			n.resetPool()
-		}
-	}
-}
-
-// resetPool moves the pool to the chain's head, once per head: the
-// consensus application calls it right after committing (so the next block
-// is built from a pool that knows what the last one took) and followHeads
-// for blocks from elsewhere.
-func (n *Node) resetPool() {
-	n.resetMu.Lock()
-	defer n.resetMu.Unlock()
-	head := n.Chain.Head().Hash()
-	if head == n.poolAt {
-		return
-	}
-	ph, err := n.view.PoolHead()
-	if err != nil {
-		n.log.Error("pool reset", "err", err)
-		return
-	}
-	n.Pool.Reset(ph)
-	n.poolAt = head
-}
-
 // ImportFile imports a file of concatenated RLP blocks, validating each
 // fully, and reports progress to the log.
 func (n *Node) ImportFile(path string, progress func(imported uint64, gas uint64)) (uint64, error) {
@@ -457,32 +420,9 @@ func (n *Node) ImportFile(path string, progress func(imported uint64, gas uint64
 			progress(count, b.GasUsed())
 		}
 	}
-	// Blocks go in in batches, so that the senders of a batch's later
-	// blocks are recovered while its earlier ones execute.
-	const batchBlocks, batchTxs = 128, 50_000
-	var batch []*types.Block
-	txs := 0
-	flush := func() error {
-		i, err := n.Chain.InsertChain(batch, inserted)
-		if err != nil {
-			b := batch[i]
-			return fmt.Errorf("block %d (%s): %w", b.Number(), b.Hash(), err)
-		}
-		batch, txs = batch[:0], 0
-		return nil
-	}
-	err = chain.ReadBlocks(f, func(b *types.Block) error {
-		batch = append(batch, b)
-		if txs += len(b.Transactions()); len(batch) >= batchBlocks || txs >= batchTxs {
-			return flush()
-		}
-		return nil
-	})
-	if err == nil && len(batch) > 0 {
-		err = flush()
-	}
+	err = n.Chain.ImportBlocks(f, inserted)
 	if err == nil {
-		n.resetPool()
+		n.pool.Reset()
 	}
 	return count, err
 }

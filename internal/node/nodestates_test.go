@@ -1,6 +1,7 @@
 package node
 
 import (
+	"github.com/chaind/chaind/internal/pos"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // than the liveness window allows).
 func TestP2PNodeStatesFollowTheChain(t *testing.T) {
 	pn := newP2PNet(t, 4)
-	if err := SetDevStaking(pn.genesis, pn.keys, "127.0.0.1"); err != nil {
+	if err := pos.SetDevStaking(pn.genesis, pn.keys, "127.0.0.1"); err != nil {
 		t.Fatal(err)
 	}
 	pn.configure = func(c *Config) { c.Validators = nil } // the staking state's sets

@@ -35,7 +35,7 @@ func (p *fakePool) count() int {
 func rawPeer(t *testing.T, n *Node, seed int, topic p2p.Topic, gossip bool) (*p2p.Host, chan []byte) {
 	key, _ := DevValidatorKey(seed)
 	h, err := p2p.New(p2p.Config{Key: key, Chain: p2p.Chain{ChainID: 8119, Genesis: n.Chain.Genesis().Hash()},
-		StaticPeers: []p2p.PeerAddr{{ID: n.net.Load().host.ID(), Addr: n.net.Load().host.Addr().String()}}})
+		StaticPeers: []p2p.PeerAddr{{ID: n.net.Load().Host().ID(), Addr: n.net.Load().Host().Addr().String()}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func rawPeer(t *testing.T, n *Node, seed int, topic p2p.Topic, gossip bool) (*p2
 	}
 	t.Cleanup(h.Close)
 	deadline := time.Now().Add(10 * time.Second)
-	for n.net.Load().host.PeerCount() < 1 || h.PeerCount() < 1 {
+	for n.net.Load().Host().PeerCount() < 1 || h.PeerCount() < 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("raw peer did not connect")
 		}
@@ -70,7 +70,7 @@ func TestP2PEvidenceGossip(t *testing.T) {
 		t.Fatal(err)
 	}
 	pool := &fakePool{}
-	n.net.Load().certs.SetEvidencePool(pool)
+	n.net.Load().Certs().SetEvidencePool(pool)
 	x, _ := rawPeer(t, n, 600, wire.TopicEvidence, true)
 	_, atY := rawPeer(t, n, 601, wire.TopicEvidence, true)
 
@@ -97,7 +97,7 @@ func TestP2PEvidenceGossip(t *testing.T) {
 		t.Fatalf("pooled %d pieces of evidence, want 1", pool.count())
 	}
 	// The same evidence again is neither pooled nor passed on twice.
-	x.Send(n.net.Load().host.ID(), wire.TopicEvidence, ev.Encode())
+	x.Send(n.net.Load().Host().ID(), wire.TopicEvidence, ev.Encode())
 	select {
 	case <-atY:
 		t.Fatal("evidence passed on twice")
@@ -106,7 +106,7 @@ func TestP2PEvidenceGossip(t *testing.T) {
 	// Forged: the second vote's signature is the first one's.
 	forged := ev
 	forged.B.Signature = forged.A.Signature
-	x.Send(n.net.Load().host.ID(), wire.TopicEvidence, forged.Encode())
+	x.Send(n.net.Load().Host().ID(), wire.TopicEvidence, forged.Encode())
 	deadline := time.Now().Add(10 * time.Second)
 	for x.PeerCount() != 0 {
 		if time.Now().After(deadline) {

@@ -317,7 +317,7 @@ func TestP2PSyncRejectsBadCertificates(t *testing.T) {
 			if err := full.Start(); err != nil {
 				t.Fatal(err)
 			}
-			fullID := full.net.Load().host.ID()
+			fullID := full.net.Load().Host().ID()
 			// The liar claims a head of 4.
 			deadline := time.Now().Add(20 * time.Second)
 			for !liar.Send(fullID, wire.TopicStatus, wire.Status{Height: 4}.Encode()) {
@@ -328,12 +328,12 @@ func TestP2PSyncRejectsBadCertificates(t *testing.T) {
 			}
 			if tc.honest {
 				waitHeight(t, full, 4, 20*time.Second)
-				if full.net.Load().host.PeerCount() != 1 {
+				if full.net.Load().Host().PeerCount() != 1 {
 					t.Fatal("an honest peer was dropped")
 				}
 				return
 			}
-			for full.net.Load().host.PeerCount() != 0 {
+			for full.net.Load().Host().PeerCount() != 0 {
 				if time.Now().After(deadline) {
 					t.Fatal("the liar was not dropped")
 				}
@@ -361,7 +361,7 @@ func TestP2PVotesCrossAPartialMesh(t *testing.T) {
 	if err := hub.Start(); err != nil {
 		t.Fatal(err)
 	}
-	hubPeer := p2p.PeerAddr{ID: hub.net.Load().host.ID(), Addr: hubAddr}
+	hubPeer := p2p.PeerAddr{ID: hub.net.Load().Host().ID(), Addr: hubAddr}
 	for i := range 4 {
 		// No listening address: nobody can learn of a validator and dial
 		// it, so the hub stays its only peer.
@@ -397,7 +397,7 @@ func TestP2PVotesCrossAPartialMesh(t *testing.T) {
 	if others < 2 || cert == nil {
 		t.Fatalf("block 4 certified with %d precommits of unconnected validators, want at least 2", others)
 	}
-	if st := &hub.net.Load().relay.Stats; st.Relayed.Load() == 0 {
+	if st := &hub.net.Load().Transport().Stats; st.Relayed.Load() == 0 {
 		t.Fatal("the hub relayed nothing")
 	}
 }

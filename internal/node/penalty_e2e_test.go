@@ -87,8 +87,8 @@ func TestDoubleSignSlashedAndJailed(t *testing.T) {
 	p := staking.ReadParams(st)
 	supply := staking.ReadSupply(st)
 	st.Release()
-	want, _ := new(uint256.Int).MulDivOverflow(devValidatorStake, uint256.NewInt(p.NodeRefutedPenalty), uint256.NewInt(staking.PPM))
-	if !v.Jailed || !v.Slashed.Eq(want) || !new(uint256.Int).Add(v.Tokens, want).Eq(devValidatorStake) {
+	want, _ := new(uint256.Int).MulDivOverflow(pos.DevValidatorStake, uint256.NewInt(p.NodeRefutedPenalty), uint256.NewInt(staking.PPM))
+	if !v.Jailed || !v.Slashed.Eq(want) || !new(uint256.Int).Add(v.Tokens, want).Eq(pos.DevValidatorStake) {
 		t.Fatalf("after the evidence block: jailed %v, slashed %v (want %v), tokens %v", v.Jailed, v.Slashed, want, v.Tokens)
 	}
 	parent, _ := n.Chain.BlockByNumber(evBlock.Number() - 1)

@@ -33,7 +33,7 @@ func BenchmarkDelegateVsERC20(b *testing.B) {
 		}
 		valKeys = append(valKeys, k)
 	}
-	if err := SetDevStaking(g, valKeys, ""); err != nil {
+	if err := pos.SetDevStaking(g, valKeys, ""); err != nil {
 		b.Fatal(err)
 	}
 	c, err := chain.Open(g, store.NewMem(), pos.ForGenesis(g))

@@ -99,7 +99,7 @@ func ethers(n uint64) *uint256.Int {
 func TestStakingThroughTransactions(t *testing.T) {
 	// Block time is real time, so the cooldown and the voting period are
 	// cut to seconds.
-	params := DevParams()
+	params := pos.DevParams()
 	params.RestakeCooldown, params.VotingPeriod = 3_000, 3_000
 	dn, err := StartDevnet(DevnetConfig{Validators: 4, BlockTime: 20 * time.Millisecond, HTTPPort: -1, ChainID: 8118, Params: &params})
 	if err != nil {

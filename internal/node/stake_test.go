@@ -64,7 +64,7 @@ func TestDevnetValidatorsFromState(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ci.Nodes.Active != 4 || ci.Desired != DevParams().Desired || !ci.End.After(ci.Start) {
+		if ci.Nodes.Active != 4 || ci.Desired != pos.DevParams().Desired || !ci.End.After(ci.Start) {
 			t.Fatalf("cycle %d: %+v", c, ci)
 		}
 	}
@@ -78,7 +78,7 @@ func TestDevnetValidatorsFromState(t *testing.T) {
 		t.Fatalf("validators %d %v", len(vals), err)
 	}
 	for _, v := range vals {
-		if v.Status != "active" || v.Tokens.Cmp(devValidatorStake) != 0 || v.Moniker == "" {
+		if v.Status != "active" || v.Tokens.Cmp(pos.DevValidatorStake) != 0 || v.Moniker == "" {
 			t.Fatalf("validator %+v", v)
 		}
 		if ds, err := sa.ValidatorDelegations(nil, v.Operator); err != nil || len(ds) != 1 || ds[0].Delegator != v.Operator {
@@ -148,7 +148,7 @@ func TestDevnetValidatorsFromState(t *testing.T) {
 func TestStakingGenesisRoundTrip(t *testing.T) {
 	k, _ := DevValidatorKey(0)
 	g := chain.DevGenesis(8118, nil, 1_700_000_000)
-	if err := SetDevStaking(g, []*secp256k1.PrivateKey{k}, ""); err != nil {
+	if err := pos.SetDevStaking(g, []*secp256k1.PrivateKey{k}, ""); err != nil {
 		t.Fatal(err)
 	}
 	e := pos.ForGenesis(g)

@@ -111,7 +111,7 @@ func syncVsImport(b *testing.B, blocks, perBlock int) {
 	}
 	t0 := time.Now()
 	full, err := New(Config{Genesis: genesis, DataDir: filepath.Join(dir, "full"), HTTPPort: -1, WSPort: -1, Validators: vals,
-		P2P: &P2PConfig{StaticPeers: []p2p.PeerAddr{{ID: src.net.Load().host.ID(), Addr: srcAddr}}}, Log: quietLogger()})
+		P2P: &P2PConfig{StaticPeers: []p2p.PeerAddr{{ID: src.net.Load().Host().ID(), Addr: srcAddr}}}, Log: quietLogger()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"errors"
+	"github.com/chaind/chaind/internal/pos"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ import (
 // as a Cosmos SDK chain halts for an upgrade its binary lacks; a node
 // restarted on the old binary refuses to start.
 func TestUpgradePlanHaltsOldNodes(t *testing.T) {
-	params := DevParams()
+	params := pos.DevParams()
 	params.VotingPeriod = 1_000
 	dn, err := StartDevnet(DevnetConfig{Validators: 2, BlockTime: 50 * time.Millisecond, HTTPPort: -1, ChainID: 8118, Params: &params})
 	if err != nil {
@@ -47,7 +48,7 @@ func TestUpgradePlanHaltsOldNodes(t *testing.T) {
 		if h := node.Chain.Head().Number(); h != plan-1 {
 			t.Errorf("node %d halted at %d, want %d", i, h, plan-1)
 		}
-		if err := node.upgradeNeeded(); !errors.Is(err, staking.ErrUpgradeNeeded) {
+		if err := pos.HeadUpgradeNeeded(node.Chain); !errors.Is(err, staking.ErrUpgradeNeeded) {
 			t.Errorf("node %d would start again on the old binary: %v", i, err)
 		}
 	}

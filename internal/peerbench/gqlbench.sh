@@ -33,7 +33,7 @@ sed '/"config"/a\
 
 cport=18745 gport=18746
 "$work/chaind" --genesis "$chain/testGenesis.json" --datadir "$work/chaind-data" --http.port $cport --ws.port -1 \
-	--rest.port -1 --grpc.port -1 --explorer.port -1 --p2p.port -1 >"$work/chaind.log" 2>&1 &
+	--rest.port -1 --grpc.port -1 --cometrpc.port -1 --explorer.port -1 --p2p.port -1 >"$work/chaind.log" 2>&1 &
 "$GETH" --datadir "$work/geth" --http --http.addr 127.0.0.1 --http.port $gport --graphql \
 	--authrpc.port 18761 --port 30499 --nodiscover --maxpeers 0 --verbosity 1 >"$work/geth.log" 2>&1 &
 wait_for /graphql '{"query":"{ block { number } }"}' '"0x22"' $cport $gport

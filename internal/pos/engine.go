@@ -115,6 +115,27 @@ func (e *Engine) UpgradeNeeded(st staking.State, number uint64) error {
 	return staking.UpgradeNeeded(st, number, e.binary)
 }
 
+// HeadUpgradeNeeded says whether this binary may go on past c's head: nil,
+// or the error naming the version to run, when a scheduled upgrade's
+// height is the next block or the network's minVersion is above this
+// binary's version. Chains without this engine never need one. A node
+// that needs an upgrade refuses to start (no p2p handshakes, no
+// signatures) and a running one halts at the plan's height, as a Cosmos
+// SDK node does.
+func HeadUpgradeNeeded(c *chain.Chain) error {
+	e := Of(c)
+	if e == nil {
+		return nil
+	}
+	head := c.Head()
+	st, err := c.StateAt(head.Root())
+	if err != nil {
+		return nil // the head's state is checked again by the block that needs it
+	}
+	defer st.Release()
+	return e.UpgradeNeeded(st, head.Number()+1)
+}
+
 // NewWithValidators returns an engine that takes every height's validator
 // set from vals instead of the staking state: for tests of the header
 // rules on chains without staking state.

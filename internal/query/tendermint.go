@@ -354,13 +354,26 @@ func (q *Querier) GetBlockByHeight(_ context.Context, r *GetBlockByHeightRequest
 	return &GetBlockByHeightResponse{BlockID: id, Block: tm, SDKBlock: sdk}, nil
 }
 
+// BlockProtocol is the block protocol version CometBFT v0.38 reports
+// (header.version.block); chaind renders its blocks in that protocol's
+// shapes.
+const BlockProtocol = 11
+
+// blockID names a block as CometBFT does, by its hash and its part-set
+// header. chaind sends a block whole, never in parts, so its part set is
+// one part, named here by the block hash itself.
+func blockID(hash types.Hash) *BlockID {
+	return &BlockID{Hash: hash[:], PartSetHeader: PartSetHeader{Total: 1, Hash: hash[:]}}
+}
+
 func (q *Querier) block(b *types.Block) (*BlockID, *TMBlock, *SDKBlock) {
 	h := b.HeaderRef()
 	hash := b.Hash()
-	id := &BlockID{Hash: hash[:]}
+	id := blockID(hash)
 	tm := TMHeader{
+		Version: ConsensusVersion{Block: BlockProtocol},
 		ChainID: q.chainID(), Height: int64(h.Number), Time: time.Unix(int64(h.Time), 0).UTC(),
-		LastBlockID: BlockID{Hash: h.ParentHash[:]}, DataHash: h.TxHash[:], AppHash: h.Root[:],
+		LastBlockID: *blockID(h.ParentHash), DataHash: h.TxHash[:], AppHash: h.Root[:],
 		LastResultsHash: h.ReceiptHash[:], ProposerAddress: h.Coinbase[:],
 	}
 	if h.Number == 0 {

@@ -80,7 +80,7 @@ func EndBlock(st State, b Block) error {
 	}
 	if cycles.IsSelection(b.Number) {
 		p := ReadParams(st)
-		l.selectValidators(&p)
+		l.selectValidators(&p, c)
 	}
 	if cycles.IsLast(b.Number) {
 		l.endCycle(c)
@@ -267,14 +267,14 @@ func (l *ledger) payRewards(p *Params) {
 // standby; the active set is written for the consensus engine. When no
 // validator qualifies the previous set is kept, since an empty set would
 // halt the chain for good.
-func (l *ledger) selectValidators(p *Params) {
+func (l *ledger) selectValidators(p *Params, c uint64) {
 	defer l.recordBonding(p, l.activeValidators())
 	type cand struct {
 		op     types.Address
 		tokens *uint256.Int
 	}
 	var cands []cand
-	var jailed uint64
+	var jailed, expired uint64
 	for _, v := range validatorList.all(l.s) {
 		vr := valRec(v)
 		tokens := l.tokens(v)
@@ -285,6 +285,14 @@ func (l *ledger) selectValidators(p *Params) {
 		case tokens.Lt(p.RequiredStake) || powerOf(tokens) == 0:
 			l.s.setU64(vr.field(vStatus), uint64(Inactive))
 		default:
+			if Status(l.s.u64(vr.field(vStatus))) == Active && l.s.u64(vr.field(vLastAbsent)) != l.height {
+				l.certRenew(v, c+1) // running and signing: renewed for the coming cycle
+			}
+			if !l.certValid(p, v, c+1) {
+				l.s.setU64(vr.field(vStatus), uint64(Standby)) // certificate run out
+				expired++
+				continue
+			}
 			cands = append(cands, cand{v, tokens})
 		}
 	}
@@ -322,7 +330,7 @@ func (l *ledger) selectValidators(p *Params) {
 	}
 	l.s.setU64(r, n)
 	l.s.setU64(r.field(cActive), n)
-	l.s.setU64(r.field(cStandby), uint64(len(cands))-n)
+	l.s.setU64(r.field(cStandby), uint64(len(cands))-n+expired)
 	l.s.setU64(r.field(cJailed), jailed)
 }
 

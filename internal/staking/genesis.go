@@ -132,7 +132,7 @@ func InitGenesis(st State, g *Genesis, time uint64, allocSupply *uint256.Int) er
 	sr := supplyRec()
 	l.s.setU256(sr.field(sTotal), supply)
 	l.s.setU64(sr.field(sRewardedUntil), time)
-	l.selectValidators(&p)
+	l.selectValidators(&p, 0)
 	l.copySet(nextRec(), activeRec())
 	if len(g.Validators) > 0 && len(ReadActiveSet(st)) == 0 {
 		return errors.New("staking genesis: no validator has the required stake")

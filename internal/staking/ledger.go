@@ -73,6 +73,7 @@ const (
 	vMissed
 	vSilentSince // s: time of the first block of its running streak of absences (syncTimeout)
 	vLastAbsent  // the last block that recorded it absent
+	vCertCycle   // cycle+1 its stake certificate was issued or renewed in (cert.go)
 )
 
 // Delegation record fields (under StakingAddress).

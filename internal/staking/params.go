@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/internal/version"
 	"github.com/holiman/uint256"
 )
 
@@ -69,12 +68,20 @@ var ether = uint256.NewInt(1e18)
 
 func chain(n uint64) *uint256.Int { return new(uint256.Int).Mul(uint256.NewInt(n), ether) }
 
-// DefaultParams are the parameters of a genesis that names none. Its
-// versions are the release of the binary that writes the genesis, so a
-// network starts at the version its first nodes run; governance moves
-// them on (version proposals, upgrade plans).
+// GenesisVersion is the activeVersion, latestVersion and minVersion of a
+// genesis that names none. It is a constant, not the release of the binary
+// that writes the genesis: a genesis is data, and the same preset (the
+// main and test networks name no parameters) must give the same block 0
+// whichever build computes it, or nodes of two releases would refuse each
+// other's genesis hash and every data directory would be refused by the
+// next release. Governance moves a network's versions on (version
+// proposals, upgrade plans); the binary's own version only has to be at
+// least minVersion.
+const GenesisVersion = "1.0.0"
+
+// DefaultParams are the parameters of a genesis that names none.
 func DefaultParams() Params {
-	v := version.Release()
+	v := GenesisVersion
 	return Params{
 		ActiveVersion: v, LatestVersion: v, MinVersion: v,
 		CertCycleDuration: 30,

@@ -183,6 +183,7 @@ func (l *ledger) createValidator(p *Params, nv *NewValidator) error {
 	}
 	vr := valRec(nv.Operator)
 	l.s.setBool(vr.field(vExists), true)
+	l.certRenewNow(nv.Operator)
 	l.s.setU256(vr.field(vRate), nv.Rate)
 	l.s.setU256(vr.field(vMaxRate), nv.MaxRate)
 	l.s.setU256(vr.field(vMaxChange), nv.MaxChangeRate)
@@ -247,6 +248,7 @@ func (l *ledger) editValidator(v types.Address, e *Edit) error {
 	if !l.exists(v) {
 		return revert("not a validator")
 	}
+	l.certRenewNow(v)
 	d := l.description(v)
 	for _, f := range []struct {
 		dst *string
@@ -487,6 +489,7 @@ func (l *ledger) unjail(v types.Address) error {
 		return revert("self delegation below min self delegation")
 	}
 	l.s.setBool(vr.field(vJailed), false)
+	l.certRenewNow(v)
 	return nil
 }
 

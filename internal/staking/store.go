@@ -65,7 +65,7 @@ const recMemoSize = 1 << 14
 var recMemo = struct {
 	sync.Mutex
 	m map[string]types.Hash
-}{m: make(map[string]types.Hash, recMemoSize)}
+}{m: map[string]types.Hash{}} // grown with use: sized up front, every process start (chaind version too) zeroed its megabytes
 
 // field returns the slot i words after s.
 func (s slot) field(i uint64) slot {

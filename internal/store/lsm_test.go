@@ -296,6 +296,7 @@ func TestCloseFlushesALargeMemtable(t *testing.T) {
 	fs := newMemFS(5)
 	o := smallOpts(fs)
 	o.MemtableBytes = 64 << 20 // no flush before the close
+	o.FlushOnClose = true
 	db, err := OpenWith("/db", o)
 	if err != nil {
 		t.Fatal(err)

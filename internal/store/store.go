@@ -135,6 +135,10 @@ type Options struct {
 	// CacheMiB is the block cache in MiB (default 64): with the
 	// memtables, the bound on the memory the store holds.
 	CacheMiB int
+	// FlushOnClose makes a clean Close write a large memtable to a table
+	// (chaind init: its genesis would otherwise be replayed from the log
+	// by the first start).
+	FlushOnClose bool
 	// MemtableBytes is how much a memtable holds before it is flushed
 	// (default 8 MiB); at most two exist, and open replays at most
 	// their logs.
@@ -676,10 +680,11 @@ func (db *DB) Size() int64 {
 	return n
 }
 
-// Close stops the background work and closes the store. A clean close
-// writes a memtable of more than closeFlushBytes to a table, so that the
-// next open (a node's start) replays no more than that of the log; a
-// smaller one, or one whose table cannot be written, is left in its log.
+// Close stops the background work and closes the store. With
+// Options.FlushOnClose a clean close writes a memtable of more than
+// closeFlushBytes to a table, so that the next open replays no more than
+// that of the log; a smaller one, or one whose table cannot be written,
+// is left in its log.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	if db.closed {
@@ -696,7 +701,7 @@ func (db *DB) Close() error {
 	defer db.writeMu.Unlock()
 
 	flushed := false
-	if !db.ro {
+	if !db.ro && db.opts.FlushOnClose {
 		// The workers have stopped: the table writes need not give way.
 		db.closing.Store(false)
 		flushed = db.flushOnClose()

@@ -18,17 +18,7 @@ import (
 
 // Binary is this build's version, set at link time by the Makefile
 // (-X github.com/chaind/chaind/internal/version.Binary=...).
-var Binary = "0.1.0-dev"
-
-// Release is Binary without its suffix: the version a genesis made by
-// this build starts its network at.
-func Release() string {
-	v, err := Parse(Binary)
-	if err != nil {
-		return Binary
-	}
-	return v.String()
-}
+var Binary = "1.0.0-dev"
 
 // ErrInvalid is returned for a string that is not a version.
 var ErrInvalid = errors.New("invalid version")

@@ -52,11 +52,3 @@ func TestBelow(t *testing.T) {
 		}
 	}
 }
-
-func TestRelease(t *testing.T) {
-	defer func(b string) { Binary = b }(Binary)
-	Binary = "1.4.2-dev"
-	if Release() != "1.4.2" {
-		t.Errorf("Release() = %q", Release())
-	}
-}

@@ -39,6 +39,7 @@ var (
 	prefixAccount = []byte("Fa") // Fa + addrHash -> RLP account
 	prefixStorage = []byte("Fs") // Fs + addrHash + slotHash -> RLP value
 	prefixJournal = []byte("Fj") // Fj + seq(8) -> record of one move (forward and reverse diff)
+	prefixHead    = []byte("Fh") // Fh + seq(8) -> the first 104 bytes of that record (from, to, number, hash)
 	prefixSide    = []byte("Ff") // Ff + number(8) + block hash -> forward diff of a non-canonical block
 	keyMeta       = []byte("Fm") // root(32) + seq of the newest journal record(8)
 )
@@ -61,16 +62,29 @@ type layer struct {
 	slots    map[[64]byte][]byte
 
 	// raw is the stored record of a layer read at Open, until load
-	// decodes it into accounts and slots.
+	// decodes it into accounts and slots; lazy says load reads it first.
 	raw  []byte
+	lazy bool
 	once sync.Once
 	err  error
 }
 
-// load decodes a layer read at Open on its first use; it is safe for
-// concurrent use (readers share the Layer's read lock).
-func (lay *layer) load() error {
+// load decodes a layer read at Open on its first use, reading its record
+// from kv first when only its head was read; it is safe for concurrent
+// use (readers share the Layer's read lock).
+func (lay *layer) load(kv Store) error {
 	lay.once.Do(func() {
+		if lay.lazy {
+			raw, err := get(kv, journalKey(lay.seq))
+			if err == nil && raw == nil {
+				err = fmt.Errorf("%w: journal record %d missing", ErrCorrupt, lay.seq)
+			}
+			if err != nil {
+				lay.err = err
+				return
+			}
+			lay.raw = raw
+		}
 		if lay.raw == nil {
 			return
 		}
@@ -122,26 +136,7 @@ func Open(kv Store, keep uint64, fresh bool) (*Layer, error) {
 		return nil, fmt.Errorf("%w: metadata of %d bytes", ErrCorrupt, len(meta))
 	}
 	l.valid, l.root, l.top = true, types.Hash(meta[:32]), binary.BigEndian.Uint64(meta[32:])
-	var derr error
-	err = kv.Iterate(prefixJournal, func(k, v []byte) bool {
-		// Only the record's head is read now: its diff is decoded when a
-		// read of an older state or a rewind first needs it (layer.load),
-		// so a start does not build the maps of the whole journal.
-		if len(v) < 104 {
-			derr = fmt.Errorf("%w: journal record of %d bytes", ErrCorrupt, len(v))
-			return false
-		}
-		lay := &layer{from: types.Hash(v[:32]), to: types.Hash(v[32:64]), hash: types.Hash(v[72:104]), raw: bytes.Clone(v)}
-		lay.seq = binary.BigEndian.Uint64(k[len(prefixJournal):])
-		if lay.seq <= l.top { // above top: undone moves a crash cannot leave, but never trust them
-			l.layers = append(l.layers, lay)
-		}
-		return true
-	})
-	if err == nil {
-		err = derr
-	}
-	if err != nil {
+	if err := l.loadJournal(); err != nil {
 		return nil, err
 	}
 	err = kv.Iterate(prefixSide, func(k, _ []byte) bool {
@@ -151,6 +146,45 @@ func Open(kv Store, keep uint64, fresh bool) (*Layer, error) {
 		return true
 	})
 	return l, err
+}
+
+// loadJournal reads the journal's layers: only the heads of the records
+// (Fh, 104 bytes each), so a start reads neither the diffs, which grow
+// with the blocks' size, nor decodes them; a layer's diff is read when a
+// read of an older state or a rewind first needs it (layer.load). A
+// journal with records older than the heads (written before there were
+// heads) is read whole once, as before.
+func (l *Layer) loadJournal() error {
+	var derr error
+	add := func(k, head []byte, raw []byte) bool {
+		if len(head) < 104 {
+			derr = fmt.Errorf("%w: journal record head of %d bytes", ErrCorrupt, len(head))
+			return false
+		}
+		lay := &layer{from: types.Hash(head[:32]), to: types.Hash(head[32:64]), hash: types.Hash(head[72:104]), raw: raw, lazy: raw == nil}
+		lay.seq = binary.BigEndian.Uint64(k[2:])
+		if lay.seq <= l.top { // above top: undone moves a crash cannot leave, but never trust them
+			l.layers = append(l.layers, lay)
+		}
+		return true
+	}
+	err := l.kv.Iterate(prefixHead, func(k, v []byte) bool { return add(k, v, nil) })
+	if err = errors.Join(err, derr); err != nil {
+		return err
+	}
+	older := l.top
+	if len(l.layers) > 0 {
+		older = l.layers[0].seq - 1
+	}
+	if older == 0 {
+		return nil
+	}
+	if v, err := get(l.kv, journalKey(older)); err != nil || v == nil {
+		return err
+	}
+	l.layers = l.layers[:0]
+	err = l.kv.Iterate(prefixJournal, func(k, v []byte) bool { return add(k, v, bytes.Clone(v)) })
+	return errors.Join(err, derr)
 }
 
 // Root returns the state root the persisted copy holds, and false when it
@@ -198,7 +232,7 @@ func (l *Layer) Account(root, addrHash types.Hash) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	for _, lay := range l.layers[from:] {
-		if err := lay.load(); err != nil {
+		if err := lay.load(l.kv); err != nil {
 			return nil, false, err
 		}
 		if v, ok := lay.accounts[addrHash]; ok {
@@ -222,7 +256,7 @@ func (l *Layer) Storage(root, addrHash, slotHash types.Hash) ([]byte, bool, erro
 	copy(k[:], addrHash[:])
 	copy(k[32:], slotHash[:])
 	for _, lay := range l.layers[from:] {
-		if err := lay.load(); err != nil {
+		if err := lay.load(l.kv); err != nil {
 			return nil, false, err
 		}
 		if v, ok := lay.slots[k]; ok {
@@ -274,6 +308,10 @@ func accountKey(ah types.Hash) []byte {
 func storageKey(ah, sh types.Hash) []byte {
 	k := make([]byte, 0, 66)
 	return append(append(append(k, prefixStorage...), ah[:]...), sh[:]...)
+}
+
+func headKey(seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append([]byte(nil), prefixHead...), seq)
 }
 
 func journalKey(seq uint64) []byte {

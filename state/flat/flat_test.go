@@ -257,3 +257,44 @@ func TestJournalDecodedOnUse(t *testing.T) {
 		t.Fatalf("older state through the damaged record: %v, want ErrCorrupt", err)
 	}
 }
+
+// A journal written before record heads existed (no Fh keys) is read
+// whole, and its older states stay readable.
+func TestJournalWithoutHeads(t *testing.T) {
+	kv := store.NewMem()
+	l, err := Open(kv, 4, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ah := types.Hash{0xa}
+	roots := []types.Hash{state.EmptyRoot, {1}, {2}, {3}}
+	for i := 1; i < len(roots); i++ {
+		var b store.Batch
+		tx := l.Begin(&b, trie.NewMemoryDB())
+		d := &state.Diff{Accounts: map[types.Hash][]byte{ah: {byte(0x80 + i)}}, Wiped: map[types.Hash]struct{}{}, Storage: map[types.Hash]map[types.Hash][]byte{}}
+		if err := tx.Apply(roots[i-1], roots[i], uint64(i), types.Hash{byte(i)}, d); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(func() error { return kv.Write(&b) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, drop := range []uint64{1, 2} { // the older heads, then all of them
+		var b store.Batch
+		b.Delete(headKey(drop))
+		if err := kv.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if l, err = Open(kv, 4, false); err != nil {
+			t.Fatal(err)
+		}
+		if len(l.layers) != 2 {
+			t.Fatalf("heads up to %d dropped: %d layers, want 2", drop, len(l.layers))
+		}
+		for i, want := range [][]byte{{0x81}, {0x82}, {0x83}} {
+			if v, ok, err := l.Account(roots[i+1], ah); err != nil || !ok || !bytes.Equal(v, want) {
+				t.Fatalf("heads up to %d dropped: state %d reads %x %v %v", drop, i+1, v, ok, err)
+			}
+		}
+	}
+}

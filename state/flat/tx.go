@@ -195,12 +195,15 @@ func (t *Tx) push(r *record) error {
 	}
 	r.rev = rev
 	t.top++
-	t.put(journalKey(t.top), r.encode())
+	enc := r.encode()
+	t.put(journalKey(t.top), enc)
+	t.put(headKey(t.top), enc[:104])
 	lay := r.layer()
 	lay.seq = t.top
 	t.layers = append(t.layers, lay)
 	for uint64(len(t.layers)) > t.l.keep {
 		t.delete(journalKey(t.layers[0].seq))
+		t.delete(headKey(t.layers[0].seq))
 		t.layers = t.layers[1:]
 	}
 	if r.hash != (types.Hash{}) && len(t.sides) > 0 {
@@ -286,7 +289,7 @@ func (t *Tx) rewindTo(root types.Hash) (bool, error) {
 // undo reverts one journalled move. A block's move is kept as a side
 // record, so the block's branch can become canonical again.
 func (t *Tx) undo(lay *layer) error {
-	if err := lay.load(); err != nil {
+	if err := lay.load(t.l.kv); err != nil {
 		return err
 	}
 	for ah, v := range lay.accounts {
@@ -313,6 +316,7 @@ func (t *Tx) undo(lay *layer) error {
 		}
 	}
 	t.delete(jk)
+	t.delete(headKey(lay.seq))
 	return nil
 }
 
@@ -358,7 +362,7 @@ func (t *Tx) PushSide(num uint64, hash types.Hash) (bool, error) {
 // the copy existed and a rewind beyond the journal.
 func (t *Tx) Rebuild(root types.Hash) error {
 	root = norm(root)
-	for _, p := range [][]byte{prefixAccount, prefixStorage, prefixJournal} {
+	for _, p := range [][]byte{prefixAccount, prefixStorage, prefixJournal, prefixHead} {
 		if err := t.each(p, func(k, _ []byte) { t.delete(k) }); err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ await import('./suites/viem.js');
 await import('./suites/explorer.js');
 await import('./suites/graphql.js');
 await import('./suites/cosmos.js');
+await import('./suites/cometrpc.js');
 await import('./suites/staking.js');
 await import('./suites/redelegation.js');
 await import('./suites/devtools.js');

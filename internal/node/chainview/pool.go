@@ -1,8 +1,12 @@
 package chainview
 
 import (
+	"log/slog"
+	"sync"
+
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/txpool"
+	"github.com/chaind/chaind/internal/types"
 )
 
 // PoolHead describes the next block on the head to the pool: the signer,
@@ -20,4 +24,84 @@ func (v *View) PoolHead() (txpool.Head, error) {
 		ph.MaxBlobs, ph.BlobBaseFee = nb.Blob.Max, nb.BlobBaseFee
 	}
 	return ph, nil
+}
+
+// PoolKeeper keeps a transaction pool on the view's head: re-validated
+// against the head's state and the next block's parameters whenever
+// either changes.
+type PoolKeeper struct {
+	v    *View
+	pool *txpool.Pool
+	log  *slog.Logger
+
+	mu sync.Mutex
+	at types.Hash // the head the pool was last moved to
+}
+
+// KeepPool returns the keeper of p, which stands on the head now.
+func (v *View) KeepPool(p *txpool.Pool, log *slog.Logger) *PoolKeeper {
+	return &PoolKeeper{v: v, pool: p, log: log, at: v.chain.Head().Hash()}
+}
+
+// Reset moves the pool to the chain's head, once per head: the consensus
+// application calls it right after committing (so the next block is built
+// from a pool that knows what the last one took), the node for blocks
+// from elsewhere.
+func (k *PoolKeeper) Reset() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	head := k.v.chain.Head().Hash()
+	if head == k.at {
+		return
+	}
+	ph, err := k.v.PoolHead()
+	if err != nil {
+		k.log.Error("pool reset", "err", err)
+		return
+	}
+	k.pool.Reset(ph)
+	k.at = head
+}
+
+// Follow moves the pool to every new head until stop is closed: blocks
+// from elsewhere (sync, import) and the node's own alike.
+func (k *PoolKeeper) Follow(stop <-chan struct{}) {
+	heads, cancel := k.v.chain.Subscribe(64)
+	defer cancel()
+	for {
+		select {
+		case <-stop:
+			return
+		case _, ok := <-heads:
+			if !ok {
+				return
+			}
+			k.Reset()
+		}
+	}
+}
+
+// Refresh re-validates the pool against the head's state even when the
+// head block is the same (its state changed, or the chain was rewound to
+// it).
+func (k *PoolKeeper) Refresh() {
+	k.mu.Lock()
+	k.at = types.Hash{}
+	k.mu.Unlock()
+	k.Reset()
+}
+
+// Restore puts the pool's saved transactions back, validated against the
+// head's state.
+func (k *PoolKeeper) Restore(saved txpool.Saved) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	head := k.v.chain.Head().Hash()
+	ph, err := k.v.PoolHead()
+	if err != nil {
+		k.log.Error("pool restore", "err", err)
+		return
+	}
+	k.pool.Restore(saved, ph)
+	k.at = head
 }

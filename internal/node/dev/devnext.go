@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/chaind/chaind/internal/backend"
-	"github.com/chaind/chaind/internal/forks"
+	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/types"
@@ -84,7 +84,9 @@ func (d *Tools) SetNextBlockBaseFee(ctx context.Context, fee *uint256.Int) error
 	c := d.n.Chain
 	err := d.miner.quiet(ctx, func() error {
 		head := c.Head()
-		if c.Config.Fork(head.Number()+1, head.Time()+1) < forks.London {
+		// The chain's own next block (the view's would read the choices
+		// under the lock quiet holds).
+		if c.Config.NextBlockParams(head.HeaderRef(), &chain.Attributes{}).BaseFee == nil {
 			return backend.ErrBaseFeeInactive
 		}
 		d.miner.next.forBlockOn(head.Hash())

@@ -92,7 +92,7 @@ func (c *chaindNet) Start(blockTime time.Duration, debug bool) error {
 			return err
 		}
 		args := []string{"--config", filepath.Join(dir, "config.json"), "--log-level", level,
-			"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1"}
+			"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1"}
 		if c.metrics != 0 {
 			args = append(args, "--metrics", "--metrics.port", strconv.Itoa(c.metrics+i))
 		}

@@ -41,7 +41,7 @@ const listenRe = /msg=listening kind=(\w+) addr=(\S+)/;
  * host:port.
  */
 export function startNode(bin, { timeoutMs = 60_000 } = {}) {
-  const args = ['--dev', '--block-time', '0', '--http.port', '0', '--ws.port', '0', '--explorer.port', '0', '--rest.port', '0', '--grpc.port', '0'];
+  const args = ['--dev', '--block-time', '0', '--http.port', '0', '--ws.port', '0', '--explorer.port', '0', '--rest.port', '0', '--grpc.port', '0', '--cometrpc.port', '0'];
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
@@ -59,7 +59,7 @@ export function startNode(bin, { timeoutMs = 60_000 } = {}) {
         const m = listenRe.exec(line);
         if (m) addrs[m[1]] = m[2];
       }
-      if (addrs.http && addrs.ws && addrs.explorer && addrs.rest && addrs.grpc) {
+      if (addrs.http && addrs.ws && addrs.explorer && addrs.rest && addrs.grpc && addrs.cometrpc) {
         clearTimeout(timer);
         res();
       }
@@ -79,6 +79,7 @@ export function startNode(bin, { timeoutMs = 60_000 } = {}) {
     explorer: `http://${addrs.explorer}`,
     rest: `http://${addrs.rest}`,
     grpc: addrs.grpc,
+    cometrpc: `http://${addrs.cometrpc}`,
     output: () => log,
     async stop() {
       process.off('exit', killOnExit);

@@ -68,7 +68,10 @@ describe('proof of stake through the system contracts', () => {
     assert.equal(list.totalNodes, 2);
     assert.ok(list.nodes.some((n) => '0x' + n.publicKey === consensus && n.port === 36656));
     const cycle = (await rpc('chain_getCycleInfo', [])).result.cycleInfo;
-    assert.equal(cycle.nodes.active, 2);
+    // The new validator is chosen (status active below) but no node runs
+    // its key on --dev, so the live counts, read from the chain's signing
+    // records, show it standby once it has left blocks unsigned.
+    assert.equal(cycle.nodes.active + cycle.nodes.standby, 2);
     const v = await staking.getValidator(w.address);
     assert.equal(v.status, 2n); // active
     assert.equal(v.tokens, ethers.parseEther('25'));

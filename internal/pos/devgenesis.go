@@ -1,4 +1,4 @@
-package node
+package pos
 
 import (
 	"encoding/json"
@@ -13,9 +13,13 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// devValidatorStake is what each dev validator has bonded at genesis:
+// The staking sections of development and test networks' genesis files
+// (chaind --dev, devnets, chaind testnet, the tests): their validators,
+// stakes and parameters, as GenesisAlloc then turns them into block 0.
+
+// DevValidatorStake is what each dev validator has bonded at genesis:
 // created with the chain, not taken from the dev accounts.
-var devValidatorStake = new(uint256.Int).Mul(uint256.NewInt(1_000), uint256.NewInt(1e18))
+var DevValidatorStake = new(uint256.Int).Mul(uint256.NewInt(1_000), uint256.NewInt(1e18))
 
 // DevParams are the network parameters of --dev and devnet chains: the
 // defaults with periods short enough to watch in a test (a one-minute
@@ -61,7 +65,7 @@ func SetTestStaking(g *chain.Genesis, keys []*secp256k1.PrivateKey, netAddrs []s
 		sg.Validators = append(sg.Validators, staking.GenesisValidator{
 			Operator: op, Pubkey: pub, NetAddress: netAddrs[i],
 			Moniker: fmt.Sprintf("dev-validator-%d", i), CommissionRate: tenPct, MaxRate: new(uint256.Int).Mul(tenPct, uint256.NewInt(5)),
-			MaxChangeRate: new(uint256.Int).Div(tenPct, uint256.NewInt(10)), MinSelfDelegation: uint256.NewInt(1e18), Stake: devValidatorStake,
+			MaxChangeRate: new(uint256.Int).Div(tenPct, uint256.NewInt(10)), MinSelfDelegation: uint256.NewInt(1e18), Stake: DevValidatorStake,
 		})
 	}
 	raw, err := json.Marshal(sg)
@@ -72,8 +76,8 @@ func SetTestStaking(g *chain.Genesis, keys []*secp256k1.PrivateKey, netAddrs []s
 	return nil
 }
 
-// setStakingParams replaces the network parameters of g's staking section.
-func setStakingParams(g *chain.Genesis, p staking.Params) error {
+// SetStakingParams replaces the network parameters of g's staking section.
+func SetStakingParams(g *chain.Genesis, p staking.Params) error {
 	var sg staking.Genesis
 	if err := json.Unmarshal(g.Staking, &sg); err != nil {
 		return fmt.Errorf("staking genesis: %w", err)

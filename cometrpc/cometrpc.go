@@ -1,0 +1,331 @@
+// Package cometrpc serves a read-only CometBFT RPC (the v0.38 shapes) so
+// Cosmos clients written for CometBFT chains (@cosmjs/stargate's
+// StargateClient and QueryClient, wallets, dashboards) read chaind
+// unchanged: JSON-RPC 2.0 over HTTP POST, and the URI form
+// (GET /block?height=5) CometBFT serves beside it.
+//
+// Everything is read through the shared query layer (internal/query) and
+// the neutral backend: abci_query routes a "/cosmos.bank.v1beta1.Query/
+// Balance"-style path to the same handler the gRPC port runs, with the
+// same height resolution. Broadcasting is refused: transactions enter
+// chaind as Ethereum transactions (eth_sendRawTransaction).
+package cometrpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/internal/query"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// Version is the CometBFT release whose RPC shapes this package serves;
+// status reports it as node_info.version because clients pick their
+// decoder by it (cosmjs's connectComet chooses its 0.38 client for
+// "0.38.*").
+const Version = "0.38.17"
+
+// Backend is what the RPC reads besides the query layer.
+type Backend struct {
+	Blocks    backend.Blocks
+	Consensus backend.ConsensusSet
+	Network   backend.Network
+	// Validator is the node's validator address; zero on a node that
+	// does not validate.
+	Validator types.Address
+	// ValidatorKey is its compressed secp256k1 public key.
+	ValidatorKey []byte
+	// P2PAddr is the node's p2p listen address ("" without p2p).
+	P2PAddr string
+}
+
+// Server answers CometBFT RPC requests.
+type Server struct {
+	q *query.Querier
+	b Backend
+}
+
+// New returns the RPC handler over q and b.
+func New(q *query.Querier, b Backend) *Server { return &Server{q: q, b: b} }
+
+// Listener declares the CometBFT RPC port behind the node's front.
+func Listener(addr string, h http.Handler, o front.Options) front.Listener {
+	o.Refuse = Refuse
+	return front.Listener{Kind: "cometrpc", Addr: addr, Handler: h, Options: o}
+}
+
+// Refuse writes a front refusal as a JSON-RPC error, as CometBFT answers
+// a request it will not serve.
+func Refuse(w http.ResponseWriter, _ *http.Request, ref front.Refusal) {
+	writeJSON(w, ref.Status, response{JSONRPC: "2.0", ID: json.RawMessage("-1"),
+		Error: &rpcError{Code: codeInternal, Message: "Internal error", Data: ref.Message}})
+}
+
+// The JSON-RPC error codes CometBFT uses.
+const (
+	codeParse          = -32700
+	codeInvalidRequest = -32600
+	codeNoMethod       = -32601
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+)
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    string `json:"data,omitempty"`
+}
+
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+// errParams marks a request whose parameters are wrong (-32602); any
+// other handler error is internal (-32603), both with the reason as data,
+// as CometBFT reports them.
+var errParams = errors.New("invalid params")
+
+func paramsErr(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", errParams, fmt.Sprintf(format, a...))
+}
+
+// maxBatch bounds a JSON-RPC batch; the front bounds the body in bytes.
+const maxBatch = 100
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		s.servePost(w, r)
+	case http.MethodGet:
+		s.serveURI(w, r)
+	case http.MethodOptions:
+		w.WriteHeader(http.StatusOK)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, response{JSONRPC: "2.0", ID: json.RawMessage("-1"),
+			Error: &rpcError{Code: codeInvalidRequest, Message: "Invalid Request", Data: "error reading request body: " + err.Error()}})
+		return
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		var reqs []json.RawMessage
+		if err := json.Unmarshal(body, &reqs); err != nil {
+			writeJSON(w, http.StatusOK, parseError(err))
+			return
+		}
+		if len(reqs) == 0 || len(reqs) > maxBatch {
+			writeJSON(w, http.StatusOK, response{JSONRPC: "2.0", ID: json.RawMessage("-1"),
+				Error: &rpcError{Code: codeInvalidRequest, Message: "Invalid Request", Data: fmt.Sprintf("a batch holds 1 to %d requests", maxBatch)}})
+			return
+		}
+		out := make([]response, 0, len(reqs))
+		for _, raw := range reqs {
+			out = append(out, s.serveOne(r, raw))
+		}
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.serveOne(r, body))
+}
+
+func parseError(err error) response {
+	return response{JSONRPC: "2.0", ID: json.RawMessage("-1"),
+		Error: &rpcError{Code: codeParse, Message: "Parse error", Data: "error unmarshaling request: " + err.Error()}}
+}
+
+func (s *Server) serveOne(r *http.Request, raw []byte) response {
+	var req request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return parseError(err)
+	}
+	if len(req.ID) == 0 || string(req.ID) == "null" {
+		req.ID = json.RawMessage("-1")
+	}
+	if req.JSONRPC != "2.0" {
+		return response{JSONRPC: "2.0", ID: req.ID,
+			Error: &rpcError{Code: codeInvalidRequest, Message: "Invalid Request", Data: "jsonrpc must be 2.0"}}
+	}
+	p, err := objectParams(req.Method, req.Params)
+	if err != nil {
+		return errorResponse(req.ID, err)
+	}
+	return s.call(r, req.ID, req.Method, p)
+}
+
+// serveURI answers the GET form: the path names the method, the query
+// string its parameters (strings may be quoted, bytes given as 0x-hex).
+// GET / lists the methods, as CometBFT does.
+func (s *Server) serveURI(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, "/")
+	if name == "" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		for _, n := range methodNames() {
+			fmt.Fprintf(w, "//%s/%s\n", r.Host, n)
+		}
+		return
+	}
+	p := params{}
+	for k, vs := range r.URL.Query() {
+		if len(vs) > 0 {
+			p[k] = uriValue(vs[0])
+		}
+	}
+	writeJSON(w, http.StatusOK, s.call(r, json.RawMessage("-1"), name, p))
+}
+
+// uriValue turns one URI argument into the JSON value the same parameter
+// has in a POST: "quoted" is a string, anything else is taken as written
+// (a number, a boolean, 0x-hex bytes).
+func uriValue(v string) json.RawMessage {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		b, _ := json.Marshal(v[1 : len(v)-1])
+		return b
+	}
+	if v == "true" || v == "false" {
+		return json.RawMessage(v)
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func (s *Server) call(r *http.Request, id json.RawMessage, name string, p params) response {
+	m, ok := methods[name]
+	if !ok {
+		return response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeNoMethod, Message: "Method not found"}}
+	}
+	res, err := m(s, r.Context(), callInfo{host: r.Host}, p)
+	if err != nil {
+		return errorResponse(id, err)
+	}
+	return response{JSONRPC: "2.0", ID: id, Result: res}
+}
+
+func errorResponse(id json.RawMessage, err error) response {
+	if errors.Is(err, errParams) {
+		return response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeInvalidParams, Message: "Invalid params", Data: err.Error()}}
+	}
+	return response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeInternal, Message: "Internal error", Data: err.Error()}}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"jsonrpc":"2.0","id":-1,"error":{"code":-32603,"message":"Internal error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// params are a request's named parameters; positional ones are named by
+// the method's parameter list.
+type params map[string]json.RawMessage
+
+func objectParams(method string, raw json.RawMessage) (params, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return params{}, nil
+	}
+	if raw[0] == '[' {
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, paramsErr("%v", err)
+		}
+		names := paramNames[method]
+		if len(list) > len(names) {
+			return nil, paramsErr("expected at most %d parameters, got %d", len(names), len(list))
+		}
+		p := params{}
+		for i, v := range list {
+			p[names[i]] = v
+		}
+		return p, nil
+	}
+	var p params
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, paramsErr("%v", err)
+	}
+	return p, nil
+}
+
+// int64Param reads an optional integer parameter, given as a number or a
+// decimal string (CometBFT's JSON form of 64-bit integers).
+func (p params) int64Param(name string) (int64, bool, error) {
+	raw, ok := p[name]
+	if !ok || string(raw) == "null" {
+		return 0, false, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		s = string(raw)
+	}
+	if s == "" {
+		return 0, false, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, false, paramsErr("%s: %q is not an integer", name, s)
+	}
+	return n, true, nil
+}
+
+func (p params) stringParam(name string) (string, error) {
+	raw, ok := p[name]
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", paramsErr("%s: want a string", name)
+	}
+	return s, nil
+}
+
+func (p params) boolParam(name string) (bool, error) {
+	raw, ok := p[name]
+	if !ok || string(raw) == "null" {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err != nil {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && (s == "true" || s == "false") {
+			return s == "true", nil
+		}
+		return false, paramsErr("%s: want a boolean", name)
+	}
+	return b, nil
+}
+
+// callInfo is what a handler knows of the request besides its params.
+type callInfo struct {
+	host string // the Host the client called, for rpc_address
+}
+
+type handler func(s *Server, ctx context.Context, ci callInfo, p params) (any, error)

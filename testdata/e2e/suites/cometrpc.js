@@ -1,0 +1,81 @@
+// The CometBFT RPC as cosmjs reads it: @cosmjs/stargate's StargateClient
+// connects and reads the chain id, height, blocks and balances, and a
+// QueryClient with the bank, staking, distribution and gov extensions
+// reads through abci_query; every read must agree with JSON-RPC (and the
+// staking reads with REST).
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { StargateClient, QueryClient, setupBankExtension, setupStakingExtension, setupDistributionExtension, setupGovExtension } from '@cosmjs/stargate';
+import { connectComet } from '@cosmjs/tendermint-rpc';
+import { toHex } from '@cosmjs/encoding';
+import { bech32 } from '../lib/bech32.js';
+import { env, rpc as rpcRaw, devWallet, ACCOUNTS, CHAIN_ID } from '../lib/env.js';
+
+const rpc = async (m, p) => (await rpcRaw(m, p)).result;
+import { rest } from '../lib/cosmos.js';
+
+describe('CometBFT RPC (cosmjs StargateClient and QueryClient)', () => {
+  let client;
+  let q;
+  let comet;
+  before(async () => {
+    // Queries read a block's state, and a chain at genesis has decided
+    // none (cosmjs refuses height 0): run alone, make one block.
+    if (BigInt(await rpc('eth_blockNumber')) === 0n) {
+      const w = env.wallet(ACCOUNTS.cosmos);
+      await (await w.sendTransaction({ to: w.address, value: 0 })).wait();
+    }
+    client = await StargateClient.connect(env.node.cometrpc);
+    comet = await connectComet(env.node.cometrpc);
+    q = QueryClient.withExtensions(comet, setupBankExtension, setupStakingExtension, setupDistributionExtension, setupGovExtension);
+  });
+  after(() => { client.disconnect(); comet.disconnect(); });
+
+  it('chain id and height agree with JSON-RPC', async () => {
+    assert.equal(await client.getChainId(), String(CHAIN_ID));
+    const h = await client.getHeight();
+    const eth = Number(BigInt(await rpc('eth_blockNumber')));
+    assert.ok(h >= 1 && Math.abs(h - eth) <= 1, `height ${h} vs eth_blockNumber ${eth}`);
+  });
+
+  it('blocks agree with eth_getBlockByNumber', async () => {
+    const b = await client.getBlock(1);
+    const eb = await rpc('eth_getBlockByNumber', ['0x1', false]);
+    assert.equal(b.header.height, 1);
+    assert.equal(b.id, eb.hash.slice(2).toUpperCase());
+    assert.equal(new Date(b.header.time).getTime(), Number(BigInt(eb.timestamp)) * 1000);
+    assert.equal(b.txs.length, eb.transactions.length);
+  });
+
+  it('balances agree with eth_getBalance', async () => {
+    const w = devWallet(ACCOUNTS.untouched);
+    const addr = bech32('chain', w.address);
+    const bal = await client.getBalance(addr, 'achain');
+    assert.equal(bal.amount, BigInt(await rpc('eth_getBalance', [w.address, 'latest'])).toString());
+    assert.deepEqual(await client.getAllBalances(addr), [bal]);
+  });
+
+  it('staking, distribution and gov read through abci_query agree with REST', async () => {
+    const vs = await q.staking.validators('BOND_STATUS_BONDED');
+    const r = await rest('/cosmos/staking/v1beta1/validators?status=BOND_STATUS_BONDED');
+    assert.deepEqual(vs.validators.map((v) => [v.operatorAddress, v.tokens]), r.body.validators.map((v) => [v.operator_address, v.tokens]));
+    const val = vs.validators[0].operatorAddress;
+    const dels = await q.staking.validatorDelegations(val);
+    const rd = await rest(`/cosmos/staking/v1beta1/validators/${val}/delegations`);
+    assert.deepEqual(dels.delegationResponses.map((d) => [d.delegation.delegatorAddress, d.balance.amount]),
+      rd.body.delegation_responses.map((d) => [d.delegation.delegator_address, d.balance.amount]));
+    const out = await q.distribution.validatorOutstandingRewards(val);
+    const ro = await rest(`/cosmos/distribution/v1beta1/validators/${val}/outstanding_rewards`);
+    assert.equal(out.rewards.rewards.length, ro.body.rewards.rewards.length);
+    const props = await q.gov.proposals(0, '', '');
+    const rp = await rest('/cosmos/gov/v1beta1/proposals');
+    assert.deepEqual(props.proposals.map((p) => p.proposalId.toString()), rp.body.proposals.map((p) => p.proposal_id));
+  });
+
+  it('validators and status name the dev validator', async () => {
+    const st = await comet.status();
+    assert.equal(st.nodeInfo.network, String(CHAIN_ID));
+    const set = await comet.validatorsAll();
+    assert.ok(set.validators.some((v) => toHex(v.address) === toHex(st.validatorInfo.address)));
+  });
+});
