@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/chaind/chaind/internal/chain"
@@ -41,6 +42,9 @@ type devFlags struct {
 	balance  string
 	mnemonic string
 	hardfork string // cancun, prague or osaka; "": chain.DevFork
+	// noPredeploys leaves the CREATE2 deployer out of the genesis
+	// (--predeploys=false; on by default, chain.AddDevPredeploys).
+	noPredeploys bool
 }
 
 // devHardforks are the forks --hardfork takes: those chaind's dev genesis
@@ -62,6 +66,11 @@ func (d *devFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&d.accounts, "accounts", 10, fmt.Sprintf("number of funded dev accounts derived from --mnemonic (0..%d)", maxDevAccounts))
 	fs.StringVar(&d.balance, "balance", "10000", "balance of each dev account in ETH (CHAIN), decimals allowed")
 	fs.StringVar(&d.mnemonic, "mnemonic", hd.DevMnemonic, "BIP-39 mnemonic the dev accounts are derived from (m/44'/60'/0'/0/i)")
+	fs.BoolFunc("predeploys", "predeploy the CREATE2 deployer at "+chain.Create2Deployer.Hex()+" as anvil does (default true; --predeploys=false leaves it out)", func(v string) error {
+		on, err := strconv.ParseBool(v)
+		d.noPredeploys = !on
+		return err
+	})
 	fs.StringVar(&d.hardfork, "hardfork", strings.ToLower(chain.DevFork.String()), "newest fork active from the dev genesis: cancun, prague or osaka (its system contracts are predeployed)")
 }
 
@@ -79,7 +88,7 @@ func (d *devFlags) checks() []check {
 
 // given names a dev flag set without --dev, which would be ignored.
 func (d *devFlags) given(fs *flag.FlagSet) (string, bool) {
-	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork"} {
+	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork", "predeploys"} {
 		if flagSet(fs, name) {
 			return name, true
 		}
@@ -128,6 +137,9 @@ func buildDev(d devFlags, chainID uint64) (*devSetup, error) {
 	}
 	for _, a := range addrs {
 		g.Alloc[a] = chain.Account{Balance: chain.U256{Int: *bal}}
+	}
+	if !d.noPredeploys {
+		chain.AddDevPredeploys(g.Alloc)
 	}
 	// The validator's advertised address is loopback whatever --host says:
 	// a dev node has no peers, and the genesis must not depend on where

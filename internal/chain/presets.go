@@ -83,3 +83,19 @@ func publicGenesis(chainID uint64, name string, timestamp uint64) *Genesis {
 // the one go-ethereum 1.16.9's dev mode runs (its AllDevChainProtocolChanges
 // activates Osaka at time 0), so contracts behave as under geth --dev.
 const DevFork = forks.Osaka
+
+// Create2Deployer is the deterministic-deployment proxy that Foundry's
+// `new C{salt: s}()` in scripts and many deploy tools call: input
+// salt(32) || initcode, output the created address (20 bytes). Its address
+// is that of a keyless deployment, the same on every chain.
+var Create2Deployer = types.MustAddress("0x4e59b44847b379578588920ca78fbf26c0b4956c")
+
+// create2DeployerCode is the proxy's 69-byte runtime code, as anvil
+// predeploys it (its eth_getCode answer, npm @foundry-rs/anvil).
+var create2DeployerCode = mustHex("7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe03601600081602082378035828234f58015156039578182fd5b8082525050506014600cf3")
+
+// AddDevPredeploys puts the contracts dev tools expect on a local chain
+// into a: the CREATE2 deployer.
+func AddDevPredeploys(a Alloc) {
+	a[Create2Deployer] = Account{Code: create2DeployerCode}
+}
