@@ -146,7 +146,9 @@ call_part() {
 	fi
 	local cport aport
 	cport=$(freeport)
-	"$work/chaind" --dev --http.port "$cport" --ws.port -1 --rest.port -1 --grpc.port -1 --cometrpc.port -1 --explorer.port -1 \
+	# Prague, as anvil's default: from Osaka (chaind's default) a call's gas
+	# is capped at 2^24 (EIP-7825), below what the heavy contracts need.
+	"$work/chaind" --dev --hardfork prague --http.port "$cport" --ws.port -1 --rest.port -1 --grpc.port -1 --cometrpc.port -1 --explorer.port -1 \
 		--limits.call-gas 10000000000 --limits.call-timeout 120s >"$work/chaind.log" 2>&1 &
 	aport=$(freeport)
 	"$anvil" --port "$aport" --disable-block-gas-limit --silent >"$work/anvil.log" 2>&1 &
