@@ -146,12 +146,12 @@ call_part() {
 	fi
 	local cport aport
 	cport=$(freeport)
-	# Prague, as anvil's default: from Osaka (chaind's default) a call's gas
-	# is capped at 2^24 (EIP-7825), below what the heavy contracts need.
+	# Both at Prague: from Osaka (chaind's dev default) a call's gas is
+	# capped at 2^24 (EIP-7825), below what the heavy contracts need.
 	"$work/chaind" --dev --hardfork prague --http.port "$cport" --ws.port -1 --rest.port -1 --grpc.port -1 --cometrpc.port -1 --explorer.port -1 \
 		--limits.call-gas 10000000000 --limits.call-timeout 120s >"$work/chaind.log" 2>&1 &
 	aport=$(freeport)
-	"$anvil" --port "$aport" --disable-block-gas-limit --silent >"$work/anvil.log" 2>&1 &
+	"$anvil" --port "$aport" --hardfork prague --disable-block-gas-limit --silent >"$work/anvil.log" 2>&1 &
 	wait_for "" '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' result "$cport" "$aport"
 	echo "== eth_call: chaind --dev vs anvil $("$anvil" --version | awk 'NR==1{print $NF}'), gas 10^10, $rounds rounds"
 	addr=0x00000000000000000000000000000000000be4c0
