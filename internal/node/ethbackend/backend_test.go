@@ -3,11 +3,13 @@ package ethbackend
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
@@ -154,9 +156,15 @@ func TestChainConfig(t *testing.T) {
 }
 
 // A call that would run for minutes is cut at the node's time cap with
-// go-ethereum's message; a gas search shares the one cap.
+// go-ethereum's message; a gas search shares the one cap. The chain is at
+// Prague: from Osaka a call's gas is capped at 2^24 (EIP-7825), which an
+// endless loop spends in milliseconds, before any time cap.
 func TestCallTimeCap(t *testing.T) {
-	c, err := chain.Open(chain.DevGenesis(chain.MainChainID, nil, 1_700_000_000), store.NewMem(), nil)
+	g, err := chain.DevGenesisFork(chain.MainChainID, nil, 1_700_000_000, forks.Prague)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := chain.Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,5 +180,26 @@ func TestCallTimeCap(t *testing.T) {
 	}
 	if _, err := b.EstimateGas(context.Background(), req); !errors.As(err, &te) {
 		t.Fatalf("endless estimate: %v", err)
+	}
+}
+
+// From Osaka a call may use at most EIP-7825's 2^24 gas, whatever the
+// node's cap: the endless loop of TestCallTimeCap runs out of gas instead.
+func TestCallGasCappedFromOsaka(t *testing.T) {
+	g, err := chain.DevGenesisFork(chain.MainChainID, nil, 1_700_000_000, forks.Osaka)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := chain.Open(g, store.NewMem(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := New(chainview.New(c), nil, Options{GasCap: 1 << 50, CallTimeout: time.Minute})
+	loop := []byte{0x5b, 0x60, 0x00, 0x56} // JUMPDEST PUSH1 0 JUMP
+	to := types.Address{0x10}
+	req := &backend.CallRequest{Block: b.Head(), Args: backend.CallArgs{To: &to},
+		StateOverrides: map[types.Address]backend.StateOverride{to: {Code: &loop}}}
+	if _, err := b.Call(context.Background(), req); err == nil || !strings.Contains(err.Error(), "out of gas") {
+		t.Fatalf("endless call at Osaka: %v, want out of gas", err)
 	}
 }
