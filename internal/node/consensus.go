@@ -167,6 +167,9 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 		Height: height, State: st, ResetStateAhead: sole, Evidence: n.evidenceSink(app),
 		Logf:  func(format string, args ...any) { n.log.Debug(fmt.Sprintf(format, args...)) },
 		Stats: &n.bftStats,
+		ProposeFailed: func(height uint64, round int32, err error) {
+			n.log.Warn("could not build a block to propose", "height", height, "round", round, "err", err)
+		},
 	}
 	if !sole {
 		// A sole validator is its own quorum: an idle --dev node that

@@ -116,6 +116,11 @@ type Config struct {
 	// timeouts), so time, not the round, tells.
 	Stalled    func(height uint64, round int32, waited time.Duration)
 	StallAfter time.Duration
+	// ProposeFailed, when set, hears of each block this validator was
+	// asked to propose and could not build (the round then times out):
+	// a chain whose blocks cannot be built must say why at a level an
+	// operator reads. Unset, the failure goes to Logf.
+	ProposeFailed func(height uint64, round int32, err error)
 }
 
 // Stats count what the driver saw, for metrics. They are read from other
@@ -229,7 +234,7 @@ func (d *Driver) Height() uint64 { return d.core.Height() }
 // Run drives the core until ctx is done or an unrecoverable error. When it
 // returns, no App call it started is still running.
 func (d *Driver) Run(ctx context.Context) error {
-	d.work.init(ctx, d.cfg.App, d.cfg.Logf)
+	d.work.init(ctx, d.cfg.App, d.cfg.Logf, d.cfg.ProposeFailed)
 	defer d.work.stop()
 	d.step(consensus.Start{})
 	for d.err == nil {

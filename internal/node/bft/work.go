@@ -28,6 +28,9 @@ import (
 type work struct {
 	app  App
 	logf func(format string, args ...any)
+	// proposeFailed hears of a block this validator could not build
+	// (Config.ProposeFailed); never nil after init.
+	proposeFailed func(height uint64, round int32, err error)
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -52,8 +55,11 @@ type result struct {
 	ev  consensus.Event
 }
 
-func (w *work) init(ctx context.Context, app App, logf func(string, ...any)) {
-	w.app, w.logf = app, logf
+func (w *work) init(ctx context.Context, app App, logf func(string, ...any), proposeFailed func(uint64, int32, error)) {
+	w.app, w.logf, w.proposeFailed = app, logf, proposeFailed
+	if w.proposeFailed == nil {
+		w.proposeFailed = func(h uint64, r int32, err error) { logf("propose at %d/%d: %v", h, r, err) }
+	}
 	w.ctx, w.cancel = context.WithCancel(ctx)
 	w.results = make(chan result)
 	w.quit = make(chan struct{})
@@ -90,7 +96,7 @@ func (w *work) propose(e consensus.RequestValue) {
 		v, err := w.app.Propose(ctx, e.Height)
 		if err != nil {
 			if ctx.Err() == nil {
-				w.logf("propose at %d/%d: %v", e.Height, e.Round, err)
+				w.proposeFailed(e.Height, e.Round, err)
 			}
 			v = consensus.Value{} // the core lets the round time out
 		}

@@ -308,7 +308,7 @@ func (a *validateApp) Validate(ctx context.Context, _ uint64, v consensus.Value)
 func TestValidationsOneAtATime(t *testing.T) {
 	app := &validateApp{ids: make(chan types.Hash, 8)}
 	var w work
-	w.init(context.Background(), app, t.Logf)
+	w.init(context.Background(), app, t.Logf, nil)
 	defer w.stop()
 	req := func(h uint64, id byte) consensus.RequestValidation {
 		return consensus.RequestValidation{Height: h, Value: consensus.Value{ID: types.Hash{id}, Data: []byte{id}}}
@@ -335,5 +335,39 @@ func TestValidationsOneAtATime(t *testing.T) {
 	}
 	if len(w.queue) != 0 {
 		t.Fatalf("%d stale validations still queued", len(w.queue))
+	}
+}
+
+// failingApp cannot build a block.
+type failingApp struct{ validateApp }
+
+var errCannotBuild = errors.New("no code at the EIP-7002 queue")
+
+func (a *failingApp) Propose(context.Context, uint64) (consensus.Value, error) {
+	return consensus.Value{}, errCannotBuild
+}
+
+// A block this validator cannot build is reported through ProposeFailed
+// (which the node logs as a warning), not only to the debug log, and the
+// core gets an empty value so the round times out.
+func TestProposeFailureReported(t *testing.T) {
+	type failure struct {
+		h   uint64
+		r   int32
+		err error
+	}
+	got := make(chan failure, 1)
+	var w work
+	w.init(context.Background(), &failingApp{}, t.Logf, func(h uint64, r int32, err error) { got <- failure{h, r, err} })
+	defer w.stop()
+	w.moved(3, 1)
+	w.propose(consensus.RequestValue{Height: 3, Round: 1})
+	f := within(t, got, "the failure report", nil)
+	if f.h != 3 || f.r != 1 || !errors.Is(f.err, errCannotBuild) {
+		t.Fatalf("reported %+v", f)
+	}
+	r := within(t, w.results, "the proposal's answer", nil)
+	if ev, ok := r.ev.(consensus.ValueEvent); !ok || ev.Height != 3 || ev.Value.ID != (types.Hash{}) {
+		t.Fatalf("answer %+v, want an empty value at height 3", r.ev)
 	}
 }
