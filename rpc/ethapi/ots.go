@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
@@ -405,38 +406,22 @@ func (api *otsAPI) search(before bool) rpc.Handler {
 					return nil, err
 				}
 			}
-			i := hi
-			for ; i > 0; i-- {
-				ref, err := api.h.AddressTxAt(addr, i-1)
-				if err != nil {
-					return nil, err
-				}
-				if len(refs) >= size && ref.Block != refs[len(refs)-1].Block {
-					break
-				}
-				refs = append(refs, ref)
+			var ended bool
+			if refs, ended, err = api.wholeBlocks(addr, int64(hi)-1, -1, total, size); err != nil {
+				return nil, err
 			}
-			first, last = n == 0, i == 0
+			first, last = n == 0, ended
 		} else {
 			lo, err := api.h.AddressTxCountBefore(addr, uint64(n)+1)
 			if err != nil {
 				return nil, err
 			}
-			i := lo
-			for ; i < total; i++ {
-				ref, err := api.h.AddressTxAt(addr, i)
-				if err != nil {
-					return nil, err
-				}
-				if len(refs) >= size && ref.Block != refs[len(refs)-1].Block {
-					break
-				}
-				refs = append(refs, ref)
+			var ended bool
+			if refs, ended, err = api.wholeBlocks(addr, int64(lo), 1, total, size); err != nil {
+				return nil, err
 			}
-			for l, r := 0, len(refs)-1; l < r; l, r = l+1, r-1 {
-				refs[l], refs[r] = refs[r], refs[l]
-			}
-			first, last = i == total, n == 0 || lo == 0
+			slices.Reverse(refs)
+			first, last = ended, n == 0 || lo == 0
 		}
 		txs := make([]json.RawMessage, 0, len(refs))
 		receipts := make([]map[string]any, 0, len(refs))
@@ -462,6 +447,25 @@ func (api *otsAPI) search(before bool) rpc.Handler {
 		}
 		return map[string]any{"txs": txs, "receipts": receipts, "firstPage": first, "lastPage": last}, nil
 	}
+}
+
+// wholeBlocks reads addr's history entries from index i on, moving by
+// step (1 or -1) within [0, total), until it holds at least size of them
+// and the next one would start another block. It returns them in the
+// order read and whether the history ran out.
+func (api *otsAPI) wholeBlocks(addr types.Address, i, step int64, total uint64, size int) ([]backend.TxRef, bool, error) {
+	var refs []backend.TxRef
+	for ; i >= 0 && uint64(i) < total; i += step {
+		ref, err := api.h.AddressTxAt(addr, uint64(i))
+		if err != nil {
+			return nil, false, err
+		}
+		if len(refs) >= size && ref.Block != refs[len(refs)-1].Block {
+			return refs, false, nil
+		}
+		refs = append(refs, ref)
+	}
+	return refs, true, nil
 }
 
 // txBySenderAndNonce finds the transaction addr sent with nonce among
