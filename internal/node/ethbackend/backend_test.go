@@ -155,12 +155,11 @@ func TestChainConfig(t *testing.T) {
 	}
 }
 
-// A call that would run for minutes is cut at the node's time cap with
-// go-ethereum's message; a gas search shares the one cap. The chain is at
-// Prague: from Osaka a call's gas is capped at 2^24 (EIP-7825), which an
-// endless loop spends in milliseconds, before any time cap.
-func TestCallTimeCap(t *testing.T) {
-	g, err := chain.DevGenesisFork(chain.MainChainID, nil, 1_700_000_000, forks.Prague)
+// endlessCall is a backend on a dev chain at fork, with the node's gas cap
+// out of reach and the given call timeout, and a call into an endless loop.
+func endlessCall(t *testing.T, fork forks.Fork, timeout time.Duration) (*Backend, *backend.CallRequest) {
+	t.Helper()
+	g, err := chain.DevGenesisFork(chain.MainChainID, nil, 1_700_000_000, fork)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,12 +167,20 @@ func TestCallTimeCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := New(chainview.New(c), nil, Options{GasCap: 1 << 50, CallTimeout: 50 * time.Millisecond})
+	b := New(chainview.New(c), nil, Options{GasCap: 1 << 50, CallTimeout: timeout})
 	loop := []byte{0x5b, 0x60, 0x00, 0x56} // JUMPDEST PUSH1 0 JUMP
 	to := types.Address{0x10}
-	req := &backend.CallRequest{Block: b.Head(), Args: backend.CallArgs{To: &to},
+	return b, &backend.CallRequest{Block: b.Head(), Args: backend.CallArgs{To: &to},
 		StateOverrides: map[types.Address]backend.StateOverride{to: {Code: &loop}}}
-	_, err = b.Call(context.Background(), req)
+}
+
+// A call that would run for minutes is cut at the node's time cap with
+// go-ethereum's message; a gas search shares the one cap. The chain is at
+// Prague: from Osaka a call's gas is capped at 2^24 (EIP-7825), which an
+// endless loop spends in milliseconds, before any time cap.
+func TestCallTimeCap(t *testing.T) {
+	b, req := endlessCall(t, forks.Prague, 50*time.Millisecond)
+	_, err := b.Call(context.Background(), req)
 	var te *TimeoutError
 	if !errors.As(err, &te) || err.Error() != "execution aborted (timeout = 50ms)" {
 		t.Fatalf("endless call: %v", err)
@@ -186,19 +193,7 @@ func TestCallTimeCap(t *testing.T) {
 // From Osaka a call may use at most EIP-7825's 2^24 gas, whatever the
 // node's cap: the endless loop of TestCallTimeCap runs out of gas instead.
 func TestCallGasCappedFromOsaka(t *testing.T) {
-	g, err := chain.DevGenesisFork(chain.MainChainID, nil, 1_700_000_000, forks.Osaka)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := chain.Open(g, store.NewMem(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := New(chainview.New(c), nil, Options{GasCap: 1 << 50, CallTimeout: time.Minute})
-	loop := []byte{0x5b, 0x60, 0x00, 0x56} // JUMPDEST PUSH1 0 JUMP
-	to := types.Address{0x10}
-	req := &backend.CallRequest{Block: b.Head(), Args: backend.CallArgs{To: &to},
-		StateOverrides: map[types.Address]backend.StateOverride{to: {Code: &loop}}}
+	b, req := endlessCall(t, forks.Osaka, time.Minute)
 	if _, err := b.Call(context.Background(), req); err == nil || !strings.Contains(err.Error(), "out of gas") {
 		t.Fatalf("endless call at Osaka: %v, want out of gas", err)
 	}
