@@ -251,7 +251,8 @@ func New(cfg Config) (*Node, error) {
 	n.pool = view.KeepPool(n.Pool, cfg.Log)
 	n.stake = stakebackend.New(view, stakebackend.Config{Validator: cfg.Validator, Host: cfg.Host,
 		P2PListenAddr: cfg.P2P.Listen(), BlockTime: cfg.BlockTime, ClientVersion: cfg.ClientVersion,
-		Syncing: func() map[types.Address]bool { return n.net.Load().SyncingNodes() }, Validators: n.Validators})
+		Syncing:   func() map[types.Address]bool { return n.net.Load().SyncingNodes() },
+		Announced: func() []backend.NodeInfo { return n.net.Load().Announced() }, Validators: n.Validators})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(view, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
 		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: prune.Retention(cfg.Archive, cfg.StateHistory), Network: nodeNetwork{n},
