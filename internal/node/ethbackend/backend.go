@@ -57,8 +57,7 @@ type Backend struct {
 	sent    func(context.Context, *types.Transaction) error // see SetSentHook
 	console atomic.Pointer[func(lines []string)]            // see SetConsole
 
-	forkContents ForkContents // see SetForkContents
-	forkSigner   atomic.Pointer[forkSigner]
+	forkSigner atomic.Pointer[forkSigner]
 }
 
 const receiptCacheBlocks = 256
