@@ -42,7 +42,7 @@ func TestConsoleSigsTable(t *testing.T) {
 		{"4b5c4277", "log(string,string)"},
 		{"319af333", "log(string,address)"},
 		{"e17bf956", "logBytes(bytes)"},
-			} {
+	} {
 		b, _ := hex.DecodeString(tc.sel)
 		if got := consoleSigs[[4]byte(b)]; got != tc.sig {
 			t.Errorf("selector %s: %q, want %q", tc.sel, got, tc.sig)
