@@ -6,8 +6,6 @@ import (
 	"github.com/chaind/chaind/internal/pos"
 	"net"
 	"net/http"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 
 	"github.com/chaind/chaind/internal/front"
@@ -60,22 +58,10 @@ func (n *Node) openMetrics() {
 		}
 		return 0
 	})
-	r.GaugeFunc("go_goroutines", "Goroutines that currently exist.", func() float64 { return float64(runtime.NumGoroutine()) })
-	r.CounterFunc("go_gc_cycles_total", "Completed garbage collection cycles.", func() float64 { return runtimeMetric("/gc/cycles/total:gc-cycles") })
-	r.GaugeFunc("go_heap_objects_bytes", "Bytes of live and not yet swept heap objects.", func() float64 { return runtimeMetric("/memory/classes/heap/objects:bytes") })
-	r.GaugeFunc("go_memory_total_bytes", "All memory mapped by the Go runtime.", func() float64 { return runtimeMetric("/memory/classes/total:bytes") })
-}
-
-func runtimeMetric(name string) float64 {
-	s := []metrics.Sample{{Name: name}}
-	metrics.Read(s)
-	switch s[0].Value.Kind() {
-	case metrics.KindUint64:
-		return float64(s[0].Value.Uint64())
-	case metrics.KindFloat64:
-		return s[0].Value.Float64()
+	chainmetrics.RegisterGo(r)
+	if err := chainmetrics.RegisterProcess(r); err != nil {
+		n.log.Warn("no process metrics", "err", err)
 	}
-	return 0
 }
 
 // metricsListener is the /metrics port, when on: built through the front

@@ -72,7 +72,8 @@ func TestMetricsEndpoint(t *testing.T) {
 		`COUNTER chaind_consensus_timeouts_total{}`,
 		`GAUGE chaind_p2p_peers{} 0`,
 		`GAUGE chaind_store_bytes{} 0`,
-		`COUNTER go_gc_cycles_total{}`,
+		`SUMMARY go_gc_duration_seconds{}`,
+		`COUNTER process_cpu_seconds_total{}`,
 		`GAUGE go_goroutines{}`,
 	} {
 		if !strings.Contains(got, want) {
