@@ -347,6 +347,7 @@ func runNode(args []string) int {
 		}
 		cfg.Validator, cfg.Accounts = dev.Validator, dev.Keys
 		cfg.DevTools = !f.public // the test helpers (evm_*, hardhat_*, anvil_*)
+		cfg.DevNoMining, cfg.DevAutoImpersonate = f.devf.noMining, f.devf.autoImpersonate
 	}
 	if f.validatorKey != "" {
 		k, err := parseKey(f.validatorKey)

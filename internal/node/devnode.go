@@ -17,6 +17,11 @@ func (n *Node) enableDevTools() {
 		ClientVersion: n.cfg.ClientVersion, Node: devNode{n}})
 	n.keys.imp = d
 	n.dev = d
+	if n.cfg.DevNoMining {
+		d.SetAutomine(false)
+		d.SetIntervalMining(0, 0)
+	}
+	d.AutoImpersonate(n.cfg.DevAutoImpersonate)
 	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) error {
 		h := tx.Hash()
 		return d.WaitMined(ctx, func() bool { _, _, ok := n.Chain.DB().TxLookup(h); return ok })
