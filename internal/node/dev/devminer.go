@@ -35,19 +35,19 @@ type devMiner struct {
 	// intervalMin and intervalMax bound the intervals drawn (equal for a
 	// fixed one).
 	intervalMin, intervalMax time.Duration
-	offset                   int64     // seconds added to the wall clock
-	nextTime                 uint64    // timestamp of the next block; 0 none
+	offset                   int64  // seconds added to the wall clock
+	nextTime                 uint64 // timestamp of the next block; 0 none
 	// tsInterval, when not 0, stamps each block that many seconds after
 	// the last one (anvil_setBlockTimestampInterval) instead of by the
 	// clock; headTime is the last block's timestamp.
 	tsInterval, headTime uint64
-	last                     time.Time // when the last block was committed
-	requests                 []*mineRequest
-	current                  *mineRequest // the request the block being built answers
-	busy                     bool
-	building                 *types.Block // proposed, not yet committed
-	paused                   bool
-	stalled                  bool // the last unforced build took nothing: pending transactions do not apply
+	last                 time.Time // when the last block was committed
+	requests             []*mineRequest
+	current              *mineRequest // the request the block being built answers
+	busy                 bool
+	building             *types.Block // proposed, not yet committed
+	paused               bool
+	stalled              bool // the last unforced build took nothing: pending transactions do not apply
 	// buildErr is why the last build failed (nil once a block commits or a
 	// transaction arrives): a send waiting for its block answers it
 	// instead of waiting for a block that cannot come.
