@@ -55,3 +55,6 @@ func (n *Node) StartConsole() {
 	n.wg.Add(1)
 	c.Start(n.stop, n.wg.Done)
 }
+
+// DevTools is the node's test helpers; nil unless Config.DevTools.
+func (n *Node) DevTools() *dev.Tools { return n.dev }
