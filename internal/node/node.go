@@ -141,6 +141,8 @@ type Node struct {
 	metrics *metrics.Registry
 	// prunePause observes each hold of the chain by a pruning pass.
 	prunePause *metrics.HistogramVec
+	// http counts the listeners' requests (Start hands it to each).
+	http *httpMetrics
 	bftStats   bft.Stats
 	stallWarn  atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
 	gql        *gqleth.Service
@@ -371,6 +373,7 @@ func (n *Node) Start() error {
 	}
 	ls := n.listeners()
 	n.capListeners(ls)
+	n.observeListeners(ls)
 	for _, l := range ls {
 		s, err := n.front.Listen(l)
 		if err != nil {
