@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/chaind/chaind/internal/node/dev"
-	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc/ethapi"
@@ -36,7 +35,6 @@ func (d devNode) StopConsensus()                 { d.n.stopConsensusAndWait() }
 func (d devNode) StartConsensus() error          { return d.n.startConsensus() }
 func (d devNode) RestorePool(saved txpool.Saved) { d.n.pool.Restore(saved) }
 func (d devNode) RefreshPool()                   { d.n.pool.Refresh() }
-func (d devNode) Upstream() *fork.Client         { return d.n.Upstream() }
 
 // StartConsole logs each new block and its transactions, as a developer
 // watching a dev node expects (dev.Console). It stops when the node

@@ -30,7 +30,6 @@ import (
 	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/node/dev"
 	"github.com/chaind/chaind/internal/node/ethbackend"
-	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/node/p2pnet"
 	"github.com/chaind/chaind/internal/node/prune"
 	"github.com/chaind/chaind/internal/node/stakebackend"
@@ -165,8 +164,7 @@ type Node struct {
 
 	net atomic.Pointer[p2pnet.Net] // nil until the node joins a p2p network
 
-	fork *fork.State // fork upstream and reset (fork.go)
-	dev  *dev.Tools  // the test helpers; nil unless Config.DevTools
+	dev *dev.Tools // the test helpers; nil unless Config.DevTools
 
 	health health // health.go
 }
@@ -231,6 +229,7 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	view := chainview.New(c)
+	view.SetFork(fs)
 	ph, err := view.PoolHead()
 	if err != nil {
 		kv.Close()
@@ -247,13 +246,13 @@ func New(cfg Config) (*Node, error) {
 		keys:  newKeyring(cfg.Accounts),
 		addrs: map[string]string{},
 		stop:  make(chan struct{}),
-		fork:  fs,
 	}
 	n.health.failed = make(chan struct{})
 	n.pool = view.KeepPool(n.Pool, cfg.Log)
 	n.stake = stakebackend.New(view, stakebackend.Config{Validator: cfg.Validator, Host: cfg.Host,
 		P2PListenAddr: cfg.P2P.Listen(), BlockTime: cfg.BlockTime, ClientVersion: cfg.ClientVersion,
-		Syncing: func() map[types.Address]bool { return n.net.Load().SyncingNodes() }, Validators: n.Validators})
+		Syncing:   func() map[types.Address]bool { return n.net.Load().SyncingNodes() },
+		Announced: func() []backend.NodeInfo { return n.net.Load().Announced() }, Validators: n.Validators})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(view, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
 		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: prune.Retention(cfg.Archive, cfg.StateHistory), Network: nodeNetwork{n},

@@ -21,7 +21,6 @@ import (
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/node/chainview"
-	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
@@ -64,8 +63,6 @@ type Node interface {
 	// when the head block is the same.
 	RestorePool(saved txpool.Saved)
 	RefreshPool()
-	// Upstream is the chain a forked node follows; nil if none.
-	Upstream() *fork.Client
 }
 
 // Config configures the helpers.
@@ -383,7 +380,7 @@ func (d *Tools) Metadata() backend.DevMetadata {
 		LatestBlockNumber: head.Number(), LatestBlockHash: head.Hash(), Automine: d.miner.automine, TimeOffset: d.miner.offset}
 	if fp := d.n.Chain.Fork(); fp != nil {
 		m.Forked = &backend.DevFork{BlockNumber: uint64(fp.Number), BlockHash: fp.Hash}
-		if up := d.n.Upstream(); up != nil {
+		if up := d.n.View.Upstream(); up != nil {
 			m.Forked.ChainID = up.ChainID
 		}
 	}

@@ -56,8 +56,7 @@ type Backend struct {
 
 	sent func(context.Context, *types.Transaction) error // see SetSentHook
 
-	forkContents ForkContents // see SetForkContents
-	forkSigner   atomic.Pointer[forkSigner]
+	forkSigner atomic.Pointer[forkSigner]
 }
 
 const receiptCacheBlocks = 256
