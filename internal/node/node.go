@@ -141,10 +141,10 @@ type Node struct {
 	// prunePause observes each hold of the chain by a pruning pass.
 	prunePause *metrics.HistogramVec
 	// http counts the listeners' requests (Start hands it to each).
-	http *httpMetrics
-	bftStats   bft.Stats
-	stallWarn  atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
-	gql        *gqleth.Service
+	http      *httpMetrics
+	bftStats  bft.Stats
+	stallWarn atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
+	gql       *gqleth.Service
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 
