@@ -67,6 +67,7 @@ func (n *Node) openMetrics() {
 		}
 		return 0
 	})
+	n.openChainMetrics(r)
 	chainmetrics.RegisterGo(r)
 	if err := chainmetrics.RegisterProcess(r); err != nil {
 		n.log.Warn("no process metrics", "err", err)

@@ -141,7 +141,9 @@ type Node struct {
 	// prunePause observes each hold of the chain by a pruning pass.
 	prunePause *metrics.HistogramVec
 	// http counts the listeners' requests (Start hands it to each).
-	http      *httpMetrics
+	http *httpMetrics
+	// signing counts this validator's signed and missed blocks.
+	signing   signingCounters
 	bftStats  bft.Stats
 	stallWarn atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
 	gql       *gqleth.Service
@@ -383,10 +385,14 @@ func (n *Node) Start() error {
 		n.addrs[s.Kind()] = s.Addr()
 		n.mu.Unlock()
 	}
-	n.wg.Add(1)
+	n.wg.Add(2)
 	go func() {
 		defer n.wg.Done()
 		n.pool.Follow(n.stop)
+	}()
+	go func() {
+		defer n.wg.Done()
+		n.followSigning()
 	}()
 	n.startPruning()
 	if n.cfg.P2P != nil {
