@@ -76,9 +76,13 @@ func (n *Node) openChainMetrics(r *chainmetrics.Registry) {
 		}
 		return 0
 	})
-	r.GaugeFunc("chaind_sync_highest_block", "Highest head a peer has told of, or this node's own head if higher.", func() float64 { return float64(n.highestKnown()) })
+	r.GaugeFunc("chaind_sync_highest_block", "Highest head a peer has told of, or this node's own head if higher.", func() float64 {
+		highest, _ := n.syncLag()
+		return float64(highest)
+	})
 	r.GaugeFunc("chaind_sync_lag_blocks", "Blocks between the highest head a peer has told of and this node's head.", func() float64 {
-		return float64(n.highestKnown() - n.Chain.Head().Number())
+		_, lag := n.syncLag()
+		return float64(lag)
 	})
 }
 
@@ -113,12 +117,15 @@ func (n *Node) nextSet() *consensus.ValidatorSet {
 	return set
 }
 
-func (n *Node) highestKnown() uint64 {
+// syncLag is the highest head known (a peer's or this node's own) and how
+// far this node's head is behind it, from one read of the head.
+func (n *Node) syncLag() (highest, lag uint64) {
 	head := n.Chain.Head().Number()
+	highest = head
 	if nn := n.net.Load(); nn != nil {
-		return max(nn.BestHeight(), head)
+		highest = max(nn.BestHeight(), head)
 	}
-	return head
+	return highest, highest - head
 }
 
 // followSigning counts, for a validator on a proof-of-stake chain, each

@@ -390,3 +390,37 @@ func TestP2PMetrics(t *testing.T) {
 		}
 	}
 }
+
+// A block that records this validator as absent from its parent's
+// certificate counts as missed; one that does not, as signed; a block
+// whose parent's set leaves the validator out counts as neither.
+func TestCountSigning(t *testing.T) {
+	n, _ := metricsDevNode(t)
+	waitHead(t, n, 3)
+	n.stopConsensusAndWait() // only the blocks below are counted from here
+	me := types.Address(crypto.AddressOf(n.cfg.Validator))
+	stranger := types.Address{0x99}
+	at := func(num uint64, absent ...types.Address) *types.Block {
+		d := pos.ConsensusData{Absent: absent}
+		return types.NewBlockWithHeader(&types.Header{Number: num, Extra: d.Encode()})
+	}
+	for _, tc := range []struct {
+		name           string
+		me             types.Address
+		b              *types.Block
+		signed, missed float64
+	}{
+		{"signed", me, at(3), 1, 0},
+		{"someone else absent", me, at(3, stranger), 1, 0},
+		{"absent", me, at(3, stranger, me), 0, 1},
+		{"block 1: the genesis has no certificate", me, at(1, me), 0, 0},
+		{"not in the set", stranger, at(3, stranger), 0, 0},
+	} {
+		s0, m0 := n.signing.signed.Value(), n.signing.missed.Value()
+		n.countSigning(tc.me, tc.b)
+		s1, m1 := n.signing.signed.Value(), n.signing.missed.Value()
+		if s1-s0 != tc.signed || m1-m0 != tc.missed {
+			t.Errorf("%s: signed +%v missed +%v, want +%v +%v", tc.name, s1-s0, m1-m0, tc.signed, tc.missed)
+		}
+	}
+}
