@@ -140,9 +140,11 @@ type Node struct {
 	metrics *metrics.Registry
 	// prunePause observes each hold of the chain by a pruning pass.
 	prunePause *metrics.HistogramVec
-	bftStats   bft.Stats
-	stallWarn  atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
-	gql        *gqleth.Service
+	// http counts the listeners' requests (Start hands it to each).
+	http      *httpMetrics
+	bftStats  bft.Stats
+	stallWarn atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
+	gql       *gqleth.Service
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 
@@ -249,7 +251,8 @@ func New(cfg Config) (*Node, error) {
 	n.pool = view.KeepPool(n.Pool, cfg.Log)
 	n.stake = stakebackend.New(view, stakebackend.Config{Validator: cfg.Validator, Host: cfg.Host,
 		P2PListenAddr: cfg.P2P.Listen(), BlockTime: cfg.BlockTime, ClientVersion: cfg.ClientVersion,
-		Syncing: func() map[types.Address]bool { return n.net.Load().SyncingNodes() }, Validators: n.Validators})
+		Syncing:   func() map[types.Address]bool { return n.net.Load().SyncingNodes() },
+		Announced: func() []backend.NodeInfo { return n.net.Load().Announced() }, Validators: n.Validators})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(view, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
 		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: prune.Retention(cfg.Archive, cfg.StateHistory), Network: nodeNetwork{n},
@@ -369,6 +372,7 @@ func (n *Node) Start() error {
 	}
 	ls := n.listeners()
 	n.capListeners(ls)
+	n.observeListeners(ls)
 	for _, l := range ls {
 		s, err := n.front.Listen(l)
 		if err != nil {
