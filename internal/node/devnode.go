@@ -40,6 +40,13 @@ func (d devNode) RefreshPool()                   { d.n.pool.Refresh() }
 // watching a dev node expects (dev.Console). It stops when the node
 // closes.
 func (n *Node) StartConsole() {
+	c := dev.NewConsole(n.Chain, n.log, n.backend)
+	if n.dev != nil {
+		c.Enabled = n.dev.LoggingEnabled
+		// eth_call and eth_estimateGas print their console.log lines too,
+		// as anvil's do.
+		n.backend.SetConsole(func(lines []string) { c.PrintConsole(types.Hash{}, lines) })
+	}
 	n.wg.Add(1)
-	dev.NewConsole(n.Chain, n.log, n.backend).Start(n.stop, n.wg.Done)
+	c.Start(n.stop, n.wg.Done)
 }

@@ -15,6 +15,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
@@ -49,6 +50,8 @@ type Tools struct {
 	impMu   sync.RWMutex
 	imp     map[types.Address]bool
 	autoImp bool
+
+	quiet atomic.Bool // hardhat_/anvil_setLoggingEnabled(false): the console prints nothing
 }
 
 // Node is what the helpers need the node to do: stop and restart its
@@ -396,3 +399,12 @@ func (d *Tools) Forget() {
 	d.mu.Unlock()
 	d.miner.with(func(m *devMiner) { m.next = devNext{} })
 }
+
+// SetLoggingEnabled turns the node's development log on or off: the
+// console's block and transaction lines and the console.log lines of
+// transactions and calls (hardhat_setLoggingEnabled,
+// anvil_setLoggingEnabled). It is on from the start, as on both.
+func (d *Tools) SetLoggingEnabled(on bool) { d.quiet.Store(!on) }
+
+// LoggingEnabled reports whether the development log is on.
+func (d *Tools) LoggingEnabled() bool { return !d.quiet.Load() }
