@@ -144,9 +144,12 @@ func TestNetworkOfProcesses(t *testing.T) {
 	h := pn.head(0)
 	pn.waitHead(0, h+6, 60*time.Second)
 
-	// A full node joins from genesis and catches up.
+	// A full node joins from genesis and catches up; it announces itself,
+	// so every running node lists it with the ID and address that
+	// --p2p.peers takes.
 	pn.start(4)
 	pn.waitHead(4, pn.head(0), 60*time.Second)
+	pn.waitListed(pn.nodes[4], "full", []int{0, 1, 2, 4}, 30*time.Second)
 
 	// Validator 3 restarts, syncs and proposes again.
 	pn.start(3)
@@ -200,6 +203,45 @@ func TestNetworkOfProcesses(t *testing.T) {
 			t.Errorf("no certificate after block %d holds the restarted validator's precommit", rejoin)
 		}
 		t.Logf("%s: %d blocks verified; %d certificates after the restart signed by validator3", n.Name, top, signedBy3)
+	}
+}
+
+// waitListed waits until chain_getNodeList on each of the nodes on lists
+// n, of that kind, as active with its p2p ID, address and public key, and
+// its validators first.
+func (pn *procNet) waitListed(n testnetNode, kind string, on []int, within time.Duration) {
+	pn.t.Helper()
+	type node struct {
+		ID, IP, PublicKey, Kind, Status string
+		Port                            int
+	}
+	deadline := time.Now().Add(within)
+	for _, i := range on {
+		for {
+			var list struct {
+				Nodes      []node
+				TotalNodes int
+			}
+			err := pn.client(i).Call(&list, "chain_getNodeList")
+			var found *node
+			for j, e := range list.Nodes {
+				if e.ID == n.ID.String() {
+					found = &list.Nodes[j]
+				}
+			}
+			if found != nil {
+				wantIP, wantPort, _ := strings.Cut(n.P2P, ":")
+				if found.Kind != kind || found.Status != "active" || found.IP != wantIP || strconv.Itoa(found.Port) != wantPort ||
+					len(found.PublicKey) != 66 || list.TotalNodes != len(list.Nodes) || list.Nodes[0].Kind != "validator" {
+					pn.t.Fatalf("%s lists %s as %+v (of %d)", pn.nodes[i].Name, n.Name, *found, list.TotalNodes)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				pn.t.Fatalf("%s does not list %s after %v: %+v (%v)", pn.nodes[i].Name, n.Name, within, list, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 }
 

@@ -72,7 +72,11 @@ func TestMetricsEndpoint(t *testing.T) {
 		`COUNTER chaind_consensus_timeouts_total{}`,
 		`GAUGE chaind_p2p_peers{} 0`,
 		`GAUGE chaind_store_bytes{} 0`,
-		`COUNTER go_gc_cycles_total{}`,
+		`SUMMARY go_gc_duration_seconds{}`,
+		`COUNTER chaind_http_requests_total{listener="http",api="jsonrpc",code="200"} 3`,
+		`HISTOGRAM chaind_http_request_duration_seconds{listener="http",api="jsonrpc"} count=3 buckets=15`,
+		`GAUGE chaind_rpc_websocket_connections{} 0`,
+		`COUNTER process_cpu_seconds_total{}`,
 		`GAUGE go_goroutines{}`,
 	} {
 		if !strings.Contains(got, want) {
