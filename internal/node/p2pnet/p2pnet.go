@@ -294,6 +294,16 @@ func (nn *Net) Announced() []backend.NodeInfo {
 // PeerCount is the number of connected peers.
 func (nn *Net) PeerCount() int { return nn.host.PeerCount() }
 
+// Peers lists the connected peers.
+func (nn *Net) Peers() []backend.PeerInfo {
+	ps := nn.host.Peers()
+	out := make([]backend.PeerInfo, len(ps))
+	for i, p := range ps {
+		out[i] = backend.PeerInfo{ID: p.ID[:], RemoteAddr: p.RemoteAddr, ListenAddr: p.ListenAddr, Inbound: p.Inbound}
+	}
+	return out
+}
+
 // Progress is the catch-up's progress, if the node is catching up.
 func (nn *Net) Progress() (backend.SyncProgress, bool) {
 	p, ok := nn.sync.Progress()
