@@ -73,6 +73,11 @@ type Config struct {
 	// Connected and Disconnected are told about every peer that comes
 	// and goes. They must not block.
 	Connected, Disconnected func(ID)
+	// Incompatible is told of every handshake refused by the minVersion
+	// rule (ErrBelowMinVersion), on either side, for the operator's log:
+	// unlike a dropped connection, it does not heal by itself. It must
+	// not block.
+	Incompatible func(error)
 }
 
 // Handler takes a message of a topic from a peer. It runs on that peer's
@@ -404,6 +409,9 @@ func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr, done func()) (*pee
 	done()
 	if err != nil {
 		c.Close()
+		if errors.Is(err, ErrBelowMinVersion) && h.cfg.Incompatible != nil {
+			h.cfg.Incompatible(fmt.Errorf("%s: %w", c.RemoteAddr(), err))
+		}
 		return nil, err
 	}
 	c.SetDeadline(time.Time{})
