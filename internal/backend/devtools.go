@@ -58,6 +58,9 @@ type DevTools interface {
 	LoadState(ctx context.Context, dump []byte) error
 	// Metadata identifies the development node (hardhat_metadata).
 	Metadata() DevMetadata
+	// SetLoggingEnabled turns the node's development log (its console of
+	// blocks, transactions and console.log lines) on or off.
+	SetLoggingEnabled(on bool)
 	DevNextBlock
 }
 

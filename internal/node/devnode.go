@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/chaind/chaind/internal/node/dev"
-	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc/ethapi"
@@ -36,12 +35,18 @@ func (d devNode) StopConsensus()                 { d.n.stopConsensusAndWait() }
 func (d devNode) StartConsensus() error          { return d.n.startConsensus() }
 func (d devNode) RestorePool(saved txpool.Saved) { d.n.pool.Restore(saved) }
 func (d devNode) RefreshPool()                   { d.n.pool.Refresh() }
-func (d devNode) Upstream() *fork.Client         { return d.n.Upstream() }
 
 // StartConsole logs each new block and its transactions, as a developer
 // watching a dev node expects (dev.Console). It stops when the node
 // closes.
 func (n *Node) StartConsole() {
+	c := dev.NewConsole(n.Chain, n.log, n.backend)
+	if n.dev != nil {
+		c.Enabled = n.dev.LoggingEnabled
+		// eth_call and eth_estimateGas print their console.log lines too,
+		// as anvil's do.
+		n.backend.SetConsole(func(lines []string) { c.PrintConsole(types.Hash{}, lines) })
+	}
 	n.wg.Add(1)
-	dev.NewConsole(n.Chain, n.log, n.backend).Start(n.stop, n.wg.Done)
+	c.Start(n.stop, n.wg.Done)
 }

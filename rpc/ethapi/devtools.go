@@ -73,6 +73,14 @@ func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, opts EthOp
 				return result, nil
 			}
 		}
+		register(s, ns+"_setLoggingEnabled", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
+			var on bool
+			if err := p.Decode(0, &on); err != nil {
+				return nil, err
+			}
+			dev.SetLoggingEnabled(on)
+			return result, nil
+		})
 		register(s, ns+"_setBalance", 2, 2, set(h.setBalance))
 		register(s, ns+"_setCode", 2, 2, set(h.setCode))
 		register(s, ns+"_setNonce", 2, 2, set(h.setNonce))

@@ -284,7 +284,9 @@ func (b *Backend) Call(ctx context.Context, req *backend.CallRequest) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
+	flush := b.consoleFor(env)
 	res, err := b.execute(env, msg, nil)
+	flush()
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +330,9 @@ func (b *Backend) estimate(args *backend.CallArgs, env *callEnv) (uint64, error)
 		}
 		return b.execute(env, msg, nil)
 	}
+	flush := b.consoleFor(env)
 	res, err := run(hi)
+	flush()
 	if err != nil {
 		if errors.Is(err, evm.ErrIntrinsicGas) {
 			return 0, fmt.Errorf("gas required exceeds allowance (%d)", hi)
