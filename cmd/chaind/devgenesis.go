@@ -42,7 +42,7 @@ type devFlags struct {
 	balance  string
 	mnemonic string
 	hardfork string // cancun, prague or osaka; "": chain.DevFork
-	// noPredeploys leaves the CREATE2 deployer out of the genesis
+	// noPredeploys leaves the CREATE2 deployer and Multicall3 out of the genesis
 	// (--predeploys=false; on by default, chain.AddDevPredeploys).
 	noPredeploys bool
 	// noMining and autoImpersonate are anvil's --no-mining and
@@ -72,7 +72,7 @@ func (d *devFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&d.accounts, "accounts", 10, fmt.Sprintf("number of funded dev accounts derived from --mnemonic (0..%d)", maxDevAccounts))
 	fs.StringVar(&d.balance, "balance", "10000", "balance of each dev account in ETH (CHAIN), decimals allowed")
 	fs.StringVar(&d.mnemonic, "mnemonic", hd.DevMnemonic, "BIP-39 mnemonic the dev accounts are derived from (m/44'/60'/0'/0/i)")
-	fs.BoolFunc("predeploys", "predeploy the CREATE2 deployer at "+chain.Create2Deployer.Hex()+" as anvil does (default true; --predeploys=false leaves it out)", func(v string) error {
+	fs.BoolFunc("predeploys", "predeploy the CREATE2 deployer at "+chain.Create2Deployer.Hex()+" (as anvil does) and Multicall3 at "+chain.Multicall3.Hex()+" (default true; --predeploys=false leaves them out)", func(v string) error {
 		on, err := strconv.ParseBool(v)
 		d.noPredeploys = !on
 		return err

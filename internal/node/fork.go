@@ -61,7 +61,7 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 		return errors.New("node: reset of a closed node")
 	}
 	n.stopConsensusAndWait()
-	err := f.Reset(g, up, n.Chain.Reset)
+	err := f.Reset(ctx, g, up, n.Chain.Reset, n.log)
 	if err == nil && n.dev != nil {
 		n.dev.Forget() // the snapshots' blocks are gone; the chosen coinbase too, as on a fresh node
 	}
@@ -80,10 +80,10 @@ func (n *Node) Upstream() *fork.Client { return n.view.Upstream() }
 
 // openFork prepares cfg.Genesis for a fork (fork.Prepare), with a
 // deadline for the upstream.
-func openFork(cfg *Config) (*fork.State, error) {
+func openFork(cfg *Config, kv fork.Store) (*fork.State, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*fork.Timeout)
 	defer cancel()
-	return fork.Prepare(ctx, cfg.Genesis, cfg.Fork, cfg.Log)
+	return fork.Prepare(ctx, cfg.Genesis, cfg.Fork, kv, cfg.Log)
 }
 
 // registerFork adds the fork's and reset's methods.

@@ -29,6 +29,15 @@ func (n *Node) openMetrics() {
 		calls.Add(1, c.Method, outcome)
 		lat.Observe(c.Duration.Seconds(), c.Method)
 	})
+	n.http = newHTTPMetrics(r)
+	r.GaugeFunc("chaind_rpc_websocket_connections", "JSON-RPC WebSocket connections open now, over the HTTP and WebSocket ports.", func() float64 {
+		open, _ := n.RPC.WebSocketConns()
+		return float64(open)
+	})
+	r.CounterFunc("chaind_rpc_websocket_connections_total", "JSON-RPC WebSocket connections accepted.", func() float64 {
+		_, total := n.RPC.WebSocketConns()
+		return float64(total)
+	})
 	n.prunePause = r.NewHistogramVec("chaind_prune_pause_seconds", "Time a pruning pass held the chain, blocking block production: one observation per slice, by what was pruned (state or history).", chainmetrics.DefaultBuckets, "kind")
 	r.GaugeFunc("chaind_head_number", "Number of the head block.", func() float64 { return float64(n.Chain.Head().Number()) })
 	r.GaugeFunc("chaind_head_timestamp_seconds", "Timestamp of the head block.", func() float64 { return float64(n.Chain.Head().Time()) })
@@ -58,6 +67,7 @@ func (n *Node) openMetrics() {
 		}
 		return 0
 	})
+	n.openChainMetrics(r)
 	chainmetrics.RegisterGo(r)
 	if err := chainmetrics.RegisterProcess(r); err != nil {
 		n.log.Warn("no process metrics", "err", err)

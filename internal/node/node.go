@@ -145,9 +145,13 @@ type Node struct {
 	metrics *metrics.Registry
 	// prunePause observes each hold of the chain by a pruning pass.
 	prunePause *metrics.HistogramVec
-	bftStats   bft.Stats
-	stallWarn  atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
-	gql        *gqleth.Service
+	// http counts the listeners' requests (Start hands it to each).
+	http *httpMetrics
+	// signing counts this validator's signed and missed blocks.
+	signing   signingCounters
+	bftStats  bft.Stats
+	stallWarn atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
+	gql       *gqleth.Service
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 
@@ -217,7 +221,7 @@ func New(cfg Config) (*Node, error) {
 	if cfg.faults.kv != nil {
 		kv = cfg.faults.kv(kv)
 	}
-	fs, err := openFork(&cfg) // before the chain opens: a fork moves the genesis time
+	fs, err := openFork(&cfg, kv) // before the chain opens: a fork moves the genesis time
 	if err != nil {
 		kv.Close()
 		return nil, err
@@ -375,6 +379,7 @@ func (n *Node) Start() error {
 	}
 	ls := n.listeners()
 	n.capListeners(ls)
+	n.observeListeners(ls)
 	for _, l := range ls {
 		s, err := n.front.Listen(l)
 		if err != nil {
@@ -385,10 +390,14 @@ func (n *Node) Start() error {
 		n.addrs[s.Kind()] = s.Addr()
 		n.mu.Unlock()
 	}
-	n.wg.Add(1)
+	n.wg.Add(2)
 	go func() {
 		defer n.wg.Done()
 		n.pool.Follow(n.stop)
+	}()
+	go func() {
+		defer n.wg.Done()
+		n.followSigning()
 	}()
 	n.startPruning()
 	if n.cfg.P2P != nil {

@@ -31,14 +31,14 @@ func (v *View) Upstream() *fork.Client {
 	return v.fork.Upstream()
 }
 
-// ForkBlock reads the whole fork block from the upstream the chain
-// follows: its header and body, its receipts and the upstream's chain ID,
-// which signed its transactions. The block is nil when the chain is no
-// fork. The client keeps what it read, so this asks the upstream once.
+// ForkBlock reads the whole fork block of the upstream the chain follows:
+// its header and body, its receipts and the upstream's chain ID, which
+// signed its transactions. The block is nil when the chain is no fork.
+// The fork keeps what it read in the store (fork.State.BlockContents), so
+// this asks the upstream once per fork block, restarts included.
 func (v *View) ForkBlock(ctx context.Context) (*types.Block, types.Receipts, uint64, error) {
-	up := v.Upstream()
-	if up == nil {
+	if v.fork == nil {
 		return nil, nil, 0, nil
 	}
-	return up.BlockContents(ctx)
+	return v.fork.BlockContents(ctx)
 }

@@ -37,13 +37,16 @@ type State struct {
 	mu   sync.Mutex             // serialises resets (Lock)
 	base chain.Genesis          // the genesis before any fork was applied to it
 	up   atomic.Pointer[Client] // nil: the chain is no fork
+	keptState
 }
 
 // Prepare turns g into a fork genesis when cfg asks for one, or
 // reconnects a stored fork genesis to its upstream. It changes g (and
-// replaces its Config when the fork takes another chain ID).
-func Prepare(ctx context.Context, g *chain.Genesis, cfg Config, log *slog.Logger) (*State, error) {
-	fs := &State{base: *g}
+// replaces its Config when the fork takes another chain ID). What the
+// fork reads of the fork block is kept in kv (BlockContents; nil: not
+// kept).
+func Prepare(ctx context.Context, g *chain.Genesis, cfg Config, kv Store, log *slog.Logger) (*State, error) {
+	fs := &State{base: *g, keptState: keptState{store: kv}}
 	fs.base.Alloc = maps.Clone(g.Alloc) // a fork genesis rewrites its own
 	switch {
 	case g.Fork != nil:
@@ -77,6 +80,7 @@ func Prepare(ctx context.Context, g *chain.Genesis, cfg Config, log *slog.Logger
 		}
 		g.Fork.Remote = fs
 		fs.up.Store(up)
+		fs.keepBlock(ctx, log)
 		log.Info("forking", "upstream", up.URL(), "block", up.Block.Number, "hash", up.Block.Hash, "chainId", id)
 	}
 	return fs, nil
@@ -142,7 +146,7 @@ func (s *State) Refork(ctx context.Context, url string, block *uint64, cfg *chai
 // genesis), with up (from Refork, with g) followed: the new genesis's
 // state is read through s from up. When reset fails the upstream followed
 // before is followed again, as the chain is left as it was.
-func (s *State) Reset(g *chain.Genesis, up *Client, reset func(*chain.Genesis) error) error {
+func (s *State) Reset(ctx context.Context, g *chain.Genesis, up *Client, reset func(*chain.Genesis) error, log *slog.Logger) error {
 	if g == nil {
 		return reset(nil)
 	}
@@ -150,8 +154,23 @@ func (s *State) Reset(g *chain.Genesis, up *Client, reset func(*chain.Genesis) e
 	err := reset(g)
 	if err != nil {
 		s.up.Store(prev)
+		return err
 	}
-	return err
+	s.keepBlock(ctx, log)
+	return nil
+}
+
+// keepBlock keeps the new fork block's contents (read when its genesis
+// was laid out) in the store now, so a restart before anything read them
+// still shows the block. A failure does not stop the fork: the block is
+// asked for again when read.
+func (s *State) keepBlock(ctx context.Context, log *slog.Logger) {
+	if up := s.up.Load(); up == nil || up.Block.Header == nil {
+		return // the genesis is a local block on top of the fork block
+	}
+	if _, _, _, err := s.BlockContents(ctx); err != nil {
+		log.Warn("fork block not read yet; it is asked for again when read", "err", err)
+	}
 }
 
 // ResetRequest is what anvil_reset and hardhat_reset ask: a fresh start

@@ -20,6 +20,7 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	chainmetrics "github.com/chaind/chaind/internal/metrics"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/protocol/blocksync"
 	"github.com/chaind/chaind/internal/protocol/certs"
 	"github.com/chaind/chaind/internal/protocol/nodes"
@@ -28,7 +29,6 @@ import (
 	"github.com/chaind/chaind/internal/protocol/wire"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/internal/version"
 	"github.com/chaind/chaind/p2p"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
@@ -112,9 +112,11 @@ func Start(cfg *Config, d Deps) (*Net, error) {
 		return nil, errors.New("node: a node on a p2p network needs the validator sets to check certificates")
 	}
 	nn := &Net{chain: d.Chain, log: d.Log}
+	software, _ := pos.Releases(d.Chain)
 	host, err := p2p.New(p2p.Config{
-		Key:        key,
-		Chain:      p2p.Chain{ChainID: d.Chain.Config.ChainID, Genesis: d.Chain.Genesis().Hash()},
+		Key: key,
+		Chain: p2p.Chain{ChainID: d.Chain.Config.ChainID, Genesis: d.Chain.Genesis().Hash(), Software: software,
+			MinVersion: func() string { _, min := pos.Releases(d.Chain); return min }},
 		ListenAddr: cfg.ListenAddr, StaticPeers: cfg.StaticPeers, Bootnodes: cfg.Bootnodes, MaxPeers: cfg.MaxPeers,
 		NoPeerExchange: cfg.NoPeerExchange, PrivatePeers: cfg.PrivatePeers, FDBudget: d.FDBudget,
 		Logf: func(format string, args ...any) { d.Log.Debug(fmt.Sprintf(format, args...)) },
@@ -124,6 +126,7 @@ func Start(cfg *Config, d Deps) (*Net, error) {
 			nn.sync.Connected(id)
 			nn.nodes.Connected(id)
 		},
+		Incompatible: func(err error) { d.Log.Warn("peer refused", "err", err) },
 		Disconnected: func(id p2p.ID) {
 			d.Log.Info("peer disconnected", "id", id)
 			nn.sync.Disconnected(id)
@@ -140,7 +143,7 @@ func Start(cfg *Config, d Deps) (*Net, error) {
 		Head: func() uint64 { return d.Chain.Head().Number() }, Log: d.Log})
 	nn.certs = certs.New(host, certs.Config{ChainID: chainID, Chain: d.Chain, Validators: d.Validators, Heard: nn.sync.Heard, Log: d.Log})
 	nn.txs = txgossip.New(host, d.Pool)
-	nn.nodes = nodes.New(host, announcing(host, key, d, chainID, nn.sync.Syncing))
+	nn.nodes = nodes.New(host, announcing(host, key, d, chainID, software, nn.sync.Syncing))
 	if err := host.Start(); err != nil {
 		return nil, err
 	}
@@ -246,13 +249,13 @@ func (nn *Net) SyncingNodes() map[types.Address]bool {
 // the address it listens on (none when that is every interface: peers
 // could not dial it); a validator only relays the others' (the staking
 // state lists it).
-func announcing(host *p2p.Host, key *secp256k1.PrivateKey, d Deps, chainID uint64, syncing func() bool) nodes.Config {
+func announcing(host *p2p.Host, key *secp256k1.PrivateKey, d Deps, chainID uint64, software string, syncing func() bool) nodes.Config {
 	cfg := nodes.Config{ChainID: chainID}
 	if d.Validator != nil {
 		return cfg
 	}
 	cfg.Key = key
-	cfg.Self = nodes.Self{Kind: wire.KindFull, Version: version.Binary, Syncing: syncing}
+	cfg.Self = nodes.Self{Kind: wire.KindFull, Version: software, Syncing: syncing}
 	if d.Public {
 		cfg.Self.Kind = wire.KindRPC
 	}
@@ -290,6 +293,16 @@ func (nn *Net) Announced() []backend.NodeInfo {
 
 // PeerCount is the number of connected peers.
 func (nn *Net) PeerCount() int { return nn.host.PeerCount() }
+
+// Peers lists the connected peers.
+func (nn *Net) Peers() []backend.PeerInfo {
+	ps := nn.host.Peers()
+	out := make([]backend.PeerInfo, len(ps))
+	for i, p := range ps {
+		out[i] = backend.PeerInfo{ID: p.ID[:], RemoteAddr: p.RemoteAddr, ListenAddr: p.ListenAddr, Inbound: p.Inbound}
+	}
+	return out
+}
 
 // Progress is the catch-up's progress, if the node is catching up.
 func (nn *Net) Progress() (backend.SyncProgress, bool) {
@@ -333,5 +346,28 @@ func Metrics(r *chainmetrics.Registry, current func() *Net) {
 	r.CounterFunc("chaind_p2p_gossip_wanted_total", "Announced gossip messages this node asked for.", host(func(s p2p.GossipStats) uint64 { return s.Wanted }))
 	r.CounterFunc("chaind_p2p_gossip_served_total", "Gossip messages sent to peers that asked for them.", host(func(s p2p.GossipStats) uint64 { return s.Served }))
 	r.CounterFunc("chaind_p2p_gossip_duplicates_total", "Gossip messages received that this node already had.", host(func(s p2p.GossipStats) uint64 { return s.Duplicates }))
+	traffic := func(f func(p2p.Traffic) uint64) func(chainmetrics.Emit) {
+		return func(emit chainmetrics.Emit) {
+			nn := current()
+			if nn == nil {
+				return
+			}
+			byName := map[string]uint64{}
+			for _, t := range nn.host.Traffic() {
+				name := t.Control
+				if name == "" {
+					if name = wire.TopicNames[t.Topic]; name == "" {
+						name = "other" // a topic of a newer node: the label set stays fixed
+					}
+				}
+				byName[name] += f(t)
+			}
+			for name, v := range byName {
+				emit(float64(v), name)
+			}
+		}
+	}
+	r.CounterVecFunc("chaind_p2p_sent_bytes_total", "Bytes of frames sent to peers (length prefix and tag included), by topic, or by the protocol's own frame (ping, pong, getpeers, peers, have, want).", []string{"topic"}, traffic(func(t p2p.Traffic) uint64 { return t.Sent }))
+	r.CounterVecFunc("chaind_p2p_received_bytes_total", "Bytes of frames received from peers, by topic or protocol frame as chaind_p2p_sent_bytes_total; invalid counts frames of no known kind.", []string{"topic"}, traffic(func(t p2p.Traffic) uint64 { return t.Received }))
 	r.CounterFunc("chaind_p2p_late_txs_total", "Gossiped transactions that arrived after their block was committed.", stat(func(nn *Net) *atomic.Uint64 { return &nn.txs.LateTxs }))
 }
