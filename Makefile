@@ -89,15 +89,18 @@ netbench:
 syncbench:
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkSyncVsImport$$' -benchtime 1x -timeout 0 ./internal/node $(SYNCBENCH_ARGS)
 
-# The node at scale: for each count in SCALEBENCH_ACCOUNTS a genesis of that
-# many funded accounts (and a tenth as many ERC-20 holders) is initialised
-# and a node on it measured (chaind bench state: data directory, start,
+# The node at scale beside go-ethereum: for each count in SCALEBENCH_ACCOUNTS
+# a genesis of that many funded accounts (and a tenth as many ERC-20 holders)
+# is initialised for chaind and for geth --dev (GETH_VERSIONS, default v1.16.9
+# v1.17.10, built once into the cache; "none": chaind alone), and the nodes are
+# measured in alternating rounds (chaind bench state: data directory, start,
 # RSS idle and after a transfer load, eth_getBalance/eth_call p50/p99,
-# committed tx/s and Mgas/s, pruning pauses, restart).
+# committed tx/s and Mgas/s, pruning pauses, restart; medians and ratios).
+# SCALEBENCH_ARGS='--rounds 3 --cache 512 --dir DIR' go to chaind bench state.
 SCALEBENCH_ACCOUNTS ?= 100000 1000000
 .PHONY: scalebench
-scalebench: build
-	@for n in $(SCALEBENCH_ACCOUNTS); do echo "== chaind bench state --accounts $$n"; ./$(BIN) bench state --accounts $$n $(SCALEBENCH_ARGS) || exit 1; done
+scalebench:
+	SCALEBENCH_ARGS='$(SCALEBENCH_ARGS)' bash internal/peerbench/scalebench.sh $(SCALEBENCH_ACCOUNTS)
 
 # The store against Pebble and bbolt: random writes, random reads, range
 # scans, fsync'd batch commits; engines alternate in every round. Its own

@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaind/chaind/internal/front"
@@ -77,6 +78,11 @@ type Server struct {
 	log     *slog.Logger
 	all     *view // every method: HandleMessage and listeners without an API list
 	obs     []Observer
+	// ws counts WebSocket connections: open now and accepted in all.
+	ws struct {
+		open  atomic.Int64
+		total atomic.Uint64
+	}
 
 	BatchLimit    int   // items per batch (default 1000)
 	ResponseLimit int64 // bytes per response, a whole batch's included (default 25 MiB)
@@ -129,6 +135,12 @@ func (s *Server) Observe(o Observer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.obs = append(slices.Clip(s.obs), o)
+}
+
+// WebSocketConns is how many WebSocket connections are open now and how
+// many were accepted since the server started, over all its listeners.
+func (s *Server) WebSocketConns() (open int64, total uint64) {
+	return s.ws.open.Load(), s.ws.total.Load()
 }
 
 // Methods lists the registered method names, sorted.

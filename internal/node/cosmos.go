@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 
@@ -10,8 +11,11 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/front"
 	"github.com/chaind/chaind/internal/h2"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/query"
+	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/lcd"
+	"github.com/chaind/chaind/p2p"
 )
 
 // cosmosListeners declares the Cosmos-style REST and gRPC query ports
@@ -44,12 +48,31 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 	if comet != nil && *comet >= 0 {
 		cb := cometrpc.Backend{Blocks: qb.Blocks, Consensus: qb.Consensus, Network: qb.Network}
 		if v := n.cfg.Validator; v != nil {
-			cb.Validator, cb.ValidatorKey = crypto.PubkeyToAddress(v.PubKey()), v.PubKey().SerializeCompressed()
+			// crypto.PublicKey, not v.PubKey(): the library's method
+			// decompresses its key table on first use, which would put
+			// milliseconds on every --dev start (issue 31).
+			pub := crypto.PublicKey(v)
+			cb.Validator, cb.ValidatorKey = crypto.PubkeyToAddress(pub), pub.SerializeCompressed()
 		}
 		cb.P2PAddr = n.cfg.P2P.Listen()
+		cb.Receipts, cb.TxIndex, cb.History, cb.Pool, cb.Heads = n.backend, n.backend, n.backend, n.backend, n.backend
+		cb.Genesis = func() ([]byte, error) { return json.Marshal(n.cfg.Genesis) }
+		cb.Params = cometrpc.Params{
+			BlockMaxBytes: p2p.MaxFrameSize, // a proposal travels in one frame
+			// The evidence a block carries is part of its consensus data,
+			// which the extra-data limit bounds.
+			EvidenceMaxAgeBlocks: staking.MaxEvidenceAge, EvidenceMaxBytes: pos.MaxExtra,
+			BlockTime: n.cfg.BlockTime,
+		}
+		srv := cometrpc.New(q, cb)
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			srv.Run(n.stop)
+		}()
 		// Read-only public chain data, like the REST port: any web page
 		// (a wallet, a dashboard) may read it.
-		ls = append(ls, cometrpc.Listener(addr(*comet), cometrpc.New(q, cb),
+		ls = append(ls, cometrpc.Listener(addr(*comet), srv,
 			front.Options{CORSOrigins: []string{"*"}, BodyLimit: n.cfg.Ops.Limits.BodyBytes}))
 	}
 	return ls

@@ -7,7 +7,6 @@ import (
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node/fork"
-	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 )
 
@@ -41,7 +40,7 @@ func (n *Node) registerReset() {
 // store). Otherwise it becomes a fork of url at block (nil: its latest);
 // the chain ID stays the node's. Pending transactions are dropped.
 func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
-	f := n.fork
+	f := n.view.Fork()
 	f.Lock()
 	defer f.Unlock()
 	var g *chain.Genesis
@@ -62,10 +61,7 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 		return errors.New("node: reset of a closed node")
 	}
 	n.stopConsensusAndWait()
-	err := n.Chain.Reset(g)
-	if err == nil && g != nil {
-		f.Follow(up)
-	}
+	err := f.Reset(ctx, g, up, n.Chain.Reset, n.log)
 	if err == nil && n.dev != nil {
 		n.dev.Forget() // the snapshots' blocks are gone; the chosen coinbase too, as on a fresh node
 	}
@@ -80,27 +76,21 @@ func (n *Node) Reset(ctx context.Context, url string, block *uint64) error {
 }
 
 // Upstream returns the client of the chain's fork upstream (nil: no fork).
-func (n *Node) Upstream() *fork.Client { return n.fork.Upstream() }
+func (n *Node) Upstream() *fork.Client { return n.view.Upstream() }
 
 // openFork prepares cfg.Genesis for a fork (fork.Prepare), with a
 // deadline for the upstream.
-func openFork(cfg *Config) (*fork.State, error) {
+func openFork(cfg *Config, kv fork.Store) (*fork.State, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*fork.Timeout)
 	defer cancel()
-	return fork.Prepare(ctx, cfg.Genesis, cfg.Fork, cfg.Log)
+	return fork.Prepare(ctx, cfg.Genesis, cfg.Fork, kv, cfg.Log)
 }
 
 // registerFork adds the fork's and reset's methods.
 func (n *Node) registerFork() {
 	reset := n.cfg.Fork.Reset && !n.cfg.Public
 	if n.Upstream() != nil || reset { // a reset can make a chain a fork
-		n.backend.SetForkContents(func(ctx context.Context) (*types.Block, types.Receipts, uint64, error) {
-			if up := n.Upstream(); up != nil {
-				return up.BlockContents(ctx)
-			}
-			return nil, nil, 0, nil
-		})
-		fork.Forward(n.RPC, n.Chain, n.Upstream)
+		fork.Forward(n.RPC, n.Chain, n.view.Upstream)
 	}
 	if reset {
 		n.registerReset()

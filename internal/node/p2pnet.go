@@ -33,7 +33,7 @@ func (n *Node) startNetwork() error {
 		driver = nodeConsensus{n}
 	}
 	nn, err := p2pnet.Start(n.cfg.P2P, p2pnet.Deps{Chain: n.Chain, Pool: n.Pool, Validator: n.cfg.Validator, Validators: vals,
-		Consensus: driver, Inserted: n.pool.Reset, FDBudget: n.cfg.p2pFDs(), Log: n.log})
+		Consensus: driver, Inserted: n.pool.Reset, FDBudget: n.cfg.p2pFDs(), Public: n.cfg.Public, Log: n.log})
 	if err != nil {
 		return err
 	}
@@ -110,6 +110,14 @@ func (n *Node) onValidated(b *types.Block) {
 type nodeNetwork struct{ n *Node }
 
 var _ backend.Network = nodeNetwork{}
+
+// Peers lists the connected peers; none before the node joins a network.
+func (nw nodeNetwork) Peers() []backend.PeerInfo {
+	if nn := nw.n.net.Load(); nn != nil {
+		return nn.Peers()
+	}
+	return nil
+}
 
 func (nw nodeNetwork) PeerCount() int {
 	if nn := nw.n.net.Load(); nn != nil {

@@ -190,7 +190,8 @@ type SDKHeader struct {
 
 func (SDKHeader) ProtoName() string { return "cosmos.base.tendermint.v1beta1.Header" }
 
-// Data holds a block's transactions in their network encoding.
+// Data holds a block's transactions as CometBFT carries them: each one
+// Cosmos EVM's TxRaw around the Ethereum transaction (CosmosTx).
 type Data struct {
 	Txs [][]byte `pb:"1,txs"`
 }
@@ -379,13 +380,7 @@ func (q *Querier) block(b *types.Block) (*BlockID, *TMBlock, *SDKBlock) {
 	if h.Number == 0 {
 		tm.LastBlockID = BlockID{}
 	}
-	data := Data{Txs: [][]byte{}}
-	for _, tx := range b.Transactions() {
-		enc, err := tx.MarshalBinary()
-		if err == nil {
-			data.Txs = append(data.Txs, enc)
-		}
-	}
+	data := Data{Txs: BlockTxs(b)}
 	sdk := SDKHeader{
 		Version: tm.Version, ChainID: tm.ChainID, Height: tm.Height, Time: tm.Time, LastBlockID: tm.LastBlockID,
 		DataHash: tm.DataHash, AppHash: tm.AppHash, LastResultsHash: tm.LastResultsHash,
@@ -448,4 +443,21 @@ func (q *Querier) GetValidatorSetByHeight(_ context.Context, r *GetValidatorSetB
 		return nil, err
 	}
 	return &GetValidatorSetByHeightResponse{BlockHeight: r.Height, Validators: vs, Pagination: pr}, nil
+}
+
+// BlockTxs renders b's transactions as CometBFT block data (CosmosTx). A
+// transaction whose sender cannot be recovered, or that cannot be encoded,
+// cannot be in a valid block; it is left out rather than fail the block.
+func BlockTxs(b *types.Block) [][]byte {
+	out := make([][]byte, 0, len(b.Transactions()))
+	for _, tx := range b.Transactions() {
+		from, err := types.Sender(tx)
+		if err != nil {
+			continue
+		}
+		if enc, err := CosmosTx(tx, from); err == nil {
+			out = append(out, enc)
+		}
+	}
+	return out
 }

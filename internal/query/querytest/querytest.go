@@ -340,3 +340,15 @@ func (f *Fake) AddBlock() {
 	h := &types.Header{Number: parent.Number() + 1, Time: parent.Time() + 2, ParentHash: parent.Hash(), Coinbase: Addr(7), GasLimit: 30_000_000}
 	f.blocks = append(f.blocks, types.NewBlockWithHeader(h))
 }
+
+// AddBlockWith extends the chain by a block holding txs (at a 1 gwei base
+// fee), moving the head, and returns it.
+func (f *Fake) AddBlockWith(txs ...*types.Transaction) *types.Block {
+	parent := f.Head()
+	h := &types.Header{Number: parent.Number() + 1, Time: parent.Time() + 2, ParentHash: parent.Hash(), Coinbase: Addr(7),
+		GasLimit: 30_000_000, BaseFee: uint256.NewInt(1_000_000_000)}
+	h.Root[0] = byte(h.Number + 1)
+	b := types.NewBlock(h, &types.Body{Transactions: txs})
+	f.blocks = append(f.blocks, b)
+	return b
+}
