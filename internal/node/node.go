@@ -119,6 +119,11 @@ type Config struct {
 	// mining control. Never with Public. It keeps every state, as a
 	// snapshot may return to any block.
 	DevTools bool
+	// DevNoMining starts the test helpers with automine and interval
+	// mining off (anvil's --no-mining): blocks come only from evm_mine and
+	// its kin. DevAutoImpersonate starts them impersonating every address
+	// (--auto-impersonate).
+	DevNoMining, DevAutoImpersonate bool
 
 	faults faults // a test's injected failures (health.go)
 }
