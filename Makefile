@@ -6,7 +6,7 @@ BIN      := bin/chaind
 VERSION  ?= 1.0.0-dev
 LDFLAGS  := -X github.com/chaind/chaind/internal/version.Binary=$(VERSION)
 
-.PHONY: build test unit conformance hardhat bench bench-staking peerbench rpcbench evmbench fmt vet fuzz-seeds sim e2e e2e-net soak-attacks
+.PHONY: build test unit conformance hardhat foundry bench bench-staking peerbench rpcbench evmbench fmt vet fuzz-seeds sim e2e e2e-net soak-attacks
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/chaind
@@ -14,7 +14,7 @@ build:
 # Everything CI checks: formatting, vet, unit tests (fuzz seeds included),
 # the 60 s attack soak, every conformance runner over the shared vectors
 # when they exist, then the end-to-end suite (e2e).
-test: vet unit soak-attacks conformance e2e hardhat e2e-net
+test: vet unit soak-attacks conformance e2e hardhat foundry e2e-net
 
 unit:
 	@fmtout=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -61,6 +61,14 @@ hardhat:
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "hardhat: FAILED — node and npm (Node >= 20) are required"; exit 1; }
 	cd testdata/hardhat && npm ci --no-audit --no-fund && node run.mjs
 
+# A Foundry project (forge from npm @foundry-rs/forge, solc-js as its
+# compiler): forge script --broadcast with a CREATE2 deployment, then
+# forge test --fork-url, against a chaind --dev node. About 2 minutes
+# with npm ci on a loaded 2-core machine.
+foundry:
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "foundry: FAILED — node and npm (Node >= 20) are required"; exit 1; }
+	cd testdata/foundry && npm ci --no-audit --no-fund && node run.mjs
+
 # Partitions of a 4-validator network in network namespaces the test
 # creates (ip netns + veth; root only). Elsewhere it says SKIPPED.
 e2e-net:
@@ -89,15 +97,18 @@ netbench:
 syncbench:
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkSyncVsImport$$' -benchtime 1x -timeout 0 ./internal/node $(SYNCBENCH_ARGS)
 
-# The node at scale: for each count in SCALEBENCH_ACCOUNTS a genesis of that
-# many funded accounts (and a tenth as many ERC-20 holders) is initialised
-# and a node on it measured (chaind bench state: data directory, start,
+# The node at scale beside go-ethereum: for each count in SCALEBENCH_ACCOUNTS
+# a genesis of that many funded accounts (and a tenth as many ERC-20 holders)
+# is initialised for chaind and for geth --dev (GETH_VERSIONS, default v1.16.9
+# v1.17.10, built once into the cache; "none": chaind alone), and the nodes are
+# measured in alternating rounds (chaind bench state: data directory, start,
 # RSS idle and after a transfer load, eth_getBalance/eth_call p50/p99,
-# committed tx/s and Mgas/s, pruning pauses, restart).
+# committed tx/s and Mgas/s, pruning pauses, restart; medians and ratios).
+# SCALEBENCH_ARGS='--rounds 3 --cache 512 --dir DIR' go to chaind bench state.
 SCALEBENCH_ACCOUNTS ?= 100000 1000000
 .PHONY: scalebench
-scalebench: build
-	@for n in $(SCALEBENCH_ACCOUNTS); do echo "== chaind bench state --accounts $$n"; ./$(BIN) bench state --accounts $$n $(SCALEBENCH_ARGS) || exit 1; done
+scalebench:
+	SCALEBENCH_ARGS='$(SCALEBENCH_ARGS)' bash internal/peerbench/scalebench.sh $(SCALEBENCH_ACCOUNTS)
 
 # The store against Pebble and bbolt: random writes, random reads, range
 # scans, fsync'd batch commits; engines alternate in every round. Its own

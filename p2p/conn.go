@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"bytes"
 	"crypto/cipher"
 	"crypto/rand"
 	"crypto/sha256"
@@ -12,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/version"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"golang.org/x/crypto/chacha20poly1305"
 	"golang.org/x/crypto/curve25519"
@@ -19,8 +21,9 @@ import (
 )
 
 // ProtocolVersion is the version of this wire protocol. Peers of another
-// version are refused at the handshake.
-const ProtocolVersion = 2
+// version are refused at the handshake. 3: the hello states the node's
+// release and the network's minVersion.
+const ProtocolVersion = 3
 
 // MaxFrameSize caps the plaintext of one frame. A peer announcing a larger
 // frame is sending invalid data.
@@ -35,6 +38,10 @@ var (
 	ErrChainMismatch   = errors.New("p2p: chain ID mismatch")
 	ErrGenesisMismatch = errors.New("p2p: genesis hash mismatch")
 	ErrBadKeyExchange  = errors.New("p2p: bad key exchange")
+	// ErrBelowMinVersion refuses a peer that runs a release below the
+	// network's minVersion, or a peer whose chain requires one above
+	// this node's release.
+	ErrBelowMinVersion = errors.New("p2p: release below the network's minVersion")
 )
 
 // Hello is what each side states, encrypted, right after the key
@@ -44,11 +51,19 @@ type Hello struct {
 	Version    uint32
 	ChainID    uint64
 	Genesis    [32]byte
-	ListenPort uint16   // 0: does not accept connections
-	Signature  [65]byte // R || S || V over keccak256(challenge)
+	ListenPort uint16 // 0: does not accept connections
+	// Software is the sender's release (chaind version) and MinVersion
+	// the lowest release its chain's head admits ("" none); each at most
+	// versionField bytes.
+	Software, MinVersion string
+	Signature            [65]byte // R || S || V over keccak256(challenge)
 }
 
-const helloSize = 4 + 8 + 32 + 2 + 65
+// versionField is the fixed size of a release string in the hello, padded
+// with zero bytes (the staking parameters allow 64).
+const versionField = 64
+
+const helloSize = 4 + 8 + 32 + 2 + 2*versionField + 65
 
 // helloFrameSize is the whole greeting on the wire after the key exchange:
 // the hello's ciphertext and tag (127 bytes). Until the handshake is done
@@ -62,7 +77,27 @@ func (h *Hello) encode() []byte {
 	b = binary.BigEndian.AppendUint64(b, h.ChainID)
 	b = append(b, h.Genesis[:]...)
 	b = binary.BigEndian.AppendUint16(b, h.ListenPort)
+	for _, s := range []string{h.Software, h.MinVersion} {
+		var f [versionField]byte
+		copy(f[:], s)
+		b = append(b, f[:]...)
+	}
 	return append(b, h.Signature[:]...)
+}
+
+// versionOf reads a zero-padded release field: printable ASCII, then only
+// zero bytes.
+func versionOf(f []byte) (string, error) {
+	n := bytes.IndexByte(f, 0)
+	if n < 0 {
+		n = len(f)
+	}
+	for i, c := range f {
+		if (i < n && (c < 0x21 || c > 0x7e)) || (i >= n && c != 0) {
+			return "", fmt.Errorf("%w: release field %q", ErrBadHello, f)
+		}
+	}
+	return string(f[:n]), nil
 }
 
 // DecodeHello parses a hello frame's plaintext.
@@ -75,14 +110,56 @@ func DecodeHello(b []byte) (Hello, error) {
 	h.ChainID = binary.BigEndian.Uint64(b[4:])
 	copy(h.Genesis[:], b[12:44])
 	h.ListenPort = binary.BigEndian.Uint16(b[44:])
-	copy(h.Signature[:], b[46:])
+	var err error
+	if h.Software, err = versionOf(b[46 : 46+versionField]); err != nil {
+		return Hello{}, err
+	}
+	if h.MinVersion, err = versionOf(b[46+versionField : 46+2*versionField]); err != nil {
+		return Hello{}, err
+	}
+	copy(h.Signature[:], b[46+2*versionField:])
 	return h, nil
 }
 
-// Chain says which network a node belongs to; peers must agree on all of it.
+// Chain says which network a node belongs to; peers must agree on all of
+// it. Software is this node's release ("": this binary's, version.Binary);
+// MinVersion, if set, returns the
+// lowest release the network admits now (the minVersion at its chain's
+// head). A peer below it is refused, and so is this node by a peer whose
+// chain admits none as low as this node's release (each side says so,
+// naming both releases, with ErrBelowMinVersion).
 type Chain struct {
-	ChainID uint64
-	Genesis [32]byte
+	ChainID    uint64
+	Genesis    [32]byte
+	Software   string
+	MinVersion func() string
+}
+
+// software is this node's release.
+func (c Chain) software() string {
+	if c.Software == "" {
+		return version.Binary
+	}
+	return c.Software
+}
+
+// minVersion is the chain's current minVersion ("" none).
+func (c Chain) minVersion() string {
+	if c.MinVersion == nil {
+		return ""
+	}
+	return c.MinVersion()
+}
+
+// checkRelease applies the minVersion rule to a peer's hello.
+func (c Chain) checkRelease(hello Hello) error {
+	if min := c.minVersion(); version.Below(hello.Software, min) {
+		return fmt.Errorf("%w: the peer runs chaind %q, below the network's minVersion %s; it must upgrade", ErrBelowMinVersion, hello.Software, min)
+	}
+	if version.Below(c.software(), hello.MinVersion) {
+		return fmt.Errorf("%w: this node runs chaind %s and the peer's chain requires minVersion %s; start chaind %s or later", ErrBelowMinVersion, c.software(), hello.MinVersion, hello.MinVersion)
+	}
+	return nil
 }
 
 // secureConn frames and encrypts a TCP connection with ChaCha20-Poly1305,
@@ -244,6 +321,15 @@ func handshake(conn net.Conn, key *secp256k1.PrivateKey, chain Chain, listenPort
 	return handshakeWith(conn, eph, key, chain, listenPort)
 }
 
+// clip fits a release string into its hello field; one that does not fit
+// is not a release (the staking parameters refuse it).
+func clip(s string) string {
+	if len(s) > versionField {
+		return s[:versionField]
+	}
+	return s
+}
+
 // ephemeral is a session's X25519 key pair.
 type ephemeral struct {
 	priv [32]byte
@@ -287,7 +373,7 @@ func handshakeWith(conn net.Conn, eph ephemeral, key *secp256k1.PrivateKey, chai
 	sc := &secureConn{conn: conn, r: conn, send: send, recv: recv, limit: helloSize}
 	digest := crypto.Keccak256(challenge[:])
 	ours := Hello{Version: ProtocolVersion, ChainID: chain.ChainID, Genesis: chain.Genesis, ListenPort: listenPort,
-		Signature: crypto.Sign(digest, key)}
+		Software: clip(chain.software()), MinVersion: clip(chain.minVersion()), Signature: crypto.Sign(digest, key)}
 	go func() { werr <- sc.writeFrame(ours.encode()) }()
 	frame, err := sc.readFrame()
 	if err != nil {
@@ -311,6 +397,9 @@ func handshakeWith(conn net.Conn, eph ephemeral, key *secp256k1.PrivateKey, chai
 		return nil, ID{}, Hello{}, fmt.Errorf("%w: peer is on %d, we are on %d", ErrChainMismatch, hello.ChainID, chain.ChainID)
 	case hello.Genesis != chain.Genesis:
 		return nil, ID{}, Hello{}, fmt.Errorf("%w: peer has %x, we have %x", ErrGenesisMismatch, hello.Genesis, chain.Genesis)
+	}
+	if err := chain.checkRelease(hello); err != nil {
+		return nil, ID{}, Hello{}, err
 	}
 	sc.limit = 0 // authenticated from here on: full frames
 	return sc, ID(id), hello, nil

@@ -73,6 +73,11 @@ type Config struct {
 	// Connected and Disconnected are told about every peer that comes
 	// and goes. They must not block.
 	Connected, Disconnected func(ID)
+	// Incompatible is told of every handshake refused by the minVersion
+	// rule (ErrBelowMinVersion), on either side, for the operator's log:
+	// unlike a dropped connection, it does not heal by itself. It must
+	// not block.
+	Incompatible func(error)
 }
 
 // Handler takes a message of a topic from a peer. It runs on that peer's
@@ -126,6 +131,8 @@ type Host struct {
 	cache  *frameCache
 	wants  wantSet
 	stats  struct{ pushed, announced, wanted, served, duplicates atomic.Uint64 }
+	// traffic counts the peers' frame bytes by topic (traffic.go).
+	traffic traffic
 
 	ln      net.Listener
 	port    uint16
@@ -402,6 +409,9 @@ func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr, done func()) (*pee
 	done()
 	if err != nil {
 		c.Close()
+		if errors.Is(err, ErrBelowMinVersion) && h.cfg.Incompatible != nil {
+			h.cfg.Incompatible(fmt.Errorf("%s: %w", c.RemoteAddr(), err))
+		}
 		return nil, err
 	}
 	c.SetDeadline(time.Time{})
@@ -425,7 +435,7 @@ func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr, done func()) (*pee
 		}
 	}
 	p := newPeer(id, sc, inbound, dialedBy, listen)
-	p.maxQueue, p.slow = int64(h.cfg.MaxQueueBytes), h.dropSlow
+	p.maxQueue, p.slow, p.traffic = int64(h.cfg.MaxQueueBytes), h.dropSlow, &h.traffic
 	h.askPeers(p) // before the peer is live, so that its answer is expected
 	live, err := h.add(p)
 	if err != nil || live != p {
@@ -528,6 +538,7 @@ func (h *Host) read(p *peer) error {
 		if err != nil {
 			return err
 		}
+		h.traffic.recv[trafficSlot(frame)].Add(uint64(len(frame) + frameOverhead))
 		m, err := decodeMessage(frame)
 		if err != nil {
 			return err

@@ -70,8 +70,8 @@ func startHost(t *testing.T, cfg Config) (*Host, *inbox) {
 	if cfg.Key == nil {
 		cfg.Key = newKey(t)
 	}
-	if cfg.Chain == (Chain{}) {
-		cfg.Chain = testChain
+	if cfg.Chain.ChainID == 0 {
+		cfg.Chain.ChainID, cfg.Chain.Genesis = testChain.ChainID, testChain.Genesis
 	}
 	cfg.ListenAddr = "127.0.0.1:0"
 	if cfg.Logf == nil {

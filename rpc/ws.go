@@ -70,7 +70,10 @@ func (v *view) serveWS(w http.ResponseWriter, r *http.Request, cfg WSConfig) {
 	// the front's values (the client's limits) carried over.
 	client := front.ClientFrom(r.Context()).Detach()
 	base := front.WithClient(context.WithoutCancel(r.Context()), client)
+	v.s.ws.open.Add(1)
+	v.s.ws.total.Add(1)
 	go func() {
+		defer v.s.ws.open.Add(-1)
 		defer client.Done()
 		v.runWS(base, c, cfg)
 	}()

@@ -56,6 +56,25 @@ func NewWithRemote(root types.Hash, db trie.Database, remote Remote) (*StateDB, 
 	return s, nil
 }
 
+// Keeper is a trie.Database that stores what a Remote supplied at once and
+// durably (Keep), not with the next block as Update does. What a remote
+// supplies is the remote's state, the same whichever block comes next, and
+// a restart must find it even when no block was made: a fork read and
+// restarted with its upstream down answers what it read before.
+type Keeper interface {
+	trie.Database
+	Keep(nodes *trie.NodeSet) error
+}
+
+// keep stores nodes fetched from a remote in db: durably at once when db
+// is a Keeper.
+func keep(db trie.Database, set *trie.NodeSet) error {
+	if k, ok := db.(Keeper); ok {
+		return k.Keep(set)
+	}
+	return db.Update(set)
+}
+
 // fetchProof stores the proof nodes of addr (and slots) in db.
 func fetchProof(db trie.Database, remote Remote, addr types.Address, slots []types.Hash) error {
 	nodes, err := remote.Prove(addr, slots)
@@ -66,7 +85,7 @@ func fetchProof(db trie.Database, remote Remote, addr types.Address, slots []typ
 	for _, n := range nodes {
 		set.Add(crypto.Keccak256(n), n)
 	}
-	return db.Update(set)
+	return keep(db, set)
 }
 
 // withRemote runs op and, when it stops at a missing node and the state
@@ -100,7 +119,7 @@ func (s *StateDB) remoteCode(addr types.Address, h types.Hash) ([]byte, error) {
 	}
 	set := trie.NewNodeSet()
 	set.Add(h, code)
-	if err := s.db.Update(set); err != nil {
+	if err := keep(s.db, set); err != nil {
 		return nil, err
 	}
 	return code, nil

@@ -1,31 +1,22 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"math/rand"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/chaind/chaind/internal/chain"
-	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
 	"github.com/chaind/chaind/internal/devload"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/holiman/uint256"
 )
 
 // benchState measures the node at a given state size: a --dev genesis
@@ -35,27 +26,40 @@ import (
 // start to first answer, RSS idle and after a transfer load, eth_getBalance
 // and eth_call (balanceOf) latency over random existing keys, committed
 // tx/s and Mgas/s, the pruning pauses the node observed, and a restart.
+//
+// With --geth, go-ethereum nodes (`geth --dev` on a datadir initialised
+// with the same allocation) are measured the same way beside it. Every
+// round starts each node on a fresh copy of its initialised data
+// directory, in alternating order, so all see the same machine load; the
+// table gives the medians and the median of the per-round ratios.
 func benchState(args []string) int {
 	fs := flag.NewFlagSet("chaind bench state", flag.ContinueOnError)
-	accounts := fs.Int("accounts", 100_000, "generated funded accounts beside the dev ones")
-	holders := fs.Int("holders", -1, "ERC-20 holders in the token's storage (default: accounts/10)")
-	duration := fs.Duration("duration", 20*time.Second, "how long the transfer load runs (chaind bench dev)")
-	senders := fs.Int("senders", 16, "concurrent senders of the load")
-	reads := fs.Int("reads", 2000, "eth_getBalance and eth_call requests timed, each")
-	dir := fs.String("dir", "", "work directory (default: a temporary one, removed afterwards)")
+	var cfg scaleConfig
+	fs.IntVar(&cfg.accounts, "accounts", 100_000, "generated funded accounts beside the dev ones")
+	fs.IntVar(&cfg.holders, "holders", -1, "ERC-20 holders in the token's storage (default: accounts/10)")
+	fs.DurationVar(&cfg.duration, "duration", 60*time.Second, "how long the transfer load runs (chaind bench dev)")
+	fs.IntVar(&cfg.senders, "senders", 16, "concurrent senders of the load")
+	fs.IntVar(&cfg.reads, "reads", 2000, "eth_getBalance and eth_call requests timed, each")
+	rounds := fs.Int("rounds", 1, "rounds; each starts every node on a fresh copy of its initialised data directory")
+	dir := fs.String("dir", "", "work directory; the initialised data directories are kept there and reused by a later run with the same --accounts and --holders (default: a temporary one, removed afterwards)")
 	bin := fs.String("bin", "", "chaind binary to start (default: this one)")
+	cache := fs.Int("cache", 0, "--cache (MiB) of the chaind node (default: its own)")
+	geths := fs.String("geth", "", "go-ethereum binaries (comma-separated) measured beside chaind: geth --dev on the same allocation")
+	gethCache := fs.Int("geth.cache", 0, "--cache (MiB) of the geth nodes (default: geth's own)")
 	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
 		return code
 	}
-	if *holders < 0 {
-		*holders = *accounts / 10
+	if cfg.holders < 0 {
+		cfg.holders = cfg.accounts / 10
 	}
 	if code, ok := checkArgs(fs.Name(),
-		check{*accounts < 1, "--accounts must be at least 1"},
-		check{*holders < 1, "--holders must be at least 1"},
-		check{*duration <= 0, "--duration must be positive"},
-		check{*senders < 1, "--senders must be at least 1"},
-		check{*reads < 1, "--reads must be at least 1"},
+		check{cfg.accounts < 1, "--accounts must be at least 1"},
+		check{cfg.holders < 1, "--holders must be at least 1"},
+		check{cfg.duration <= 0, "--duration must be positive"},
+		check{cfg.senders < 1, "--senders must be at least 1"},
+		check{cfg.reads < 1, "--reads must be at least 1"},
+		check{*rounds < 1, "--rounds must be at least 1"},
+		check{*cache < 0 || *gethCache < 0, "--cache and --geth.cache must not be negative"},
 		noArgs(fs),
 	); !ok {
 		return code
@@ -71,120 +75,216 @@ func benchState(args []string) int {
 			return fail(err)
 		}
 		defer os.RemoveAll(work)
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		return fail(err)
 	}
-	datadir := filepath.Join(work, "data")
-
 	dev, err := buildDev(devFlags{accounts: 10, balance: "10000", mnemonic: hd.DevMnemonic}, 0)
 	if err != nil {
 		return fail(err)
 	}
-	g := dev.Genesis
-	t0 := time.Now()
-	gpath := filepath.Join(work, "genesis.json")
-	addrs, err := writeScaleGenesis(gpath, g, *accounts, *holders)
-	if err != nil {
-		return fail(err)
-	}
-	fmt.Printf("genesis: %d generated accounts, %d token holders, written in %s\n", *accounts, *holders, time.Since(t0).Round(time.Millisecond))
+	cfg.genesis = dev.Genesis
+	cfg.work = work
 
-	initCmd := exec.Command(exe, "init", "--genesis", gpath, "--datadir", datadir)
-	t0 = time.Now()
-	if out, err := initCmd.CombinedOutput(); err != nil {
-		return fail(fmt.Errorf("chaind init: %v\n%s", err, out))
-	}
-	initTook := time.Since(t0)
-	initRSS := initCmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
-	initBytes := dirBytes(datadir)
-	fmt.Printf("chaind init: %s, peak RSS %s, data directory %s\n", initTook.Round(time.Millisecond), mib(uint64(initRSS)), mib(initBytes))
-
-	nodeArgs := []string{"--datadir", datadir, "--validator-key", hex.EncodeToString(dev.Validator.Serialize()),
-		"--block-time", "1s", "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1",
-		"--explorer.port", "-1", "--metrics", "--metrics.port", "0", "--log-level", "info",
-		// Pruning passes every 16 blocks, so a short load sees some.
-		"--state.history", "16"}
-	start := func() (*devload.Proc, time.Duration, error) {
-		t := time.Now()
-		p, err := devload.StartWithin(10*time.Minute, exe, nodeArgs...)
+	sides := []*scaleSide{chaindSide(exe, dev.Validator.Serialize(), *cache)}
+	for _, g := range strings.Split(*geths, ",") {
+		if g = strings.TrimSpace(g); g == "" {
+			continue
+		}
+		side, err := gethSide(g, *gethCache)
 		if err != nil {
-			return nil, 0, err
+			return fail(err)
 		}
-		c := devload.NewClient(p.URL)
-		for {
-			if _, err := c.BlockNumber(); err == nil {
-				return p, time.Since(t), nil
-			}
-			if time.Since(t) > 5*time.Minute {
-				p.Kill()
-				return nil, 0, fmt.Errorf("no answer within 5 minutes")
-			}
-			time.Sleep(time.Millisecond)
+		sides = append(sides, side)
+	}
+	fmt.Printf("bench state: %d accounts, %d token holders, %d round(s) of %s load from %d senders; %s; load average %s\n",
+		cfg.accounts, cfg.holders, *rounds, cfg.duration, cfg.senders, sideNames(sides), loadAvg())
+	for _, s := range sides {
+		if err := s.prepare(&cfg); err != nil {
+			return fail(fmt.Errorf("%s: %w", s.name, err))
 		}
 	}
-	p, startTook, err := start()
+	addrs := scaleAddrs(cfg.accounts)
+	for r := 1; r <= *rounds; r++ {
+		order := append([]*scaleSide(nil), sides...)
+		if r%2 == 0 { // even rounds run the peers first
+			for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
+				order[i], order[j] = order[j], order[i]
+			}
+		}
+		for _, s := range order {
+			fmt.Printf("== round %d: %s (load average %s)\n", r, s.name, loadAvg())
+			res, err := s.round(&cfg, addrs)
+			if err != nil {
+				return fail(fmt.Errorf("round %d, %s: %w", r, s.name, err))
+			}
+			s.rounds = append(s.rounds, res)
+			fmt.Printf("summary %s accounts=%d holders=%d start=%s rss_idle=%s rss_load=%s getBalance_p50=%s p99=%s call_p50=%s p99=%s tx/s=%.0f Mgas/s=%.1f restart=%s datadir=%s prune=%s\n",
+				s.name, cfg.accounts, cfg.holders, res.start.Round(time.Millisecond), mib(res.idle), mib(res.loaded), res.bal.pct(50), res.bal.pct(99),
+				res.call.pct(50), res.call.pct(99), res.txs, res.mgas, res.restart.Round(time.Millisecond), mib(res.bytes), res.pauses)
+		}
+	}
+	fmt.Println()
+	printScaleTable(os.Stdout, &cfg, sides, *rounds)
+	return 0
+}
+
+// scaleConfig is what every side of a run shares.
+type scaleConfig struct {
+	accounts, holders, senders, reads int
+	duration                          time.Duration
+	genesis                           *chain.Genesis
+	work                              string
+}
+
+// scaleRound is one round's figures of one node.
+type scaleRound struct {
+	start, restart time.Duration
+	idle, loaded   uint64 // RSS
+	bal, call      latencies
+	txs, mgas      float64 // committed per second
+	bytes          uint64  // data directory after the load and the restart
+	pauses         string  // pruning pauses the node reports (chaind)
+}
+
+// scaleSide is one node under test: how its data directory is
+// initialised and how it is started on a copy.
+type scaleSide struct {
+	name string
+	// initialise writes the genesis file(s) it needs into cfg.work and
+	// initialises dir; it returns the command it ran (for its peak RSS).
+	initialise func(cfg *scaleConfig, dir string) (*exec.Cmd, error)
+	// spawn starts the node on datadir; the caller waits for its answer.
+	spawn func(cfg *scaleConfig, datadir string) (*devload.Proc, error)
+	// pauses reads the pruning pauses from a running node ("" if it has
+	// no such figure).
+	pauses func(p *devload.Proc) string
+
+	initDir            string
+	initTook           time.Duration
+	initRSS, initBytes uint64
+	rounds             []scaleRound
+}
+
+// prepare initialises the side's data directory, or reuses one a run
+// with the same state size left in the work directory.
+func (s *scaleSide) prepare(cfg *scaleConfig) error {
+	s.initDir = filepath.Join(cfg.work, s.name+"-init")
+	marker := filepath.Join(s.initDir, ".scale-state")
+	want := fmt.Sprintf("accounts=%d holders=%d\n", cfg.accounts, cfg.holders)
+	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
+		s.initBytes = dirBytes(s.initDir)
+		fmt.Printf("%s: reusing %s (%s)\n", s.name, s.initDir, mib(s.initBytes))
+		return nil
+	}
+	if err := os.RemoveAll(s.initDir); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	cmd, err := s.initialise(cfg, s.initDir)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	fmt.Printf("start to first eth_blockNumber: %s\n", startTook.Round(time.Millisecond))
+	s.initTook = time.Since(t0)
+	s.initRSS = maxRSS(cmd)
+	s.initBytes = dirBytes(s.initDir)
+	fmt.Printf("%s init: %s, peak RSS %s, data directory %s\n", s.name, s.initTook.Round(time.Millisecond), mib(s.initRSS), mib(s.initBytes))
+	return os.WriteFile(marker, []byte(want), 0o644)
+}
+
+// boot starts the node on datadir and waits for its first answer; the
+// time is from the process start.
+func (s *scaleSide) boot(cfg *scaleConfig, datadir string) (*devload.Proc, time.Duration, error) {
+	t := time.Now()
+	p, err := s.spawn(cfg, datadir)
+	if err != nil {
+		return nil, 0, err
+	}
+	c := devload.NewClient(p.URL)
+	for {
+		if _, err := c.BlockNumber(); err == nil {
+			return p, time.Since(t), nil
+		}
+		select {
+		case <-p.Exited():
+			return nil, 0, fmt.Errorf("exited before answering: %s", tail(p.Log(), 2000))
+		default:
+		}
+		if time.Since(t) > 10*time.Minute {
+			p.Kill()
+			return nil, 0, errors.New("no answer within 10 minutes")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// round measures the node on a fresh copy of its initialised directory.
+func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRound, err error) {
+	datadir := filepath.Join(cfg.work, s.name+"-run")
+	if err := os.RemoveAll(datadir); err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(datadir)
+	if out, err := exec.Command("cp", "-a", s.initDir, datadir).CombinedOutput(); err != nil {
+		return res, fmt.Errorf("copying the data directory: %v: %s", err, out)
+	}
+	p, took, err := s.boot(cfg, datadir)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if p != nil {
+			p.Stop(time.Minute)
+		}
+	}()
+	res.start = took
+	fmt.Printf("start to first eth_blockNumber: %s\n", took.Round(time.Millisecond))
 	time.Sleep(3 * time.Second)
-	idle, _ := p.RSS()
-	fmt.Printf("RSS idle: %s\n", mib(idle))
+	res.idle, _ = p.RSS()
 
 	c := devload.NewClient(p.URL)
 	rng := rand.New(rand.NewSource(1))
-	bal, err := timeCalls(*reads, func() error {
+	if res.bal, err = timeCalls(cfg.reads, func() error {
 		var out string
 		return c.Call(&out, "eth_getBalance", addrs[rng.Intn(len(addrs))].Hex(), "latest")
-	})
-	if err != nil {
-		p.Stop(10 * time.Second)
-		return fail(fmt.Errorf("eth_getBalance: %w", err))
+	}); err != nil {
+		return res, fmt.Errorf("eth_getBalance: %w", err)
 	}
-	call, err := timeCalls(*reads, func() error {
+	if res.call, err = timeCalls(cfg.reads, func() error {
 		var out string
-		data := "0x" + hex.EncodeToString(devload.BalanceOfData(addrs[rng.Intn(*holders)]))
+		data := "0x" + hex.EncodeToString(devload.BalanceOfData(addrs[rng.Intn(cfg.holders)]))
 		return c.Call(&out, "eth_call", map[string]string{"to": devload.TokenAddress.Hex(), "data": data}, "latest")
-	})
-	if err != nil {
-		p.Stop(10 * time.Second)
-		return fail(fmt.Errorf("eth_call: %w", err))
+	}); err != nil {
+		return res, fmt.Errorf("eth_call: %w", err)
 	}
-	fmt.Printf("eth_getBalance: p50 %s p99 %s; eth_call balanceOf: p50 %s p99 %s (%d random existing keys each)\n",
-		bal.pct(50), bal.pct(99), call.pct(50), call.pct(99), *reads)
 
-	from, _ := c.BlockNumber()
-	t0 = time.Now()
-	if code := benchDev([]string{"--url", p.URL, "--duration", duration.String(), "--senders", strconv.Itoa(*senders), "--block-time", "1s"}); code != 0 {
-		p.Stop(10 * time.Second)
-		return code
-	}
-	to, _ := c.BlockNumber()
-	txs, gas, span := loadSpan(c, from+1, to, *senders)
-	fmt.Printf("load: blocks %d..%d, %d transactions, %.0f tx/s and %.1f Mgas/s committed (over the %.0fs of blocks the load filled)\n",
-		from+1, to, txs, float64(txs)/span, float64(gas)/span/1e6, span)
-	loaded, _ := p.RSS()
-	fmt.Printf("RSS after the load: %s\n", mib(loaded))
-	pauses := "none observed"
-	if addr := p.Addr("metrics", 2*time.Second); addr != "" {
-		pauses = prunePauses("http://" + addr + "/metrics")
-	}
-	fmt.Printf("pruning pauses: %s\n", pauses)
-	for _, line := range strings.Split(p.Log(), "\n") {
-		if strings.Contains(line, "prun") && strings.Contains(line, "level=ERROR") {
-			fmt.Println("node:", line)
-		}
-	}
-	p.Stop(30 * time.Second)
-
-	p, restartTook, err := start()
+	from, err := c.BlockNumber()
 	if err != nil {
-		return fail(err)
+		return res, err
 	}
-	p.Stop(30 * time.Second)
-	fmt.Printf("restart after the load: %s; data directory %s\n", restartTook.Round(time.Millisecond), mib(dirBytes(datadir)))
-	fmt.Printf("summary accounts=%d holders=%d init=%s datadir=%s start=%s rss_idle=%s rss_load=%s getBalance_p50=%s p99=%s call_p50=%s p99=%s tx/s=%.0f Mgas/s=%.1f restart=%s prune=%s (took %s)\n",
-		*accounts, *holders, initTook.Round(time.Millisecond), mib(initBytes), startTook.Round(time.Millisecond), mib(idle), mib(loaded),
-		bal.pct(50), bal.pct(99), call.pct(50), call.pct(99), float64(txs)/span, float64(gas)/span/1e6, restartTook.Round(time.Millisecond), pauses, time.Since(t0).Round(time.Second))
-	return 0
+	if code := benchDev([]string{"--url", p.URL, "--duration", cfg.duration.String(), "--senders", strconv.Itoa(cfg.senders), "--block-time", "1s"}); code != 0 {
+		return res, fmt.Errorf("the transfer load failed (chaind bench dev exit %d): %s", code, tail(p.Log(), 2000))
+	}
+	to, err := c.BlockNumber()
+	if err != nil {
+		return res, err
+	}
+	txs, gas, span := loadSpan(c, from+1, to, cfg.senders)
+	res.txs, res.mgas = float64(txs)/span, float64(gas)/span/1e6
+	res.loaded, _ = p.RSS()
+	res.pauses = "-"
+	if s.pauses != nil {
+		res.pauses = s.pauses(p)
+	}
+	if err := p.Stop(time.Minute); err != nil {
+		fmt.Printf("stop: %v\n", err)
+	}
+	if p, res.restart, err = s.boot(cfg, datadir); err != nil {
+		return res, fmt.Errorf("restart: %w", err)
+	}
+	p.Stop(time.Minute)
+	p = nil
+	res.bytes = dirBytes(datadir)
+	return res, nil
 }
 
 // loadSpan sums the transactions and gas of blocks from..to that carry
@@ -210,164 +310,20 @@ func loadSpan(c *devload.Client, from, to uint64, senders int) (txs, gas uint64,
 	return txs, gas, float64(max(last-first, 1))
 }
 
-// scaleAddress is generated account i.
-func scaleAddress(i int) types.Address {
-	var seed [8]byte
-	for k := range seed {
-		seed[k] = byte(uint64(i) >> (8 * k))
+// tail is the end of a node's log, for an error message.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
 	}
-	h := crypto.Keccak256(append([]byte("chaind-scale"), seed[:]...))
-	return types.Address(h[12:])
+	return s
 }
 
-// writeScaleGenesis writes g to path with n generated funded accounts
-// added to its allocation, and the load's ERC-20 token whose first holders
-// of them hold tokens; it returns the accounts. The file is written as it
-// is generated: 10M accounts never sit in memory as a genesis.
-func writeScaleGenesis(path string, g *chain.Genesis, n, holders int) ([]types.Address, error) {
-	raw, err := json.Marshal(g)
-	if err != nil {
-		return nil, err
+// loadAvg is the 1, 5 and 15 minute load averages: a figure measured at
+// load average 10 on a 2-core machine is a loaded figure.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
 	}
-	// The generated entries go first in the allocation object.
-	at := bytes.Index(raw, []byte(`"alloc":{`))
-	if at < 0 {
-		return nil, fmt.Errorf("genesis JSON without an allocation")
-	}
-	at += len(`"alloc":{`)
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	w.Write(raw[:at])
-	addrs := make([]types.Address, n)
-	for i := range addrs {
-		addrs[i] = scaleAddress(i)
-		fmt.Fprintf(w, `"%s":{"balance":"0x38d7ea4c68000"},`, addrs[i].Hex()) // 1e15 wei
-	}
-	fmt.Fprintf(w, `"%s":{"code":"0x%x","storage":{`, devload.TokenAddress.Hex(), devload.TokenRuntime())
-	amount := types.Hash(uint256.NewInt(1000).Bytes32())
-	for i := 0; i < holders; i++ {
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		fmt.Fprintf(w, `"%s":"%s"`, devload.TokenSlot(addrs[i%n]).Hex(), amount.Hex())
-	}
-	w.WriteString("}}")
-	if raw[at] != '}' { // the genesis's own allocations follow
-		w.WriteByte(',')
-	}
-	w.Write(raw[at:])
-	if err := errors.Join(w.Flush(), f.Close()); err != nil {
-		return nil, err
-	}
-	return addrs, nil
+	return "unknown"
 }
-
-// latencies are measured request times.
-type latencies []time.Duration
-
-func (l latencies) pct(p int) time.Duration {
-	if len(l) == 0 {
-		return 0
-	}
-	return l[min(len(l)*p/100, len(l)-1)].Round(time.Microsecond)
-}
-
-// timeCalls runs fn n times, one after another, and returns the sorted
-// times.
-func timeCalls(n int, fn func() error) (latencies, error) {
-	out := make(latencies, 0, n)
-	for i := 0; i < n; i++ {
-		t := time.Now()
-		if err := fn(); err != nil {
-			return nil, err
-		}
-		out = append(out, time.Since(t))
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out, nil
-}
-
-// prunePauses reads chaind_prune_pause_seconds from /metrics: how many
-// holds each kind made and the bucket bound under which 99% fell.
-func prunePauses(url string) string {
-	resp, err := http.Get(url)
-	if err != nil {
-		return "metrics unreadable: " + err.Error()
-	}
-	defer resp.Body.Close()
-	type hist struct {
-		les    []float64
-		counts []float64
-		total  float64
-	}
-	kinds := map[string]*hist{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "chaind_prune_pause_seconds_bucket{") {
-			continue
-		}
-		labels, val, _ := strings.Cut(line[len("chaind_prune_pause_seconds_bucket{"):], "} ")
-		var kind, le string
-		for _, kv := range strings.Split(labels, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			v = strings.Trim(v, `"`)
-			switch k {
-			case "kind":
-				kind = v
-			case "le":
-				le = v
-			}
-		}
-		n, _ := strconv.ParseFloat(val, 64)
-		h := kinds[kind]
-		if h == nil {
-			h = &hist{}
-			kinds[kind] = h
-		}
-		if le == "+Inf" {
-			h.total = n
-			continue
-		}
-		bound, _ := strconv.ParseFloat(le, 64)
-		h.les, h.counts = append(h.les, bound), append(h.counts, n)
-	}
-	var parts []string
-	for kind, h := range kinds {
-		if h.total == 0 {
-			continue
-		}
-		p99 := "over the largest bucket"
-		for i, c := range h.counts {
-			if c >= 0.99*h.total {
-				p99 = "≤ " + time.Duration(h.les[i]*float64(time.Second)).String()
-				break
-			}
-		}
-		parts = append(parts, fmt.Sprintf("%s: %.0f holds, p99 %s", kind, h.total, p99))
-	}
-	if len(parts) == 0 {
-		return "none observed (no pass ran during the load)"
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, "; ")
-}
-
-// dirBytes is the size of the files under dir.
-func dirBytes(dir string) uint64 {
-	var n uint64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				n += uint64(info.Size())
-			}
-		}
-		return nil
-	})
-	return n
-}
-
-func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

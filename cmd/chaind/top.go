@@ -73,7 +73,7 @@ func render(w io.Writer, url string, cur, prev *topSnapshot) {
 	fmt.Fprintf(w, "txpool    %-6.0f pending %.0f queued\n", v["chaind_txpool_pending"], v["chaind_txpool_queued"])
 	fmt.Fprintf(w, "consensus %-6.0f rounds  %.0f timeouts\n", v["chaind_consensus_rounds_total"], v["chaind_consensus_timeouts_total"])
 	fmt.Fprintf(w, "peers     %-6.0f store %.1f MiB\n", v["chaind_p2p_peers"], v["chaind_store_bytes"]/(1<<20))
-	fmt.Fprintf(w, "runtime   %-6.0f goroutines, heap %.1f MiB, %0.f GCs\n\n", v["go_goroutines"], v["go_heap_objects_bytes"]/(1<<20), v["go_gc_cycles_total"])
+	fmt.Fprintf(w, "runtime   %-6.0f goroutines, heap %.1f MiB, %0.f GCs\n\n", v["go_goroutines"], v["go_memstats_heap_alloc_bytes"]/(1<<20), v["go_gc_duration_seconds_count"])
 	type row struct {
 		method         string
 		ok, errs, rate float64

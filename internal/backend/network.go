@@ -23,7 +23,12 @@ type SyncProgress struct {
 // Validators describes the validator network: its nodes, the rules that
 // bind them and its consensus cycles.
 type Validators interface {
+	// Nodes lists the validators.
 	Nodes() []NodeInfo
+	// NodeList lists every node of the network this node knows of: the
+	// validators (Nodes), then the full and RPC nodes that announce
+	// themselves, by ID.
+	NodeList() []NodeInfo
 	NetworkAccount() (NetworkAccount, error)
 	// CycleInfo returns cycle n, or the latest when n is nil;
 	// ErrCycleNotFound for a cycle that has not started.
@@ -36,16 +41,21 @@ type Validators interface {
 // ErrCycleNotFound is returned for a cycle that has not started.
 var ErrCycleNotFound = errors.New("cycle info not found")
 
-// NodeInfo is one validator node.
+// NodeInfo is one node of the network.
 type NodeInfo struct {
+	// Kind is "validator", or "full" or "rpc" for a node that announced
+	// itself (package internal/protocol/nodes).
+	Kind string
 	// ID is the node's p2p ID, the address of its public key: with IP and
 	// Port it is the ID@host:port that --p2p.peers takes.
 	ID        []byte
 	IP        string
 	Port      int
 	PublicKey []byte // compressed secp256k1
-	// Operator is the validator's operator address and Status its state:
-	// "active", "standby", "syncing", "jailed" or "inactive".
+	// Operator is the validator's operator address (zero for other
+	// kinds) and Status its state: "active", "standby", "syncing",
+	// "jailed" or "inactive"; an announced node is "active", or
+	// "syncing" while it says it catches up.
 	Operator [20]byte
 	Status   string
 }

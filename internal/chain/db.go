@@ -141,6 +141,27 @@ func (db *DB) Update(set *trie.NodeSet) error {
 	return nil
 }
 
+// Keep implements state.Keeper: nodes and code a fork's upstream supplied
+// are written at once, in their own batch, rather than with the next
+// block. They are content-addressed and the upstream's, right whatever
+// block comes next, so nothing can be left inconsistent by writing them
+// early; and a fork restarted without having made a block still holds
+// what it read. A pruning pass running now keeps them, as it keeps every
+// node written while it marks.
+func (db *DB) Keep(set *trie.NodeSet) error {
+	var b store.Batch
+	var buf [maxKeyLen]byte
+	db.mu.Lock()
+	set.ForEach(func(hash [32]byte, blob []byte) {
+		if db.track != nil {
+			db.track[hash] = struct{}{}
+		}
+		b.Put(append(append(buf[:0], prefixNode...), hash[:]...), blob)
+	})
+	db.mu.Unlock()
+	return db.kv.Write(&b)
+}
+
 // Discard drops nodes written since the last WriteBlock, e.g. by a block
 // that failed validation after its state was committed.
 func (db *DB) Discard() {

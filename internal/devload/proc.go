@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Proc is a chaind child process.
+// Proc is a node child process: chaind, or a peer client's node.
 type Proc struct {
 	Cmd *exec.Cmd
 	URL string // JSON-RPC over HTTP
@@ -33,6 +33,38 @@ func Start(bin string, args ...string) (*Proc, error) {
 // StartWithin is Start waiting up to wait: a node on a large state takes
 // longer.
 func StartWithin(wait time.Duration, bin string, args ...string) (*Proc, error) {
+	addr := make(chan string, 1)
+	p, err := spawn(addr, bin, args...)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case a := <-addr:
+		p.URL = "http://" + a
+		return p, nil
+	case <-p.done:
+		return nil, fmt.Errorf("chaind exited before listening: %s", p.Log())
+	case <-time.After(wait):
+		p.Kill()
+		return nil, fmt.Errorf("chaind did not listen within %s: %s", wait, p.Log())
+	}
+}
+
+// StartPeer runs another client's node (go-ethereum...), which does not
+// log chaind's listener line, with its JSON-RPC at url, and returns at
+// once: the caller waits for its first answer.
+func StartPeer(url, bin string, args ...string) (*Proc, error) {
+	p, err := spawn(nil, bin, args...)
+	if err != nil {
+		return nil, err
+	}
+	p.URL = url
+	return p, nil
+}
+
+// spawn starts bin, keeps what it writes to stderr and, if addr is not
+// nil, sends it the address of chaind's HTTP listener once it is logged.
+func spawn(addr chan<- string, bin string, args ...string) (*Proc, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()
@@ -43,7 +75,6 @@ func StartWithin(wait time.Duration, bin string, args ...string) (*Proc, error) 
 		return nil, err
 	}
 	p := &Proc{Cmd: cmd, done: make(chan struct{})}
-	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -53,7 +84,7 @@ func StartWithin(wait time.Duration, bin string, args ...string) (*Proc, error) 
 			p.log.WriteString(line)
 			p.log.WriteByte('\n')
 			p.mu.Unlock()
-			if strings.Contains(line, "listening") && strings.Contains(line, "kind=http") {
+			if addr != nil && strings.Contains(line, "listening") && strings.Contains(line, "kind=http") {
 				if i := strings.Index(line, "addr="); i >= 0 {
 					select {
 					case addr <- strings.Fields(line[i+5:])[0]:
@@ -65,16 +96,7 @@ func StartWithin(wait time.Duration, bin string, args ...string) (*Proc, error) 
 		cmd.Wait()
 		close(p.done)
 	}()
-	select {
-	case a := <-addr:
-		p.URL = "http://" + a
-		return p, nil
-	case <-p.done:
-		return nil, fmt.Errorf("chaind exited before listening: %s", p.Log())
-	case <-time.After(wait):
-		p.Kill()
-		return nil, fmt.Errorf("chaind did not listen within %s: %s", wait, p.Log())
-	}
+	return p, nil
 }
 
 // Log returns what the child has written to stderr so far.

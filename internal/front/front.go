@@ -93,6 +93,13 @@ type Options struct {
 	// still costs one call, booked when it returns, so a handler that
 	// forgets cannot open a hole in the limits.
 	PerCall bool
+
+	// Observe, when set, is told of every request the listener answers,
+	// the front's refusals included: its status and how long it took to
+	// answer. An upgraded (hijacked) connection reports 101 and the time
+	// to the upgrade. A connection closed at accept for being over a cap
+	// never becomes a request and is not reported.
+	Observe func(r *http.Request, status int, d time.Duration)
 }
 
 // A Guard is an authentication check for the paths under a prefix of a
@@ -164,6 +171,12 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, ref Refusal) {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.o.Observe != nil {
+		sw := &statusWriter{ResponseWriter: w}
+		start := time.Now()
+		defer func() { h.o.Observe(r, sw.status(), time.Since(start)) }()
+		w = sw
+	}
 	if !hostAllowed(h.o.VirtualHosts, r.Host) {
 		h.refuse(w, r, Refusal{Reason: HostNotAllowed, Status: http.StatusForbidden, Message: "invalid host specified"})
 		return

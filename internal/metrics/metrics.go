@@ -174,6 +174,16 @@ func (c *CounterVec) Add(v float64, labelValues ...string) {
 	e.v += v
 }
 
+// Value is the counter with the given label values (0 before any Add).
+func (c *CounterVec) Value(labelValues ...string) float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.vals[labelKey(labelValues)]; e != nil {
+		return e.v
+	}
+	return 0
+}
+
 func (c *CounterVec) write(w *bufio.Writer, name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -204,6 +214,79 @@ func (r *Registry) CounterFunc(name, help string, fn func() float64) {
 }
 
 type funcFamily func() float64
+
+// Emit hands one sample of a labelled family read at scrape time to the
+// registry: its value and its label values, in the family's label order.
+type Emit func(v float64, labelValues ...string)
+
+// GaugeVecFunc registers a labelled gauge family read by calling fn at
+// each scrape; fn emits one sample per label set. The caller keeps the
+// label sets few (a fixed list, never a client's input).
+func (r *Registry) GaugeVecFunc(name, help string, labels []string, fn func(Emit)) {
+	r.add(name, help, "gauge", &vecFunc{labels: labels, fn: fn})
+}
+
+// CounterVecFunc is GaugeVecFunc for totals kept elsewhere.
+func (r *Registry) CounterVecFunc(name, help string, labels []string, fn func(Emit)) {
+	r.add(name, help, "counter", &vecFunc{labels: labels, fn: fn})
+}
+
+type vecFunc struct {
+	labels []string
+	fn     func(Emit)
+}
+
+func (f *vecFunc) write(w *bufio.Writer, name string) {
+	type sample struct {
+		key  string
+		vals []string
+		v    float64
+	}
+	var ss []sample
+	f.fn(func(v float64, vals ...string) {
+		if len(vals) != len(f.labels) {
+			panic("metrics: " + name + ": wrong number of label values")
+		}
+		ss = append(ss, sample{labelKey(vals), vals, v})
+	})
+	sort.Slice(ss, func(i, j int) bool { return ss[i].key < ss[j].key })
+	for _, s := range ss {
+		w.WriteString(name)
+		writeLabels(w, f.labels, s.vals)
+		w.WriteByte(' ')
+		w.WriteString(formatFloat(s.v))
+		w.WriteByte('\n')
+	}
+}
+
+// Quantiles is a summary read at scrape time: values at quantiles
+// (0 to 1, ascending), the sum of all observations and their count.
+type Quantiles struct {
+	Q, V  []float64 // quantile and its value, pairwise
+	Sum   float64
+	Count uint64
+}
+
+// SummaryFunc registers a summary read by calling fn at each scrape, for
+// distributions another component keeps (the runtime's GC pauses).
+func (r *Registry) SummaryFunc(name, help string, fn func() Quantiles) {
+	r.add(name, help, "summary", summaryFunc(fn))
+}
+
+type summaryFunc func() Quantiles
+
+func (f summaryFunc) write(w *bufio.Writer, name string) {
+	q := f()
+	for i := range q.Q {
+		w.WriteString(name)
+		writeLabels(w, nil, nil, "quantile", formatFloat(q.Q[i]))
+		w.WriteByte(' ')
+		w.WriteString(formatFloat(q.V[i]))
+		w.WriteByte('\n')
+	}
+	w.WriteString(name + "_sum " + formatFloat(q.Sum) + "\n")
+	w.WriteString(name + "_count " + strconv.FormatUint(q.Count, 10) + "\n")
+}
 
 func (f funcFamily) write(w *bufio.Writer, name string) {
 	w.WriteString(name)

@@ -16,6 +16,8 @@ func TestTextFormat(t *testing.T) {
 	h.Observe(0.05, "a")
 	h.Observe(0.1, "a") // on a bound: counted in it
 	h.Observe(3, "a")
+	r.GaugeVecFunc("peers", "Peers by direction.", []string{"dir"}, func(e Emit) { e(2, "out"); e(1, "in") })
+	r.SummaryFunc("pause_seconds", "Pauses.", func() Quantiles { return Quantiles{Q: []float64{0, 1}, V: []float64{0.5, 2}, Sum: 3, Count: 2} })
 	var b strings.Builder
 	r.WriteTo(&b)
 	want := `# HELP calls_total Calls by method.
@@ -32,6 +34,16 @@ lat_seconds_bucket{method="a",le="1"} 2
 lat_seconds_bucket{method="a",le="+Inf"} 3
 lat_seconds_sum{method="a"} 3.15
 lat_seconds_count{method="a"} 3
+# HELP pause_seconds Pauses.
+# TYPE pause_seconds summary
+pause_seconds{quantile="0"} 0.5
+pause_seconds{quantile="1"} 2
+pause_seconds_sum 3
+pause_seconds_count 2
+# HELP peers Peers by direction.
+# TYPE peers gauge
+peers{dir="in"} 1
+peers{dir="out"} 2
 `
 	if b.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)

@@ -48,7 +48,11 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 	if comet != nil && *comet >= 0 {
 		cb := cometrpc.Backend{Blocks: qb.Blocks, Consensus: qb.Consensus, Network: qb.Network}
 		if v := n.cfg.Validator; v != nil {
-			cb.Validator, cb.ValidatorKey = crypto.PubkeyToAddress(v.PubKey()), v.PubKey().SerializeCompressed()
+			// crypto.PublicKey, not v.PubKey(): the library's method
+			// decompresses its key table on first use, which would put
+			// milliseconds on every --dev start (issue 31).
+			pub := crypto.PublicKey(v)
+			cb.Validator, cb.ValidatorKey = crypto.PubkeyToAddress(pub), pub.SerializeCompressed()
 		}
 		cb.P2PAddr = n.cfg.P2P.Listen()
 		cb.Receipts, cb.TxIndex, cb.History, cb.Pool, cb.Heads = n.backend, n.backend, n.backend, n.backend, n.backend

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/chaind/chaind/internal/node/dev"
-	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc/ethapi"
@@ -18,6 +17,11 @@ func (n *Node) enableDevTools() {
 		ClientVersion: n.cfg.ClientVersion, Node: devNode{n}})
 	n.keys.imp = d
 	n.dev = d
+	if n.cfg.DevNoMining {
+		d.SetAutomine(false)
+		d.SetIntervalMining(0, 0)
+	}
+	d.AutoImpersonate(n.cfg.DevAutoImpersonate)
 	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) error {
 		h := tx.Hash()
 		return d.WaitMined(ctx, func() bool { _, _, ok := n.Chain.DB().TxLookup(h); return ok })
@@ -36,12 +40,21 @@ func (d devNode) StopConsensus()                 { d.n.stopConsensusAndWait() }
 func (d devNode) StartConsensus() error          { return d.n.startConsensus() }
 func (d devNode) RestorePool(saved txpool.Saved) { d.n.pool.Restore(saved) }
 func (d devNode) RefreshPool()                   { d.n.pool.Refresh() }
-func (d devNode) Upstream() *fork.Client         { return d.n.Upstream() }
 
 // StartConsole logs each new block and its transactions, as a developer
 // watching a dev node expects (dev.Console). It stops when the node
 // closes.
 func (n *Node) StartConsole() {
+	c := dev.NewConsole(n.Chain, n.log, n.backend)
+	if n.dev != nil {
+		c.Enabled = n.dev.LoggingEnabled
+		// eth_call and eth_estimateGas print their console.log lines too,
+		// as anvil's do.
+		n.backend.SetConsole(func(lines []string) { c.PrintConsole(types.Hash{}, lines) })
+	}
 	n.wg.Add(1)
-	dev.NewConsole(n.Chain, n.log, n.backend).Start(n.stop, n.wg.Done)
+	c.Start(n.stop, n.wg.Done)
 }
+
+// DevTools is the node's test helpers; nil unless Config.DevTools.
+func (n *Node) DevTools() *dev.Tools { return n.dev }

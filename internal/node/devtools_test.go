@@ -91,6 +91,9 @@ func TestDevToolsParams(t *testing.T) {
 		{"anvil_setIntervalMining", `[0]`, 0, `null`},
 		{"hardhat_impersonateAccount", `["0x12"]`, -32602, "invalid argument 0"},
 		{"anvil_autoImpersonateAccount", `[1]`, -32602, "invalid argument 0"},
+		{"hardhat_setLoggingEnabled", `["yes"]`, -32602, "invalid argument 0"},
+		{"hardhat_setLoggingEnabled", `[false]`, 0, `true`},
+		{"anvil_setLoggingEnabled", `[true]`, 0, `null`},
 	} {
 		r := devCall(t, h, c.method, c.params)
 		switch {

@@ -6,8 +6,6 @@ import (
 	"github.com/chaind/chaind/internal/pos"
 	"net"
 	"net/http"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 
 	"github.com/chaind/chaind/internal/front"
@@ -21,7 +19,7 @@ import (
 func (n *Node) openMetrics() {
 	r := chainmetrics.New()
 	n.metrics = r
-	calls := r.NewCounterVec("chaind_rpc_requests_total", "JSON-RPC calls served, by method and outcome (ok or error).", "method", "outcome")
+	calls := r.NewCounterVec("chaind_rpc_requests_total", "JSON-RPC calls, by method and outcome (ok or error); calls of methods the port does not serve count as method other.", "method", "outcome")
 	lat := r.NewHistogramVec("chaind_rpc_request_duration_seconds", "Time to serve a JSON-RPC call, by method.", chainmetrics.DefaultBuckets, "method")
 	n.RPC.Observe(func(_ context.Context, c rpc.Call) {
 		outcome := "ok"
@@ -30,6 +28,17 @@ func (n *Node) openMetrics() {
 		}
 		calls.Add(1, c.Method, outcome)
 		lat.Observe(c.Duration.Seconds(), c.Method)
+	})
+	// Names the node does not serve are the client's to invent: one label.
+	n.RPC.ObserveUnknown(func(context.Context) { calls.Add(1, "other", "error") })
+	n.http = newHTTPMetrics(r)
+	r.GaugeFunc("chaind_rpc_websocket_connections", "JSON-RPC WebSocket connections open now, over the HTTP and WebSocket ports.", func() float64 {
+		open, _ := n.RPC.WebSocketConns()
+		return float64(open)
+	})
+	r.CounterFunc("chaind_rpc_websocket_connections_total", "JSON-RPC WebSocket connections accepted.", func() float64 {
+		_, total := n.RPC.WebSocketConns()
+		return float64(total)
 	})
 	n.prunePause = r.NewHistogramVec("chaind_prune_pause_seconds", "Time a pruning pass held the chain, blocking block production: one observation per slice, by what was pruned (state or history).", chainmetrics.DefaultBuckets, "kind")
 	r.GaugeFunc("chaind_head_number", "Number of the head block.", func() float64 { return float64(n.Chain.Head().Number()) })
@@ -60,22 +69,11 @@ func (n *Node) openMetrics() {
 		}
 		return 0
 	})
-	r.GaugeFunc("go_goroutines", "Goroutines that currently exist.", func() float64 { return float64(runtime.NumGoroutine()) })
-	r.CounterFunc("go_gc_cycles_total", "Completed garbage collection cycles.", func() float64 { return runtimeMetric("/gc/cycles/total:gc-cycles") })
-	r.GaugeFunc("go_heap_objects_bytes", "Bytes of live and not yet swept heap objects.", func() float64 { return runtimeMetric("/memory/classes/heap/objects:bytes") })
-	r.GaugeFunc("go_memory_total_bytes", "All memory mapped by the Go runtime.", func() float64 { return runtimeMetric("/memory/classes/total:bytes") })
-}
-
-func runtimeMetric(name string) float64 {
-	s := []metrics.Sample{{Name: name}}
-	metrics.Read(s)
-	switch s[0].Value.Kind() {
-	case metrics.KindUint64:
-		return float64(s[0].Value.Uint64())
-	case metrics.KindFloat64:
-		return s[0].Value.Float64()
+	n.openChainMetrics(r)
+	chainmetrics.RegisterGo(r)
+	if err := chainmetrics.RegisterProcess(r); err != nil {
+		n.log.Warn("no process metrics", "err", err)
 	}
-	return 0
 }
 
 // metricsListener is the /metrics port, when on: built through the front

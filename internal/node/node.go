@@ -120,6 +120,11 @@ type Config struct {
 	// mining control. Never with Public. It keeps every state, as a
 	// snapshot may return to any block.
 	DevTools bool
+	// DevNoMining starts the test helpers with automine and interval
+	// mining off (anvil's --no-mining): blocks come only from evm_mine and
+	// its kin. DevAutoImpersonate starts them impersonating every address
+	// (--auto-impersonate).
+	DevNoMining, DevAutoImpersonate bool
 
 	faults faults // a test's injected failures (health.go)
 }
@@ -141,9 +146,13 @@ type Node struct {
 	metrics *metrics.Registry
 	// prunePause observes each hold of the chain by a pruning pass.
 	prunePause *metrics.HistogramVec
-	bftStats   bft.Stats
-	stallWarn  atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
-	gql        *gqleth.Service
+	// http counts the listeners' requests (Start hands it to each).
+	http *httpMetrics
+	// signing counts this validator's signed and missed blocks.
+	signing   signingCounters
+	bftStats  bft.Stats
+	stallWarn atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
+	gql       *gqleth.Service
 
 	httpAPIs, wsAPIs []string // nil: every namespace
 
@@ -163,8 +172,7 @@ type Node struct {
 
 	net atomic.Pointer[p2pnet.Net] // nil until the node joins a p2p network
 
-	fork *fork.State // fork upstream and reset (fork.go)
-	dev  *dev.Tools  // the test helpers; nil unless Config.DevTools
+	dev *dev.Tools // the test helpers; nil unless Config.DevTools
 
 	health health // health.go
 }
@@ -214,7 +222,7 @@ func New(cfg Config) (*Node, error) {
 	if cfg.faults.kv != nil {
 		kv = cfg.faults.kv(kv)
 	}
-	fs, err := openFork(&cfg) // before the chain opens: a fork moves the genesis time
+	fs, err := fork.Open(cfg.Genesis, cfg.Fork, kv, cfg.Log) // before the chain opens: a fork moves the genesis time
 	if err != nil {
 		kv.Close()
 		return nil, err
@@ -229,6 +237,7 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	view := chainview.New(c)
+	view.SetFork(fs)
 	ph, err := view.PoolHead()
 	if err != nil {
 		kv.Close()
@@ -245,13 +254,13 @@ func New(cfg Config) (*Node, error) {
 		keys:  newKeyring(cfg.Accounts),
 		addrs: map[string]string{},
 		stop:  make(chan struct{}),
-		fork:  fs,
 	}
 	n.health.failed = make(chan struct{})
 	n.pool = view.KeepPool(n.Pool, cfg.Log)
 	n.stake = stakebackend.New(view, stakebackend.Config{Validator: cfg.Validator, Host: cfg.Host,
 		P2PListenAddr: cfg.P2P.Listen(), BlockTime: cfg.BlockTime, ClientVersion: cfg.ClientVersion,
-		Syncing: func() map[types.Address]bool { return n.net.Load().SyncingNodes() }, Validators: n.Validators})
+		Syncing:   func() map[types.Address]bool { return n.net.Load().SyncingNodes() },
+		Announced: func() []backend.NodeInfo { return n.net.Load().Announced() }, Validators: n.Validators})
 	lim := cfg.Ops.Limits
 	n.backend = ethbackend.New(view, n.Pool, ethbackend.Options{GasCap: lim.CallGas, CallTimeout: lim.CallTimeout,
 		TraceBytes: int(min(lim.ResponseBytes, 1<<40)), StateRetention: prune.Retention(cfg.Archive, cfg.StateHistory), Network: nodeNetwork{n},
@@ -371,6 +380,7 @@ func (n *Node) Start() error {
 	}
 	ls := n.listeners()
 	n.capListeners(ls)
+	n.observeListeners(ls)
 	for _, l := range ls {
 		s, err := n.front.Listen(l)
 		if err != nil {
@@ -381,10 +391,14 @@ func (n *Node) Start() error {
 		n.addrs[s.Kind()] = s.Addr()
 		n.mu.Unlock()
 	}
-	n.wg.Add(1)
+	n.wg.Add(2)
 	go func() {
 		defer n.wg.Done()
 		n.pool.Follow(n.stop)
+	}()
+	go func() {
+		defer n.wg.Done()
+		n.followSigning()
 	}()
 	n.startPruning()
 	if n.cfg.P2P != nil {

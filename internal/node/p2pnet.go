@@ -33,7 +33,7 @@ func (n *Node) startNetwork() error {
 		driver = nodeConsensus{n}
 	}
 	nn, err := p2pnet.Start(n.cfg.P2P, p2pnet.Deps{Chain: n.Chain, Pool: n.Pool, Validator: n.cfg.Validator, Validators: vals,
-		Consensus: driver, Inserted: n.pool.Reset, FDBudget: n.cfg.p2pFDs(), Log: n.log})
+		Consensus: driver, Inserted: n.pool.Reset, FDBudget: n.cfg.p2pFDs(), Public: n.cfg.Public, Log: n.log})
 	if err != nil {
 		return err
 	}

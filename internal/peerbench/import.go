@@ -75,8 +75,22 @@ func gethGenesis(g *chain.Genesis) (*core.Genesis, error) {
 	if err := json.Unmarshal(js, &gg); err != nil {
 		return nil, err
 	}
-	if gg.Config.BlobScheduleConfig == nil {
-		gg.Config.BlobScheduleConfig = &params.BlobScheduleConfig{Cancun: params.DefaultCancunBlobConfig}
+	// chaind's genesis JSON carries no blob schedule; go-ethereum refuses a
+	// config whose active forks lack one, so each fork the genesis turns on
+	// gets go-ethereum's default entry (the same targets chaind applies).
+	bs := gg.Config.BlobScheduleConfig
+	if bs == nil {
+		bs = new(params.BlobScheduleConfig)
+		gg.Config.BlobScheduleConfig = bs
+	}
+	if bs.Cancun == nil && gg.Config.CancunTime != nil {
+		bs.Cancun = params.DefaultCancunBlobConfig
+	}
+	if bs.Prague == nil && gg.Config.PragueTime != nil {
+		bs.Prague = params.DefaultPragueBlobConfig
+	}
+	if bs.Osaka == nil && gg.Config.OsakaTime != nil {
+		bs.Osaka = params.DefaultOsakaBlobConfig
 	}
 	return &gg, nil
 }

@@ -28,6 +28,7 @@ var cases []Case
 func register(cs ...Case) { cases = append(cases, cs...) }
 
 type measure struct {
+	failed bool
 	ns     float64
 	allocs int64
 	bytes  int64
@@ -57,6 +58,7 @@ func main() {
 		return
 	}
 	fmt.Printf("%-12s %-40s %14s %14s %8s %10s %10s\n", "area", "case", "ours ns/op", "geth ns/op", "ratio", "ours alloc", "geth alloc")
+	failed := 0
 	for _, c := range cases {
 		if !re.MatchString(c.Area + "/" + c.Name) {
 			continue
@@ -67,8 +69,26 @@ func main() {
 			geth = append(geth, run(c.Geth))
 		}
 		o, g := median(ours), median(geth)
+		if o.failed || g.failed {
+			// A side that failed has no time; a ratio against zero would
+			// read as a result (+Inf or 0), so the row says which side failed.
+			failed++
+			fmt.Printf("%-12s %-40s %14s %14s %8s\n", c.Area, c.Name, status(o), status(g), "FAILED")
+			continue
+		}
 		fmt.Printf("%-12s %-40s %14.0f %14.0f %8.2f %10d %10d\n", c.Area, c.Name, o.ns, g.ns, o.ns/g.ns, o.allocs, g.allocs)
 	}
+	if failed > 0 {
+		fmt.Fprintf(os.Stderr, "peerbench: %d case(s) failed (a side's benchmark called b.Fatal; run that case alone to see it)\n", failed)
+		os.Exit(1)
+	}
+}
+
+func status(m measure) string {
+	if m.failed {
+		return "failed"
+	}
+	return fmt.Sprintf("%.0f", m.ns)
 }
 
 func run(f func(b *testing.B)) measure {
@@ -76,13 +96,19 @@ func run(f func(b *testing.B)) measure {
 		b.ReportAllocs()
 		f(b)
 	})
-	if r.N == 0 {
-		return measure{}
+	if r.N == 0 { // testing.Benchmark's answer when the benchmark failed
+		return measure{failed: true}
 	}
 	return measure{ns: float64(r.T.Nanoseconds()) / float64(r.N), allocs: r.AllocsPerOp(), bytes: r.AllocedBytesPerOp()}
 }
 
+// median is the middle round; any failed round fails the case.
 func median(ms []measure) measure {
+	for _, m := range ms {
+		if m.failed {
+			return m
+		}
+	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].ns < ms[j].ns })
 	return ms[len(ms)/2]
 }

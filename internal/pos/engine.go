@@ -136,6 +136,23 @@ func HeadUpgradeNeeded(c *chain.Chain) error {
 	return e.UpgradeNeeded(st, head.Number()+1)
 }
 
+// Releases returns the release this binary runs (the engine's) and the
+// network's minVersion at c's head ("" when c's head state cannot be
+// read), the two the p2p handshake compares with a peer's. Chains without
+// this engine have no minVersion.
+func Releases(c *chain.Chain) (binary, minVersion string) {
+	e := Of(c)
+	if e == nil {
+		return version.Binary, ""
+	}
+	st, err := c.StateAt(c.Head().Root())
+	if err != nil {
+		return e.binary, ""
+	}
+	defer st.Release()
+	return e.binary, staking.ReadParams(st).MinVersion
+}
+
 // NewWithValidators returns an engine that takes every height's validator
 // set from vals instead of the staking state: for tests of the header
 // rules on chains without staking state.

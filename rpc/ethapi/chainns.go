@@ -19,6 +19,10 @@ type nodeInfo struct {
 	IP        string `json:"ip"`
 	Port      int    `json:"port"`
 	PublicKey string `json:"publicKey"`
+	// Kind and Status go beyond the network this interface comes from:
+	// "validator", "full" or "rpc"; the node's state (backend.NodeInfo).
+	Kind   string `json:"kind"`
+	Status string `json:"status"`
 }
 
 // networkAccount is the result of chain_getNetworkAccount, in the wire
@@ -82,7 +86,7 @@ type nodeCounts struct {
 }
 
 func renderNode(n backend.NodeInfo) nodeInfo {
-	return nodeInfo{ID: hex.EncodeToString(n.ID), IP: n.IP, Port: n.Port, PublicKey: hex.EncodeToString(n.PublicKey)}
+	return nodeInfo{ID: hex.EncodeToString(n.ID), IP: n.IP, Port: n.Port, PublicKey: hex.EncodeToString(n.PublicKey), Kind: n.Kind, Status: n.Status}
 }
 
 // hexAmount is an amount as hex without 0x.
@@ -188,7 +192,7 @@ func RegisterChain(s *rpc.Server, nb backend.Validators) {
 			}
 			limit = *opts.Limit
 		}
-		all := nb.Nodes()
+		all := nb.NodeList()
 		out := nodeList{Nodes: []nodeInfo{}, TotalNodes: len(all), Page: page, Limit: limit,
 			TotalPages: (len(all) + limit - 1) / limit}
 		// Bound the page before multiplying: (page-1)*limit overflows for

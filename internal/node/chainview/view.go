@@ -4,10 +4,11 @@
 // the state its headers commit to (chain.StateAt(header.Root)); a --dev
 // node's test helpers (package dev: hardhat_setStorageAt, anvil_setBalance,
 // snapshots, hardhat_setNextBlockBaseFeePerGas...) write their changes
-// here, and ethbackend (JSON-RPC, GraphQL, the explorer, REST and gRPC bank
-// queries), stakebackend (REST and gRPC staking views, chain_*), the pool
-// and the proposer read here, so every interface sees one state and one
-// next block.
+// here, a forked chain's upstream is held here (fork.go), and ethbackend
+// (JSON-RPC, GraphQL, the explorer, REST and gRPC bank queries),
+// stakebackend (REST and gRPC staking views, chain_*), the pool and the
+// proposer read here, so every interface sees one state, one upstream and
+// one next block.
 package chainview
 
 import (
@@ -15,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
@@ -35,6 +37,8 @@ type View struct {
 	edited atomic.Bool // roots was ever written: the fast path skips the map
 
 	choices func(parent types.Hash) Choices // see SetChoices
+
+	fork *fork.State // a forked chain's upstream (fork.go); nil: none
 }
 
 // New returns the view of c, with no edits.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/chaind/chaind/evm/tracers"
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/types"
@@ -13,17 +14,22 @@ import (
 
 // Console logs, at info level, one line per transaction of every new
 // block (hash, sender, recipient or created contract, gas used, status and
-// the decoded revert reason of a failed one) and one line per block, as a
+// the decoded revert reason of a failed one), before it the lines the
+// transaction printed with console.log, and one line per block, as a
 // developer watching a dev node expects.
 type Console struct {
 	Chain   *chain.Chain
 	log     *slog.Logger
 	backend Tracer
+	// Enabled, when set, says whether to log at all
+	// (hardhat_setLoggingEnabled); nil: always.
+	Enabled func() bool
 }
 
-// Tracer replays a block's transaction (the console asks the call tracer
-// why one failed).
+// Tracer replays a block's transactions (the console asks the call tracer
+// why one failed, and the console tracer what each printed).
 type Tracer interface {
+	TraceBlock(ctx context.Context, blk *types.Block, cfg *backend.TraceConfig) ([]backend.TxTrace, error)
 	TraceTransaction(ctx context.Context, blk *types.Block, index int, cfg *backend.TraceConfig) (json.RawMessage, error)
 }
 
@@ -64,9 +70,10 @@ func (n *Console) Start(stop <-chan struct{}, done func()) {
 
 // logBlock writes a block's transaction lines, then its own line.
 func (n *Console) logBlock(b *types.Block) {
-	if !n.log.Enabled(context.Background(), slog.LevelInfo) {
+	if !n.log.Enabled(context.Background(), slog.LevelInfo) || (n.Enabled != nil && !n.Enabled()) {
 		return
 	}
+	printed := n.consoleLines(b)
 	receipts, err := n.Chain.DB().Receipts(b.Hash())
 	if err != nil {
 		n.log.Warn("block receipts", "number", b.Number(), "err", err)
@@ -75,6 +82,9 @@ func (n *Console) logBlock(b *types.Block) {
 	signer := n.Chain.Config.Signer(b.Number(), b.Time())
 	var prevCum uint64
 	for i, tx := range b.Transactions() {
+		if i < len(printed) {
+			n.PrintConsole(tx.Hash(), printed[i])
+		}
 		attrs := []any{"hash", tx.Hash().Hex()}
 		from, err := signer.Sender(tx)
 		if err == nil {
@@ -109,6 +119,46 @@ func (n *Console) logBlock(b *types.Block) {
 	}
 	h := b.Hash().Hex()
 	n.log.Info("block", "number", b.Number(), "hash", h[:10]+"…", "txs", len(b.Transactions()), "gas", b.GasUsed())
+}
+
+// consoleLines replays b with the console tracer for what each of its
+// transactions printed with console.log. Blocks are built and imported by
+// the chain's one executor, which runs no tracer; the replay sees exactly
+// what that execution did, on the block's parent state, and changes
+// nothing. nil when b has no transactions or cannot be replayed.
+func (n *Console) consoleLines(b *types.Block) [][]string {
+	if len(b.Transactions()) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	traces, err := n.backend.TraceBlock(ctx, b, &backend.TraceConfig{Tracer: tracers.ConsoleTracerName})
+	if err != nil {
+		n.log.Warn("console.log replay", "number", b.Number(), "err", err)
+		return nil
+	}
+	out := make([][]string, len(traces))
+	for i, tr := range traces {
+		if json.Unmarshal(tr.Result, &out[i]) != nil {
+			out[i] = nil
+		}
+	}
+	return out
+}
+
+// PrintConsole logs lines printed with console.log, one log line each,
+// by the transaction tx (zero: an eth_call or eth_estimateGas).
+func (n *Console) PrintConsole(tx types.Hash, lines []string) {
+	if n.Enabled != nil && !n.Enabled() {
+		return
+	}
+	for _, l := range lines {
+		if tx == (types.Hash{}) {
+			n.log.Info("console.log", "text", l, "call", true)
+		} else {
+			n.log.Info("console.log", "text", l, "tx", tx.Hex())
+		}
+	}
 }
 
 // failure replays a failed transaction for why it failed: its decoded

@@ -15,13 +15,13 @@ import (
 	"crypto/rand"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/node/bft"
 	"github.com/chaind/chaind/internal/node/chainview"
-	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
@@ -50,6 +50,8 @@ type Tools struct {
 	impMu   sync.RWMutex
 	imp     map[types.Address]bool
 	autoImp bool
+
+	quiet atomic.Bool // hardhat_/anvil_setLoggingEnabled(false): the console prints nothing
 }
 
 // Node is what the helpers need the node to do: stop and restart its
@@ -64,8 +66,6 @@ type Node interface {
 	// when the head block is the same.
 	RestorePool(saved txpool.Saved)
 	RefreshPool()
-	// Upstream is the chain a forked node follows; nil if none.
-	Upstream() *fork.Client
 }
 
 // Config configures the helpers.
@@ -383,7 +383,7 @@ func (d *Tools) Metadata() backend.DevMetadata {
 		LatestBlockNumber: head.Number(), LatestBlockHash: head.Hash(), Automine: d.miner.automine, TimeOffset: d.miner.offset}
 	if fp := d.n.Chain.Fork(); fp != nil {
 		m.Forked = &backend.DevFork{BlockNumber: uint64(fp.Number), BlockHash: fp.Hash}
-		if up := d.n.Upstream(); up != nil {
+		if up := d.n.View.Upstream(); up != nil {
 			m.Forked.ChainID = up.ChainID
 		}
 	}
@@ -399,3 +399,12 @@ func (d *Tools) Forget() {
 	d.mu.Unlock()
 	d.miner.with(func(m *devMiner) { m.next = devNext{} })
 }
+
+// SetLoggingEnabled turns the node's development log on or off: the
+// console's block and transaction lines and the console.log lines of
+// transactions and calls (hardhat_setLoggingEnabled,
+// anvil_setLoggingEnabled). It is on from the start, as on both.
+func (d *Tools) SetLoggingEnabled(on bool) { d.quiet.Store(!on) }
+
+// LoggingEnabled reports whether the development log is on.
+func (d *Tools) LoggingEnabled() bool { return !d.quiet.Load() }

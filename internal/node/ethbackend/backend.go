@@ -54,10 +54,10 @@ type Backend struct {
 	rcCache  map[types.Hash]types.Receipts // derived receipts of recent blocks
 	rcRecent []types.Hash
 
-	sent func(context.Context, *types.Transaction) error // see SetSentHook
+	sent    func(context.Context, *types.Transaction) error // see SetSentHook
+	console atomic.Pointer[func(lines []string)]            // see SetConsole
 
-	forkContents ForkContents // see SetForkContents
-	forkSigner   atomic.Pointer[forkSigner]
+	forkSigner atomic.Pointer[forkSigner]
 }
 
 const receiptCacheBlocks = 256

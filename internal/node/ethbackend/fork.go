@@ -7,25 +7,12 @@ import (
 	"github.com/chaind/chaind/internal/types"
 )
 
-// ForkContents reads the whole fork block of a fork's upstream: its
-// header and body, its receipts (consensus fields) and the upstream's
-// chain ID, which signed its transactions. It returns a nil block when the
-// chain is no fork.
-type ForkContents func(ctx context.Context) (*types.Block, types.Receipts, uint64, error)
-
 // forkSigner is the chain ID that signed the transactions of the fork
 // block of the given hash.
 type forkSigner struct {
 	hash    types.Hash
 	chainID uint64
 }
-
-// SetForkContents sets where the contents of a fork's genesis come from
-// when that genesis is the upstream's fork block itself: the chain stores
-// its header only, and every interface reads the block the upstream made
-// through the backend (by number, by hash, as the head, its receipts and
-// logs). Call it before serving.
-func (b *Backend) SetForkContents(f ForkContents) { b.forkContents = f }
 
 // whole returns blk with the upstream's body when blk is a fork's genesis
 // that is the upstream's fork block, and blk itself otherwise.
@@ -39,14 +26,18 @@ func (b *Backend) whole(blk *types.Block) (*types.Block, error) {
 
 // forkBlock returns the upstream's block and receipts when blk is the
 // fork's genesis made of the upstream's fork block; nil when it is not.
+// The chain stores that block's header only; its contents come from the
+// upstream the view follows (chainview.View.ForkBlock), and every
+// interface reads them through the backend (by number, by hash, as the
+// head, its receipts and logs).
 func (b *Backend) forkBlock(blk *types.Block) (*types.Block, types.Receipts, error) {
 	f := b.chain.Fork()
-	if blk == nil || f == nil || len(f.Header) == 0 || b.forkContents == nil || blk.Hash() != f.Hash {
+	if blk == nil || f == nil || len(f.Header) == 0 || blk.Hash() != f.Hash {
 		return nil, nil, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.opts.CallTimeout)
 	defer cancel()
-	up, rs, id, err := b.forkContents(ctx)
+	up, rs, id, err := b.view.ForkBlock(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("fork block %d: %w", blk.Number(), err)
 	}

@@ -20,7 +20,9 @@ func (b *Backend) CallOutcome(ctx context.Context, req *backend.CallRequest) (*b
 	if err != nil {
 		return nil, err
 	}
+	flush := b.consoleFor(env)
 	res, err := b.execute(env, msg, nil)
+	flush()
 	if err != nil {
 		return nil, err
 	}

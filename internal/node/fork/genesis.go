@@ -14,7 +14,8 @@ const forkHashes = 256
 
 // Genesis makes g a genesis that continues up's fork block: the block
 // itself when its header is known (as anvil forks: the fork block is the
-// head until a block is made), else a first local block on top of it.
+// head until a block is made), else a first local block on top of it. The
+// caller sets g.Fork.Remote (its State, following up).
 func Genesis(ctx context.Context, g *chain.Genesis, up *Client) error {
 	hashes, err := up.Hashes(ctx, forkHashes)
 	if err != nil {
@@ -30,7 +31,7 @@ func Genesis(ctx context.Context, g *chain.Genesis, up *Client) error {
 		return err
 	}
 	b := up.Block
-	g.Fork = &chain.ForkPoint{URL: up.URL(), Number: chain.Uint64(b.Number), Hash: b.Hash, StateRoot: b.StateRoot, Hashes: hashes, Remote: up}
+	g.Fork = &chain.ForkPoint{URL: up.URL(), Number: chain.Uint64(b.Number), Hash: b.Hash, StateRoot: b.StateRoot, Hashes: hashes}
 	if b.BaseFee != nil {
 		g.BaseFee = &chain.U256{Int: *b.BaseFee}
 	}

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -18,10 +20,13 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	chainmetrics "github.com/chaind/chaind/internal/metrics"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/protocol/blocksync"
 	"github.com/chaind/chaind/internal/protocol/certs"
+	"github.com/chaind/chaind/internal/protocol/nodes"
 	"github.com/chaind/chaind/internal/protocol/relay"
 	"github.com/chaind/chaind/internal/protocol/txgossip"
+	"github.com/chaind/chaind/internal/protocol/wire"
 	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/p2p"
@@ -68,7 +73,11 @@ type Deps struct {
 	Consensus blocksync.Consensus
 	Inserted  func() // after the syncer inserted blocks: the node moves its pool
 	FDBudget  int    // descriptors the host may hold (p2p.Config.FDBudget)
-	Log       *slog.Logger
+	// Public says the node serves JSON-RPC to the public: a node that
+	// does not validate announces itself as an RPC node then, else as a
+	// full node (package nodes).
+	Public bool
+	Log    *slog.Logger
 }
 
 // Net is the host and its reactors.
@@ -78,6 +87,7 @@ type Net struct {
 	relay *relay.Reactor
 	certs *certs.Reactor
 	sync  *blocksync.Reactor
+	nodes *nodes.Reactor
 	chain *chain.Chain
 	log   *slog.Logger
 }
@@ -102,9 +112,11 @@ func Start(cfg *Config, d Deps) (*Net, error) {
 		return nil, errors.New("node: a node on a p2p network needs the validator sets to check certificates")
 	}
 	nn := &Net{chain: d.Chain, log: d.Log}
+	software, _ := pos.Releases(d.Chain)
 	host, err := p2p.New(p2p.Config{
-		Key:        key,
-		Chain:      p2p.Chain{ChainID: d.Chain.Config.ChainID, Genesis: d.Chain.Genesis().Hash()},
+		Key: key,
+		Chain: p2p.Chain{ChainID: d.Chain.Config.ChainID, Genesis: d.Chain.Genesis().Hash(), Software: software,
+			MinVersion: func() string { _, min := pos.Releases(d.Chain); return min }},
 		ListenAddr: cfg.ListenAddr, StaticPeers: cfg.StaticPeers, Bootnodes: cfg.Bootnodes, MaxPeers: cfg.MaxPeers,
 		NoPeerExchange: cfg.NoPeerExchange, PrivatePeers: cfg.PrivatePeers, FDBudget: d.FDBudget,
 		Logf: func(format string, args ...any) { d.Log.Debug(fmt.Sprintf(format, args...)) },
@@ -112,7 +124,9 @@ func Start(cfg *Config, d Deps) (*Net, error) {
 		Connected: func(id p2p.ID) {
 			d.Log.Info("peer connected", "id", id)
 			nn.sync.Connected(id)
+			nn.nodes.Connected(id)
 		},
+		Incompatible: func(err error) { d.Log.Warn("peer refused", "err", err) },
 		Disconnected: func(id p2p.ID) {
 			d.Log.Info("peer disconnected", "id", id)
 			nn.sync.Disconnected(id)
@@ -129,6 +143,7 @@ func Start(cfg *Config, d Deps) (*Net, error) {
 		Head: func() uint64 { return d.Chain.Head().Number() }, Log: d.Log})
 	nn.certs = certs.New(host, certs.Config{ChainID: chainID, Chain: d.Chain, Validators: d.Validators, Heard: nn.sync.Heard, Log: d.Log})
 	nn.txs = txgossip.New(host, d.Pool)
+	nn.nodes = nodes.New(host, announcing(host, key, d, chainID, software, nn.sync.Syncing))
 	if err := host.Start(); err != nil {
 		return nil, err
 	}
@@ -145,7 +160,7 @@ func Start(cfg *Config, d Deps) (*Net, error) {
 // in wg. The node calls it once it holds nn: block sync may start the
 // validator at once, which takes its transport from the node.
 func (nn *Net) Run(stop <-chan struct{}, wg *sync.WaitGroup) {
-	for _, run := range []func(stop <-chan struct{}){nn.txs.Run, nn.announceHeads, nn.sync.Run} {
+	for _, run := range []func(stop <-chan struct{}){nn.txs.Run, nn.announceHeads, nn.sync.Run, nn.nodes.Run} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -229,6 +244,53 @@ func (nn *Net) SyncingNodes() map[types.Address]bool {
 	return out
 }
 
+// announcing configures the node announcements: a node that does not
+// validate announces itself, as an RPC node if it serves the public, with
+// the address it listens on (none when that is every interface: peers
+// could not dial it); a validator only relays the others' (the staking
+// state lists it).
+func announcing(host *p2p.Host, key *secp256k1.PrivateKey, d Deps, chainID uint64, software string, syncing func() bool) nodes.Config {
+	cfg := nodes.Config{ChainID: chainID}
+	if d.Validator != nil {
+		return cfg
+	}
+	cfg.Key = key
+	cfg.Self = nodes.Self{Kind: wire.KindFull, Version: software, Syncing: syncing}
+	if d.Public {
+		cfg.Self.Kind = wire.KindRPC
+	}
+	cfg.Self.Addr = func() string {
+		if a, ok := host.Addr().(*net.TCPAddr); ok && !a.IP.IsUnspecified() {
+			return a.String()
+		}
+		return ""
+	}
+	return cfg
+}
+
+// Announced returns the full and RPC nodes that announced themselves
+// (this one included), by ID, as the node list shows them; nil off the
+// network (nn nil).
+func (nn *Net) Announced() []backend.NodeInfo {
+	if nn == nil {
+		return nil
+	}
+	ns := nn.nodes.Nodes()
+	out := make([]backend.NodeInfo, 0, len(ns))
+	for _, n := range ns {
+		info := backend.NodeInfo{Kind: wire.KindName(n.Kind), ID: n.ID[:], PublicKey: n.Key, Status: "active"}
+		if n.Syncing {
+			info.Status = "syncing"
+		}
+		if host, port, err := net.SplitHostPort(n.Addr); err == nil {
+			info.IP = host
+			info.Port, _ = strconv.Atoi(port)
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
 // PeerCount is the number of connected peers.
 func (nn *Net) PeerCount() int { return nn.host.PeerCount() }
 
@@ -284,5 +346,28 @@ func Metrics(r *chainmetrics.Registry, current func() *Net) {
 	r.CounterFunc("chaind_p2p_gossip_wanted_total", "Announced gossip messages this node asked for.", host(func(s p2p.GossipStats) uint64 { return s.Wanted }))
 	r.CounterFunc("chaind_p2p_gossip_served_total", "Gossip messages sent to peers that asked for them.", host(func(s p2p.GossipStats) uint64 { return s.Served }))
 	r.CounterFunc("chaind_p2p_gossip_duplicates_total", "Gossip messages received that this node already had.", host(func(s p2p.GossipStats) uint64 { return s.Duplicates }))
+	traffic := func(f func(p2p.Traffic) uint64) func(chainmetrics.Emit) {
+		return func(emit chainmetrics.Emit) {
+			nn := current()
+			if nn == nil {
+				return
+			}
+			byName := map[string]uint64{}
+			for _, t := range nn.host.Traffic() {
+				name := t.Control
+				if name == "" {
+					if name = wire.TopicNames[t.Topic]; name == "" {
+						name = "other" // a topic of a newer node: the label set stays fixed
+					}
+				}
+				byName[name] += f(t)
+			}
+			for name, v := range byName {
+				emit(float64(v), name)
+			}
+		}
+	}
+	r.CounterVecFunc("chaind_p2p_sent_bytes_total", "Bytes of frames sent to peers (length prefix and tag included), by topic, or by the protocol's own frame (ping, pong, getpeers, peers, have, want).", []string{"topic"}, traffic(func(t p2p.Traffic) uint64 { return t.Sent }))
+	r.CounterVecFunc("chaind_p2p_received_bytes_total", "Bytes of frames received from peers, by topic or protocol frame as chaind_p2p_sent_bytes_total; invalid counts frames of no known kind.", []string{"topic"}, traffic(func(t p2p.Traffic) uint64 { return t.Received }))
 	r.CounterFunc("chaind_p2p_late_txs_total", "Gossiped transactions that arrived after their block was committed.", stat(func(nn *Net) *atomic.Uint64 { return &nn.txs.LateTxs }))
 }

@@ -32,6 +32,9 @@ type Config struct {
 	// of the nodes this node knows to be catching up: itself and its
 	// peers. nil: none known.
 	Syncing func() map[types.Address]bool
+	// Announced returns the full and RPC nodes that announced themselves
+	// on the p2p network, by ID; nil: none.
+	Announced func() []backend.NodeInfo
 	// Validators returns the validator sets of the node's consensus
 	// engine, nil on a node that runs none.
 	Validators func() consensus.ValidatorSource

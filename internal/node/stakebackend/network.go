@@ -52,6 +52,25 @@ func (nw *network) Nodes() []backend.NodeInfo {
 	return nodes
 }
 
+// NodeList lists the validators, then the nodes that announced
+// themselves (Config.Announced) but are not validators, by ID.
+func (nw *network) NodeList() []backend.NodeInfo {
+	nodes := nw.Nodes()
+	validator := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		validator[string(n.ID)] = true
+	}
+	if nw.n.cfg.Announced == nil {
+		return nodes
+	}
+	for _, n := range nw.n.cfg.Announced() {
+		if !validator[string(n.ID)] {
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes
+}
+
 // registered lists the validators as the chain (or the configuration, on
 // a chain without staking) records them.
 func (nw *network) registered() []backend.NodeInfo {
@@ -77,6 +96,7 @@ func (nw *network) registered() []backend.NodeInfo {
 		}
 	}
 	return []backend.NodeInfo{{
+		Kind:      "validator",
 		ID:        id[:],
 		IP:        host,
 		Port:      port,
@@ -102,7 +122,7 @@ func stakingNodes(st staking.State) []backend.NodeInfo {
 			if a, ok := nodeID(v.Pubkey); ok {
 				id = a[:] // the p2p ID: a validator's node key is its validator key
 			}
-			out = append(out, backend.NodeInfo{ID: id, IP: host, Port: port, PublicKey: v.Pubkey,
+			out = append(out, backend.NodeInfo{Kind: "validator", ID: id, IP: host, Port: port, PublicKey: v.Pubkey,
 				Operator: v.Operator, Status: v.Status.String()})
 		}
 	}

@@ -25,7 +25,14 @@ const (
 	TopicVote      p2p.Topic = 6 // signed proposals and votes (consensus.EncodeMessage), gossiped
 	TopicCert      p2p.Topic = 7 // Cert: a decided block's commit certificate, gossiped
 	TopicEvidence  p2p.Topic = 8 // double-sign evidence (consensus.DuplicateVoteEvidence), gossiped
+	TopicNode      p2p.Topic = 9 // NodeAnnouncement: a full or RPC node says it is there, gossiped
 )
+
+// TopicNames name the topics in metrics and logs.
+var TopicNames = map[p2p.Topic]string{
+	TopicConsensus: "consensus", TopicTx: "tx", TopicStatus: "status", TopicGetBlocks: "getblocks",
+	TopicBlocks: "blocks", TopicVote: "vote", TopicCert: "cert", TopicEvidence: "evidence", TopicNode: "node",
+}
 
 // MaxBlocksPerRequest bounds one sync request; MaxBlocksBytes bounds the
 // answer, well under the frame cap.
