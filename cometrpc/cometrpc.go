@@ -1,8 +1,15 @@
 // Package cometrpc serves a read-only CometBFT RPC (the v0.38 shapes) so
 // Cosmos clients written for CometBFT chains (@cosmjs/stargate's
 // StargateClient and QueryClient, wallets, dashboards) read chaind
-// unchanged: JSON-RPC 2.0 over HTTP POST, and the URI form
-// (GET /block?height=5) CometBFT serves beside it.
+// unchanged: JSON-RPC 2.0 over HTTP POST, the URI form
+// (GET /block?height=5) CometBFT serves beside it, and WebSocket at
+// /websocket with subscriptions to NewBlock and Tx events (ws.go, hub.go).
+//
+// Transactions appear as Cosmos EVM shows them (query.CosmosTx: a
+// MsgEthereumTx in a TxRaw, named by the sha256 of those bytes), with the
+// events Cosmos EVM emits for them (txs.go); tx_search and block_search
+// run the event query subset clients use over the chain's indexes
+// (search.go, results.go).
 //
 // Everything is read through the shared query layer (internal/query) and
 // the neutral backend: abci_query routes a "/cosmos.bank.v1beta1.Query/
@@ -21,6 +28,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/front"
@@ -46,16 +54,37 @@ type Backend struct {
 	ValidatorKey []byte
 	// P2PAddr is the node's p2p listen address ("" without p2p).
 	P2PAddr string
+
+	Receipts backend.Receipts
+	TxIndex  backend.TxIndex
+	History  backend.History
+	Pool     backend.TxPool
+	// Heads feeds the WebSocket subscriptions and the CometBFT hash index
+	// (Run); nil: no subscriptions.
+	Heads backend.HeadFeed
+	// Genesis returns the chain's genesis as chaind reads it (JSON), for
+	// the genesis document's app_state.
+	Genesis func() ([]byte, error)
+	Params  Params
 }
 
 // Server answers CometBFT RPC requests.
 type Server struct {
-	q *query.Querier
-	b Backend
+	q          *query.Querier
+	b          Backend
+	hashes     hashIndex
+	backfilled sync.Once
+	events     *hub
+
+	genesisOnce sync.Once
+	genesis     json.RawMessage
+	genesisErr  error
 }
 
-// New returns the RPC handler over q and b.
-func New(q *query.Querier, b Backend) *Server { return &Server{q: q, b: b} }
+// New returns the RPC handler over q and b; Run feeds its subscriptions.
+func New(q *query.Querier, b Backend) *Server {
+	return &Server{q: q, b: b, events: newHub()}
+}
 
 // Listener declares the CometBFT RPC port behind the node's front.
 func Listener(addr string, h http.Handler, o front.Options) front.Listener {
@@ -116,6 +145,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		s.servePost(w, r)
 	case http.MethodGet:
+		if r.URL.Path == "/websocket" {
+			s.serveWS(w, r)
+			return
+		}
 		s.serveURI(w, r)
 	case http.MethodOptions:
 		w.WriteHeader(http.StatusOK)
@@ -175,7 +208,7 @@ func (s *Server) serveOne(r *http.Request, raw []byte) response {
 	if err != nil {
 		return errorResponse(req.ID, err)
 	}
-	return s.call(r, req.ID, req.Method, p)
+	return s.call(r.Context(), r.Host, req.ID, req.Method, p)
 }
 
 // serveURI answers the GET form: the path names the method, the query
@@ -196,7 +229,7 @@ func (s *Server) serveURI(w http.ResponseWriter, r *http.Request) {
 			p[k] = uriValue(vs[0])
 		}
 	}
-	writeJSON(w, http.StatusOK, s.call(r, json.RawMessage("-1"), name, p))
+	writeJSON(w, http.StatusOK, s.call(r.Context(), r.Host, json.RawMessage("-1"), name, p))
 }
 
 // uriValue turns one URI argument into the JSON value the same parameter
@@ -214,12 +247,12 @@ func uriValue(v string) json.RawMessage {
 	return b
 }
 
-func (s *Server) call(r *http.Request, id json.RawMessage, name string, p params) response {
+func (s *Server) call(ctx context.Context, host string, id json.RawMessage, name string, p params) response {
 	m, ok := methods[name]
 	if !ok {
 		return response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeNoMethod, Message: "Method not found"}}
 	}
-	res, err := m(s, r.Context(), callInfo{host: r.Host}, p)
+	res, err := m(s, ctx, callInfo{host: host}, p)
 	if err != nil {
 		return errorResponse(id, err)
 	}

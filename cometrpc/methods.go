@@ -22,29 +22,51 @@ var methods map[string]handler
 // paramNames name each method's positional parameters, in CometBFT's
 // order.
 var paramNames = map[string][]string{
-	"abci_query":     {"path", "data", "height", "prove"},
-	"block":          {"height"},
-	"block_by_hash":  {"hash"},
-	"blockchain":     {"minHeight", "maxHeight"},
-	"commit":         {"height"},
-	"header":         {"height"},
-	"header_by_hash": {"hash"},
-	"validators":     {"height", "page", "per_page"},
+	"abci_query":       {"path", "data", "height", "prove"},
+	"block":            {"height"},
+	"block_by_hash":    {"hash"},
+	"blockchain":       {"minHeight", "maxHeight"},
+	"commit":           {"height"},
+	"header":           {"height"},
+	"header_by_hash":   {"hash"},
+	"validators":       {"height", "page", "per_page"},
+	"block_results":    {"height"},
+	"tx":               {"hash", "prove"},
+	"tx_search":        {"query", "prove", "page", "per_page", "order_by"},
+	"block_search":     {"query", "page", "per_page", "order_by"},
+	"unconfirmed_txs":  {"limit"},
+	"consensus_params": {"height"},
+	"genesis_chunked":  {"chunk"},
+	"subscribe":        {"query"},
+	"unsubscribe":      {"query"},
 }
 
 func init() {
 	methods = map[string]handler{
-		"health":         (*Server).health,
-		"status":         (*Server).status,
-		"abci_info":      (*Server).abciInfo,
-		"abci_query":     (*Server).abciQuery,
-		"block":          (*Server).block,
-		"block_by_hash":  (*Server).blockByHash,
-		"blockchain":     (*Server).blockchain,
-		"commit":         (*Server).commit,
-		"header":         (*Server).header,
-		"header_by_hash": (*Server).headerByHash,
-		"validators":     (*Server).validators,
+		"health":              (*Server).health,
+		"status":              (*Server).status,
+		"abci_info":           (*Server).abciInfo,
+		"abci_query":          (*Server).abciQuery,
+		"block":               (*Server).block,
+		"block_by_hash":       (*Server).blockByHash,
+		"blockchain":          (*Server).blockchain,
+		"commit":              (*Server).commit,
+		"header":              (*Server).header,
+		"header_by_hash":      (*Server).headerByHash,
+		"validators":          (*Server).validators,
+		"net_info":            (*Server).netInfo,
+		"genesis":             (*Server).genesisMethod,
+		"genesis_chunked":     (*Server).genesisChunked,
+		"consensus_params":    (*Server).consensusParams,
+		"block_results":       (*Server).blockResults,
+		"tx":                  (*Server).txMethod,
+		"tx_search":           (*Server).txSearch,
+		"block_search":        (*Server).blockSearch,
+		"unconfirmed_txs":     (*Server).unconfirmedTxs,
+		"num_unconfirmed_txs": (*Server).numUnconfirmedTxs,
+	}
+	for _, name := range []string{"subscribe", "unsubscribe", "unsubscribe_all"} {
+		methods[name] = wsOnly
 	}
 	for _, name := range []string{"broadcast_tx_sync", "broadcast_tx_async", "broadcast_tx_commit", "check_tx", "broadcast_evidence"} {
 		methods[name] = refuseBroadcast
@@ -63,6 +85,11 @@ func methodNames() []string {
 
 // errBroadcast is the answer to every broadcast: this RPC is read-only.
 var errBroadcast = errors.New("chaind's CometBFT RPC is read-only: send transactions as signed Ethereum transactions with eth_sendRawTransaction on the JSON-RPC port")
+
+// errWSOnly answers a subscription method called over HTTP.
+var errWSOnly = errors.New("subscriptions are served over WebSocket only: connect to /websocket")
+
+func wsOnly(*Server, context.Context, callInfo, params) (any, error) { return nil, errWSOnly }
 
 func refuseBroadcast(*Server, context.Context, callInfo, params) (any, error) {
 	return nil, errBroadcast
@@ -107,6 +134,10 @@ func (s *Server) head() (*types.Block, error) {
 	return s.b.Blocks.Head(), nil
 }
 
+// channels stands for chaind's one multiplexed p2p protocol where
+// CometBFT lists its reactor channels: clients require the field set.
+const channels = "00"
+
 type nodeInfoJSON struct {
 	ProtocolVersion struct {
 		P2P   i64 `json:"p2p"`
@@ -125,6 +156,14 @@ type nodeInfoJSON struct {
 	} `json:"other"`
 }
 
+func (s *Server) chainID() string {
+	ni, err := s.q.GetNodeInfo(context.Background(), &query.GetNodeInfoRequest{})
+	if err != nil {
+		return ""
+	}
+	return ni.DefaultNodeInfo.Network
+}
+
 func (s *Server) status(ctx context.Context, ci callInfo, _ params) (any, error) {
 	h, err := s.head()
 	if err != nil {
@@ -139,9 +178,7 @@ func (s *Server) status(ctx context.Context, ci callInfo, _ params) (any, error)
 	info.ID = ni.DefaultNodeInfo.DefaultNodeID
 	info.Network = ni.DefaultNodeInfo.Network
 	info.Version = Version
-	// chaind speaks one multiplexed p2p protocol, not CometBFT's reactor
-	// channels; "00" stands for it, as clients require the field set.
-	info.Channels = "00"
+	info.Channels = channels
 	info.Moniker = ni.DefaultNodeInfo.Moniker
 	info.Other.TxIndex = "on"
 	info.Other.RPCAddress = "tcp://" + ci.host
@@ -330,13 +367,9 @@ func (s *Server) blockResult(ctx context.Context, n uint64) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lc, err := s.lastCommit(ctx, b)
-	if err != nil {
-		return nil, err
-	}
 	return map[string]any{"block_id": blockIDJSON(*id), "block": map[string]any{
 		"header": headerJSON(b.Header), "data": map[string]any{"txs": b.Data.Txs},
-		"evidence": map[string]any{"evidence": []any{}}, "last_commit": lc,
+		"evidence": map[string]any{"evidence": evidenceJSON(b.Evidence)}, "last_commit": lastCommitJSON(b.LastCommit),
 	}}, nil
 }
 
@@ -346,10 +379,13 @@ func (s *Server) hashParam(p params) (types.Hash, error) {
 		return types.Hash{}, err
 	}
 	// The URI form gives 0x-hex, the JSON form base64, as CometBFT reads
-	// bytes in each.
+	// bytes in each; 64 hex digits alone (as explorers print a hash) are
+	// read as hex, which base64 of 32 bytes never is (it is 44 long).
 	var b []byte
 	if strings.HasPrefix(raw, "0x") || strings.HasPrefix(raw, "0X") {
 		b, err = hex.DecodeString(raw[2:])
+	} else if len(raw) == 64 {
+		b, err = hex.DecodeString(raw)
 	} else {
 		b, err = base64.StdEncoding.DecodeString(raw)
 	}
@@ -448,6 +484,11 @@ func (s *Server) blockchain(ctx context.Context, _ callInfo, p params) (any, err
 		lo = 1
 	}
 	lo = max(lo, hi-maxBlockchainSpan+1)
+	if head == 0 {
+		// Only the genesis block: CometBFT's chain starts at 1, so there is
+		// no block meta to list yet.
+		return map[string]any{"last_height": i64(0), "block_metas": []any{}}, nil
+	}
 	if lo > hi {
 		return nil, paramsErr("min height %d can't be greater than max height %d", lo, hi)
 	}
@@ -477,7 +518,8 @@ func (s *Server) commit(ctx context.Context, _ callInfo, p params) (any, error) 
 		return nil, err
 	}
 	// The commit of block n is the certificate its child carries; the
-	// head's has not been published in a block yet.
+	// head's has not been published in a block yet, nor has that of a
+	// block whose child carries none.
 	c := commitJSON{Height: i64(n), BlockID: blockIDJSON(*id), Signatures: []commitSig{}}
 	canonical := false
 	if n < s.b.Blocks.Head().Number() {
@@ -485,37 +527,11 @@ func (s *Server) commit(ctx context.Context, _ callInfo, p params) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		lc, err := s.lastCommit(ctx, child)
-		if err != nil {
-			return nil, err
+		if child.LastCommit != nil {
+			c, canonical = lastCommitJSON(child.LastCommit), true
 		}
-		c, canonical = lc, true
 	}
 	return map[string]any{"signed_header": map[string]any{"header": headerJSON(b.Header), "commit": c}, "canonical": canonical}, nil
-}
-
-type commitJSON struct {
-	Height     i64         `json:"height"`
-	Round      int32       `json:"round"`
-	BlockID    blockIDJ    `json:"block_id"`
-	Signatures []commitSig `json:"signatures"`
-}
-
-type commitSig struct {
-	BlockIDFlag      int      `json:"block_id_flag"`
-	ValidatorAddress hexBytes `json:"validator_address"`
-	Timestamp        string   `json:"timestamp"`
-	Signature        []byte   `json:"signature"`
-}
-
-// lastCommit renders the commit block b carries for its parent. The
-// signatures are not yet served through the backend: the list names the
-// parent's validator set, every member flagged absent (block_id_flag 1).
-func (s *Server) lastCommit(_ context.Context, b *query.TMBlock) (commitJSON, error) {
-	if b.Header.Height == 0 {
-		return commitJSON{BlockID: blockIDJSON(query.BlockID{}), Signatures: []commitSig{}}, nil
-	}
-	return commitJSON{Height: i64(b.Header.Height - 1), BlockID: blockIDJSON(b.Header.LastBlockID), Signatures: []commitSig{}}, nil
 }
 
 const (

@@ -56,7 +56,6 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 		stack = newStack()
 		scope = ScopeContext{Memory: mem, Stack: stack, Contract: contract}
 		pc    uint64
-		res   []byte
 	)
 	defer func() {
 		returnStack(stack)
@@ -66,39 +65,48 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 		return evm.interpretTraced(&scope)
 	}
 
+	// The stack height and the gas left live in locals, which the compiler
+	// keeps in registers, rather than in stack.n and contract.Gas: a load
+	// and a store through memory per opcode put store-to-load forwarding
+	// on the loop's critical path. They are written back before anything
+	// outside the loop reads them (the table's gas, memory-size and
+	// execute functions) and read again after.
+	sp, gas := stack.n, contract.Gas
+	data := &stack.data
 	for {
 		var opcode OpCode
 		if pc < uint64(len(code)) {
 			opcode = OpCode(code[pc])
 		}
 		op := &table[opcode]
-		if n := stack.n; n < op.minStack {
+		if sp < op.minStack {
 			return nil, ErrStackUnderflow
-		} else if n > op.maxStack {
+		} else if sp > op.maxStack {
 			return nil, ErrStackOverflow
 		}
-		if contract.Gas < op.constantGas {
+		if gas < op.constantGas {
 			return nil, ErrOutOfGas
 		}
-		contract.Gas -= op.constantGas
+		gas -= op.constantGas
 
 		// MLOAD/MSTORE inside already-paid memory cost nothing dynamic;
 		// handle them here before the generic gas path.
 		if opcode == MLOAD || opcode == MSTORE {
-			off := &stack.data[stack.n-1]
+			off := &data[sp-1]
 			if l := uint64(len(mem.store)); off[1]|off[2]|off[3] == 0 && l >= 32 && off[0] <= l-32 {
 				o := off[0]
 				if opcode == MLOAD {
 					off.SetBytes32(mem.store[o : o+32])
 				} else {
-					stack.n -= 2
-					stack.data[stack.n].PutUint256(mem.store[o : o+32])
+					sp -= 2
+					data[sp].PutUint256(mem.store[o : o+32])
 				}
 				pc++
 				continue
 			}
 		}
 		if op.dynamicGas != nil {
+			stack.n, contract.Gas = sp, gas
 			var memorySize uint64
 			if op.memorySize != nil {
 				size, overflow := op.memorySize(stack)
@@ -117,10 +125,10 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			if err != nil {
 				return nil, err
 			}
-			if contract.Gas < dyn {
+			if gas < dyn {
 				return nil, ErrOutOfGas
 			}
-			contract.Gas -= dyn
+			gas -= dyn
 			if memorySize > 0 {
 				mem.Resize(memorySize)
 			}
@@ -132,24 +140,33 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 		switch {
 		case opcode >= PUSH1 && opcode <= PUSH32:
 			n := uint64(opcode - PUSH0)
-			s := &stack.data[stack.n]
-			stack.n++
+			s := &data[sp]
+			sp++
 			if end := pc + 1 + n; end <= uint64(len(code)) {
-				s.SetBytes(code[pc+1 : end])
+				// PUSH1 and PUSH2 are a fifth of all opcodes run:
+				// spare them SetBytes's call and length switch.
+				switch n {
+				case 1:
+					s.SetUint64(uint64(code[pc+1]))
+				case 2:
+					s.SetUint64(uint64(code[pc+1])<<8 | uint64(code[pc+2]))
+				default:
+					s.SetBytes(code[pc+1 : end])
+				}
 			} else {
 				pushPadded(s, code, pc+1, n)
 			}
 			pc += n + 1
 			continue
 		case opcode >= DUP1 && opcode <= DUP16:
-			stack.data[stack.n] = stack.data[stack.n-int(opcode-DUP1+1)]
-			stack.n++
+			data[sp] = data[sp-int(opcode-DUP1+1)]
+			sp++
 			pc++
 			continue
 		case opcode >= SWAP1 && opcode <= SWAP16:
 			// Limb by limb: a whole-struct swap through two pointers
 			// compiles to slow memory-to-memory copies.
-			top, other := &stack.data[stack.n-1], &stack.data[stack.n-int(opcode-SWAP1+2)]
+			top, other := &data[sp-1], &data[sp-int(opcode-SWAP1+2)]
 			top[0], other[0] = other[0], top[0]
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
@@ -160,41 +177,41 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 		switch opcode {
 		case JUMPDEST:
 		case POP:
-			stack.n--
+			sp--
 		case ADD:
-			y := &stack.data[stack.n-2]
-			y.Add(&stack.data[stack.n-1], y)
-			stack.n--
+			y := &data[sp-2]
+			y.Add(&data[sp-1], y)
+			sp--
 		case SUB:
-			y := &stack.data[stack.n-2]
-			y.Sub(&stack.data[stack.n-1], y)
-			stack.n--
+			y := &data[sp-2]
+			y.Sub(&data[sp-1], y)
+			sp--
 		case MUL:
-			y := &stack.data[stack.n-2]
-			y.Mul(&stack.data[stack.n-1], y)
-			stack.n--
+			y := &data[sp-2]
+			y.Mul(&data[sp-1], y)
+			sp--
 		case LT:
-			y := &stack.data[stack.n-2]
-			setBool(y, stack.data[stack.n-1].Lt(y))
-			stack.n--
+			y := &data[sp-2]
+			setBool(y, data[sp-1].Lt(y))
+			sp--
 		case GT:
-			y := &stack.data[stack.n-2]
-			setBool(y, stack.data[stack.n-1].Gt(y))
-			stack.n--
+			y := &data[sp-2]
+			setBool(y, data[sp-1].Gt(y))
+			sp--
 		case EQ:
-			y := &stack.data[stack.n-2]
-			setBool(y, stack.data[stack.n-1].Eq(y))
-			stack.n--
+			y := &data[sp-2]
+			setBool(y, data[sp-1].Eq(y))
+			sp--
 		case ISZERO:
-			x := &stack.data[stack.n-1]
+			x := &data[sp-1]
 			setBool(x, x.IsZero())
 		case AND:
-			y := &stack.data[stack.n-2]
-			y.And(&stack.data[stack.n-1], y)
-			stack.n--
+			y := &data[sp-2]
+			y.And(&data[sp-1], y)
+			sp--
 		case JUMP:
-			stack.n--
-			if !contract.validJumpdest(&stack.data[stack.n]) {
+			sp--
+			if !contract.validJumpdest(&data[sp]) {
 				return nil, ErrInvalidJump
 			}
 			// Every loop jumps, so checking here bounds how long Cancel
@@ -202,25 +219,27 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			if evm.cancelled.Load() {
 				return nil, ErrCancelled
 			}
-			pc = stack.data[stack.n].Uint64()
+			pc = data[sp].Uint64()
 			continue
 		case JUMPI:
-			stack.n -= 2
-			if !stack.data[stack.n].IsZero() {
-				if !contract.validJumpdest(&stack.data[stack.n+1]) {
+			sp -= 2
+			if !data[sp].IsZero() {
+				if !contract.validJumpdest(&data[sp+1]) {
 					return nil, ErrInvalidJump
 				}
 				if evm.cancelled.Load() {
 					return nil, ErrCancelled
 				}
-				pc = stack.data[stack.n+1].Uint64()
+				pc = data[sp+1].Uint64()
 				continue
 			}
 		default:
-			res, err = op.execute(&pc, evm, &scope)
+			stack.n, contract.Gas = sp, gas
+			res, err := op.execute(&pc, evm, &scope)
 			if err != nil {
 				return evm.finish(res, err)
 			}
+			sp, gas = stack.n, contract.Gas
 		}
 		pc++
 	}

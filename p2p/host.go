@@ -131,6 +131,8 @@ type Host struct {
 	cache  *frameCache
 	wants  wantSet
 	stats  struct{ pushed, announced, wanted, served, duplicates atomic.Uint64 }
+	// traffic counts the peers' frame bytes by topic (traffic.go).
+	traffic traffic
 
 	ln      net.Listener
 	port    uint16
@@ -433,7 +435,7 @@ func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr, done func()) (*pee
 		}
 	}
 	p := newPeer(id, sc, inbound, dialedBy, listen)
-	p.maxQueue, p.slow = int64(h.cfg.MaxQueueBytes), h.dropSlow
+	p.maxQueue, p.slow, p.traffic = int64(h.cfg.MaxQueueBytes), h.dropSlow, &h.traffic
 	h.askPeers(p) // before the peer is live, so that its answer is expected
 	live, err := h.add(p)
 	if err != nil || live != p {
@@ -536,6 +538,7 @@ func (h *Host) read(p *peer) error {
 		if err != nil {
 			return err
 		}
+		h.traffic.recv[trafficSlot(frame)].Add(uint64(len(frame) + frameOverhead))
 		m, err := decodeMessage(frame)
 		if err != nil {
 			return err

@@ -58,6 +58,7 @@ type peer struct {
 	queued   atomic.Int64 // bytes waiting in high, low and ann
 	maxQueue int64
 	slow     func(*peer, error) // told when the peer is dropped for its queue
+	traffic  *traffic           // counts the frames written; nil: not counted
 	// askedPeers is set while a request for addresses is unanswered:
 	// only its answer is taken (see onPeers).
 	askedPeers atomic.Bool
@@ -161,6 +162,9 @@ func (p *peer) writeLoop(keepalive time.Duration) {
 		for _, f := range frames {
 			if err = p.conn.bufferFrame(f); err != nil {
 				break
+			}
+			if p.traffic != nil {
+				p.traffic.sent[trafficSlot(f)].Add(uint64(len(f) + frameOverhead))
 			}
 		}
 		if err == nil && len(p.high) == 0 && (urgent || len(p.low) == 0) {

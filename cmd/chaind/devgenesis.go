@@ -42,9 +42,15 @@ type devFlags struct {
 	balance  string
 	mnemonic string
 	hardfork string // cancun, prague or osaka; "": chain.DevFork
-	// noPredeploys leaves the CREATE2 deployer out of the genesis
+	// noPredeploys leaves the CREATE2 deployer and Multicall3 out of the genesis
 	// (--predeploys=false; on by default, chain.AddDevPredeploys).
 	noPredeploys bool
+	// noMining and autoImpersonate are anvil's --no-mining and
+	// --auto-impersonate (node.Config.DevNoMining, DevAutoImpersonate).
+	noMining, autoImpersonate bool
+	// state is anvil's --state: a dump loaded at start when the file
+	// exists, and written on exit.
+	state string
 }
 
 // devHardforks are the forks --hardfork takes: those chaind's dev genesis
@@ -66,11 +72,14 @@ func (d *devFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&d.accounts, "accounts", 10, fmt.Sprintf("number of funded dev accounts derived from --mnemonic (0..%d)", maxDevAccounts))
 	fs.StringVar(&d.balance, "balance", "10000", "balance of each dev account in ETH (CHAIN), decimals allowed")
 	fs.StringVar(&d.mnemonic, "mnemonic", hd.DevMnemonic, "BIP-39 mnemonic the dev accounts are derived from (m/44'/60'/0'/0/i)")
-	fs.BoolFunc("predeploys", "predeploy the CREATE2 deployer at "+chain.Create2Deployer.Hex()+" as anvil does (default true; --predeploys=false leaves it out)", func(v string) error {
+	fs.BoolFunc("predeploys", "predeploy the CREATE2 deployer at "+chain.Create2Deployer.Hex()+" (as anvil does) and Multicall3 at "+chain.Multicall3.Hex()+" (default true; --predeploys=false leaves them out)", func(v string) error {
 		on, err := strconv.ParseBool(v)
 		d.noPredeploys = !on
 		return err
 	})
+	fs.StringVar(&d.state, "state", "", "state file in anvil's dump format: loaded at start if it exists, written on exit (anvil --state; anvil reads chaind's and chaind anvil's)")
+	fs.BoolVar(&d.noMining, "no-mining", false, "mine no block until asked (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining), as anvil --no-mining")
+	fs.BoolVar(&d.autoImpersonate, "auto-impersonate", false, "let eth_sendTransaction send from any address without its key, as anvil --auto-impersonate (anvil_autoImpersonateAccount)")
 	fs.StringVar(&d.hardfork, "hardfork", strings.ToLower(chain.DevFork.String()), "newest fork active from the dev genesis: cancun, prague or osaka (its system contracts are predeployed)")
 }
 
@@ -88,7 +97,7 @@ func (d *devFlags) checks() []check {
 
 // given names a dev flag set without --dev, which would be ignored.
 func (d *devFlags) given(fs *flag.FlagSet) (string, bool) {
-	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork", "predeploys"} {
+	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork", "predeploys", "no-mining", "auto-impersonate", "state"} {
 		if flagSet(fs, name) {
 			return name, true
 		}

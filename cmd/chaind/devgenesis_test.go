@@ -72,11 +72,14 @@ func TestDevGenesisDeterministic(t *testing.T) {
 	if a == "" || a != b || a == c {
 		t.Fatalf("dev-genesis: same flags gave equal output %v, other flags other output %v", a == b, a != c)
 	}
-	// --predeploys (default on) puts the CREATE2 deployer in the genesis.
+	// --predeploys (default on) puts the CREATE2 deployer and Multicall3
+	// in the genesis.
 	_, bare, _ := runChaind(t, "dev-genesis", "--accounts", "3", "--balance", "5", "--predeploys=false")
-	deployer := strings.ToLower(chain.Create2Deployer.Hex())
-	if !strings.Contains(strings.ToLower(a), deployer) || strings.Contains(strings.ToLower(bare), deployer) {
-		t.Error("--predeploys does not switch the CREATE2 deployer")
+	for _, addr := range []types.Address{chain.Create2Deployer, chain.Multicall3} {
+		a, bare, want := strings.ToLower(a), strings.ToLower(bare), strings.ToLower(addr.Hex())
+		if !strings.Contains(a, want) || strings.Contains(bare, want) {
+			t.Errorf("--predeploys does not switch %s", addr.Hex())
+		}
 	}
 	// --hardfork: the default is chain.DevFork; older forks drop the later
 	// fork times and the system contracts only those forks call.

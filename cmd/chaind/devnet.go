@@ -32,7 +32,7 @@ func runDevnet(args []string) int {
 	out := fs.String("out", "", "directory for the network's genesis, keys, data and logs (default: a temporary one, removed at exit)")
 	inProcess := fs.Bool("in-process", false, "run every validator in this process over an in-memory network instead")
 	sentry := fs.Bool("sentry", false, "sentry-node layout: validators peer only with the full nodes, which keep their addresses private")
-	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
+	if code, ok := parseFlags(fs, fs.Name()+" [flags]\n\n"+devnetHelp, args); !ok {
 		return code
 	}
 	if code, ok := checkArgs(fs.Name(),
@@ -91,6 +91,27 @@ func runDevnet(args []string) int {
 		return exitFailed
 	}
 }
+
+// devnetHelp is what `chaind devnet --help` says beyond the flags: how a
+// node of the devnet is killed and brought back, a first fault experiment.
+const devnetHelp = `Runs a network on loopback, one process per node (the validators, then
+--full full nodes), each with its own data directory, log file and ports
+under --out, and prints every node's endpoints.
+
+A node that exits or is killed (kill -9 PID) leaves the others running:
+the devnet prints which node exited and with what (its exit status or
+signal), then the command that restarts that node alone, for example
+
+  chaind --config OUT/validator3/config.json --log-level info
+
+Run it in another terminal while the devnet runs: the node reopens its
+data directory, catches up from its peers and signs again. Meanwhile
+chain_getNodeList on any node shows the validator standby within a cycle
+of going down, syncing once it signs again, then active; a validator
+down for more than half of the 100-block liveness window is jailed.
+Pass --out DIR to keep the directory after the devnet exits (the default
+one is temporary). Ctrl-C stops the nodes the devnet started; a node you
+restarted by hand is yours to stop.`
 
 type devnetConfig struct {
 	validators int

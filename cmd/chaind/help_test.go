@@ -6,6 +6,19 @@ import (
 	"testing"
 )
 
+// chaind devnet --help says how to kill a node and restart it alone.
+func TestDevnetHelpSaysHowToRestartANode(t *testing.T) {
+	code, out, _ := runChaind(t, "devnet", "--help")
+	if code != 0 {
+		t.Fatalf("chaind devnet --help: exit %d", code)
+	}
+	for _, want := range []string{"kill -9", "restarts that node alone", "chaind --config OUT/validator3/config.json", "syncing", "-validators"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("chaind devnet --help does not say %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestHelpListsEveryNodeFlag: chaind --help shows every flag a node
 // parses (the p2p flags the README relies on included).
 func TestHelpListsEveryNodeFlag(t *testing.T) {

@@ -309,20 +309,61 @@ func signedBy(set *consensus.ValidatorSet, cert *consensus.Certificate, v types.
 // running when one of them is killed (saying how to restart it), and on
 // SIGINT stops them all and exits.
 func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The first node takes the JSON-RPC and explorer ports given.
 	ports, err := freeLoopbackPorts("127.0.0.1", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "devnet", "--validators", "2", "--full", "1", "--block-time", "200ms", "--log-level", "warn",
+	dp := startDevnetProc(t, 3, "--validators", "2", "--full", "1", "--block-time", "200ms", "--log-level", "warn",
 		"--http.port", strconv.Itoa(ports[0]), "--explorer.port", strconv.Itoa(ports[1]))
+	full := devload.NewClient(dp.urls["full0"])
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if h, err := full.BlockNumber(); err == nil && h >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the devnet's full node did not reach block 3")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if want := "http://127.0.0.1:" + strconv.Itoa(ports[0]); dp.urls["validator0"] != want {
+		t.Errorf("first node's JSON-RPC at %q, want --http.port's %s (nodes %v)", dp.urls["validator0"], want, dp.urls)
+	}
+	if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("no explorer on --explorer.port %d: %v", ports[1], err)
+	} else {
+		resp.Body.Close()
+	}
+	// kill -9 of the full node: the devnet says so and goes on.
+	dp.killAndWatch("full0", "validator0")
+	dp.interrupt()
+}
+
+// devnetProc is a `chaind devnet` run by a test: the devnet process, its
+// stderr, and the nodes it listed (JSON-RPC URL and pid by name).
+type devnetProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stderr *lockedOutput
+	urls   map[string]string
+	pidOf  map[string]int
+	ids    map[string]string // p2p IDs
+	exited chan error
+}
+
+// startDevnetProc runs `chaind devnet args...` and waits until it has
+// listed nodes nodes; the test's end kills whatever is left.
+func startDevnetProc(t *testing.T, nodes int, args ...string) *devnetProc {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, append([]string{"devnet"}, args...)...)
 	cmd.Env = append(os.Environ(), asChaindEnv+"=1")
-	var stderr lockedOutput // read while the devnet writes it
-	cmd.Stderr = &stderr
+	dp := &devnetProc{t: t, cmd: cmd, stderr: &lockedOutput{}, urls: map[string]string{}, pidOf: map[string]int{}, ids: map[string]string{}, exited: make(chan error, 1)}
+	cmd.Stderr = dp.stderr // read while the devnet writes it
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -330,9 +371,12 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	var pids []int
-	urls, pidOf := map[string]string{}, map[string]int{}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		for _, pid := range dp.pidOf {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -342,81 +386,81 @@ func TestDevnetProcessesStopOnInterrupt(t *testing.T) {
 		close(lines)
 	}()
 	timeout := time.After(60 * time.Second)
-	for len(urls) < 3 {
+	for len(dp.urls) < nodes {
 		select {
 		case line, ok := <-lines:
 			if !ok {
 				cmd.Wait()
-				t.Fatalf("devnet ended before listing its nodes:\n%s", stderr.String())
+				t.Fatalf("devnet ended before listing its nodes:\n%s", dp.stderr.String())
 			}
 			f := strings.Fields(line)
 			if len(f) > 4 && f[1] == "pid" && strings.HasPrefix(f[4], "http://") {
 				pid, _ := strconv.Atoi(f[2])
-				pids = append(pids, pid)
-				urls[f[0]], pidOf[f[0]] = f[4], pid
+				dp.urls[f[0]], dp.pidOf[f[0]] = f[4], pid
+				if len(f) > 8 {
+					dp.ids[f[0]], _, _ = strings.Cut(f[8], "@")
+				}
 			}
 		case <-timeout:
-			cmd.Process.Kill()
 			t.Fatal("devnet did not list its nodes")
 		}
 	}
 	go func() {
 		for range lines {
 		}
-		exited <- cmd.Wait()
+		dp.exited <- cmd.Wait()
 	}()
-	full := devload.NewClient(urls["full0"])
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if h, err := full.BlockNumber(); err == nil && h >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the devnet's full node did not reach block 3")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if want := "http://127.0.0.1:" + strconv.Itoa(ports[0]); urls["validator0"] != want {
-		t.Errorf("first node's JSON-RPC at %q, want --http.port's %s (nodes %v)", urls["validator0"], want, urls)
-	}
-	if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/"); err != nil || resp.StatusCode != 200 {
-		t.Errorf("no explorer on --explorer.port %d: %v", ports[1], err)
-	} else {
-		resp.Body.Close()
-	}
-	// kill -9 of the full node: the devnet says so and goes on.
-	syscall.Kill(pidOf["full0"], syscall.SIGKILL)
-	v0 := devload.NewClient(urls["validator0"])
-	h0, _ := v0.BlockNumber()
+	return dp
+}
+
+// killAndWatch kills node name with SIGKILL and waits until the devnet
+// says which node exited, how, and how to restart it, while node watch
+// goes on committing blocks. It returns the restart command printed.
+func (dp *devnetProc) killAndWatch(name, watch string) []string {
+	t := dp.t
+	t.Helper()
+	syscall.Kill(dp.pidOf[name], syscall.SIGKILL)
+	delete(dp.pidOf, name)
+	c := devload.NewClient(dp.urls[watch])
+	h0, _ := c.BlockNumber()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if h, err := v0.BlockNumber(); err == nil && h >= h0+3 && strings.Contains(stderr.String(), "Restart it alone with") {
+		if h, err := c.BlockNumber(); err == nil && h >= h0+3 && strings.Contains(dp.stderr.String(), "Restart it alone with") {
 			break
 		}
 		select {
-		case err := <-exited:
-			t.Fatalf("devnet ended (%v) when one node was killed:\n%s", err, stderr.String())
+		case err := <-dp.exited:
+			t.Fatalf("devnet ended (%v) when one node was killed:\n%s", err, dp.stderr.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("after full0 was killed, validator0 stopped at %d or the devnet did not say how to restart it:\n%s", h0, stderr.String())
+			t.Fatalf("after %s was killed, %s stopped at %d or the devnet did not say how to restart it:\n%s", name, watch, h0, dp.stderr.String())
 		}
 	}
-	if !strings.Contains(stderr.String(), "full0 exited (signal: killed)") {
-		t.Errorf("devnet did not say which node exited and how:\n%s", stderr.String())
+	out := dp.stderr.String()
+	if !strings.Contains(out, name+" exited (signal: killed)") {
+		t.Errorf("devnet did not say which node exited and how:\n%s", out)
 	}
-	cmd.Process.Signal(syscall.SIGINT)
+	_, after, _ := strings.Cut(out, name+" exited")
+	_, after, _ = strings.Cut(after, "Restart it alone with:\n")
+	line, _, _ := strings.Cut(after, "\n")
+	return strings.Fields(line)
+}
+
+// interrupt sends the devnet SIGINT and checks that it stops every node
+// and exits cleanly.
+func (dp *devnetProc) interrupt() {
+	t := dp.t
+	t.Helper()
+	dp.cmd.Process.Signal(syscall.SIGINT)
 	select {
-	case err := <-exited:
+	case err := <-dp.exited:
 		if err != nil {
 			t.Fatalf("devnet exited with %v", err)
 		}
 	case <-time.After(15 * time.Second):
-		cmd.Process.Kill()
 		t.Fatal("devnet did not stop within 15s of SIGINT")
 	}
-	for _, pid := range pids {
+	for _, pid := range dp.pidOf {
 		if err := syscall.Kill(pid, 0); err == nil {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Errorf("node process %d outlived the devnet", pid)

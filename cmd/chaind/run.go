@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -349,6 +350,7 @@ func runNode(args []string) int {
 		}
 		cfg.Validator, cfg.Accounts = dev.Validator, dev.Keys
 		cfg.DevTools = !f.public // the test helpers (evm_*, hardhat_*, anvil_*)
+		cfg.DevNoMining, cfg.DevAutoImpersonate = f.devf.noMining, f.devf.autoImpersonate
 	}
 	if f.validatorKey != "" {
 		k, err := parseKey(f.validatorKey)
@@ -425,6 +427,16 @@ func runNode(args []string) int {
 		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, cfg.Genesis.Config.ChainID)
 		log.Info("dev block producer (its own key, none of the accounts)", "address", types.Address(crypto.PrivkeyToAddress(dev.Validator)).Hex())
 		n.StartConsole()
+		if d := n.DevTools(); d != nil && f.devf.state != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			err := d.LoadStateFile(ctx, f.devf.state)
+			cancel()
+			if err != nil {
+				n.Close()
+				fmt.Fprintln(os.Stderr, "chaind: --state:", err)
+				return 1
+			}
+		}
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -437,6 +449,14 @@ func runNode(args []string) int {
 		// holds every committed block.
 		log.Error("exiting: the node failed and must be restarted", "err", n.Failure())
 		code = exitFailed
+	}
+	if d := n.DevTools(); d != nil && f.devf.state != "" {
+		if err := d.WriteStateFile(f.devf.state); err != nil {
+			log.Error("--state: writing the state", "file", f.devf.state, "err", err)
+			code = 1
+		} else {
+			log.Info("state written", "file", f.devf.state)
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- n.Close() }()

@@ -103,3 +103,16 @@ type CycleInfo struct {
 type NodeCounts struct {
 	Active, Standby, Syncing int
 }
+
+// PeerList lists the connected peers.
+type PeerList interface {
+	Peers() []PeerInfo
+}
+
+// PeerInfo is one connected peer.
+type PeerInfo struct {
+	ID         []byte // the address of its p2p key
+	RemoteAddr string // host:port of the connection
+	ListenAddr string // where it accepts connections; empty when it does not
+	Inbound    bool   // it dialled us
+}

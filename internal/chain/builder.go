@@ -93,6 +93,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	x, err := c.Rules().Open(h, st, c.GetHash, &ExecOptions{Transfers: true})
 	if err != nil {
 		return nil, err
@@ -106,6 +107,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	out.Receipts = res.Receipts
 	out.Transfers = res.Transfers
 	out.Validators = res.Validators
+	c.observeExec(out.Block, true, start)
 	return out, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/store"
@@ -46,6 +47,8 @@ type Chain struct {
 	reads *state.ReadCache
 
 	fork atomic.Pointer[ForkPoint] // nil: the chain is no fork
+
+	obs atomic.Pointer[Observer] // nil: nobody is told (observe.go)
 }
 
 // stateReadCacheEntries bounds the shared read cache (a few MiB).
@@ -332,10 +335,12 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	res, err := c.Rules().process(b, st, getHash, s)
 	if err != nil {
 		return nil, err
 	}
+	c.observeExec(b, false, start)
 	if err := c.Config.ValidateResult(b, res); err != nil {
 		return nil, err
 	}
@@ -359,6 +364,7 @@ func (c *Chain) CommitBuilt(built *Built) error {
 // match it is refused before anything of it is stored.
 func (c *Chain) commit(built *Built) error {
 	b, receipts := built.Block, built.Receipts
+	start := time.Now()
 	if err := c.commitState(b, built.State); err != nil {
 		return err
 	}
@@ -373,6 +379,7 @@ func (c *Chain) commit(built *Built) error {
 		return err
 	}
 	c.head = b
+	c.observeCommit(b, start)
 	c.notify(b)
 	return nil
 }

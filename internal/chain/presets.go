@@ -94,8 +94,18 @@ var Create2Deployer = types.MustAddress("0x4e59b44847b379578588920ca78fbf26c0b49
 // predeploys it (its eth_getCode answer, npm @foundry-rs/anvil).
 var create2DeployerCode = mustHex("7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe03601600081602082378035828234f58015156039578182fd5b8082525050506014600cf3")
 
+// Multicall3 is the batching contract (aggregate, aggregate3, tryAggregate
+// and the block getters) that viem, ethers' and web3's multicall helpers
+// and forge-std call at one address on every chain. Its runtime code
+// (multicall3_code.go) is what its canonical deployment transaction
+// created there.
+var Multicall3 = types.MustAddress("0xcA11bde05977b3631167028862bE2a173976CA11")
+
+//go:generate go run github.com/chaind/chaind/internal/tools/predeploygen -in testdata/multicall3-deploy.hex -out multicall3_code.go
+
 // AddDevPredeploys puts the contracts dev tools expect on a local chain
-// into a: the CREATE2 deployer.
+// into a: the CREATE2 deployer and Multicall3.
 func AddDevPredeploys(a Alloc) {
 	a[Create2Deployer] = Account{Code: create2DeployerCode}
+	a[Multicall3] = Account{Code: multicall3Code}
 }

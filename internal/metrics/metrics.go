@@ -174,6 +174,16 @@ func (c *CounterVec) Add(v float64, labelValues ...string) {
 	e.v += v
 }
 
+// Value is the counter with the given label values (0 before any Add).
+func (c *CounterVec) Value(labelValues ...string) float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.vals[labelKey(labelValues)]; e != nil {
+		return e.v
+	}
+	return 0
+}
+
 func (c *CounterVec) write(w *bufio.Writer, name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

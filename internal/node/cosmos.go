@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 
@@ -10,8 +11,11 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/front"
 	"github.com/chaind/chaind/internal/h2"
+	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/query"
+	"github.com/chaind/chaind/internal/staking"
 	"github.com/chaind/chaind/lcd"
+	"github.com/chaind/chaind/p2p"
 )
 
 // cosmosListeners declares the Cosmos-style REST and gRPC query ports
@@ -51,9 +55,24 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 			cb.Validator, cb.ValidatorKey = crypto.PubkeyToAddress(pub), pub.SerializeCompressed()
 		}
 		cb.P2PAddr = n.cfg.P2P.Listen()
+		cb.Receipts, cb.TxIndex, cb.History, cb.Pool, cb.Heads = n.backend, n.backend, n.backend, n.backend, n.backend
+		cb.Genesis = func() ([]byte, error) { return json.Marshal(n.cfg.Genesis) }
+		cb.Params = cometrpc.Params{
+			BlockMaxBytes: p2p.MaxFrameSize, // a proposal travels in one frame
+			// The evidence a block carries is part of its consensus data,
+			// which the extra-data limit bounds.
+			EvidenceMaxAgeBlocks: staking.MaxEvidenceAge, EvidenceMaxBytes: pos.MaxExtra,
+			BlockTime: n.cfg.BlockTime,
+		}
+		srv := cometrpc.New(q, cb)
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			srv.Run(n.stop)
+		}()
 		// Read-only public chain data, like the REST port: any web page
 		// (a wallet, a dashboard) may read it.
-		ls = append(ls, cometrpc.Listener(addr(*comet), cometrpc.New(q, cb),
+		ls = append(ls, cometrpc.Listener(addr(*comet), srv,
 			front.Options{CORSOrigins: []string{"*"}, BodyLimit: n.cfg.Ops.Limits.BodyBytes}))
 	}
 	return ls
@@ -68,8 +87,9 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 func (n *Node) queryBackend() query.Backend {
 	b := query.Backend{
 		Blocks: n.backend, State: n.backend, Retention: n.backend, Config: n.backend, Network: n.backend,
-		Supply: n.stake.Supply(), Consensus: n.stake.ConsensusSets(),
-		Staking: n.Staking(), Governance: n.Governance(),
+		Supply: n.stake.Supply(), Consensus: n.stake.ConsensusSets(), Commits: n.stake.Commits(),
+		BlockMaxBytes: p2p.MaxFrameSize, // a proposal travels in one frame
+		Staking:       n.Staking(), Governance: n.Governance(),
 		Moniker: "chaind", Version: n.cfg.ClientVersion, GoVersion: runtime.Version(),
 	}
 	if v := n.cfg.Validator; v != nil {

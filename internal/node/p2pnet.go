@@ -111,6 +111,14 @@ type nodeNetwork struct{ n *Node }
 
 var _ backend.Network = nodeNetwork{}
 
+// Peers lists the connected peers; none before the node joins a network.
+func (nw nodeNetwork) Peers() []backend.PeerInfo {
+	if nn := nw.n.net.Load(); nn != nil {
+		return nn.Peers()
+	}
+	return nil
+}
+
 func (nw nodeNetwork) PeerCount() int {
 	if nn := nw.n.net.Load(); nn != nil {
 		return nn.PeerCount()

@@ -103,6 +103,10 @@ func TestBlobSidecars(t *testing.T) {
 	if sc, ok := f.pool.Sidecar(tx.Hash()); !ok || sc != good {
 		t.Fatal("pooled blob transaction lost its sidecar")
 	}
+	// Its blobs are most of what the pool holds, and counted.
+	if got, min := f.pool.Bytes(), int64(tx.Size())+2*types.BlobSize; got < min {
+		t.Fatalf("pool bytes %d, below the transaction and its two blobs (%d)", got, min)
+	}
 	f.pool.Remove(tx.Hash())
 	if _, ok := f.pool.Sidecar(tx.Hash()); ok {
 		t.Fatal("sidecar kept after its transaction left the pool")

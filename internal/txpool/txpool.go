@@ -407,6 +407,24 @@ func (p *Pool) Stats() (pending, queued int) {
 	return pending, queued
 }
 
+// Bytes is what the pool's transactions take: their encoded size and
+// the blobs, commitments and proofs of those that carry a sidecar.
+func (p *Pool) Bytes() (n int64) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for _, e := range p.all {
+		n += int64(e.tx.Size())
+		if sc := e.sidecar; sc != nil {
+			for _, part := range [][][]byte{sc.Blobs, sc.Commitments, sc.Proofs} {
+				for _, b := range part {
+					n += int64(len(b))
+				}
+			}
+		}
+	}
+	return n
+}
+
 // Pending returns the executable transactions of each sender in nonce order.
 func (p *Pool) Pending() map[types.Address][]*types.Transaction {
 	p.mu.RLock()

@@ -129,6 +129,9 @@ func TestPendingQueuedAndReset(t *testing.T) {
 	if f.pool.Len() != 1 || len(f.pool.Pending()[f.addr[0]]) != 1 {
 		t.Fatalf("after reset: %d left", f.pool.Len())
 	}
+	if got, want := f.pool.Bytes(), int64(f.pool.Pending()[f.addr[0]][0].Size()); got != want || want == 0 {
+		t.Fatalf("after reset: %d bytes, want the one left's %d", got, want)
+	}
 }
 
 func TestByPrice(t *testing.T) {

@@ -294,6 +294,16 @@ func (nn *Net) Announced() []backend.NodeInfo {
 // PeerCount is the number of connected peers.
 func (nn *Net) PeerCount() int { return nn.host.PeerCount() }
 
+// Peers lists the connected peers.
+func (nn *Net) Peers() []backend.PeerInfo {
+	ps := nn.host.Peers()
+	out := make([]backend.PeerInfo, len(ps))
+	for i, p := range ps {
+		out[i] = backend.PeerInfo{ID: p.ID[:], RemoteAddr: p.RemoteAddr, ListenAddr: p.ListenAddr, Inbound: p.Inbound}
+	}
+	return out
+}
+
 // Progress is the catch-up's progress, if the node is catching up.
 func (nn *Net) Progress() (backend.SyncProgress, bool) {
 	p, ok := nn.sync.Progress()
@@ -336,5 +346,28 @@ func Metrics(r *chainmetrics.Registry, current func() *Net) {
 	r.CounterFunc("chaind_p2p_gossip_wanted_total", "Announced gossip messages this node asked for.", host(func(s p2p.GossipStats) uint64 { return s.Wanted }))
 	r.CounterFunc("chaind_p2p_gossip_served_total", "Gossip messages sent to peers that asked for them.", host(func(s p2p.GossipStats) uint64 { return s.Served }))
 	r.CounterFunc("chaind_p2p_gossip_duplicates_total", "Gossip messages received that this node already had.", host(func(s p2p.GossipStats) uint64 { return s.Duplicates }))
+	traffic := func(f func(p2p.Traffic) uint64) func(chainmetrics.Emit) {
+		return func(emit chainmetrics.Emit) {
+			nn := current()
+			if nn == nil {
+				return
+			}
+			byName := map[string]uint64{}
+			for _, t := range nn.host.Traffic() {
+				name := t.Control
+				if name == "" {
+					if name = wire.TopicNames[t.Topic]; name == "" {
+						name = "other" // a topic of a newer node: the label set stays fixed
+					}
+				}
+				byName[name] += f(t)
+			}
+			for name, v := range byName {
+				emit(float64(v), name)
+			}
+		}
+	}
+	r.CounterVecFunc("chaind_p2p_sent_bytes_total", "Bytes of frames sent to peers (length prefix and tag included), by topic, or by the protocol's own frame (ping, pong, getpeers, peers, have, want).", []string{"topic"}, traffic(func(t p2p.Traffic) uint64 { return t.Sent }))
+	r.CounterVecFunc("chaind_p2p_received_bytes_total", "Bytes of frames received from peers, by topic or protocol frame as chaind_p2p_sent_bytes_total; invalid counts frames of no known kind.", []string{"topic"}, traffic(func(t p2p.Traffic) uint64 { return t.Received }))
 	r.CounterFunc("chaind_p2p_late_txs_total", "Gossiped transactions that arrived after their block was committed.", stat(func(nn *Net) *atomic.Uint64 { return &nn.txs.LateTxs }))
 }

@@ -28,6 +28,12 @@ const (
 	TopicNode      p2p.Topic = 9 // NodeAnnouncement: a full or RPC node says it is there, gossiped
 )
 
+// TopicNames name the topics in metrics and logs.
+var TopicNames = map[p2p.Topic]string{
+	TopicConsensus: "consensus", TopicTx: "tx", TopicStatus: "status", TopicGetBlocks: "getblocks",
+	TopicBlocks: "blocks", TopicVote: "vote", TopicCert: "cert", TopicEvidence: "evidence", TopicNode: "node",
+}
+
 // MaxBlocksPerRequest bounds one sync request; MaxBlocksBytes bounds the
 // answer, well under the frame cap.
 const (

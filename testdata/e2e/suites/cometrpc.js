@@ -2,14 +2,20 @@
 // connects and reads the chain id, height, blocks and balances, and a
 // QueryClient with the bank, staking, distribution and gov extensions
 // reads through abci_query; every read must agree with JSON-RPC (and the
-// staking reads with REST).
+// staking reads with REST). Transactions sent with ethers are found by
+// searchTx and getTx as Cosmos EVM shows them (a MsgEthereumTx in a TxRaw,
+// with its ethereum_tx events), and a WebSocket subscription receives new
+// blocks.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { StargateClient, QueryClient, setupBankExtension, setupStakingExtension, setupDistributionExtension, setupGovExtension } from '@cosmjs/stargate';
-import { connectComet } from '@cosmjs/tendermint-rpc';
+import { connectComet, Comet38Client, WebsocketClient } from '@cosmjs/tendermint-rpc';
 import { toHex } from '@cosmjs/encoding';
+import { TxRaw, TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { createHash } from 'node:crypto';
+import { ethers } from 'ethers';
 import { bech32 } from '../lib/bech32.js';
-import { env, rpc as rpcRaw, devWallet, ACCOUNTS, CHAIN_ID } from '../lib/env.js';
+import { env, rpc as rpcRaw, devWallet, ACCOUNTS, CHAIN_ID, pump } from '../lib/env.js';
 
 const rpc = async (m, p) => (await rpcRaw(m, p)).result;
 import { rest } from '../lib/cosmos.js';
@@ -72,10 +78,88 @@ describe('CometBFT RPC (cosmjs StargateClient and QueryClient)', () => {
     assert.deepEqual(props.proposals.map((p) => p.proposalId.toString()), rp.body.proposals.map((p) => p.proposal_id));
   });
 
+  it('blocks carry last_commit with the signatures the chain recorded', async () => {
+    // Block 1 carries no commit (nothing was decided before it).
+    if (await client.getHeight() < 2) {
+      const w = env.wallet(ACCOUNTS.cosmos);
+      await (await w.sendTransaction({ to: w.address, value: 0 })).wait();
+    }
+    const h = await client.getHeight();
+    const { block } = await comet.block(h);
+    const parent = await rpc('eth_getBlockByNumber', ['0x' + (h - 1).toString(16), false]);
+    assert.ok(block.lastCommit, 'no last_commit');
+    assert.equal(block.lastCommit.height, h - 1);
+    assert.equal(toHex(block.lastCommit.blockId.hash), parent.hash.slice(2));
+    const set = await comet.validatorsAll(h - 1);
+    assert.equal(block.lastCommit.signatures.length, set.validators.length);
+    const signed = block.lastCommit.signatures.filter((s) => s.blockIdFlag === 2);
+    assert.ok(signed.length > 0, 'no signature recorded');
+    for (const s of signed) {
+      assert.ok(set.validators.some((v) => toHex(v.address) === toHex(s.validatorAddress)), 'a signer outside the set');
+      assert.equal(s.signature.length, 65);
+    }
+    // The header commits to that certificate as its parent beacon root.
+    const eb = await rpc('eth_getBlockByNumber', ['0x' + h.toString(16), false]);
+    assert.equal(toHex(block.header.lastCommitHash), eb.parentBeaconBlockRoot.slice(2));
+    assert.deepEqual(block.evidence, []);
+  });
+
   it('validators and status name the dev validator', async () => {
     const st = await comet.status();
     assert.equal(st.nodeInfo.network, String(CHAIN_ID));
     const set = await comet.validatorsAll();
     assert.ok(set.validators.some((v) => toHex(v.address) === toHex(st.validatorInfo.address)));
+  });
+
+  it('searchTx and getTx find an ethers transfer as Cosmos EVM shows it', async () => {
+    const w = env.wallet(ACCOUNTS.cosmos);
+    const sent = await w.sendTransaction({ to: w.address, value: 1 });
+    const rc = await sent.wait();
+    const raw = ethers.Transaction.from(await w.provider.getTransaction(rc.hash)).serialized;
+    const inBlock = await client.searchTx([{ key: 'tx.height', value: rc.blockNumber }]);
+    const found = inBlock.find((t) => t.events.some((e) => e.type === 'ethereum_tx' &&
+      e.attributes.some((a) => a.key === 'ethereumTxHash' && a.value === rc.hash)));
+    assert.ok(found, `no transaction of block ${rc.blockNumber} names ${rc.hash}`);
+    assert.equal(found.height, rc.blockNumber);
+    assert.equal(found.code, 0);
+    assert.equal(found.gasUsed, rc.gasUsed);
+    // The CometBFT hash is sha256 of the TxRaw bytes, which hold the
+    // Ethereum transaction as Cosmos EVM's MsgEthereumTx.
+    assert.equal(found.hash, createHash('sha256').update(found.tx).digest('hex').toUpperCase());
+    const body = TxBody.decode(TxRaw.decode(found.tx).bodyBytes);
+    assert.equal(body.messages[0].typeUrl, '/cosmos.evm.vm.v1.MsgEthereumTx');
+    assert.equal(body.extensionOptions[0].typeUrl, '/cosmos.evm.vm.v1.ExtensionOptionsEthereumTx');
+    assert.ok(Buffer.from(body.messages[0].value).toString('hex').includes(raw.slice(2)), 'MsgEthereumTx does not carry the raw transaction');
+    assert.equal(found.msgResponses[0].typeUrl, '/cosmos.evm.vm.v1.MsgEthereumTxResponse');
+
+    const got = await client.getTx(found.hash);
+    assert.equal(got.hash, found.hash);
+    assert.equal(got.height, rc.blockNumber);
+    const bySender = await client.searchTx([{ key: 'message.sender', value: bech32('chain', w.address) }]);
+    assert.ok(bySender.some((t) => t.hash === found.hash), 'message.sender does not find it');
+    const block = await client.getBlock(rc.blockNumber);
+    assert.ok(block.txs.some((t) => createHash('sha256').update(t).digest('hex').toUpperCase() === found.hash), 'block data lacks it');
+    const results = await comet.blockResults(rc.blockNumber);
+    assert.equal(results.results.length, block.txs.length);
+  });
+
+  it('a WebSocket subscription receives new blocks', async () => {
+    const ws = await Comet38Client.create(new WebsocketClient(env.node.cometrpc.replace(/^http/, 'ws')));
+    const stop = pump(ACCOUNTS.cosmos);
+    try {
+      const ev = await new Promise((res, rej) => {
+        const t = setTimeout(() => rej(new Error('no NewBlock event within 15 s')), 15_000);
+        const sub = ws.subscribeNewBlock().subscribe({
+          next: (b) => { clearTimeout(t); sub.unsubscribe(); res(b); },
+          error: (e) => { clearTimeout(t); rej(e); },
+          complete: () => {},
+        });
+      });
+      const eb = await rpc('eth_getBlockByNumber', ['0x' + ev.header.height.toString(16), false]);
+      assert.equal(toHex(ev.header.lastBlockId.hash).toUpperCase(), eb.parentHash.slice(2).toUpperCase());
+    } finally {
+      await stop();
+      ws.disconnect();
+    }
   });
 });
