@@ -45,6 +45,12 @@ type devFlags struct {
 	// noPredeploys leaves the CREATE2 deployer and Multicall3 out of the genesis
 	// (--predeploys=false; on by default, chain.AddDevPredeploys).
 	noPredeploys bool
+	// noMining and autoImpersonate are anvil's --no-mining and
+	// --auto-impersonate (node.Config.DevNoMining, DevAutoImpersonate).
+	noMining, autoImpersonate bool
+	// state is anvil's --state: a dump loaded at start when the file
+	// exists, and written on exit.
+	state string
 }
 
 // devHardforks are the forks --hardfork takes: those chaind's dev genesis
@@ -71,6 +77,9 @@ func (d *devFlags) define(fs *flag.FlagSet) {
 		d.noPredeploys = !on
 		return err
 	})
+	fs.StringVar(&d.state, "state", "", "state file in anvil's dump format: loaded at start if it exists, written on exit (anvil --state; anvil reads chaind's and chaind anvil's)")
+	fs.BoolVar(&d.noMining, "no-mining", false, "mine no block until asked (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining), as anvil --no-mining")
+	fs.BoolVar(&d.autoImpersonate, "auto-impersonate", false, "let eth_sendTransaction send from any address without its key, as anvil --auto-impersonate (anvil_autoImpersonateAccount)")
 	fs.StringVar(&d.hardfork, "hardfork", strings.ToLower(chain.DevFork.String()), "newest fork active from the dev genesis: cancun, prague or osaka (its system contracts are predeployed)")
 }
 
@@ -88,7 +97,7 @@ func (d *devFlags) checks() []check {
 
 // given names a dev flag set without --dev, which would be ignored.
 func (d *devFlags) given(fs *flag.FlagSet) (string, bool) {
-	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork", "predeploys"} {
+	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork", "predeploys", "no-mining", "auto-impersonate", "state"} {
 		if flagSet(fs, name) {
 			return name, true
 		}

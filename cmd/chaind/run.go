@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -62,6 +63,7 @@ type runFlags struct {
 	wsAPI        string
 	pprof        string
 	gcHeadroom   uint64
+	gcMemLimit   int
 	procs        int
 	historyKeep  string
 	stateHistory uint64
@@ -117,6 +119,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6061")
 	fs.IntVar(&f.procs, "procs", 0, "goroutines running at once (GOMAXPROCS); 0: 8 on machines with 4 or fewer CPUs, else one per CPU")
 	fs.Uint64Var(&f.gcHeadroom, "gc.headroom", 64, "MiB the heap may grow between garbage collections while the live heap is small (0: Go's default; GOGC overrides)")
+	fs.IntVar(&f.gcMemLimit, "gc.memlimit", -1, "soft limit (MiB) on the Go memory of the node, which the garbage collector works to keep (-1: --cache + 400; 0: none; GOMEMLIMIT overrides)")
 	fs.StringVar(&f.vhosts, "http.vhosts", "", "comma-separated Host header names the JSON-RPC port accepts (default: any)")
 	fs.StringVar(&f.httpAPI, "http.api", "", "comma-separated JSON-RPC namespaces served on --http.port: eth, net, web3, debug, txpool, testing, chain, personal (default: all; with --public all but debug, testing, txpool and personal)")
 	fs.StringVar(&f.wsAPI, "ws.api", "", "comma-separated JSON-RPC namespaces served on --ws.port (default as --http.api)")
@@ -347,6 +350,7 @@ func runNode(args []string) int {
 		}
 		cfg.Validator, cfg.Accounts = dev.Validator, dev.Keys
 		cfg.DevTools = !f.public // the test helpers (evm_*, hardhat_*, anvil_*)
+		cfg.DevNoMining, cfg.DevAutoImpersonate = f.devf.noMining, f.devf.autoImpersonate
 	}
 	if f.validatorKey != "" {
 		k, err := parseKey(f.validatorKey)
@@ -404,6 +408,9 @@ func runNode(args []string) int {
 		log.Debug("open-file limit", "limit", limit)
 	}
 	startGCFloor(f.gcHeadroom << 20)
+	if limit := startMemLimit(f.gcMemLimit, f.cacheMiB); limit > 0 {
+		log.Debug("soft memory limit", "MiB", limit>>20)
+	}
 	n, err := node.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
@@ -420,6 +427,16 @@ func runNode(args []string) int {
 		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, cfg.Genesis.Config.ChainID)
 		log.Info("dev block producer (its own key, none of the accounts)", "address", types.Address(crypto.PrivkeyToAddress(dev.Validator)).Hex())
 		n.StartConsole()
+		if d := n.DevTools(); d != nil && f.devf.state != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			err := d.LoadStateFile(ctx, f.devf.state)
+			cancel()
+			if err != nil {
+				n.Close()
+				fmt.Fprintln(os.Stderr, "chaind: --state:", err)
+				return 1
+			}
+		}
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -432,6 +449,14 @@ func runNode(args []string) int {
 		// holds every committed block.
 		log.Error("exiting: the node failed and must be restarted", "err", n.Failure())
 		code = exitFailed
+	}
+	if d := n.DevTools(); d != nil && f.devf.state != "" {
+		if err := d.WriteStateFile(f.devf.state); err != nil {
+			log.Error("--state: writing the state", "file", f.devf.state, "err", err)
+			code = 1
+		} else {
+			log.Info("state written", "file", f.devf.state)
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- n.Close() }()

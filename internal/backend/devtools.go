@@ -45,6 +45,16 @@ type DevTools interface {
 	SetCode(ctx context.Context, addr types.Address, code []byte) error
 	SetNonce(ctx context.Context, addr types.Address, nonce uint64) error
 	SetStorageAt(ctx context.Context, addr types.Address, slot, value types.Hash) error
+	// AddBalance adds amount to addr's balance (anvil_addBalance).
+	AddBalance(ctx context.Context, addr types.Address, amount *uint256.Int) error
+	// SetTime sets the dev clock to ts and answers how many seconds that
+	// is ahead of where it was (0: not ahead).
+	SetTime(ts uint64) uint64
+	// SetBlockTimestampInterval stamps each next block secs after the
+	// one before; RemoveBlockTimestampInterval goes back to the clock and
+	// reports whether an interval was set.
+	SetBlockTimestampInterval(secs uint64)
+	RemoveBlockTimestampInterval() bool
 	// Impersonate lets eth_sendTransaction send from addr without its
 	// key; StopImpersonating ends it; AutoImpersonate does it for every
 	// address.

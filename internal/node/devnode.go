@@ -17,6 +17,11 @@ func (n *Node) enableDevTools() {
 		ClientVersion: n.cfg.ClientVersion, Node: devNode{n}})
 	n.keys.imp = d
 	n.dev = d
+	if n.cfg.DevNoMining {
+		d.SetAutomine(false)
+		d.SetIntervalMining(0, 0)
+	}
+	d.AutoImpersonate(n.cfg.DevAutoImpersonate)
 	n.backend.SetSentHook(func(ctx context.Context, tx *types.Transaction) error {
 		h := tx.Hash()
 		return d.WaitMined(ctx, func() bool { _, _, ok := n.Chain.DB().TxLookup(h); return ok })
@@ -50,3 +55,6 @@ func (n *Node) StartConsole() {
 	n.wg.Add(1)
 	c.Start(n.stop, n.wg.Done)
 }
+
+// DevTools is the node's test helpers; nil unless Config.DevTools.
+func (n *Node) DevTools() *dev.Tools { return n.dev }

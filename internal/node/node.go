@@ -30,6 +30,7 @@ import (
 	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/node/dev"
 	"github.com/chaind/chaind/internal/node/ethbackend"
+	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/node/p2pnet"
 	"github.com/chaind/chaind/internal/node/prune"
 	"github.com/chaind/chaind/internal/node/stakebackend"
@@ -119,6 +120,11 @@ type Config struct {
 	// mining control. Never with Public. It keeps every state, as a
 	// snapshot may return to any block.
 	DevTools bool
+	// DevNoMining starts the test helpers with automine and interval
+	// mining off (anvil's --no-mining): blocks come only from evm_mine and
+	// its kin. DevAutoImpersonate starts them impersonating every address
+	// (--auto-impersonate).
+	DevNoMining, DevAutoImpersonate bool
 
 	faults faults // a test's injected failures (health.go)
 }
@@ -216,7 +222,7 @@ func New(cfg Config) (*Node, error) {
 	if cfg.faults.kv != nil {
 		kv = cfg.faults.kv(kv)
 	}
-	fs, err := openFork(&cfg, kv) // before the chain opens: a fork moves the genesis time
+	fs, err := fork.Open(cfg.Genesis, cfg.Fork, kv, cfg.Log) // before the chain opens: a fork moves the genesis time
 	if err != nil {
 		kv.Close()
 		return nil, err

@@ -1,6 +1,7 @@
 package ethapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,8 +55,19 @@ func RegisterAccounts(s *rpc.Server, b Backend, keys backend.Accounts, opts EthO
 		return api.signMessage(p, 1, 0)
 	})
 	register(s, "eth_signTypedData_v4", 2, 2, api.signTypedData)
+	// _v3 is v4 without arrays and recursive types, which v4's encoding
+	// covers; eth_signTypedData is v4 on anvil and Hardhat as well when
+	// given v4's object (MetaMask's legacy v1 array form is refused).
+	register(s, "eth_signTypedData_v3", 2, 2, api.signTypedData)
+	register(s, "eth_signTypedData", 2, 2, func(ctx context.Context, p rpc.Params) (any, error) {
+		if len(p) > 1 && len(bytes.TrimSpace(p[1])) > 0 && bytes.TrimSpace(p[1])[0] == '[' {
+			return nil, rpc.InvalidParams(1, errors.New("the legacy (v1) typed data array is not supported; send EIP-712 typed data (eth_signTypedData_v4)"))
+		}
+		return api.signTypedData(ctx, p)
+	})
 	register(s, "eth_signTransaction", 1, 1, api.signTransaction)
 	register(s, "eth_sendTransaction", 1, 1, api.sendTransaction)
+	register(s, "eth_sendTransactionSync", 1, 2, api.eth.sendSync(api.sendTransaction, 1))
 }
 
 func (api *accountsAPI) sign(_ context.Context, p rpc.Params) (any, error) {

@@ -1,11 +1,13 @@
 package ethapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -116,6 +118,66 @@ func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, opts EthOp
 		}
 		return true, nil
 	})
+	register(s, "anvil_addBalance", 2, 2, func(ctx context.Context, p rpc.Params) (any, error) {
+		var a types.Address
+		var amount types.HexU256
+		if err := p.Decode(0, &a); err != nil {
+			return nil, err
+		}
+		if err := p.Decode(1, &amount); err != nil {
+			return nil, err
+		}
+		return nil, dev.AddBalance(ctx, a, (*uint256.Int)(&amount))
+	})
+	// anvil_setTime and evm_setTime answer the seconds the clock moved
+	// ahead.
+	for _, name := range []string{"anvil_setTime", "evm_setTime"} {
+		register(s, name, 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
+			var ts devQuantity
+			if err := p.Decode(0, &ts); err != nil {
+				return nil, err
+			}
+			if ts > math.MaxInt64/2 {
+				return nil, rpc.InvalidParams(0, fmt.Errorf("timestamp %d is too far", ts))
+			}
+			return dev.SetTime(uint64(ts)), nil
+		})
+	}
+	register(s, "anvil_setBlockTimestampInterval", 1, 1, func(_ context.Context, p rpc.Params) (any, error) {
+		var secs devQuantity
+		if err := p.Decode(0, &secs); err != nil {
+			return nil, err
+		}
+		if secs > math.MaxInt32 {
+			return nil, rpc.InvalidParams(0, fmt.Errorf("interval %d is too long", secs))
+		}
+		dev.SetBlockTimestampInterval(uint64(secs))
+		return nil, nil
+	})
+	register(s, "anvil_removeBlockTimestampInterval", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		return dev.RemoveBlockTimestampInterval(), nil
+	})
+	// eth_pendingTransactions is anvil's: every transaction the pool
+	// would put in the next blocks, in transaction-object form.
+	register(s, "eth_pendingTransactions", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		pending, _ := b.PoolContent()
+		senders := make([]types.Address, 0, len(pending))
+		for from := range pending {
+			senders = append(senders, from)
+		}
+		slices.SortFunc(senders, func(a, b types.Address) int { return bytes.Compare(a[:], b[:]) })
+		out := []any{}
+		for _, from := range senders {
+			for _, tx := range pending[from] {
+				out = append(out, txObject(tx, from))
+			}
+		}
+		return out, nil
+	})
+	// eth_sendUnsignedTransaction sends from any address without its
+	// key, as if it were impersonated (anvil).
+	unsigned := &accountsAPI{b: b, keys: impersonateAll{}, eth: &ethAPI{b: b, opts: opts.withDefaults()}}
+	register(s, "eth_sendUnsignedTransaction", 1, 1, unsigned.sendTransaction)
 	registerDevNextBlock(s, h)
 	register(s, "hardhat_metadata", 0, 0, h.metadata)
 	register(s, "anvil_nodeInfo", 0, 0, h.nodeInfo)
@@ -379,3 +441,12 @@ func forkedNetwork(f *backend.DevFork) any {
 	}
 	return map[string]any{"chainId": f.ChainID, "forkBlockNumber": f.BlockNumber, "forkBlockHash": f.BlockHash}
 }
+
+// impersonateAll holds no key and impersonates every address.
+type impersonateAll struct{}
+
+func (impersonateAll) Accounts() []types.Address { return nil }
+func (impersonateAll) SignHash(types.Address, types.Hash) ([]byte, error) {
+	return nil, backend.ErrUnknownAccount
+}
+func (impersonateAll) Impersonating(types.Address) bool { return true }

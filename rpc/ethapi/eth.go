@@ -113,6 +113,7 @@ func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 	register(s, "eth_getStorageValues", 1, 2, api.getStorageValues)
 	register(s, "eth_getProof", 2, 3, api.getProof)
 	register(s, "eth_sendRawTransaction", 1, 1, api.sendRawTransaction)
+	register(s, "eth_sendRawTransactionSync", 1, 2, api.sendSync(api.sendRawTransaction, 1))
 
 	register(s, "eth_call", 1, 4, api.call)
 	register(s, "eth_estimateGas", 1, 4, api.estimateGas)

@@ -21,3 +21,4 @@ await import('./suites/cometrpc.js');
 await import('./suites/staking.js');
 await import('./suites/redelegation.js');
 await import('./suites/devtools.js');
+await import('./suites/viemtest.js');

@@ -5,8 +5,11 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
@@ -21,8 +24,27 @@ import (
 // state's accounts and slots, chain.RecordKeys).
 
 type dumpedState struct {
+	// Block is the head's block environment, which anvil requires in a
+	// dump it loads (its BlockEnv); chaind reads only the accounts.
+	Block *dumpedBlockEnv `json:"block,omitempty"`
+	// BestBlockNumber is always 0: anvil looks the best block up among
+	// the dump's blocks and refuses a number it has none for, and this
+	// chain's blocks are not anvil's to replay, so a dump starts anvil's
+	// chain from its genesis with these accounts; the head's number is
+	// in Block.
 	BestBlockNumber uint64                   `json:"best_block_number"`
 	Accounts        map[string]dumpedAccount `json:"accounts"`
+}
+
+// dumpedBlockEnv is anvil's BlockEnv as its dumps write it.
+type dumpedBlockEnv struct {
+	Number      types.HexUint64 `json:"number"`
+	Beneficiary types.Address   `json:"beneficiary"`
+	Timestamp   types.HexUint64 `json:"timestamp"`
+	GasLimit    uint64          `json:"gas_limit"`
+	BaseFee     uint64          `json:"basefee"`
+	Difficulty  types.HexU256   `json:"difficulty"`
+	PrevRandao  types.Hash      `json:"prevrandao"`
 }
 
 type dumpedAccount struct {
@@ -37,13 +59,35 @@ const maxStateDump = 256 << 20
 
 // DumpState implements backend.DevTools.
 func (d *Tools) DumpState() ([]byte, error) {
+	js, err := d.dumpJSON()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(js)
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// dumpJSON is the head's state in anvil's dump format, plain JSON (what
+// anvil --dump-state writes to a file).
+func (d *Tools) dumpJSON() ([]byte, error) {
 	c := d.n.Chain
 	head := c.Head()
 	st, err := d.n.View.State(head.HeaderRef())
 	if err != nil {
 		return nil, err
 	}
-	out := dumpedState{BestBlockNumber: head.Number(), Accounts: map[string]dumpedAccount{}}
+	h := head.HeaderRef()
+	env := &dumpedBlockEnv{Number: types.HexUint64(h.Number), Beneficiary: h.Coinbase, Timestamp: types.HexUint64(h.Time),
+		GasLimit: h.GasLimit, Difficulty: types.HexU256(h.Difficulty), PrevRandao: h.MixDigest}
+	if h.BaseFee != nil {
+		env.BaseFee = h.BaseFee.Uint64()
+	}
+	out := dumpedState{Block: env, Accounts: map[string]dumpedAccount{}}
 	for a, slots := range c.Keys() {
 		if !st.Exist(a) {
 			continue
@@ -60,17 +104,46 @@ func (d *Tools) DumpState() ([]byte, error) {
 		}
 		out.Accounts[a.Hex()] = acc
 	}
-	js, err := json.Marshal(out)
+	return json.Marshal(out)
+}
+
+// WriteStateFile writes the head's state to path in anvil's dump format
+// (plain JSON, as anvil --dump-state and --state write it), through a
+// temporary file so a crash leaves the old file whole.
+func (d *Tools) WriteStateFile(path string) error {
+	js, err := d.dumpJSON()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(js)
-	if err := zw.Close(); err != nil {
-		return nil, err
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, js, 0o644); err != nil {
+		return err
 	}
-	return buf.Bytes(), nil
+	return os.Rename(tmp, path)
+}
+
+// LoadStateFile loads a dump file of anvil's or chaind's into the head's
+// state (--state); a missing file is no error: the chain starts as it is.
+func (d *Tools) LoadStateFile(ctx context.Context, path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	js, err := io.ReadAll(io.LimitReader(f, maxStateDump+1))
+	if err != nil {
+		return err
+	}
+	if len(js) > maxStateDump {
+		return fmt.Errorf("%s: state larger than %d bytes", path, maxStateDump)
+	}
+	if err := d.LoadState(ctx, js); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // LoadState implements backend.DevTools: the accounts of a dump (gzipped

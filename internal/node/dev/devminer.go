@@ -35,15 +35,19 @@ type devMiner struct {
 	// intervalMin and intervalMax bound the intervals drawn (equal for a
 	// fixed one).
 	intervalMin, intervalMax time.Duration
-	offset                   int64     // seconds added to the wall clock
-	nextTime                 uint64    // timestamp of the next block; 0 none
-	last                     time.Time // when the last block was committed
-	requests                 []*mineRequest
-	current                  *mineRequest // the request the block being built answers
-	busy                     bool
-	building                 *types.Block // proposed, not yet committed
-	paused                   bool
-	stalled                  bool // the last unforced build took nothing: pending transactions do not apply
+	offset                   int64  // seconds added to the wall clock
+	nextTime                 uint64 // timestamp of the next block; 0 none
+	// tsInterval, when not 0, stamps each block that many seconds after
+	// the last one (anvil_setBlockTimestampInterval) instead of by the
+	// clock; headTime is the last block's timestamp.
+	tsInterval, headTime uint64
+	last                 time.Time // when the last block was committed
+	requests             []*mineRequest
+	current              *mineRequest // the request the block being built answers
+	busy                 bool
+	building             *types.Block // proposed, not yet committed
+	paused               bool
+	stalled              bool // the last unforced build took nothing: pending transactions do not apply
 	// buildErr is why the last build failed (nil once a block commits or a
 	// transaction arrives): a send waiting for its block answers it
 	// instead of waiting for a block that cannot come.
@@ -83,6 +87,9 @@ func (m *devMiner) clock() uint64 {
 	if m.nextTime != 0 {
 		return m.nextTime
 	}
+	if m.tsInterval != 0 {
+		return m.headTime + m.tsInterval
+	}
 	return uint64(m.now().Unix() + m.offset)
 }
 
@@ -108,7 +115,7 @@ func (m *devMiner) Await(ctx context.Context, retry bool) (bft.MineOrder, error)
 			if m.interval > 0 && !m.now().Before(m.last.Add(m.interval)) {
 				m.busy = true
 				o := m.order(m.clock(), true)
-				if m.nextTime == 0 {
+				if m.nextTime == 0 && m.tsInterval == 0 {
 					// Interval blocks keep to the clock to the millisecond: at
 					// intervals under a second several share one timestamp
 					// (pos.CheckTime) instead of running ahead of it.
@@ -180,6 +187,7 @@ func (m *devMiner) committed(b *types.Block) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.last = m.now()
+	m.headTime = b.Time()
 	m.nextInterval()
 	if m.nextTime != 0 && b.Time() >= m.nextTime {
 		m.nextTime = 0

@@ -348,15 +348,17 @@ func (b *Backend) estimate(args *backend.CallArgs, env *callEnv) (uint64, error)
 		}
 		return 0, res.Err
 	}
-	// A call that runs no code needs exactly what it used: a plain
-	// transfer, or a creation with empty init code.
+	// A call that runs no code needs exactly what it used before its
+	// refund: a plain transfer, or a creation with empty init code. (Only
+	// an EIP-7702 authorization of an existing account refunds here, and
+	// the limit must still cover its full intrinsic cost.)
 	data, _ := args.CallData()
 	if args.To == nil && len(data) == 0 {
-		return res.UsedGas, nil
+		return res.UsedGas + res.Refund, nil
 	}
 	if args.To != nil && len(data) == 0 {
 		if st, err := b.view.State(env.blk.HeaderRef()); err == nil && len(st.GetCode(*args.To)) == 0 && st.Error() == nil && env.overrides == nil {
-			return res.UsedGas, nil
+			return res.UsedGas + res.Refund, nil
 		}
 	}
 	lo := res.UsedGas - 1

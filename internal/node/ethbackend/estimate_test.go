@@ -5,7 +5,13 @@ import (
 	"testing"
 
 	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/chain"
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/node/chainview"
+	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	"github.com/holiman/uint256"
 )
 
 // eth_estimateGas answers a limit with which the call succeeds; when the
@@ -69,5 +75,40 @@ func TestEstimateGasIsMinimalWhenItCanBe(t *testing.T) {
 				t.Fatalf("the call succeeds with %d, below the estimate %d", less, est)
 			}
 		})
+	}
+}
+
+// An EIP-7702 authorization of an account that already exists refunds
+// part of its intrinsic cost, but the gas limit must still cover all of
+// it: the estimate of a call that runs no code is the gas it used before
+// its refund (viem's type-4 sends failed with "intrinsic gas too low:
+// have 36800, want 46000").
+func TestEstimateGasCoversRefundedAuthorization(t *testing.T) {
+	key := secp256k1.PrivKeyFromBytes([]byte{31: 7})
+	authority := types.Address(crypto.PrivkeyToAddress(key))
+	funded := types.Address{0xfe}
+	// The authority exists from genesis, so its authorization is refunded.
+	c, err := chain.Open(chain.DevGenesis(chain.MainChainID, []types.Address{funded, authority}, 1_700_000_000), store.NewMem(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := New(chainview.New(c), nil, Options{})
+	head := b.Head()
+	ctx := context.Background()
+	auth := types.SignSetCode(key, types.SetCodeAuthorization{ChainID: *uint256.NewInt(b.chain.Config.ChainID), Address: types.Address{0xdd}})
+	to := types.Address{0xe0}
+	req := func(gas *uint64) *backend.CallRequest {
+		return &backend.CallRequest{Block: head,
+			Args: backend.CallArgs{From: &funded, To: &to, Gas: gas, AuthorizationList: []types.SetCodeAuthorization{auth}}}
+	}
+	est, err := b.EstimateGas(ctx, req(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est != 21000+25000 {
+		t.Fatalf("estimate %d, want 46000 (21000 + 25000 for the authorization, before its refund)", est)
+	}
+	if _, err := b.Call(ctx, req(&est)); err != nil {
+		t.Fatalf("the call fails with the estimate %d: %v", est, err)
 	}
 }
