@@ -2,8 +2,13 @@ package store
 
 import (
 	"crypto/rand"
+	"errors"
+	"fmt"
 	mrand "math/rand/v2"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 )
 
 // The workloads of make storebench, for profiling the store alone.
@@ -89,4 +94,99 @@ func BenchmarkCommitSync(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCommitLatencyUnderCompaction measures what the store's
+// background work costs the node's block commits: one writer commits
+// 10-key batches (a block's writes, in small) and a reader Gets, while a
+// loader commits 1000-key batches without pause, so memtables are flushed
+// and tables compacted the whole time. It reports the commits' and
+// reads' p50, p99 and longest latency: a flush or compaction holding a
+// lock the writer or the reader needs shows in p99 and max.
+func BenchmarkCommitLatencyUnderCompaction(b *testing.B) {
+	db, err := OpenWith(b.TempDir(), Options{MemtableBytes: 1 << 20, TableBytes: 1 << 20, L1Bytes: 4 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	stop := make(chan struct{})
+	var bg sync.WaitGroup
+	var reads []time.Duration
+	db.mu.RLock()
+	flushes0 := db.flushTries
+	db.mu.RUnlock()
+	bg.Add(2)
+	go func() { // the loader
+		defer bg.Done()
+		var bt Batch
+		k, v := make([]byte, 32), make([]byte, 100)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			bt.Reset()
+			for range 1000 {
+				rand.Read(k)
+				bt.Put(k, v)
+			}
+			if err := db.Write(&bt); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	}()
+	go func() { // the reader
+		defer bg.Done()
+		k := []byte("block-0000")
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			t := time.Now()
+			if _, err := db.Get(k); err != nil && !errors.Is(err, ErrNotFound) {
+				b.Error(err)
+				return
+			}
+			reads = append(reads, time.Since(t))
+		}
+	}()
+	k, v := make([]byte, 32), make([]byte, 100)
+	commits := make([]time.Duration, 0, b.N)
+	var bt Batch
+	b.ResetTimer()
+	for i := range b.N {
+		bt.Reset()
+		bt.Put([]byte(fmt.Sprintf("block-%04d", i%10000)), v)
+		for range 9 {
+			rand.Read(k)
+			bt.Put(k, v)
+		}
+		t := time.Now()
+		if err := db.Write(&bt); err != nil {
+			b.Fatal(err)
+		}
+		commits = append(commits, time.Since(t))
+	}
+	b.StopTimer()
+	close(stop)
+	bg.Wait()
+	db.mu.RLock()
+	flushes := db.flushTries - flushes0
+	db.mu.RUnlock()
+	report := func(name string, ds []time.Duration) {
+		if len(ds) == 0 {
+			return
+		}
+		slices.Sort(ds)
+		b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, name+"-p50-ms")
+		b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds())/1000, name+"-p99-ms")
+		b.ReportMetric(float64(ds[len(ds)-1].Microseconds())/1000, name+"-max-ms")
+	}
+	report("commit", commits)
+	report("read", reads)
+	b.ReportMetric(float64(flushes), "flushes")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -237,6 +238,95 @@ func TestLogZeroTail(t *testing.T) {
 	}
 }
 
+// The log is written ahead a page per write, so no page-cache folio
+// spans more than a page of it and a commit's sync writes back only the
+// pages it touched; a log reopened after a kill has the zeros replay read
+// cut from the page after its end, and they are written again the same
+// way.
+func TestLogWrittenAheadByPage(t *testing.T) {
+	fs := &recordFS{memFS: newMemFS(7)}
+	o := Options{MemtableBytes: 4 << 20, fs: fs}
+	db, err := OpenWith("/db", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := db.Put([]byte(fmt.Sprintf("k%d", i)), make([]byte, 3000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ahead := fs.checkZeroWrites(t)
+	if ahead < walChunk {
+		t.Fatalf("%d bytes written ahead, want at least %d", ahead, walChunk)
+	}
+	end := db.log.size
+	fs.memFS = fs.memFS.restart() // killed: the zeros stay
+	db, err = OpenWith("/db", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if want := (end + walPage - 1) / walPage * walPage; db.log.alloc != want {
+		t.Fatalf("reopened log keeps %d bytes, want %d (its %d bytes of records to the page)", db.log.alloc, want, end)
+	}
+	fs.writes = nil
+	if err := db.Put([]byte("k10"), make([]byte, 3000)); err != nil {
+		t.Fatal(err)
+	}
+	if ahead := fs.checkZeroWrites(t); ahead < walChunk {
+		t.Fatalf("%d bytes written ahead after the reopen, want at least %d", ahead, walChunk)
+	}
+	if countKeys(t, db) != 11 {
+		t.Fatal("keys lost across the reopen")
+	}
+}
+
+// recordFS is a memFS that records the writes made to logs.
+type recordFS struct {
+	*memFS
+	writes []recordedWrite
+}
+
+type recordedWrite struct {
+	off  int64
+	n    int
+	zero bool
+}
+
+func (fs *recordFS) open(name string, create, write bool) (file, error) {
+	f, err := fs.memFS.open(name, create, write)
+	if err != nil || !strings.HasSuffix(name, logSuffix) {
+		return f, err
+	}
+	return &recordFile{file: f, fs: fs}, nil
+}
+
+type recordFile struct {
+	file
+	fs *recordFS
+}
+
+func (f *recordFile) WriteAt(p []byte, off int64) (int, error) {
+	f.fs.writes = append(f.fs.writes, recordedWrite{off, len(p), !slices.ContainsFunc(p, func(c byte) bool { return c != 0 })})
+	return f.file.WriteAt(p, off)
+}
+
+// checkZeroWrites fails unless every write of zeros stays within a page,
+// and returns how many zeros were written.
+func (fs *recordFS) checkZeroWrites(t *testing.T) (n int64) {
+	t.Helper()
+	for _, w := range fs.writes {
+		if !w.zero {
+			continue
+		}
+		if w.off/walPage != (w.off+int64(w.n)-1)/walPage {
+			t.Fatalf("zeros written at %d..%d cross a page boundary", w.off, w.off+int64(w.n))
+		}
+		n += int64(w.n)
+	}
+	return n
+}
+
 // Reads never wait on a write's fsync: while a commit's log record is
 // being synced (held here), Get answers with the value before it, and the
 // commit's value once Write returns.
@@ -320,6 +410,67 @@ func TestCloseFlushesALargeMemtable(t *testing.T) {
 		t.Fatalf("the open replayed %d batches of the log", db.Recover.Batches)
 	}
 	for _, i := range []int{0, 7777, 19_999} {
+		v, err := db.Get([]byte(fmt.Sprintf("key%06d", i)))
+		if err != nil || !bytes.Equal(v, bytes.Repeat([]byte{byte(i)}, 100)) {
+			t.Fatalf("key %d after the reopen: %v", i, err)
+		}
+	}
+}
+
+// A clean close also writes the immutable memtable the flusher had not
+// written because the close cut its flush short, with the small current
+// one: chaind init's close left a 17 MiB log that every first start
+// replayed.
+func TestCloseFlushesAPendingImmutableMemtable(t *testing.T) {
+	fs := newMemFS(6)
+	o := smallOpts(fs)
+	o.MemtableBytes = 64 << 20
+	o.FlushOnClose = true
+	db, err := OpenWith("/db", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(from, to int) {
+		var b Batch
+		for i := from; i < to; i++ {
+			b.Put([]byte(fmt.Sprintf("key%06d", i)), bytes.Repeat([]byte{byte(i)}, 100))
+		}
+		if err := db.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(0, 20_000)
+	// Rotate as makeRoom does but without waking the flusher, which
+	// waits for a wake or the close: the memtable stays immutable and
+	// unwritten until Close, with the error the flusher records when a
+	// close cuts its flush short.
+	db.mu.Lock()
+	db.flushErr = errClosing
+	old := db.log
+	mem, err := db.newLog()
+	if err != nil {
+		db.mu.Unlock()
+		t.Fatal(err)
+	}
+	old.finish()
+	old.f.Close()
+	nv := db.cur.clone()
+	nv.imm, nv.mem = db.cur.mem, mem
+	db.install(nv)
+	db.mu.Unlock()
+	put(20_000, 20_010) // far below closeFlushBytes
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = OpenWith("/db", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.Recover.Batches != 0 {
+		t.Fatalf("the open replayed %d batches of the log", db.Recover.Batches)
+	}
+	for _, i := range []int{0, 19_999, 20_009} {
 		v, err := db.Get([]byte(fmt.Sprintf("key%06d", i)))
 		if err != nil || !bytes.Equal(v, bytes.Repeat([]byte{byte(i)}, 100)) {
 			t.Fatalf("key %d after the reopen: %v", i, err)

@@ -65,10 +65,15 @@ func (db *DB) replay(logs []uint64) error {
 		}
 		if db.ro {
 			f.Close()
-		} else {
-			db.log = &wal{num: num, f: f, size: res.end, last: res.last, alloc: res.total}
-			db.log.written.Store(res.end)
+			continue
 		}
+		alloc, err := trimLogTail(f, res.end)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		db.log = &wal{num: num, f: f, size: res.end, last: res.last, alloc: alloc, ahead: walAhead(db.opts.MemtableBytes)}
+		db.log.written.Store(res.end)
 	}
 	db.cur.mem = mem
 	db.seq.Store(seq)
@@ -79,6 +84,26 @@ func (db *DB) replay(logs []uint64) error {
 		return err
 	}
 	return db.tip.set(db.log.num, db.log.last)
+}
+
+// trimLogTail cuts the zeros written ahead after end in a log about to be
+// appended to, from the page after end's, and returns the file's size.
+// Replay read them through the page cache, whose readahead keeps them in
+// large folios, and every small record written into one would dirty, and
+// a commit's sync write back, the whole folio; reserve writes them again
+// a page at a time.
+func trimLogTail(f file, end int64) (int64, error) {
+	size, err := f.size()
+	if err != nil {
+		return 0, err
+	}
+	if keep := (end + walPage - 1) / walPage * walPage; size > keep {
+		if err := f.Truncate(keep); err != nil {
+			return 0, err
+		}
+		size = keep
+	}
+	return size, nil
 }
 
 func (db *DB) openTip() error {
@@ -130,7 +155,7 @@ func (db *DB) newLog() (*memtable, error) {
 		db.fs.remove(path(db.dir, logFileName(num)))
 		return nil, err
 	}
-	db.log = &wal{num: num, f: f}
+	db.log = &wal{num: num, f: f, ahead: walAhead(db.opts.MemtableBytes)}
 	return newMemtable(num), nil
 }
 

@@ -160,11 +160,24 @@ type wal struct {
 	size  int64 // end of the valid data: the next record goes here
 	last  int64 // start of the last record
 	alloc int64 // bytes of the file written ahead
+	ahead int64 // how far past a record to write ahead (walAhead)
+	// durable is how much of alloc is known to be on disk, blocks and
+	// size: a record written below it needs only fdatasync. Chunks
+	// written ahead without a sync (NoSync writes, or a log reopened
+	// after a crash) may still be delayed allocations, which fdatasync
+	// would write block by block with the metadata of each; one fsync
+	// makes the whole of alloc durable at once.
+	durable int64
 	// written is size for readers outside the writer's turn (Size).
 	written atomic.Int64
 }
 
 const walChunk = 1 << 20
+
+// walAhead is how far past a record a log is written ahead: walChunk, or
+// less when a memtable's log holds less than that before it is flushed
+// and the log dropped.
+func walAhead(memtableBytes int64) int64 { return min(walChunk, memtableBytes) }
 
 // append writes one record at the end of the log, after pointing the tip
 // at it. A failed write leaves size where it was, so the next record
@@ -173,7 +186,7 @@ const walChunk = 1 << 20
 func (w *wal) append(tip *tipFile, rec []byte, sync bool) error {
 	end := w.size + int64(len(rec))
 	if end > w.alloc {
-		if err := w.reserve(end+walChunk, sync); err != nil {
+		if err := w.reserve(end + w.ahead); err != nil {
 			return err
 		}
 	}
@@ -185,7 +198,7 @@ func (w *wal) append(tip *tipFile, rec []byte, sync bool) error {
 		return err
 	}
 	if sync {
-		if err := w.f.datasync(); err != nil {
+		if err := w.sync(end); err != nil {
 			return err
 		}
 	}
@@ -195,22 +208,42 @@ func (w *wal) append(tip *tipFile, rec []byte, sync bool) error {
 	return nil
 }
 
-// reserve writes zeros up to n and (when syncing) syncs them with the new
-// file size.
-func (w *wal) reserve(n int64, sync bool) error {
-	zeros := make([]byte, min(n-w.alloc, walChunk))
-	for off := w.alloc; off < n; off += int64(len(zeros)) {
-		if _, err := w.f.WriteAt(zeros[:min(int64(len(zeros)), n-off)], off); err != nil {
+// reserve writes zeros up to n (rounded up to a whole page).
+//
+// The zeros go one page per write: the page cache sizes a folio by the
+// write that creates it, and a folio made by one large write (Linux 6.16+
+// gives ext4 large folios) would be dirtied whole by every small record
+// written into it, so each fsync'd commit would write back up to a
+// megabyte. Page-sized folios keep a commit's writeback to the pages it
+// touched.
+func (w *wal) reserve(n int64) error {
+	n = (n + walPage - 1) / walPage * walPage
+	var zeros [walPage]byte
+	for off := w.alloc; off < n; {
+		next := min((off/walPage+1)*walPage, n)
+		if _, err := w.f.WriteAt(zeros[:next-off], off); err != nil {
 			w.f.Truncate(max(w.alloc, w.size))
 			return err
 		}
-	}
-	if sync {
-		if err := w.f.Sync(); err != nil {
-			return err
-		}
+		off = next
 	}
 	w.alloc = n
+	return nil
+}
+
+const walPage = 4096
+
+// sync makes the log durable up to end: data only when end lies in the
+// part written ahead and synced, else the whole file once, which makes
+// every chunk written ahead so far durable too.
+func (w *wal) sync(end int64) error {
+	if end <= w.durable {
+		return w.f.datasync()
+	}
+	if err := w.f.Sync(); err != nil {
+		return err
+	}
+	w.durable = w.alloc
 	return nil
 }
 

@@ -13,7 +13,9 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -28,9 +30,11 @@ var engines = []struct {
 func main() {
 	testing.Init()
 	nkeys := flag.Int("keys", 200_000, "keys loaded before the reads and scans")
-	rounds := flag.Int("rounds", 3, "rounds; engines alternate within each")
+	rounds := flag.Int("rounds", 6, "rounds; engines alternate within each, in a different order each round (6 rounds run every order of the 3 once)")
 	cache := flag.Int("cache", 64, "block cache MiB of chaind and Pebble (bbolt reads through the page cache)")
 	benchtime := flag.Duration("benchtime", time.Second, "time per measurement")
+	only := flag.String("workloads", "", "run only the workloads whose names contain one of these comma-separated words (e.g. commits,scans); all when empty")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measurements to this file")
 	flag.Parse()
 	flag.Set("test.benchtime", benchtime.String())
 
@@ -62,10 +66,7 @@ func main() {
 		dbs[i] = db
 	}
 
-	workloads := []struct {
-		name, unit string
-		run        func(db engine, b *testing.B)
-	}{
+	workloads := []workload{
 		{"random writes (100-key batches, no fsync)", "ns/key", func(db engine, b *testing.B) {
 			ks := make([][]byte, 100)
 			for i := range ks {
@@ -107,14 +108,33 @@ func main() {
 			}
 		}},
 	}
+	if *only != "" {
+		workloads = slices.DeleteFunc(workloads, func(w workload) bool {
+			for _, word := range strings.Split(*only, ",") {
+				if word != "" && strings.Contains(w.name, word) {
+					return false
+				}
+			}
+			return true
+		})
+	}
 	results := make([][][]float64, len(workloads)) // workload, engine, round
 	for w := range workloads {
 		results[w] = make([][]float64, len(engines))
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
+	}
+	orders := permutations(len(engines))
 	for r := range *rounds {
 		for w, wl := range workloads {
-			for j := range engines {
-				i := (j + r) % len(engines)
+			for _, i := range orders[r%len(orders)] {
+				// What the previous engine left dirty in the page cache
+				// is written back now, not in the next one's time.
+				syncAll()
 				res := testing.Benchmark(func(b *testing.B) { wl.run(dbs[i], b) })
 				ns := float64(res.T.Nanoseconds()) / float64(res.N)
 				results[w][i] = append(results[w][i], ns)
@@ -138,6 +158,31 @@ func main() {
 			fmtNs(m[0], wl.unit), fmtNs(m[1], wl.unit), fmtNs(m[2], wl.unit), m[0]/m[1], m[0]/m[2])
 	}
 	fmt.Printf("\nratios are time per operation: below 1 chaind is faster\n")
+}
+
+type workload struct {
+	name, unit string
+	run        func(db engine, b *testing.B)
+}
+
+// permutations lists every order of n engines. Round r runs them in
+// order r: over len(orders) rounds each engine runs first, and after each
+// other engine, equally often (a fixed rotation would always put the same
+// engine after the same one, and any background work an engine leaves,
+// compactions or writeback, would always fall on the same successor).
+func permutations(n int) [][]int {
+	if n == 0 {
+		return [][]int{nil}
+	}
+	var out [][]int
+	for _, p := range permutations(n - 1) {
+		for pos := 0; pos <= len(p); pos++ {
+			q := append(append(slices.Clone(p[:pos]), n-1), p[pos:]...)
+			out = append(out, q)
+		}
+	}
+	slices.SortFunc(out, slices.Compare)
+	return out
 }
 
 func fmtNs(ns float64, unit string) string { return fmt.Sprintf("%.0f %s", ns, unit[3:]) }
