@@ -1,6 +1,7 @@
 package cometrpc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"sync"
@@ -160,6 +161,12 @@ func fixture() *chain {
 	c := newChain()
 	c.addBlock(1, signedTx(1, 0, querytest.Addr(2), 5), signedTx(2, 0, querytest.Addr(1), 7))
 	c.addBlock(-1, signedTx(1, 1, querytest.Addr(2), 9))
+	// Block 4 carries evidence that validator 0x101 precommitted two
+	// blocks at height 3.
+	vote := func(id byte) backend.EvidenceVote {
+		return backend.EvidenceVote{Type: 2, Height: 3, BlockHash: types.Hash{id}, Validator: querytest.Addr(0x101), Signature: bytes.Repeat([]byte{id}, 65)}
+	}
+	c.EvidenceAt = map[uint64][]backend.DoubleSignEvidence{4: {{A: vote(1), B: vote(2), Encoded: []byte("evidence")}}}
 	c.pending[sender(3)] = []*types.Transaction{signedTx(3, 0, querytest.Addr(1), 1)}
 	return c
 }

@@ -63,6 +63,7 @@ func TestGolden(t *testing.T) {
 		{"net_info", `{"method":"net_info"}`},
 		{"block", `{"method":"block","params":{"height":"3"}}`},
 		{"block_results", `{"method":"block_results","params":{"height":"3"}}`},
+		{"block_with_evidence", `{"method":"block","params":{"height":"4"}}`},
 		{"blockchain", `{"method":"blockchain","params":{"minHeight":"3","maxHeight":"4"}}`},
 		{"commit", `{"method":"commit","params":{"height":"3"}}`},
 		{"validators", `{"method":"validators","params":{"height":"3"}}`},

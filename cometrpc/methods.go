@@ -367,13 +367,9 @@ func (s *Server) blockResult(ctx context.Context, n uint64) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lc, err := s.lastCommit(ctx, b)
-	if err != nil {
-		return nil, err
-	}
 	return map[string]any{"block_id": blockIDJSON(*id), "block": map[string]any{
 		"header": headerJSON(b.Header), "data": map[string]any{"txs": b.Data.Txs},
-		"evidence": map[string]any{"evidence": []any{}}, "last_commit": lc,
+		"evidence": map[string]any{"evidence": evidenceJSON(b.Evidence)}, "last_commit": lastCommitJSON(b.LastCommit),
 	}}, nil
 }
 
@@ -488,6 +484,11 @@ func (s *Server) blockchain(ctx context.Context, _ callInfo, p params) (any, err
 		lo = 1
 	}
 	lo = max(lo, hi-maxBlockchainSpan+1)
+	if head == 0 {
+		// Only the genesis block: CometBFT's chain starts at 1, so there is
+		// no block meta to list yet.
+		return map[string]any{"last_height": i64(0), "block_metas": []any{}}, nil
+	}
 	if lo > hi {
 		return nil, paramsErr("min height %d can't be greater than max height %d", lo, hi)
 	}
@@ -517,7 +518,8 @@ func (s *Server) commit(ctx context.Context, _ callInfo, p params) (any, error) 
 		return nil, err
 	}
 	// The commit of block n is the certificate its child carries; the
-	// head's has not been published in a block yet.
+	// head's has not been published in a block yet, nor has that of a
+	// block whose child carries none.
 	c := commitJSON{Height: i64(n), BlockID: blockIDJSON(*id), Signatures: []commitSig{}}
 	canonical := false
 	if n < s.b.Blocks.Head().Number() {
@@ -525,37 +527,11 @@ func (s *Server) commit(ctx context.Context, _ callInfo, p params) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		lc, err := s.lastCommit(ctx, child)
-		if err != nil {
-			return nil, err
+		if child.LastCommit != nil {
+			c, canonical = lastCommitJSON(child.LastCommit), true
 		}
-		c, canonical = lc, true
 	}
 	return map[string]any{"signed_header": map[string]any{"header": headerJSON(b.Header), "commit": c}, "canonical": canonical}, nil
-}
-
-type commitJSON struct {
-	Height     i64         `json:"height"`
-	Round      int32       `json:"round"`
-	BlockID    blockIDJ    `json:"block_id"`
-	Signatures []commitSig `json:"signatures"`
-}
-
-type commitSig struct {
-	BlockIDFlag      int      `json:"block_id_flag"`
-	ValidatorAddress hexBytes `json:"validator_address"`
-	Timestamp        string   `json:"timestamp"`
-	Signature        []byte   `json:"signature"`
-}
-
-// lastCommit renders the commit block b carries for its parent. The
-// signatures are not yet served through the backend: the list names the
-// parent's validator set, every member flagged absent (block_id_flag 1).
-func (s *Server) lastCommit(_ context.Context, b *query.TMBlock) (commitJSON, error) {
-	if b.Header.Height == 0 {
-		return commitJSON{BlockID: blockIDJSON(query.BlockID{}), Signatures: []commitSig{}}, nil
-	}
-	return commitJSON{Height: i64(b.Header.Height - 1), BlockID: blockIDJSON(b.Header.LastBlockID), Signatures: []commitSig{}}, nil
 }
 
 const (

@@ -69,10 +69,10 @@ func (s *Server) txMethod(_ context.Context, _ callInfo, p params) (any, error) 
 	return t.resultTx(), nil
 }
 
-// errProve refuses inclusion proofs: chaind's data_hash is the Ethereum
-// transactions trie root, not the Merkle root of the TxRaw bytes a
-// CometBFT proof verifies against.
-var errProve = paramsErr("prove: chaind's block data_hash is the Ethereum transactions trie root, which a CometBFT Merkle proof cannot verify; eth_getProof and the receipts root serve proofs")
+// errProve refuses inclusion proofs: chaind does not build CometBFT's
+// Merkle proofs of a transaction in data_hash; Ethereum proofs serve that
+// role (eth_getProof, the transactions and receipts roots).
+var errProve = paramsErr("prove: chaind serves no CometBFT transaction proofs; use eth_getProof and the block's transactions and receipts roots")
 
 // Paging as CometBFT pages search results.
 type page struct {

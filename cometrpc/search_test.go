@@ -115,7 +115,7 @@ func TestTxSearch(t *testing.T) {
 		{"transfer.recipient='x'", "", "", 0, `"transfer.recipient" is not indexed by chaind`},
 		{"message.module='evm'", "", "", 0, `"message.module" alone selects no index`},
 		{"message.sender='nonsense'", "", "", 0, "want a chain1... or 0x address"},
-		{"tx.height=3", `,"prove":true`, "", 0, "prove: chaind's block data_hash"},
+		{"tx.height=3", `,"prove":true`, "", 0, "prove: chaind serves no CometBFT transaction proofs"},
 		{"tx.height=3", `,"order_by":"sideways"`, "", 0, "order_by"},
 	}
 	for _, tc := range cases {

@@ -78,6 +78,7 @@ type Server struct {
 	log     *slog.Logger
 	all     *view // every method: HandleMessage and listeners without an API list
 	obs     []Observer
+	unknown []func(ctx context.Context) // told of calls of methods not served (ObserveUnknown)
 	// ws counts WebSocket connections: open now and accepted in all.
 	ws struct {
 		open  atomic.Int64
@@ -135,6 +136,15 @@ func (s *Server) Observe(o Observer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.obs = append(slices.Clip(s.obs), o)
+}
+
+// ObserveUnknown adds an observer of calls of methods the server does
+// not serve (on the port they came to). It is not told the name, which
+// is the client's to make up: a metric counts them under one label.
+func (s *Server) ObserveUnknown(o func(ctx context.Context)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unknown = append(slices.Clip(s.unknown), o)
 }
 
 // WebSocketConns is how many WebSocket connections are open now and how
@@ -397,9 +407,12 @@ func (v *view) call(ctx context.Context, req *request) (result any, err error) {
 	s := v.s
 	s.mu.RLock()
 	m, ok := s.methods[req.Method]
-	obs := s.obs
+	obs, unknown := s.obs, s.unknown
 	s.mu.RUnlock()
 	if !ok || !v.allows(req.Method) {
+		for _, o := range unknown {
+			o(ctx)
+		}
 		return nil, errMethodNotFound(req.Method)
 	}
 	if len(obs) > 0 {

@@ -244,6 +244,8 @@ func TestObserve(t *testing.T) {
 	s.Register("a_fail", 0, 0, func(ctx context.Context, p Params) (any, error) { return nil, errors.New("no") })
 	var calls []Call
 	s.Observe(func(_ context.Context, c Call) { calls = append(calls, c) })
+	unknown := 0
+	s.ObserveUnknown(func(context.Context) { unknown++ })
 	s.HandleMessage(context.Background(), []byte(`[{"jsonrpc":"2.0","id":1,"method":"a_ok","params":[7]},{"jsonrpc":"2.0","id":2,"method":"a_fail"},{"jsonrpc":"2.0","id":3,"method":"made_up"}]`))
 	if len(calls) != 2 {
 		t.Fatalf("observed %d calls, want the 2 of registered methods", len(calls))
@@ -253,6 +255,9 @@ func TestObserve(t *testing.T) {
 	}
 	if calls[1].Method != "a_fail" || calls[1].Err == nil {
 		t.Fatalf("second call %+v", calls[1])
+	}
+	if unknown != 1 {
+		t.Fatalf("%d calls of unknown methods observed, want 1", unknown)
 	}
 }
 

@@ -118,6 +118,9 @@ func gethSide(bin string, cache int) (*scaleSide, error) {
 			"--authrpc.addr", "127.0.0.1", "--authrpc.port", strconv.Itoa(auth), "--port", "0", "--nodiscover", "--maxpeers", "0", "--ipcdisable",
 			"--miner.gaslimit", strconv.FormatUint(uint64(cfg.genesis.GasLimit), 10),
 			"--txpool.globalslots", "100000", "--txpool.accountslots", "100000", "--txpool.globalqueue", "100000", "--txpool.accountqueue", "100000",
+			// A read slowed by the machine's load (or geth's snapshot
+			// generation after init) is timed, not cut at geth's 5 s.
+			"--rpc.evmtimeout", "2m",
 			"--verbosity", "2"}
 		if cache > 0 {
 			args = append(args, "--cache", strconv.Itoa(cache))

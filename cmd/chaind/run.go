@@ -63,6 +63,7 @@ type runFlags struct {
 	wsAPI        string
 	pprof        string
 	gcHeadroom   uint64
+	gcMemLimit   int
 	procs        int
 	historyKeep  string
 	stateHistory uint64
@@ -118,6 +119,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6061")
 	fs.IntVar(&f.procs, "procs", 0, "goroutines running at once (GOMAXPROCS); 0: 8 on machines with 4 or fewer CPUs, else one per CPU")
 	fs.Uint64Var(&f.gcHeadroom, "gc.headroom", 64, "MiB the heap may grow between garbage collections while the live heap is small (0: Go's default; GOGC overrides)")
+	fs.IntVar(&f.gcMemLimit, "gc.memlimit", -1, "soft limit (MiB) on the Go memory of the node, which the garbage collector works to keep (-1: --cache + 400; 0: none; GOMEMLIMIT overrides)")
 	fs.StringVar(&f.vhosts, "http.vhosts", "", "comma-separated Host header names the JSON-RPC port accepts (default: any)")
 	fs.StringVar(&f.httpAPI, "http.api", "", "comma-separated JSON-RPC namespaces served on --http.port: eth, net, web3, debug, txpool, testing, chain, personal (default: all; with --public all but debug, testing, txpool and personal)")
 	fs.StringVar(&f.wsAPI, "ws.api", "", "comma-separated JSON-RPC namespaces served on --ws.port (default as --http.api)")
@@ -406,6 +408,9 @@ func runNode(args []string) int {
 		log.Debug("open-file limit", "limit", limit)
 	}
 	startGCFloor(f.gcHeadroom << 20)
+	if limit := startMemLimit(f.gcMemLimit, f.cacheMiB); limit > 0 {
+		log.Debug("soft memory limit", "MiB", limit>>20)
+	}
 	n, err := node.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
@@ -419,7 +424,18 @@ func runNode(args []string) int {
 	head := n.Chain.Head()
 	log.Info("chain", "chainId", cfg.Genesis.Config.ChainID, "head", head.Number(), "hash", head.Hash(), "producing", cfg.Validator != nil)
 	if f.dev {
-		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, cfg.Genesis.Config.ChainID)
+		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, f.devf.derivationPath, cfg.Genesis.Config.ChainID)
+		if f.devf.configOut != "" {
+			gen, err := n.Chain.BlockByNumber(0)
+			if err == nil {
+				err = writeConfigOut(f.devf.configOut, dev.Keys, f.devf.mnemonic, f.devf.derivationPath, gen)
+			}
+			if err != nil {
+				n.Close()
+				fmt.Fprintln(os.Stderr, "chaind: --config-out:", err)
+				return 1
+			}
+		}
 		log.Info("dev block producer (its own key, none of the accounts)", "address", types.Address(crypto.PrivkeyToAddress(dev.Validator)).Hex())
 		n.StartConsole()
 		if d := n.DevTools(); d != nil && f.devf.state != "" {

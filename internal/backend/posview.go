@@ -117,3 +117,53 @@ func (f ABIFunction) Signature() string {
 	}
 	return s + ")"
 }
+
+// Commits reads what a proof-of-stake block records about consensus
+// besides its Ethereum header fields: the commit certificate of its
+// parent it commits to (the LastCommit the liveness accounting reads) and
+// the double-sign evidence it carries.
+type Commits interface {
+	// LastCommit is the certificate canonical block n carries for block
+	// n-1, one entry per member of n-1's validator set in set order;
+	// ErrNotFound for the genesis block and block 1 (nothing decided
+	// before them) and for blocks past the head; ErrStakingDisabled on a
+	// chain without validators.
+	LastCommit(n uint64) (*Commit, error)
+	// Evidence is the double-sign evidence canonical block n carries.
+	Evidence(n uint64) ([]DoubleSignEvidence, error)
+}
+
+// Commit is a decided block's commit certificate.
+type Commit struct {
+	Height     uint64
+	Round      int32
+	BlockHash  types.Hash
+	Signatures []CommitSig
+	// Root is the hash the child block commits to (its ParentBeaconRoot):
+	// keccak256 of the certificate's encoding.
+	Root types.Hash
+}
+
+// CommitSig is one validator's part in a Commit: its precommit signature
+// (65 bytes, R || S || V), nil when the certificate lacks it.
+type CommitSig struct {
+	Validator types.Address
+	Power     int64
+	Signature []byte
+}
+
+// DoubleSignEvidence is two conflicting votes of one validator.
+type DoubleSignEvidence struct {
+	A, B    EvidenceVote
+	Encoded []byte // the evidence as the block carries it
+}
+
+// EvidenceVote is one vote of a DoubleSignEvidence.
+type EvidenceVote struct {
+	Type      uint8 // 1 prevote, 2 precommit (CometBFT's numbering)
+	Height    uint64
+	Round     int32
+	BlockHash types.Hash
+	Validator types.Address
+	Signature []byte
+}

@@ -87,8 +87,9 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 func (n *Node) queryBackend() query.Backend {
 	b := query.Backend{
 		Blocks: n.backend, State: n.backend, Retention: n.backend, Config: n.backend, Network: n.backend,
-		Supply: n.stake.Supply(), Consensus: n.stake.ConsensusSets(),
-		Staking: n.Staking(), Governance: n.Governance(),
+		Supply: n.stake.Supply(), Consensus: n.stake.ConsensusSets(), Commits: n.stake.Commits(),
+		BlockMaxBytes: p2p.MaxFrameSize, // a proposal travels in one frame
+		Staking:       n.Staking(), Governance: n.Governance(),
 		Moniker: "chaind", Version: n.cfg.ClientVersion, GoVersion: runtime.Version(),
 	}
 	if v := n.cfg.Validator; v != nil {

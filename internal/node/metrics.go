@@ -19,7 +19,7 @@ import (
 func (n *Node) openMetrics() {
 	r := chainmetrics.New()
 	n.metrics = r
-	calls := r.NewCounterVec("chaind_rpc_requests_total", "JSON-RPC calls served, by method and outcome (ok or error).", "method", "outcome")
+	calls := r.NewCounterVec("chaind_rpc_requests_total", "JSON-RPC calls, by method and outcome (ok or error); calls of methods the port does not serve count as method other.", "method", "outcome")
 	lat := r.NewHistogramVec("chaind_rpc_request_duration_seconds", "Time to serve a JSON-RPC call, by method.", chainmetrics.DefaultBuckets, "method")
 	n.RPC.Observe(func(_ context.Context, c rpc.Call) {
 		outcome := "ok"
@@ -29,6 +29,8 @@ func (n *Node) openMetrics() {
 		calls.Add(1, c.Method, outcome)
 		lat.Observe(c.Duration.Seconds(), c.Method)
 	})
+	// Names the node does not serve are the client's to invent: one label.
+	n.RPC.ObserveUnknown(func(context.Context) { calls.Add(1, "other", "error") })
 	n.http = newHTTPMetrics(r)
 	r.GaugeFunc("chaind_rpc_websocket_connections", "JSON-RPC WebSocket connections open now, over the HTTP and WebSocket ports.", func() float64 {
 		open, _ := n.RPC.WebSocketConns()

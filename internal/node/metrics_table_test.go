@@ -240,9 +240,13 @@ func TestMetricsFamilies(t *testing.T) {
 			t.Errorf("%s%v = %v (found %v): implausible", sample, tc.labels, v, found)
 		}
 	}
-	// An unknown method is no label value: a client cannot grow the table.
+	// An unknown method is no label value of its own: a client cannot
+	// grow the table; it counts as other.
 	if _, found := s.value("chaind_rpc_requests_total", map[string]string{"method": "eth_noSuchMethod"}); found {
 		t.Error("an unknown method got its own label value")
+	}
+	if v, _ := s.value("chaind_rpc_requests_total", map[string]string{"method": "other", "outcome": "error"}); v != 1 {
+		t.Errorf("unknown methods counted as other: %v, want 1", v)
 	}
 	checkNaming(t, s)
 	promParse(t, s.text)

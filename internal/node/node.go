@@ -30,6 +30,7 @@ import (
 	"github.com/chaind/chaind/internal/node/chainview"
 	"github.com/chaind/chaind/internal/node/dev"
 	"github.com/chaind/chaind/internal/node/ethbackend"
+	"github.com/chaind/chaind/internal/node/fork"
 	"github.com/chaind/chaind/internal/node/p2pnet"
 	"github.com/chaind/chaind/internal/node/prune"
 	"github.com/chaind/chaind/internal/node/stakebackend"
@@ -221,7 +222,7 @@ func New(cfg Config) (*Node, error) {
 	if cfg.faults.kv != nil {
 		kv = cfg.faults.kv(kv)
 	}
-	fs, err := openFork(&cfg, kv) // before the chain opens: a fork moves the genesis time
+	fs, err := fork.Open(cfg.Genesis, cfg.Fork, kv, cfg.Log) // before the chain opens: a fork moves the genesis time
 	if err != nil {
 		kv.Close()
 		return nil, err

@@ -37,6 +37,11 @@ type Backend struct {
 	// with them, the staking state's exact count is served instead.
 	Supply    backend.CosmosSupply
 	Consensus backend.ConsensusSet
+	// Commits reads the certificates and evidence blocks carry (nil on a
+	// chain without validators): blocks' last_commit and evidence_hash.
+	Commits backend.Commits
+	// BlockMaxBytes bounds a block's encoding (consensus_hash hashes it).
+	BlockMaxBytes int64
 	// Staking and Governance are the chain's staking and governance
 	// state, which the staking, distribution, gov and slashing queries
 	// show in Cosmos' shapes.

@@ -3,7 +3,9 @@ package query_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -236,5 +238,37 @@ func TestDecAppend(t *testing.T) {
 		if got := string(d.AppendProtoText(nil)); got != s {
 			t.Errorf("%s: proto %s", s, got)
 		}
+	}
+}
+
+// MerkleRoot is CometBFT's merkle.HashFromByteSlices: sha256 of nothing
+// for no items, RFC 6962's leaf and node prefixes, split at the largest
+// power of two below the count.
+func TestMerkleRoot(t *testing.T) {
+	sum := func(parts ...[]byte) []byte {
+		h := sha256.Sum256(bytes.Join(parts, nil))
+		return h[:]
+	}
+	leaf := func(s string) []byte { return sum([]byte{0}, []byte(s)) }
+	node := func(l, r []byte) []byte { return sum([]byte{1}, l, r) }
+	a, b, c := []byte("a"), []byte("b"), []byte("c")
+	cases := []struct {
+		items [][]byte
+		want  []byte
+	}{
+		{nil, sum()},
+		{[][]byte{a}, leaf("a")},
+		{[][]byte{a, b}, node(leaf("a"), leaf("b"))},
+		{[][]byte{a, b, c}, node(node(leaf("a"), leaf("b")), leaf("c"))},
+	}
+	for i, tc := range cases {
+		if got := query.MerkleRoot(tc.items); !bytes.Equal(got, tc.want) {
+			t.Errorf("case %d: %x, want %x", i, got, tc.want)
+		}
+	}
+	// sha256 of nothing, the empty evidence and data hash of every
+	// CometBFT block without them.
+	if got := fmt.Sprintf("%X", query.MerkleRoot(nil)); got != "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855" {
+		t.Errorf("empty root %s", got)
 	}
 }

@@ -150,7 +150,7 @@ func (ConsensusVersion) ProtoName() string { return "tendermint.version.Consensu
 // TMHeader is a block header in CometBFT's shape: the parent as
 // last_block_id, the transactions root as data_hash, the state root as
 // app_hash, the receipts root as last_results_hash, the proposer's
-// address in bytes. Hashes the chain does not have are empty.
+// address in bytes; the other hashes as commit.go computes them.
 type TMHeader struct {
 	Version            ConsensusVersion `pb:"1,version"`
 	ChainID            string           `pb:"2,chain_id"`
@@ -198,25 +198,70 @@ type Data struct {
 
 func (Data) ProtoName() string { return "tendermint.types.Data" }
 
-// EvidenceList is a block's misbehaviour evidence; the chain carries none
-// in blocks, so the list is always empty and its one field is not
-// described.
-type EvidenceList struct{}
+// EvidenceList is the misbehaviour evidence a block carries: chaind's
+// double-sign evidence, from the header's consensus data.
+type EvidenceList struct {
+	Evidence []Evidence `pb:"1,evidence"`
+}
 
 func (EvidenceList) ProtoName() string { return "tendermint.types.EvidenceList" }
 
+// Evidence is one piece of evidence; chaind has double signs only.
+type Evidence struct {
+	DuplicateVoteEvidence *DuplicateVoteEvidence `pb:"1,duplicate_vote_evidence"`
+}
+
+func (Evidence) ProtoName() string { return "tendermint.types.Evidence" }
+
+// DuplicateVoteEvidence is two conflicting votes of one validator, with
+// the powers of the set of their height and that block's time.
+type DuplicateVoteEvidence struct {
+	VoteA            *TMVote   `pb:"1,vote_a"`
+	VoteB            *TMVote   `pb:"2,vote_b"`
+	TotalVotingPower int64     `pb:"3,total_voting_power"`
+	ValidatorPower   int64     `pb:"4,validator_power"`
+	Timestamp        time.Time `pb:"5,timestamp"`
+}
+
+func (DuplicateVoteEvidence) ProtoName() string { return "tendermint.types.DuplicateVoteEvidence" }
+
+// SignedMsgType is tendermint.types.SignedMsgType.
+type SignedMsgType int32
+
+func (SignedMsgType) EnumDescriptor() (string, []string) {
+	return "tendermint.types.SignedMsgType",
+		[]string{"SIGNED_MSG_TYPE_UNKNOWN", "SIGNED_MSG_TYPE_PREVOTE", "SIGNED_MSG_TYPE_PRECOMMIT"}
+}
+
+// TMVote is a signed prevote or precommit. chaind's votes carry no time:
+// the evidence's block time stands for it.
+type TMVote struct {
+	Type             SignedMsgType `pb:"1,type"`
+	Height           int64         `pb:"2,height"`
+	Round            int32         `pb:"3,round"`
+	BlockID          BlockID       `pb:"4,block_id"`
+	Timestamp        time.Time     `pb:"5,timestamp"`
+	ValidatorAddress []byte        `pb:"6,validator_address"`
+	ValidatorIndex   int32         `pb:"7,validator_index"`
+	Signature        []byte        `pb:"8,signature"`
+}
+
+func (TMVote) ProtoName() string { return "tendermint.types.Vote" }
+
 type TMBlock struct {
-	Header   TMHeader     `pb:"1,header"`
-	Data     Data         `pb:"2,data"`
-	Evidence EvidenceList `pb:"3,evidence"`
+	Header     TMHeader     `pb:"1,header"`
+	Data       Data         `pb:"2,data"`
+	Evidence   EvidenceList `pb:"3,evidence"`
+	LastCommit *Commit      `pb:"4,last_commit"`
 }
 
 func (TMBlock) ProtoName() string { return "tendermint.types.Block" }
 
 type SDKBlock struct {
-	Header   SDKHeader    `pb:"1,header"`
-	Data     Data         `pb:"2,data"`
-	Evidence EvidenceList `pb:"3,evidence"`
+	Header     SDKHeader    `pb:"1,header"`
+	Data       Data         `pb:"2,data"`
+	Evidence   EvidenceList `pb:"3,evidence"`
+	LastCommit *Commit      `pb:"4,last_commit"`
 }
 
 func (SDKBlock) ProtoName() string { return "cosmos.base.tendermint.v1beta1.Block" }
@@ -293,7 +338,8 @@ func init() {
 		protobuf.File{Name: "tendermint/version/types.proto", Package: "tendermint.version",
 			Messages: []protobuf.Message{ConsensusVersion{}}},
 		protobuf.File{Name: "tendermint/types/types.proto", Package: "tendermint.types",
-			Messages: []protobuf.Message{PartSetHeader{}, BlockID{}, TMHeader{}, Data{}, EvidenceList{}, TMBlock{}}},
+			Messages: []protobuf.Message{PartSetHeader{}, BlockID{}, TMHeader{}, Data{}, TMVote{}, DuplicateVoteEvidence{}, Evidence{}, EvidenceList{}, CommitSig{}, Commit{}, TMBlock{}},
+			Enums:    []protobuf.Enum{BlockIDFlag(0), SignedMsgType(0)}},
 	)
 }
 
@@ -331,7 +377,10 @@ func (q *Querier) GetLatestBlock(context.Context, *GetLatestBlockRequest) (*GetL
 	if q.b.Blocks == nil {
 		return nil, backend.ErrUnavailable
 	}
-	id, tm, sdk := q.block(q.b.Blocks.Head())
+	id, tm, sdk, err := q.block(q.b.Blocks.Head())
+	if err != nil {
+		return nil, err
+	}
 	return &GetLatestBlockResponse{BlockID: id, Block: tm, SDKBlock: sdk}, nil
 }
 
@@ -351,7 +400,10 @@ func (q *Querier) GetBlockByHeight(_ context.Context, r *GetBlockByHeightRequest
 	if err != nil {
 		return nil, err
 	}
-	id, tm, sdk := q.block(b)
+	id, tm, sdk, err := q.block(b)
+	if err != nil {
+		return nil, err
+	}
 	return &GetBlockByHeightResponse{BlockID: id, Block: tm, SDKBlock: sdk}, nil
 }
 
@@ -360,33 +412,49 @@ func (q *Querier) GetBlockByHeight(_ context.Context, r *GetBlockByHeightRequest
 // shapes.
 const BlockProtocol = 11
 
-// blockID names a block as CometBFT does, by its hash and its part-set
-// header. chaind sends a block whole, never in parts, so its part set is
-// one part, named here by the block hash itself.
-func blockID(hash types.Hash) *BlockID {
-	return &BlockID{Hash: hash[:], PartSetHeader: PartSetHeader{Total: 1, Hash: hash[:]}}
-}
-
-func (q *Querier) block(b *types.Block) (*BlockID, *TMBlock, *SDKBlock) {
+func (q *Querier) block(b *types.Block) (*BlockID, *TMBlock, *SDKBlock, error) {
 	h := b.HeaderRef()
-	hash := b.Hash()
-	id := blockID(hash)
+	id := blockID(b)
+	data := Data{Txs: BlockTxs(b)}
+	txHashes := make([][]byte, len(data.Txs))
+	for i, tx := range data.Txs {
+		th := CometHash(tx)
+		txHashes[i] = th[:]
+	}
 	tm := TMHeader{
 		Version: ConsensusVersion{Block: BlockProtocol},
 		ChainID: q.chainID(), Height: int64(h.Number), Time: time.Unix(int64(h.Time), 0).UTC(),
-		LastBlockID: *blockID(h.ParentHash), DataHash: h.TxHash[:], AppHash: h.Root[:],
-		LastResultsHash: h.ReceiptHash[:], ProposerAddress: h.Coinbase[:],
+		DataHash: MerkleRoot(txHashes), ValidatorsHash: q.validatorsHash(h.Number), NextValidatorsHash: q.validatorsHash(h.Number + 1),
+		ConsensusHash: q.consensusHash(h.GasLimit), AppHash: h.Root[:], LastResultsHash: h.ReceiptHash[:],
+		ProposerAddress: h.Coinbase[:],
 	}
-	if h.Number == 0 {
-		tm.LastBlockID = BlockID{}
+	if r := h.ParentBeaconRoot; r != nil && *r != (types.Hash{}) {
+		tm.LastCommitHash = r[:]
 	}
-	data := Data{Txs: BlockTxs(b)}
+	ev, evHash, err := q.evidence(h.Number)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tm.EvidenceHash = evHash
+	if h.Number > 0 {
+		parent, err := q.b.Blocks.BlockByNumber(h.Number - 1)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		tm.LastBlockID = *blockID(parent)
+	}
+	lc, err := q.LastCommit(b)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	sdk := SDKHeader{
 		Version: tm.Version, ChainID: tm.ChainID, Height: tm.Height, Time: tm.Time, LastBlockID: tm.LastBlockID,
-		DataHash: tm.DataHash, AppHash: tm.AppHash, LastResultsHash: tm.LastResultsHash,
+		LastCommitHash: tm.LastCommitHash, DataHash: tm.DataHash, ValidatorsHash: tm.ValidatorsHash,
+		NextValidatorsHash: tm.NextValidatorsHash, ConsensusHash: tm.ConsensusHash, AppHash: tm.AppHash,
+		LastResultsHash: tm.LastResultsHash, EvidenceHash: tm.EvidenceHash,
 		ProposerAddress: Bech32(ConsensusPrefix, h.Coinbase),
 	}
-	return id, &TMBlock{Header: tm, Data: data}, &SDKBlock{Header: sdk, Data: data}
+	return id, &TMBlock{Header: tm, Data: data, Evidence: ev, LastCommit: lc}, &SDKBlock{Header: sdk, Data: data, Evidence: ev, LastCommit: lc}, nil
 }
 
 func (q *Querier) validatorSet(height uint64, p *PageRequest) ([]TMValidator, *PageResponse, error) {

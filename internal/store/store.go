@@ -682,9 +682,9 @@ func (db *DB) Size() int64 {
 
 // Close stops the background work and closes the store. With
 // Options.FlushOnClose a clean close writes a memtable of more than
-// closeFlushBytes to a table, so that the next open replays no more than
-// that of the log; a smaller one, or one whose table cannot be written,
-// is left in its log.
+// closeFlushBytes, or one the flusher had not written yet, to a table, so
+// that the next open replays no more than that of the log; a smaller one,
+// or one whose table cannot be written, is left in its log.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	if db.closed {
@@ -729,11 +729,16 @@ func (db *DB) Close() error {
 const closeFlushBytes = 1 << 20
 
 // flushOnClose writes the memtables to tables when the current one holds
-// more than closeFlushBytes, reporting whether the log is no longer
-// needed. The background workers have stopped and writers are shut out.
+// more than closeFlushBytes or the flusher left an immutable one,
+// reporting whether the log is no longer needed. The background workers
+// have stopped and writers are shut out. A flush the close itself cut
+// short (errClosing) is no failure: chaind init's close used to stop the
+// flusher mid-table and then keep its 17 MiB memtable in the log, which
+// every first start replayed, twice.
 func (db *DB) flushOnClose() bool {
 	db.mu.RLock()
-	ok := db.flushErr == nil && db.log != nil && db.cur.mem.bytes.Load() > closeFlushBytes
+	failed := db.flushErr != nil && !errors.Is(db.flushErr, errClosing)
+	ok := !failed && db.log != nil && (db.cur.imm != nil || db.cur.mem.bytes.Load() > closeFlushBytes)
 	imm := db.cur.imm
 	db.mu.RUnlock()
 	if !ok {

@@ -40,6 +40,13 @@ type State struct {
 	keptState
 }
 
+// Open prepares g for a fork (Prepare), with a deadline for the upstream.
+func Open(g *chain.Genesis, cfg Config, kv Store, log *slog.Logger) (*State, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*Timeout)
+	defer cancel()
+	return Prepare(ctx, g, cfg, kv, log)
+}
+
 // Prepare turns g into a fork genesis when cfg asks for one, or
 // reconnects a stored fork genesis to its upstream. It changes g (and
 // replaces its Config when the fork takes another chain ID). What the

@@ -5,6 +5,7 @@
 package querytest
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
@@ -39,6 +40,8 @@ type Fake struct {
 	// applied at.
 	Plan    *backend.UpgradePlan
 	Applied map[string]uint64
+	// EvidenceAt is the double-sign evidence each block carries.
+	EvidenceAt map[uint64][]backend.DoubleSignEvidence
 }
 
 // Addr is a deterministic test address.
@@ -155,7 +158,7 @@ func New(validators int) *Fake {
 // Backend returns a query.Backend over f.
 func (f *Fake) Backend() query.Backend {
 	return query.Backend{Blocks: f, State: f, Retention: f, Config: chainConfig{}, Network: f, Supply: f, Consensus: f,
-		Staking: f, Governance: f,
+		Staking: f, Governance: f, Commits: f, BlockMaxBytes: 4 << 20,
 		NodeID: "0123abcd", ListenAddr: "127.0.0.1:26656", Moniker: "test", Version: "chaind/v0.0.0-test", GoVersion: "go1.26"}
 }
 
@@ -351,4 +354,34 @@ func (f *Fake) AddBlockWith(txs ...*types.Transaction) *types.Block {
 	b := types.NewBlock(h, &types.Body{Transactions: txs})
 	f.blocks = append(f.blocks, b)
 	return b
+}
+
+// LastCommit is the certificate of block n-1 that block n carries: every
+// member of the set signed (a 65-byte signature of its index) but the
+// first, which is absent.
+func (f *Fake) LastCommit(n uint64) (*backend.Commit, error) {
+	if n < 2 || n >= uint64(len(f.blocks)) {
+		return nil, backend.ErrNotFound
+	}
+	set, err := f.ConsensusValidators(n - 1)
+	if err != nil {
+		return nil, err
+	}
+	c := &backend.Commit{Height: n - 1, BlockHash: f.blocks[n-1].Hash()}
+	for i, v := range set {
+		s := backend.CommitSig{Validator: v.Address, Power: v.VotingPower}
+		if i > 0 {
+			s.Signature = bytes.Repeat([]byte{byte(i)}, 65)
+		}
+		c.Signatures = append(c.Signatures, s)
+	}
+	return c, nil
+}
+
+// Evidence returns f.EvidenceAt[n].
+func (f *Fake) Evidence(n uint64) ([]backend.DoubleSignEvidence, error) {
+	if n >= uint64(len(f.blocks)) {
+		return nil, backend.ErrNotFound
+	}
+	return f.EvidenceAt[n], nil
 }

@@ -78,6 +78,32 @@ describe('CometBFT RPC (cosmjs StargateClient and QueryClient)', () => {
     assert.deepEqual(props.proposals.map((p) => p.proposalId.toString()), rp.body.proposals.map((p) => p.proposal_id));
   });
 
+  it('blocks carry last_commit with the signatures the chain recorded', async () => {
+    // Block 1 carries no commit (nothing was decided before it).
+    if (await client.getHeight() < 2) {
+      const w = env.wallet(ACCOUNTS.cosmos);
+      await (await w.sendTransaction({ to: w.address, value: 0 })).wait();
+    }
+    const h = await client.getHeight();
+    const { block } = await comet.block(h);
+    const parent = await rpc('eth_getBlockByNumber', ['0x' + (h - 1).toString(16), false]);
+    assert.ok(block.lastCommit, 'no last_commit');
+    assert.equal(block.lastCommit.height, h - 1);
+    assert.equal(toHex(block.lastCommit.blockId.hash), parent.hash.slice(2));
+    const set = await comet.validatorsAll(h - 1);
+    assert.equal(block.lastCommit.signatures.length, set.validators.length);
+    const signed = block.lastCommit.signatures.filter((s) => s.blockIdFlag === 2);
+    assert.ok(signed.length > 0, 'no signature recorded');
+    for (const s of signed) {
+      assert.ok(set.validators.some((v) => toHex(v.address) === toHex(s.validatorAddress)), 'a signer outside the set');
+      assert.equal(s.signature.length, 65);
+    }
+    // The header commits to that certificate as its parent beacon root.
+    const eb = await rpc('eth_getBlockByNumber', ['0x' + h.toString(16), false]);
+    assert.equal(toHex(block.header.lastCommitHash), eb.parentBeaconBlockRoot.slice(2));
+    assert.deepEqual(block.evidence, []);
+  });
+
   it('validators and status name the dev validator', async () => {
     const st = await comet.status();
     assert.equal(st.nodeInfo.network, String(CHAIN_ID));
