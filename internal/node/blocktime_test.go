@@ -54,7 +54,7 @@ func TestSubSecondBlocksKeepToTheClock(t *testing.T) {
 	if shared == 0 {
 		t.Error("no two blocks share a second at 250 ms blocks")
 	}
-	if iv := n.blockInterval(); iv < 0.15 || iv > 2 { // what chaind top shows
+	if iv := n.chainm.BlockInterval(); iv < 0.15 || iv > 2 { // what chaind top shows
 		t.Errorf("chaind_block_interval_seconds %.3f, want about 0.25", iv)
 	}
 

@@ -1,16 +1,18 @@
 package node
 
 import (
-	"context"
-	"github.com/chaind/chaind/internal/node/p2pnet"
-	"github.com/chaind/chaind/internal/pos"
 	"net"
 	"net/http"
 	"strconv"
 
+	"github.com/chaind/chaind/consensus"
+	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/front"
 	chainmetrics "github.com/chaind/chaind/internal/metrics"
-	"github.com/chaind/chaind/rpc"
+	"github.com/chaind/chaind/internal/node/nodemetrics"
+	"github.com/chaind/chaind/internal/node/p2pnet"
+	"github.com/chaind/chaind/internal/pos"
+	"github.com/chaind/chaind/internal/types"
 )
 
 // openMetrics registers what the node exposes on /metrics. The registry
@@ -19,39 +21,9 @@ import (
 func (n *Node) openMetrics() {
 	r := chainmetrics.New()
 	n.metrics = r
-	calls := r.NewCounterVec("chaind_rpc_requests_total", "JSON-RPC calls, by method and outcome (ok or error); calls of methods the port does not serve count as method other.", "method", "outcome")
-	lat := r.NewHistogramVec("chaind_rpc_request_duration_seconds", "Time to serve a JSON-RPC call, by method.", chainmetrics.DefaultBuckets, "method")
-	n.RPC.Observe(func(_ context.Context, c rpc.Call) {
-		outcome := "ok"
-		if c.Err != nil {
-			outcome = "error"
-		}
-		calls.Add(1, c.Method, outcome)
-		lat.Observe(c.Duration.Seconds(), c.Method)
-	})
-	// Names the node does not serve are the client's to invent: one label.
-	n.RPC.ObserveUnknown(func(context.Context) { calls.Add(1, "other", "error") })
-	n.http = newHTTPMetrics(r)
-	r.GaugeFunc("chaind_rpc_websocket_connections", "JSON-RPC WebSocket connections open now, over the HTTP and WebSocket ports.", func() float64 {
-		open, _ := n.RPC.WebSocketConns()
-		return float64(open)
-	})
-	r.CounterFunc("chaind_rpc_websocket_connections_total", "JSON-RPC WebSocket connections accepted.", func() float64 {
-		_, total := n.RPC.WebSocketConns()
-		return float64(total)
-	})
+	nodemetrics.RegisterRPC(r, n.RPC)
+	n.http = nodemetrics.NewHTTP(r)
 	n.prunePause = r.NewHistogramVec("chaind_prune_pause_seconds", "Time a pruning pass held the chain, blocking block production: one observation per slice, by what was pruned (state or history).", chainmetrics.DefaultBuckets, "kind")
-	r.GaugeFunc("chaind_head_number", "Number of the head block.", func() float64 { return float64(n.Chain.Head().Number()) })
-	r.GaugeFunc("chaind_head_timestamp_seconds", "Timestamp of the head block.", func() float64 { return float64(n.Chain.Head().Time()) })
-	r.GaugeFunc("chaind_block_interval_seconds", "Time between the head block and its parent (0 until the chain has two blocks after its genesis).", n.blockInterval)
-	r.GaugeFunc("chaind_txpool_pending", "Transactions in the pool ready to be included.", func() float64 {
-		p, _ := n.Pool.Stats()
-		return float64(p)
-	})
-	r.GaugeFunc("chaind_txpool_queued", "Transactions in the pool waiting for a nonce gap to close.", func() float64 {
-		_, q := n.Pool.Stats()
-		return float64(q)
-	})
 	r.CounterFunc("chaind_consensus_rounds_total", "Consensus rounds entered by this validator (every height starts one).", func() float64 { return float64(n.bftStats.Rounds.Load()) })
 	r.CounterFunc("chaind_consensus_timeouts_total", "Consensus propose, prevote and precommit timeouts that fired.", func() float64 { return float64(n.bftStats.Timeouts.Load()) })
 	r.GaugeFunc("chaind_healthy", "1 while the node works, 0 while its consensus is stopped or it failed (the reason is on /health).", func() float64 {
@@ -69,7 +41,35 @@ func (n *Node) openMetrics() {
 		}
 		return 0
 	})
-	n.openChainMetrics(r)
+	var me *types.Address
+	if n.cfg.Validator != nil {
+		a := types.Address(crypto.AddressOf(n.cfg.Validator))
+		me = &a
+	}
+	n.chainm = nodemetrics.RegisterChain(r, nodemetrics.Sources{
+		Chain: n.Chain, PoolBytes: n.Pool.Bytes, PoolStats: n.Pool.Stats, Validators: func() consensus.ValidatorSource {
+			if v := n.Validators(); v != nil { // the running consensus's, or before it starts the chain's own
+				return v
+			}
+			if e := pos.Of(n.Chain); e != nil {
+				return e.Validators(n.Chain)
+			}
+			return nil
+		}, Validator: me,
+		Syncing: func() bool {
+			if nn := n.net.Load(); nn != nil {
+				_, ok := nn.Progress()
+				return ok
+			}
+			return false
+		},
+		Best: func() uint64 {
+			if nn := n.net.Load(); nn != nil {
+				return nn.BestHeight()
+			}
+			return 0
+		},
+	})
 	chainmetrics.RegisterGo(r)
 	if err := chainmetrics.RegisterProcess(r); err != nil {
 		n.log.Warn("no process metrics", "err", err)
@@ -89,22 +89,3 @@ func (n *Node) metricsListener() []front.Listener {
 
 // Metrics is the node's metrics registry.
 func (n *Node) Metrics() *chainmetrics.Registry { return n.metrics }
-
-// blockInterval is the time between the head and its parent. The genesis
-// carries the time its file was written (a --dev genesis a fixed date),
-// not when the chain started, so the first block's distance from it is
-// no block interval: until a second block follows it there is none.
-func (n *Node) blockInterval() float64 {
-	h := n.Chain.Head()
-	if h.Number() <= n.Chain.Genesis().Number()+1 {
-		return 0
-	}
-	p, err := n.Chain.BlockByNumber(h.Number() - 1)
-	if err != nil || p.Time() > h.Time() {
-		return 0
-	}
-	if pos.Of(n.Chain) != nil { // to the millisecond (pos.CheckTime)
-		return float64(pos.TimeMs(h.HeaderRef())-pos.TimeMs(p.HeaderRef())) / 1000
-	}
-	return float64(h.Time() - p.Time())
-}

@@ -420,9 +420,9 @@ func TestCountSigning(t *testing.T) {
 		{"block 1: the genesis has no certificate", me, at(1, me), 0, 0},
 		{"not in the set", stranger, at(3, stranger), 0, 0},
 	} {
-		s0, m0 := n.signing.signed.Value(), n.signing.missed.Value()
-		n.countSigning(tc.me, tc.b)
-		s1, m1 := n.signing.signed.Value(), n.signing.missed.Value()
+		s0, m0 := n.chainm.Signed(), n.chainm.Missed()
+		n.chainm.CountSigning(tc.me, tc.b)
+		s1, m1 := n.chainm.Signed(), n.chainm.Missed()
 		if s1-s0 != tc.signed || m1-m0 != tc.missed {
 			t.Errorf("%s: signed +%v missed +%v, want +%v +%v", tc.name, s1-s0, m1-m0, tc.signed, tc.missed)
 		}

@@ -94,7 +94,7 @@ func TestBlockIntervalSkipsGenesis(t *testing.T) {
 			}
 			want = float64(h.Time() - p.Time())
 		}
-		if got := n.blockInterval(); got != want {
+		if got := n.chainm.BlockInterval(); got != want {
 			t.Fatalf("head %d (time %d, genesis %d): interval %v s, want %v", h.Number(), h.Time(), n.Chain.Genesis().Time(), got, want)
 		}
 	}

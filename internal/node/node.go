@@ -31,6 +31,7 @@ import (
 	"github.com/chaind/chaind/internal/node/dev"
 	"github.com/chaind/chaind/internal/node/ethbackend"
 	"github.com/chaind/chaind/internal/node/fork"
+	"github.com/chaind/chaind/internal/node/nodemetrics"
 	"github.com/chaind/chaind/internal/node/p2pnet"
 	"github.com/chaind/chaind/internal/node/prune"
 	"github.com/chaind/chaind/internal/node/stakebackend"
@@ -147,9 +148,9 @@ type Node struct {
 	// prunePause observes each hold of the chain by a pruning pass.
 	prunePause *metrics.HistogramVec
 	// http counts the listeners' requests (Start hands it to each).
-	http *httpMetrics
-	// signing counts this validator's signed and missed blocks.
-	signing   signingCounters
+	http *nodemetrics.HTTP
+	// chainm reports blocks, sync and this validator's signed and missed blocks.
+	chainm    *nodemetrics.Chain
 	bftStats  bft.Stats
 	stallWarn atomic.Int64 // when "waiting for a quorum" was last logged (unix ns)
 	gql       *gqleth.Service
@@ -380,7 +381,7 @@ func (n *Node) Start() error {
 	}
 	ls := n.listeners()
 	n.capListeners(ls)
-	n.observeListeners(ls)
+	n.http.Observe(ls, nodemetrics.Routes{IsGraphQL: isGraphQL, Health: healthPaths, Ops: []string{"/authenticate", opslog.Prefix}})
 	for _, l := range ls {
 		s, err := n.front.Listen(l)
 		if err != nil {
@@ -398,7 +399,7 @@ func (n *Node) Start() error {
 	}()
 	go func() {
 		defer n.wg.Done()
-		n.followSigning()
+		n.chainm.FollowSigning(n.stop)
 	}()
 	n.startPruning()
 	if n.cfg.P2P != nil {
