@@ -72,6 +72,8 @@ func FuzzTracedMatchesUntraced(f *testing.F) {
 		{"3d600160003e", "", 100_000, forks.Cancun},                                                    // RETURNDATACOPY out of bounds
 		{"6c63deadbeef6000526004601cf3600052600d60136000f0" + "3b" + ret32, "", 200_000, forks.Cancun}, // CREATE, EXTCODESIZE
 		{"60013580", "", 100_000, forks.Cancun},
+		{"600160011b" + ret32, "", 100_000, forks.Cancun},                                        // SHL, inline
+		{"600160011b" + ret32, "", 100_000, forks.Byzantium},                                     // SHL before Constantinople: undefined
 		{"01", "", 100_000, forks.Cancun},                                                        // stack underflow
 		{"0c", "", 100_000, forks.Cancun},                                                        // undefined
 		{"fe", "", 100_000, forks.Cancun},                                                        // INVALID

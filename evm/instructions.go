@@ -153,21 +153,30 @@ func opMulmod(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 // opSHL, opSHR and opSAR are EIP-145: the shift amount is on top.
 func opSHL(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	shift, value := scope.Stack.pop(), scope.Stack.peek()
+	shl(&shift, value)
+	return nil, nil
+}
+
+// shl and shr shift value in place; the interpreter loop runs them inline.
+func shl(shift, value *uint256.Int) {
 	if shift.LtUint64(256) {
 		value.Lsh(value, uint(shift.Uint64()))
 	} else {
 		value.Clear()
 	}
-	return nil, nil
 }
 
-func opSHR(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
-	shift, value := scope.Stack.pop(), scope.Stack.peek()
+func shr(shift, value *uint256.Int) {
 	if shift.LtUint64(256) {
 		value.Rsh(value, uint(shift.Uint64()))
 	} else {
 		value.Clear()
 	}
+}
+
+func opSHR(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
+	shift, value := scope.Stack.pop(), scope.Stack.peek()
+	shr(&shift, value)
 	return nil, nil
 }
 

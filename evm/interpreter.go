@@ -134,9 +134,10 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			}
 		}
 		// The most frequent opcodes, which behave the same in every fork
-		// that has them, run inline: an indirect call costs as much as the
-		// operation itself. Gas and stack bounds were checked above from
-		// the fork's table.
+		// that has them, run inline: an indirect call (and writing sp and
+		// gas back for it) costs as much as the operation itself. Gas and
+		// stack bounds were checked above from the fork's table. All are
+		// Frontier's but SHL and SHR, which check that the fork has them.
 		switch {
 		case opcode >= PUSH1 && opcode <= PUSH32:
 			n := uint64(opcode - PUSH0)
@@ -208,6 +209,49 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 		case AND:
 			y := &data[sp-2]
 			y.And(&data[sp-1], y)
+			sp--
+		case OR:
+			y := &data[sp-2]
+			y.Or(&data[sp-1], y)
+			sp--
+		case XOR:
+			y := &data[sp-2]
+			y.Xor(&data[sp-1], y)
+			sp--
+		case NOT:
+			x := &data[sp-1]
+			x.Not(x)
+		case DIV:
+			y := &data[sp-2]
+			y.Div(&data[sp-1], y)
+			sp--
+		case SDIV:
+			y := &data[sp-2]
+			y.SDiv(&data[sp-1], y)
+			sp--
+		case MOD:
+			y := &data[sp-2]
+			y.Mod(&data[sp-1], y)
+			sp--
+		case SLT:
+			y := &data[sp-2]
+			setBool(y, data[sp-1].Slt(y))
+			sp--
+		case SGT:
+			y := &data[sp-2]
+			setBool(y, data[sp-1].Sgt(y))
+			sp--
+		case SHL, SHR:
+			// Constantinople's: undefined before, which the table's
+			// operation reports.
+			if op.undefined {
+				return evm.finish(op.execute(&pc, evm, &scope))
+			}
+			if opcode == SHL {
+				shl(&data[sp-1], &data[sp-2])
+			} else {
+				shr(&data[sp-1], &data[sp-2])
+			}
 			sp--
 		case JUMP:
 			sp--

@@ -12,9 +12,14 @@ import (
 // on, as a node does with votes and transactions.
 func relayingHost(t *testing.T, cfg Config) (*Host, *inbox) {
 	t.Helper()
+	return relayingTopic(t, cfg, TopicConfig{Priority: Low, Gossip: true})
+}
+
+func relayingTopic(t *testing.T, cfg Config, tc TopicConfig) (*Host, *inbox) {
+	t.Helper()
 	h, _ := startHost(t, cfg)
 	in := &inbox{msgs: make(map[string]int), ch: make(chan string, 4096)}
-	h.Handle(topicTx, TopicConfig{Priority: Low, Gossip: true}, func(from ID, p []byte) error {
+	h.Handle(topicTx, tc, func(from ID, p []byte) error {
 		if err := in.handler(from, p); err != nil {
 			return err
 		}
@@ -22,6 +27,44 @@ func relayingHost(t *testing.T, cfg Config) (*Host, *inbox) {
 		return nil
 	})
 	return h, in
+}
+
+// A peer that connects to a relay after a message went through it hears
+// of the relay's recent messages on a catch-up topic (TopicConfig.Recent),
+// and of nothing on another. The author's retransmission would not help:
+// it skips the relay, which has the message already. This is a validator
+// joining its sentry a moment after the others voted: without catch-up
+// the round waits for ever for votes that were sent once.
+func TestCatchUpOnConnect(t *testing.T) {
+	for _, recent := range []int{0, 8} {
+		t.Run(fmt.Sprintf("recent=%d", recent), func(t *testing.T) {
+			tc := TopicConfig{Priority: High, Gossip: true, Recent: recent}
+			relay, inR := relayingTopic(t, Config{}, tc)
+			a, _ := relayingTopic(t, Config{StaticPeers: []PeerAddr{addrOf(relay)}}, tc)
+			waitFor(t, "a—relay", connected(a, relay))
+			for i := range 10 { // more than the ring holds: the oldest are forgotten
+				a.Broadcast(topicTx, []byte(fmt.Sprint("vote", i)))
+				inR.want(t, fmt.Sprint("vote", i))
+			}
+			a.Broadcast(topicTx, []byte("vote9")) // a retransmission: the relay has it
+			c, inC := relayingTopic(t, Config{StaticPeers: []PeerAddr{addrOf(relay)}}, tc)
+			waitFor(t, "c—relay", connected(c, relay))
+			if recent == 0 {
+				select {
+				case got := <-inC.ch:
+					t.Fatalf("c got %q with no catch-up", got)
+				case <-time.After(300 * time.Millisecond):
+				}
+				return
+			}
+			for i := 10 - recent; i < 10; i++ {
+				inC.want(t, fmt.Sprint("vote", i))
+			}
+			if n := inC.count("vote0") + inC.count("vote1"); n != 0 {
+				t.Fatalf("c got %d messages older than the ring", n)
+			}
+		})
+	}
 }
 
 // In a line a—b—c, c gets a's message through b's announcement: b

@@ -92,6 +92,10 @@ type TopicConfig struct {
 	// handler once, and Broadcast never sends a peer what it sent us or
 	// what we sent it before.
 	Gossip bool
+	// Recent, on a gossip topic, makes a peer that connects hear of the
+	// last Recent messages sent or relayed on it (see recent.go): what
+	// went round just before it joined.
+	Recent int
 }
 
 type topic struct {
@@ -127,7 +131,8 @@ type Host struct {
 	cfg    Config
 	id     ID
 	topics map[Topic]topic
-	seen   *hashSet // gossip already handed to a handler or sent
+	recent map[Topic]*recentRing // catch-up topics (recent.go); written by Handle before Start
+	seen   *hashSet              // gossip already handed to a handler or sent
 	cache  *frameCache
 	wants  wantSet
 	stats  struct{ pushed, announced, wanted, served, duplicates atomic.Uint64 }
@@ -192,7 +197,7 @@ func New(cfg Config) (*Host, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	return &Host{cfg: cfg, id: IDOf(cfg.Key), topics: make(map[Topic]topic), seen: newHashSet(1 << 16),
+	return &Host{cfg: cfg, id: IDOf(cfg.Key), topics: make(map[Topic]topic), recent: make(map[Topic]*recentRing), seen: newHashSet(1 << 16),
 		cache: newFrameCache(gossipCacheBytes, 1<<16), wants: wantSet{asked: make(map[[32]byte]time.Time)},
 		peers: make(map[ID]*peer), since: make(map[*peer]time.Time), bans: make(map[ID]time.Time),
 		ipb:       ipBans{offences: make(map[string]map[ID]time.Time), until: make(map[string]time.Time)},
@@ -204,7 +209,12 @@ func New(cfg Config) (*Host, error) {
 func (h *Host) ID() ID { return h.id }
 
 // Handle registers the handler of a topic. Call it before Start.
-func (h *Host) Handle(t Topic, cfg TopicConfig, fn Handler) { h.topics[t] = topic{cfg, fn} }
+func (h *Host) Handle(t Topic, cfg TopicConfig, fn Handler) {
+	h.topics[t] = topic{cfg, fn}
+	if cfg.Gossip && cfg.Recent > 0 {
+		h.recent[t] = newRecentRing(cfg.Recent)
+	}
+}
 
 // Start listens (if configured) and starts dialing.
 func (h *Host) Start() error {
@@ -315,6 +325,9 @@ func (h *Host) Broadcast(t Topic, payload []byte) {
 		var ok bool
 		if cf, ok = h.cache.get(hash); !ok { // a relay's frame is cached already
 			cf = h.cache.put(hash, cachedFrame{frame: encodeMsg(t, payload)})
+		}
+		if ring := h.recent[t]; ring != nil {
+			ring.add(hash)
 		}
 	} else {
 		cf.frame = encodeMsg(t, payload)
@@ -445,6 +458,7 @@ func (h *Host) setup(c net.Conn, inbound bool, want PeerAddr, done func()) (*pee
 	h.wg.Add(2)
 	go func() { defer h.wg.Done(); p.writeLoop(h.cfg.Keepalive) }()
 	go func() { defer h.wg.Done(); h.readLoop(p) }()
+	h.catchUp(p)
 	if h.cfg.Connected != nil {
 		h.cfg.Connected(id)
 	}

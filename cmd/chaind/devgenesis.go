@@ -51,6 +51,13 @@ type devFlags struct {
 	// state is anvil's --state: a dump loaded at start when the file
 	// exists, and written on exit.
 	state string
+	// derivationPath, timestamp and configOut are anvil's
+	// --derivation-path (the accounts' base path), --timestamp (the
+	// genesis time; 0 the default) and --config-out (the accounts as
+	// JSON, written at start).
+	derivationPath string
+	timestamp      uint64
+	configOut      string
 }
 
 // devHardforks are the forks --hardfork takes: those chaind's dev genesis
@@ -77,6 +84,9 @@ func (d *devFlags) define(fs *flag.FlagSet) {
 		d.noPredeploys = !on
 		return err
 	})
+	fs.StringVar(&d.derivationPath, "derivation-path", hd.DevPath, "base path the dev accounts are derived at from --mnemonic (account i at this path + i), as anvil --derivation-path")
+	fs.Uint64Var(&d.timestamp, "timestamp", 0, "timestamp of the dev genesis block, in seconds (default: a fixed time in the past), as anvil --timestamp")
+	fs.StringVar(&d.configOut, "config-out", "", "write the dev accounts, keys, mnemonic and derivation path to this file as JSON at start, in anvil --config-out's shape")
 	fs.StringVar(&d.state, "state", "", "state file in anvil's dump format: loaded at start if it exists, written on exit (anvil --state; anvil reads chaind's and chaind anvil's)")
 	fs.BoolVar(&d.noMining, "no-mining", false, "mine no block until asked (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining), as anvil --no-mining")
 	fs.BoolVar(&d.autoImpersonate, "auto-impersonate", false, "let eth_sendTransaction send from any address without its key, as anvil --auto-impersonate (anvil_autoImpersonateAccount)")
@@ -97,7 +107,7 @@ func (d *devFlags) checks() []check {
 
 // given names a dev flag set without --dev, which would be ignored.
 func (d *devFlags) given(fs *flag.FlagSet) (string, bool) {
-	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork", "predeploys", "no-mining", "auto-impersonate", "state"} {
+	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork", "predeploys", "no-mining", "auto-impersonate", "state", "derivation-path", "timestamp", "config-out"} {
 		if flagSet(fs, name) {
 			return name, true
 		}
@@ -122,7 +132,11 @@ func buildDev(d devFlags, chainID uint64) (*devSetup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--balance: %w", err)
 	}
-	keys, err := hd.DevAccounts(d.mnemonic, d.accounts)
+	path := d.derivationPath
+	if path == "" {
+		path = hd.DevPath
+	}
+	keys, err := hd.DevAccountsAt(d.mnemonic, path, d.accounts)
 	if err != nil {
 		return nil, fmt.Errorf("dev accounts: %w", err)
 	}
@@ -140,7 +154,11 @@ func buildDev(d devFlags, chainID uint64) (*devSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := chain.DevGenesisFork(chainID, addrs, devGenesisTime, fork)
+	genesisTime := uint64(devGenesisTime)
+	if d.timestamp != 0 {
+		genesisTime = d.timestamp
+	}
+	g, err := chain.DevGenesisFork(chainID, addrs, genesisTime, fork)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +265,7 @@ func runDevGenesis(args []string) int {
 
 // printDevAccounts lists the dev accounts and their keys, as anvil and
 // Hardhat do at start.
-func printDevAccounts(w io.Writer, keys []*secp256k1.PrivateKey, balance *uint256.Int, mnemonic string, chainID uint64) {
+func printDevAccounts(w io.Writer, keys []*secp256k1.PrivateKey, balance *uint256.Int, mnemonic, path string, chainID uint64) {
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
 	fmt.Fprintf(bw, "\nAvailable accounts (%s ETH each)\n==================\n", formatEther(balance))
@@ -258,6 +276,48 @@ func printDevAccounts(w io.Writer, keys []*secp256k1.PrivateKey, balance *uint25
 	for i, k := range keys {
 		fmt.Fprintf(bw, "(%d) 0x%x\n", i, k.Serialize())
 	}
-	fmt.Fprintf(bw, "\nWallet\n==================\nMnemonic:        %s\nDerivation path: m/44'/60'/0'/0/\nChain ID:        %d\n\n", mnemonic, chainID)
+	fmt.Fprintf(bw, "\nWallet\n==================\nMnemonic:        %s\nDerivation path: %s\nChain ID:        %d\n\n", mnemonic, path, chainID)
 	fmt.Fprintln(bw, "These keys are public: never send real funds to them.")
+}
+
+// configOut is what --config-out writes, in anvil --config-out's shape:
+// the accounts and their keys, the wallet they derive from, and the
+// genesis block's fee, gas limit and time (numbers as decimal strings).
+type configOut struct {
+	Accounts []string `json:"available_accounts"`
+	Keys     []string `json:"private_keys"`
+	Wallet   struct {
+		DerivationPath string `json:"derivation_path"`
+		Mnemonic       string `json:"mnemonic"`
+	} `json:"wallet"`
+	BaseFee          string `json:"base_fee"`
+	GasPrice         string `json:"gas_price"`
+	GasLimit         string `json:"gas_limit"`
+	GenesisTimestamp string `json:"genesis_timestamp"`
+}
+
+// writeConfigOut writes the dev accounts of a node to path; genesis is
+// its chain's block 0.
+func writeConfigOut(path string, keys []*secp256k1.PrivateKey, mnemonic, derivationPath string, genesis *types.Block) error {
+	var c configOut
+	c.Accounts, c.Keys = []string{}, []string{}
+	for _, k := range keys {
+		c.Accounts = append(c.Accounts, strings.ToLower(types.Address(crypto.PrivkeyToAddress(k)).Hex()))
+		c.Keys = append(c.Keys, fmt.Sprintf("0x%x", k.Serialize()))
+	}
+	c.Wallet.DerivationPath, c.Wallet.Mnemonic = derivationPath, mnemonic
+	// The genesis block's base fee is also the least gas price a first
+	// transaction pays.
+	var baseFee uint64
+	if bf := genesis.BaseFee(); bf != nil {
+		baseFee = bf.Uint64()
+	}
+	c.BaseFee, c.GasPrice = strconv.FormatUint(baseFee, 10), strconv.FormatUint(baseFee, 10)
+	c.GasLimit = strconv.FormatUint(genesis.GasLimit(), 10)
+	c.GenesisTimestamp = strconv.FormatUint(genesis.Time(), 10)
+	js, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(js, '\n'), 0o600)
 }

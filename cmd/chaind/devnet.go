@@ -73,7 +73,7 @@ func runDevnet(args []string) int {
 	}
 	defer dn.Close()
 	log.Info("devnet", "validators", *validators, "chainId", *chainID, "blockTime", *blockTime, "http", dn.Nodes[0].Addr("http"), "explorer", dn.Nodes[0].Addr("explorer"))
-	printDevAccounts(os.Stdout, dn.Keys, chain.DevBalance, hd.DevMnemonic, *chainID)
+	printDevAccounts(os.Stdout, dn.Keys, chain.DevBalance, hd.DevMnemonic, hd.DevPath, *chainID)
 	if *stopAfter > 0 && *validators > 1 {
 		time.AfterFunc(*stopAfter, func() {
 			log.Warn("stopping a validator", "validator", *validators-1)

@@ -233,7 +233,7 @@ func runProcessDevnet(cfg processDevnet) int {
 	w.Flush()
 	devKeys, err := devAccounts()
 	if err == nil {
-		printDevAccounts(os.Stdout, devKeys, chain.DevBalance, hd.DevMnemonic, cfg.chainID)
+		printDevAccounts(os.Stdout, devKeys, chain.DevBalance, hd.DevMnemonic, hd.DevPath, cfg.chainID)
 	}
 	exited := make(chan *nodeProc, len(procs))
 	for _, p := range procs {

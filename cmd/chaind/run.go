@@ -424,7 +424,18 @@ func runNode(args []string) int {
 	head := n.Chain.Head()
 	log.Info("chain", "chainId", cfg.Genesis.Config.ChainID, "head", head.Number(), "hash", head.Hash(), "producing", cfg.Validator != nil)
 	if f.dev {
-		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, cfg.Genesis.Config.ChainID)
+		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, f.devf.derivationPath, cfg.Genesis.Config.ChainID)
+		if f.devf.configOut != "" {
+			gen, err := n.Chain.BlockByNumber(0)
+			if err == nil {
+				err = writeConfigOut(f.devf.configOut, dev.Keys, f.devf.mnemonic, f.devf.derivationPath, gen)
+			}
+			if err != nil {
+				n.Close()
+				fmt.Fprintln(os.Stderr, "chaind: --config-out:", err)
+				return 1
+			}
+		}
 		log.Info("dev block producer (its own key, none of the accounts)", "address", types.Address(crypto.PrivkeyToAddress(dev.Validator)).Hex())
 		n.StartConsole()
 		if d := n.DevTools(); d != nil && f.devf.state != "" {

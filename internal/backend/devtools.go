@@ -55,6 +55,8 @@ type DevTools interface {
 	// reports whether an interval was set.
 	SetBlockTimestampInterval(secs uint64)
 	RemoveBlockTimestampInterval() bool
+	// Rollback drops the chain's last depth blocks (anvil_rollback).
+	Rollback(ctx context.Context, depth uint64) error
 	// Impersonate lets eth_sendTransaction send from addr without its
 	// key; StopImpersonating ends it; AutoImpersonate does it for every
 	// address.

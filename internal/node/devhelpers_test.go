@@ -19,6 +19,7 @@ func TestDevHelpers(t *testing.T) {
 	stranger := `"0x00000000000000000000000000000000000000ee"`
 	typed := `{"types":{"EIP712Domain":[{"name":"name","type":"string"}]},"primaryType":"EIP712Domain","domain":{"name":"x"},"message":{}}`
 	var pendingHash string
+	var rolledFrom uint64
 	for _, c := range []struct {
 		name, method, params string
 		code                 int                                     // 0: success
@@ -88,6 +89,21 @@ func TestDevHelpers(t *testing.T) {
 			}
 		}},
 		{"signTypedData with v4's object", "eth_signTypedData", `["` + from.Hex() + `",` + typed + `]`, 0, "", nil},
+		{"three more blocks", "anvil_mine", `["0x3"]`, 0, `null`, func(t *testing.T, _ json.RawMessage) { rolledFrom = n.Chain.Head().Number() }},
+		{"rollback two blocks", "anvil_rollback", `[2]`, 0, `null`, func(t *testing.T, _ json.RawMessage) {
+			if got := n.Chain.Head().Number(); got != rolledFrom-2 {
+				t.Fatalf("head %d after rolling back 2 from %d", got, rolledFrom)
+			}
+		}},
+		{"rollback null is one block", "anvil_rollback", `[null]`, 0, `null`, func(t *testing.T, _ json.RawMessage) {
+			if got := n.Chain.Head().Number(); got != rolledFrom-3 {
+				t.Fatalf("head %d after rolling back 3 from %d", got, rolledFrom)
+			}
+		}},
+		{"rollback past genesis", "anvil_rollback", `[1000000]`, -32602, "past the genesis", nil},
+		{"a block after a rollback", "evm_mine", `[]`, 0, `"0x0"`, nil},
+		{"anvil_setMinGasPrice as anvil answers with EIP-1559", "anvil_setMinGasPrice", `["0x1"]`, -32602, "anvil_setMinGasPrice is not supported when EIP-1559 is active", nil},
+		{"hardhat_setMinGasPrice", "hardhat_setMinGasPrice", `["0x1"]`, -32602, "hardhat_setMinGasPrice is not supported when EIP-1559 is active", nil},
 		{"signTypedData refuses the v1 array", "eth_signTypedData", `["` + from.Hex() + `",[{"type":"string","name":"m","value":"hi"}]]`, -32602, "legacy (v1)", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -178,6 +178,23 @@ func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, opts EthOp
 	// key, as if it were impersonated (anvil).
 	unsigned := &accountsAPI{b: b, keys: impersonateAll{}, eth: &ethAPI{b: b, opts: opts.withDefaults()}}
 	register(s, "eth_sendUnsignedTransaction", 1, 1, unsigned.sendTransaction)
+	register(s, "anvil_rollback", 0, 1, func(ctx context.Context, p rpc.Params) (any, error) {
+		depth := devQuantity(1) // null: one block, as anvil
+		if _, err := p.Optional(0, &depth); err != nil {
+			return nil, err
+		}
+		if err := dev.Rollback(ctx, uint64(depth)); err != nil {
+			return nil, rpc.InvalidParams(0, err)
+		}
+		return nil, nil
+	})
+	// A minimum gas price only applies without EIP-1559, which a chaind
+	// chain always has: both answer as anvil (and Hardhat) do then.
+	for _, name := range []string{"anvil_setMinGasPrice", "hardhat_setMinGasPrice"} {
+		register(s, name, 1, 1, func(context.Context, rpc.Params) (any, error) {
+			return nil, rpc.Errorf(-32602, "%s is not supported when EIP-1559 is active", name)
+		})
+	}
 	registerDevNextBlock(s, h)
 	register(s, "hardhat_metadata", 0, 0, h.metadata)
 	register(s, "anvil_nodeInfo", 0, 0, h.nodeInfo)

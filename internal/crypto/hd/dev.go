@@ -3,6 +3,7 @@ package hd
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
@@ -11,9 +12,23 @@ import (
 // Its keys are public: never hold real value with them.
 const DevMnemonic = "test test test test test test test test test test test junk"
 
+// DevPath is the base path of the dev accounts, as Hardhat and anvil
+// derive them: account i is DevPath + i.
+const DevPath = "m/44'/60'/0'/0/"
+
 // DevAccounts derives the first n Ethereum accounts (m/44'/60'/0'/0/i, no
 // passphrase) of a mnemonic, after checking it.
 func DevAccounts(mnemonic string, n int) ([]*secp256k1.PrivateKey, error) {
+	return DevAccountsAt(mnemonic, DevPath, n)
+}
+
+// DevAccountsAt derives the first n accounts under base (base + i, no
+// passphrase; anvil's --derivation-path), after checking the mnemonic.
+func DevAccountsAt(mnemonic, base string, n int) ([]*secp256k1.PrivateKey, error) {
+	parentPath, err := ParsePath(strings.TrimSuffix(base, "/"))
+	if err != nil {
+		return nil, fmt.Errorf("derivation path %q: %w", base, err)
+	}
 	if n < 0 {
 		return nil, errors.New("hd: negative account count")
 	}
@@ -28,8 +43,8 @@ func DevAccounts(mnemonic string, n int) ([]*secp256k1.PrivateKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Derive the shared parent m/44'/60'/0'/0 once.
-	parent, err := master.Derive(EthereumPath(0)[:4])
+	// Derive the shared parent (m/44'/60'/0'/0) once.
+	parent, err := master.Derive(parentPath)
 	if err != nil {
 		return nil, err
 	}

@@ -170,6 +170,25 @@ func TestDevAccounts(t *testing.T) {
 	if err != nil || !k.Key.Equals(&keys[1].Key) {
 		t.Errorf("DeriveKey disagrees with DevAccounts: %v", err)
 	}
+	// Another base path, as anvil --derivation-path "m/44'/60'/1'/0/"
+	// derives it (anvil 1.7.1's --config-out).
+	for _, c := range []struct{ base, addr0, addr1 string }{
+		{DevPath, "f39fd6e51aad88f6f4ce6ab8827279cfffb92266", "70997970c51812dc3a010c7d01b50e0d17dc79c8"},
+		{"m/44'/60'/1'/0/", "8c8d35429f74ec245f8ef2f4fd1e551cff97d650", "40fbbe484b8ee6139af08446950b088e10b2306a"},
+		{"m/44'/60'/1'/0", "8c8d35429f74ec245f8ef2f4fd1e551cff97d650", "40fbbe484b8ee6139af08446950b088e10b2306a"},
+	} {
+		ks, err := DevAccountsAt(DevMnemonic, c.base, 2)
+		if err != nil {
+			t.Fatalf("%s: %v", c.base, err)
+		}
+		a0, a1 := crypto.AddressOf(ks[0]), crypto.AddressOf(ks[1])
+		if hex.EncodeToString(a0[:]) != c.addr0 || hex.EncodeToString(a1[:]) != c.addr1 {
+			t.Errorf("%s: %x %x, want %s %s", c.base, a0, a1, c.addr0, c.addr1)
+		}
+	}
+	if _, err := DevAccountsAt(DevMnemonic, "44/60", 1); err == nil {
+		t.Error("a path without m/ accepted")
+	}
 	if _, err := DevAccounts("test test test", 1); err == nil {
 		t.Error("bad mnemonic accepted")
 	}

@@ -29,6 +29,13 @@ import (
 // or further ones are of no use to anyone we could help.
 const Ahead = 2
 
+// RecentVotes is how many of the last proposals and votes a peer that
+// connects is told of (p2p.TopicConfig.Recent): the two vote types and the
+// proposals of a few rounds of a 100-validator set. Without it a validator
+// that joins its sentry a moment late never sees the votes cast before,
+// since relays drop the authors' retransmissions as duplicates.
+const RecentVotes = 1024
+
 // ErrNotGossiped is returned for a message on the vote topic that is not
 // a proposal or a vote.
 var ErrNotGossiped = errors.New("relay: only proposals and votes are gossiped")
@@ -90,7 +97,7 @@ func New(host *p2p.Host, cfg Config) *Reactor {
 		go r.inbox.run(host.Done())
 		host.Handle(wire.TopicConsensus, p2p.TopicConfig{Priority: p2p.High}, r.onConsensus)
 	}
-	host.Handle(wire.TopicVote, p2p.TopicConfig{Priority: p2p.High, Gossip: true}, r.onVote)
+	host.Handle(wire.TopicVote, p2p.TopicConfig{Priority: p2p.High, Gossip: true, Recent: RecentVotes}, r.onVote)
 	return r
 }
 
