@@ -276,7 +276,8 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 		res.pauses = s.pauses(p)
 	}
 	if err := p.Stop(time.Minute); err != nil {
-		fmt.Printf("stop: %v\n", err)
+		// Not the benchmark's failure, but the node's: say what it said.
+		fmt.Printf("stop: %v; the node's last words:\n%s\n", err, tail(p.Log(), 1500))
 	}
 	if p, res.restart, err = s.boot(cfg, datadir); err != nil {
 		return res, fmt.Errorf("restart: %w", err)
