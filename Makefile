@@ -53,7 +53,7 @@ conformance: build
 # reach its registry (or cache): without it this fails, it never skips.
 e2e:
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "e2e: FAILED — node and npm (Node >= 20) are required"; exit 1; }
-	cd testdata/e2e && npm ci --no-audit --no-fund && node --test
+	cd testdata/e2e && npm ci --no-audit --no-fund && node --test --test-force-exit
 
 # Hardhat's sample project (hardhat 2 + toolbox, compiled with solc-js)
 # runs its tests unchanged with --network pointing at a chaind --dev node.

@@ -86,6 +86,11 @@ export async function teardown() {
     }
   }
   env.cleanup?.();
+  // What still holds the event loop once the node is gone. The runner is
+  // started with --test-force-exit, so a suite that leaves a socket or a
+  // timer open cannot hang the run; this line names the leak.
+  const left = process.getActiveResourcesInfo();
+  if (left.length) console.error(`e2e: still open after teardown: ${left.join(', ')}`);
 }
 
 /** Raw JSON-RPC over HTTP, returning the whole response object (result or error). */
