@@ -64,7 +64,10 @@ export async function setup() {
     nativeCurrency: { name: 'CHAIN', symbol: 'CHAIN', decimals: 18 },
     rpcUrls: { default: { http: [env.node.http], webSocket: [env.node.ws] } },
   });
-  env.publicClient = createPublicClient({ chain: env.chain, transport: http(env.node.http), pollingInterval: 50 });
+  // cacheTime 0: viem keeps getBlockNumber's answer for cacheTime (the
+  // polling interval by default), so a read right after mining blocks on
+  // a fast machine saw the old number (CI: 213 where 3 mined blocks made 216).
+  env.publicClient = createPublicClient({ chain: env.chain, transport: http(env.node.http), pollingInterval: 50, cacheTime: 0 });
   env.walletClient = (i) =>
     createWalletClient({
       account: privateKeyToAccount(devWallet(i).privateKey),

@@ -19,7 +19,7 @@ describe('viem test client (anvil mode)', () => {
   let tc, pc;
 
   before(() => {
-    tc = createTestClient({ mode: 'anvil', chain: env.chain, transport: http(env.node.http), pollingInterval: 50 })
+    tc = createTestClient({ mode: 'anvil', chain: env.chain, transport: http(env.node.http), pollingInterval: 50, cacheTime: 0 })
       .extend(publicActions)
       .extend(walletActions);
     pc = env.publicClient;
