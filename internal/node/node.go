@@ -381,7 +381,7 @@ func (n *Node) Start() error {
 	}
 	ls := n.listeners()
 	n.capListeners(ls)
-	n.http.Observe(ls, nodemetrics.Routes{IsGraphQL: isGraphQL, Health: healthPaths, Ops: []string{"/authenticate", opslog.Prefix}})
+	n.http.Observe(ls, nodemetrics.Routes{IsGraphQL: isGraphQL, Health: healthPaths, OpsPaths: []string{"/authenticate"}, OpsPrefix: opslog.Prefix})
 	for _, l := range ls {
 		s, err := n.front.Listen(l)
 		if err != nil {

@@ -248,7 +248,8 @@ func NewHTTP(r *metrics.Registry) *HTTP {
 type Routes struct {
 	IsGraphQL func(*http.Request) bool
 	Health    []string // health check paths
-	Ops       []string // debug route paths (prefixes)
+	OpsPaths  []string // debug routes served at exactly these paths
+	OpsPrefix string   // and every path under this prefix
 }
 
 // Observe has the front report each listener's requests.
@@ -275,11 +276,8 @@ func (rt Routes) api(kind string, r *http.Request, status int) string {
 		return "graphql"
 	case slices.Contains(rt.Health, r.URL.Path):
 		return "health"
-	}
-	for _, p := range rt.Ops {
-		if strings.HasPrefix(r.URL.Path, p) {
-			return "ops"
-		}
+	case slices.Contains(rt.OpsPaths, r.URL.Path) || (rt.OpsPrefix != "" && strings.HasPrefix(r.URL.Path, rt.OpsPrefix)):
+		return "ops"
 	}
 	return "jsonrpc"
 }
