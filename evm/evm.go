@@ -37,6 +37,25 @@ type Config struct {
 	NoBaseFee bool
 	// Tracer, when set, is told about every frame and opcode.
 	Tracer *Hooks
+	// MaxCodeSize, when set, replaces EIP-170's limit on deployed code
+	// and, doubled, EIP-3860's on initcode: a development chain's
+	// --code-size-limit (NoCodeSizeLimit lifts both).
+	MaxCodeSize uint64
+}
+
+// NoCodeSizeLimit as Config.MaxCodeSize lifts the code size limits.
+const NoCodeSizeLimit = ^uint64(0)
+
+// CodeSizeLimits are the deployed-code and initcode limits under a
+// MaxCodeSize setting (0: the protocol's).
+func CodeSizeLimits(maxCodeSize uint64) (code, initCode uint64) {
+	if maxCodeSize == 0 {
+		return MaxCodeSize, MaxInitCodeSize
+	}
+	if maxCodeSize > NoCodeSizeLimit/2 {
+		return maxCodeSize, NoCodeSizeLimit
+	}
+	return maxCodeSize, 2 * maxCodeSize
 }
 
 // EVM runs transactions and call frames against a StateDB for one block.
@@ -381,7 +400,7 @@ func (evm *EVM) create(typ byte, caller types.Address, code []byte, gas uint64, 
 
 	c := Contract{Caller: caller, Address: addr, Value: *value, Code: code, Gas: gas}
 	ret, err = evm.run(&c, nil, false)
-	if err == nil && evm.fork >= forks.SpuriousDragon && len(ret) > MaxCodeSize {
+	if limit, _ := CodeSizeLimits(evm.Config.MaxCodeSize); err == nil && evm.fork >= forks.SpuriousDragon && uint64(len(ret)) > limit {
 		err = ErrMaxCodeSizeExceeded
 	}
 	if err == nil && len(ret) > 0 && ret[0] == 0xef && evm.fork >= forks.London {

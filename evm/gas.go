@@ -160,7 +160,7 @@ func gasCreateFunc(hashWords uint64, shanghai bool) gasFunc {
 			return 0, ErrGasUintOverflow
 		}
 		n := size.Uint64()
-		if shanghai && n > MaxInitCodeSize {
+		if _, limit := CodeSizeLimits(evm.Config.MaxCodeSize); shanghai && n > limit {
 			return 0, ErrGasUintOverflow
 		}
 		per := hashWords

@@ -206,7 +206,7 @@ func (evm *EVM) validate(msg *Message, p *msgPrices, gp *GasPool) (intrinsic, fl
 		}
 	}
 	isCreate := msg.To == nil
-	if isCreate && fork >= forks.Shanghai && len(msg.Data) > MaxInitCodeSize {
+	if _, limit := CodeSizeLimits(evm.Config.MaxCodeSize); isCreate && fork >= forks.Shanghai && uint64(len(msg.Data)) > limit {
 		return 0, 0, nil, ErrMaxInitCodeSizeExceeded
 	}
 	intrinsic, err = IntrinsicGas(fork, msg.Data, msg.AccessList, len(msg.AuthList), isCreate)

@@ -29,7 +29,7 @@ func TestConfigOutAndDerivation(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "accounts.json")
-	if err := writeConfigOut(path, s.Keys, hd.DevMnemonic, "m/44'/60'/1'/0/", gen); err != nil {
+	if err := writeConfigOut(path, s.Keys, hd.DevMnemonic, "m/44'/60'/1'/0/", gen, nil); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)
@@ -63,5 +63,44 @@ func TestConfigOutAndDerivation(t *testing.T) {
 	json.Unmarshal(shape["genesis_timestamp"], &ts)
 	if ts != "1800000000" || gen.Time() != 1_800_000_000 {
 		t.Fatalf("genesis timestamp %s, block 0 at %d", ts, gen.Time())
+	}
+}
+
+// TestConfigOutFees: with --base-fee 7 --gas-price 9, --config-out writes
+// base_fee "7" (the genesis block's, which the chain then has) and
+// gas_price "9", as anvil 1.7.1 writes them for those flags.
+func TestConfigOutFees(t *testing.T) {
+	d := devFlags{accounts: 1, balance: "5", mnemonic: hd.DevMnemonic, baseFee: "7", gasPrice: "9"}
+	s, err := buildDev(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := node.New(node.Config{Genesis: s.Genesis, HTTPPort: -1, WSPort: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	gen, err := n.Chain.BlockByNumber(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bf := gen.BaseFee(); bf == nil || bf.Uint64() != 7 {
+		t.Fatalf("genesis base fee %v, want 7", bf)
+	}
+	price, err := parseWei(d.gasPrice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "accounts.json")
+	if err := writeConfigOut(path, s.Keys, hd.DevMnemonic, hd.DevPath, gen, price); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	var got struct {
+		BaseFee  string `json:"base_fee"`
+		GasPrice string `json:"gas_price"`
+	}
+	if json.Unmarshal(raw, &got) != nil || got.BaseFee != "7" || got.GasPrice != "9" {
+		t.Fatalf("config-out %s", raw)
 	}
 }

@@ -13,11 +13,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/crypto/hd"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/node/dev"
 	"github.com/chaind/chaind/internal/pos"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -58,6 +60,16 @@ type devFlags struct {
 	derivationPath string
 	timestamp      uint64
 	configOut      string
+	// baseFee is anvil's --base-fee: the genesis block's base fee, which
+	// the next blocks follow by EIP-1559 ("": the protocol's 1 gwei).
+	// gasPrice is anvil's --gas-price, which, as on anvil with EIP-1559
+	// (every chaind chain has it), prices nothing: --config-out reports it.
+	baseFee, gasPrice string
+	// order, codeSizeLimit and noCodeSizeLimit are anvil's --order,
+	// --code-size-limit and --disable-code-size-limit (node.Config.Dev).
+	order           string
+	codeSizeLimit   uint64
+	noCodeSizeLimit bool
 }
 
 // devHardforks are the forks --hardfork takes: those chaind's dev genesis
@@ -90,6 +102,11 @@ func (d *devFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&d.state, "state", "", "state file in anvil's dump format: loaded at start if it exists, written on exit (anvil --state; anvil reads chaind's and chaind anvil's)")
 	fs.BoolVar(&d.noMining, "no-mining", false, "mine no block until asked (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining), as anvil --no-mining")
 	fs.BoolVar(&d.autoImpersonate, "auto-impersonate", false, "let eth_sendTransaction send from any address without its key, as anvil --auto-impersonate (anvil_autoImpersonateAccount)")
+	fs.StringVar(&d.baseFee, "base-fee", "", "base fee per gas of the dev genesis block in wei, which the next blocks follow by EIP-1559 (default 1000000000), as anvil --base-fee")
+	fs.StringVar(&d.gasPrice, "gas-price", "", "gas price in wei reported by --config-out; as anvil's --gas-price with EIP-1559, it sets no fee (eth_gasPrice follows the base fee; default: the genesis base fee)")
+	fs.StringVar(&d.order, "order", "fees", "order blocks take pool transactions in: fees (the best tip first) or fifo (as they arrived), as anvil --order")
+	fs.Uint64Var(&d.codeSizeLimit, "code-size-limit", 0, "largest contract code in bytes, instead of EIP-170's 24576 (initcode: twice this), as anvil --code-size-limit")
+	fs.BoolVar(&d.noCodeSizeLimit, "disable-code-size-limit", false, "lift EIP-170's and EIP-3860's code size limits, as anvil --disable-code-size-limit")
 	fs.StringVar(&d.hardfork, "hardfork", strings.ToLower(chain.DevFork.String()), "newest fork active from the dev genesis: cancun, prague or osaka (its system contracts are predeployed)")
 }
 
@@ -97,7 +114,13 @@ func (d *devFlags) define(fs *flag.FlagSet) {
 func (d *devFlags) checks() []check {
 	_, balErr := parseEther(d.balance)
 	_, forkErr := d.fork()
+	_, feeErr := d.genesisBaseFee()
+	_, priceErr := parseWei(d.gasPrice)
 	return []check{
+		{feeErr != nil, fmt.Sprintf("--base-fee %q: %v", d.baseFee, feeErr)},
+		{priceErr != nil, fmt.Sprintf("--gas-price %q: %v", d.gasPrice, priceErr)},
+		{d.order != "fees" && d.order != "fifo", fmt.Sprintf("--order %q: want fees or fifo", d.order)},
+		{d.noCodeSizeLimit && d.codeSizeLimit != 0, "--code-size-limit and --disable-code-size-limit exclude each other"},
 		{d.accounts < 0 || d.accounts > maxDevAccounts, fmt.Sprintf("--accounts must be 0..%d", maxDevAccounts)},
 		{balErr != nil, fmt.Sprintf("--balance %q: %v", d.balance, balErr)},
 		{hd.ValidateMnemonic(d.mnemonic) != nil, fmt.Sprintf("--mnemonic: %v", hd.ValidateMnemonic(d.mnemonic))},
@@ -107,12 +130,37 @@ func (d *devFlags) checks() []check {
 
 // given names a dev flag set without --dev, which would be ignored.
 func (d *devFlags) given(fs *flag.FlagSet) (string, bool) {
-	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork", "predeploys", "no-mining", "auto-impersonate", "state", "derivation-path", "timestamp", "config-out"} {
+	for _, name := range []string{"accounts", "balance", "mnemonic", "hardfork", "predeploys", "no-mining", "auto-impersonate", "state", "derivation-path", "timestamp", "config-out",
+		"base-fee", "gas-price", "order", "code-size-limit", "disable-code-size-limit"} {
 		if flagSet(fs, name) {
 			return name, true
 		}
 	}
 	return "", false
+}
+
+// genesisBaseFee is --base-fee in wei; nil when not given.
+func (d *devFlags) genesisBaseFee() (*uint256.Int, error) { return parseWei(d.baseFee) }
+
+// parseWei reads a whole number of wei; "" is nil.
+func parseWei(s string) (*uint256.Int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	v, err := uint256.FromDecimal(s)
+	if err != nil {
+		return nil, errors.New("want a whole number of wei such as 1000000000")
+	}
+	return v, nil
+}
+
+// options are the dev flags the node's chain and pool take at open.
+func (d *devFlags) options() dev.Options {
+	o := dev.Options{MaxCodeSize: d.codeSizeLimit, FIFO: d.order == "fifo"}
+	if d.noCodeSizeLimit {
+		o.MaxCodeSize = evm.NoCodeSizeLimit
+	}
+	return o
 }
 
 // devSetup is what a --dev node starts with.
@@ -167,6 +215,11 @@ func buildDev(d devFlags, chainID uint64) (*devSetup, error) {
 	}
 	if !d.noPredeploys {
 		chain.AddDevPredeploys(g.Alloc)
+	}
+	if fee, err := d.genesisBaseFee(); err != nil {
+		return nil, fmt.Errorf("--base-fee: %w", err)
+	} else if fee != nil {
+		g.BaseFee = &chain.U256{Int: *fee}
 	}
 	// The validator's advertised address is loopback whatever --host says:
 	// a dev node has no peers, and the genesis must not depend on where
@@ -298,7 +351,7 @@ type configOut struct {
 
 // writeConfigOut writes the dev accounts of a node to path; genesis is
 // its chain's block 0.
-func writeConfigOut(path string, keys []*secp256k1.PrivateKey, mnemonic, derivationPath string, genesis *types.Block) error {
+func writeConfigOut(path string, keys []*secp256k1.PrivateKey, mnemonic, derivationPath string, genesis *types.Block, gasPrice *uint256.Int) error {
 	var c configOut
 	c.Accounts, c.Keys = []string{}, []string{}
 	for _, k := range keys {
@@ -313,6 +366,9 @@ func writeConfigOut(path string, keys []*secp256k1.PrivateKey, mnemonic, derivat
 		baseFee = bf.Uint64()
 	}
 	c.BaseFee, c.GasPrice = strconv.FormatUint(baseFee, 10), strconv.FormatUint(baseFee, 10)
+	if gasPrice != nil {
+		c.GasPrice = gasPrice.Dec()
+	}
 	c.GasLimit = strconv.FormatUint(genesis.GasLimit(), 10)
 	c.GenesisTimestamp = strconv.FormatUint(genesis.Time(), 10)
 	js, err := json.MarshalIndent(c, "", "  ")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"path/filepath"
 	"strings"
@@ -53,10 +54,39 @@ func TestDevFlagsChecks(t *testing.T) {
 		{[]string{"dev-genesis", "--hardfork", "shanghai"}, "want cancun, prague or osaka"},
 		{[]string{"--hardfork", "prague"}, "--hardfork applies to --dev only"},
 		{[]string{"import", "--progress", "0s", "x.rlp"}, "--progress must be positive"},
+		{[]string{"--dev", "--base-fee", "1.5"}, "--base-fee \"1.5\": want a whole number of wei"},
+		{[]string{"--dev", "--order", "random"}, "--order \"random\": want fees or fifo"},
+		{[]string{"--dev", "--code-size-limit", "100", "--disable-code-size-limit"}, "exclude each other"},
+		{[]string{"--order", "fifo"}, "--order applies to --dev only"},
+		{[]string{"--code-size-limit", "100"}, "--code-size-limit applies to --dev only"},
 	} {
 		code, _, errOut := runChaind(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestDevBaseFee: --base-fee is the dev genesis block's base fee, as
+// anvil's; dev-genesis writes it.
+func TestDevBaseFee(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, `null`}, // the protocol's 1 gwei, unnamed
+		{[]string{"--base-fee", "0"}, `"0x0"`},
+		{[]string{"--base-fee", "7"}, `"0x7"`},
+	} {
+		code, out, errOut := runChaind(t, append([]string{"dev-genesis", "--accounts", "1"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
+		}
+		var g struct {
+			BaseFee json.RawMessage `json:"baseFeePerGas"`
+		}
+		if err := json.Unmarshal([]byte(out), &g); err != nil || (string(g.BaseFee) != c.want && (c.want != "null" || g.BaseFee != nil)) {
+			t.Fatalf("%v: baseFeePerGas %s, want %s (%v)", c.args, g.BaseFee, c.want, err)
 		}
 	}
 }

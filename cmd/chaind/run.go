@@ -351,6 +351,7 @@ func runNode(args []string) int {
 		cfg.Validator, cfg.Accounts = dev.Validator, dev.Keys
 		cfg.DevTools = !f.public // the test helpers (evm_*, hardhat_*, anvil_*)
 		cfg.DevNoMining, cfg.DevAutoImpersonate = f.devf.noMining, f.devf.autoImpersonate
+		cfg.Dev = f.devf.options()
 	}
 	if f.validatorKey != "" {
 		k, err := parseKey(f.validatorKey)
@@ -428,7 +429,8 @@ func runNode(args []string) int {
 		if f.devf.configOut != "" {
 			gen, err := n.Chain.BlockByNumber(0)
 			if err == nil {
-				err = writeConfigOut(f.devf.configOut, dev.Keys, f.devf.mnemonic, f.devf.derivationPath, gen)
+				price, _ := parseWei(f.devf.gasPrice) // checked with the flags
+				err = writeConfigOut(f.devf.configOut, dev.Keys, f.devf.mnemonic, f.devf.derivationPath, gen, price)
 			}
 			if err != nil {
 				n.Close()

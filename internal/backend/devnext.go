@@ -11,7 +11,8 @@ import (
 // DevNextBlock are a development node's test helpers that choose fields of
 // the blocks it makes next and edit its pool, as Hardhat Network and anvil
 // serve them (hardhat_setCoinbase, hardhat_setNextBlockBaseFeePerGas,
-// hardhat_setPrevRandao, hardhat_dropTransaction and their anvil_ names).
+// hardhat_setPrevRandao, evm_setBlockGasLimit, hardhat_dropTransaction and
+// their anvil_ names).
 // The choices are read back from the blocks made: the header's miner,
 // baseFeePerGas and mixHash, and the COINBASE, BASEFEE and PREVRANDAO
 // opcodes of the transactions in them.
@@ -30,6 +31,11 @@ type DevNextBlock interface {
 	// SetNextBlockRandao fixes the PREVRANDAO (the header's mixHash) of
 	// the next block; the blocks after it draw theirs as before.
 	SetNextBlockRandao(ctx context.Context, r types.Hash) error
+	// SetBlockGasLimit makes limit the gas limit of every block from the
+	// next one on, exactly, beyond the 1/1024 step a block may move it
+	// (evm_setBlockGasLimit). The pool and the pending block take it at
+	// once.
+	SetBlockGasLimit(ctx context.Context, limit uint64) error
 	// DropTransaction removes a transaction from the pool, waiting until
 	// no block is being made (so that none takes it meanwhile): false when
 	// the pool does not hold it. A sender's later transactions stay,
@@ -46,8 +52,8 @@ type RevertOptions struct {
 	// Pool puts the pool back as it was at the snapshot; without it the
 	// pool keeps the transactions the restored state still admits.
 	Pool bool
-	// Coinbase restores the fee recipient set at the snapshot; without it
-	// the current one stays.
+	// Coinbase restores the fee recipient and the block gas limit set at
+	// the snapshot; without it the current ones stay.
 	Coinbase bool
 	// NextRandao restores a PREVRANDAO chosen for the next block at the
 	// snapshot; without it any chosen one is dropped.

@@ -57,6 +57,10 @@ type DevTools interface {
 	RemoveBlockTimestampInterval() bool
 	// Rollback drops the chain's last depth blocks (anvil_rollback).
 	Rollback(ctx context.Context, depth uint64) error
+	// Reorg replaces the chain's last depth blocks with as many new ones,
+	// new block i holding txs[i] alone (anvil_reorg); the pool stays as it
+	// was.
+	Reorg(ctx context.Context, depth uint64, txs map[uint64][]*types.Transaction) error
 	// Impersonate lets eth_sendTransaction send from addr without its
 	// key; StopImpersonating ends it; AutoImpersonate does it for every
 	// address.

@@ -31,6 +31,9 @@ type BuildParams struct {
 	// BaseFee, if set, replaces the parent's EIP-1559 base fee for this
 	// block (see Attributes.BaseFee).
 	BaseFee *uint256.Int
+	// DevGasLimit, if set, is the block's gas limit exactly (see
+	// Attributes.DevGasLimit).
+	DevGasLimit uint64
 	// Deadline, if set, stops adding transactions once it has passed: the
 	// block must leave its validators time to execute it too.
 	Deadline time.Time
@@ -76,7 +79,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	br := p.ParentBeaconRoot
 	attrs := Attributes{
 		Coinbase: p.Coinbase, Time: p.Time, TimeMs: p.TimeMs, GasLimit: p.GasLimit, Extra: p.Extra,
-		Random: p.Random, ParentBeaconRoot: &br, BaseFee: p.BaseFee, ParentCert: p.ParentCert,
+		Random: p.Random, ParentBeaconRoot: &br, BaseFee: p.BaseFee, DevGasLimit: p.DevGasLimit, ParentCert: p.ParentCert,
 	}
 	if err := c.engine.Prepare(c, ph, &attrs); err != nil {
 		return nil, err

@@ -61,6 +61,11 @@ type Config struct {
 	// of impersonated transactions (types.ImpersonatedSignature): a
 	// development chain's test helper, set by the node, never by a file.
 	Impersonation bool `json:"-"`
+	// MaxCodeSize replaces EIP-170's code size limit (and EIP-3860's,
+	// doubled) on a development chain, as anvil's --code-size-limit does
+	// (evm.Config.MaxCodeSize; evm.NoCodeSizeLimit lifts them): set by the
+	// node, never by a file. 0 keeps the protocol's.
+	MaxCodeSize uint64 `json:"-"`
 }
 
 // BlobParams are the EIP-4844 / EIP-7840 blob parameters of one fork.

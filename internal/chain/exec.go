@@ -57,6 +57,11 @@ type Attributes struct {
 	// (hardhat_setNextBlockBaseFeePerGas). Validators of such a block
 	// refuse it, as Ethereum's rule says; only the node that made it keeps it.
 	BaseFee *uint256.Int
+	// DevGasLimit, if set, is the block's gas limit exactly, however far
+	// from the parent's: a development chain's test helper
+	// (evm_setBlockGasLimit) and the one exception to the 1/1024 step.
+	// Validators refuse such a block as they refuse a chosen BaseFee.
+	DevGasLimit uint64
 }
 
 // NextHeader returns the header of a child of parent: the fields the parent
@@ -228,6 +233,7 @@ func (r Rules) Open(h *types.Header, st *state.StateDB, getHash func(uint64) typ
 		deleteEmpty: fork >= forks.SpuriousDragon,
 	}
 	x.EVM.Config.NoBaseFee = opts.NoBaseFee
+	x.EVM.Config.MaxCodeSize = c.MaxCodeSize
 	if opts.Precompiles != nil {
 		x.EVM.SetPrecompiles(opts.Precompiles)
 	}

@@ -31,9 +31,9 @@ type NextBlock struct {
 
 // NextBlockParams derives the child of parent under the proposer's
 // choices a. An a.Time not after the parent's (zero among them) is the
-// earliest the child may have, one second after its parent; a.GasLimit 0 keeps the parent's; a.BaseFee, when
-// set, replaces the base fee the parent gives (a development chain's
-// choice, see Attributes).
+// earliest the child may have, one second after its parent; a.GasLimit 0 keeps the parent's; a.BaseFee and
+// a.DevGasLimit, when set, replace the base fee and the gas limit the
+// parent gives (a development chain's choices, see Attributes).
 func (c *Config) NextBlockParams(parent *types.Header, a *Attributes) NextBlock {
 	nb := NextBlock{Number: parent.Number + 1, Time: a.Time, GasLimit: parent.GasLimit, Coinbase: a.Coinbase, Random: a.Random}
 	if a.TimeMs != 0 { // the engine orders the milliseconds (BuildBlock)
@@ -41,7 +41,10 @@ func (c *Config) NextBlockParams(parent *types.Header, a *Attributes) NextBlock 
 	} else if nb.Time <= parent.Time {
 		nb.Time = parent.Time + 1
 	}
-	if a.GasLimit != 0 {
+	switch {
+	case a.DevGasLimit != 0:
+		nb.GasLimit = a.DevGasLimit
+	case a.GasLimit != 0:
 		nb.GasLimit = nextGasLimit(parent.GasLimit, a.GasLimit)
 	}
 	nb.Fork = c.Fork(nb.Number, nb.Time)

@@ -30,7 +30,7 @@ func (n *Node) enableDevTools() {
 		<-n.stop
 		d.Close()
 	}()
-	ethapi.RegisterDevTools(n.RPC, n.backend, d, ethapi.EthOptions{ClientVersion: n.cfg.ClientVersion})
+	ethapi.RegisterDevTools(n.RPC, n.backend, d, n.keys, ethapi.EthOptions{ClientVersion: n.cfg.ClientVersion})
 }
 
 // devNode is the node as the test helpers drive it.

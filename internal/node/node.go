@@ -126,6 +126,7 @@ type Config struct {
 	// its kin. DevAutoImpersonate starts them impersonating every address
 	// (--auto-impersonate).
 	DevNoMining, DevAutoImpersonate bool
+	Dev                             dev.Options // --code-size-limit, --order
 
 	faults faults // a test's injected failures (health.go)
 }
@@ -230,7 +231,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	g := cfg.Genesis
 	if cfg.DevTools {
-		g = dev.Impersonation(g) // the chain's signer is chosen at open
+		g = dev.Rules(g, cfg.Dev) // the chain's signer and code size limit are chosen at open
 	}
 	c, err := chain.Open(g, kv, pos.ForGenesis(g))
 	if err != nil {
@@ -250,7 +251,7 @@ func New(cfg Config) (*Node, error) {
 		kv:    kv,
 		Chain: c,
 		view:  view,
-		Pool:  txpool.New(txpool.DefaultConfig, ph),
+		Pool:  txpool.New(cfg.Dev.PoolConfig(), ph),
 		RPC:   rpc.NewServer(cfg.Log),
 		keys:  newKeyring(cfg.Accounts),
 		addrs: map[string]string{},

@@ -24,6 +24,9 @@ type StatelessRules struct {
 	GasLimit uint64 // the block gas limit; 0 sets none
 	MaxSize  int    // encoded bytes; 0 sets none
 	MaxBlobs uint64 // blobs per transaction
+	// MaxCodeSize is the chain's code size setting (chain.Config's; 0:
+	// the protocol's), which sets the initcode limit (evm.CodeSizeLimits).
+	MaxCodeSize uint64
 }
 
 // ValidateStateless runs every check a transaction must pass whatever the
@@ -41,6 +44,11 @@ func ValidateStateless(tx *types.Transaction, r StatelessRules) (from types.Addr
 	}
 	if r.GasLimit > 0 && tx.Gas() > r.GasLimit {
 		return from, 0, ErrGasLimit
+	}
+	// EIP-7825: no block could ever include it, so a send waiting for its
+	// block would wait for ever.
+	if r.Fork >= forks.Osaka && tx.Gas() > evm.MaxTxGas {
+		return from, 0, fmt.Errorf("%w (cap: %d, tx: %d)", evm.ErrGasLimitTooHigh, evm.MaxTxGas, tx.Gas())
 	}
 	if tx.GasFeeCap().Lt(tx.GasTipCap()) {
 		return from, 0, evm.ErrTipAboveFeeCap
@@ -66,8 +74,8 @@ func ValidateStateless(tx *types.Transaction, r StatelessRules) (from types.Addr
 	if r.Fork >= forks.Prague && tx.Gas() < evm.FloorDataGas(data) {
 		return from, 0, fmt.Errorf("%w: have %d, want %d", evm.ErrFloorDataGas, tx.Gas(), evm.FloorDataGas(data))
 	}
-	if tx.To() == nil && r.Fork >= forks.Shanghai && len(data) > evm.MaxInitCodeSize {
-		return from, 0, fmt.Errorf("%w: code size %d, limit %d", evm.ErrMaxInitCodeSizeExceeded, len(data), evm.MaxInitCodeSize)
+	if _, limit := evm.CodeSizeLimits(r.MaxCodeSize); tx.To() == nil && r.Fork >= forks.Shanghai && uint64(len(data)) > limit {
+		return from, 0, fmt.Errorf("%w: code size %d, limit %d", evm.ErrMaxInitCodeSizeExceeded, len(data), limit)
 	}
 	switch tx.Type() {
 	case types.BlobTxType:

@@ -40,6 +40,9 @@ type Config struct {
 	MaxNonceGap  uint64 // how far past the sender's pending nonce a queued tx may be (64)
 	MaxTxSize    int    // encoded bytes (128 KiB)
 	MinTip       uint64 // wei per gas a transaction must tip at least (0)
+	// FIFO orders blocks by arrival instead of by tip (Ordered), as
+	// anvil's --order fifo: a development node's choice.
+	FIFO bool
 }
 
 // DefaultConfig are the limits of a node that does not say otherwise.
@@ -60,6 +63,7 @@ type Head struct {
 	BaseFee     *uint256.Int // of the next block; nil before London
 	BlobBaseFee *uint256.Int // of the next block; nil before Cancun
 	MaxBlobs    uint64
+	MaxCodeSize uint64 // the chain's code size setting (StatelessRules)
 	State       State
 }
 
@@ -71,6 +75,7 @@ type entry struct {
 	// handed to the subscribers; a queued one is announced when its gap
 	// closes.
 	announced bool
+	seq       uint64 // arrival order (Config.FIFO)
 }
 
 // account holds one sender's transactions by nonce.
@@ -87,6 +92,7 @@ type Pool struct {
 	stMu     sync.Mutex // head.State is not safe for concurrent use; readers under mu.RLock share it
 	all      map[types.Hash]*entry
 	accounts map[types.Address]*account
+	seq      uint64 // the last arrival number given
 
 	subMu sync.Mutex
 	subs  map[chan *types.Transaction]struct{}
@@ -188,7 +194,8 @@ func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) ([]*types.Trans
 			return nil, ErrPoolFull
 		}
 	}
-	e := &entry{tx: tx, from: from, sidecar: sc}
+	p.seq++
+	e := &entry{tx: tx, from: from, sidecar: sc, seq: p.seq}
 	acc.txs[tx.Nonce()] = e
 	p.all[h] = e
 	return p.promote(acc, stateNonce, nil), nil
@@ -254,7 +261,7 @@ func (p *Pool) validate(tx *types.Transaction) (from types.Address, stateNonce u
 // p.mu held.
 func (p *Pool) statelessRules() StatelessRules {
 	hd := &p.head
-	return StatelessRules{Signer: hd.Signer, Fork: hd.Fork, GasLimit: hd.GasLimit, MaxSize: p.cfg.MaxTxSize, MaxBlobs: hd.MaxBlobs}
+	return StatelessRules{Signer: hd.Signer, Fork: hd.Fork, GasLimit: hd.GasLimit, MaxSize: p.cfg.MaxTxSize, MaxBlobs: hd.MaxBlobs, MaxCodeSize: hd.MaxCodeSize}
 }
 
 // pendingNonce is the nonce after the run of pooled transactions of from
@@ -427,9 +434,19 @@ func (p *Pool) Bytes() (n int64) {
 
 // Pending returns the executable transactions of each sender in nonce order.
 func (p *Pool) Pending() map[types.Address][]*types.Transaction {
+	out, _ := p.pending(false)
+	return out
+}
+
+// pending is Pending, with each transaction's arrival number if asked.
+func (p *Pool) pending(seqs bool) (map[types.Address][]*types.Transaction, map[*types.Transaction]uint64) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	out := make(map[types.Address][]*types.Transaction, len(p.accounts))
+	var arrival map[*types.Transaction]uint64
+	if seqs {
+		arrival = make(map[*types.Transaction]uint64, len(p.all))
+	}
 	for from, acc := range p.accounts {
 		n := p.stateNonce(from)
 		var run []*types.Transaction
@@ -439,13 +456,35 @@ func (p *Pool) Pending() map[types.Address][]*types.Transaction {
 				break
 			}
 			run = append(run, e.tx)
+			if seqs {
+				arrival[e.tx] = e.seq
+			}
 			n++
 		}
 		if len(run) > 0 {
 			out[from] = run
 		}
 	}
-	return out
+	return out, arrival
+}
+
+// Ordered is the pending transactions in the order a block takes them:
+// by tip at the base fee (ByPrice), or with Config.FIFO in the order they
+// arrived, each sender's still in nonce order (a replacement counts from
+// its own arrival), as anvil's --order fifo.
+func (p *Pool) Ordered(baseFee *uint256.Int) []*types.Transaction {
+	if !p.cfg.FIFO {
+		return ByPrice(p.Pending(), baseFee)
+	}
+	pending, arrival := p.pending(true)
+	// The same merge as ByPrice with an earlier arrival as the better
+	// "tip": 2^64 - seq.
+	key := func(tx *types.Transaction) uint256.Int {
+		var k uint256.Int
+		k.SubUint64(k.Lsh(uint256.NewInt(1), 64), arrival[tx])
+		return k
+	}
+	return merge(pending, key)
 }
 
 // Content returns, under one lock, each sender's executable run (pending,
@@ -536,13 +575,19 @@ func (p *Pool) notify(tx *types.Transaction) {
 // deterministic. A heap of the senders' next transactions makes it
 // O(n log senders).
 func ByPrice(pending map[types.Address][]*types.Transaction, baseFee *uint256.Int) []*types.Transaction {
+	return merge(pending, func(tx *types.Transaction) uint256.Int { return tipOf(tx, baseFee) })
+}
+
+// merge orders pending transactions by repeatedly taking the sender whose
+// next transaction has the highest key.
+func merge(pending map[types.Address][]*types.Transaction, key func(*types.Transaction) uint256.Int) []*types.Transaction {
 	h := make(priceHeap, 0, len(pending))
 	total := 0
 	for from, txs := range pending {
 		if len(txs) == 0 {
 			continue
 		}
-		h = append(h, &priceHead{from: from, txs: txs, tip: tipOf(txs[0], baseFee)})
+		h = append(h, &priceHead{from: from, txs: txs, tip: key(txs[0])})
 		total += len(txs)
 	}
 	heap.Init(&h)
@@ -555,7 +600,7 @@ func ByPrice(pending map[types.Address][]*types.Transaction, baseFee *uint256.In
 			heap.Pop(&h)
 			continue
 		}
-		top.tip = tipOf(top.txs[top.i], baseFee)
+		top.tip = key(top.txs[top.i])
 		heap.Fix(&h, 0)
 	}
 	return out

@@ -184,12 +184,17 @@ func (api *accountsAPI) signArgsAs(ctx context.Context, p rpc.Params, impersonat
 	if err != nil {
 		return nil, err
 	}
+	return api.signFilled(tx, *args.From, impersonation)
+}
+
+// signFilled signs a filled transaction as from (see signArgsAs).
+func (api *accountsAPI) signFilled(tx *types.Transaction, from types.Address, impersonation bool) (*types.Transaction, error) {
 	head := api.b.Head()
 	signer := api.b.Signer(head.Number()+1, head.Time()+1)
-	if imp, ok := api.keys.(backend.Impersonator); impersonation && ok && imp.Impersonating(*args.From) {
-		return tx.WithSignature(signer, types.ImpersonatedSignature(*args.From))
+	if imp, ok := api.keys.(backend.Impersonator); impersonation && ok && imp.Impersonating(from) {
+		return tx.WithSignature(signer, types.ImpersonatedSignature(from))
 	}
-	sig, err := api.keys.SignHash(*args.From, signer.SigningHash(tx))
+	sig, err := api.keys.SignHash(from, signer.SigningHash(tx))
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/types"
@@ -16,7 +17,7 @@ import (
 var maxDevBaseFee = new(uint256.Int).Sub(new(uint256.Int).Lsh(uint256.NewInt(1), 128), uint256.NewInt(1))
 
 // registerDevNextBlock installs the helpers that choose the next blocks'
-// coinbase, base fee and PREVRANDAO and edit the pool: hardhat_* answer
+// coinbase, gas limit, base fee and PREVRANDAO and edit the pool: hardhat_* answer
 // true (or false) as Hardhat Network does, anvil_* null (or the dropped
 // hash) as anvil does, with each one's errors.
 func registerDevNextBlock(s *rpc.Server, h *devAPI) {
@@ -73,6 +74,24 @@ func registerDevNextBlock(s *rpc.Server, h *devAPI) {
 			}
 			return result, dev.SetNextBlockRandao(ctx, r)
 		}
+	}
+	// evm_setBlockGasLimit is both tools' name (anvil also answers to
+	// anvil_setBlockGasLimit); both answer true. Zero is refused as
+	// Hardhat refuses it: no transaction would ever fit.
+	for _, name := range []string{"evm_setBlockGasLimit", "anvil_setBlockGasLimit"} {
+		register(s, name, 1, 1, func(ctx context.Context, p rpc.Params) (any, error) {
+			var limit devQuantity
+			if err := p.Decode(0, &limit); err != nil {
+				return nil, err
+			}
+			switch {
+			case limit == 0:
+				return nil, rpc.Errorf(rpc.CodeServer, "Block gas limit must be greater than 0")
+			case limit > math.MaxInt64:
+				return nil, rpc.InvalidParams(0, fmt.Errorf("gas limit %d is above 2^63-1", limit))
+			}
+			return true, dev.SetBlockGasLimit(ctx, uint64(limit))
+		})
 	}
 	register(s, "hardhat_setPrevRandao", 1, 1, setRandao(true))
 	register(s, "anvil_setNextBlockPrevRandao", 1, 1, setRandao(nil))

@@ -23,8 +23,8 @@ import (
 // evm_* aliases) give them, with their parameter shapes and results:
 // where the two disagree the hardhat_ name answers as Hardhat does and the
 // anvil_ name as anvil does (a null result, seconds for intervals).
-func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, opts EthOptions) {
-	h := &devAPI{b: b, dev: dev, opts: opts}
+func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, keys backend.Accounts, opts EthOptions) {
+	h := &devAPI{b: b, dev: dev, keys: keys, opts: opts}
 	register(s, "evm_snapshot", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return types.HexUint64(dev.Snapshot()), nil
 	})
@@ -196,6 +196,8 @@ func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, opts EthOp
 		})
 	}
 	registerDevNextBlock(s, h)
+	registerDevERC20(s, h)
+	register(s, "anvil_reorg", 1, 2, h.reorg)
 	register(s, "hardhat_metadata", 0, 0, h.metadata)
 	register(s, "anvil_nodeInfo", 0, 0, h.nodeInfo)
 }
@@ -203,6 +205,7 @@ func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, opts EthOp
 type devAPI struct {
 	b    Backend
 	dev  backend.DevTools
+	keys backend.Accounts // the node's keys, which sign anvil_reorg's requests
 	opts EthOptions
 }
 

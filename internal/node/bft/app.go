@@ -233,7 +233,7 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 	ph := head.HeaderRef()
 	nb := a.cfg.View.NextBlockParams(ph, &chain.Attributes{Coinbase: a.cfg.Coinbase, Time: o.Time, TimeMs: o.TimeMs, GasLimit: a.cfg.GasLimit,
 		Random: types.Hash(crypto.Keccak256(head.Hash().Bytes()))})
-	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), nb.BaseFee)
+	ordered := a.cfg.Pool.Ordered(nb.BaseFee)
 	if n := a.cost.maxTxs(validationBudget(a.cfg.BlockTime)); n > 0 && len(ordered) > n {
 		ordered = ordered[:n]
 	}
@@ -247,10 +247,11 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 		ParentBeaconRoot: pos.CertRoot(parentCert), // what a chain without an engine of its own commits to
 		ParentCert:       parentCert,               // a proof-of-stake engine's Prepare makes the block commit to it
 
-		BaseFee:    nb.BaseFee,
-		Deadline:   deadline,
-		MaxTxBytes: maxProposalTxBytes,
-		State:      a.cfg.View.StateRoot(ph),
+		BaseFee:     nb.BaseFee,
+		DevGasLimit: a.cfg.View.ChoicesOn(ph.Hash()).GasLimit,
+		Deadline:    deadline,
+		MaxTxBytes:  maxProposalTxBytes,
+		State:       a.cfg.View.StateRoot(ph),
 	}, ordered)
 	if err != nil {
 		return nil, nil, err

@@ -19,7 +19,7 @@ func (v *View) PoolHead() (txpool.Head, error) {
 		return txpool.Head{}, err
 	}
 	nb := v.NextBlockParams(h, nil)
-	ph := txpool.Head{Signer: nb.Signer, Fork: nb.Fork, GasLimit: nb.GasLimit, State: st, BaseFee: nb.BaseFee}
+	ph := txpool.Head{Signer: nb.Signer, Fork: nb.Fork, GasLimit: nb.GasLimit, State: st, BaseFee: nb.BaseFee, MaxCodeSize: v.chain.Config.MaxCodeSize}
 	if nb.Fork >= forks.Cancun {
 		ph.MaxBlobs, ph.BlobBaseFee = nb.Blob.Max, nb.BlobBaseFee
 	}

@@ -70,11 +70,13 @@ func (v *View) State(h *types.Header) (*state.StateDB, error) {
 
 // Choices are a development node's choices for the block it makes on a
 // parent (hardhat_setCoinbase, hardhat_setNextBlockBaseFeePerGas,
-// hardhat_setPrevRandao); nil fields are the chain's or the proposer's own.
+// hardhat_setPrevRandao, evm_setBlockGasLimit); nil or zero fields are the
+// chain's or the proposer's own.
 type Choices struct {
 	Coinbase *types.Address
 	BaseFee  *uint256.Int
 	Random   *types.Hash
+	GasLimit uint64
 }
 
 // Apply lays the choices over a proposer's attributes.
@@ -87,6 +89,9 @@ func (x Choices) Apply(a *chain.Attributes) {
 	}
 	if x.Random != nil {
 		a.Random = *x.Random
+	}
+	if x.GasLimit != 0 {
+		a.DevGasLimit = x.GasLimit
 	}
 }
 

@@ -12,13 +12,15 @@ import (
 )
 
 // devNext are a --dev node's choices for the blocks it makes next: a fee
-// recipient for all of them (hardhat_setCoinbase), and a base fee and a
+// recipient and a gas limit for all of them (hardhat_setCoinbase,
+// evm_setBlockGasLimit), and a base fee and a
 // PREVRANDAO for the next one alone. The one-shot choices are for the
 // block on parent: once the head moves they no longer apply, so the pool,
 // re-validated as a block commits, already sees the chain's own base fee
 // again.
 type devNext struct {
 	coinbase *types.Address // nil: the validator's address
+	gasLimit uint64         // 0: the proposer's target, 1/1024 a block
 	parent   types.Hash
 	baseFee  *uint256.Int
 	randao   *types.Hash
@@ -26,7 +28,7 @@ type devNext struct {
 
 // on is what was chosen for a block on parent.
 func (x *devNext) on(parent types.Hash) chainview.Choices {
-	nb := chainview.Choices{Coinbase: x.coinbase}
+	nb := chainview.Choices{Coinbase: x.coinbase, GasLimit: x.gasLimit}
 	if parent == x.parent {
 		nb.BaseFee, nb.Random = x.baseFee, x.randao
 	}
@@ -106,6 +108,18 @@ func (d *Tools) SetNextBlockRandao(ctx context.Context, r types.Hash) error {
 		d.miner.next.randao = &r
 		return nil
 	})
+}
+
+// SetBlockGasLimit implements backend.DevNextBlock.
+func (d *Tools) SetBlockGasLimit(ctx context.Context, limit uint64) error {
+	err := d.miner.quiet(ctx, func() error {
+		d.miner.next.gasLimit = limit
+		return nil
+	})
+	if err == nil {
+		d.n.refreshPool() // the pool admits by the next block's gas limit
+	}
+	return err
 }
 
 // DropTransaction implements backend.DevNextBlock.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/chaind/chaind/internal/types"
 )
 
 // ErrRollbackTooDeep is Rollback's error for more blocks than the chain
@@ -17,6 +20,11 @@ var ErrRollbackTooDeep = errors.New("cannot roll back past the genesis block")
 func (d *Tools) Rollback(ctx context.Context, depth uint64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.rollback(ctx, depth)
+}
+
+// rollback is Rollback with d.mu held.
+func (d *Tools) rollback(ctx context.Context, depth uint64) error {
 	if err := d.miner.pause(ctx); err != nil {
 		return err
 	}
@@ -50,5 +58,51 @@ func (d *Tools) Rollback(ctx context.Context, depth uint64) error {
 	}
 	d.snaps = kept
 	d.n.refreshPool()
+	return nil
+}
+
+// Reorg implements backend.DevTools: the chain's last depth blocks are
+// replaced by as many new ones, as anvil_reorg does. New block i holds
+// txs[i] (none when absent) and nothing else; a transaction the pool
+// refuses is left out, as anvil leaves out one that does not apply. The
+// pool is left as it was before, so the replaced blocks' transactions
+// are gone unless sent again.
+func (d *Tools) Reorg(ctx context.Context, depth uint64, txs map[uint64][]*types.Transaction) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	saved := d.n.Pool.Save()
+	// Neither automine nor interval mining makes a block of its own
+	// between the new ones.
+	m := d.miner
+	var automine bool
+	var lo, hi time.Duration
+	m.with(func(m *devMiner) {
+		automine, lo, hi = m.automine, m.intervalMin, m.intervalMax
+		m.automine, m.intervalMin, m.intervalMax, m.interval = false, 0, 0, 0
+	})
+	defer m.with(func(m *devMiner) {
+		m.automine, m.intervalMin, m.intervalMax = automine, lo, hi
+		m.nextInterval()
+		m.last = m.now()
+	})
+	if err := d.rollback(ctx, depth); err != nil {
+		return err
+	}
+	for i := range depth {
+		err := m.quiet(ctx, func() error {
+			d.n.Pool.Clear()
+			for _, tx := range txs[i] {
+				d.n.Pool.Add(tx) // refused: left out (see above)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := m.mine(ctx, []uint64{0}); err != nil {
+			return fmt.Errorf("reorg block %d of %d: %w", i+1, depth, err)
+		}
+	}
+	d.n.restorePool(saved)
 	return nil
 }

@@ -127,15 +127,35 @@ func New(cfg Config) *Tools {
 	return d
 }
 
-// Impersonation returns the genesis g with its chain's signer accepting
-// the marker signatures of impersonated transactions
-// (types.ImpersonatedSignature): a development node opens its chain with
-// it, since a chain's config does not change once open. g is not changed.
-func Impersonation(g *chain.Genesis) *chain.Genesis {
+// Options are the anvil flags a development node's chain and pool take
+// when they open.
+type Options struct {
+	// MaxCodeSize is --code-size-limit (0: EIP-170's limit;
+	// evm.NoCodeSizeLimit: --disable-code-size-limit), chain.Config's.
+	MaxCodeSize uint64
+	// FIFO is --order fifo: blocks take transactions in the order they
+	// arrived rather than by tip (txpool.Config.FIFO).
+	FIFO bool
+}
+
+// Rules returns the genesis g with its chain's signer accepting the
+// marker signatures of impersonated transactions
+// (types.ImpersonatedSignature) and o's code size limit: a development
+// node opens its chain with it, since a chain's config does not change
+// once open. g is not changed.
+func Rules(g *chain.Genesis, o Options) *chain.Genesis {
 	out, cfg := *g, *g.Config
 	cfg.Impersonation = true
+	cfg.MaxCodeSize = o.MaxCodeSize
 	out.Config = &cfg
 	return &out
+}
+
+// PoolConfig is the transaction pool's config under o.
+func (o Options) PoolConfig() txpool.Config {
+	c := txpool.DefaultConfig
+	c.FIFO = o.FIFO
+	return c
 }
 
 // ClientVersion is web3_clientVersion of a node serving the test
@@ -229,7 +249,9 @@ func (d *Tools) Revert(ctx context.Context, id uint64, opts backend.RevertOption
 	d.miner.offset, d.miner.nextTime = s.offset, s.nextTime
 	next := s.next
 	if !opts.Coinbase {
-		next.coinbase = d.miner.next.coinbase
+		// anvil keeps its node-wide choices across a revert: the fee
+		// recipient and the block gas limit.
+		next.coinbase, next.gasLimit = d.miner.next.coinbase, d.miner.next.gasLimit
 	}
 	if !opts.NextRandao {
 		next.randao = nil

@@ -8,7 +8,6 @@ import (
 	"github.com/chaind/chaind/evm"
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
-	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -52,7 +51,7 @@ func (b *Backend) BuildBlock(_ context.Context, req *backend.BuildRequest) (*bac
 	}
 	if req.FromPool {
 		if b.pool != nil {
-			x.Fill(txpool.ByPrice(b.pool.Pending(), h.BaseFee))
+			x.Fill(b.pool.Ordered(h.BaseFee))
 		}
 	} else if err := applyAll(x, raws); err != nil {
 		return nil, err

@@ -217,6 +217,7 @@ func (b *Backend) executeOn(st *state.StateDB, env *callEnv, msg *evm.Message, w
 	}
 	vm := evm.NewEVM(bctx, sdb, cfg.ChainID, cfg.ContextFork(&bctx))
 	vm.Config.NoBaseFee = true
+	vm.Config.MaxCodeSize = cfg.MaxCodeSize
 	vm.SetNatives(b.chain.Engine().Natives())
 	if env.attach != nil {
 		if err := env.attach(vm); err != nil {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
-	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -46,10 +45,11 @@ func (b *Backend) buildPending() (*chain.Built, error) {
 	// PREVRANDAO among them) and the pool in the order of its base fee.
 	hd := head.HeaderRef()
 	nb := b.view.NextBlockParams(hd, &chain.Attributes{Time: uint64(time.Now().Unix())})
-	p := chain.BuildParams{Coinbase: nb.Coinbase, Time: nb.Time, Random: nb.Random, BaseFee: nb.BaseFee, State: b.view.StateRoot(hd)}
+	p := chain.BuildParams{Coinbase: nb.Coinbase, Time: nb.Time, Random: nb.Random, BaseFee: nb.BaseFee,
+		DevGasLimit: b.view.ChoicesOn(hd.Hash()).GasLimit, State: b.view.StateRoot(hd)}
 	var candidates []*types.Transaction
 	if b.pool != nil {
-		candidates = txpool.ByPrice(b.pool.Pending(), nb.BaseFee)
+		candidates = b.pool.Ordered(nb.BaseFee)
 	}
 	built, err := b.chain.BuildBlock(p, candidates)
 	if err != nil {

@@ -53,7 +53,8 @@ func (s *State) ResetNode(ctx context.Context, n Node, url string, block *uint64
 }
 
 // RegisterReset serves anvil_reset and hardhat_reset on srv: a reset of
-// n (ResetNode) to the parameters they name (ParseReset).
+// n (ResetNode) to the parameters they name (ParseReset); and
+// anvil_setRpcUrl, a switch of the upstream (SetURL).
 func (s *State) RegisterReset(srv *rpc.Server, n Node, conf func() *chain.Config, log *slog.Logger) {
 	reset := func(ctx context.Context, p rpc.Params) error {
 		req, err := ParseReset(p, s.Upstream())
@@ -67,5 +68,12 @@ func (s *State) RegisterReset(srv *rpc.Server, n Node, conf func() *chain.Config
 	})
 	srv.Register("hardhat_reset", 0, 1, func(ctx context.Context, p rpc.Params) (any, error) {
 		return true, reset(ctx, p)
+	})
+	srv.Register("anvil_setRpcUrl", 1, 1, func(ctx context.Context, p rpc.Params) (any, error) {
+		var url string
+		if err := p.Decode(0, &url); err != nil {
+			return nil, err
+		}
+		return nil, s.SetURL(ctx, url)
 	})
 }

@@ -148,6 +148,46 @@ describe('dev test helpers (ethers)', () => {
     assert.equal(ethers.verifyTypedData(domain, types, value, sig), owner);
   });
 
+  it('anvil_dealERC20 / anvil_setERC20Allowance find a compiled token\'s slots; evm_setBlockGasLimit; anvil_reorg', async () => {
+    const w = await freshWallet('1');
+    const { Token } = env.artifacts;
+    const token = await new ethers.ContractFactory(Token.abi, Token.bytecode, w).deploy('Deal', 'DEAL', 1000n);
+    await token.waitForDeployment();
+    const addr = await token.getAddress();
+    const holder = ethers.Wallet.createRandom().address;
+    const spender = ethers.Wallet.createRandom().address;
+    assert.equal(await send('anvil_dealERC20', [holder, addr, '0x1234']), null);
+    assert.equal(await token.balanceOf(holder), 0x1234n);
+    assert.equal(await send('anvil_setERC20Allowance', [holder, spender, addr, ethers.toQuantity(10n ** 20n)]), null);
+    assert.equal(await token.allowance(holder, spender), 10n ** 20n);
+    assert.equal(await token.balanceOf(w.address), 1000n, 'no other slot moved');
+    const none = await rpc('anvil_dealERC20', [holder, ethers.Wallet.createRandom().address, '0x1']);
+    assert.equal(none.error?.code, -32603);
+    assert.match(none.error?.message, /no slot found/);
+
+    // The gas limit of every next block, exactly, however far from the last one's.
+    const before = (await env.provider.getBlock('latest')).gasLimit;
+    assert.equal(await send('evm_setBlockGasLimit', [ethers.toQuantity(before / 4n)]), true);
+    await send('evm_mine', []);
+    assert.equal((await env.provider.getBlock('latest')).gasLimit, before / 4n);
+    assert.equal(await send('evm_setBlockGasLimit', [ethers.toQuantity(before)]), true);
+    await send('evm_mine', []);
+    assert.equal((await env.provider.getBlock('latest')).gasLimit, before);
+
+    // Replace the last two blocks; the second new one carries a transfer.
+    await send('anvil_mine', ['0x2']);
+    const head = await env.provider.getBlockNumber();
+    const old = (await env.provider.getBlock(head - 1)).hash;
+    const to = ethers.Wallet.createRandom().address;
+    assert.equal(await send('anvil_reorg', [2, [[{ from: devWallet(0).address, to, value: '0x9' }, 1]]]), null);
+    assert.equal(await env.provider.getBlockNumber(), head);
+    assert.notEqual((await env.provider.getBlock(head - 1)).hash, old);
+    assert.equal((await env.provider.getBlock(head)).transactions.length, 1);
+    assert.equal(await env.provider.getBalance(to), 9n);
+    const deep = await rpc('anvil_reorg', [head + 1, []]);
+    assert.equal(deep.error?.code, -32602);
+  });
+
   it('identifies itself as a development node', async () => {
     const version = await send('web3_clientVersion', []);
     assert.match(version, /^anvil-compatible chaind\//);
