@@ -32,6 +32,31 @@ type Server struct {
 	maxSend    int
 	reflection map[string]bool // reflection service paths
 	reg        *protobuf.Registry
+	observe    Observer
+}
+
+// An Observer is told of every call once it is answered: the method's
+// full name ("/cosmos.bank.v1beta1.Query/Balance"; "other" for one the
+// server does not serve, whose name is the client's to make up), the
+// grpc-status code (-1 for a request refused before gRPC: not HTTP/2,
+// not POST, not gRPC content) and the time taken. It runs on the serving
+// goroutine and must be quick.
+type Observer func(method string, code int, d time.Duration)
+
+// Observe installs o; call it before serving.
+func (s *Server) Observe(o Observer) { s.observe = o }
+
+// observed reports a call to the observer; w holds its answer's headers.
+func (s *Server) observed(path string, w http.ResponseWriter, start time.Time) {
+	method := "other"
+	if _, ok := s.q.Lookup(path); ok || s.reflection[path] {
+		method = path
+	}
+	code, err := strconv.Atoi(w.Header().Get("Grpc-Status"))
+	if err != nil {
+		code = -1
+	}
+	s.observe(method, code, time.Since(start))
 }
 
 // New returns the gRPC handler over q.
@@ -104,6 +129,9 @@ func isGRPC(r *http.Request) bool {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.observe != nil {
+		defer s.observed(r.URL.Path, w, time.Now())
+	}
 	if r.ProtoMajor != 2 {
 		http.Error(w, "gRPC requires HTTP/2", http.StatusHTTPVersionNotSupported)
 		return

@@ -38,7 +38,9 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 		if l, ok := grpcsrv.Servers[n.cfg.GRPCServer]; ok {
 			listener = l
 		}
-		l := listener(addr(*grpc), grpcsrv.New(q), front.Options{})
+		g := grpcsrv.New(q)
+		g.Observe(n.grpcm)
+		l := listener(addr(*grpc), g, front.Options{})
 		if s, ok := l.H2.(*h2.Server); ok { // internal/h2's server: its abuse limits
 			lim := n.cfg.Ops.Limits
 			s.MaxResetsPerSecond, s.MaxControlPerSecond = lim.H2Resets, lim.H2Control

@@ -51,6 +51,7 @@ func (n *Node) StartConsole() {
 		// eth_call and eth_estimateGas print their console.log lines too,
 		// as anvil's do.
 		n.backend.SetConsole(func(lines []string) { c.PrintConsole(types.Hash{}, lines) })
+		n.RPC.Observe(c.Requests().Observe) // each call, as npx hardhat node prints them
 	}
 	n.wg.Add(1)
 	c.Start(n.stop, n.wg.Done)

@@ -18,6 +18,7 @@ import (
 	"github.com/chaind/chaind/internal/devload"
 	chainmetrics "github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/pos"
+	"github.com/chaind/chaind/internal/query"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/coder/websocket"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -137,6 +138,10 @@ func TestMetricsFamilies(t *testing.T) {
 	get(t, rpcURL+"/health")
 	get(t, "http://"+n.Addr("rest")+"/cosmos/base/tendermint/v1beta1/blocks/latest")
 	get(t, "http://"+n.Addr("grpc")+"/") // HTTP/1.1 to the gRPC port: counted, whatever it answers
+	if code, msg := grpcCall(t, n.Addr("grpc"), "/cosmos.base.tendermint.v1beta1.Service/GetSyncing", &query.GetSyncingRequest{}, &query.GetSyncingResponse{}); code != 0 {
+		t.Fatalf("GetSyncing: %d %s", code, msg)
+	}
+	grpcCall(t, n.Addr("grpc"), "/cosmos.nope.v1.Query/Made-up", &query.GetSyncingRequest{}, &query.GetSyncingResponse{})
 	get(t, "http://"+n.Addr("explorer")+"/")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -198,6 +203,10 @@ func TestMetricsFamilies(t *testing.T) {
 		{"chaind_http_requests_total", "counter", "", map[string]string{"listener": "explorer", "api": "explorer", "code": "200"}, atLeast(1)},
 		{"chaind_http_requests_total", "counter", "", map[string]string{"listener": "ws", "api": "websocket", "code": "101"}, atLeast(1)},
 		{"chaind_http_request_duration_seconds", "histogram", "chaind_http_request_duration_seconds_count", map[string]string{"listener": "http", "api": "graphql"}, atLeast(1)},
+		{"chaind_grpc_requests_total", "counter", "", map[string]string{"method": "/cosmos.base.tendermint.v1beta1.Service/GetSyncing", "code": "OK"}, between(1, 1)},
+		{"chaind_grpc_requests_total", "counter", "", map[string]string{"method": "other", "code": "Unimplemented"}, between(1, 1)}, // a made-up name is no label value
+		{"chaind_grpc_requests_total", "counter", "", map[string]string{"method": "other", "code": "http"}, between(1, 1)},          // HTTP/1.1, refused before gRPC
+		{"chaind_grpc_request_duration_seconds", "histogram", "chaind_grpc_request_duration_seconds_count", map[string]string{"method": "/cosmos.base.tendermint.v1beta1.Service/GetSyncing"}, between(1, 1)},
 		{"chaind_rpc_websocket_connections", "gauge", "", any, between(1, 1)},
 		{"chaind_rpc_websocket_connections_total", "counter", "", any, between(1, 1)},
 		// blocks

@@ -149,7 +149,8 @@ type Node struct {
 	// prunePause observes each hold of the chain by a pruning pass.
 	prunePause *metrics.HistogramVec
 	// http counts the listeners' requests (Start hands it to each).
-	http *nodemetrics.HTTP
+	http  *nodemetrics.HTTP
+	grpcm func(method string, code int, d time.Duration) // the gRPC port's observer (nodemetrics.NewGRPC)
 	// chainm reports blocks, sync and this validator's signed and missed blocks.
 	chainm    *nodemetrics.Chain
 	bftStats  bft.Stats

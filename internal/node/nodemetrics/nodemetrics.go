@@ -325,3 +325,27 @@ func RegisterRPC(r *metrics.Registry, srv *rpc.Server) {
 		return float64(total)
 	})
 }
+
+// grpcCodes are the gRPC status codes by number, as Prometheus gRPC
+// exporters label them.
+var grpcCodes = []string{"OK", "Canceled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound", "AlreadyExists",
+	"PermissionDenied", "ResourceExhausted", "FailedPrecondition", "Aborted", "OutOfRange", "Unimplemented", "Internal",
+	"Unavailable", "DataLoss", "Unauthenticated"}
+
+// NewGRPC registers the gRPC port's families on r, calls by method and
+// status code and their latency by method, and returns the observer the
+// gRPC server reports to (grpcsrv.Server.Observe).
+func NewGRPC(r *metrics.Registry) func(method string, code int, d time.Duration) {
+	calls := r.NewCounterVec("chaind_grpc_requests_total", "gRPC calls answered, by method (full name; other for one the port does not serve) and status code (its name; http for a request refused before gRPC).", "method", "code")
+	lat := r.NewHistogramVec("chaind_grpc_request_duration_seconds", "Time to answer a gRPC call, by method.", metrics.DefaultBuckets, "method")
+	return func(method string, code int, d time.Duration) {
+		name := "http"
+		if code >= 0 && code < len(grpcCodes) {
+			name = grpcCodes[code]
+		} else if code >= 0 {
+			name = "Unknown"
+		}
+		calls.Add(1, method, name)
+		lat.Observe(d.Seconds(), method)
+	}
+}
