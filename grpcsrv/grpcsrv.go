@@ -3,7 +3,8 @@
 // length-prefixed protobuf messages, grpc-status and grpc-message
 // trailers, grpc-timeout deadlines, message size limits, and server
 // reflection (grpc.reflection.v1 and v1alpha) so tools can list, describe
-// and call every service without local .proto files.
+// and call every service without local .proto files; and gRPC-Web
+// (web.go), so a browser page calls the same port over HTTP/1.1.
 package grpcsrv
 
 import (
@@ -35,18 +36,19 @@ type Server struct {
 	observe    Observer
 }
 
-// An Observer is told of every call once it is answered: the method's
-// full name ("/cosmos.bank.v1beta1.Query/Balance"; "other" for one the
-// server does not serve, whose name is the client's to make up), the
-// grpc-status code (-1 for a request refused before gRPC: not HTTP/2,
-// not POST, not gRPC content) and the time taken. It runs on the serving
-// goroutine and must be quick.
+// An Observer is told of every call once it is answered, native gRPC or
+// gRPC-Web: the method's full name ("/cosmos.bank.v1beta1.Query/Balance";
+// "other" for one the server does not serve, whose name is the client's
+// to make up), the grpc-status code (-1 for a request refused before
+// native gRPC: not HTTP/2, not POST, not gRPC content) and the time
+// taken. It runs on the serving goroutine and must be quick.
 type Observer func(method string, code int, d time.Duration)
 
 // Observe installs o; call it before serving.
 func (s *Server) Observe(o Observer) { s.observe = o }
 
-// observed reports a call to the observer; w holds its answer's headers.
+// observed reports a call to the observer; w holds its answer's headers
+// (a gRPC-Web call's webWriter holds its status there too).
 func (s *Server) observed(path string, w http.ResponseWriter, start time.Time) {
 	method := "other"
 	if _, ok := s.q.Lookup(path); ok || s.reflection[path] {
@@ -95,6 +97,7 @@ func H2Listener(addr string, h http.Handler, o front.Options) front.Listener {
 // entirely by net/http's HTTP/2 server.
 func NetHTTPListener(addr string, h http.Handler, o front.Options) front.Listener {
 	o.Refuse = Refuse
+	o = WebCORS(o)
 	return front.Listener{Kind: "grpc", Addr: addr, Handler: h, Options: o, H2C: true}
 }
 
@@ -107,7 +110,8 @@ var Servers = map[string]func(addr string, h http.Handler, o front.Options) fron
 
 // Refuse writes a front refusal as a gRPC status.
 func Refuse(w http.ResponseWriter, r *http.Request, ref front.Refusal) {
-	if !isGRPC(r) {
+	web := isWeb(r.Header.Get("Content-Type"))
+	if !isGRPC(r) && !web {
 		http.Error(w, ref.Message, ref.Status)
 		return
 	}
@@ -120,6 +124,10 @@ func Refuse(w http.ResponseWriter, r *http.Request, ref front.Refusal) {
 	case http.StatusUnauthorized:
 		code = 16 // UNAUTHENTICATED
 	}
+	if web {
+		writeWebStatus(w, r, &query.Error{Code: code, Msg: ref.Message})
+		return
+	}
 	trailersOnly(w, &query.Error{Code: code, Msg: ref.Message})
 }
 
@@ -129,8 +137,18 @@ func isGRPC(r *http.Request) bool {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isWeb(r.Header.Get("Content-Type")) {
+		s.serveWeb(w, r) // any HTTP version
+		return
+	}
+	// serve observes each call it runs; a request refused before it, here.
+	served := false
 	if s.observe != nil {
-		defer s.observed(r.URL.Path, w, time.Now())
+		defer func(start time.Time) {
+			if !served {
+				s.observe("other", -1, time.Since(start))
+			}
+		}(time.Now())
 	}
 	if r.ProtoMajor != 2 {
 		http.Error(w, "gRPC requires HTTP/2", http.StatusHTTPVersionNotSupported)
@@ -148,6 +166,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, ok := w.(http.Flusher); !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
+	}
+	served = true
+	s.serve(w, r)
+}
+
+// serve runs one call whose protocol has been checked: native gRPC, or
+// gRPC-Web through a webWriter.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.observe != nil {
+		defer s.observed(r.URL.Path, w, time.Now())
 	}
 	ctx := r.Context()
 	if t := r.Header.Get("Grpc-Timeout"); t != "" {
