@@ -38,7 +38,7 @@ func fill(t *testing.T, dir string, o Options, n int) *DB {
 func waitIdle(db *DB) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	for db.cur.imm != nil || len(db.cur.levels[0]) >= l0CompactTrigger {
+	for len(db.cur.imms) > 0 || len(db.cur.levels[0]) >= l0CompactTrigger {
 		db.changed.Wait()
 	}
 }
@@ -455,7 +455,7 @@ func TestCloseFlushesAPendingImmutableMemtable(t *testing.T) {
 	old.finish()
 	old.f.Close()
 	nv := db.cur.clone()
-	nv.imm, nv.mem = db.cur.mem, mem
+	nv.imms, nv.mem = append(nv.imms, db.cur.mem), mem
 	db.install(nv)
 	db.mu.Unlock()
 	put(20_000, 20_010) // far below closeFlushBytes

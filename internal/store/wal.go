@@ -26,9 +26,17 @@ const (
 // frame returns the record of a batch payload.
 func frame(payload []byte) []byte {
 	rec := make([]byte, recordHeader, recordHeader+len(payload))
+	rec = append(rec, payload...)
+	seal(rec)
+	return rec
+}
+
+// seal fills in the header of rec, a record whose payload follows its
+// first recordHeader bytes.
+func seal(rec []byte) {
+	payload := rec[recordHeader:]
 	binary.LittleEndian.PutUint32(rec[0:4], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(rec[4:8], crc32.Checksum(payload, castagnoli))
-	return append(rec, payload...)
 }
 
 // scanResult is where a replay of a log stopped and why.
