@@ -281,6 +281,42 @@ func TestLogWrittenAheadByPage(t *testing.T) {
 	}
 }
 
+// Unsynced writes (NoSync) write no zeros ahead: the zeros only make a
+// later fdatasync cheap, and cost the writer a page write each. A synced
+// write after them writes ahead from the end of the log, over none of
+// its records.
+func TestUnsyncedWritesWriteNoZerosAhead(t *testing.T) {
+	fs := &recordFS{memFS: newMemFS(8)}
+	db, err := OpenWith("/db", Options{MemtableBytes: 4 << 20, fs: fs, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := db.Put([]byte(fmt.Sprintf("k%d", i)), make([]byte, 3000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ahead := fs.checkZeroWrites(t); ahead != 0 {
+		t.Fatalf("%d bytes of zeros written ahead by unsynced writes", ahead)
+	}
+	db.NoSync = false
+	if err := db.Put([]byte("k10"), make([]byte, 3000)); err != nil {
+		t.Fatal(err)
+	}
+	if ahead := fs.checkZeroWrites(t); ahead < walChunk {
+		t.Fatalf("%d bytes written ahead by a synced write, want at least %d", ahead, walChunk)
+	}
+	fs.memFS = fs.memFS.restart()
+	db, err = OpenWith("/db", Options{MemtableBytes: 4 << 20, fs: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if countKeys(t, db) != 11 {
+		t.Fatal("keys lost across the reopen")
+	}
+}
+
 // recordFS is a memFS that records the writes made to logs.
 type recordFS struct {
 	*memFS
