@@ -26,7 +26,7 @@ func TestWaitReceiptWhileIndexing(t *testing.T) {
 		wantErr string
 		calls   int64
 	}{
-		{"indexing, then the receipt", []string{indexing, indexing, `{"jsonrpc":"2.0","id":1,"result":{"transactionHash":"0x01","blockNumber":"0x7","status":"0x1"}}`}, time.Minute, "", 3},
+		{"indexing, then the receipt", []string{indexing, indexing, `{"jsonrpc":"2.0","id":1,"result":{"transactionHash":"0x0100000000000000000000000000000000000000000000000000000000000000","blockNumber":"0x7","status":"0x1"}}`}, time.Minute, "", 3},
 		{"another error", []string{`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"boom"}}`}, time.Minute, "boom", 1},
 		{"indexing until the timeout", []string{indexing}, 300 * time.Millisecond, "indexing", 0},
 	} {
