@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -266,11 +267,15 @@ func (s *Server) abciQuery(ctx context.Context, _ callInfo, p params) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.q.ABCIQuery(ctx, &query.ABCIQueryRequest{Path: path, Data: data, Height: height, Prove: prove})
+	out, err := s.q.ABCIQueryRendered(ctx, &query.ABCIQueryRequest{Path: path, Data: data, Height: height, Prove: prove}, "abci",
+		func(r *query.ABCIQueryResponse) ([]byte, error) {
+			return json.Marshal(map[string]any{"response": abciResponse{Code: int(r.Code), Log: r.Log, Value: r.Value, Height: i64(r.Height), Codespace: r.Codespace}})
+		})
 	if err != nil {
 		return nil, paramsErr("%v", err)
 	}
-	return map[string]any{"response": abciResponse{Code: int(r.Code), Log: r.Log, Value: r.Value, Height: i64(r.Height), Codespace: r.Codespace}}, nil
+	// Written as rendered, not marshalled again.
+	return json.RawMessage(out), nil
 }
 
 type abciResponse struct {

@@ -3,7 +3,8 @@
 // length-prefixed protobuf messages, grpc-status and grpc-message
 // trailers, grpc-timeout deadlines, message size limits, and server
 // reflection (grpc.reflection.v1 and v1alpha) so tools can list, describe
-// and call every service without local .proto files.
+// and call every service without local .proto files; and gRPC-Web
+// (web.go), so a browser page calls the same port over HTTP/1.1.
 package grpcsrv
 
 import (
@@ -70,6 +71,7 @@ func H2Listener(addr string, h http.Handler, o front.Options) front.Listener {
 // entirely by net/http's HTTP/2 server.
 func NetHTTPListener(addr string, h http.Handler, o front.Options) front.Listener {
 	o.Refuse = Refuse
+	o = WebCORS(o)
 	return front.Listener{Kind: "grpc", Addr: addr, Handler: h, Options: o, H2C: true}
 }
 
@@ -82,7 +84,8 @@ var Servers = map[string]func(addr string, h http.Handler, o front.Options) fron
 
 // Refuse writes a front refusal as a gRPC status.
 func Refuse(w http.ResponseWriter, r *http.Request, ref front.Refusal) {
-	if !isGRPC(r) {
+	web := isWeb(r.Header.Get("Content-Type"))
+	if !isGRPC(r) && !web {
 		http.Error(w, ref.Message, ref.Status)
 		return
 	}
@@ -95,6 +98,10 @@ func Refuse(w http.ResponseWriter, r *http.Request, ref front.Refusal) {
 	case http.StatusUnauthorized:
 		code = 16 // UNAUTHENTICATED
 	}
+	if web {
+		writeWebStatus(w, r, &query.Error{Code: code, Msg: ref.Message})
+		return
+	}
 	trailersOnly(w, &query.Error{Code: code, Msg: ref.Message})
 }
 
@@ -104,6 +111,10 @@ func isGRPC(r *http.Request) bool {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isWeb(r.Header.Get("Content-Type")) {
+		s.serveWeb(w, r) // any HTTP version
+		return
+	}
 	if r.ProtoMajor != 2 {
 		http.Error(w, "gRPC requires HTTP/2", http.StatusHTTPVersionNotSupported)
 		return
@@ -121,6 +132,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
+	s.serve(w, r)
+}
+
+// serve runs one call whose protocol has been checked: native gRPC, or
+// gRPC-Web through a webWriter.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if t := r.Header.Get("Grpc-Timeout"); t != "" {
 		d, err := parseTimeout(t)

@@ -76,6 +76,11 @@ type Options struct {
 	CORSOrigins  []string // allowed Origin values; "*" allows all; empty allows none
 	VirtualHosts []string // allowed Host header names; "*" or empty allows all
 
+	// CORSHeaders are request headers a cross-origin page may send
+	// besides Content-Type and Authorization (a protocol's own, such as
+	// gRPC-Web's X-Grpc-Web); CORSExpose the answer headers it may read.
+	CORSHeaders, CORSExpose []string
+
 	// Auth, when set, may refuse a request (answered 401 with its error's
 	// text) before it reaches the handler.
 	Auth func(r *http.Request) error
@@ -156,13 +161,17 @@ func (f *Front) Handler(o Options, h http.Handler) http.Handler {
 	if o.Refuse == nil {
 		o.Refuse = PlainRefuser
 	}
-	return &handler{f: f, o: o, next: h}
+	hd := &handler{f: f, o: o, next: h, allowHeaders: strings.Join(append([]string{"Content-Type", "Authorization"}, o.CORSHeaders...), ", ")}
+	hd.exposeHeaders = strings.Join(o.CORSExpose, ", ")
+	return hd
 }
 
 type handler struct {
 	f    *Front
 	o    Options
 	next http.Handler
+	// The CORS header values, joined once.
+	allowHeaders, exposeHeaders string
 }
 
 func (h *handler) refuse(w http.ResponseWriter, r *http.Request, ref Refusal) {
@@ -331,7 +340,10 @@ func (h *handler) cors(w http.ResponseWriter, r *http.Request) (preflight bool) 
 			hdr := w.Header()
 			hdr.Set("Access-Control-Allow-Origin", origin)
 			hdr.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
-			hdr.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+			hdr.Set("Access-Control-Allow-Headers", h.allowHeaders)
+			if h.exposeHeaders != "" {
+				hdr.Set("Access-Control-Expose-Headers", h.exposeHeaders)
+			}
 			hdr.Set("Access-Control-Max-Age", "600")
 			hdr.Add("Vary", "Origin")
 			break

@@ -28,17 +28,21 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 	qb := n.queryBackend()
 	q := query.New(qb)
 	var ls []front.Listener
+	gs := grpcsrv.New(q)
 	if rest != nil && *rest >= 0 {
 		// The REST answers are public, read-only chain data fetched without
 		// credentials, so any web page (a staking dashboard) may read them.
-		ls = append(ls, lcd.Listener(addr(*rest), lcd.New(q), front.Options{CORSOrigins: []string{"*"}}))
+		// The port also answers gRPC-Web, as the Cosmos SDK's API server does.
+		ls = append(ls, lcd.Listener(addr(*rest), grpcsrv.WebOr(lcd.New(q), gs), grpcsrv.WebCORS(front.Options{CORSOrigins: []string{"*"}})))
 	}
 	if grpc != nil && *grpc >= 0 {
 		listener := grpcsrv.Listener
 		if l, ok := grpcsrv.Servers[n.cfg.GRPCServer]; ok {
 			listener = l
 		}
-		l := listener(addr(*grpc), grpcsrv.New(q), front.Options{})
+		// The same public data as REST: a browser page may call the port
+		// with gRPC-Web.
+		l := listener(addr(*grpc), gs, front.Options{CORSOrigins: []string{"*"}})
 		if s, ok := l.H2.(*h2.Server); ok { // internal/h2's server: its abuse limits
 			lim := n.cfg.Ops.Limits
 			s.MaxResetsPerSecond, s.MaxControlPerSecond = lim.H2Resets, lim.H2Control

@@ -86,14 +86,14 @@ func (ABCIQueryResponse) ProtoName() string {
 // answer through itself.
 const abciQueryPath = "/cosmos.base.tendermint.v1beta1.Service/ABCIQuery"
 
-// ABCIQuery runs the query r names. Only a request for a proof fails the
-// call (ErrProve); every other failure is the answer's code and log.
-func (q *Querier) ABCIQuery(ctx context.Context, r *ABCIQueryRequest) (*ABCIQueryResponse, error) {
+// abciResolve finds what r asks for: the method, its decoded request and
+// the height read (with ctx carrying it), or the failed answer.
+func (q *Querier) abciResolve(ctx context.Context, r *ABCIQueryRequest) (context.Context, *Method, protobuf.Message, uint64, *ABCIQueryResponse, error) {
 	if r.Prove {
-		return nil, ErrProve
+		return ctx, nil, nil, 0, nil, ErrProve
 	}
-	fail := func(code uint32, log string, h uint64) (*ABCIQueryResponse, error) {
-		return &ABCIQueryResponse{Code: code, Log: log, Codespace: "sdk", Height: int64(h)}, nil
+	fail := func(code uint32, log string, h uint64) (context.Context, *Method, protobuf.Message, uint64, *ABCIQueryResponse, error) {
+		return ctx, nil, nil, h, &ABCIQueryResponse{Code: code, Log: log, Codespace: "sdk", Height: int64(h)}, nil
 	}
 	m, ok := q.Lookup(r.Path)
 	if !ok || r.Path == abciQueryPath {
@@ -107,9 +107,53 @@ func (q *Querier) ABCIQuery(ctx context.Context, r *ABCIQueryRequest) (*ABCIQuer
 	if err := protobuf.Unmarshal(r.Data, req); err != nil {
 		return fail(SDKInvalidRequest, "failed to unmarshal request: "+err.Error(), at)
 	}
+	return ctx, m, req, at, nil, nil
+}
+
+func abciFailure(qerr *Error, at uint64) *ABCIQueryResponse {
+	return &ABCIQueryResponse{Code: sdkCode(qerr.Code), Log: qerr.Msg, Codespace: "sdk", Height: int64(at)}
+}
+
+// ABCIQuery runs the query r names. Only a request for a proof fails the
+// call (ErrProve); every other failure is the answer's code and log.
+func (q *Querier) ABCIQuery(ctx context.Context, r *ABCIQueryRequest) (*ABCIQueryResponse, error) {
+	ctx, m, req, at, failed, err := q.abciResolve(ctx, r)
+	if err != nil || failed != nil {
+		return failed, err
+	}
 	resp, qerr := q.Call(ctx, m, req)
 	if qerr != nil {
-		return fail(sdkCode(qerr.Code), qerr.Msg, at)
+		return abciFailure(qerr, at), nil
 	}
 	return &ABCIQueryResponse{Value: protobuf.Marshal(resp), Height: int64(at)}, nil
+}
+
+// ABCIQueryRendered is ABCIQuery with the answer rendered by render (the
+// CometBFT RPC's JSON) and, when it succeeds, kept in the answer cache
+// of the head under kind with the gRPC and REST answers, so a dashboard
+// polling through abci_query costs what it costs through gRPC: a lookup
+// and a write.
+func (q *Querier) ABCIQueryRendered(ctx context.Context, r *ABCIQueryRequest, kind string, render func(*ABCIQueryResponse) ([]byte, error)) ([]byte, error) {
+	ctx, m, req, at, failed, err := q.abciResolve(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if failed != nil {
+		return render(failed)
+	}
+	out, qerr := q.Cached(m, kind+" "+strconv.FormatUint(at, 10)+" "+r.Path+" "+string(r.Data), func() ([]byte, *Error) {
+		resp, qerr := q.Call(ctx, m, req)
+		if qerr != nil {
+			return nil, qerr
+		}
+		b, err := render(&ABCIQueryResponse{Value: protobuf.Marshal(resp), Height: int64(at)})
+		if err != nil {
+			return nil, AsError(err)
+		}
+		return b, nil
+	})
+	if qerr != nil {
+		return render(abciFailure(qerr, at))
+	}
+	return out, nil
 }
