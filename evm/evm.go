@@ -41,6 +41,13 @@ type Config struct {
 	// and, doubled, EIP-3860's on initcode: a development chain's
 	// --code-size-limit (NoCodeSizeLimit lifts both).
 	MaxCodeSize uint64
+	// NoLogs says nobody reads the logs of what this EVM runs (eth_call,
+	// eth_estimateGas): LOG still checks, charges and expands memory as
+	// always but builds no log, unless a tracer observes logs (OnLog). A
+	// token contract's calls emit thousands of logs, and building them was
+	// half of an eth_call's time on a node (the allocations land on fresh
+	// heap pages between collections).
+	NoLogs bool
 }
 
 // NoCodeSizeLimit as Config.MaxCodeSize lifts the code size limits.
@@ -56,6 +63,12 @@ func CodeSizeLimits(maxCodeSize uint64) (code, initCode uint64) {
 		return maxCodeSize, NoCodeSizeLimit
 	}
 	return maxCodeSize, 2 * maxCodeSize
+}
+
+// keepsLogs reports whether LOG must build its log and hand it to the
+// state.
+func (evm *EVM) keepsLogs() bool {
+	return !evm.Config.NoLogs || (evm.Config.Tracer != nil && evm.Config.Tracer.OnLog != nil)
 }
 
 // EVM runs transactions and call frames against a StateDB for one block.

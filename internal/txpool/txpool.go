@@ -492,13 +492,14 @@ func (p *Pool) pending(seqs bool) (map[types.Address][]*types.Transaction, map[*
 	return out, arrival
 }
 
-// Ordered is the pending transactions in the order a block takes them:
+// Ordered is the pending transactions in the order a block takes them
+// (at most limit; 0: all):
 // by tip at the base fee (ByPrice), or with Config.FIFO in the order they
 // arrived, each sender's still in nonce order (a replacement counts from
 // its own arrival), as anvil's --order fifo.
-func (p *Pool) Ordered(baseFee *uint256.Int) []*types.Transaction {
+func (p *Pool) Ordered(baseFee *uint256.Int, limit int) []*types.Transaction {
 	if !p.cfg.FIFO {
-		return ByPrice(p.Pending(), baseFee)
+		return ByPriceN(p.Pending(), baseFee, limit)
 	}
 	pending, arrival := p.pending(true)
 	// The same merge as ByPrice with an earlier arrival as the better
@@ -508,7 +509,7 @@ func (p *Pool) Ordered(baseFee *uint256.Int) []*types.Transaction {
 		k.SubUint64(k.Lsh(uint256.NewInt(1), 64), arrival[tx])
 		return k
 	}
-	return merge(pending, key)
+	return merge(pending, key, limit)
 }
 
 // Content returns, under one lock, each sender's executable run (pending,
@@ -599,12 +600,19 @@ func (p *Pool) notify(tx *types.Transaction) {
 // deterministic. A heap of the senders' next transactions makes it
 // O(n log senders).
 func ByPrice(pending map[types.Address][]*types.Transaction, baseFee *uint256.Int) []*types.Transaction {
-	return merge(pending, func(tx *types.Transaction) uint256.Int { return tipOf(tx, baseFee) })
+	return ByPriceN(pending, baseFee, 0)
+}
+
+// ByPriceN is ByPrice stopping after limit transactions (0: none): a
+// proposer orders only what a block can take, not a full pool, whose
+// ordering would otherwise spend its build budget.
+func ByPriceN(pending map[types.Address][]*types.Transaction, baseFee *uint256.Int, limit int) []*types.Transaction {
+	return merge(pending, func(tx *types.Transaction) uint256.Int { return tipOf(tx, baseFee) }, limit)
 }
 
 // merge orders pending transactions by repeatedly taking the sender whose
-// next transaction has the highest key.
-func merge(pending map[types.Address][]*types.Transaction, key func(*types.Transaction) uint256.Int) []*types.Transaction {
+// next transaction has the highest key, stopping after limit (0: none).
+func merge(pending map[types.Address][]*types.Transaction, key func(*types.Transaction) uint256.Int, limit int) []*types.Transaction {
 	h := make(priceHeap, 0, len(pending))
 	total := 0
 	for from, txs := range pending {
@@ -615,8 +623,11 @@ func merge(pending map[types.Address][]*types.Transaction, key func(*types.Trans
 		total += len(txs)
 	}
 	heap.Init(&h)
+	if limit > 0 {
+		total = min(total, limit)
+	}
 	out := make([]*types.Transaction, 0, total)
-	for len(h) > 0 {
+	for len(h) > 0 && len(out) < total {
 		top := h[0]
 		out = append(out, top.txs[top.i])
 		top.i++

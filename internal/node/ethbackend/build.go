@@ -51,7 +51,7 @@ func (b *Backend) BuildBlock(_ context.Context, req *backend.BuildRequest) (*bac
 	}
 	if req.FromPool {
 		if b.pool != nil {
-			x.Fill(b.pool.Ordered(h.BaseFee))
+			x.Fill(b.pool.Ordered(h.BaseFee, 0))
 		}
 	} else if err := applyAll(x, raws); err != nil {
 		return nil, err

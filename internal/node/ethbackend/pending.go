@@ -49,7 +49,7 @@ func (b *Backend) buildPending() (*chain.Built, error) {
 		DevGasLimit: b.view.ChoicesOn(hd.Hash()).GasLimit, State: b.view.StateRoot(hd)}
 	var candidates []*types.Transaction
 	if b.pool != nil {
-		candidates = b.pool.Ordered(nb.BaseFee)
+		candidates = b.pool.Ordered(nb.BaseFee, 0)
 	}
 	built, err := b.chain.BuildBlock(p, candidates)
 	if err != nil {
