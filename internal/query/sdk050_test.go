@@ -22,8 +22,8 @@ var sdk050Omitted = map[string]string{
 var protoTypes = map[int32]string{1: "double", 2: "float", 3: "int64", 4: "uint64", 5: "int32", 6: "fixed64", 7: "fixed32",
 	8: "bool", 9: "string", 11: "message", 12: "bytes", 13: "uint32", 14: "enum", 15: "sfixed32", 16: "sfixed64", 17: "sint32", 18: "sint64"}
 
-// Every method chaind serves is a method of the Cosmos SDK v0.50 (or
-// CometBFT v0.38) services, with the same request and answer types and
+// Every method chaind serves of a Cosmos SDK v0.50 (or CometBFT v0.38)
+// service is a method of it, with the same request and answer types and
 // the same REST route, and every message those reach has, in chaind's
 // descriptors (the ones reflection serves and the codec follows), exactly
 // the SDK's fields: numbers, names, types, repetition. The SDK's side is
@@ -51,13 +51,22 @@ func TestSDK050Definitions(t *testing.T) {
 			}
 		}
 	}
+	sdkServices := map[string]bool{}
+	for full := range defs.Methods {
+		sdkServices[full[:strings.Index(full, "/")]] = true
+	}
 	var queue []string
+	served := 0
 	for _, s := range q.Services() {
+		if !sdkServices[s.Name] {
+			t.Logf("%s: not a Cosmos SDK or CometBFT service; not compared", s.Name)
+			continue
+		}
 		for _, m := range s.Methods {
 			full := s.Name + "/" + m.Name
 			sdk, ok := defs.Methods[full]
 			if !ok {
-				t.Errorf("%s: not a method of the SDK v0.50 services (or not recorded: run internal/tools/sdkprotos)", full)
+				t.Errorf("%s: not a method of the SDK v0.50 service", full)
 				continue
 			}
 			if in, out := m.In.ProtoName(), m.Out.ProtoName(); in != sdk.In || out != sdk.Out {
@@ -67,6 +76,7 @@ func TestSDK050Definitions(t *testing.T) {
 				t.Errorf("%s: REST route %q; the SDK's is %q", full, m.Get, sdk.Get)
 			}
 			queue = append(queue, sdk.In, sdk.Out)
+			served++
 		}
 	}
 	checked := map[string]bool{}
@@ -111,5 +121,5 @@ func TestSDK050Definitions(t *testing.T) {
 			t.Errorf("%s: field %d %s is not in the SDK's message", name, n, o.Name)
 		}
 	}
-	t.Logf("%d methods and %d messages compared with the SDK's definitions", len(defs.Methods), len(checked))
+	t.Logf("%d served methods and the %d messages they reach compared with the SDK's definitions", served, len(checked))
 }

@@ -1,6 +1,6 @@
 // Command sdkprotos writes testdata/sdk050/protos.json: the definitions
-// the Cosmos SDK v0.50 (and CometBFT v0.38, for tendermint.*) give the
-// query services chaind serves and every message they reach, read from
+// the Cosmos SDK v0.50 (and CometBFT v0.38, for tendermint.*) give their
+// query services and every message those reach, read from
 // the .proto files those releases ship in their Go modules. The tests of
 // internal/query compare chaind's own descriptors with it, field by
 // field, and its REST routes with the SDK's HTTP bindings.
@@ -33,7 +33,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chaind/chaind/internal/query"
 	"github.com/chaind/chaind/internal/query/querytest"
 )
 
@@ -83,20 +82,18 @@ func main() {
 			msgs[m.full] = m
 		}
 	}
-	// The roots: the request and answer of every method chaind serves,
-	// as the SDK's service definitions name them.
+	// The roots: the request and answer of every query method of the
+	// SDK's and CometBFT's read services (a service named Query or
+	// Service), so a query chaind adds later is already covered.
 	var queue []string
-	for _, s := range query.New(querytest.New(1).Backend()).Services() {
-		for _, m := range s.Methods {
-			full := s.Name + "/" + m.Name
-			for _, f := range files {
-				for _, rpc := range f.rpcs {
-					if rpc.full == full {
-						defs.Methods[full] = querytest.ProtoMethod{In: rpc.in, Out: rpc.out, Get: rpc.get}
-						queue = append(queue, rpc.in, rpc.out)
-					}
-				}
+	for _, f := range files {
+		for _, r := range f.rpcs {
+			svc := r.full[:strings.Index(r.full, "/")]
+			if !strings.HasSuffix(svc, ".Query") && !strings.HasSuffix(svc, ".Service") {
+				continue
 			}
+			defs.Methods[r.full] = querytest.ProtoMethod{In: r.in, Out: r.out, Get: r.get}
+			queue = append(queue, r.in, r.out)
 		}
 	}
 	for len(queue) > 0 {
