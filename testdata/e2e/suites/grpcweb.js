@@ -8,12 +8,13 @@
 // account and a proposal, each at the height the answer names, and every
 // value must agree with what JSON-RPC (eth_call on the staking and
 // governance contracts, eth_getBalance, eth_getTransactionCount) says at
-// that height.
+// that height. osmojs's LCD client reads the same through the REST port.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFileSync, existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { osmosis } from 'osmojs';
 import { ethers } from 'ethers';
 import * as staking from 'cosmjs-types/cosmos/staking/v1beta1/query';
 import * as bank from 'cosmjs-types/cosmos/bank/v1beta1/query';
@@ -166,6 +167,34 @@ describe('gRPC-Web from a browser (chromium, fetch, cosmjs-types)', () => {
       assert.ok(cv.yes > 0n && cv.no === 0n && cv.abstain === 0n && cv.noWithVeto === 0n);
     });
   }
+
+  // osmojs's LCD client (Telescope's, over axios) reads the REST port as
+  // dashboards built on it do; its answers are the gateway's JSON.
+  it('osmojs\'s LCD client reads the same as JSON-RPC', async () => {
+    const lcd = await osmosis.ClientFactory.createLCDClient({ restEndpoint: env.node.rest });
+    const me = devWallet(ACCOUNTS.grpcweb).address;
+    const vals = await lcd.cosmos.staking.v1beta1.validators({ status: '' });
+    const addrs = await view(STAKING, 'Staking', 'getValidators', [], 'latest');
+    assert.equal(vals.validators.length, addrs.length);
+    for (const v of vals.validators) {
+      const c = await view(STAKING, 'Staking', 'getValidator', [ethers.getAddress(bech32Decode(v.operator_address))], 'latest');
+      assert.equal(v.tokens, c.tokens.toString());
+      assert.equal(v.description.moniker, c.moniker);
+    }
+    const d = await lcd.cosmos.staking.v1beta1.delegation({ delegatorAddr: del(), validatorAddr: val });
+    const cd = await view(STAKING, 'Staking', 'getDelegation', [me, valHex], 'latest');
+    assert.equal(d.delegation_response.balance.amount, cd.amount.toString());
+    const acct = (await lcd.cosmos.auth.v1beta1.account({ address: del() })).account;
+    const base = acct.base_account ?? acct; // EthAccount wraps a BaseAccount; a BaseAccount is one
+    assert.equal(base.address, del());
+    assert.equal(base.sequence, String(await env.provider.getTransactionCount(me, 'latest')));
+    const bal = await lcd.cosmos.bank.v1beta1.balance({ address: del(), denom: 'achain' });
+    assert.equal(bal.balance.amount, (await env.provider.getBalance(me, 'latest')).toString());
+    const p = (await lcd.cosmos.gov.v1beta1.proposal({ proposalId: proposalId.toString() })).proposal;
+    const cp = await view(GOVERNANCE, 'Governance', 'getProposal', [proposalId], 'latest');
+    assert.equal(p.status, STATUS[Number(cp.status)]);
+    assert.equal(p.total_deposit[0].amount, cp.totalDeposit.toString());
+  });
 
   it('a read at an earlier height, and a failure, reach the page as gRPC statuses', async () => {
     const h = BigInt(await env.provider.getBlockNumber()) - 1n;
