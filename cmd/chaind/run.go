@@ -106,7 +106,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.public, "public", false, "apply public rate limits (10/s, 600/min, 5 connections per client)")
 	fs.BoolVar(&f.unprotected, "rpc.allow-unprotected-txs", false, "accept transactions without EIP-155 replay protection over RPC (never with --public)")
 	fs.BoolVar(&f.archive, "archive", false, "keep the state of every block (default: the last 128 blocks' states)")
-	fs.Uint64Var(&f.stateHistory, "state.history", 128, "recent blocks whose state stays readable without --archive; older trie nodes are pruned in the background every that many blocks")
+	fs.Uint64Var(&f.stateHistory, "state.history", 128, "recent blocks whose state stays readable without --archive; older trie nodes are pruned in the background as blocks leave that window")
 	fs.StringVar(&f.historyKeep, "history.keep", "all", "blocks whose transactions stay indexed (lookups by hash, address lists, explorer listings), counted back from the head, or all; older ones are answered as unknown")
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics on /metrics of --metrics.port")
 	fs.Uint64Var(&f.chainID, "chain-id", 0, "chain ID of a --dev network (default 8118; with --fork-url the upstream's)")
@@ -487,18 +487,6 @@ func runNode(args []string) int {
 // exitFailed is the exit status of a node that failed permanently
 // (Node.Failed), so that a supervisor tells it from a clean stop.
 const exitFailed = 3
-
-// anyFailed delivers the error of the first of nodes that fails.
-func anyFailed(nodes []*node.Node) <-chan error {
-	ch := make(chan error, len(nodes))
-	for _, n := range nodes {
-		go func() {
-			<-n.Failed()
-			ch <- n.Failure()
-		}()
-	}
-	return ch
-}
 
 // apiList splits a --http.api or --ws.api value; empty means the default
 // (nil), and blanks around names are forgiven. The node rejects unknown

@@ -248,6 +248,9 @@ func (c *Chain) switchCanonical(s *canonSwitch) error {
 		c.db.Discard()
 		return err
 	}
+	if len(s.branch) > 0 || (s.base != nil && s.oldHead > s.base.Number()) || s.tip == nil {
+		c.reorgs.Add(1) // not a new block on the head (incremental pruning checks)
+	}
 	return nil
 }
 

@@ -49,6 +49,9 @@ type Chain struct {
 	fork atomic.Pointer[ForkPoint] // nil: the chain is no fork
 
 	obs atomic.Pointer[Observer] // nil: nobody is told (observe.go)
+
+	live   atomic.Pointer[livePruner] // nil: pruning by mark and sweep (prunelive.go)
+	reorgs atomic.Uint64              // canonical changes other than a new head block
 }
 
 // stateReadCacheEntries bounds the shared read cache (a few MiB).
@@ -109,11 +112,17 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		if err != nil {
 			return nil, err
 		}
+		var pin *bloom
+		if g.Fork == nil {
+			pin = newPinSet(pinKeysFor(len(g.Alloc), allocSlots(g.Alloc)))
+			db.pin = pin
+		}
 		blk, err := full.Commit(db)
+		db.pin = nil
 		if err != nil {
 			return nil, err
 		}
-		if err := db.writeGenesisBlock(blk, head, alloc, eng); err != nil {
+		if err := db.writeGenesisBlock(blk, head, alloc, eng, pin); err != nil {
 			return nil, err
 		}
 		gh = blk.Hash()
@@ -144,17 +153,37 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 	if err := db.ensureFlat(c.head.Root()); err != nil {
 		return nil, fmt.Errorf("flat state of head block %d: %w", c.head.Number(), err)
 	}
+	if g.Fork == nil {
+		lp, err := openLive(kv)
+		if err != nil {
+			return nil, err
+		}
+		c.live.Store(lp)
+	}
 	return c, nil
+}
+
+// allocSlots is the number of storage slots an allocation gives.
+func allocSlots(a Alloc) int {
+	n := 0
+	for _, acc := range a {
+		n += len(acc.Storage)
+	}
+	return n
 }
 
 // writeGenesisBlock stores block 0, whose state is written, as the head
 // of an empty store, with the genesis records. The records are kept so
 // that a node restarted on this data directory needs no genesis file (and
 // a --dev chain keeps its own), and so that a restart recognises its
-// genesis without building it.
-func (db *DB) writeGenesisBlock(blk *types.Block, head, alloc, eng []byte) error {
+// genesis without building it. With pin, the genesis state's pin filter,
+// the chain prunes incrementally from block 0 on (prunelive.go).
+func (db *DB) writeGenesisBlock(blk *types.Block, head, alloc, eng []byte, pin *bloom) error {
 	var b store.Batch
 	putGenesisRecords(&b, head, alloc, eng)
+	if pin != nil {
+		stagePinSet(&b, pin, blk.Number(), blk.Hash())
+	}
 	if err := db.kv.Write(&b); err != nil {
 		return err
 	}

@@ -73,6 +73,7 @@ type DB struct {
 	pending store.Batch
 	overlay map[[32]byte][]byte
 	track   map[[32]byte]struct{} // nodes written while a pruning pass marks; nil when none runs
+	pin     *bloom                // while the genesis state is committed: its pin filter (prunepin.go)
 
 	flat       *flat.Layer // the flat copy of the newest state; nil: none (flatstate.go)
 	flatStaged []flatDiff  // diffs of the state commits pending
@@ -104,6 +105,19 @@ func (db *DB) tracked() map[[32]byte]struct{} {
 	return db.track
 }
 
+// untracked returns the hashes of hs not written since startTracking.
+func (db *DB) untracked(hs [][32]byte) [][32]byte {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	out := hs[:0]
+	for _, h := range hs {
+		if _, ok := db.track[h]; !ok {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // NewDB wraps a key-value store.
 func NewDB(kv store.KV) *DB { return &DB{kv: kv, overlay: map[[32]byte][]byte{}} }
 
@@ -130,6 +144,9 @@ func (db *DB) Update(set *trie.NodeSet) error {
 	set.ForEach(func(hash [32]byte, blob []byte) {
 		if db.track != nil {
 			db.track[hash] = struct{}{}
+		}
+		if db.pin != nil {
+			db.pin.add(hash)
 		}
 		if _, ok := db.overlay[hash]; ok {
 			return

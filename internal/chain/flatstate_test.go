@@ -75,11 +75,12 @@ func checkFlat(t *testing.T, c *Chain, want types.Hash, addrs []types.Address, r
 // the copy against the tries.
 func TestFlatStateFollowsTheChain(t *testing.T) {
 	for seed := int64(1); seed <= 3; seed++ {
-		flatRun(t, seed)
+		flatRun(t, seed, false)
 	}
 }
 
-func flatRun(t *testing.T, seed int64) {
+// flatRun prunes by mark and sweep, or incrementally.
+func flatRun(t *testing.T, seed int64, incremental bool) {
 	rng := rand.New(rand.NewSource(seed))
 	h := &canonHarness{t: t, nonces: map[int]uint64{}}
 	cfg := powConfig()
@@ -237,11 +238,19 @@ func flatRun(t *testing.T, seed int64) {
 		}
 		checkFlat(t, h.c, head.Root(), addrs, recent...)
 		if step%5 == 4 {
-			st, err := h.c.Prune(pruneKeep)
-			if err != nil {
-				t.Fatal(err)
+			if incremental {
+				st, err := h.c.PruneStep(pruneKeep, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				deleted += st.Deleted
+			} else {
+				st, err := h.c.Prune(pruneKeep)
+				if err != nil {
+					t.Fatal(err)
+				}
+				deleted += st.Deleted
 			}
-			deleted += st.Deleted
 			checkKeptStates(t, h.c, pruneKeep)
 		}
 	}

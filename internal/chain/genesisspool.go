@@ -26,6 +26,7 @@ type spool struct {
 	offs     []int
 	runs     []string
 	n        int
+	slots    int // storage slots of the records, counted by the caller
 }
 
 func newSpool(dir string, runBytes int) (*spool, error) {

@@ -87,7 +87,7 @@ func initGenesis(r io.Reader, kv store.KV, engineFor func(*Genesis) Engine, tmp 
 	if err != nil {
 		return nil, err
 	}
-	w := &stateWriter{kv: kv}
+	w := &stateWriter{kv: kv, pin: newPinSet(pinKeysFor(sp.n, sp.slots))}
 	root, alloc, err := w.writeMerged(sp, extra)
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func initGenesis(r io.Reader, kv store.KV, engineFor func(*Genesis) Engine, tmp 
 		return nil, err
 	}
 	blk := types.NewBlock(g.header(root), &types.Body{Withdrawals: g.withdrawals()})
-	if err := db.writeGenesisBlock(blk, head, alloc, eng); err != nil {
+	if err := db.writeGenesisBlock(blk, head, alloc, eng, w.pin); err != nil {
 		return nil, err
 	}
 	g.stored, g.allocOmitted = blk.Hash(), true
@@ -150,6 +150,7 @@ func decodeStreamed(r io.Reader, sp *spool) (*Genesis, error) {
 			if err := sp.add(types.Hash(crypto.Keccak256(a[:])), rec); err != nil {
 				return nil, err
 			}
+			sp.slots += len(acc.Storage)
 		}
 		if _, err := dec.Token(); err != nil { // the closing brace
 			return nil, fmt.Errorf("genesis: alloc: %w", err)
@@ -278,6 +279,7 @@ func (g *Genesis) ForEachAlloc(fn func(types.Address, *Account) error) error {
 // and the flat copy, in batches.
 type stateWriter struct {
 	kv    store.KV
+	pin   *bloom // every node and code blob written (prunepin.go)
 	b     store.Batch
 	key   []byte
 	enc   []byte
@@ -290,6 +292,7 @@ type slotEntry struct {
 }
 
 func (w *stateWriter) node(hash [32]byte, blob []byte) {
+	w.pin.add(hash)
 	w.key = append(append(w.key[:0], prefixNode...), hash[:]...)
 	w.b.Put(w.key, blob)
 }

@@ -346,11 +346,13 @@ func nodeItems(enc []byte) ([][]byte, error) {
 
 // bloom is a Bloom filter over node hashes. The hashes are uniform
 // already, so its k probes are read from the hash's own bytes, offset by
-// a salt that differs per filter: a dead node a false positive kept is
-// likely caught by the next pass.
+// a salt: a mark's filter takes a new salt each pass, so a dead node a
+// false positive kept is likely caught by the next pass; the genesis pin
+// set (prunepin.go) stores its salt.
 type bloom struct {
-	bits []uint64
-	salt uint32
+	bits   []uint64
+	salt   uint32
+	probes int
 }
 
 // bloomBitsPerKey gives a false-positive rate of about 1% with 7 probes.
@@ -363,7 +365,7 @@ var bloomSalt atomic.Uint32
 
 func newBloom(keys int) *bloom {
 	words := max(keys*bloomBitsPerKey/64, 1<<10)
-	return &bloom{bits: make([]uint64, words), salt: bloomSalt.Add(1)}
+	return &bloom{bits: make([]uint64, words), salt: bloomSalt.Add(1), probes: bloomProbes}
 }
 
 func (b *bloom) probe(h *[32]byte, i int) (int, uint64) {
@@ -374,14 +376,14 @@ func (b *bloom) probe(h *[32]byte, i int) (int, uint64) {
 }
 
 func (b *bloom) add(h [32]byte) {
-	for i := 0; i < bloomProbes; i++ {
+	for i := 0; i < b.probes; i++ {
 		w, m := b.probe(&h, i)
 		b.bits[w] |= m
 	}
 }
 
 func (b *bloom) has(h [32]byte) bool {
-	for i := 0; i < bloomProbes; i++ {
+	for i := 0; i < b.probes; i++ {
 		if w, m := b.probe(&h, i); b.bits[w]&m == 0 {
 			return false
 		}

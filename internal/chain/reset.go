@@ -55,6 +55,9 @@ func (c *Chain) Reset(g *Genesis) error {
 	}
 	c.db.dropGenesis(old.Number())
 	c.db.stageGenesisRecords(head, alloc, eng)
+	// The counts describe the old genesis's chain: the mark-and-sweep
+	// pass (which marks the genesis it finds) takes over.
+	c.db.stageDelete(keyPrune)
 	c.db.stageTD(blk.Hash(), &blk.HeaderRef().Difficulty)
 	c.db.stageGenesis(blk)
 	if err := c.db.WriteBlock(blk, nil); err != nil {
@@ -62,6 +65,7 @@ func (c *Chain) Reset(g *Genesis) error {
 		return err
 	}
 	c.genesis, c.head = blk, blk
+	c.live.Store(nil)
 	c.fork.Store(g.Fork)
 	c.notify(blk)
 	return nil
@@ -81,4 +85,11 @@ func (db *DB) dropGenesis(n uint64) {
 	defer db.mu.Unlock()
 	db.pending.Delete(key(prefixCanonical, numKey(n)))
 	db.pending.Delete(key(prefixBloom, numKey(n)))
+}
+
+// stageDelete stages the removal of k with the next write.
+func (db *DB) stageDelete(k []byte) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.pending.Delete(k)
 }

@@ -172,13 +172,20 @@ type Receipt struct {
 	Status      Quantity   `json:"status"`
 }
 
-// WaitReceipt polls for a transaction's receipt until timeout.
+// WaitReceipt polls for a transaction's receipt until timeout. A node
+// still building its transaction index (go-ethereum's answer after a
+// start on a large datadir) is asked again until then, as for a receipt
+// not yet there.
 func (c *Client) WaitReceipt(h types.Hash, timeout time.Duration) (*Receipt, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		var r *Receipt
 		if err := c.Call(&r, "eth_getTransactionReceipt", h.Hex()); err != nil {
-			return nil, err
+			if !IndexingInProgress(err) || time.Now().After(deadline) {
+				return nil, err
+			}
+			time.Sleep(250 * time.Millisecond)
+			continue
 		}
 		if r != nil {
 			return r, nil
@@ -188,6 +195,14 @@ func (c *Client) WaitReceipt(h types.Hash, timeout time.Duration) (*Receipt, err
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// IndexingInProgress reports whether err is a node's "transaction
+// indexing is in progress" answer (go-ethereum from 1.14 on, until its
+// indexer has caught up): the receipt may exist, and will be answered.
+func IndexingInProgress(err error) bool {
+	var re *RPCError
+	return errors.As(err, &re) && strings.Contains(re.Message, "transaction indexing is in progress")
 }
 
 // BlockReceipts returns the receipts of block n.

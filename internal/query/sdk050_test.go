@@ -1,125 +1,150 @@
 package query_test
 
 import (
-	"fmt"
-	"path/filepath"
-	"strings"
+	"context"
+	"math/big"
 	"testing"
 
 	"github.com/chaind/chaind/internal/protobuf"
 	"github.com/chaind/chaind/internal/query"
 	"github.com/chaind/chaind/internal/query/querytest"
+	"github.com/chaind/chaind/internal/types"
 )
 
-// sdk050Omitted are the SDK's fields chaind leaves out of its messages on
-// purpose, and why.
-var sdk050Omitted = map[string]string{
-	"tendermint.types.Evidence/2": "light_client_attack_evidence: chaind serves no light clients, so the only evidence it records is a double sign (duplicate_vote_evidence)",
+// Account numbers come from the address alone: the same at every call
+// and height, different for different accounts, and exact in a
+// JavaScript number (below 2^53).
+func TestAccountNumbers(t *testing.T) {
+	q := query.New(querytest.New(1).Backend())
+	seen := map[uint64]types.Address{}
+	for i := range 1000 {
+		a := querytest.Addr(i)
+		n := query.AccountNumber(a)
+		if n >= 1<<53 {
+			t.Fatalf("%s: %d is not below 2^53", a, n)
+		}
+		if b, dup := seen[n]; dup {
+			t.Fatalf("%s and %s share account number %d", a, b, n)
+		}
+		seen[n] = a
+	}
+	acc := query.Bech32(query.AccountPrefix, querytest.Addr(1))
+	r, qerr := call(t, q, "/cosmos.auth.v1beta1.Query/Account", &query.QueryAccountRequest{Address: acc})
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	var base query.BaseAccount
+	packed := r.(*query.QueryAccountResponse).Account
+	if packed.URL() != "/cosmos.auth.v1beta1.BaseAccount" {
+		t.Fatalf("account packed as %s", packed.URL())
+	}
+	if err := protobuf.Unmarshal(protobuf.Marshal(packed.Msg), &base); err != nil {
+		t.Fatal(err)
+	}
+	if base.AccountNumber != query.AccountNumber(querytest.Addr(1)) || base.Sequence != 3 || base.Address != acc {
+		t.Fatalf("%+v", base)
+	}
+	info, qerr := call(t, q, "/cosmos.auth.v1beta1.Query/AccountInfo", &query.QueryAccountInfoRequest{Address: acc})
+	if qerr != nil || *info.(*query.QueryAccountInfoResponse).Info != base {
+		t.Fatalf("AccountInfo %+v %v, Account %+v", info, qerr, base)
+	}
 }
 
-// descriptor type numbers (google.protobuf.FieldDescriptorProto.Type) by
-// the names .proto files use.
-var protoTypes = map[int32]string{1: "double", 2: "float", 3: "int64", 4: "uint64", 5: "int32", 6: "fixed64", 7: "fixed32",
-	8: "bool", 9: "string", 11: "message", 12: "bytes", 13: "uint32", 14: "enum", 15: "sfixed32", 16: "sfixed64", 17: "sint32", 18: "sint64"}
+// Mint's answers follow from the reward parameters: a chain per hour for
+// each of the fixture's six active validators over the SDK's 8,766-hour
+// year, and that share of the supply.
+func TestMintFromRewards(t *testing.T) {
+	f := querytest.New(7)
+	q := query.New(f.Backend())
+	r, qerr := call(t, q, "/cosmos.mint.v1beta1.Query/AnnualProvisions", &query.QueryAnnualProvisionsRequest{})
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	annual := new(big.Int).Mul(big.NewInt(8766*6), big.NewInt(1e18))
+	if got, want := r.(*query.QueryAnnualProvisionsResponse).AnnualProvisions.JSONText(), annual.String()+".000000000000000000"; got != want {
+		t.Errorf("annual provisions %s, want %s", got, want)
+	}
+	supply, _ := f.TotalSupply(nil)
+	want := new(big.Int).Div(new(big.Int).Mul(annual, big.NewInt(1e18)), supply.ToBig())
+	r, qerr = call(t, q, "/cosmos.mint.v1beta1.Query/Inflation", &query.QueryInflationRequest{})
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	if got := r.(*query.QueryInflationResponse).Inflation.ProtoText(); got != want.String() {
+		t.Errorf("inflation %s, want %s (times 10^18)", got, want)
+	}
+	r, qerr = call(t, q, "/cosmos.mint.v1beta1.Query/Params", &query.QueryMintParamsRequest{})
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	p := r.(*query.QueryMintParamsResponse).Params
+	if p.InflationMax.ProtoText() != want.String() || p.BlocksPerYear != 8766*3600/2 || p.MintDenom != query.Denom {
+		t.Errorf("%+v", p)
+	}
+}
 
-// Every method chaind serves of a Cosmos SDK v0.50 (or CometBFT v0.38)
-// service is a method of it, with the same request and answer types and
-// the same REST route, and every message those reach has, in chaind's
-// descriptors (the ones reflection serves and the codec follows), exactly
-// the SDK's fields: numbers, names, types, repetition. The SDK's side is
-// testdata/sdk050/protos.json, read from the .proto files of those
-// releases by internal/tools/sdkprotos.
-func TestSDK050Definitions(t *testing.T) {
-	var defs querytest.ProtoDefs
-	path := filepath.Join(querytest.SDKGoldens("../.."), "protos.json")
-	if ok, err := querytest.LoadSDK(path, &defs); !ok || err != nil {
-		t.Fatalf("%s: %v (run internal/tools/sdkprotos)", path, err)
+// ABCIQuery answers a query by its gRPC path with the response bytes the
+// method itself gives, and reports failures in the answer.
+func TestABCIQueryService(t *testing.T) {
+	q := query.New(querytest.New(3).Backend())
+	req := &query.QueryBalanceRequest{Address: query.Bech32(query.AccountPrefix, querytest.Addr(1)), Denom: query.Denom}
+	direct, qerr := call(t, q, "/cosmos.bank.v1beta1.Query/Balance", req)
+	if qerr != nil {
+		t.Fatal(qerr)
 	}
-	q := query.New(querytest.New(7).Backend())
-	reg := protobuf.NewRegistry(q.Files()...)
-	have := map[string]*protobuf.DescriptorProto{}
-	sent := map[string]bool{}
-	for _, f := range q.Files() {
-		fds, _ := reg.FileWithDeps(f.Name, sent)
-		for _, b := range fds {
-			var fd protobuf.FileDescriptorProto
-			if err := protobuf.Unmarshal(b, &fd); err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range fd.MessageType {
-				have[fd.Package+"."+m.Name] = m
-			}
+	r, err := q.ABCIQuery(context.Background(), &query.ABCIQueryRequest{Path: "/cosmos.bank.v1beta1.Query/Balance", Data: protobuf.Marshal(req)})
+	if err != nil || r.Code != 0 || string(r.Value) != string(protobuf.Marshal(direct)) || r.Height != 2 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	for _, tc := range []struct {
+		req  query.ABCIQueryRequest
+		code uint32
+	}{
+		{query.ABCIQueryRequest{Path: "/cosmos.bank.v1beta1.Query/Nothing"}, query.SDKUnknownRequest},
+		{query.ABCIQueryRequest{Path: "/cosmos.base.tendermint.v1beta1.Service/ABCIQuery"}, query.SDKUnknownRequest},
+		{query.ABCIQueryRequest{Path: "/cosmos.bank.v1beta1.Query/Balance", Height: 9}, query.SDKInvalidRequest},
+		{query.ABCIQueryRequest{Path: "/cosmos.gov.v1beta1.Query/Proposal", Data: protobuf.Marshal(&query.QueryProposalRequest{ProposalID: 42})}, query.SDKKeyNotFound},
+	} {
+		r, err := q.ABCIQuery(context.Background(), &tc.req)
+		if err != nil || r.Code != tc.code || r.Codespace != "sdk" || r.Log == "" {
+			t.Errorf("%s: %+v %v, want code %d", tc.req.Path, r, err, tc.code)
 		}
 	}
-	sdkServices := map[string]bool{}
-	for full := range defs.Methods {
-		sdkServices[full[:strings.Index(full, "/")]] = true
+	if _, err := q.ABCIQuery(context.Background(), &query.ABCIQueryRequest{Path: "/cosmos.bank.v1beta1.Query/Params", Prove: true}); err != query.ErrProve {
+		t.Errorf("prove: %v", err)
 	}
-	var queue []string
-	served := 0
-	for _, s := range q.Services() {
-		if !sdkServices[s.Name] {
-			t.Logf("%s: not a Cosmos SDK or CometBFT service; not compared", s.Name)
-			continue
-		}
-		for _, m := range s.Methods {
-			full := s.Name + "/" + m.Name
-			sdk, ok := defs.Methods[full]
-			if !ok {
-				t.Errorf("%s: not a method of the SDK v0.50 service", full)
-				continue
-			}
-			if in, out := m.In.ProtoName(), m.Out.ProtoName(); in != sdk.In || out != sdk.Out {
-				t.Errorf("%s: (%s) returns (%s); the SDK's is (%s) returns (%s)", full, in, out, sdk.In, sdk.Out)
-			}
-			if m.Get != sdk.Get {
-				t.Errorf("%s: REST route %q; the SDK's is %q", full, m.Get, sdk.Get)
-			}
-			queue = append(queue, sdk.In, sdk.Out)
-			served++
-		}
+}
+
+// gov v1 answers from the same proposals as v1beta1: the same ids,
+// statuses, tallies and deposits, and the v1beta1 content wrapped in a
+// MsgExecLegacyContent with the governance contract as authority.
+func TestGovV1MatchesV1beta1(t *testing.T) {
+	f := querytest.New(3)
+	q := query.New(f.Backend())
+	old, qerr := call(t, q, "/cosmos.gov.v1beta1.Query/Proposals", &query.QueryProposalsRequest{})
+	if qerr != nil {
+		t.Fatal(qerr)
 	}
-	checked := map[string]bool{}
-	for len(queue) > 0 {
-		name := queue[0]
-		queue = queue[1:]
-		fields, ok := defs.Messages[name]
-		if checked[name] || !ok {
-			continue // checked, or a well-known type
+	v1, qerr := call(t, q, "/cosmos.gov.v1.Query/Proposals", &query.QueryProposalsRequestV1{})
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	ps, ps1 := old.(*query.QueryProposalsResponse).Proposals, v1.(*query.QueryProposalsResponseV1).Proposals
+	if len(ps) == 0 || len(ps) != len(ps1) {
+		t.Fatalf("%d v1beta1 proposals, %d v1", len(ps), len(ps1))
+	}
+	for i, p := range ps {
+		p1 := ps1[i]
+		if p1.ID != p.ProposalID || int32(p1.Status) != int32(p.Status) || p1.FinalTallyResult.YesCount.ProtoText() != p.FinalTallyResult.Yes.ProtoText() {
+			t.Errorf("proposal %d: v1 %+v, v1beta1 %+v", p.ProposalID, p1, p)
 		}
-		checked[name] = true
-		ours := have[name]
-		if ours == nil {
-			t.Errorf("%s: chaind has no such message", name)
-			continue
-		}
-		byNum := map[int32]*protobuf.FieldDescriptorProto{}
-		for _, f := range ours.Field {
-			byNum[f.Number] = f
-		}
-		for _, f := range fields {
-			o := byNum[int32(f.Number)]
-			if why := sdk050Omitted[fmt.Sprintf("%s/%d", name, f.Number)]; why != "" && o == nil {
-				t.Logf("%s: field %d left out: %s", name, f.Number, why)
-				continue
-			}
-			if f.Type == "message" {
-				queue = append(queue, f.TypeName)
-			}
-			if o == nil {
-				t.Errorf("%s: field %d %s (%s %s) is missing", name, f.Number, f.Name, f.Type, f.TypeName)
-				continue
-			}
-			delete(byNum, int32(f.Number))
-			typ, tn := protoTypes[o.Type], strings.TrimPrefix(o.TypeName, ".")
-			if o.Name != f.Name || typ != f.Type || tn != f.TypeName || (o.Label == 3) != f.Repeated {
-				t.Errorf("%s: field %d is %s %s %s repeated=%v; the SDK's is %s %s %s repeated=%v",
-					name, f.Number, o.Name, typ, tn, o.Label == 3, f.Name, f.Type, f.TypeName, f.Repeated)
-			}
-		}
-		for n, o := range byNum {
-			t.Errorf("%s: field %d %s is not in the SDK's message", name, n, o.Name)
+		msg, ok := p1.Messages[0].Msg.(query.MsgExecLegacyContent)
+		if !ok || msg.Content.URL() != p.Content.URL() || msg.Authority != query.Bech32(query.AccountPrefix, querytest.Addr(0x805)) {
+			t.Errorf("proposal %d: messages %+v", p.ProposalID, p1.Messages)
 		}
 	}
-	t.Logf("%d served methods and the %d messages they reach compared with the SDK's definitions", served, len(checked))
+	d, qerr := call(t, q, "/cosmos.gov.v1.Query/Deposit", &query.QueryDepositRequestV1{ProposalID: 1, Depositor: query.Bech32(query.AccountPrefix, querytest.Addr(2))})
+	if qerr != nil || d.(*query.QueryDepositResponseV1).Deposit.Amount[0].Amount.ProtoText() != querytest.Ether(10).Dec() {
+		t.Fatalf("%+v %v", d, qerr)
+	}
 }

@@ -35,13 +35,19 @@ func (c Config) observe(d time.Duration, kind string) {
 }
 
 // States keeps the stored state to the last StateHistory blocks until stop
-// is closed: every StateHistory new blocks (syncPruneEvery while syncing)
-// it runs an incremental mark-and-sweep pass (chain.Prune).
+// is closed. A chain that prunes incrementally (chain.PruneStep) takes a
+// step at every new head: it costs what the blocks since the last step
+// changed. Otherwise, every StateHistory new blocks (syncPruneEvery while
+// syncing) it runs a mark-and-sweep pass over the whole state
+// (chain.Prune).
 func States(c Config, stop <-chan struct{}) {
 	heads, cancel := c.Chain.Subscribe(16)
 	defer cancel()
 	keep := c.StateHistory
 	last := c.Chain.Head().Number()
+	// What a crash cut short is caught up by the first step, at the
+	// first new head: not at start, which then answers sooner.
+	incremental := c.Chain.Incremental()
 	for {
 		select {
 		case <-stop:
@@ -49,6 +55,10 @@ func States(c Config, stop <-chan struct{}) {
 		case b, ok := <-heads:
 			if !ok {
 				return
+			}
+			if incremental {
+				incremental = c.step(keep, stop)
+				continue
 			}
 			// Marking walks the whole live state, so a node catching up
 			// (thousands of blocks a minute) prunes less often.
@@ -72,6 +82,27 @@ func States(c Config, stop <-chan struct{}) {
 			c.Log.Debug("pruned old state", "head", b.Number(), "roots", st.Roots, "kept", st.Kept, "deleted", st.Deleted, "took", time.Since(start), "max_pause", st.MaxPause())
 		}
 	}
+}
+
+// step takes one incremental pruning step; it reports whether the chain
+// still prunes incrementally.
+func (c Config) step(keep uint64, stop <-chan struct{}) bool {
+	start := time.Now()
+	st, err := c.Chain.PruneStep(keep, stop)
+	for _, p := range st.Pauses {
+		c.observe(p, "state")
+	}
+	switch {
+	case errors.Is(err, chain.ErrPruneRewound):
+		c.Log.Warn("pruning by mark and sweep from now on", "reason", err)
+		return false
+	case err != nil && !errors.Is(err, chain.ErrPruneBusy):
+		c.Log.Error("pruning old state failed", "err", err)
+	case st.Counted > 0 || st.Applied > 0:
+		c.Log.Debug("pruned old state", "counted", st.Counted, "applied", st.Applied, "made", st.Made, "ended", st.Ended,
+			"deleted", st.Deleted, "took", time.Since(start), "max_pause", st.MaxPause())
+	}
+	return c.Chain.Incremental()
 }
 
 // syncPruneEvery is how many blocks a syncing node lets pass between
