@@ -24,7 +24,6 @@ import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
 import { bondStatusToJSON } from 'cosmjs-types/cosmos/staking/v1beta1/staking';
 import { proposalStatusToJSON } from 'cosmjs-types/cosmos/gov/v1beta1/gov';
 import { bech32, bech32Decode } from '../lib/bech32.js';
-import { EthAccount } from '../lib/cosmos.js';
 import { env, devWallet, ACCOUNTS } from '../lib/env.js';
 
 const abi = (name) => JSON.parse(readFileSync(new URL(`../../../internal/staking/abi/${name}.abi.json`, import.meta.url)));
@@ -145,8 +144,8 @@ describe('gRPC-Web from a browser (chromium, fetch, cosmjs-types)', () => {
       const addr = devWallet(ACCOUNTS.grpcweb).address;
       const acct = await call('cosmos.auth.v1beta1.Query', 'Account', auth.QueryAccountRequest, auth.QueryAccountResponse, { address: del() }, { text });
       const any = acct.msg.account;
-      const base = any.typeUrl === '/cosmos.auth.v1beta1.BaseAccount' ? BaseAccount.decode(any.value) : EthAccount.decode(any.value).baseAccount;
-      assert.ok(base, `account type ${any.typeUrl}`);
+      assert.equal(any.typeUrl, '/cosmos.auth.v1beta1.BaseAccount');
+      const base = BaseAccount.decode(any.value);
       assert.equal(base.address, del());
       assert.equal(base.sequence, BigInt(await env.provider.getTransactionCount(addr, acct.height)));
       const bal = await call('cosmos.bank.v1beta1.Query', 'Balance', bank.QueryBalanceRequest, bank.QueryBalanceResponse, { address: del(), denom: 'achain' }, { text });
@@ -185,7 +184,8 @@ describe('gRPC-Web from a browser (chromium, fetch, cosmjs-types)', () => {
     const cd = await view(STAKING, 'Staking', 'getDelegation', [me, valHex], 'latest');
     assert.equal(d.delegation_response.balance.amount, cd.amount.toString());
     const acct = (await lcd.cosmos.auth.v1beta1.account({ address: del() })).account;
-    const base = acct.base_account ?? acct; // EthAccount wraps a BaseAccount; a BaseAccount is one
+    assert.equal(acct['@type'], '/cosmos.auth.v1beta1.BaseAccount');
+    const base = acct;
     assert.equal(base.address, del());
     assert.equal(base.sequence, String(await env.provider.getTransactionCount(me, 'latest')));
     const bal = await lcd.cosmos.bank.v1beta1.balance({ address: del(), denom: 'achain' });
