@@ -49,6 +49,9 @@ import (
 type Config struct {
 	Genesis *chain.Genesis
 	DataDir string // empty: everything in memory
+	// Store is DataDir's store if already open (OpenStore), so a start
+	// opens it once; the node closes it.
+	Store *store.DB
 
 	Host     string // listen address (127.0.0.1)
 	HTTPPort int    // JSON-RPC over HTTP (+ WebSocket upgrade); -1 off, 0 any free port
@@ -204,19 +207,15 @@ func New(cfg Config) (*Node, error) {
 		cfg.ClientVersion = dev.ClientVersion(cfg.ClientVersion)
 	}
 	var kv store.KV
-	if cfg.DataDir == "" {
+	switch {
+	case cfg.Store != nil:
+		kv = cfg.Store
+	case cfg.DataDir == "":
 		kv = store.NewMem()
-	} else {
-		_, tables := cfg.fdReserve()
-		db, err := store.OpenWith(cfg.DataDir, store.Options{CacheMiB: cfg.CacheMiB, MaxOpenTables: tables})
+	default:
+		db, err := OpenStore(&cfg)
 		if err != nil {
-			return nil, fmt.Errorf("open data directory: %w", err)
-		}
-		if db.Recover.Migrated {
-			cfg.Log.Info("converted the data directory to the sorted-table store", "batches", db.Recover.Batches)
-		}
-		if db.Recover.CutBytes > 0 {
-			cfg.Log.Warn("data directory had a damaged tail; it was cut", "bytes", db.Recover.CutBytes, "reason", db.Recover.Reason)
+			return nil, err
 		}
 		kv = db
 	}
