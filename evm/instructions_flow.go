@@ -7,11 +7,6 @@ import (
 
 // Stack, memory, storage and control flow.
 
-func opPop(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
-	scope.Stack.n--
-	return nil, nil
-}
-
 func opMload(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	v := scope.Stack.peek()
 	off := v.Uint64()
@@ -68,35 +63,6 @@ func opTstore(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	evm.StateDB.SetTransientState(scope.Contract.Address, types.Hash(loc.Bytes32()), types.Hash(val.Bytes32()))
 	return nil, nil
 }
-
-func opJump(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
-	pos := scope.Stack.pop()
-	if !scope.Contract.validJumpdest(&pos) {
-		return nil, ErrInvalidJump
-	}
-	// Every loop jumps, so checking here bounds how long Cancel waits.
-	if evm.cancelled.Load() {
-		return nil, ErrCancelled
-	}
-	*pc = pos.Uint64() - 1 // the loop increments pc
-	return nil, nil
-}
-
-func opJumpi(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
-	pos, cond := scope.Stack.pop(), scope.Stack.pop()
-	if !cond.IsZero() {
-		if !scope.Contract.validJumpdest(&pos) {
-			return nil, ErrInvalidJump
-		}
-		if evm.cancelled.Load() {
-			return nil, ErrCancelled
-		}
-		*pc = pos.Uint64() - 1
-	}
-	return nil, nil
-}
-
-func opJumpdest(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) { return nil, nil }
 
 func opPc(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	scope.Stack.pushSlot().SetUint64(*pc)

@@ -1,5 +1,7 @@
 package evm
 
+//go:generate go run github.com/chaind/chaind/internal/tools/opgen -out ops_gen.go -loop interpreter.go
+
 import "math/bits"
 
 // ScopeContext is the per-frame machine state handed to every operation.
@@ -136,8 +138,10 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 		// The most frequent opcodes, which behave the same in every fork
 		// that has them, run inline: an indirect call (and writing sp and
 		// gas back for it) costs as much as the operation itself. Gas and
-		// stack bounds were checked above from the fork's table. All are
-		// Frontier's but SHL and SHR, which check that the fork has them.
+		// stack bounds were checked above from the fork's table; an arm
+		// for an opcode newer than Frontier first checks that the fork has
+		// it (validateTables checks that every fork runs the same
+		// function for each inlined opcode).
 		switch {
 		case opcode >= PUSH1 && opcode <= PUSH32:
 			n := uint64(opcode - PUSH0)
@@ -175,87 +179,103 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			pc++
 			continue
 		}
+		// The arms below are written by internal/tools/opgen from the same
+		// bodies as the table's functions (ops_gen.go).
 		switch opcode {
-		case JUMPDEST:
-		case POP:
-			sp--
+		// opgen:begin
 		case ADD:
-			y := &data[sp-2]
-			y.Add(&data[sp-1], y)
+			x, y := &data[sp-1], &data[sp-2]
 			sp--
-		case SUB:
-			y := &data[sp-2]
-			y.Sub(&data[sp-1], y)
-			sp--
+			y.Add(x, y)
 		case MUL:
-			y := &data[sp-2]
-			y.Mul(&data[sp-1], y)
+			x, y := &data[sp-1], &data[sp-2]
 			sp--
+			y.Mul(x, y)
+		case SUB:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.Sub(x, y)
+		case DIV:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.Div(x, y)
+		case SDIV:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.SDiv(x, y)
+		case MOD:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.Mod(x, y)
 		case LT:
-			y := &data[sp-2]
-			setBool(y, data[sp-1].Lt(y))
+			x, y := &data[sp-1], &data[sp-2]
 			sp--
+			setBool(y, x.Lt(y))
 		case GT:
-			y := &data[sp-2]
-			setBool(y, data[sp-1].Gt(y))
+			x, y := &data[sp-1], &data[sp-2]
 			sp--
+			setBool(y, x.Gt(y))
+		case SLT:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			setBool(y, x.Slt(y))
+		case SGT:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			setBool(y, x.Sgt(y))
 		case EQ:
-			y := &data[sp-2]
-			setBool(y, data[sp-1].Eq(y))
+			x, y := &data[sp-1], &data[sp-2]
 			sp--
+			setBool(y, x.Eq(y))
 		case ISZERO:
 			x := &data[sp-1]
 			setBool(x, x.IsZero())
 		case AND:
-			y := &data[sp-2]
-			y.And(&data[sp-1], y)
+			x, y := &data[sp-1], &data[sp-2]
 			sp--
+			y.And(x, y)
 		case OR:
-			y := &data[sp-2]
-			y.Or(&data[sp-1], y)
+			x, y := &data[sp-1], &data[sp-2]
 			sp--
+			y.Or(x, y)
 		case XOR:
-			y := &data[sp-2]
-			y.Xor(&data[sp-1], y)
+			x, y := &data[sp-1], &data[sp-2]
 			sp--
+			y.Xor(x, y)
 		case NOT:
 			x := &data[sp-1]
 			x.Not(x)
-		case DIV:
-			y := &data[sp-2]
-			y.Div(&data[sp-1], y)
-			sp--
-		case SDIV:
-			y := &data[sp-2]
-			y.SDiv(&data[sp-1], y)
-			sp--
-		case MOD:
-			y := &data[sp-2]
-			y.Mod(&data[sp-1], y)
-			sp--
-		case SLT:
-			y := &data[sp-2]
-			setBool(y, data[sp-1].Slt(y))
-			sp--
-		case SGT:
-			y := &data[sp-2]
-			setBool(y, data[sp-1].Sgt(y))
-			sp--
-		case SHL, SHR:
-			// Constantinople's: undefined before, which the table's
-			// operation reports.
+		case SHL:
+			// Constantinople's: undefined before, which the table's operation reports.
 			if op.undefined {
 				return evm.finish(op.execute(&pc, evm, &scope))
 			}
-			if opcode == SHL {
-				shl(&data[sp-1], &data[sp-2])
+			shift, value := &data[sp-1], &data[sp-2]
+			sp--
+			if shift.LtUint64(256) {
+				value.Lsh(value, uint(shift.Uint64()))
 			} else {
-				shr(&data[sp-1], &data[sp-2])
+				value.Clear()
 			}
+		case SHR:
+			// Constantinople's: undefined before, which the table's operation reports.
+			if op.undefined {
+				return evm.finish(op.execute(&pc, evm, &scope))
+			}
+			shift, value := &data[sp-1], &data[sp-2]
 			sp--
+			if shift.LtUint64(256) {
+				value.Rsh(value, uint(shift.Uint64()))
+			} else {
+				value.Clear()
+			}
+		case POP:
+			sp--
+		case JUMPDEST:
 		case JUMP:
+			dest := &data[sp-1]
 			sp--
-			if !contract.validJumpdest(&data[sp]) {
+			if !contract.validJumpdest(dest) {
 				return nil, ErrInvalidJump
 			}
 			// Every loop jumps, so checking here bounds how long Cancel
@@ -263,20 +283,22 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			if evm.cancelled.Load() {
 				return nil, ErrCancelled
 			}
-			pc = data[sp].Uint64()
+			pc = dest.Uint64()
 			continue
 		case JUMPI:
+			dest, cond := &data[sp-1], &data[sp-2]
 			sp -= 2
-			if !data[sp].IsZero() {
-				if !contract.validJumpdest(&data[sp+1]) {
+			if !cond.IsZero() {
+				if !contract.validJumpdest(dest) {
 					return nil, ErrInvalidJump
 				}
 				if evm.cancelled.Load() {
 					return nil, ErrCancelled
 				}
-				pc = data[sp+1].Uint64()
+				pc = dest.Uint64()
 				continue
 			}
+		// opgen:end
 		default:
 			stack.n, contract.Gas = sp, gas
 			res, err := op.execute(&pc, evm, &scope)

@@ -80,6 +80,19 @@ func (t *JumpTable) validate() error {
 			bad("%v's dynamic gas is not gasMemory, which the interpreter's fast path assumes", op)
 		}
 	}
+	// The interpreter loop runs opgen's operations inline from the same
+	// bodies as these functions: right only while every fork that has
+	// the opcode runs that function, and, for an arm that does not check
+	// the fork, while Frontier already has it.
+	for _, g := range generatedOps {
+		o := &t[g.op]
+		if !o.undefined && funcID(o.execute) != funcID(g.exec) {
+			bad("%v does not run its generated operation, which the interpreter loop inlines", g.op)
+		}
+		if g.inline && !g.gated && o.undefined {
+			bad("%v is inlined unchecked but undefined here", g.op)
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -29,6 +29,8 @@ func TestJumpTableInvariants(t *testing.T) {
 		{"memory without gas", func(j *JumpTable) { j[CODECOPY].dynamicGas = nil }, "CODECOPY touches memory but has no dynamic gas"},
 		{"undefined with gas", func(j *JumpTable) { j[0x0c].constantGas = 3 }, "opcode 0xc not defined is undefined but carries an operation"},
 		{"fast path", func(j *JumpTable) { j[MLOAD].dynamicGas = gasCopy }, "MLOAD's dynamic gas is not gasMemory"},
+		{"inlined op replaced", func(j *JumpTable) { j[ADD].execute = opSub }, "ADD does not run its generated operation"},
+		{"ungated op undefined", func(j *JumpTable) { j[ADD] = j[0x0c] }, "ADD is inlined unchecked but undefined here"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := *tableFor(forks.Osaka)

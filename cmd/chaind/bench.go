@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{"bench", "measure a dev node: bench startup | idle | dev | rpc | graphql | state (see bench --help)", runBench})
+	register(command{"bench", "measure a node: bench startup | idle | dev | rpc | graphql | state | devnet (see bench --help)", runBench})
 }
 
 func runBench(args []string) int {
@@ -28,7 +28,8 @@ func runBench(args []string) int {
        chaind bench dev [flags]             sustained throughput of signed raw transactions (bench dev --help)
        chaind bench rpc [flags]             JSON-RPC request rate and latency (bench rpc --help)
        chaind bench graphql [flags]         GraphQL request rate and latency (bench graphql --help)
-       chaind bench state [flags]           a node at scale: N accounts and token holders (bench state --help)`)
+       chaind bench state [flags]           a node at scale: N accounts and token holders (bench state --help)
+       chaind bench devnet [flags]          a devnet of validator processes idle, then under a transfer load: missed blocks, tx/s, intervals (bench devnet --help)`)
 		return 0
 	}
 	switch args[0] {
@@ -44,8 +45,10 @@ func runBench(args []string) int {
 		return benchGraphQL(args[1:])
 	case "state":
 		return benchState(args[1:])
+	case "devnet":
+		return benchDevnet(args[1:])
 	}
-	return usageError("chaind bench", fmt.Sprintf("unknown benchmark %q (startup, idle, dev, rpc, graphql or state)", args[0]))
+	return usageError("chaind bench", fmt.Sprintf("unknown benchmark %q (startup, idle, dev, rpc, graphql, state or devnet)", args[0]))
 }
 
 // selfBinary is the chaind the benchmarks start as children.

@@ -30,7 +30,7 @@ func runDevnet(args []string) int {
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	full := fs.Int("full", 0, "full nodes (no key; serve every API) besides the validators")
 	out := fs.String("out", "", "directory for the network's genesis, keys, data and logs (default: a temporary one, removed at exit)")
-	inProcess := fs.Bool("in-process", false, "run every validator in this process over an in-memory network instead")
+	inProcess := fs.Bool("in-process", false, "run every validator in this process over an in-memory network instead (a validator that fails is named in the log and taken off the network; the others keep running)")
 	sentry := fs.Bool("sentry", false, "sentry-node layout: validators peer only with the full nodes, which keep their addresses private")
 	if code, ok := parseFlags(fs, fs.Name()+" [flags]\n\n"+devnetHelp, args); !ok {
 		return code
@@ -82,13 +82,46 @@ func runDevnet(args []string) int {
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	select {
-	case <-sig:
-		log.Info("shutting down")
-		return 0
-	case err := <-anyFailed(dn.Nodes):
-		log.Error("exiting: a validator failed and the devnet must be restarted", "err", err)
-		return exitFailed
+	members := make([]failingNode, len(dn.Nodes))
+	for i, n := range dn.Nodes {
+		members[i] = n
+	}
+	return watchValidators(members, dn.Stop, sig, log)
+}
+
+// failingNode is what watchValidators needs of a validator's node.
+type failingNode interface {
+	Failed() <-chan struct{}
+	Failure() error
+}
+
+// watchValidators runs an in-process devnet until a signal: a validator
+// that fails is reported (which one, and why) and taken off the network
+// with stop, and the others keep running, as a devnet of processes does
+// when one exits. Only when every validator has failed does it give up.
+func watchValidators(nodes []failingNode, stop func(i int), sig <-chan os.Signal, log *slog.Logger) int {
+	failed := make(chan int, len(nodes))
+	for i, n := range nodes {
+		go func() {
+			<-n.Failed()
+			failed <- i
+		}()
+	}
+	for live := len(nodes); ; {
+		select {
+		case <-sig:
+			log.Info("shutting down")
+			return 0
+		case i := <-failed:
+			live--
+			stop(i)
+			if live == 0 {
+				log.Error("exiting: every validator failed", "last", i, "err", nodes[i].Failure())
+				return exitFailed
+			}
+			log.Error("a validator failed and left the network; the others keep running (restart the devnet to bring it back)",
+				"validator", i, "err", nodes[i].Failure(), "running", live, "of", len(nodes))
+		}
 	}
 }
 

@@ -160,8 +160,9 @@ type processDevnet struct {
 	logLevel         string
 	sentry           bool // see testnetSpec.sentry
 	// httpPort and explorerPort are the first node's (0 any free port,
-	// -1 explorer off), as the flags of the in-process devnet.
-	httpPort, explorerPort int
+	// -1 explorer off), as the flags of the in-process devnet; restPort
+	// is its REST port (0 any free port).
+	httpPort, explorerPort, restPort int
 }
 
 // runProcessDevnet writes a testnet on loopback with free ports, starts
@@ -178,32 +179,6 @@ func runProcessDevnet(cfg processDevnet) int {
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	total := cfg.validators + cfg.full
-	free, err := freeLoopbackPorts(cfg.host, 3*total)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
-		return 1
-	}
-	ports := make([][3]int, total)
-	for i := range ports {
-		ports[i] = [3]int(free[3*i:])
-	}
-	if cfg.httpPort > 0 {
-		ports[0][1] = cfg.httpPort
-	}
-	nodes, err := writeTestnet(dir, testnetSpec{validators: cfg.validators, full: cfg.full, chainID: cfg.chainID,
-		host: cfg.host, blockTime: cfg.blockTime, sentry: cfg.sentry,
-		port: func(i int) (int, int, int) { return ports[i][0], ports[i][1], ports[i][2] },
-		apiPorts: func(i, _ int) (int, int, int) {
-			if i == 0 {
-				return cfg.explorerPort, 0, 0
-			}
-			return 0, 0, 0
-		}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
-		return 1
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
@@ -211,15 +186,10 @@ func runProcessDevnet(cfg processDevnet) int {
 	}
 	sig := make(chan os.Signal, 1)
 	signalNotify(sig)
-	procs := make([]*nodeProc, len(nodes))
-	for i, n := range nodes {
-		p, err := startNodeProc(exe, n, os.Stderr, "--log-level", cfg.logLevel)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "chaind devnet:", err)
-			stopAll(procs, 5*time.Second)
-			return 1
-		}
-		procs[i] = p
+	procs, err := launchDevnet(cfg, dir, exe, os.Stderr, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaind devnet:", err)
+		return 1
 	}
 	w := bufio.NewWriter(os.Stdout)
 	fmt.Fprintf(w, "Devnet of %d validators and %d full nodes, chain ID %d, in %s:\n", cfg.validators, cfg.full, cfg.chainID, dir)
@@ -255,6 +225,51 @@ func runProcessDevnet(cfg processDevnet) int {
 	}
 	fmt.Fprintln(os.Stderr, "chaind devnet: every node exited")
 	return 1
+}
+
+// launchDevnet writes the network of cfg into dir, with free ports on
+// cfg.host, and starts each node as a process of exe (logging to logTo,
+// see startNodeProc) with --log-level and extra(i) if not nil. On an error
+// it stops the nodes it started.
+func launchDevnet(cfg processDevnet, dir, exe string, logTo io.Writer, extra func(i int) []string) ([]*nodeProc, error) {
+	total := cfg.validators + cfg.full
+	free, err := freeLoopbackPorts(cfg.host, 3*total)
+	if err != nil {
+		return nil, err
+	}
+	ports := make([][3]int, total)
+	for i := range ports {
+		ports[i] = [3]int(free[3*i:])
+	}
+	if cfg.httpPort > 0 {
+		ports[0][1] = cfg.httpPort
+	}
+	nodes, err := writeTestnet(dir, testnetSpec{validators: cfg.validators, full: cfg.full, chainID: cfg.chainID,
+		host: cfg.host, blockTime: cfg.blockTime, sentry: cfg.sentry,
+		port: func(i int) (int, int, int) { return ports[i][0], ports[i][1], ports[i][2] },
+		apiPorts: func(i, _ int) (int, int, int) {
+			if i == 0 {
+				return cfg.explorerPort, cfg.restPort, 0
+			}
+			return 0, 0, 0
+		}})
+	if err != nil {
+		return nil, err
+	}
+	procs := make([]*nodeProc, len(nodes))
+	for i, n := range nodes {
+		args := []string{"--log-level", cfg.logLevel}
+		if extra != nil {
+			args = append(args, extra(i)...)
+		}
+		p, err := startNodeProc(exe, n, logTo, args...)
+		if err != nil {
+			stopAll(procs, 5*time.Second)
+			return nil, err
+		}
+		procs[i] = p
+	}
+	return procs, nil
 }
 
 func signalNotify(c chan os.Signal) { signal.Notify(c, syscall.SIGINT, syscall.SIGTERM) }

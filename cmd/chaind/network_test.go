@@ -78,11 +78,12 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-func (pn *procNet) start(i int) {
+// start runs node i with extra flags.
+func (pn *procNet) start(i int, extra ...string) {
 	pn.t.Helper()
 	os.Setenv(asChaindEnv, "1")
 	defer os.Unsetenv(asChaindEnv)
-	p, err := startNodeProc(pn.exe, pn.nodes[i], nil, "--log-level", "info")
+	p, err := startNodeProc(pn.exe, pn.nodes[i], nil, append([]string{"--log-level", "info"}, extra...)...)
 	if err != nil {
 		pn.t.Fatal(err)
 	}
@@ -146,10 +147,14 @@ func TestNetworkOfProcesses(t *testing.T) {
 
 	// A full node joins from genesis and catches up; it announces itself,
 	// so every running node lists it with the ID and address that
-	// --p2p.peers takes.
-	pn.start(4)
+	// --p2p.peers takes: the one --p2p.external gives (where other
+	// machines reach it), not the one it listens on.
+	full := pn.nodes[4]
+	_, port, _ := strings.Cut(full.P2P, ":")
+	full.P2P = "full0.example.org:" + port
+	pn.start(4, "--p2p.external", full.P2P)
 	pn.waitHead(4, pn.head(0), 60*time.Second)
-	pn.waitListed(pn.nodes[4], "full", []int{0, 1, 2, 4}, 30*time.Second)
+	pn.waitListed(full, "full", []int{0, 1, 2, 4}, 30*time.Second)
 
 	// Validator 3 restarts, syncs and proposes again.
 	pn.start(3)

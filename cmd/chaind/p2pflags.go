@@ -28,6 +28,7 @@ type p2pFlags struct {
 	privatePeers string
 	key          string
 	validatorSet string
+	external     string
 }
 
 func (f *p2pFlags) define(fs *flag.FlagSet) {
@@ -37,6 +38,7 @@ func (f *p2pFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.pex, "p2p.pex", true, "peer exchange: ask peers for addresses and dial them; false keeps the node to --p2p.peers (a validator behind sentry nodes)")
 	fs.StringVar(&f.privatePeers, "p2p.private-peers", "", "comma-separated node IDs whose addresses are never given out in peer exchange (a sentry node's validators)")
 	fs.StringVar(&f.key, "p2p.key", "", "hex node key (or a file holding it); default: the validator key, or a fresh key")
+	fs.StringVar(&f.external, "p2p.external", "", "host:port other machines reach this node's p2p port at (NAT, or --host 0.0.0.0): what a full or RPC node announces in chain_getNodeList (default: its listen address, none if that is every interface)")
 	fs.StringVar(&f.validatorSet, "validator-set", "", "JSON file of the validator set whose certificates the node checks (written by chaind testnet)")
 }
 
@@ -97,7 +99,35 @@ func (f *p2pFlags) apply(cfg *node.Config, rf *runFlags, log *slog.Logger) error
 	if rf.p2pPort >= 0 {
 		pc.ListenAddr = net.JoinHostPort(rf.host, strconv.Itoa(rf.p2pPort))
 	}
+	if f.external != "" {
+		if err := checkExternalAddr(f.external); err != nil {
+			return fmt.Errorf("--p2p.external: %w", err)
+		}
+		if rf.p2pPort < 0 {
+			return errors.New("--p2p.external needs a p2p port (the node accepts no connections with --p2p.port -1)")
+		}
+		pc.ExternalAddr = f.external
+	}
 	cfg.P2P, cfg.Validators = pc, vals
+	return nil
+}
+
+// checkExternalAddr accepts a host:port peers can dial: a host name or a
+// specific IP (not every interface) and a port 1..65535.
+func checkExternalAddr(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port", s)
+	}
+	if host == "" {
+		return fmt.Errorf("%q names no host", s)
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		return fmt.Errorf("%q is every interface, which no peer can dial", s)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return fmt.Errorf("%q: port must be 1..65535", s)
+	}
 	return nil
 }
 

@@ -505,18 +505,6 @@ func runNode(args []string) int {
 // (Node.Failed), so that a supervisor tells it from a clean stop.
 const exitFailed = 3
 
-// anyFailed delivers the error of the first of nodes that fails.
-func anyFailed(nodes []*node.Node) <-chan error {
-	ch := make(chan error, len(nodes))
-	for _, n := range nodes {
-		go func() {
-			<-n.Failed()
-			ch <- n.Failure()
-		}()
-	}
-	return ch
-}
-
 // apiList splits a --http.api or --ws.api value; empty means the default
 // (nil), and blanks around names are forgiven. The node rejects unknown
 // namespaces.

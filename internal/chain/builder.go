@@ -34,6 +34,12 @@ type BuildParams struct {
 	// Deadline, if set, stops adding transactions once it has passed: the
 	// block must leave its validators time to execute it too.
 	Deadline time.Time
+	// MinTxs is how many of the candidates are tried before the deadline
+	// is first looked at: a proposer whose budget went on ordering a full
+	// pool (a starved CPU) still moves the pool on rather than proposing
+	// an empty block. It bounds the overrun: a transfer takes tens of
+	// microseconds.
+	MinTxs int
 	// MaxTxBytes, if positive, caps the encoded size of the transactions,
 	// so that the block fits the messages that carry it.
 	MaxTxBytes int
@@ -98,7 +104,7 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
-	out := &Built{State: st, Dropped: x.fill(candidates, p.Deadline, p.MaxTxBytes)}
+	out := &Built{State: st, Dropped: x.fill(candidates, fillLimits{deadline: p.Deadline, minTxs: p.MinTxs, maxBytes: p.MaxTxBytes})}
 	res, err := x.Finish(nil, nil)
 	if err != nil {
 		return nil, err
@@ -120,13 +126,22 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 // little balance...), which a pool can forget; a nonce gap, a fee below
 // the base fee or a full block only defers a transaction.
 func (x *Exec) Fill(candidates []*types.Transaction) (dropped []types.Hash) {
-	return x.fill(candidates, time.Time{}, 0)
+	return x.fill(candidates, fillLimits{})
 }
 
-// fill is Fill that also stops at deadline (zero: none) and once the
-// transactions applied would pass maxBytes encoded (0: no cap), as a
-// proposer that must keep to the block time does.
-func (x *Exec) fill(candidates []*types.Transaction, deadline time.Time, maxBytes int) (dropped []types.Hash) {
+// fillLimits are a proposer's limits on a block's transactions (see
+// BuildParams): a deadline (zero: none) looked at once minTxs candidates
+// have been tried, and a cap on their encoded bytes (0: none).
+type fillLimits struct {
+	deadline time.Time
+	minTxs   int
+	maxBytes int
+}
+
+// fill is Fill within the limits of a proposer that must keep to the
+// block time.
+func (x *Exec) fill(candidates []*types.Transaction, lim fillLimits) (dropped []types.Hash) {
+	deadline, maxBytes := lim.deadline, lim.maxBytes
 	maxBlobs := x.Config.Blob(x.Header.Number, x.Header.Time).Max * evm.BlobGasPerBlob
 	skipFrom := map[types.Address]bool{}
 	txBytes := 0
@@ -136,7 +151,7 @@ func (x *Exec) fill(candidates []*types.Transaction, deadline time.Time, maxByte
 		}
 		// The clock is read every few transactions: a transfer takes tens
 		// of microseconds, a call to time.Now a few dozen nanoseconds.
-		if !deadline.IsZero() && i%8 == 0 && time.Now().After(deadline) {
+		if !deadline.IsZero() && i >= lim.minTxs && (i-lim.minTxs)%8 == 0 && time.Now().After(deadline) {
 			break
 		}
 		if maxBytes > 0 && txBytes+int(tx.Size()) > maxBytes {

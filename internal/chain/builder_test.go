@@ -80,8 +80,10 @@ func TestBuildAndImport(t *testing.T) {
 	}
 }
 
-// The builder stops adding transactions at its deadline and before the
-// transactions outgrow MaxTxBytes; nothing it stops before is dropped.
+// The builder stops adding transactions at its deadline, but only after
+// the first MinTxs (a full pool never yields an empty block, however late
+// the build), and before the transactions outgrow MaxTxBytes; nothing it
+// stops before is dropped.
 func TestBuildStopsAtDeadlineAndSize(t *testing.T) {
 	key, _ := crypto.GenerateKey()
 	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
@@ -107,7 +109,10 @@ func TestBuildStopsAtDeadlineAndSize(t *testing.T) {
 		want int
 	}{
 		{"no limits", BuildParams{}, 20},
-		{"deadline passed", BuildParams{Deadline: time.Now().Add(-time.Second)}, 0},
+		{"deadline passed, no minimum", BuildParams{Deadline: time.Now().Add(-time.Second)}, 0},
+		{"deadline passed, minimum 5", BuildParams{Deadline: time.Now().Add(-time.Second), MinTxs: 5}, 5},
+		{"deadline passed, minimum 16", BuildParams{Deadline: time.Now().Add(-time.Second), MinTxs: 16}, 16},
+		{"deadline passed, minimum above the pool", BuildParams{Deadline: time.Now().Add(-time.Second), MinTxs: 64}, 20},
 		{"deadline ahead", BuildParams{Deadline: time.Now().Add(time.Hour)}, 20},
 		{"seven fit", BuildParams{MaxTxBytes: 7*size + size/2}, 7},
 		{"one byte short of one", BuildParams{MaxTxBytes: size - 1}, 0},

@@ -173,8 +173,12 @@ func RSS(pid int) (uint64, error) {
 
 // CPUTime returns the user plus system CPU time the process has used, from
 // /proc/PID/stat (Linux only).
-func (p *Proc) CPUTime() (time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Cmd.Process.Pid))
+func (p *Proc) CPUTime() (time.Duration, error) { return CPUTime(p.Cmd.Process.Pid) }
+
+// CPUTime reads the user and system CPU time process pid has used from
+// /proc/PID/stat (Linux only).
+func CPUTime(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}

@@ -113,7 +113,7 @@ func BenchmarkCommitLatencyUnderCompaction(b *testing.B) {
 	var bg sync.WaitGroup
 	var reads []time.Duration
 	db.mu.RLock()
-	flushes0 := db.flushTries
+	flushes0, stallL00, stallFlush0 := db.flushTries, db.stallL0, db.stallFlush
 	db.mu.RUnlock()
 	bg.Add(2)
 	go func() { // the loader
@@ -176,6 +176,7 @@ func BenchmarkCommitLatencyUnderCompaction(b *testing.B) {
 	bg.Wait()
 	db.mu.RLock()
 	flushes := db.flushTries - flushes0
+	stallL0, stallFlush := db.stallL0-stallL00, db.stallFlush-stallFlush0
 	db.mu.RUnlock()
 	report := func(name string, ds []time.Duration) {
 		if len(ds) == 0 {
@@ -189,4 +190,6 @@ func BenchmarkCommitLatencyUnderCompaction(b *testing.B) {
 	report("commit", commits)
 	report("read", reads)
 	b.ReportMetric(float64(flushes), "flushes")
+	b.ReportMetric(float64(stallL0.Milliseconds()), "stall-L0-ms")
+	b.ReportMetric(float64(stallFlush.Milliseconds()), "stall-flush-ms")
 }

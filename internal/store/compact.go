@@ -39,10 +39,12 @@ func (db *DB) makeRoom() error {
 				db.retry(db.compWake, &db.compTries)
 				continue
 			}
+			t := time.Now()
 			db.changed.Wait()
+			db.stallL0 += time.Since(t)
 		case v.mem.bytes.Load() < db.opts.MemtableBytes:
 			return nil
-		case v.imm != nil:
+		case len(v.imms) >= maxImmutable:
 			if db.flushErr != nil {
 				if triedFlush {
 					return fmt.Errorf("store: the memtable is full and writing the previous one to a table failed: %w", db.flushErr)
@@ -51,20 +53,33 @@ func (db *DB) makeRoom() error {
 				db.retry(db.flushWake, &db.flushTries)
 				continue
 			}
+			t := time.Now()
 			db.changed.Wait()
+			db.stallFlush += time.Since(t)
 		default:
-			old := db.log
-			mem, err := db.newLog()
+			// The new log is created (and the directory synced) without
+			// db.mu, so readers and the background work go on meanwhile;
+			// this writer's turn keeps other writers out, and the
+			// version is taken again once the lock is back.
+			num := db.nextFile
+			db.nextFile++
+			db.mu.Unlock()
+			log, err := db.createLog(num)
+			db.mu.Lock()
 			if err != nil {
-				db.log = old
 				return fmt.Errorf("store: starting a new log: %w", err)
 			}
-			// The old log is whole: cut its zeros; a failure leaves only
-			// zeros, which replay reads as the end.
-			old.finish()
-			old.f.Close()
+			if err := db.writable(); err != nil {
+				log.f.Close()
+				db.fs.remove(path(db.dir, logFileName(num)))
+				return err
+			}
+			// The old log is finished (its zeros cut) by the flusher,
+			// not here in a writer's time.
+			v := db.cur
+			v.mem.log, db.log = db.log, log
 			nv := v.clone()
-			nv.imm, nv.mem = v.mem, mem
+			nv.imms, nv.mem = append(nv.imms, v.mem), newMemtable(num, db.opts.MemtableBytes)
 			db.install(nv)
 			wake(db.flushWake)
 		}
@@ -104,8 +119,11 @@ func (db *DB) pause(c chan struct{}) bool {
 func (db *DB) flusher() {
 	defer db.bg.Done()
 	for {
+		var imm *memtable
 		db.mu.RLock()
-		imm := db.cur.imm
+		if len(db.cur.imms) > 0 {
+			imm = db.cur.imms[0]
+		}
 		db.mu.RUnlock()
 		if imm == nil {
 			select {
@@ -127,56 +145,92 @@ func (db *DB) flusher() {
 	}
 }
 
-// flush writes the immutable memtable to a level-0 table and drops the
-// logs it came from.
+// flush writes the oldest immutable memtable to a level-0 table and
+// drops the logs it came from.
 func (db *DB) flush(imm *memtable) error {
+	if imm.log != nil {
+		// The log is whole: cut its zeros; a failure leaves only zeros,
+		// which replay reads as the end.
+		imm.log.finish()
+		imm.log.f.Close()
+		imm.log = nil
+	}
 	it := &memIter{m: imm, seq: math.MaxUint64}
 	it.seek(nil)
 	metas, err := db.writeTables(it, false, false)
 	if err != nil {
 		return err
 	}
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	nv := db.cur.clone()
-	nv.imm = nil
+	db.commitMu.Lock()
+	defer db.commitMu.Unlock()
+	nv := db.current()
 	for _, m := range metas {
 		nv.levels[0] = append([]*table{db.newTable(m)}, nv.levels[0]...)
 	}
-	if err := db.commit(nv, imm.walNum+1); err != nil {
+	logNum := imm.walNum + 1
+	if err := db.commit(nv, logNum, imm); err != nil {
 		db.removeTables(metas)
 		return err
 	}
-	db.dropLogs()
+	db.dropLogs(logNum)
 	wake(db.compWake)
 	return nil
 }
 
-// commit names nv in the manifest, with logNum the oldest log still
-// needed, and installs it; db.mu is held.
-func (db *DB) commit(nv *version, logNum uint64) error {
-	m := &manifest{nextFile: db.nextFile, logNum: logNum}
+// current returns a copy of the current version's lists to edit.
+func (db *DB) current() *version {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.cur.clone()
+}
+
+// commit names nv's levels in the manifest, with logNum the oldest log
+// still needed, and installs them with the current memtables, less
+// flushed (the oldest immutable one, which a flush has written) when not
+// nil. db.commitMu is held, and nv was built on the version current under
+// it; db.mu is not held.
+//
+// The manifest is written and synced without db.mu, so readers and
+// writers go on meanwhile (they take db.mu to pick the version and the
+// memtable, and a writer to rotate it): only commits change the levels,
+// and commitMu makes them take turns, so the levels nv was built on are
+// still the current ones when it is installed; the memtables may have
+// rotated, and are taken as they are then.
+func (db *DB) commit(nv *version, logNum uint64, flushed *memtable) error {
+	m := &manifest{logNum: logNum}
 	for i, lv := range nv.levels {
 		for _, t := range lv {
 			m.levels[i] = append(m.levels[i], tableMeta{t.num, t.size, t.smallest, t.largest})
 		}
 	}
+	db.mu.RLock()
+	m.nextFile = db.nextFile
+	db.mu.RUnlock()
 	if err := writeManifest(db.fs, db.dir, m); err != nil {
 		return fmt.Errorf("store: writing the manifest: %w", err)
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	nv.mem, nv.imms = db.cur.mem, db.cur.imms
+	if flushed != nil {
+		if len(nv.imms) == 0 || nv.imms[0] != flushed {
+			panic("store: flushed a memtable that is not the oldest immutable one")
+		}
+		nv.imms = nv.imms[1:len(nv.imms):len(nv.imms)]
 	}
 	db.logNum = logNum
 	db.install(nv)
 	return nil
 }
 
-// dropLogs removes the logs wholly in tables; db.mu is held.
-func (db *DB) dropLogs() {
+// dropLogs removes the logs wholly in tables, those before logNum.
+func (db *DB) dropLogs(logNum uint64) {
 	names, err := db.fs.list(db.dir)
 	if err != nil {
 		return
 	}
 	for _, name := range names {
-		if num, kind, ok := parseFileName(name); ok && kind == logSuffix && num < db.logNum {
+		if num, kind, ok := parseFileName(name); ok && kind == logSuffix && num < logNum {
 			db.fs.remove(path(db.dir, name))
 		}
 	}
@@ -401,15 +455,15 @@ func (db *DB) compact(c *compaction) error {
 			return err
 		}
 	}
-	db.mu.Lock()
-	defer db.mu.Unlock()
+	db.commitMu.Lock()
+	defer db.commitMu.Unlock()
 	gone := map[*table]bool{}
 	for _, in := range c.inputs {
 		for _, t := range in {
 			gone[t] = true
 		}
 	}
-	nv := db.cur.clone()
+	nv := db.current()
 	for _, lv := range []int{c.level, out} {
 		kept := nv.levels[lv][:0]
 		for _, t := range nv.levels[lv] {
@@ -429,7 +483,10 @@ func (db *DB) compact(c *compaction) error {
 	sort.Slice(nv.levels[out], func(i, j int) bool {
 		return bytes.Compare(nv.levels[out][i].smallest, nv.levels[out][j].smallest) < 0
 	})
-	if err := db.commit(nv, db.logNum); err != nil {
+	db.mu.RLock()
+	logNum := db.logNum
+	db.mu.RUnlock()
+	if err := db.commit(nv, logNum, nil); err != nil {
 		db.removeTables(metas)
 		return err
 	}

@@ -38,7 +38,7 @@ func fill(t *testing.T, dir string, o Options, n int) *DB {
 func waitIdle(db *DB) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	for db.cur.imm != nil || len(db.cur.levels[0]) >= l0CompactTrigger {
+	for len(db.cur.imms) > 0 || len(db.cur.levels[0]) >= l0CompactTrigger {
 		db.changed.Wait()
 	}
 }
@@ -281,6 +281,42 @@ func TestLogWrittenAheadByPage(t *testing.T) {
 	}
 }
 
+// Unsynced writes (NoSync) write no zeros ahead: the zeros only make a
+// later fdatasync cheap, and cost the writer a page write each. A synced
+// write after them writes ahead from the end of the log, over none of
+// its records.
+func TestUnsyncedWritesWriteNoZerosAhead(t *testing.T) {
+	fs := &recordFS{memFS: newMemFS(8)}
+	db, err := OpenWith("/db", Options{MemtableBytes: 4 << 20, fs: fs, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := db.Put([]byte(fmt.Sprintf("k%d", i)), make([]byte, 3000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ahead := fs.checkZeroWrites(t); ahead != 0 {
+		t.Fatalf("%d bytes of zeros written ahead by unsynced writes", ahead)
+	}
+	db.NoSync = false
+	if err := db.Put([]byte("k10"), make([]byte, 3000)); err != nil {
+		t.Fatal(err)
+	}
+	if ahead := fs.checkZeroWrites(t); ahead < walChunk {
+		t.Fatalf("%d bytes written ahead by a synced write, want at least %d", ahead, walChunk)
+	}
+	fs.memFS = fs.memFS.restart()
+	db, err = OpenWith("/db", Options{MemtableBytes: 4 << 20, fs: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if countKeys(t, db) != 11 {
+		t.Fatal("keys lost across the reopen")
+	}
+}
+
 // recordFS is a memFS that records the writes made to logs.
 type recordFS struct {
 	*memFS
@@ -455,7 +491,7 @@ func TestCloseFlushesAPendingImmutableMemtable(t *testing.T) {
 	old.finish()
 	old.f.Close()
 	nv := db.cur.clone()
-	nv.imm, nv.mem = db.cur.mem, mem
+	nv.imms, nv.mem = append(nv.imms, db.cur.mem), mem
 	db.install(nv)
 	db.mu.Unlock()
 	put(20_000, 20_010) // far below closeFlushBytes

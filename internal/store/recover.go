@@ -10,7 +10,7 @@ import (
 func (db *DB) replay(logs []uint64) error {
 	if len(logs) == 0 {
 		if db.ro {
-			db.cur.mem = newMemtable(0)
+			db.cur.mem = newMemtable(0, db.opts.MemtableBytes)
 			return nil
 		}
 		mem, err := db.newLog()
@@ -21,7 +21,7 @@ func (db *DB) replay(logs []uint64) error {
 		return db.openTip()
 	}
 	last := logs[len(logs)-1]
-	mem := newMemtable(last)
+	mem := newMemtable(last, db.opts.MemtableBytes)
 	var seq uint64
 	apply := func(p []byte) error {
 		if err := checkBatch(p); err != nil {
@@ -146,6 +146,16 @@ func (db *DB) judgeTail(f file, name string, res scanResult, synced int64) error
 func (db *DB) newLog() (*memtable, error) {
 	num := db.nextFile
 	db.nextFile++
+	log, err := db.createLog(num)
+	if err != nil {
+		return nil, err
+	}
+	db.log = log
+	return newMemtable(num, db.opts.MemtableBytes), nil
+}
+
+// createLog creates log num, its name durable in the directory.
+func (db *DB) createLog(num uint64) (*wal, error) {
 	f, err := db.fs.open(path(db.dir, logFileName(num)), true, true)
 	if err != nil {
 		return nil, err
@@ -155,8 +165,7 @@ func (db *DB) newLog() (*memtable, error) {
 		db.fs.remove(path(db.dir, logFileName(num)))
 		return nil, err
 	}
-	db.log = &wal{num: num, f: f, ahead: walAhead(db.opts.MemtableBytes)}
-	return newMemtable(num), nil
+	return &wal{num: num, f: f, ahead: walAhead(db.opts.MemtableBytes)}, nil
 }
 
 // lockFS locks a directory of the operating system's file system; the

@@ -25,6 +25,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Errors callers can test for.
@@ -140,8 +141,8 @@ type Options struct {
 	// by the first start).
 	FlushOnClose bool
 	// MemtableBytes is how much a memtable holds before it is flushed
-	// (default 8 MiB); at most two exist, and open replays at most
-	// their logs.
+	// (default 8 MiB); at most 1+maxImmutable exist, and open replays at
+	// most their logs.
 	MemtableBytes int64
 	// TableBytes is the size tables are cut at (default 4 MiB).
 	TableBytes int64
@@ -189,6 +190,11 @@ const DefaultMaxOpenTables = 960
 const (
 	l0CompactTrigger = 4  // L0 tables that start a compaction into L1
 	l0StopWrites     = 20 // L0 tables that hold writes until one ends
+	// maxImmutable is how many full memtables may wait for the flusher
+	// before writes wait for it: with one, every flush that took longer
+	// than filling a memtable stopped the writers (a block commit) until
+	// it ended.
+	maxImmutable = 2
 )
 
 // version is one state of the tree: the memtables and the tables of each
@@ -196,7 +202,7 @@ const (
 // stay open (and on disk) until the last version naming them is let go.
 type version struct {
 	mem    *memtable
-	imm    *memtable // being flushed, or nil
+	imms   []*memtable // full, oldest first, waiting to be flushed
 	levels [numLevels][]*table
 	refs   atomic.Int32
 }
@@ -214,7 +220,7 @@ func (v *version) unref() {
 
 // clone copies v's lists for a successor; install takes the references.
 func (v *version) clone() *version {
-	nv := &version{mem: v.mem, imm: v.imm}
+	nv := &version{mem: v.mem, imms: append([]*memtable(nil), v.imms...)}
 	for i, lv := range v.levels {
 		nv.levels[i] = append([]*table(nil), lv...)
 	}
@@ -233,8 +239,11 @@ type DB struct {
 
 	// mu guards everything below; writers hold it, readers hold it only
 	// to take the current version.
-	mu       sync.RWMutex
-	writeMu  sync.Mutex // serialises writers; taken before mu
+	mu      sync.RWMutex
+	writeMu sync.Mutex // serialises writers; taken before mu
+	// commitMu makes flushes and compactions take turns naming their
+	// result in the manifest (see commit); taken before mu.
+	commitMu sync.Mutex
 	changed  *sync.Cond // a flush or compaction ended
 	cur      *version
 	seq      atomic.Uint64 // last applied operation
@@ -246,11 +255,21 @@ type DB struct {
 	// flushTries and compTries count attempts, so a writer waiting on a
 	// failed one can wait for the next.
 	flushTries, compTries uint64
-	closed                bool
-	ro                    bool
+	// stallL0 and stallFlush are how long writers have waited for a
+	// compaction (too many level-0 tables) and for a flush (too many
+	// full memtables): what the background work cost the commits.
+	stallL0, stallFlush time.Duration
+	closed              bool
+	ro                  bool
 
 	NoSync  bool        // skip fsync (tests and benchmarks only)
 	Recover RecoverInfo // what Open found and cut, if anything
+
+	// The batches waiting to be written (see Write), guarded by qmu.
+	qmu    sync.Mutex
+	qcond  sync.Cond
+	queue  []*writeReq
+	recBuf []byte // the group's log record, reused (writer's turn)
 
 	closing   atomic.Bool
 	flushWake chan struct{}
@@ -342,6 +361,7 @@ func open(dir string, o Options, lock *dirLock, ro bool) (*DB, error) {
 		flushWake: make(chan struct{}, 1), compWake: make(chan struct{}, 1), stop: make(chan struct{}),
 	}
 	db.changed = sync.NewCond(&db.mu)
+	db.qcond.L = &db.qmu
 	m, ok, err := readManifest(db.fs, dir)
 	if err != nil {
 		return nil, err
@@ -475,46 +495,6 @@ func (db *DB) install(nv *version) {
 	db.changed.Broadcast()
 }
 
-// Write logs the batch and makes it durable before applying it and
-// returning. Readers see all of it or none of it.
-func (db *DB) Write(b *Batch) error {
-	if b.n == 0 {
-		return nil
-	}
-	if len(b.ops) > maxRecord {
-		return fmt.Errorf("store: batch of %d bytes exceeds the %d-byte record limit", len(b.ops), maxRecord)
-	}
-	rec := frame(b.ops)
-	// Writers take turns on writeMu; db.mu is held only to make room and
-	// take the log and memtable, not across the log's fsync, so readers
-	// (which take db.mu to pick the current version) never wait on a
-	// commit reaching the disk. The memtable takes one writer beside
-	// lock-free readers, and readers see the batch only once seq moves.
-	db.writeMu.Lock()
-	defer db.writeMu.Unlock()
-	db.mu.Lock()
-	if err := db.writable(); err != nil {
-		db.mu.Unlock()
-		return err
-	}
-	if err := db.makeRoom(); err != nil {
-		db.mu.Unlock()
-		return err
-	}
-	log, mem := db.log, db.cur.mem
-	db.mu.Unlock()
-	if err := log.append(db.tip, rec, !db.NoSync); err != nil {
-		return fmt.Errorf("store: writing the log: %w", err)
-	}
-	seq := db.seq.Load()
-	b.forEach(func(del bool, key, value []byte) {
-		seq++
-		mem.add(key, value, seq, del)
-	})
-	db.seq.Store(seq)
-	return nil
-}
-
 // writable is nil when the store may be written; db.mu is held.
 func (db *DB) writable() error {
 	if db.closed {
@@ -542,9 +522,10 @@ func (db *DB) Delete(key []byte) error {
 
 // get finds key in version v at sequence seq; the value is shared.
 func (v *version) get(key []byte, seq uint64) ([]byte, error) {
-	for _, m := range []*memtable{v.mem, v.imm} {
-		if m == nil {
-			continue
+	for i := len(v.imms); i >= 0; i-- { // newest first
+		m := v.mem
+		if i < len(v.imms) {
+			m = v.imms[i]
 		}
 		if val, del, ok := m.get(key, seq); ok {
 			if del {
@@ -617,8 +598,8 @@ func (db *DB) Has(key []byte) (bool, error) {
 func (v *version) iter(seq uint64, fill bool) *mergeIter {
 	var srcs []iterator
 	srcs = append(srcs, &memIter{m: v.mem, seq: seq})
-	if v.imm != nil {
-		srcs = append(srcs, &memIter{m: v.imm, seq: seq})
+	for i := len(v.imms) - 1; i >= 0; i-- {
+		srcs = append(srcs, &memIter{m: v.imms[i], seq: seq})
 	}
 	for _, t := range v.levels[0] {
 		srcs = append(srcs, t.iter(fill))
@@ -719,6 +700,12 @@ func (db *DB) Close() error {
 	default:
 		err = errors.Join(db.log.finish(), db.log.f.Close())
 	}
+	for _, m := range db.cur.imms { // logs the flusher had not finished
+		if m.log != nil {
+			err = errors.Join(err, m.log.finish(), m.log.f.Close())
+			m.log = nil
+		}
+	}
 	err = errors.Join(err, db.tip.close(err == nil))
 	db.cur.unref()
 	return err
@@ -738,23 +725,24 @@ const closeFlushBytes = 1 << 20
 func (db *DB) flushOnClose() bool {
 	db.mu.RLock()
 	failed := db.flushErr != nil && !errors.Is(db.flushErr, errClosing)
-	ok := !failed && db.log != nil && (db.cur.imm != nil || db.cur.mem.bytes.Load() > closeFlushBytes)
-	imm := db.cur.imm
+	ok := !failed && db.log != nil && (len(db.cur.imms) > 0 || db.cur.mem.bytes.Load() > closeFlushBytes)
+	imms := db.cur.imms
 	db.mu.RUnlock()
 	if !ok {
 		return false
 	}
-	// An immutable memtable the flusher left goes first: level 0 is
-	// ordered by age.
-	if imm != nil {
+	// The immutable memtables the flusher left go first, oldest first:
+	// level 0 is ordered by age.
+	for _, imm := range imms {
 		if err := db.flush(imm); err != nil {
 			return false
 		}
 	}
 	db.mu.Lock()
+	mem := db.cur.mem
 	nv := db.cur.clone()
-	nv.imm, nv.mem = db.cur.mem, newMemtable(0)
+	nv.imms, nv.mem = append(nv.imms, mem), newMemtable(0, db.opts.MemtableBytes)
 	db.install(nv)
 	db.mu.Unlock()
-	return db.flush(nv.imm) == nil
+	return db.flush(mem) == nil
 }

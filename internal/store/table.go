@@ -38,6 +38,7 @@ type tableWriter struct {
 	f        file
 	off      int64  // bytes of the table so far
 	written  int64  // bytes of it in the file
+	started  int64  // bytes of it whose writeback has been started
 	out      []byte // the rest
 	data     blockBuilder
 	index    blockBuilder
@@ -91,8 +92,17 @@ func (w *tableWriter) flushOut() error {
 	_, err := w.f.WriteAt(w.out, w.written)
 	w.written += int64(len(w.out))
 	w.out = w.out[:0]
+	// The table goes to the disk as it is written, not all at its final
+	// fsync: megabytes flushed at once queue in the disk ahead of the
+	// log's small fsync'd commits, which then wait for them.
+	if w.written-w.started >= tableWriteback {
+		w.f.writeback(w.started, w.written-w.started)
+		w.started = w.written
+	}
 	return err
 }
+
+const tableWriteback = 1 << 20
 
 func (w *tableWriter) flushBlock() error {
 	if w.data.empty() {

@@ -30,6 +30,9 @@ type file interface {
 	// datasync makes written data durable without the metadata a read
 	// does not need (fdatasync where there is one).
 	datasync() error
+	// writeback starts writing n bytes from off to the disk without
+	// waiting (sync_file_range where there is one, else nothing).
+	writeback(off, n int64)
 	Truncate(size int64) error
 	Close() error
 	size() (int64, error)

@@ -26,9 +26,17 @@ const (
 // frame returns the record of a batch payload.
 func frame(payload []byte) []byte {
 	rec := make([]byte, recordHeader, recordHeader+len(payload))
+	rec = append(rec, payload...)
+	seal(rec)
+	return rec
+}
+
+// seal fills in the header of rec, a record whose payload follows its
+// first recordHeader bytes.
+func seal(rec []byte) {
+	payload := rec[recordHeader:]
 	binary.LittleEndian.PutUint32(rec[0:4], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(rec[4:8], crc32.Checksum(payload, castagnoli))
-	return append(rec, payload...)
 }
 
 // scanResult is where a replay of a log stopped and why.
@@ -185,7 +193,10 @@ func walAhead(memtableBytes int64) int64 { return min(walChunk, memtableBytes) }
 // follow it).
 func (w *wal) append(tip *tipFile, rec []byte, sync bool) error {
 	end := w.size + int64(len(rec))
-	if end > w.alloc {
+	// Zeros are written ahead only for a record that will be synced:
+	// they make its fdatasync cheap, and an unsynced record would only
+	// pay for them (a page write each) in the writer's time.
+	if end > w.alloc && sync {
 		if err := w.reserve(end + w.ahead); err != nil {
 			return err
 		}
@@ -204,6 +215,7 @@ func (w *wal) append(tip *tipFile, rec []byte, sync bool) error {
 	}
 	w.last = w.size
 	w.size = end
+	w.alloc = max(w.alloc, end)
 	w.written.Store(end)
 	return nil
 }

@@ -71,11 +71,30 @@ type entry struct {
 	// handed to the subscribers; a queued one is announced when its gap
 	// closes.
 	announced bool
+	// cost is what the transaction may take from its sender at most
+	// (tx.Cost), kept for the balance check of every head change.
+	cost *uint256.Int
 }
 
 // account holds one sender's transactions by nonce.
 type account struct {
 	txs map[uint64]*entry
+	// The executable run as last walked: every nonce in [base, end) is in
+	// txs and announced. A sender streaming transactions adds them one at
+	// a time; walking its run from the state nonce for each would cost
+	// the pool quadratic time in the run. Valid while runOK; anything
+	// that takes an entry out or replaces one clears it.
+	base, end uint64
+	runOK     bool
+}
+
+// runFrom is where a walk of acc's executable run from stateNonce may
+// start: past the part known to be present and announced.
+func (acc *account) runFrom(stateNonce uint64) uint64 {
+	if acc.runOK && acc.base == stateNonce {
+		return acc.end
+	}
+	return stateNonce
 }
 
 // Pool is a transaction pool. It is safe for concurrent use.
@@ -177,6 +196,7 @@ func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) ([]*types.Trans
 			return nil, ErrReplaceUnderpriced
 		}
 		delete(p.all, old.tx.Hash())
+		acc.runOK = false // the replacement is not announced yet
 	} else {
 		// AccountSlots is what every sender is guaranteed; while the pool
 		// is less than half full a busy sender may use more, so one account
@@ -188,7 +208,8 @@ func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) ([]*types.Trans
 			return nil, ErrPoolFull
 		}
 	}
-	e := &entry{tx: tx, from: from, sidecar: sc}
+	cost, _ := tx.Cost() // validate refused one that overflows
+	e := &entry{tx: tx, from: from, sidecar: sc, cost: cost}
 	acc.txs[tx.Nonce()] = e
 	p.all[h] = e
 	return p.promote(acc, stateNonce, nil), nil
@@ -198,9 +219,10 @@ func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) ([]*types.Trans
 // (from stateNonce on) as announced and appends them to out. Called with
 // p.mu held.
 func (p *Pool) promote(acc *account, stateNonce uint64, out []*types.Transaction) []*types.Transaction {
-	for n := stateNonce; ; n++ {
+	for n := acc.runFrom(stateNonce); ; n++ {
 		e, ok := acc.txs[n]
 		if !ok {
+			acc.base, acc.end, acc.runOK = stateNonce, n, true
 			return out
 		}
 		if !e.announced {
@@ -263,6 +285,7 @@ func (p *Pool) statelessRules() StatelessRules {
 func (p *Pool) pendingNonce(from types.Address, stateNonce uint64) uint64 {
 	n := stateNonce
 	if acc := p.accounts[from]; acc != nil {
+		n = acc.runFrom(stateNonce)
 		for {
 			if _, ok := acc.txs[n]; !ok {
 				break
@@ -316,6 +339,7 @@ func (p *Pool) remove(e *entry) {
 	delete(p.all, e.tx.Hash())
 	if acc := p.accounts[e.from]; acc != nil {
 		delete(acc.txs, e.tx.Nonce())
+		acc.runOK = false
 		if len(acc.txs) == 0 {
 			delete(p.accounts, e.from)
 		}
@@ -343,7 +367,7 @@ func (p *Pool) reset(head Head) []*types.Transaction {
 		nonce := head.State.GetNonce(from)
 		bal := head.State.GetBalance(from)
 		for n, e := range acc.txs {
-			if cost, ok := e.tx.Cost(); n < nonce || !ok || bal.Lt(cost) {
+			if n < nonce || e.cost == nil || bal.Lt(e.cost) {
 				p.remove(e)
 			}
 		}

@@ -3,6 +3,7 @@ package txpool
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/chaind/chaind/evm"
@@ -230,5 +231,86 @@ func TestContent(t *testing.T) {
 	}
 	if len(pending[f.addr[1]]) != 0 || !slices.Equal(nonces(queued[f.addr[1]]), []uint64{2}) {
 		t.Fatalf("sender 1: pending %v queued %v", nonces(pending[f.addr[1]]), nonces(queued[f.addr[1]]))
+	}
+}
+
+// The pool's knowledge of a sender's executable run stays right as the run
+// grows, loses a middle transaction, gets it back, has one replaced and
+// moves with the state nonce: the pending nonce, the pending run and the
+// announcements are those of a walk from the state nonce.
+func TestRunCacheFollowsChanges(t *testing.T) {
+	f := newFixture(t, Config{}, 1)
+	sub, cancel := f.pool.Subscribe(64)
+	defer cancel()
+	announced := func() (n []uint64) {
+		for len(sub) > 0 {
+			n = append(n, (<-sub).Nonce())
+		}
+		return n
+	}
+	txs := make([]*types.Transaction, 10)
+	for i := range txs {
+		txs[i] = f.tx(0, uint64(i), 2e9, 1e9)
+		if err := f.pool.Add(txs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(step string, nonce uint64, pending int, ann []uint64) {
+		t.Helper()
+		if got := f.pool.Nonce(f.addr[0]); got != nonce {
+			t.Errorf("%s: pending nonce %d, want %d", step, got, nonce)
+		}
+		if got := len(f.pool.Pending()[f.addr[0]]); got != pending {
+			t.Errorf("%s: %d pending, want %d", step, got, pending)
+		}
+		if got := announced(); !slices.Equal(got, ann) {
+			t.Errorf("%s: announced %v, want %v", step, got, ann)
+		}
+	}
+	check("ten in a row", 10, 10, []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.pool.Remove(txs[5].Hash())
+	check("fifth removed", 5, 5, nil)
+	if err := f.pool.Add(txs[5]); err != nil {
+		t.Fatal(err)
+	}
+	check("fifth back", 10, 10, []uint64{5})
+	if err := f.pool.Add(f.tx(0, 3, 22e8, 11e8)); err != nil { // a 10% bump replaces
+		t.Fatal(err)
+	}
+	check("third replaced", 10, 10, []uint64{3})
+	f.st.nonce[f.addr[0]] = 4 // a block took 0..3
+	f.pool.Reset(f.head())
+	check("moved to nonce 4", 10, 6, nil)
+	if err := f.pool.Add(f.tx(0, 10, 2e9, 1e9)); err != nil {
+		t.Fatal(err)
+	}
+	check("one more", 11, 7, []uint64{10})
+}
+
+// BenchmarkStreamingSender: one sender adds a run of transactions in nonce
+// order, as a load generator or an exchange's hot wallet does; the pool's
+// cost per transaction must not grow with the run.
+func BenchmarkStreamingSender(b *testing.B) {
+	for _, run := range []int{100, 2000} {
+		b.Run(strconv.Itoa(run), func(b *testing.B) {
+			f := newFixture(&testing.T{}, Config{}, 1)
+			txs := make([]*types.Transaction, run)
+			for i := range txs {
+				txs[i] = f.tx(0, uint64(i), 2e9, 1e9)
+				signer.Sender(txs[i]) // recovered once, as the RPC layer does before the pool
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				b.StopTimer()
+				f.pool.Clear()
+				b.StartTimer()
+				for _, tx := range txs {
+					if err := f.pool.Add(tx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*run), "ns/tx")
+		})
 	}
 }

@@ -249,6 +249,7 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 
 		BaseFee:    nb.BaseFee,
 		Deadline:   deadline,
+		MinTxs:     minCostSample, // a late build still carries what the validation cap allows at least
 		MaxTxBytes: maxProposalTxBytes,
 		State:      a.cfg.View.StateRoot(ph),
 	}, ordered)

@@ -49,6 +49,10 @@ type Config struct {
 	// exchange (a sentry's validators). See p2p.Config.
 	NoPeerExchange bool
 	PrivatePeers   []p2p.ID
+	// ExternalAddr, if set, is the host:port other machines reach this
+	// node at (behind NAT, or listening on every interface): what its
+	// announcements carry instead of the listen address.
+	ExternalAddr string
 }
 
 // Listen is the p2p listen address of c ("" off the network).
@@ -143,7 +147,7 @@ func Start(cfg *Config, d Deps) (*Net, error) {
 		Head: func() uint64 { return d.Chain.Head().Number() }, Log: d.Log})
 	nn.certs = certs.New(host, certs.Config{ChainID: chainID, Chain: d.Chain, Validators: d.Validators, Heard: nn.sync.Heard, Log: d.Log})
 	nn.txs = txgossip.New(host, d.Pool)
-	nn.nodes = nodes.New(host, announcing(host, key, d, chainID, software, nn.sync.Syncing))
+	nn.nodes = nodes.New(host, announcing(host, key, d, cfg.ExternalAddr, chainID, software, nn.sync.Syncing))
 	if err := host.Start(); err != nil {
 		return nil, err
 	}
@@ -246,10 +250,10 @@ func (nn *Net) SyncingNodes() map[types.Address]bool {
 
 // announcing configures the node announcements: a node that does not
 // validate announces itself, as an RPC node if it serves the public, with
-// the address it listens on (none when that is every interface: peers
-// could not dial it); a validator only relays the others' (the staking
-// state lists it).
-func announcing(host *p2p.Host, key *secp256k1.PrivateKey, d Deps, chainID uint64, software string, syncing func() bool) nodes.Config {
+// its external address if it has one, else the address it listens on
+// (none when that is every interface: peers could not dial it); a
+// validator only relays the others' (the staking state lists it).
+func announcing(host *p2p.Host, key *secp256k1.PrivateKey, d Deps, external string, chainID uint64, software string, syncing func() bool) nodes.Config {
 	cfg := nodes.Config{ChainID: chainID}
 	if d.Validator != nil {
 		return cfg
@@ -260,6 +264,9 @@ func announcing(host *p2p.Host, key *secp256k1.PrivateKey, d Deps, chainID uint6
 		cfg.Self.Kind = wire.KindRPC
 	}
 	cfg.Self.Addr = func() string {
+		if external != "" {
+			return external
+		}
 		if a, ok := host.Addr().(*net.TCPAddr); ok && !a.IP.IsUnspecified() {
 			return a.String()
 		}

@@ -72,6 +72,18 @@ describe('proof of stake through the system contracts', () => {
     // its key on --dev, so the live counts, read from the chain's signing
     // records, show it standby once it has left blocks unsigned.
     assert.equal(cycle.nodes.active + cycle.nodes.standby, 2);
+    // Each entry says what it is and its state, by the same records as the
+    // counts: the dev node's own validator signs every block (active); the
+    // new one, whose key no node runs, is active or standby, never syncing
+    // or jailed this early. A --dev node announces no full nodes.
+    for (const n of list.nodes) assert.equal(n.kind, 'validator', JSON.stringify(n));
+    const joined = list.nodes.find((n) => '0x' + n.publicKey === consensus);
+    const own = list.nodes.find((n) => n !== joined);
+    assert.equal(own.status, 'active');
+    assert.ok(['active', 'standby'].includes(joined.status), joined.status);
+    for (const state of ['active', 'standby']) {
+      assert.equal(list.nodes.filter((n) => n.status === state).length, cycle.nodes[state], `${state} in the list and the cycle's counts`);
+    }
     const v = await staking.getValidator(w.address);
     assert.equal(v.status, 2n); // active
     assert.equal(v.tokens, ethers.parseEther('25'));

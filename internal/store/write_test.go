@@ -1,0 +1,246 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The memtable's arena holds entries of every size: empty keys and
+// values, entries larger than a chunk (which get one of their own) and
+// many chunks' worth, each read back in order, newest version first,
+// while a reader walks it concurrently (run with -race).
+func TestMemtableArena(t *testing.T) {
+	m := newMemtable(1, 16<<10) // 4 KiB chunks
+	model := map[string][]byte{}
+	rng := rand.New(rand.NewSource(1))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // a reader that checks the order it sees
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			it := &memIter{m: m, seq: 1 << 40}
+			var prev []byte
+			for it.seek(nil); it.valid(); it.next() {
+				if prev != nil && bytes.Compare(prev, it.key()) >= 0 {
+					t.Errorf("keys out of order: %x then %x", prev, it.key())
+					return
+				}
+				prev = it.key()
+			}
+		}
+	}()
+	sizes := []int{0, 1, 7, 8, 9, 100, 1000, 3000, 5000, 20000}
+	for seq := uint64(1); seq <= 3000; seq++ {
+		k := []byte(fmt.Sprintf("k%04d", rng.Intn(1500)))
+		if seq%97 == 0 {
+			k = nil // the empty key
+		}
+		v := bytes.Repeat([]byte{byte(seq)}, sizes[rng.Intn(len(sizes))])
+		m.add(k, v, seq, false)
+		model[string(k)] = v
+	}
+	close(stop)
+	wg.Wait()
+	if n := len(*m.chunks.Load()); n < 10 {
+		t.Fatalf("%d chunks: the test meant to fill many", n)
+	}
+	var keys []string
+	for k := range model {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	it := &memIter{m: m, seq: 1 << 40}
+	it.seek(nil)
+	for _, k := range keys {
+		if !it.valid() || string(it.key()) != k || !bytes.Equal(it.value(), model[k]) {
+			t.Fatalf("at key %q: got %q (%d bytes)", k, it.key(), len(it.value()))
+		}
+		if v, del, ok := m.get([]byte(k), 1<<40); !ok || del || !bytes.Equal(v, model[k]) {
+			t.Fatalf("get %q: %d bytes, %v %v", k, len(v), del, ok)
+		}
+		it.next()
+	}
+	if it.valid() {
+		t.Fatalf("extra key %q", it.key())
+	}
+	// A reader at an older sequence sees the older version.
+	m.add([]byte("k0000"), []byte("new"), 5000, false)
+	m.add([]byte("k0000"), nil, 5001, true)
+	if v, del, ok := m.get([]byte("k0000"), 5000); !ok || del || string(v) != "new" {
+		t.Fatalf("at 5000: %q %v %v", v, del, ok)
+	}
+	if _, del, ok := m.get([]byte("k0000"), 5001); !ok || !del {
+		t.Fatalf("at 5001: %v %v, want the deletion", del, ok)
+	}
+}
+
+// Writes do not allocate per key: the memtable keeps its entries in its
+// arena, and the log record is built in a reused buffer.
+func TestWriteAllocations(t *testing.T) {
+	db, err := OpenWith("/db", Options{fs: newMemFS(1), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var b Batch
+	k, v := make([]byte, 32), make([]byte, 100)
+	for i := range 100 {
+		k[0], k[1] = byte(i), byte(i>>8)
+		b.Put(k, v)
+	}
+	db.Write(&b)
+	allocs := testing.AllocsPerRun(50, func() {
+		if err := db.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The queue entry and the memfs's bookkeeping; not one per key.
+	if allocs > 10 {
+		t.Fatalf("%v allocations per write of 100 keys", allocs)
+	}
+}
+
+// Concurrent writers share fsyncs: while one commit's fsync is under way,
+// the batches that arrive meanwhile are written after it as one record
+// with one fsync, each applied whole, and all of them are there after a
+// reopen.
+func TestGroupCommit(t *testing.T) {
+	fs := newMemFS(8)
+	o := Options{fs: fs}
+	db, err := OpenWith("/db", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The log's first record syncs the file whole (its size and the
+	// zeros written ahead); the ones after it only their data.
+	if err := db.Put([]byte("warm"), []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	syncing, release := make(chan struct{}), make(chan struct{})
+	var syncs atomic.Int32
+	var once sync.Once
+	fs.mu.Lock()
+	fs.onSync = func() {
+		syncs.Add(1)
+		once.Do(func() {
+			close(syncing)
+			<-release
+		})
+	}
+	fs.mu.Unlock()
+	const writers = 20
+	errs := make(chan error, writers+1)
+	go func() { errs <- db.Put([]byte("first"), []byte("1")) }()
+	<-syncing
+	for w := range writers {
+		go func() {
+			var b Batch
+			for i := range 10 {
+				b.Put([]byte(fmt.Sprintf("w%02d-%d", w, i)), []byte{byte(w)})
+			}
+			errs <- db.Write(&b)
+		}()
+	}
+	// Wait until every writer is queued behind the held sync.
+	for {
+		db.qmu.Lock()
+		n := len(db.queue)
+		db.qmu.Unlock()
+		if n == writers+1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	for range writers + 1 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := syncs.Load(); n != 2 {
+		t.Fatalf("%d fsyncs for %d concurrent commits, want 2 (the first, then one for the group)", n, writers+1)
+	}
+	db.Close()
+	db, err = OpenWith("/db", Options{fs: fs.restart()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for w := range writers {
+		for i := range 10 {
+			if v, err := db.Get([]byte(fmt.Sprintf("w%02d-%d", w, i))); err != nil || v[0] != byte(w) {
+				t.Fatalf("writer %d key %d after the reopen: %v", w, i, err)
+			}
+		}
+	}
+}
+
+// Writes go on while flushes are held up, until maxImmutable full
+// memtables wait for the flusher: one slow flush no longer stops every
+// commit as soon as the next memtable fills.
+func TestWritesContinueWhileAFlushIsSlow(t *testing.T) {
+	fs := &holdFS{memFS: newMemFS(9), held: make(chan struct{})}
+	o := Options{MemtableBytes: 8 << 10, fs: fs, NoSync: true}
+	db, err := OpenWith("/db", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		fs.release()
+		db.Close()
+	}()
+	rotations := func() int {
+		db.mu.RLock()
+		defer db.mu.RUnlock()
+		return len(db.cur.imms)
+	}
+	wrote := make(chan int)
+	go func() {
+		i := 0
+		for ; rotations() < maxImmutable; i++ {
+			if err := db.Put([]byte(fmt.Sprintf("k%05d", i)), make([]byte, 200)); err != nil {
+				t.Error(err)
+				break
+			}
+		}
+		wrote <- i
+	}()
+	select {
+	case n := <-wrote:
+		if n == 0 {
+			t.Fatal("nothing written")
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("writes stopped with %d memtable(s) waiting for a held flush, want them to go on until %d wait", rotations(), maxImmutable)
+	}
+}
+
+// holdFS holds every table write until released.
+type holdFS struct {
+	*memFS
+	held chan struct{}
+	once sync.Once
+}
+
+func (fs *holdFS) release() { fs.once.Do(func() { close(fs.held) }) }
+
+func (fs *holdFS) open(name string, create, write bool) (file, error) {
+	f, err := fs.memFS.open(name, create, write)
+	if err != nil || !write || len(name) < 4 || name[len(name)-4:] != tableSuffix {
+		return f, err
+	}
+	<-fs.held
+	return f, nil
+}
