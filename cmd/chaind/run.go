@@ -91,7 +91,7 @@ func (f *runFlags) storedGenesis() (*chain.Genesis, bool) {
 	}
 	f.storedRead = true
 	if f.storeCfg != nil && f.datadir != "" && store.Exists(f.datadir) {
-		if kv, err := node.OpenStore(f.storeCfg); err == nil {
+		if kv, err := store.OpenWith(f.datadir, f.storeCfg.StoreOptions()); err == nil {
 			f.kv = kv
 			f.stored, _, _ = chain.StoredGenesis(kv)
 			return f.stored, f.stored != nil

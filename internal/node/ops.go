@@ -2,7 +2,6 @@ package node
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/netip"
 	"path/filepath"
@@ -129,21 +128,11 @@ func (c *Config) fdReserve() (reserve, tables int) {
 	return own + store.DefaultMaxOpenTables, store.DefaultMaxOpenTables
 }
 
-// OpenStore opens cfg.DataDir's store as the node does (its cache, the
-// table files fdReserve leaves it), logging to cfg.Log what open repaired.
-func OpenStore(cfg *Config) (*store.DB, error) {
-	_, tables := cfg.fdReserve()
-	db, err := store.OpenWith(cfg.DataDir, store.Options{CacheMiB: cfg.CacheMiB, MaxOpenTables: tables})
-	if err != nil {
-		return nil, fmt.Errorf("open data directory: %w", err)
-	}
-	if db.Recover.Migrated {
-		cfg.Log.Info("converted the data directory to the sorted-table store", "batches", db.Recover.Batches)
-	}
-	if db.Recover.CutBytes > 0 {
-		cfg.Log.Warn("data directory had a damaged tail; it was cut", "bytes", db.Recover.CutBytes, "reason", db.Recover.Reason)
-	}
-	return db, nil
+// StoreOptions are the options of the node's store: its cache and the
+// table files fdReserve leaves it.
+func (c *Config) StoreOptions() store.Options {
+	_, tables := c.fdReserve()
+	return store.Options{CacheMiB: c.CacheMiB, MaxOpenTables: tables}
 }
 
 // p2pFDs is the part of the reserve the p2p host may hold, handed to it
