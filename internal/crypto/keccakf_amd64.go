@@ -7,8 +7,9 @@ import "golang.org/x/sys/cpu"
 // keccakF1600AVX512 is the permutation with the state in 25 EVEX xmm
 // registers (keccakf_amd64.s, written by gen_keccakf.go with the Go
 // version): about half the instructions of the Go code, which spills
-// most of the state every round. It needs AVX-512 F and VL, with the OS
-// saving the registers (x/sys/cpu checks both).
+// most of the state every round, in a one-round loop small enough to
+// stay in the instruction cache beside the interpreter. It needs AVX-512
+// F and VL, with the OS saving the registers (x/sys/cpu checks both).
 //
 //go:noescape
 func keccakF1600AVX512(a *[25]uint64)
