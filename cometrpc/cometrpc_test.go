@@ -184,10 +184,10 @@ func TestABCIQuery(t *testing.T) {
 	}{
 		{`{"path":"/cosmos.bank.v1beta1.Query/Balance","data":"` + req + `"}`, 0, "2", querytest.Ether(10_000).Dec(), ""},
 		{`{"path":"/cosmos.bank.v1beta1.Query/Balance","data":"` + req + `","height":"1"}`, 0, "1", "7", ""},
-		{`{"path":"/cosmos.bank.v1beta1.Query/Balance","data":"` + req + `","height":"5"}`, sdkInvalidRequest, "0", "", "above the latest block"},
-		{`{"path":"/cosmos.bank.v1beta1.Query/Nope","data":""}`, sdkUnknownRequest, "0", "", "unknown query path"},
-		{`{"path":"/cosmos.bank.v1beta1.Query/Balance","data":"ff"}`, sdkInvalidRequest, "2", "", "unmarshal"},
-		{`{"path":"/cosmos.staking.v1beta1.Query/Validator","data":"` + hex.EncodeToString(protobuf.Marshal(&query.QueryValidatorRequest{ValidatorAddr: query.Bech32(query.ValidatorPrefix, querytest.Addr(9))})) + `"}`, sdkKeyNotFound, "2", "", ""},
+		{`{"path":"/cosmos.bank.v1beta1.Query/Balance","data":"` + req + `","height":"5"}`, query.SDKInvalidRequest, "0", "", "above the latest block"},
+		{`{"path":"/cosmos.bank.v1beta1.Query/Nope","data":""}`, query.SDKUnknownRequest, "0", "", "unknown query path"},
+		{`{"path":"/cosmos.bank.v1beta1.Query/Balance","data":"ff"}`, query.SDKInvalidRequest, "2", "", "unmarshal"},
+		{`{"path":"/cosmos.staking.v1beta1.Query/Validator","data":"` + hex.EncodeToString(protobuf.Marshal(&query.QueryValidatorRequest{ValidatorAddr: query.Bech32(query.ValidatorPrefix, querytest.Addr(9))})) + `"}`, query.SDKKeyNotFound, "2", "", ""},
 	}
 	for _, tc := range cases {
 		r := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"abci_query","params":`+tc.params+`}`)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
-	"github.com/chaind/chaind/internal/protobuf"
 	"github.com/chaind/chaind/internal/query"
 	"github.com/chaind/chaind/internal/types"
 )
@@ -243,33 +242,10 @@ func (s *Server) abciInfo(ctx context.Context, _ callInfo, _ params) (any, error
 	}}, nil
 }
 
-// The Cosmos SDK's error codes (codespace "sdk") abci_query answers
-// with, mapped from the query's gRPC status as the SDK's baseapp maps
-// them.
-const (
-	sdkUnauthorized   = 4
-	sdkUnknownRequest = 6
-	sdkInvalidRequest = 18
-	sdkKeyNotFound    = 38
-)
-
-func sdkCode(c query.Code) int {
-	switch c {
-	case query.NotFound:
-		return sdkKeyNotFound
-	case query.InvalidArgument:
-		return sdkInvalidRequest
-	case 16: // UNAUTHENTICATED
-		return sdkUnauthorized
-	}
-	return sdkUnknownRequest
-}
-
 // abciQuery runs the query named by path (a gRPC method path) on the
-// protobuf request in data, at height (0: the latest), answering the
-// protobuf response bytes as the Cosmos SDK does. Proofs are refused:
-// chaind's state is a Merkle-Patricia trie, whose proofs eth_getProof
-// serves; it has no IAVL store to prove against.
+// protobuf request in data, at height (0: the latest), through the query
+// layer's ABCIQuery, which answers as the Cosmos SDK does; a proof is
+// refused as a bad parameter.
 func (s *Server) abciQuery(ctx context.Context, _ callInfo, p params) (any, error) {
 	path, err := p.stringParam("path")
 	if err != nil {
@@ -287,43 +263,18 @@ func (s *Server) abciQuery(ctx context.Context, _ callInfo, p params) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if prove, err := p.boolParam("prove"); err != nil {
+	prove, err := p.boolParam("prove")
+	if err != nil {
 		return nil, err
-	} else if prove {
-		return nil, paramsErr("prove: chaind keeps no IAVL store to prove against; state proofs are served by eth_getProof on the JSON-RPC port")
 	}
-	fail := func(code int, log string, h uint64) (any, error) {
-		return map[string]any{"response": abciResponse{Code: code, Log: log, Codespace: "sdk", Height: i64(h)}}, nil
+	out, err := s.q.ABCIQueryRendered(ctx, &query.ABCIQueryRequest{Path: path, Data: data, Height: height, Prove: prove}, "abci",
+		func(r *query.ABCIQueryResponse) ([]byte, error) {
+			return json.Marshal(map[string]any{"response": abciResponse{Code: int(r.Code), Log: r.Log, Value: r.Value, Height: i64(r.Height), Codespace: r.Codespace}})
+		})
+	if err != nil {
+		return nil, paramsErr("%v", err)
 	}
-	m, ok := s.q.Lookup(path)
-	if !ok {
-		return fail(sdkUnknownRequest, "unknown query path: "+path, 0)
-	}
-	ctx, at, qerr := s.q.AtHeight(ctx, strconv.FormatInt(height, 10))
-	if qerr != nil {
-		return fail(sdkCode(qerr.Code), qerr.Msg, 0)
-	}
-	req := m.NewRequest()
-	if err := protobuf.Unmarshal(data, req); err != nil {
-		return fail(sdkInvalidRequest, "failed to unmarshal request: "+err.Error(), at)
-	}
-	// The rendered result is cached with the gRPC and REST answers of the
-	// same head, so a dashboard polling through abci_query costs what it
-	// costs through gRPC: a lookup and a write.
-	out, qerr := s.q.Cached(m, "abci "+strconv.FormatUint(at, 10)+" "+path+" "+string(data), func() ([]byte, *query.Error) {
-		resp, qerr := s.q.Call(ctx, m, req)
-		if qerr != nil {
-			return nil, qerr
-		}
-		b, err := json.Marshal(map[string]any{"response": abciResponse{Value: protobuf.Marshal(resp), Height: i64(at)}})
-		if err != nil {
-			return nil, query.Errorf(query.Internal, "%v", err)
-		}
-		return b, nil
-	})
-	if qerr != nil {
-		return fail(sdkCode(qerr.Code), qerr.Msg, at)
-	}
+	// Written as rendered, not marshalled again.
 	return json.RawMessage(out), nil
 }
 

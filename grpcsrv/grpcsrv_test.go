@@ -154,7 +154,7 @@ func TestStatuses(t *testing.T) {
 		{"bad address", "/cosmos.bank.v1beta1.Query/AllBalances",
 			frame(&query.QueryAllBalancesRequest{Address: "chain1qqqq"}), nil, query.InvalidArgument, "invalid address"},
 		{"unknown method", "/cosmos.bank.v1beta1.Query/Nothing", frame(&query.QueryTotalSupplyRequest{}), nil, query.Unimplemented, "unknown method Nothing"},
-		{"unknown service", "/cosmos.mint.v1beta1.Query/Inflation", frame(&query.QueryTotalSupplyRequest{}), nil, query.Unimplemented, "unknown service"},
+		{"unknown service", "/cosmos.feegrant.v1beta1.Query/Allowances", frame(&query.QueryTotalSupplyRequest{}), nil, query.Unimplemented, "unknown service"},
 		{"no message", "/cosmos.bank.v1beta1.Query/TotalSupply", nil, nil, query.Unimplemented, "no request message"},
 		{"two messages", "/cosmos.bank.v1beta1.Query/TotalSupply", append(frame(&query.QueryTotalSupplyRequest{}), frame(&query.QueryTotalSupplyRequest{})...), nil, query.Unimplemented, "more than one"},
 		{"cut short", "/cosmos.bank.v1beta1.Query/TotalSupply", []byte{0, 0, 0, 0, 9, 1}, nil, query.Internal, "cut short"},

@@ -38,6 +38,7 @@ func grpcurlInputs() map[string]string {
 	acc := query.Bech32(query.AccountPrefix, querytest.Addr(1))
 	val := query.Bech32(query.ValidatorPrefix, querytest.Addr(0x100))
 	cons := query.Bech32(query.ConsensusPrefix, querytest.Addr(0x100))
+	dep := query.Bech32(query.AccountPrefix, querytest.Addr(2))
 	return map[string]string{
 		"cosmos.auth.v1beta1.Query/Account":                              `{"address":"` + acc + `"}`,
 		"cosmos.bank.v1beta1.Query/Balance":                              `{"address":"` + acc + `","denom":"achain"}`,
@@ -81,6 +82,35 @@ func grpcurlInputs() map[string]string {
 		"cosmos.staking.v1beta1.Query/Pool":                              `{}`,
 		"cosmos.upgrade.v1beta1.Query/CurrentPlan":                       `{}`,
 		"cosmos.upgrade.v1beta1.Query/AppliedPlan":                       `{"name":"1.2.0"}`,
+		"cosmos.upgrade.v1beta1.Query/Authority":                         `{}`,
+		"cosmos.auth.v1beta1.Query/Params":                               `{}`,
+		"cosmos.auth.v1beta1.Query/Bech32Prefix":                         `{}`,
+		"cosmos.auth.v1beta1.Query/AccountInfo":                          `{"address":"` + acc + `"}`,
+		"cosmos.bank.v1beta1.Query/Params":                               `{}`,
+		"cosmos.bank.v1beta1.Query/SpendableBalances":                    `{"address":"` + acc + `"}`,
+		"cosmos.bank.v1beta1.Query/SpendableBalanceByDenom":              `{"address":"` + acc + `","denom":"achain"}`,
+		"cosmos.bank.v1beta1.Query/DenomMetadata":                        `{"denom":"achain"}`,
+		"cosmos.bank.v1beta1.Query/DenomsMetadata":                       `{}`,
+		"cosmos.base.tendermint.v1beta1.Service/ABCIQuery":               `{"path":"/cosmos.bank.v1beta1.Query/Params"}`,
+		"cosmos.base.node.v1beta1.Service/Config":                        `{}`,
+		"cosmos.base.node.v1beta1.Service/Status":                        `{}`,
+		"cosmos.distribution.v1beta1.Query/ValidatorDistributionInfo":    `{"validator_address":"` + val + `"}`,
+		"cosmos.distribution.v1beta1.Query/DelegatorValidators":          `{"delegator_address":"` + acc + `"}`,
+		"cosmos.distribution.v1beta1.Query/DelegatorWithdrawAddress":     `{"delegator_address":"` + acc + `"}`,
+		"cosmos.gov.v1beta1.Query/Deposit":                               `{"proposal_id":"1","depositor":"` + dep + `"}`,
+		"cosmos.gov.v1.Query/Constitution":                               `{}`,
+		"cosmos.gov.v1.Query/Proposal":                                   `{"proposal_id":"3"}`,
+		"cosmos.gov.v1.Query/Proposals":                                  `{}`,
+		"cosmos.gov.v1.Query/Vote":                                       `{"proposal_id":"1","voter":"` + acc + `"}`,
+		"cosmos.gov.v1.Query/Votes":                                      `{"proposal_id":"1"}`,
+		"cosmos.gov.v1.Query/Params":                                     `{"params_type":"deposit"}`,
+		"cosmos.gov.v1.Query/Deposit":                                    `{"proposal_id":"1","depositor":"` + dep + `"}`,
+		"cosmos.gov.v1.Query/Deposits":                                   `{"proposal_id":"1"}`,
+		"cosmos.gov.v1.Query/TallyResult":                                `{"proposal_id":"1"}`,
+		"cosmos.mint.v1beta1.Query/Params":                               `{}`,
+		"cosmos.mint.v1beta1.Query/Inflation":                            `{}`,
+		"cosmos.mint.v1beta1.Query/AnnualProvisions":                     `{}`,
+		"cosmos.staking.v1beta1.Query/HistoricalInfo":                    `{"height":"1"}`,
 	}
 }
 

@@ -23,6 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 var (
 	acc1     = query.Bech32(query.AccountPrefix, querytest.Addr(1))
+	acc2     = query.Bech32(query.AccountPrefix, querytest.Addr(2))
 	acc5     = query.Bech32(query.AccountPrefix, querytest.Addr(5))
 	val0     = query.Bech32(query.ValidatorPrefix, querytest.Addr(0x100))
 	val1     = query.Bech32(query.ValidatorPrefix, querytest.Addr(0x101))
@@ -145,7 +146,44 @@ var goldenCases = []struct{ name, path string }{
 	{"signing_infos", "/cosmos/slashing/v1beta1/signing_infos?pagination.limit=1"},
 	{"signing_info", "/cosmos/slashing/v1beta1/signing_infos/" + cons0},
 	{"unknown_route", "/cosmos/bank/v1beta1/nothing"},
-	{"unknown_module", "/cosmos/mint/v1beta1/inflation"},
+	{"unknown_module", "/cosmos/evidence/v1beta1/evidence"},
+	{"bank_params", "/cosmos/bank/v1beta1/params"},
+	{"spendable_balances", "/cosmos/bank/v1beta1/spendable_balances/" + acc1},
+	{"spendable_balance_by_denom", "/cosmos/bank/v1beta1/spendable_balances/" + acc1 + "/by_denom?denom=achain"},
+	{"denoms_metadata", "/cosmos/bank/v1beta1/denoms_metadata"},
+	{"denom_metadata", "/cosmos/bank/v1beta1/denoms_metadata/achain"},
+	{"denom_metadata_unknown", "/cosmos/bank/v1beta1/denoms_metadata/uatom"},
+	{"auth_params", "/cosmos/auth/v1beta1/params"},
+	{"bech32_prefix", "/cosmos/auth/v1beta1/bech32"},
+	{"account_info", "/cosmos/auth/v1beta1/account_info/" + acc1},
+	{"account_info_missing", "/cosmos/auth/v1beta1/account_info/" + acc5},
+	{"historical_info", "/cosmos/staking/v1beta1/historical_info/1"},
+	{"historical_info_future", "/cosmos/staking/v1beta1/historical_info/99"},
+	{"validator_distribution_info", "/cosmos/distribution/v1beta1/validators/" + val0},
+	{"distribution_delegator_validators", "/cosmos/distribution/v1beta1/delegators/" + acc1 + "/validators"},
+	{"withdraw_address", "/cosmos/distribution/v1beta1/delegators/" + acc1 + "/withdraw_address"},
+	{"deposit", "/cosmos/gov/v1beta1/proposals/1/deposits/" + acc2},
+	{"deposit_missing", "/cosmos/gov/v1beta1/proposals/1/deposits/" + acc5},
+	{"gov_v1_proposals", "/cosmos/gov/v1/proposals"},
+	{"gov_v1_proposal_upgrade", "/cosmos/gov/v1/proposals/3"},
+	{"gov_v1_proposal_missing", "/cosmos/gov/v1/proposals/42"},
+	{"gov_v1_votes", "/cosmos/gov/v1/proposals/1/votes"},
+	{"gov_v1_vote", "/cosmos/gov/v1/proposals/1/votes/" + acc2},
+	{"gov_v1_params_tallying", "/cosmos/gov/v1/params/tallying"},
+	{"gov_v1_params_bad", "/cosmos/gov/v1/params/everything"},
+	{"gov_v1_deposits", "/cosmos/gov/v1/proposals/1/deposits"},
+	{"gov_v1_deposit", "/cosmos/gov/v1/proposals/1/deposits/" + acc2},
+	{"gov_v1_tally", "/cosmos/gov/v1/proposals/3/tally"},
+	{"gov_v1_constitution", "/cosmos/gov/v1/constitution"},
+	{"mint_params", "/cosmos/mint/v1beta1/params"},
+	{"mint_inflation", "/cosmos/mint/v1beta1/inflation"},
+	{"mint_annual_provisions", "/cosmos/mint/v1beta1/annual_provisions"},
+	{"node_config", "/cosmos/base/node/v1beta1/config"},
+	{"node_status", "/cosmos/base/node/v1beta1/status"},
+	{"upgrade_authority", "/cosmos/upgrade/v1beta1/authority"},
+	{"abci_query_params", "/cosmos/base/tendermint/v1beta1/abci_query?path=/cosmos.bank.v1beta1.Query/Params"},
+	{"abci_query_unknown_path", "/cosmos/base/tendermint/v1beta1/abci_query?path=/cosmos.bank.v1beta1.Query/Nothing"},
+	{"abci_query_prove", "/cosmos/base/tendermint/v1beta1/abci_query?path=/cosmos.bank.v1beta1.Query/Params&prove=true"},
 	{"root", "/"},
 }
 

@@ -44,6 +44,8 @@ func sweepValue(param string) (value, prefix string) {
 		return "voting", ""
 	case "name":
 		return "1.2.0", ""
+	case "denom":
+		return query.Denom, ""
 	}
 	return "", ""
 }
@@ -166,7 +168,8 @@ func TestSweepUnknown(t *testing.T) {
 		code  int
 	}
 	unknown := map[string]want{"proposal_id": {"42", 404}, "validator_address": {valNone, 404}, "validator_addr": {valNone, 404},
-		"cons_address": {query.Bech32(query.ConsensusPrefix, querytest.Addr(0x999)), 404}, "height": {"99", 400}}
+		"cons_address": {query.Bech32(query.ConsensusPrefix, querytest.Addr(0x999)), 404}, "height": {"99", 400},
+		"denom": {"uatom", 404}}
 	n := 0
 	for _, r := range sweepRoutes(t) {
 		for _, p := range r.params {

@@ -21,8 +21,10 @@ import (
 //     validator set in set order, absent members flagged so. chaind's
 //     precommits carry no time of their own: each signature is given the
 //     block's time, which is what CometBFT's BFT time makes of them (the
-//     block time is the median of the commit's times). Signatures are as
-//     recorded, 65 bytes (R || S || V).
+//     block time is the median of the commit's times). Signatures are
+//     CometBFT's 64-byte secp256k1 form, R || S: the recovery byte V
+//     chaind records after them is left out, since the validator's
+//     address names the key.
 //   - last_commit_hash: keccak256 of that certificate's encoding, which
 //     the header commits to as its parent beacon root.
 //   - data_hash: CometBFT's rule over the block data served — the Merkle
@@ -175,11 +177,11 @@ func (q *Querier) evidence(n uint64) (EvidenceList, []byte, error) {
 			}
 		}
 		if b, err := q.b.Blocks.BlockByNumber(e.A.Height); err == nil {
-			d.Timestamp = time.Unix(int64(b.Time()), 0).UTC()
+			d.Timestamp = blockTime(b.HeaderRef())
 		}
 		vote := func(v backend.EvidenceVote) *TMVote {
 			out := &TMVote{Type: SignedMsgType(v.Type), Height: int64(v.Height), Round: v.Round, Timestamp: d.Timestamp,
-				ValidatorAddress: v.Validator[:], ValidatorIndex: index, Signature: v.Signature}
+				ValidatorAddress: v.Validator[:], ValidatorIndex: index, Signature: cometSig(v.Signature)}
 			if v.BlockHash != (types.Hash{}) {
 				out.BlockID.Hash = v.BlockHash[:]
 			}
@@ -189,6 +191,15 @@ func (q *Querier) evidence(n uint64) (EvidenceList, []byte, error) {
 		out.Evidence = append(out.Evidence, Evidence{DuplicateVoteEvidence: d})
 	}
 	return out, MerkleRoot(items), nil
+}
+
+// cometSig is a recorded signature (R || S || V) in CometBFT's secp256k1
+// form, R || S.
+func cometSig(sig []byte) []byte {
+	if len(sig) == 65 {
+		return sig[:64]
+	}
+	return sig
 }
 
 // LastCommit renders the commit block b carries for its parent; nil for a
@@ -209,14 +220,14 @@ func (q *Querier) LastCommit(b *types.Block) (*Commit, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := time.Unix(int64(b.Time()), 0).UTC()
+	at := blockTime(b.HeaderRef())
 	out := &Commit{Height: int64(c.Height), Round: c.Round, BlockID: *blockID(parent), Signatures: make([]CommitSig, len(c.Signatures))}
 	for i, s := range c.Signatures {
 		if s.Signature == nil {
 			out.Signatures[i] = CommitSig{BlockIDFlag: FlagAbsent}
 			continue
 		}
-		out.Signatures[i] = CommitSig{BlockIDFlag: FlagCommit, ValidatorAddress: s.Validator[:], Timestamp: at, Signature: s.Signature}
+		out.Signatures[i] = CommitSig{BlockIDFlag: FlagCommit, ValidatorAddress: s.Validator[:], Timestamp: at, Signature: cometSig(s.Signature)}
 	}
 	return out, nil
 }

@@ -137,22 +137,22 @@ func (QueryCommunityPoolResponse) ProtoName() string {
 
 func distributionService() *Service {
 	return serviceFile("cosmos/distribution/v1beta1/query.proto", "cosmos.distribution.v1beta1.Query",
-		[]protobuf.Message{DelegationDelegatorReward{}, ValidatorAccumulatedCommission{}, ValidatorOutstandingRewards{}, DistributionParams{},
+		append([]protobuf.Message{DelegationDelegatorReward{}, ValidatorAccumulatedCommission{}, ValidatorOutstandingRewards{}, DistributionParams{},
 			QueryDelegationRewardsRequest{}, QueryDelegationRewardsResponse{},
 			QueryDelegationTotalRewardsRequest{}, QueryDelegationTotalRewardsResponse{},
 			QueryValidatorCommissionRequest{}, QueryValidatorCommissionResponse{},
 			QueryValidatorOutstandingRewardsRequest{}, QueryValidatorOutstandingRewardsResponse{},
 			QueryDistributionParamsRequest{}, QueryDistributionParamsResponse{},
-			QueryCommunityPoolRequest{}, QueryCommunityPoolResponse{}},
+			QueryCommunityPoolRequest{}, QueryCommunityPoolResponse{}}, distDelegatorMessages...),
 		nil,
-		[]*Method{
+		append([]*Method{
 			method("DelegationRewards", "/cosmos/distribution/v1beta1/delegators/{delegator_address}/rewards/{validator_address}", (*Querier).DelegationRewards),
 			method("DelegationTotalRewards", "/cosmos/distribution/v1beta1/delegators/{delegator_address}/rewards", (*Querier).DelegationTotalRewards),
 			method("ValidatorCommission", "/cosmos/distribution/v1beta1/validators/{validator_address}/commission", (*Querier).ValidatorCommission),
 			method("ValidatorOutstandingRewards", "/cosmos/distribution/v1beta1/validators/{validator_address}/outstanding_rewards", (*Querier).ValidatorOutstandingRewards),
 			method("Params", "/cosmos/distribution/v1beta1/params", (*Querier).DistributionParams),
 			method("CommunityPool", "/cosmos/distribution/v1beta1/community_pool", (*Querier).CommunityPool),
-		})
+		}, distDelegatorMethods()...))
 }
 
 // DelegationRewards are the rewards one delegation has accrued.

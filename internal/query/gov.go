@@ -202,12 +202,12 @@ func (QueryGovParamsResponse) ProtoName() string { return "cosmos.gov.v1beta1.Qu
 
 func govService() *Service {
 	return serviceFile("cosmos/gov/v1beta1/query.proto", "cosmos.gov.v1beta1.Query",
-		[]protobuf.Message{TextProposal{}, TallyResult{}, Proposal{}, WeightedVoteOption{}, Vote{}, Deposit{},
+		append([]protobuf.Message{TextProposal{}, TallyResult{}, Proposal{}, WeightedVoteOption{}, Vote{}, Deposit{},
 			VotingParams{}, DepositParams{}, TallyParams{},
 			QueryProposalRequest{}, QueryProposalResponse{}, QueryProposalsRequest{}, QueryProposalsResponse{},
 			QueryVoteRequest{}, QueryVoteResponse{}, QueryVotesRequest{}, QueryVotesResponse{},
 			QueryDepositsRequest{}, QueryDepositsResponse{}, QueryTallyResultRequest{}, QueryTallyResultResponse{},
-			QueryGovParamsRequest{}, QueryGovParamsResponse{}},
+			QueryGovParamsRequest{}, QueryGovParamsResponse{}}, govDepositMessages...),
 		[]protobuf.Enum{ProposalStatus(0), VoteOption(0)},
 		[]*Method{
 			method("Proposal", "/cosmos/gov/v1beta1/proposals/{proposal_id}", (*Querier).Proposal),
@@ -215,6 +215,7 @@ func govService() *Service {
 			method("Vote", "/cosmos/gov/v1beta1/proposals/{proposal_id}/votes/{voter}", (*Querier).Vote),
 			method("Votes", "/cosmos/gov/v1beta1/proposals/{proposal_id}/votes", (*Querier).Votes),
 			method("Params", "/cosmos/gov/v1beta1/params/{params_type}", (*Querier).GovParams),
+			method("Deposit", "/cosmos/gov/v1beta1/proposals/{proposal_id}/deposits/{depositor}", (*Querier).Deposit),
 			method("Deposits", "/cosmos/gov/v1beta1/proposals/{proposal_id}/deposits", (*Querier).Deposits),
 			method("TallyResult", "/cosmos/gov/v1beta1/proposals/{proposal_id}/tally", (*Querier).TallyResult),
 		})
@@ -255,18 +256,27 @@ func proposalID(id uint64) error {
 	return nil
 }
 
-// Proposal returns one proposal.
-func (q *Querier) Proposal(ctx context.Context, r *QueryProposalRequest) (*QueryProposalResponse, error) {
-	if err := proposalID(r.ProposalID); err != nil {
-		return nil, err
+// proposal reads one proposal: NotFound for an unknown id.
+func (q *Querier) proposal(ctx context.Context, id uint64) (vProposal, error) {
+	if err := proposalID(id); err != nil {
+		return vProposal{}, err
 	}
 	g, err := q.gov(ctx)
 	if err != nil {
-		return nil, err
+		return vProposal{}, err
 	}
-	p, err := g.Proposal(r.ProposalID)
+	p, err := g.Proposal(id)
 	if err != nil {
-		return nil, notFound(err, "proposal %d doesn't exist", r.ProposalID)
+		return vProposal{}, notFound(err, "proposal %d doesn't exist", id)
+	}
+	return p, nil
+}
+
+// Proposal returns one proposal.
+func (q *Querier) Proposal(ctx context.Context, r *QueryProposalRequest) (*QueryProposalResponse, error) {
+	p, err := q.proposal(ctx, r.ProposalID)
+	if err != nil {
+		return nil, err
 	}
 	return &QueryProposalResponse{Proposal: proposalOf(p)}, nil
 }
@@ -274,52 +284,7 @@ func (q *Querier) Proposal(ctx context.Context, r *QueryProposalRequest) (*Query
 // Proposals lists proposals, filtered by status, by a voter who voted on
 // them and by a depositor who deposited on them.
 func (q *Querier) Proposals(ctx context.Context, r *QueryProposalsRequest) (*QueryProposalsResponse, error) {
-	var voter, depositor types.Address
-	var err error
-	if r.Voter != "" {
-		if voter, err = parseAddress(AccountPrefix, "voter address", r.Voter); err != nil {
-			return nil, err
-		}
-	}
-	if r.Depositor != "" {
-		if depositor, err = parseAddress(AccountPrefix, "depositor address", r.Depositor); err != nil {
-			return nil, err
-		}
-	}
-	g, err := q.gov(ctx)
-	if err != nil {
-		return nil, err
-	}
-	all, err := g.Proposals()
-	if err != nil {
-		return nil, err
-	}
-	var ps []vProposal
-	for _, p := range all {
-		if r.ProposalStatus != 0 && ProposalStatus(p.Status) != r.ProposalStatus {
-			continue
-		}
-		if r.Voter != "" {
-			votes, err := g.Votes(p.ID)
-			if err != nil {
-				return nil, err
-			}
-			if !hasAddr(votes, voter, func(v vVote) types.Address { return v.Voter }) {
-				continue
-			}
-		}
-		if r.Depositor != "" {
-			deps, err := g.Deposits(p.ID)
-			if err != nil {
-				return nil, err
-			}
-			if !hasAddr(deps, depositor, func(d vDeposit) types.Address { return d.Depositor }) {
-				continue
-			}
-		}
-		ps = append(ps, p)
-	}
-	page, pr, err := paginate(ps, func(p vProposal) []byte { return uint64Key(p.ID) }, r.Pagination)
+	page, pr, err := q.proposalPage(ctx, r.ProposalStatus, r.Voter, r.Depositor, r.Pagination)
 	if err != nil {
 		return nil, err
 	}
@@ -328,6 +293,58 @@ func (q *Querier) Proposals(ctx context.Context, r *QueryProposalsRequest) (*Que
 		out[i] = proposalOf(p)
 	}
 	return &QueryProposalsResponse{Proposals: out, Pagination: pr}, nil
+}
+
+// proposalPage is the page of proposals with the status asked (0: any)
+// that voter voted on and depositor deposited on (each "": anyone); v1
+// and v1beta1 number their statuses alike.
+func (q *Querier) proposalPage(ctx context.Context, status ProposalStatus, voterAddr, depositorAddr string, pg *PageRequest) ([]vProposal, *PageResponse, error) {
+	var voter, depositor types.Address
+	var err error
+	if voterAddr != "" {
+		if voter, err = parseAddress(AccountPrefix, "voter address", voterAddr); err != nil {
+			return nil, nil, err
+		}
+	}
+	if depositorAddr != "" {
+		if depositor, err = parseAddress(AccountPrefix, "depositor address", depositorAddr); err != nil {
+			return nil, nil, err
+		}
+	}
+	g, err := q.gov(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := g.Proposals()
+	if err != nil {
+		return nil, nil, err
+	}
+	var ps []vProposal
+	for _, p := range all {
+		if status != 0 && ProposalStatus(p.Status) != status {
+			continue
+		}
+		if voterAddr != "" {
+			votes, err := g.Votes(p.ID)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !hasAddr(votes, voter, func(v vVote) types.Address { return v.Voter }) {
+				continue
+			}
+		}
+		if depositorAddr != "" {
+			deps, err := g.Deposits(p.ID)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !hasAddr(deps, depositor, func(d vDeposit) types.Address { return d.Depositor }) {
+				continue
+			}
+		}
+		ps = append(ps, p)
+	}
+	return paginate(ps, func(p vProposal) []byte { return uint64Key(p.ID) }, pg)
 }
 
 func hasAddr[T any](items []T, a types.Address, addr func(T) types.Address) bool {
@@ -345,45 +362,105 @@ func uint64Key(n uint64) []byte {
 	return []byte{byte(n >> 56), byte(n >> 48), byte(n >> 40), byte(n >> 32), byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
 }
 
-// Vote returns one voter's vote on a proposal.
-func (q *Querier) Vote(ctx context.Context, r *QueryVoteRequest) (*QueryVoteResponse, error) {
-	if err := proposalID(r.ProposalID); err != nil {
-		return nil, err
-	}
-	voter, err := parseAddress(AccountPrefix, "voter address", r.Voter)
-	if err != nil {
+// votes reads the votes on a proposal: NotFound for an unknown one.
+func (q *Querier) votes(ctx context.Context, id uint64) ([]vVote, error) {
+	if err := proposalID(id); err != nil {
 		return nil, err
 	}
 	g, err := q.gov(ctx)
 	if err != nil {
 		return nil, err
 	}
-	votes, err := g.Votes(r.ProposalID)
+	votes, err := g.Votes(id)
 	if err != nil {
-		return nil, notFound(err, "proposal %d doesn't exist", r.ProposalID)
+		return nil, notFound(err, "proposal %d doesn't exist", id)
+	}
+	return votes, nil
+}
+
+// vote reads one voter's vote on a proposal.
+func (q *Querier) vote(ctx context.Context, id uint64, voterAddr string) (vVote, error) {
+	if err := proposalID(id); err != nil {
+		return vVote{}, err
+	}
+	voter, err := parseAddress(AccountPrefix, "voter address", voterAddr)
+	if err != nil {
+		return vVote{}, err
+	}
+	votes, err := q.votes(ctx, id)
+	if err != nil {
+		return vVote{}, err
 	}
 	for _, v := range votes {
 		if v.Voter == voter {
-			return &QueryVoteResponse{Vote: voteOf(v)}, nil
+			return v, nil
 		}
 	}
-	return nil, Errorf(NotFound, "voter: %v not found for proposal: %v", r.Voter, r.ProposalID)
+	return vVote{}, Errorf(NotFound, "voter: %v not found for proposal: %v", voterAddr, id)
+}
+
+// votePage is a page of the votes on a proposal, by voter.
+func (q *Querier) votePage(ctx context.Context, id uint64, pg *PageRequest) ([]vVote, *PageResponse, error) {
+	votes, err := q.votes(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return paginate(votes, func(v vVote) []byte { return addrKey(v.Voter) }, pg)
+}
+
+// deposits reads the deposits on a proposal: NotFound for an unknown one.
+func (q *Querier) deposits(ctx context.Context, id uint64) ([]vDeposit, error) {
+	if err := proposalID(id); err != nil {
+		return nil, err
+	}
+	g, err := q.gov(ctx)
+	if err != nil {
+		return nil, err
+	}
+	deps, err := g.Deposits(id)
+	if err != nil {
+		return nil, notFound(err, "proposal %d doesn't exist", id)
+	}
+	return deps, nil
+}
+
+// depositPage is a page of the deposits on a proposal, by depositor.
+func (q *Querier) depositPage(ctx context.Context, id uint64, pg *PageRequest) ([]vDeposit, *PageResponse, error) {
+	deps, err := q.deposits(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return paginate(deps, func(d vDeposit) []byte { return addrKey(d.Depositor) }, pg)
+}
+
+// tally counts a proposal's votes.
+func (q *Querier) tally(ctx context.Context, id uint64) (vTally, error) {
+	if err := proposalID(id); err != nil {
+		return vTally{}, err
+	}
+	g, err := q.gov(ctx)
+	if err != nil {
+		return vTally{}, err
+	}
+	t, err := g.Tally(id)
+	if err != nil {
+		return vTally{}, notFound(err, "proposal %d doesn't exist", id)
+	}
+	return t, nil
+}
+
+// Vote returns one voter's vote on a proposal.
+func (q *Querier) Vote(ctx context.Context, r *QueryVoteRequest) (*QueryVoteResponse, error) {
+	v, err := q.vote(ctx, r.ProposalID, r.Voter)
+	if err != nil {
+		return nil, err
+	}
+	return &QueryVoteResponse{Vote: voteOf(v)}, nil
 }
 
 // Votes lists the votes on a proposal.
 func (q *Querier) Votes(ctx context.Context, r *QueryVotesRequest) (*QueryVotesResponse, error) {
-	if err := proposalID(r.ProposalID); err != nil {
-		return nil, err
-	}
-	g, err := q.gov(ctx)
-	if err != nil {
-		return nil, err
-	}
-	votes, err := g.Votes(r.ProposalID)
-	if err != nil {
-		return nil, notFound(err, "proposal %d doesn't exist", r.ProposalID)
-	}
-	page, pr, err := paginate(votes, func(v vVote) []byte { return addrKey(v.Voter) }, r.Pagination)
+	page, pr, err := q.votePage(ctx, r.ProposalID, r.Pagination)
 	if err != nil {
 		return nil, err
 	}
@@ -394,60 +471,55 @@ func (q *Querier) Votes(ctx context.Context, r *QueryVotesRequest) (*QueryVotesR
 	return &QueryVotesResponse{Votes: out, Pagination: pr}, nil
 }
 
+func depositOf(d vDeposit) Deposit {
+	return Deposit{ProposalID: d.ProposalID, Depositor: accAddr(d.Depositor), Amount: coins(d.Amount)}
+}
+
 // Deposits lists the deposits on a proposal.
 func (q *Querier) Deposits(ctx context.Context, r *QueryDepositsRequest) (*QueryDepositsResponse, error) {
-	if err := proposalID(r.ProposalID); err != nil {
-		return nil, err
-	}
-	g, err := q.gov(ctx)
-	if err != nil {
-		return nil, err
-	}
-	deps, err := g.Deposits(r.ProposalID)
-	if err != nil {
-		return nil, notFound(err, "proposal %d doesn't exist", r.ProposalID)
-	}
-	page, pr, err := paginate(deps, func(d vDeposit) []byte { return addrKey(d.Depositor) }, r.Pagination)
+	page, pr, err := q.depositPage(ctx, r.ProposalID, r.Pagination)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Deposit, len(page))
 	for i, d := range page {
-		out[i] = Deposit{ProposalID: d.ProposalID, Depositor: accAddr(d.Depositor), Amount: coins(d.Amount)}
+		out[i] = depositOf(d)
 	}
 	return &QueryDepositsResponse{Deposits: out, Pagination: pr}, nil
 }
 
 // TallyResult counts a proposal's votes.
 func (q *Querier) TallyResult(ctx context.Context, r *QueryTallyResultRequest) (*QueryTallyResultResponse, error) {
-	if err := proposalID(r.ProposalID); err != nil {
+	t, err := q.tally(ctx, r.ProposalID)
+	if err != nil {
 		return nil, err
+	}
+	return &QueryTallyResultResponse{Tally: tallyOf(t)}, nil
+}
+
+// govParams reads the governance parameters, after checking the group
+// asked for ("voting", "deposit" or "tallying"; "" too when any is
+// allowed, as v1 allows it).
+func (q *Querier) govParams(ctx context.Context, paramsType string, anyType bool) (vGovParams, error) {
+	switch paramsType {
+	case "voting", "deposit", "tallying":
+	default:
+		if !anyType || paramsType != "" {
+			return vGovParams{}, Errorf(InvalidArgument, "%s is not a valid parameter type", paramsType)
+		}
 	}
 	g, err := q.gov(ctx)
 	if err != nil {
-		return nil, err
+		return vGovParams{}, err
 	}
-	t, err := g.Tally(r.ProposalID)
-	if err != nil {
-		return nil, notFound(err, "proposal %d doesn't exist", r.ProposalID)
-	}
-	return &QueryTallyResultResponse{Tally: tallyOf(t)}, nil
+	return g.GovParams()
 }
 
 // GovParams returns one group of governance parameters ("voting",
 // "deposit" or "tallying"); the other groups are left zero, as the Cosmos
 // SDK answers.
 func (q *Querier) GovParams(ctx context.Context, r *QueryGovParamsRequest) (*QueryGovParamsResponse, error) {
-	switch r.ParamsType {
-	case "voting", "deposit", "tallying":
-	default:
-		return nil, Errorf(InvalidArgument, "%s is not a valid parameter type", r.ParamsType)
-	}
-	g, err := q.gov(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p, err := g.GovParams()
+	p, err := q.govParams(ctx, r.ParamsType, false)
 	if err != nil {
 		return nil, err
 	}

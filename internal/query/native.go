@@ -411,7 +411,7 @@ func cosmosTally(t *backend.Tally) vTally {
 }
 
 func (n native) cosmosProposal(p backend.Proposal) (vProposal, error) {
-	cp := vProposal{ID: p.ID, Title: p.Title, Description: p.Description, Status: proposalStatusOf(p.Status),
+	cp := vProposal{ID: p.ID, Title: p.Title, Description: p.Description, Proposer: p.Proposer, Status: proposalStatusOf(p.Status),
 		SubmitTime: unixTime(p.SubmitTime), DepositEndTime: unixTime(p.DepositEnd), TotalDeposit: zeroIfNil(p.TotalDeposit),
 		VotingStartTime: unixTime(p.VotingStart), VotingEndTime: unixTime(p.VotingEnd),
 		Changes: p.Changes, Plan: p.Plan,

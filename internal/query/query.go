@@ -17,10 +17,12 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/bech32"
 	"github.com/chaind/chaind/internal/protobuf"
+	"github.com/chaind/chaind/internal/types"
 )
 
 // Backend is what the queries read. Fields left nil make the queries that
@@ -42,6 +44,12 @@ type Backend struct {
 	Commits backend.Commits
 	// BlockMaxBytes bounds a block's encoding (consensus_hash hashes it).
 	BlockMaxBytes int64
+	// BlockTime is the node's target time between blocks (mint's
+	// blocks_per_year); 0 when blocks are made on demand.
+	BlockTime time.Duration
+	// Authority is the account that governance acts as: the governance
+	// contract (upgrade's and gov's authority).
+	Authority types.Address
 	// Staking and Governance are the chain's staking and governance
 	// state, which the staking, distribution, gov and slashing queries
 	// show in Cosmos' shapes.

@@ -4,8 +4,8 @@ package query
 // them.
 func allServices() []*Service {
 	return []*Service{
-		authService(), bankService(), tendermintService(), distributionService(),
-		govService(), slashingService(), stakingService(), upgradeService(),
+		authService(), bankService(), tendermintService(), nodeService(), distributionService(),
+		govService(), govV1Service(), mintService(), slashingService(), stakingService(), upgradeService(),
 	}
 }
 

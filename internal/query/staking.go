@@ -271,7 +271,8 @@ func stakingService() *Service {
 			QueryDelegatorValidatorRequest{}, QueryDelegatorValidatorResponse{},
 			RedelegationEntry{}, Redelegation{}, RedelegationEntryResponse{}, RedelegationResponse{},
 			QueryRedelegationsRequest{}, QueryRedelegationsResponse{},
-			QueryStakingParamsRequest{}, QueryStakingParamsResponse{}, QueryPoolRequest{}, QueryPoolResponse{}},
+			QueryStakingParamsRequest{}, QueryStakingParamsResponse{}, QueryPoolRequest{}, QueryPoolResponse{},
+			HistoricalInfo{}, QueryHistoricalInfoRequest{}, QueryHistoricalInfoResponse{}},
 		[]protobuf.Enum{BondStatus(0)},
 		[]*Method{
 			method("Validators", "/cosmos/staking/v1beta1/validators", (*Querier).Validators),
@@ -285,6 +286,7 @@ func stakingService() *Service {
 			method("DelegatorValidators", "/cosmos/staking/v1beta1/delegators/{delegator_addr}/validators", (*Querier).DelegatorValidators),
 			method("DelegatorValidator", "/cosmos/staking/v1beta1/delegators/{delegator_addr}/validators/{validator_addr}", (*Querier).DelegatorValidator),
 			method("Redelegations", "/cosmos/staking/v1beta1/delegators/{delegator_addr}/redelegations", (*Querier).Redelegations),
+			method("HistoricalInfo", "/cosmos/staking/v1beta1/historical_info/{height}", (*Querier).HistoricalInfo),
 			method("Params", "/cosmos/staking/v1beta1/params", (*Querier).StakingParams),
 			method("Pool", "/cosmos/staking/v1beta1/pool", (*Querier).Pool),
 		})

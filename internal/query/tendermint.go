@@ -319,7 +319,8 @@ func tendermintService() *Service {
 			GetSyncingRequest{}, GetSyncingResponse{}, GetLatestBlockRequest{}, GetLatestBlockResponse{},
 			GetBlockByHeightRequest{}, GetBlockByHeightResponse{}, SDKHeader{}, SDKBlock{},
 			GetLatestValidatorSetRequest{}, GetLatestValidatorSetResponse{},
-			GetValidatorSetByHeightRequest{}, GetValidatorSetByHeightResponse{}, TMValidator{}},
+			GetValidatorSetByHeightRequest{}, GetValidatorSetByHeightResponse{}, TMValidator{},
+			ABCIQueryRequest{}, ABCIQueryResponse{}, ProofOp{}, ProofOps{}},
 		nil,
 		[]*Method{
 			method("GetNodeInfo", "/cosmos/base/tendermint/v1beta1/node_info", (*Querier).GetNodeInfo),
@@ -328,6 +329,7 @@ func tendermintService() *Service {
 			method("GetBlockByHeight", "/cosmos/base/tendermint/v1beta1/blocks/{height}", (*Querier).GetBlockByHeight),
 			method("GetLatestValidatorSet", "/cosmos/base/tendermint/v1beta1/validatorsets/latest", (*Querier).GetLatestValidatorSet),
 			method("GetValidatorSetByHeight", "/cosmos/base/tendermint/v1beta1/validatorsets/{height}", (*Querier).GetValidatorSetByHeight),
+			method("ABCIQuery", "/cosmos/base/tendermint/v1beta1/abci_query", (*Querier).ABCIQuery),
 		})
 }
 
@@ -407,6 +409,9 @@ func (q *Querier) GetBlockByHeight(_ context.Context, r *GetBlockByHeightRequest
 	return &GetBlockByHeightResponse{BlockID: id, Block: tm, SDKBlock: sdk}, nil
 }
 
+// blockTime is a block's time as CometBFT shows it.
+func blockTime(h *types.Header) time.Time { return time.Unix(int64(h.Time), 0).UTC() }
+
 // BlockProtocol is the block protocol version CometBFT v0.38 reports
 // (header.version.block); chaind renders its blocks in that protocol's
 // shapes.
@@ -423,7 +428,7 @@ func (q *Querier) block(b *types.Block) (*BlockID, *TMBlock, *SDKBlock, error) {
 	}
 	tm := TMHeader{
 		Version: ConsensusVersion{Block: BlockProtocol},
-		ChainID: q.chainID(), Height: int64(h.Number), Time: time.Unix(int64(h.Time), 0).UTC(),
+		ChainID: q.chainID(), Height: int64(h.Number), Time: blockTime(h),
 		DataHash: MerkleRoot(txHashes), ValidatorsHash: q.validatorsHash(h.Number), NextValidatorsHash: q.validatorsHash(h.Number + 1),
 		ConsensusHash: q.consensusHash(h.GasLimit), AppHash: h.Root[:], LastResultsHash: h.ReceiptHash[:],
 		ProposerAddress: h.Coinbase[:],

@@ -288,6 +288,5 @@ func pubKeyAny(key []byte) *protobuf.Any {
 var typeFiles = []protobuf.File{
 	{Name: "cosmos/base/v1beta1/coin.proto", Package: "cosmos.base.v1beta1", Messages: []protobuf.Message{Coin{}, DecCoin{}}},
 	{Name: "cosmos/base/query/v1beta1/pagination.proto", Package: "cosmos.base.query.v1beta1", Messages: []protobuf.Message{PageRequest{}, PageResponse{}}},
-	{Name: "ethermint/types/v1/account.proto", Package: "ethermint.types.v1", Messages: []protobuf.Message{EthAccount{}}},
 	{Name: "cosmos/crypto/secp256k1/keys.proto", Package: "cosmos.crypto.secp256k1", Messages: []protobuf.Message{Secp256k1PubKey{}}},
 }

@@ -86,6 +86,20 @@ func (QueryAppliedPlanResponse) ProtoName() string {
 	return "cosmos.upgrade.v1beta1.QueryAppliedPlanResponse"
 }
 
+type QueryAuthorityRequest struct{}
+
+func (QueryAuthorityRequest) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.QueryAuthorityRequest"
+}
+
+type QueryAuthorityResponse struct {
+	Address string `pb:"1,address"`
+}
+
+func (QueryAuthorityResponse) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.QueryAuthorityResponse"
+}
+
 // proposalTypeFiles declare the proposal contents beside the services'
 // own files, so reflection describes every Any a proposal carries.
 var proposalTypeFiles = []protobuf.File{
@@ -95,11 +109,13 @@ var proposalTypeFiles = []protobuf.File{
 
 func upgradeService() *Service {
 	return serviceFile("cosmos/upgrade/v1beta1/query.proto", "cosmos.upgrade.v1beta1.Query",
-		[]protobuf.Message{QueryCurrentPlanRequest{}, QueryCurrentPlanResponse{}, QueryAppliedPlanRequest{}, QueryAppliedPlanResponse{}},
+		[]protobuf.Message{QueryCurrentPlanRequest{}, QueryCurrentPlanResponse{}, QueryAppliedPlanRequest{}, QueryAppliedPlanResponse{},
+			QueryAuthorityRequest{}, QueryAuthorityResponse{}},
 		nil,
 		[]*Method{
 			method("CurrentPlan", "/cosmos/upgrade/v1beta1/current_plan", (*Querier).CurrentPlan),
 			method("AppliedPlan", "/cosmos/upgrade/v1beta1/applied_plan/{name}", (*Querier).AppliedPlan),
+			method("Authority", "/cosmos/upgrade/v1beta1/authority", (*Querier).Authority),
 		})
 }
 
@@ -152,4 +168,13 @@ func (q *Querier) AppliedPlan(ctx context.Context, r *QueryAppliedPlanRequest) (
 		return nil, nativeErr(err)
 	}
 	return &QueryAppliedPlanResponse{Height: int64(h)}, nil
+}
+
+// Authority is the account upgrades are decided by: the governance
+// contract, which schedules a plan when an upgrade proposal passes.
+func (q *Querier) Authority(ctx context.Context, _ *QueryAuthorityRequest) (*QueryAuthorityResponse, error) {
+	if _, err := q.gov(ctx); err != nil {
+		return nil, err
+	}
+	return &QueryAuthorityResponse{Address: accAddr(q.b.Authority)}, nil
 }

@@ -119,6 +119,7 @@ const (
 type vProposal struct {
 	ID                 uint64
 	Title, Description string
+	Proposer           types.Address
 	Status             vProposalStatus
 	FinalTally         vTally // set once voting has ended
 	SubmitTime         time.Time

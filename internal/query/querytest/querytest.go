@@ -86,7 +86,8 @@ func New(validators int) *Fake {
 	day := uint64(24 * time.Hour / time.Millisecond)
 	f.Params = backend.StakingParams{RestakeCooldown: 21 * day, Desired: 100, MissedBlocksWindow: 100, MaxMissedBlocks: 50,
 		NodeRefutedPenaltyPPM: 50_000, SyncTimeoutPenaltyPPM: 10_000, MinDeposit: Ether(10), DepositPeriod: 2 * day,
-		VotingPeriod: 3 * day, QuorumPPM: 334_000, ThresholdPPM: 500_000, VetoPPM: 334_000}
+		VotingPeriod: 3 * day, QuorumPPM: 334_000, ThresholdPPM: 500_000, VetoPPM: 334_000,
+		Reward: Ether(1), NodeRewardInterval: uint64(time.Hour / time.Millisecond)}
 	base := uint64(Base.Unix())
 	for i := range validators {
 		op := Addr(0x100 + i)
@@ -158,7 +159,7 @@ func New(validators int) *Fake {
 // Backend returns a query.Backend over f.
 func (f *Fake) Backend() query.Backend {
 	return query.Backend{Blocks: f, State: f, Retention: f, Config: chainConfig{}, Network: f, Supply: f, Consensus: f,
-		Staking: f, Governance: f, Commits: f, BlockMaxBytes: 4 << 20,
+		Staking: f, Governance: f, Commits: f, BlockMaxBytes: 4 << 20, BlockTime: 2 * time.Second, Authority: Addr(0x805),
 		NodeID: "0123abcd", ListenAddr: "127.0.0.1:26656", Moniker: "test", Version: "chaind/v0.0.0-test", GoVersion: "go1.26"}
 }
 
@@ -332,10 +333,13 @@ func (f *Fake) ProposalTally(_ *uint64, id uint64) (*backend.Tally, error) {
 	return &t, nil
 }
 
-// chainConfig answers only the chain ID; the queries ask nothing else.
+// chainConfig answers the chain ID and a base fee of 1 gwei; the queries
+// ask nothing else.
 type chainConfig struct{ backend.ChainConfig }
 
 func (chainConfig) ChainID() uint64 { return 8118 }
+
+func (chainConfig) NextBaseFee(*types.Header) *uint256.Int { return uint256.NewInt(1_000_000_000) }
 
 // AddBlock extends the chain by one empty block, moving the head.
 func (f *Fake) AddBlock() {

@@ -8,7 +8,7 @@ import { TextProposal } from 'cosmjs-types/cosmos/gov/v1beta1/gov';
 import { ParameterChangeProposal } from 'cosmjs-types/cosmos/params/v1beta1/params';
 import { SoftwareUpgradeProposal } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade';
 import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
-import { BinaryReader } from 'cosmjs-types/binary';
+import { MsgExecLegacyContent } from 'cosmjs-types/cosmos/gov/v1/tx';
 import { env } from './env.js';
 
 // Rpc adapts a grpc-js channel to the request interface cosmjs-types'
@@ -59,33 +59,15 @@ export function pageEqual(grpcPage, restPage) {
   assert.equal(key, restPage.next_key);
 }
 
-// EthAccount (ethermint.types.v1: base_account = 1, code_hash = 2) is
-// what an account answer carries; cosmjs-types has no codec for it, so
-// this one reads it with cosmjs-types' own reader.
-export const EthAccount = {
-  decode(bytes) {
-    const r = new BinaryReader(bytes);
-    const m = {};
-    while (r.pos < r.len) {
-      const tag = r.uint32();
-      if (tag >>> 3 === 1) m.baseAccount = BaseAccount.decode(r, r.uint32());
-      else if (tag >>> 3 === 2) m.codeHash = r.string();
-      else r.skipType(tag & 7);
-    }
-    return m;
-  },
-  toJSON: (m) => ({ baseAccount: m.baseAccount && BaseAccount.toJSON(m.baseAccount), codeHash: m.codeHash }),
-};
-
 // The Any payloads the answers carry, decoded to compare with the REST
 // rendering of the same message.
 export const anyTypes = {
-  '/ethermint.types.v1.EthAccount': EthAccount,
   '/cosmos.crypto.secp256k1.PubKey': PubKey,
   '/cosmos.gov.v1beta1.TextProposal': TextProposal,
   '/cosmos.params.v1beta1.ParameterChangeProposal': ParameterChangeProposal,
   '/cosmos.upgrade.v1beta1.SoftwareUpgradeProposal': SoftwareUpgradeProposal,
   '/cosmos.auth.v1beta1.BaseAccount': BaseAccount,
+  '/cosmos.gov.v1.MsgExecLegacyContent': MsgExecLegacyContent,
 };
 
 const camel = (k) => k.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());

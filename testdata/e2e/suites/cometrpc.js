@@ -5,7 +5,7 @@
 // staking reads with REST). Transactions sent with ethers are found by
 // searchTx and getTx as Cosmos EVM shows them (a MsgEthereumTx in a TxRaw,
 // with its ethereum_tx events), and a WebSocket subscription receives new
-// blocks.
+// blocks. Accounts read by getAccount decode with accountFromAny.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { StargateClient, QueryClient, setupBankExtension, setupStakingExtension, setupDistributionExtension, setupGovExtension } from '@cosmjs/stargate';
@@ -96,12 +96,28 @@ describe('CometBFT RPC (cosmjs StargateClient and QueryClient)', () => {
     assert.ok(signed.length > 0, 'no signature recorded');
     for (const s of signed) {
       assert.ok(set.validators.some((v) => toHex(v.address) === toHex(s.validatorAddress)), 'a signer outside the set');
-      assert.equal(s.signature.length, 65);
+      assert.equal(s.signature.length, 64); // R || S, as CometBFT signs
     }
     // The header commits to that certificate as its parent beacon root.
     const eb = await rpc('eth_getBlockByNumber', ['0x' + h.toString(16), false]);
     assert.equal(toHex(block.header.lastCommitHash), eb.parentBeaconBlockRoot.slice(2));
     assert.deepEqual(block.evidence, []);
+  });
+
+  it('accounts are BaseAccounts that accountFromAny decodes, with stable, distinct numbers', async () => {
+    const w = env.wallet(ACCOUNTS.cosmos);
+    const addr = bech32('chain', w.address);
+    const acct = await client.getAccount(addr);
+    assert.ok(acct, 'no account');
+    assert.equal(acct.address, addr);
+    assert.equal(acct.sequence, Number(BigInt(await rpc('eth_getTransactionCount', [w.address, 'latest']))));
+    const r = await rest(`/cosmos/auth/v1beta1/accounts/${addr}`);
+    assert.equal(r.body.account['@type'], '/cosmos.auth.v1beta1.BaseAccount');
+    assert.equal(String(acct.accountNumber), r.body.account.account_number);
+    assert.ok(Number.isSafeInteger(acct.accountNumber));
+    const other = await client.getAccount(bech32('chain', devWallet(ACCOUNTS.untouched).address));
+    assert.notEqual(other.accountNumber, acct.accountNumber);
+    assert.equal((await client.getAccount(addr)).accountNumber, acct.accountNumber);
   });
 
   it('validators and status name the dev validator', async () => {

@@ -1,7 +1,7 @@
 // The Cosmos-style query ports as Keplr-era tools read them: a gRPC client
 // (@grpc/grpc-js) with the message codecs of cosmjs-types calls Validators,
 // Delegation, Balance and Proposals, and the REST paths, read with plain
-// fetch, must say the same thing field by field: every field of 33 answers
+// fetch, must say the same thing field by field: every field of 57 answers
 // is compared, each decoded by cosmjs-types. The dev chain's staking
 // state is real: its validator with its self-delegation, plus a delegation
 // and a text proposal the suite makes through the system contracts with
@@ -21,6 +21,10 @@ import * as tm from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query';
 import * as distr from 'cosmjs-types/cosmos/distribution/v1beta1/query';
 import * as slashing from 'cosmjs-types/cosmos/slashing/v1beta1/query';
 import * as auth from 'cosmjs-types/cosmos/auth/v1beta1/query';
+import * as govv1 from 'cosmjs-types/cosmos/gov/v1/query';
+import * as mint from 'cosmjs-types/cosmos/mint/v1beta1/query';
+import * as node from 'cosmjs-types/cosmos/base/node/v1beta1/query';
+import * as upgrade from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
 import { env, devWallet, DEV_BALANCE, ACCOUNTS } from '../lib/env.js';
 import { Rpc, rest, decWire, pageEqual, sameFields } from '../lib/cosmos.js';
 
@@ -160,7 +164,8 @@ describe('cosmos queries (gRPC with cosmjs-types, REST with fetch)', () => {
     const Q = {
       staking: new staking.QueryClientImpl(rpc), bank: new bank.QueryClientImpl(rpc), gov: new gov.QueryClientImpl(rpc),
       distr: new distr.QueryClientImpl(rpc), slashing: new slashing.QueryClientImpl(rpc), auth: new auth.QueryClientImpl(rpc),
-      tm: new tm.ServiceClientImpl(rpc),
+      tm: new tm.ServiceClientImpl(rpc), govv1: new govv1.QueryClientImpl(rpc), mint: new mint.QueryClientImpl(rpc),
+      node: new node.ServiceClientImpl(rpc), upgrade: new upgrade.QueryClientImpl(rpc),
     };
     const cons = (await rest('/cosmos/slashing/v1beta1/signing_infos')).body.info[0].address;
     const cases = [
@@ -197,6 +202,32 @@ describe('cosmos queries (gRPC with cosmjs-types, REST with fetch)', () => {
       [() => Q.tm.GetValidatorSetByHeight(tm.GetValidatorSetByHeightRequest.fromPartial({ height: 1n })), tm.GetValidatorSetByHeightResponse, '/cosmos/base/tendermint/v1beta1/validatorsets/1'],
       [() => Q.tm.GetBlockByHeight(tm.GetBlockByHeightRequest.fromPartial({ height: 1n })), tm.GetBlockByHeightResponse, '/cosmos/base/tendermint/v1beta1/blocks/1'],
       [() => Q.tm.GetNodeInfo(tm.GetNodeInfoRequest.fromPartial({})), tm.GetNodeInfoResponse, '/cosmos/base/tendermint/v1beta1/node_info'],
+      // The SDK v0.50 queries added beside the first 33.
+      [() => Q.bank.Params(bank.QueryParamsRequest.fromPartial({})), bank.QueryParamsResponse, '/cosmos/bank/v1beta1/params'],
+      [() => Q.bank.SpendableBalances(bank.QuerySpendableBalancesRequest.fromPartial({ address: del })), bank.QuerySpendableBalancesResponse, `/cosmos/bank/v1beta1/spendable_balances/${del}`],
+      [() => Q.bank.SpendableBalanceByDenom(bank.QuerySpendableBalanceByDenomRequest.fromPartial({ address: del, denom: 'achain' })), bank.QuerySpendableBalanceByDenomResponse, `/cosmos/bank/v1beta1/spendable_balances/${del}/by_denom?denom=achain`],
+      [() => Q.bank.DenomsMetadata(bank.QueryDenomsMetadataRequest.fromPartial({})), bank.QueryDenomsMetadataResponse, '/cosmos/bank/v1beta1/denoms_metadata'],
+      [() => Q.bank.DenomMetadata(bank.QueryDenomMetadataRequest.fromPartial({ denom: 'achain' })), bank.QueryDenomMetadataResponse, '/cosmos/bank/v1beta1/denoms_metadata/achain'],
+      [() => Q.auth.Params(auth.QueryParamsRequest.fromPartial({})), auth.QueryParamsResponse, '/cosmos/auth/v1beta1/params'],
+      [() => Q.auth.Bech32Prefix(auth.Bech32PrefixRequest.fromPartial({})), auth.Bech32PrefixResponse, '/cosmos/auth/v1beta1/bech32'],
+      [() => Q.auth.AccountInfo(auth.QueryAccountInfoRequest.fromPartial({ address: del })), auth.QueryAccountInfoResponse, `/cosmos/auth/v1beta1/account_info/${del}`],
+      [() => Q.staking.HistoricalInfo(staking.QueryHistoricalInfoRequest.fromPartial({ height: 1n })), staking.QueryHistoricalInfoResponse, '/cosmos/staking/v1beta1/historical_info/1'],
+      [() => Q.distr.ValidatorDistributionInfo(distr.QueryValidatorDistributionInfoRequest.fromPartial({ validatorAddress: val })), distr.QueryValidatorDistributionInfoResponse, `/cosmos/distribution/v1beta1/validators/${val}`],
+      [() => Q.distr.DelegatorValidators(distr.QueryDelegatorValidatorsRequest.fromPartial({ delegatorAddress: del })), distr.QueryDelegatorValidatorsResponse, `/cosmos/distribution/v1beta1/delegators/${del}/validators`],
+      [() => Q.distr.DelegatorWithdrawAddress(distr.QueryDelegatorWithdrawAddressRequest.fromPartial({ delegatorAddress: del })), distr.QueryDelegatorWithdrawAddressResponse, `/cosmos/distribution/v1beta1/delegators/${del}/withdraw_address`],
+      [() => Q.gov.Deposit(gov.QueryDepositRequest.fromPartial({ proposalId, depositor: del })), gov.QueryDepositResponse, `/cosmos/gov/v1beta1/proposals/${proposalId}/deposits/${del}`],
+      [() => Q.govv1.Proposal(govv1.QueryProposalRequest.fromPartial({ proposalId })), govv1.QueryProposalResponse, `/cosmos/gov/v1/proposals/${proposalId}`],
+      [() => Q.govv1.Proposals(govv1.QueryProposalsRequest.fromPartial({})), govv1.QueryProposalsResponse, '/cosmos/gov/v1/proposals'],
+      [() => Q.govv1.Deposits(govv1.QueryDepositsRequest.fromPartial({ proposalId })), govv1.QueryDepositsResponse, `/cosmos/gov/v1/proposals/${proposalId}/deposits`],
+      [() => Q.govv1.Deposit(govv1.QueryDepositRequest.fromPartial({ proposalId, depositor: del })), govv1.QueryDepositResponse, `/cosmos/gov/v1/proposals/${proposalId}/deposits/${del}`],
+      [() => Q.govv1.TallyResult(govv1.QueryTallyResultRequest.fromPartial({ proposalId })), govv1.QueryTallyResultResponse, `/cosmos/gov/v1/proposals/${proposalId}/tally`],
+      [() => Q.govv1.Params(govv1.QueryParamsRequest.fromPartial({ paramsType: 'voting' })), govv1.QueryParamsResponse, '/cosmos/gov/v1/params/voting'],
+      [() => Q.govv1.Constitution(govv1.QueryConstitutionRequest.fromPartial({})), govv1.QueryConstitutionResponse, '/cosmos/gov/v1/constitution'],
+      [() => Q.mint.Params(mint.QueryParamsRequest.fromPartial({})), mint.QueryParamsResponse, '/cosmos/mint/v1beta1/params'],
+      [() => Q.mint.Inflation(mint.QueryInflationRequest.fromPartial({})), mint.QueryInflationResponse, '/cosmos/mint/v1beta1/inflation'],
+      [() => Q.mint.AnnualProvisions(mint.QueryAnnualProvisionsRequest.fromPartial({})), mint.QueryAnnualProvisionsResponse, '/cosmos/mint/v1beta1/annual_provisions'],
+      [() => Q.node.Config(node.ConfigRequest.fromPartial({})), node.ConfigResponse, '/cosmos/base/node/v1beta1/config'],
+      [() => Q.upgrade.Authority(upgrade.QueryAuthorityRequest.fromPartial({})), upgrade.QueryAuthorityResponse, '/cosmos/upgrade/v1beta1/authority'],
     ];
     for (const [call, codec, path] of cases) {
       let diff;
