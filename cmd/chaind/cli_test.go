@@ -52,7 +52,7 @@ func TestEveryCommandHelpAndBadFlags(t *testing.T) {
 	}
 	// Commands that dispatch on a second word: each of those words too.
 	var nested [][]string
-	for _, b := range []string{"startup", "idle", "dev", "rpc", "graphql"} {
+	for _, b := range []string{"startup", "idle", "dev", "rpc", "graphql", "devnet"} {
 		nested = append(nested, []string{"bench", b})
 	}
 	for kind := range runners {

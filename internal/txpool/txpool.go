@@ -560,6 +560,13 @@ func (p *Pool) notify(tx *types.Transaction) {
 // deterministic. A heap of the senders' next transactions makes it
 // O(n log senders).
 func ByPrice(pending map[types.Address][]*types.Transaction, baseFee *uint256.Int) []*types.Transaction {
+	return ByPriceN(pending, baseFee, 0)
+}
+
+// ByPriceN is ByPrice stopping after limit transactions (0: none): a
+// proposer orders only what a block can take, not a full pool, whose
+// ordering would otherwise spend its build budget.
+func ByPriceN(pending map[types.Address][]*types.Transaction, baseFee *uint256.Int, limit int) []*types.Transaction {
 	h := make(priceHeap, 0, len(pending))
 	total := 0
 	for from, txs := range pending {
@@ -570,8 +577,11 @@ func ByPrice(pending map[types.Address][]*types.Transaction, baseFee *uint256.In
 		total += len(txs)
 	}
 	heap.Init(&h)
+	if limit > 0 {
+		total = min(total, limit)
+	}
 	out := make([]*types.Transaction, 0, total)
-	for len(h) > 0 {
+	for len(h) > 0 && len(out) < total {
 		top := h[0]
 		out = append(out, top.txs[top.i])
 		top.i++

@@ -152,6 +152,18 @@ func TestByPrice(t *testing.T) {
 			t.Fatalf("position %d: got nonce %d of another sender", i, got[i].Nonce())
 		}
 	}
+	// With a limit, the best ones in the same order, and no more.
+	for limit, n := range map[int]int{1: 1, 2: 2, 3: 3, 9: 3} {
+		got := ByPriceN(f.pool.Pending(), uint256.NewInt(1e9), limit)
+		if len(got) != n {
+			t.Fatalf("limit %d: %d transactions, want %d", limit, len(got), n)
+		}
+		for i := range got {
+			if got[i].Hash() != want[i].Hash() {
+				t.Fatalf("limit %d, position %d: got nonce %d of another sender", limit, i, got[i].Nonce())
+			}
+		}
+	}
 }
 
 func TestLimitsAndEviction(t *testing.T) {
@@ -311,6 +323,27 @@ func BenchmarkStreamingSender(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*run), "ns/tx")
+		})
+	}
+}
+
+// BenchmarkByPrice orders a full pool (64 senders of 200 transactions) for
+// a block: all of it, or only a 30M-gas block's worth of transfers.
+func BenchmarkByPrice(b *testing.B) {
+	f := newFixture(&testing.T{}, Config{}, 64)
+	for i := range f.keys {
+		for n := range uint64(200) {
+			if err := f.pool.Add(f.tx(i, n, 2e9+uint64(i), 1e9)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	pending := f.pool.Pending()
+	for _, limit := range []int{0, 30_000_000 / 21_000} {
+		b.Run("limit="+strconv.Itoa(limit), func(b *testing.B) {
+			for b.Loop() {
+				ByPriceN(pending, uint256.NewInt(1e9), limit)
+			}
 		})
 	}
 }

@@ -49,6 +49,10 @@ type ChainAppConfig struct {
 	Miner Miner
 }
 
+// minTxGas is the least gas a transaction uses (a transfer's): a block
+// holds at most its gas limit over it.
+const minTxGas = 21_000
+
 // burstWait lets a burst of submissions land in one block when an idle
 // validator that proposes only blocks with transactions wakes up for the
 // first of them.
@@ -233,10 +237,13 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 	ph := head.HeaderRef()
 	nb := a.cfg.View.NextBlockParams(ph, &chain.Attributes{Coinbase: a.cfg.Coinbase, Time: o.Time, TimeMs: o.TimeMs, GasLimit: a.cfg.GasLimit,
 		Random: types.Hash(crypto.Keccak256(head.Hash().Bytes()))})
-	ordered := txpool.ByPrice(a.cfg.Pool.Pending(), nb.BaseFee)
-	if n := a.cost.maxTxs(validationBudget(a.cfg.BlockTime)); n > 0 && len(ordered) > n {
-		ordered = ordered[:n]
+	// Only what the block can take is ordered: its gas in transfers, or
+	// fewer if the others' validation cost caps it.
+	limit := int(nb.GasLimit / minTxGas)
+	if n := a.cost.maxTxs(validationBudget(a.cfg.BlockTime)); n > 0 {
+		limit = min(limit, n)
 	}
+	ordered := txpool.ByPriceN(a.cfg.Pool.Pending(), nb.BaseFee, max(limit, 1))
 	start := time.Now()
 	built, err := c.BuildBlock(chain.BuildParams{
 		Coinbase:         nb.Coinbase,
