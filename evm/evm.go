@@ -90,9 +90,6 @@ type EVM struct {
 	returnData  []byte
 	callGasTemp uint64
 
-	hasher    crypto.KeccakState
-	hasherBuf types.Hash
-
 	missing []types.Address
 
 	// cancelled stops execution at the next jump or call frame (see
@@ -116,7 +113,6 @@ func NewEVM(block BlockContext, statedb StateDB, chainID uint64, fork forks.Fork
 		fork:    fork,
 		table:   tableFor(fork),
 		precs:   precompilesFor(fork),
-		hasher:  crypto.NewKeccak(),
 	}
 	evm.chainID.SetUint64(chainID)
 	return evm
