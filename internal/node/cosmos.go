@@ -29,7 +29,7 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 	q := query.New(qb)
 	var ls []front.Listener
 	gs := grpcsrv.New(q)
-	gs.Observe(n.grpcm) // its calls on either port, native or gRPC-Web
+	gs.Observe(n.http.GRPC) // its calls on either port, native or gRPC-Web
 	if rest != nil && *rest >= 0 {
 		// The REST answers are public, read-only chain data fetched without
 		// credentials, so any web page (a staking dashboard) may read them.

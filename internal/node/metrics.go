@@ -23,7 +23,6 @@ func (n *Node) openMetrics() {
 	n.metrics = r
 	nodemetrics.RegisterRPC(r, n.RPC)
 	n.http = nodemetrics.NewHTTP(r)
-	n.grpcm = nodemetrics.NewGRPC(r)
 	n.prunePause = r.NewHistogramVec("chaind_prune_pause_seconds", "Time a pruning pass held the chain, blocking block production: one observation per slice, by what was pruned (state or history).", chainmetrics.DefaultBuckets, "kind")
 	r.CounterFunc("chaind_consensus_rounds_total", "Consensus rounds entered by this validator (every height starts one).", func() float64 { return float64(n.bftStats.Rounds.Load()) })
 	r.CounterFunc("chaind_consensus_timeouts_total", "Consensus propose, prevote and precommit timeouts that fired.", func() float64 { return float64(n.bftStats.Timeouts.Load()) })

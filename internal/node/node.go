@@ -150,8 +150,7 @@ type Node struct {
 	// prunePause observes each hold of the chain by a pruning pass.
 	prunePause *metrics.HistogramVec
 	// http counts the listeners' requests (Start hands it to each).
-	http  *nodemetrics.HTTP
-	grpcm func(method string, code int, d time.Duration) // the gRPC port's observer (nodemetrics.NewGRPC)
+	http *nodemetrics.HTTP
 	// chainm reports blocks, sync and this validator's signed and missed blocks.
 	chainm    *nodemetrics.Chain
 	bftStats  bft.Stats

@@ -232,13 +232,18 @@ func (c *Chain) Missed() float64 { return c.missed.Value() }
 type HTTP struct {
 	reqs *metrics.CounterVec
 	lat  *metrics.HistogramVec
+	// GRPC is the observer of the gRPC calls the listeners serve
+	// (NewGRPC; grpcsrv.Server.Observe).
+	GRPC func(method string, code int, d time.Duration)
 }
 
-// NewHTTP registers the families of HTTP requests on r.
+// NewHTTP registers the families of HTTP requests on r, and of the gRPC
+// calls among them (GRPC).
 func NewHTTP(r *metrics.Registry) *HTTP {
 	return &HTTP{
 		reqs: r.NewCounterVec("chaind_http_requests_total", "HTTP requests answered, by listener (its kind: http, ws, rest, grpc, cometrpc, explorer, metrics), API (jsonrpc, graphql, websocket for upgrades, health, ops, or the listener's kind) and status code; the front's refusals (429, 413...) included.", "listener", "api", "code"),
 		lat:  r.NewHistogramVec("chaind_http_request_duration_seconds", "Time to answer an HTTP request, by listener and API (for a WebSocket, the time to the upgrade).", metrics.DefaultBuckets, "listener", "api"),
+		GRPC: NewGRPC(r),
 	}
 }
 
