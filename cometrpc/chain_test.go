@@ -174,8 +174,9 @@ func fixture() *chain {
 func serveChain(t *testing.T, c *chain) (string, *Server) {
 	t.Helper()
 	qb := c.Backend()
+	qb.Receipts, qb.TxIndex, qb.History = c, c, c
 	s := New(query.New(qb), Backend{Blocks: qb.Blocks, Consensus: qb.Consensus, Network: c, Validator: querytest.Addr(0x100),
-		Receipts: c, TxIndex: c, History: c, Pool: c, Heads: c,
+		Pool: c, Heads: c,
 		Genesis: func() ([]byte, error) { return []byte(`{"config":{"chainId":8118},"alloc":{}}`), nil },
 		Params:  Params{BlockMaxBytes: 4 << 20, EvidenceMaxAgeBlocks: 100, EvidenceMaxBytes: 64 << 10, BlockTime: 2e9}})
 	srv, err := front.New(front.Config{}).Listen(Listener("127.0.0.1:0", s, front.Options{}))

@@ -7,9 +7,9 @@
 //
 // Transactions appear as Cosmos EVM shows them (query.CosmosTx: a
 // MsgEthereumTx in a TxRaw, named by the sha256 of those bytes), with the
-// events Cosmos EVM emits for them (txs.go); tx_search and block_search
-// run the event query subset clients use over the chain's indexes
-// (search.go, results.go).
+// events Cosmos EVM emits for them (query.TxResult); tx_search runs the
+// event query subset clients use (internal/query/eventquery) over the
+// chain's indexes (query.TxSearch), as the Cosmos tx service does.
 //
 // Everything is read through the shared query layer (internal/query) and
 // the neutral backend: abci_query routes a "/cosmos.bank.v1beta1.Query/
@@ -55,10 +55,7 @@ type Backend struct {
 	// P2PAddr is the node's p2p listen address ("" without p2p).
 	P2PAddr string
 
-	Receipts backend.Receipts
-	TxIndex  backend.TxIndex
-	History  backend.History
-	Pool     backend.TxPool
+	Pool backend.TxPool
 	// Heads feeds the WebSocket subscriptions and the CometBFT hash index
 	// (Run); nil: no subscriptions.
 	Heads backend.HeadFeed
@@ -70,11 +67,9 @@ type Backend struct {
 
 // Server answers CometBFT RPC requests.
 type Server struct {
-	q          *query.Querier
-	b          Backend
-	hashes     hashIndex
-	backfilled sync.Once
-	events     *hub
+	q      *query.Querier
+	b      Backend
+	events *hub
 
 	genesisOnce sync.Once
 	genesis     json.RawMessage
@@ -260,6 +255,9 @@ func (s *Server) call(ctx context.Context, host string, id json.RawMessage, name
 }
 
 func errorResponse(id json.RawMessage, err error) response {
+	if qe := (*query.Error)(nil); errors.As(err, &qe) && qe.Code == query.InvalidArgument {
+		err = fmt.Errorf("%w: %s", errParams, qe.Msg)
+	}
 	if errors.Is(err, errParams) {
 		return response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeInvalidParams, Message: "Invalid params", Data: err.Error()}}
 	}

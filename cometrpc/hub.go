@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/chaind/chaind/internal/query"
+	"github.com/chaind/chaind/internal/query/eventquery"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -22,7 +23,7 @@ func newHub() *hub { return &hub{conns: map[*wsConn]bool{}} }
 
 var errSubscribed = errors.New("already subscribed")
 
-func (h *hub) subscribe(wc *wsConn, id json.RawMessage, q *eventQuery) error {
+func (h *hub) subscribe(wc *wsConn, id json.RawMessage, q *eventquery.Query) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.conns[wc] && len(h.conns) >= wsMaxClients {
@@ -30,13 +31,13 @@ func (h *hub) subscribe(wc *wsConn, id json.RawMessage, q *eventQuery) error {
 	}
 	wc.mu.Lock()
 	defer wc.mu.Unlock()
-	if _, ok := wc.subs[q.text]; ok {
+	if _, ok := wc.subs[q.Text]; ok {
 		return errSubscribed
 	}
 	if len(wc.subs) >= wsMaxSubs {
 		return fmt.Errorf("max_subscriptions_per_client %d reached", wsMaxSubs)
 	}
-	wc.subs[q.text] = &wsSub{id: id, q: q}
+	wc.subs[q.Text] = &wsSub{id: id, q: q}
 	h.conns[wc] = true
 	return nil
 }
@@ -92,9 +93,9 @@ func (h *hub) publish(evs []busEvent) {
 		wc.mu.Unlock()
 		for _, ev := range evs {
 			for _, sub := range subs {
-				if sub.q.matches(ev.events) {
+				if sub.q.Matches(ev.events) {
 					wc.send(response{JSONRPC: "2.0", ID: sub.id, Result: map[string]any{
-						"query": sub.q.text, "data": ev.data, "events": ev.events}})
+						"query": sub.q.Text, "data": ev.data, "events": ev.events}})
 				}
 			}
 		}
@@ -107,10 +108,6 @@ func (h *hub) subscribed() bool {
 	return len(h.conns) > 0
 }
 
-// backfillBlocks is how many blocks before the head Run indexes the
-// CometBFT hashes of when it starts (hashIndex).
-const backfillBlocks = 1000
-
 // Run follows the chain's new blocks until stop is closed: it records
 // their transactions' CometBFT hashes and publishes their NewBlock and Tx
 // events to the WebSocket subscribers. Without a head feed it returns at
@@ -121,7 +118,7 @@ func (s *Server) Run(stop <-chan struct{}) {
 	}
 	heads, unsub := s.b.Heads.SubscribeHeads(64)
 	defer unsub()
-	s.backfill()
+	s.q.Backfill()
 	for {
 		select {
 		case <-stop:
@@ -135,45 +132,15 @@ func (s *Server) Run(stop <-chan struct{}) {
 	}
 }
 
-// backfill indexes the CometBFT hashes of the last backfillBlocks blocks,
-// once: when Run starts, or at the first lookup that misses if that comes
-// first.
-func (s *Server) backfill() {
-	s.backfilled.Do(func() {
-		if s.b.Blocks == nil {
-			return
-		}
-		head := s.b.Blocks.Head().Number()
-		for n := head; n > 0 && head-n < backfillBlocks; n-- {
-			if b, err := s.b.Blocks.BlockByNumber(n); err == nil {
-				s.indexHashes(b)
-			}
-		}
-	})
-}
-
-// indexHashes records the CometBFT hashes of b's transactions.
-func (s *Server) indexHashes(b *types.Block) {
-	for _, tx := range b.Transactions() {
-		from, err := types.Sender(tx)
-		if err != nil {
-			continue
-		}
-		if raw, err := query.CosmosTx(tx, from); err == nil {
-			s.hashes.add(query.CometHash(raw), tx.Hash())
-		}
-	}
-}
-
 // newBlock indexes b and publishes its events to the subscribers.
 func (s *Server) newBlock(b *types.Block) {
 	if !s.events.subscribed() {
-		s.indexHashes(b)
+		s.q.IndexHashes(b)
 		return
 	}
-	rs, err := s.blockTxResults(b) // indexes the hashes too
+	rs, err := s.q.BlockTxResults(b) // indexes the hashes too
 	if err != nil {
-		s.indexHashes(b)
+		s.q.IndexHashes(b)
 		return
 	}
 	evs, err := s.blockEvents(b, rs)
@@ -185,14 +152,14 @@ func (s *Server) newBlock(b *types.Block) {
 
 // blockEvents renders the NewBlock event of b and the Tx event of each
 // of its transactions, in CometBFT's EventData shapes.
-func (s *Server) blockEvents(b *types.Block, rs []txResult) ([]busEvent, error) {
+func (s *Server) blockEvents(b *types.Block, rs []query.TxResult) ([]busEvent, error) {
 	blk, err := s.blockResult(context.Background(), b.Number())
 	if err != nil {
 		return nil, err
 	}
 	results := make([]any, len(rs))
 	for i := range rs {
-		results[i] = rs[i].execResult()
+		results[i] = execResult(&rs[i])
 	}
 	fin := blockEvents(b)
 	value := blk.(map[string]any)
@@ -202,15 +169,15 @@ func (s *Server) blockEvents(b *types.Block, rs []txResult) ([]busEvent, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := []busEvent{{data: data, events: flatten(fin, map[string][]string{"tm.event": {"NewBlock"}})}}
+	out := []busEvent{{data: data, events: query.Flatten(fin, map[string][]string{"tm.event": {"NewBlock"}})}}
 	for i := range rs {
 		t := &rs[i]
 		data, err := json.Marshal(map[string]any{"type": "tendermint/event/Tx", "value": map[string]any{
-			"TxResult": map[string]any{"height": i64(t.height), "index": t.index, "tx": t.raw, "result": t.execResult()}}})
+			"TxResult": map[string]any{"height": i64(t.Height), "index": t.Index, "tx": t.Raw, "result": execResult(t)}}})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, busEvent{data: data, events: t.eventMap()})
+		out = append(out, busEvent{data: data, events: t.EventMap()})
 	}
 	return out, nil
 }

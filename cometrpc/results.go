@@ -2,22 +2,20 @@ package cometrpc
 
 import (
 	"context"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/chaind/chaind/internal/backend"
-	"github.com/chaind/chaind/internal/bech32"
 	"github.com/chaind/chaind/internal/query"
+	"github.com/chaind/chaind/internal/query/eventquery"
 	"github.com/chaind/chaind/internal/types"
 )
 
 // block_results, tx, tx_search, block_search and the pool's
-// unconfirmed_txs, over the chain's own indexes: the transaction index
-// (by Ethereum hash), the history index (transactions in chain order and
-// by address) and the CometBFT hashes this RPC has seen (hashIndex).
+// unconfirmed_txs: the transactions and their search are the query
+// layer's (query.TxResult, query.TxSearch), rendered here in CometBFT's
+// shapes.
 
 func (s *Server) blockResults(_ context.Context, _ callInfo, p params) (any, error) {
 	n, err := s.heightParam(p, "height")
@@ -28,13 +26,13 @@ func (s *Server) blockResults(_ context.Context, _ callInfo, p params) (any, err
 	if err != nil {
 		return nil, err
 	}
-	rs, err := s.blockTxResults(b)
+	rs, err := s.q.BlockTxResults(b)
 	if err != nil {
 		return nil, err
 	}
 	txs := make([]any, len(rs))
 	for i := range rs {
-		txs[i] = rs[i].execResult()
+		txs[i] = execResult(&rs[i])
 	}
 	return map[string]any{"height": i64(n), "txs_results": txs, "finalize_block_events": blockEvents(b),
 		"validator_updates": []any{}, "consensus_param_updates": nil, "app_hash": hexBytes(b.Root().Bytes())}, nil
@@ -42,11 +40,11 @@ func (s *Server) blockResults(_ context.Context, _ callInfo, p params) (any, err
 
 // blockEvents are the events of a block outside its transactions: the
 // base fee Cosmos EVM's fee market reports at the start of each block.
-func blockEvents(b *types.Block) []event {
+func blockEvents(b *types.Block) []query.Event {
 	if bf := b.BaseFee(); bf != nil {
-		return []event{newEvent("evm_fee_market", "base_fee", bf.Dec(), "mode", "BeginBlock")}
+		return []query.Event{query.NewEvent("evm_fee_market", "base_fee", bf.Dec(), "mode", "BeginBlock")}
 	}
-	return []event{}
+	return []query.Event{}
 }
 
 func (s *Server) txMethod(_ context.Context, _ callInfo, p params) (any, error) {
@@ -59,14 +57,14 @@ func (s *Server) txMethod(_ context.Context, _ callInfo, p params) (any, error) 
 	} else if prove {
 		return nil, errProve
 	}
-	t, err := s.txByHash(h)
+	t, err := s.q.TxByHash(h)
 	if err != nil {
 		return nil, err
 	}
 	if t == nil {
 		return nil, fmt.Errorf("tx (%X) not found", h[:])
 	}
-	return t.resultTx(), nil
+	return resultTx(t), nil
 }
 
 // errProve refuses inclusion proofs: chaind does not build CometBFT's
@@ -120,49 +118,23 @@ func (pg page) window(total int) (int, int, error) {
 	return lo, min(lo+pg.per, total), nil
 }
 
-// The keys each search can pick its candidates by or filter on.
-var (
-	txSearchKeys = []string{"tm.event", "tx.height", "tx.hash", "message.sender", "ethereum_tx.ethereumTxHash",
-		"message.action", "message.module", "ethereum_tx.recipient", "ethereum_tx.txHash"}
-	blockSearchKeys = []string{"tm.event", "block.height"}
-)
+// The keys block_search can filter on (tx_search's are query.TxSearchKeys).
+var blockSearchKeys = []string{"tm.event", "block.height"}
 
-// maxScan bounds the transactions one tx_search renders to filter them:
-// a query no index narrows to this many is refused.
-const maxScan = 10_000
-
-func checkKeys(q *eventQuery, allowed []string, method string) error {
-	for _, c := range q.conds {
-		if !slices.Contains(allowed, c.key) {
-			return paramsErr("%s: %q is not indexed by chaind; queries may use %s", method, c.key, strings.Join(allowed, ", "))
-		}
-	}
-	return nil
-}
-
-func (s *Server) queryParam(p params, allowed []string, method string) (*eventQuery, error) {
+func (s *Server) queryParam(p params, allowed []string, method string) (*eventquery.Query, error) {
 	qs, err := p.stringParam("query")
 	if err != nil {
 		return nil, err
 	}
-	q, err := parseQuery(qs)
+	q, err := eventquery.Parse(qs)
 	if err != nil {
 		return nil, paramsErr("%v", err)
 	}
-	return q, checkKeys(q, allowed, method)
-}
-
-// candidates is an ordered list of transactions to page through: n of
-// them, the i-th read by at; filter says whether they must be matched
-// against the query (else every one matches).
-type candidates struct {
-	n      uint64
-	at     func(i uint64) (backend.TxRef, error)
-	filter bool
+	return q, query.CheckKeys(q, allowed, method)
 }
 
 func (s *Server) txSearch(_ context.Context, _ callInfo, p params) (any, error) {
-	q, err := s.queryParam(p, txSearchKeys, "tx_search")
+	q, err := s.queryParam(p, query.TxSearchKeys, "tx_search")
 	if err != nil {
 		return nil, err
 	}
@@ -175,91 +147,13 @@ func (s *Server) txSearch(_ context.Context, _ callInfo, p params) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	if s.b.Blocks == nil || s.b.History == nil {
-		return nil, backend.ErrUnavailable
-	}
-	if ev, ok := q.eq("tm.event"); ok && ev != "Tx" {
-		return searchResult("txs", nil, 0), nil
-	}
-	c, err := s.txCandidates(q)
+	list, total, err := s.q.TxSearch(q, pg.window, pg.desc)
 	if err != nil {
 		return nil, err
 	}
-	cache := map[uint64][]txResult{}
-	render := func(ref backend.TxRef) (*txResult, error) {
-		rs, ok := cache[ref.Block]
-		if !ok {
-			b, err := s.b.Blocks.BlockByNumber(ref.Block)
-			if err != nil {
-				return nil, err
-			}
-			if rs, err = s.blockTxResults(b); err != nil {
-				return nil, err
-			}
-			if len(cache) > 64 {
-				clear(cache)
-			}
-			cache[ref.Block] = rs
-		}
-		if ref.Index >= len(rs) {
-			return nil, fmt.Errorf("%w: block %d has no transaction %d", backend.ErrNotFound, ref.Block, ref.Index)
-		}
-		return &rs[ref.Index], nil
-	}
-	var list []*txResult
-	var total int
-	if c.filter {
-		if c.n > maxScan {
-			return nil, paramsErr("tx_search: the query selects %d transactions to filter, more than %d; narrow it with tx.height", c.n, maxScan)
-		}
-		var matched []*txResult
-		for i := range c.n {
-			ref, err := c.at(i)
-			if err != nil {
-				return nil, err
-			}
-			t, err := render(ref)
-			if err != nil {
-				return nil, err
-			}
-			if q.matches(t.eventMap()) {
-				matched = append(matched, t)
-			}
-		}
-		if pg.desc {
-			slices.Reverse(matched)
-		}
-		total = len(matched)
-		lo, hi, err := pg.window(total)
-		if err != nil {
-			return nil, err
-		}
-		list = matched[lo:hi]
-	} else {
-		total = int(c.n)
-		lo, hi, err := pg.window(total)
-		if err != nil {
-			return nil, err
-		}
-		for i := lo; i < hi; i++ {
-			k := uint64(i)
-			if pg.desc {
-				k = c.n - 1 - k
-			}
-			ref, err := c.at(k)
-			if err != nil {
-				return nil, err
-			}
-			t, err := render(ref)
-			if err != nil {
-				return nil, err
-			}
-			list = append(list, t)
-		}
-	}
 	out := make([]any, len(list))
 	for i, t := range list {
-		out[i] = t.resultTx()
+		out[i] = resultTx(t)
 	}
 	return searchResult("txs", out, total), nil
 }
@@ -269,97 +163,6 @@ func searchResult(key string, list []any, total int) map[string]any {
 		list = []any{}
 	}
 	return map[string]any{key: list, "total_count": i64(total)}
-}
-
-// txCandidates picks the transactions a query can match from the most
-// selective index it names: a hash, the sender's history, or the heights.
-func (s *Server) txCandidates(q *eventQuery) (candidates, error) {
-	one := func(h types.Hash) (candidates, error) {
-		t, err := s.txByHash(h)
-		if err != nil || t == nil {
-			return candidates{filter: true}, err
-		}
-		ref := backend.TxRef{Block: t.height, Index: t.index}
-		return candidates{n: 1, at: func(uint64) (backend.TxRef, error) { return ref, nil }, filter: true}, nil
-	}
-	if v, ok := q.eq("tx.hash"); ok {
-		h, err := hex.DecodeString(v)
-		if err != nil || len(h) != 32 {
-			return candidates{}, paramsErr("tx.hash: want 32 bytes of hex, got %q", v)
-		}
-		return one(types.Hash(h))
-	}
-	if v, ok := q.eq("ethereum_tx.ethereumTxHash"); ok {
-		h, err := types.HexToHash(v)
-		if err != nil {
-			return candidates{}, paramsErr("ethereum_tx.ethereumTxHash: %v", err)
-		}
-		return one(h)
-	}
-	if v, ok := q.eq("message.sender"); ok {
-		a, err := parseAccount(v)
-		if err != nil {
-			return candidates{}, err
-		}
-		n, err := s.b.History.AddressTxCount(a)
-		if err != nil {
-			return candidates{}, err
-		}
-		return candidates{n: n, at: func(i uint64) (backend.TxRef, error) { return s.b.History.AddressTxAt(a, i) }, filter: true}, nil
-	}
-	for _, c := range q.conds {
-		if c.key != "tm.event" && c.key != "tx.height" {
-			return candidates{}, paramsErr("tx_search: %q alone selects no index; add tx.hash, message.sender or tx.height", c.key)
-		}
-	}
-	head := s.b.Blocks.Head().Number()
-	lo, hi := q.heightRange("tx.height", 1, head)
-	if lo > hi {
-		return candidates{}, nil
-	}
-	from, err := s.b.History.HistoryFrom()
-	if err != nil {
-		return candidates{}, err
-	}
-	lo = max(lo, from)
-	if lo > hi {
-		return candidates{}, nil
-	}
-	var first uint64
-	if lo > 0 {
-		if first, err = s.b.History.TxCountThrough(lo - 1); err != nil {
-			return candidates{}, historyErr(err)
-		}
-	}
-	last, err := s.b.History.TxCountThrough(hi)
-	if err != nil {
-		return candidates{}, historyErr(err)
-	}
-	return candidates{n: last - first, at: func(i uint64) (backend.TxRef, error) { return s.b.History.TxAt(first + i) }}, nil
-}
-
-func historyErr(err error) error {
-	if errors.Is(err, backend.ErrNotIndexed) {
-		return paramsErr("tx_search: %v; search from a later tx.height", err)
-	}
-	return err
-}
-
-// parseAccount reads an account as bech32 ("chain1...") or 0x-hex, the
-// two forms message.sender takes in Cosmos EVM's events.
-func parseAccount(v string) (types.Address, error) {
-	if strings.HasPrefix(v, "0x") || strings.HasPrefix(v, "0X") {
-		a, err := types.HexToAddress(v)
-		if err != nil {
-			return types.Address{}, paramsErr("message.sender: %v", err)
-		}
-		return a, nil
-	}
-	b, err := bech32.DecodePrefix(query.AccountPrefix, v)
-	if err != nil || len(b) != len(types.Address{}) {
-		return types.Address{}, paramsErr("message.sender: want a %s1... or 0x address, got %q", query.AccountPrefix, v)
-	}
-	return types.Address(b), nil
 }
 
 func (s *Server) blockSearch(ctx context.Context, _ callInfo, p params) (any, error) {
@@ -375,10 +178,10 @@ func (s *Server) blockSearch(ctx context.Context, _ callInfo, p params) (any, er
 	if err != nil {
 		return nil, err
 	}
-	if ev, ok := q.eq("tm.event"); ok && ev != "NewBlock" {
+	if ev, ok := q.Eq("tm.event"); ok && ev != "NewBlock" {
 		return searchResult("blocks", nil, 0), nil
 	}
-	lo, hi := q.heightRange("block.height", 1, h.Number())
+	lo, hi := q.HeightRange("block.height", 1, h.Number())
 	total := 0
 	if lo <= hi {
 		total = int(hi - lo + 1)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/front"
+	"github.com/chaind/chaind/internal/query/eventquery"
 	"github.com/coder/websocket"
 )
 
@@ -51,7 +52,7 @@ type wsConn struct {
 
 type wsSub struct {
 	id json.RawMessage // the subscribe request's
-	q  *eventQuery
+	q  *eventquery.Query
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
@@ -124,7 +125,7 @@ func (wc *wsConn) handle(ctx context.Context, host string, msg []byte) response 
 		if err != nil {
 			return errorResponse(req.ID, err)
 		}
-		if !wc.s.events.unsubscribe(wc, q.text) {
+		if !wc.s.events.unsubscribe(wc, q.Text) {
 			return errorResponse(req.ID, errors.New("subscription not found"))
 		}
 		return ok()
@@ -138,16 +139,16 @@ func (wc *wsConn) handle(ctx context.Context, host string, msg []byte) response 
 }
 
 // queryOf reads a subscription query: tm.event must name NewBlock or Tx.
-func (wc *wsConn) queryOf(p params) (*eventQuery, error) {
+func (wc *wsConn) queryOf(p params) (*eventquery.Query, error) {
 	qs, err := p.stringParam("query")
 	if err != nil {
 		return nil, err
 	}
-	q, err := parseQuery(qs)
+	q, err := eventquery.Parse(qs)
 	if err != nil {
 		return nil, paramsErr("failed to parse query: %v", err)
 	}
-	if ev, ok := q.eq("tm.event"); !ok || (ev != "NewBlock" && ev != "Tx") {
+	if ev, ok := q.Eq("tm.event"); !ok || (ev != "NewBlock" && ev != "Tx") {
 		return nil, paramsErr("chaind publishes tm.event='NewBlock' and tm.event='Tx'; the query must name one")
 	}
 	return q, nil

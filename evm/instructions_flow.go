@@ -153,6 +153,10 @@ func makeLog(n int) executionFunc {
 			return nil, ErrWriteProtection
 		}
 		st := scope.Stack
+		if !evm.keepsLogs() {
+			st.n -= 2 + n // the interpreter checked the stack, charged the gas and grew memory
+			return nil, nil
+		}
 		mStart, mSize := st.pop(), st.pop()
 		la := new(logAlloc)
 		for i := 0; i < n; i++ {

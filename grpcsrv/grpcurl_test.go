@@ -111,7 +111,26 @@ func grpcurlInputs() map[string]string {
 		"cosmos.mint.v1beta1.Query/Inflation":                            `{}`,
 		"cosmos.mint.v1beta1.Query/AnnualProvisions":                     `{}`,
 		"cosmos.staking.v1beta1.Query/HistoricalInfo":                    `{"height":"1"}`,
+		"cosmos.tx.v1beta1.Service/GetBlockWithTxs":                      `{"height":"1"}`,
 	}
+}
+
+// grpcurlRefusals are the methods the test backend answers with an error
+// status, and a text of it: the tx service's lookups read transaction
+// indexes the fake has not (cometrpc's TestTxService runs them on a
+// chain with transactions), and Simulate and BroadcastTx are refused.
+var grpcurlRefusals = map[string]string{
+	"cosmos.tx.v1beta1.Service/GetTx":       "Unavailable",
+	"cosmos.tx.v1beta1.Service/GetTxsEvent": "Unavailable",
+	"cosmos.tx.v1beta1.Service/Simulate":    "eth_sendRawTransaction",
+	"cosmos.tx.v1beta1.Service/BroadcastTx": "eth_sendRawTransaction",
+}
+
+var grpcurlRefusalInputs = map[string]string{
+	"cosmos.tx.v1beta1.Service/GetTx":       `{"hash":"` + strings.Repeat("ab", 32) + `"}`,
+	"cosmos.tx.v1beta1.Service/GetTxsEvent": `{"query":"tx.height=1"}`,
+	"cosmos.tx.v1beta1.Service/Simulate":    `{}`,
+	"cosmos.tx.v1beta1.Service/BroadcastTx": `{}`,
 }
 
 // TestGrpcurl drives the server with grpcurl, which knows nothing of the
@@ -146,6 +165,13 @@ func TestGrpcurl(t *testing.T) {
 			full := svc.Name + "/" + m.Name
 			if !strings.Contains(desc, "rpc "+m.Name+" ") {
 				t.Errorf("describe %s lacks %s:\n%s", svc.Name, m.Name, desc)
+			}
+			if want, refused := grpcurlRefusals[full]; refused {
+				cmd := exec.Command(bin, "-plaintext", "-max-time", "20", "-d", grpcurlRefusalInputs[full], addr, full)
+				if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), want) {
+					t.Errorf("%s: %v %s, want a refusal naming %q", full, err, out, want)
+				}
+				continue
 			}
 			in, ok := inputs[full]
 			if !ok {

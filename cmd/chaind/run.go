@@ -25,6 +25,7 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/fdlimit"
 	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
@@ -75,15 +76,29 @@ type runFlags struct {
 	// (storedGenesis): several checks ask.
 	stored     *chain.Genesis
 	storedRead bool
+	// storeCfg, once set, is the node's config: storedGenesis then opens
+	// the store as the node does and keeps it (kv) for the node, so a
+	// start opens it once.
+	storeCfg *node.Config
+	kv       *store.DB
 }
 
 // storedGenesis is the genesis stored in --datadir (see storedGenesis),
 // read on the first call.
 func (f *runFlags) storedGenesis() (*chain.Genesis, bool) {
-	if !f.storedRead {
-		f.stored, _ = storedGenesis(f.datadir)
-		f.storedRead = true
+	if f.storedRead {
+		return f.stored, f.stored != nil
 	}
+	f.storedRead = true
+	if f.storeCfg != nil && f.datadir != "" && store.Exists(f.datadir) {
+		if kv, err := store.OpenWith(f.datadir, f.storeCfg.StoreOptions()); err == nil {
+			f.kv = kv
+			f.stored, _, _ = chain.StoredGenesis(kv)
+			return f.stored, f.stored != nil
+		}
+		// The node's own open says why, with the rest of its errors.
+	}
+	f.stored, _ = storedGenesis(f.datadir)
 	return f.stored, f.stored != nil
 }
 
@@ -342,6 +357,7 @@ func runNode(args []string) int {
 		fmt.Fprintln(os.Stderr, "chaind:", err)
 		return 2
 	}
+	f.storeCfg = &cfg
 	var dev *devSetup
 	if f.dev {
 		if dev, err = buildDev(f.devf, f.chainID); err != nil {
@@ -411,6 +427,7 @@ func runNode(args []string) int {
 	if limit := startMemLimit(f.gcMemLimit, f.cacheMiB); limit > 0 {
 		log.Debug("soft memory limit", "MiB", limit>>20)
 	}
+	cfg.Store = f.kv
 	n, err := node.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaind:", err)

@@ -59,3 +59,24 @@ func FuzzKeccak(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkKeccak64 is the KECCAK256 opcode's usual input (a mapping
+// slot's key and position): the one-shot HashInto against the streaming
+// x/crypto state the opcode used before.
+func BenchmarkKeccak64(b *testing.B) {
+	var in [64]byte
+	var out [32]byte
+	b.Run("HashInto", func(b *testing.B) {
+		for b.Loop() {
+			HashInto(&out, in[:])
+		}
+	})
+	b.Run("xcrypto", func(b *testing.B) {
+		h := NewKeccak()
+		for b.Loop() {
+			h.Reset()
+			h.Write(in[:])
+			h.Read(out[:])
+		}
+	})
+}

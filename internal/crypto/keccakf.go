@@ -4,12 +4,12 @@ package crypto
 
 import "math/bits"
 
-// keccakF1600 applies the 24-round Keccak-f[1600] permutation to the state,
+// keccakF1600Generic applies the 24-round Keccak-f[1600] permutation to the state,
 // lanes indexed x + 5y. It works in place on the array: each output row
 // of ρ∘π∘χ is written over the five lanes it was computed from, so the
 // lane-to-slot mapping moves every round; the generator tracks it, and
 // after 24 rounds it is the identity again.
-func keccakF1600(a *[25]uint64) {
+func keccakF1600Generic(a *[25]uint64) {
 	var c0, c1, c2, c3, c4, d0, d1, d2, d3, d4, b0, b1, b2, b3, b4 uint64
 	// round 0
 	c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20]

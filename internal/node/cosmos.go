@@ -59,7 +59,7 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 			cb.Validator, cb.ValidatorKey = crypto.PubkeyToAddress(pub), pub.SerializeCompressed()
 		}
 		cb.P2PAddr = n.cfg.P2P.Listen()
-		cb.Receipts, cb.TxIndex, cb.History, cb.Pool, cb.Heads = n.backend, n.backend, n.backend, n.backend, n.backend
+		cb.Pool, cb.Heads = n.backend, n.backend
 		cb.Genesis = func() ([]byte, error) { return json.Marshal(n.cfg.Genesis) }
 		cb.Params = cometrpc.Params{
 			BlockMaxBytes: p2p.MaxFrameSize, // a proposal travels in one frame
@@ -91,6 +91,7 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 func (n *Node) queryBackend() query.Backend {
 	b := query.Backend{
 		Blocks: n.backend, State: n.backend, Retention: n.backend, Config: n.backend, Network: n.backend,
+		Receipts: n.backend, TxIndex: n.backend, History: n.backend,
 		Supply: n.stake.Supply(), Consensus: n.stake.ConsensusSets(), Commits: n.stake.Commits(),
 		BlockMaxBytes: p2p.MaxFrameSize, // a proposal travels in one frame
 		Staking:       n.Staking(), Governance: n.Governance(),

@@ -48,7 +48,8 @@ import (
 // Config is what a node is started with.
 type Config struct {
 	Genesis *chain.Genesis
-	DataDir string // empty: everything in memory
+	DataDir string    // empty: everything in memory
+	Store   *store.DB // DataDir's store if chaind opened it (StoreOptions): opened once a start
 
 	Host     string // listen address (127.0.0.1)
 	HTTPPort int    // JSON-RPC over HTTP (+ WebSocket upgrade); -1 off, 0 any free port
@@ -204,21 +205,23 @@ func New(cfg Config) (*Node, error) {
 		cfg.ClientVersion = dev.ClientVersion(cfg.ClientVersion)
 	}
 	var kv store.KV
-	if cfg.DataDir == "" {
+	switch {
+	case cfg.Store != nil:
+		kv = cfg.Store
+	case cfg.DataDir == "":
 		kv = store.NewMem()
-	} else {
-		_, tables := cfg.fdReserve()
-		db, err := store.OpenWith(cfg.DataDir, store.Options{CacheMiB: cfg.CacheMiB, MaxOpenTables: tables})
+	default:
+		db, err := store.OpenWith(cfg.DataDir, cfg.StoreOptions())
 		if err != nil {
 			return nil, fmt.Errorf("open data directory: %w", err)
 		}
-		if db.Recover.Migrated {
-			cfg.Log.Info("converted the data directory to the sorted-table store", "batches", db.Recover.Batches)
-		}
-		if db.Recover.CutBytes > 0 {
-			cfg.Log.Warn("data directory had a damaged tail; it was cut", "bytes", db.Recover.CutBytes, "reason", db.Recover.Reason)
-		}
 		kv = db
+	}
+	if db, ok := kv.(*store.DB); ok && db.Recover.Migrated {
+		cfg.Log.Info("converted the data directory to the sorted-table store", "batches", db.Recover.Batches)
+	}
+	if db, ok := kv.(*store.DB); ok && db.Recover.CutBytes > 0 {
+		cfg.Log.Warn("data directory had a damaged tail; it was cut", "bytes", db.Recover.CutBytes, "reason", db.Recover.Reason)
 	}
 	if cfg.faults.kv != nil {
 		kv = cfg.faults.kv(kv)

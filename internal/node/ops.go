@@ -128,6 +128,13 @@ func (c *Config) fdReserve() (reserve, tables int) {
 	return own + store.DefaultMaxOpenTables, store.DefaultMaxOpenTables
 }
 
+// StoreOptions are the options of the node's store: its cache and the
+// table files fdReserve leaves it.
+func (c *Config) StoreOptions() store.Options {
+	_, tables := c.fdReserve()
+	return store.Options{CacheMiB: c.CacheMiB, MaxOpenTables: tables}
+}
+
 // p2pFDs is the part of the reserve the p2p host may hold, handed to it
 // as its descriptor budget (p2p.Config.FDBudget), which its peers, the
 // static peers it dials past MaxPeers and its handshakes in progress must

@@ -61,8 +61,18 @@ func (TxBody) ProtoName() string { return "cosmos.tx.v1beta1.TxBody" }
 // AuthInfo is a transaction's signers and fee; an Ethereum transaction
 // has no Cosmos signer.
 type AuthInfo struct {
-	Fee Fee `pb:"2,fee"`
+	SignerInfos []SignerInfo `pb:"1,signer_infos"`
+	Fee         Fee          `pb:"2,fee"`
 }
+
+// SignerInfo is one Cosmos signer of a transaction (none here: the
+// declaration gives the tx service's answers their shape).
+type SignerInfo struct {
+	PublicKey *protobuf.Any `pb:"1,public_key"`
+	Sequence  uint64        `pb:"3,sequence"`
+}
+
+func (SignerInfo) ProtoName() string { return "cosmos.tx.v1beta1.SignerInfo" }
 
 func (AuthInfo) ProtoName() string { return "cosmos.tx.v1beta1.AuthInfo" }
 
@@ -78,22 +88,37 @@ func (Fee) ProtoName() string { return "cosmos.tx.v1beta1.Fee" }
 
 // CosmosTx is tx, sent by from, as Cosmos EVM's TxRaw bytes.
 func CosmosTx(tx *types.Transaction, from types.Address) ([]byte, error) {
+	body, auth, err := cosmosTxParts(tx, from)
+	if err != nil {
+		return nil, err
+	}
+	return txRaw(body, auth), nil
+}
+
+// txRaw encodes a transaction's parts as TxRaw bytes.
+func txRaw(body TxBody, auth AuthInfo) []byte {
+	return protobuf.Marshal(TxRaw{BodyBytes: protobuf.Marshal(body), AuthInfoBytes: protobuf.Marshal(auth)})
+}
+
+// cosmosTxParts is the body and auth info Cosmos EVM gives tx, sent by
+// from.
+func cosmosTxParts(tx *types.Transaction, from types.Address) (TxBody, AuthInfo, error) {
 	raw, err := tx.MarshalBinary()
 	if err != nil {
-		return nil, fmt.Errorf("query: encoding transaction %s: %w", tx.Hash(), err)
+		return TxBody{}, AuthInfo{}, fmt.Errorf("query: encoding transaction %s: %w", tx.Hash(), err)
 	}
 	body := TxBody{
-		Messages:         []*protobuf.Any{{Msg: MsgEthereumTx{From: from[:], Raw: raw}}},
-		ExtensionOptions: []*protobuf.Any{{Msg: ExtensionOptionsEthereumTx{}}},
+		Messages:                    []*protobuf.Any{{Msg: MsgEthereumTx{From: from[:], Raw: raw}}},
+		ExtensionOptions:            []*protobuf.Any{{Msg: ExtensionOptionsEthereumTx{}}},
+		NonCriticalExtensionOptions: []*protobuf.Any{},
 	}
 	// Gas limit times the price the sender offered (a dynamic-fee
 	// transaction's fee cap), as Cosmos EVM's BuildTx sets the fee.
 	fee, overflow := new(uint256.Int).MulOverflow(uint256.NewInt(tx.Gas()), tx.GasPrice())
 	if overflow {
-		return nil, fmt.Errorf("query: transaction %s: fee overflows 256 bits", tx.Hash())
+		return TxBody{}, AuthInfo{}, fmt.Errorf("query: transaction %s: fee overflows 256 bits", tx.Hash())
 	}
-	auth := AuthInfo{Fee: Fee{Amount: coins(fee), GasLimit: tx.Gas()}}
-	return protobuf.Marshal(TxRaw{BodyBytes: protobuf.Marshal(body), AuthInfoBytes: protobuf.Marshal(auth)}), nil
+	return body, AuthInfo{SignerInfos: []SignerInfo{}, Fee: Fee{Amount: coins(fee), GasLimit: tx.Gas()}}, nil
 }
 
 // CometHash is the CometBFT hash of a transaction's bytes.
@@ -104,9 +129,9 @@ func init() {
 		protobuf.File{Name: "cosmos/evm/vm/v1/tx.proto", Package: "cosmos.evm.vm.v1",
 			Messages: []protobuf.Message{MsgEthereumTx{}, ExtensionOptionsEthereumTx{}, EthLog{}, MsgEthereumTxResponse{}}},
 		protobuf.File{Name: "cosmos/base/abci/v1beta1/abci.proto", Package: "cosmos.base.abci.v1beta1",
-			Messages: []protobuf.Message{TxMsgData{}}},
+			Messages: []protobuf.Message{TxMsgData{}, TxResponse{}, ABCIMessageLog{}, StringEvent{}, StringAttribute{}, GasInfo{}}},
 		protobuf.File{Name: "cosmos/tx/v1beta1/tx.proto", Package: "cosmos.tx.v1beta1",
-			Messages: []protobuf.Message{TxRaw{}, TxBody{}, AuthInfo{}, Fee{}}},
+			Messages: []protobuf.Message{TxRaw{}, TxBody{}, AuthInfo{}, SignerInfo{}, Fee{}}},
 	)
 }
 

@@ -42,6 +42,12 @@ type Backend struct {
 	// Commits reads the certificates and evidence blocks carry (nil on a
 	// chain without validators): blocks' last_commit and evidence_hash.
 	Commits backend.Commits
+	// Receipts, TxIndex and History find included transactions and their
+	// results: the tx service and CometBFT's tx, tx_search and
+	// block_results (nil: those answer Unavailable).
+	Receipts backend.Receipts
+	TxIndex  backend.TxIndex
+	History  backend.History
 	// BlockMaxBytes bounds a block's encoding (consensus_hash hashes it).
 	BlockMaxBytes int64
 	// BlockTime is the node's target time between blocks (mint's
@@ -177,6 +183,7 @@ type Querier struct {
 	files    []protobuf.File
 	reg      *protobuf.Registry
 	cache    answerCache
+	txs      txs
 }
 
 // New returns a Querier over b.

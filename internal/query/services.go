@@ -5,7 +5,7 @@ package query
 func allServices() []*Service {
 	return []*Service{
 		authService(), bankService(), tendermintService(), nodeService(), distributionService(),
-		govService(), govV1Service(), mintService(), slashingService(), stakingService(), upgradeService(),
+		govService(), govV1Service(), mintService(), slashingService(), stakingService(), txService(), upgradeService(),
 	}
 }
 

@@ -244,6 +244,10 @@ type TMVote struct {
 	ValidatorAddress []byte        `pb:"6,validator_address"`
 	ValidatorIndex   int32         `pb:"7,validator_index"`
 	Signature        []byte        `pb:"8,signature"`
+	// Vote extensions (ABCI 2.0) are CometBFT v0.38's; chaind's
+	// consensus has none, so both stay empty.
+	Extension          []byte `pb:"9,extension"`
+	ExtensionSignature []byte `pb:"10,extension_signature"`
 }
 
 func (TMVote) ProtoName() string { return "tendermint.types.Vote" }

@@ -33,8 +33,10 @@ type memtable struct {
 
 	height atomic.Int32
 	rnd    uint64
-	bytes  atomic.Int64 // arena bytes the entries use
-	walNum uint64       // the log that holds these writes
+	// bytes is the arena's size, its chunks whole: the memory the
+	// memtable holds, which MemtableBytes bounds.
+	bytes  atomic.Int64
+	walNum uint64 // the log that holds these writes
 	// log is that log once the memtable is immutable, for the flusher to
 	// finish and close (nil once it has); nil while the memtable is
 	// current.
@@ -68,10 +70,10 @@ const (
 )
 
 // newMemtable makes an empty memtable feeding a store whose memtables
-// hold about size bytes (the chunk size follows it: small in tests, 1 MiB
-// at the default 8 MiB).
+// hold about size bytes (the chunk size follows it: an eighth, so a full
+// memtable wastes little of its last chunk; 1 MiB at the default 8 MiB).
 func newMemtable(walNum uint64, size int64) *memtable {
-	chunkB := min(max(size/4, 4<<10), 1<<20)
+	chunkB := min(max(size/8, 512), 1<<20)
 	m := &memtable{rnd: 0x9e3779b97f4a7c15 ^ walNum, walNum: walNum, chunkW: int(chunkB / 8)}
 	chunks := make([]arenaChunk, 0, 16)
 	m.chunks.Store(&chunks)
@@ -91,6 +93,7 @@ func (m *memtable) addChunk(n int) int {
 	// element and never see it until they load the new list.
 	chunks := append(*m.chunks.Load(), c)
 	m.chunks.Store(&chunks)
+	m.bytes.Add(int64(n * 8))
 	return len(chunks) - 1
 }
 
@@ -215,7 +218,6 @@ func (m *memtable) add(key, val []byte, seq uint64, del bool) {
 		pc, pi := m.at(prev[lvl])
 		atomic.StoreUint64(&pc.w[pi+nTower+lvl], ref)
 	}
-	m.bytes.Add(int64(n * 8))
 }
 
 // seek returns the first node at or after key visible at seq (0: none).

@@ -16,7 +16,7 @@ import (
 // many chunks' worth, each read back in order, newest version first,
 // while a reader walks it concurrently (run with -race).
 func TestMemtableArena(t *testing.T) {
-	m := newMemtable(1, 16<<10) // 4 KiB chunks
+	m := newMemtable(1, 16<<10) // 2 KiB chunks
 	model := map[string][]byte{}
 	rng := rand.New(rand.NewSource(1))
 	stop := make(chan struct{})
@@ -55,6 +55,14 @@ func TestMemtableArena(t *testing.T) {
 	wg.Wait()
 	if n := len(*m.chunks.Load()); n < 10 {
 		t.Fatalf("%d chunks: the test meant to fill many", n)
+	}
+	// The size a full memtable is judged by is the memory it holds.
+	var held int64
+	for _, c := range *m.chunks.Load() {
+		held += int64(len(c.b))
+	}
+	if m.bytes.Load() != held {
+		t.Fatalf("memtable counts %d bytes, its chunks hold %d", m.bytes.Load(), held)
 	}
 	var keys []string
 	for k := range model {

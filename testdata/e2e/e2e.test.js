@@ -22,3 +22,4 @@ await import('./suites/staking.js');
 await import('./suites/redelegation.js');
 await import('./suites/devtools.js');
 await import('./suites/viemtest.js');
+await import('./suites/grpcweb.js');

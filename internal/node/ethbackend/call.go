@@ -152,6 +152,8 @@ type callEnv struct {
 	// attach, when set, is given the EVM before it runs (a trace puts
 	// its hooks on).
 	attach func(*evm.EVM) error
+	// noLogs: nobody reads the run's logs (see evm.Config.NoLogs).
+	noLogs bool
 }
 
 func newCallEnv(req *backend.CallRequest) *callEnv {
@@ -170,13 +172,17 @@ func unpriced(a *backend.CallArgs) bool {
 	return a.MaxFeePerGas == nil || a.MaxFeePerGas.IsZero()
 }
 
-// execute runs msg on a fresh copy of the environment's state.
+// execute runs msg on a fresh copy of the environment's state, which is
+// dropped afterwards: its callers (eth_call, eth_estimateGas,
+// eth_createAccessList) answer from the result alone, so the run builds no
+// logs.
 func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.StateDB) evm.StateDB) (*evm.Result, error) {
 	st, err := b.callState(env)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Release()
+	env.noLogs = true
 	return b.executeOn(st, env, msg, wrap)
 }
 
@@ -217,6 +223,7 @@ func (b *Backend) executeOn(st *state.StateDB, env *callEnv, msg *evm.Message, w
 	}
 	vm := evm.NewEVM(bctx, sdb, cfg.ChainID, cfg.ContextFork(&bctx))
 	vm.Config.NoBaseFee = true
+	vm.Config.NoLogs = env.noLogs
 	vm.SetNatives(b.chain.Engine().Natives())
 	if env.attach != nil {
 		if err := env.attach(vm); err != nil {

@@ -25,6 +25,15 @@ func Emit(generator, path string, src []byte) {
 	if err != nil {
 		fail(generator, err)
 	}
+	EmitRaw(generator, path, out)
+}
+
+// EmitRaw is Emit for files gofmt does not read (assembly): it writes src
+// as it is, or with -check compares it with path.
+func EmitRaw(generator, path string, out []byte) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
 	if *check {
 		have, err := os.ReadFile(path)
 		if err != nil {

@@ -1,4 +1,11 @@
-package cometrpc
+// Package eventquery parses and matches the event queries of CometBFT's
+// tx_search, block_search and subscribe and of the Cosmos tx service's
+// GetTxsEvent: the subset clients use, conditions joined by AND, each
+// "key op value" with op one of = < <= > >= CONTAINS EXISTS, values
+// 'quoted strings' or numbers. A query is matched against an event's
+// attributes as CometBFT matches it: a condition holds when any value of
+// its key satisfies it.
+package eventquery
 
 import (
 	"errors"
@@ -7,17 +14,11 @@ import (
 	"strings"
 )
 
-// The event query language of tx_search, block_search and subscribe, the
-// subset clients use: conditions joined by AND, each "key op value" with
-// op one of = < <= > >= CONTAINS EXISTS, values 'quoted strings' or
-// numbers. A query is matched against an event's attributes as CometBFT
-// matches it: a condition holds when any value of its key satisfies it.
-
 // maxQueryLen bounds a query, as CometBFT does.
 const maxQueryLen = 512
 
-// errQuery marks a query this RPC cannot run (a params error).
-var errQuery = errors.New("invalid query")
+// ErrQuery marks a query that cannot be parsed.
+var ErrQuery = errors.New("invalid query")
 
 type op uint8
 
@@ -41,21 +42,21 @@ type cond struct {
 	isNum bool
 }
 
-// eventQuery is a parsed query: every condition must hold.
-type eventQuery struct {
-	text  string
+// Query is a parsed query: every condition must hold.
+type Query struct {
+	Text  string // as written
 	conds []cond
 }
 
-// parseQuery parses a query string.
-func parseQuery(s string) (*eventQuery, error) {
+// Parse parses a query string.
+func Parse(s string) (*Query, error) {
 	if len(s) > maxQueryLen {
-		return nil, fmt.Errorf("%w: longer than %d bytes", errQuery, maxQueryLen)
+		return nil, fmt.Errorf("%w: longer than %d bytes", ErrQuery, maxQueryLen)
 	}
-	q := &eventQuery{text: s}
+	q := &Query{Text: s}
 	rest := strings.TrimSpace(s)
 	if rest == "" {
-		return nil, fmt.Errorf("%w: empty query", errQuery)
+		return nil, fmt.Errorf("%w: empty query", ErrQuery)
 	}
 	for {
 		c, r, err := parseCond(rest)
@@ -69,7 +70,7 @@ func parseQuery(s string) (*eventQuery, error) {
 		}
 		kw, after, ok := cutWord(r)
 		if !ok || !strings.EqualFold(kw, "AND") {
-			return nil, fmt.Errorf("%w: expected AND before %q (OR is not supported)", errQuery, trunc(r))
+			return nil, fmt.Errorf("%w: expected AND before %q (OR is not supported)", ErrQuery, trunc(r))
 		}
 		rest = strings.TrimSpace(after)
 	}
@@ -102,7 +103,7 @@ func parseCond(s string) (cond, string, error) {
 		i++
 	}
 	if i == 0 {
-		return c, "", fmt.Errorf("%w: expected an event key at %q", errQuery, trunc(s))
+		return c, "", fmt.Errorf("%w: expected an event key at %q", ErrQuery, trunc(s))
 	}
 	c.key, s = s[:i], strings.TrimSpace(s[i:])
 	switch {
@@ -125,20 +126,20 @@ func parseCond(s string) (cond, string, error) {
 			c.op = opExists
 			return c, after, nil
 		default:
-			return c, "", fmt.Errorf("%w: expected an operator after %q", errQuery, c.key)
+			return c, "", fmt.Errorf("%w: expected an operator after %q", ErrQuery, c.key)
 		}
 	}
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, "'") {
 		end := strings.IndexByte(s[1:], '\'')
 		if end < 0 {
-			return c, "", fmt.Errorf("%w: unterminated string after %q", errQuery, c.key)
+			return c, "", fmt.Errorf("%w: unterminated string after %q", ErrQuery, c.key)
 		}
 		c.str = s[1 : 1+end]
 		return c, s[2+end:], nil
 	}
 	if c.op == opContains {
-		return c, "", fmt.Errorf("%w: CONTAINS takes a quoted string", errQuery)
+		return c, "", fmt.Errorf("%w: CONTAINS takes a quoted string", ErrQuery)
 	}
 	j := 0
 	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || j == 0 && s[j] == '-') {
@@ -146,7 +147,7 @@ func parseCond(s string) (cond, string, error) {
 	}
 	n, err := strconv.ParseInt(s[:j], 10, 64)
 	if err != nil {
-		return c, "", fmt.Errorf("%w: expected a 'string' or an integer after %q", errQuery, c.key)
+		return c, "", fmt.Errorf("%w: expected a 'string' or an integer after %q", ErrQuery, c.key)
 	}
 	c.num, c.isNum = n, true
 	return c, s[j:], nil
@@ -194,9 +195,9 @@ func (c cond) holds(v string) bool {
 	return false
 }
 
-// matches reports whether events (key "type.attribute" to its values)
+// Matches reports whether events (key "type.attribute" to its values)
 // satisfy every condition.
-func (q *eventQuery) matches(events map[string][]string) bool {
+func (q *Query) Matches(events map[string][]string) bool {
 	for _, c := range q.conds {
 		ok := false
 		for _, v := range events[c.key] {
@@ -212,8 +213,8 @@ func (q *eventQuery) matches(events map[string][]string) bool {
 	return true
 }
 
-// heightRange narrows [lo, hi] by the conditions on key (a height).
-func (q *eventQuery) heightRange(key string, lo, hi uint64) (uint64, uint64) {
+// HeightRange narrows [lo, hi] by the conditions on key (a height).
+func (q *Query) HeightRange(key string, lo, hi uint64) (uint64, uint64) {
 	for _, c := range q.conds {
 		if c.key != key {
 			continue
@@ -252,12 +253,21 @@ func (q *eventQuery) heightRange(key string, lo, hi uint64) (uint64, uint64) {
 	return lo, hi
 }
 
-// eq is the value a key is required to equal, if any.
-func (q *eventQuery) eq(key string) (string, bool) {
+// Eq is the value a key is required to equal, if any.
+func (q *Query) Eq(key string) (string, bool) {
 	for _, c := range q.conds {
 		if c.key == key && c.op == opEq {
 			return c.value(), true
 		}
 	}
 	return "", false
+}
+
+// Keys lists the keys the conditions name, in order.
+func (q *Query) Keys() []string {
+	out := make([]string, len(q.conds))
+	for i, c := range q.conds {
+		out[i] = c.key
+	}
+	return out
 }

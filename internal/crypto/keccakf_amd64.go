@@ -1,0 +1,26 @@
+//go:build amd64 && !purego
+
+package crypto
+
+import "golang.org/x/sys/cpu"
+
+// keccakF1600AVX512 is the permutation with the state in 25 EVEX xmm
+// registers (keccakf_amd64.s, written by gen_keccakf.go with the Go
+// version): about half the instructions of the Go code, which spills
+// most of the state every round, in a one-round loop small enough to
+// stay in the instruction cache beside the interpreter. It needs AVX-512
+// F and VL, with the OS saving the registers (x/sys/cpu checks both).
+//
+//go:noescape
+func keccakF1600AVX512(a *[25]uint64)
+
+var useKeccakAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+
+// keccakF1600 applies the Keccak-f[1600] permutation to the state.
+func keccakF1600(a *[25]uint64) {
+	if useKeccakAVX512 {
+		keccakF1600AVX512(a)
+		return
+	}
+	keccakF1600Generic(a)
+}

@@ -1,0 +1,77 @@
+//go:build amd64 && !purego
+
+package crypto
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// checkKeccakAVX512 applies both permutations to a copy of s and fails t
+// if they disagree.
+func checkKeccakAVX512(t *testing.T, s [25]uint64) {
+	t.Helper()
+	want, got := s, s
+	keccakF1600Generic(&want)
+	keccakF1600AVX512(&got)
+	if got != want {
+		t.Fatalf("state %x:\nAVX-512 %x\nGo      %x", s, got, want)
+	}
+}
+
+func TestKeccakF1600AVX512MatchesGo(t *testing.T) {
+	if !useKeccakAVX512 {
+		t.Skip("SKIPPED: this CPU has no AVX-512 F+VL; the Go permutation runs")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	var s [25]uint64
+	checkKeccakAVX512(t, s)
+	for i := 0; i < 2000; i++ {
+		for j := range s {
+			s[j] = rng.Uint64()
+		}
+		checkKeccakAVX512(t, s)
+	}
+	// Single bits, so every lane's rotation and position is seen alone.
+	for lane := 0; lane < 25; lane++ {
+		for bit := 0; bit < 64; bit += 7 {
+			s = [25]uint64{}
+			s[lane] = 1 << bit
+			checkKeccakAVX512(t, s)
+		}
+	}
+}
+
+func FuzzKeccakF1600AVX512(f *testing.F) {
+	f.Add(make([]byte, 200))
+	f.Add([]byte("\x01\x02\x03"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !useKeccakAVX512 {
+			t.Skip("no AVX-512 F+VL")
+		}
+		var s [25]uint64
+		for i, c := range b {
+			if i >= 200 {
+				break
+			}
+			s[i/8] |= uint64(c) << (8 * (i % 8))
+		}
+		checkKeccakAVX512(t, s)
+	})
+}
+
+func BenchmarkKeccakF1600(b *testing.B) {
+	var s [25]uint64
+	b.Run("go", func(b *testing.B) {
+		for b.Loop() {
+			keccakF1600Generic(&s)
+		}
+	})
+	if useKeccakAVX512 {
+		b.Run("avx512", func(b *testing.B) {
+			for b.Loop() {
+				keccakF1600AVX512(&s)
+			}
+		})
+	}
+}
