@@ -13,14 +13,16 @@ import (
 // whenever the head changes; errors are not kept.
 
 const (
-	cacheEntries  = 4096    // answers kept per head
-	cacheMaxEntry = 4 << 20 // larger answers are not kept
+	cacheEntries  = 4096     // answers kept per head
+	cacheMaxEntry = 4 << 20  // larger answers are not kept
+	cacheMaxBytes = 64 << 20 // keys and answers kept per head, in bytes
 )
 
 type answerCache struct {
-	mu   sync.Mutex
-	head types.Hash
-	m    map[string][]byte
+	mu    sync.Mutex
+	head  types.Hash
+	m     map[string][]byte
+	bytes int // keys and answers in m: abci_query keys carry the client's data
 }
 
 // Cached returns the answer stored under key for the current head, or
@@ -34,7 +36,7 @@ func (q *Querier) Cached(m *Method, key string, render func() ([]byte, *Error)) 
 	c := &q.cache
 	c.mu.Lock()
 	if c.head != head || c.m == nil {
-		c.head, c.m = head, make(map[string][]byte)
+		c.head, c.m, c.bytes = head, make(map[string][]byte), 0
 	}
 	out, ok := c.m[key]
 	c.mu.Unlock()
@@ -42,14 +44,20 @@ func (q *Querier) Cached(m *Method, key string, render func() ([]byte, *Error)) 
 		return out, nil
 	}
 	out, err := render()
-	if err != nil || len(out) > cacheMaxEntry {
+	if err != nil || len(key)+len(out) > cacheMaxEntry {
 		return out, err
 	}
 	c.mu.Lock()
 	if c.head == head {
-		if len(c.m) >= cacheEntries {
+		size := len(key) + len(out)
+		if len(c.m) >= cacheEntries || c.bytes+size > cacheMaxBytes {
 			clear(c.m)
+			c.bytes = 0
 		}
+		if old, dup := c.m[key]; dup {
+			c.bytes -= len(key) + len(old)
+		}
+		c.bytes += size
 		c.m[key] = out
 	}
 	c.mu.Unlock()
