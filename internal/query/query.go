@@ -187,12 +187,14 @@ type Querier struct {
 	reg      *protobuf.Registry
 	cache    answerCache
 	txs      txs
+	modules  []ModuleVersion // ModuleVersions' answer
 }
 
 // New returns a Querier over b.
 func New(b Backend) *Querier {
 	q := &Querier{b: b, byPath: map[string]*Method{}}
 	q.services = allServices()
+	q.modules = moduleVersions(q.services)
 	var files []protobuf.File
 	for _, s := range q.services {
 		for _, m := range s.Methods {

@@ -115,6 +115,9 @@ func New(validators int) *Fake {
 			backend.StakingDelegation{Delegator: Addr(0x1000 + i), Validator: op, Shares: Ether(999), Amount: Ether(999), Rewards: uint256.NewInt(1_250_000_000_000_000_000)})
 	}
 	if validators > 0 {
+		// The first validator paid a missed-blocks penalty at block 2.
+		f.Slashes = map[types.Address][]backend.SlashEvent{Addr(0x100): {{Height: 2, Infraction: 1, Reason: "missed_blocks",
+			PPM: 10_000, Amount: Ether(10), Time: base + 4}}}
 		f.Unbonding = append(f.Unbonding, backend.UnbondingEntry{ID: 1, Delegator: Addr(1), Validator: Addr(0x100), Amount: Ether(1),
 			CompletionTime: base + 21*24*3600, CreationHeight: 2})
 	}
