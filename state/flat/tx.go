@@ -166,12 +166,18 @@ func (t *Tx) push(r *record) error {
 			return err
 		}
 	}
+	// What a key held before the move is the diff's when its maker knew
+	// it (the copy is at r.from, the state the diff starts from), else
+	// read from the copy; a wiped account's slots were recorded above.
 	for ah, v := range r.fwd.Accounts {
 		k := accountKey(ah)
 		if _, seen := rev.accounts[ah]; !seen {
-			old, err := t.get(k)
-			if err != nil {
-				return err
+			old, known := r.fwd.PrevAccounts[ah]
+			if !known {
+				var err error
+				if old, err = t.get(k); err != nil {
+					return err
+				}
 			}
 			rev.accounts[ah] = old
 		}
@@ -180,13 +186,17 @@ func (t *Tx) push(r *record) error {
 	for ah, m := range r.fwd.Storage {
 		var sk [64]byte
 		copy(sk[:], ah[:])
+		prev := r.fwd.PrevStorage[ah]
 		for sh, v := range m {
 			copy(sk[32:], sh[:])
 			k := storageKey(ah, sh)
 			if _, seen := rev.slots[sk]; !seen {
-				old, err := t.get(k)
-				if err != nil {
-					return err
+				old, known := prev[sh]
+				if !known {
+					var err error
+					if old, err = t.get(k); err != nil {
+						return err
+					}
 				}
 				rev.slots[sk] = old
 			}
