@@ -46,6 +46,24 @@ func TestWithChainID(t *testing.T) {
 	}
 }
 
+// FuzzDecodeChainIDs: the stored record's decoder never panics, and what
+// it accepts encodes back to the same bytes.
+func FuzzDecodeChainIDs(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(encodeChainIDs([]chainIDFrom{{1, 777}, {5, 8118}}))
+	f.Add(encodeChainIDs([]chainIDFrom{{5, 7}, {5, 8}}))
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		list, err := decodeChainIDs(v)
+		if err != nil {
+			return
+		}
+		if again := encodeChainIDs(list); string(again) != string(v) {
+			t.Fatalf("%x decoded to %v, which encodes to %x", v, list, again)
+		}
+	})
+}
+
 // chainIDCode stores CHAINID in slot 0: CHAINID PUSH0 SSTORE STOP.
 var chainIDCode = []byte{0x46, 0x5f, 0x55, 0x00}
 
