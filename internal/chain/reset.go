@@ -59,6 +59,7 @@ func (c *Chain) Reset(g *Genesis) error {
 	// The counts describe the old genesis's chain: the mark-and-sweep
 	// pass (which marks the genesis it finds) takes over.
 	c.db.stageDelete(keyPrune)
+	c.db.stageDelete(keyPrunePending)
 	c.db.stageTD(blk.Hash(), &blk.HeaderRef().Difficulty)
 	c.db.stageGenesis(blk)
 	if err := c.db.WriteBlock(blk, nil); err != nil {
