@@ -111,7 +111,10 @@ func grpcurlInputs() map[string]string {
 		"cosmos.mint.v1beta1.Query/Inflation":                            `{}`,
 		"cosmos.mint.v1beta1.Query/AnnualProvisions":                     `{}`,
 		"cosmos.staking.v1beta1.Query/HistoricalInfo":                    `{"height":"1"}`,
-		"cosmos.tx.v1beta1.Service/GetBlockWithTxs":                      `{"height":"1"}`,
+		"cosmos.tx.v1beta1.Service/GetBlockWithTxs":                      `{"height":"1","pagination":{"reverse":true}}`,
+		"cosmos.distribution.v1beta1.Query/ValidatorSlashes":             `{"validator_address":"` + val + `","ending_height":"100"}`,
+		"cosmos.upgrade.v1beta1.Query/ModuleVersions":                    `{}`,
+		"cosmos.upgrade.v1beta1.Query/UpgradedConsensusState":            `{"last_height":"2"}`,
 	}
 }
 

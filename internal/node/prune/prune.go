@@ -1,7 +1,9 @@
 // Package prune runs a node's pruning passes in the background: the
 // stored state kept to the last blocks' (chain.Prune), the history index
-// kept to the last blocks' (chain.PruneHistory). Each pass holds the chain
-// only for slices of its deletions, each reported as a pause.
+// kept to the last blocks' (chain.PruneHistory). A state pass writes its
+// deletes without holding the chain; what it may still make a commit wait
+// (chain.StepStats.Pauses) and each slice a history pass holds the chain
+// for are reported as pauses.
 package prune
 
 import (
