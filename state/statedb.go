@@ -89,7 +89,7 @@ func New(root types.Hash, db trie.Database) (*StateDB, error) {
 		transient:   make(map[slotKey]types.Hash),
 	}
 	if f, ok := db.(FlatDB); ok {
-		s.flat, s.flatRoot, s.diff = f, root, newDiff()
+		s.flat, s.flatRoot = f, root // the diff is made on the first change (flatDiff)
 	}
 	return s, nil
 }
