@@ -116,7 +116,7 @@ func (s *Server) genesisDoc() (json.RawMessage, error) {
 			}
 		}
 		doc := map[string]any{
-			"genesis_time": rfc3339(blockTime(g.HeaderRef())), "chain_id": s.chainID(),
+			"genesis_time": rfc3339(s.q.BlockTime(g.HeaderRef())), "chain_id": s.chainID(),
 			// Block 0 is chaind's genesis block; the first decided block is 1.
 			"initial_height":   i64(1),
 			"consensus_params": s.consensusParamsJSON(g.GasLimit()),

@@ -203,7 +203,7 @@ func (s *Server) status(ctx context.Context, ci callInfo, _ params) (any, error)
 		"latest_block_hash":   hexBytes(hash[:]),
 		"latest_app_hash":     hexBytes(hd.Root[:]),
 		"latest_block_height": i64(hd.Number),
-		"latest_block_time":   rfc3339(blockTime(hd)),
+		"latest_block_time":   rfc3339(s.q.BlockTime(hd)),
 		"catching_up":         catchingUp,
 	}
 	if g, err := s.b.Blocks.BlockByNumber(0); err == nil {
@@ -211,7 +211,7 @@ func (s *Server) status(ctx context.Context, ci callInfo, _ params) (any, error)
 		sync["earliest_block_hash"] = hexBytes(gh[:])
 		sync["earliest_app_hash"] = hexBytes(gd.Root[:])
 		sync["earliest_block_height"] = i64(0)
-		sync["earliest_block_time"] = rfc3339(blockTime(gd))
+		sync["earliest_block_time"] = rfc3339(s.q.BlockTime(gd))
 	}
 	val := map[string]any{"address": hexBytes{}, "pub_key": nil, "voting_power": i64(0)}
 	if s.b.Validator != (types.Address{}) {
@@ -228,8 +228,6 @@ func (s *Server) status(ctx context.Context, ci callInfo, _ params) (any, error)
 	}
 	return map[string]any{"node_info": info, "sync_info": sync, "validator_info": val}, nil
 }
-
-func blockTime(h *types.Header) time.Time { return time.Unix(int64(h.Time), 0).UTC() }
 
 func (s *Server) abciInfo(ctx context.Context, _ callInfo, _ params) (any, error) {
 	h, err := s.head()
@@ -493,9 +491,10 @@ func (s *Server) commit(ctx context.Context, _ callInfo, p params) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	// The commit of block n is the certificate its child carries; the
-	// head's has not been published in a block yet, nor has that of a
-	// block whose child carries none.
+	// The commit of block n is the certificate its child carries
+	// (canonical); the head's is in no block yet, and is served as
+	// CometBFT serves it, from the certificate the node committed the
+	// head with (its seen commit, not canonical).
 	c := commitJSON{Height: i64(n), BlockID: blockIDJSON(*id), Signatures: []commitSig{}}
 	canonical := false
 	if n < s.b.Blocks.Head().Number() {
@@ -505,6 +504,14 @@ func (s *Server) commit(ctx context.Context, _ callInfo, p params) (any, error) 
 		}
 		if child.LastCommit != nil {
 			c, canonical = lastCommitJSON(child.LastCommit), true
+		}
+	} else if blk, err := s.b.Blocks.BlockByNumber(n); err == nil {
+		seen, err := s.q.SeenCommit(blk)
+		if err != nil {
+			return nil, err
+		}
+		if seen != nil {
+			c = lastCommitJSON(seen)
 		}
 	}
 	return map[string]any{"signed_header": map[string]any{"header": headerJSON(b.Header), "commit": c}, "canonical": canonical}, nil

@@ -440,9 +440,12 @@ func runNode(args []string) int {
 		return 1
 	}
 	head := n.Chain.Head()
-	log.Info("chain", "chainId", cfg.Genesis.Config.ChainID, "head", head.Number(), "hash", head.Hash(), "producing", cfg.Validator != nil)
+	// The chain ID of the next block: a dev chain's anvil_setChainId moves
+	// it, and a restart on its data directory keeps it.
+	chainID := n.Chain.Config.ChainIDAt(head.Number() + 1)
+	log.Info("chain", "chainId", chainID, "head", head.Number(), "hash", head.Hash(), "producing", cfg.Validator != nil)
 	if f.dev {
-		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, f.devf.derivationPath, cfg.Genesis.Config.ChainID)
+		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, f.devf.derivationPath, chainID)
 		if f.devf.configOut != "" {
 			gen, err := n.Chain.BlockByNumber(0)
 			if err == nil {

@@ -42,8 +42,9 @@ func (c *Chain) Reset(g *Genesis) error {
 		c.head = old
 	}
 	if g == nil {
+		err := c.rewindChainIDs(old.Number())
 		c.notify(old)
-		return nil
+		return err
 	}
 	alloc, err := allocDigest(g.Alloc)
 	if err != nil {
@@ -68,8 +69,9 @@ func (c *Chain) Reset(g *Genesis) error {
 	c.genesis, c.head = blk, blk
 	c.live.Store(nil)
 	c.fork.Store(g.Fork)
+	err = c.dropChainIDs()
 	c.notify(blk)
-	return nil
+	return err
 }
 
 // stageGenesisRecords stages the records of a new genesis (genesisrecord.go).
