@@ -118,15 +118,18 @@ type request struct {
 
 type response struct {
 	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
+	ID      json.RawMessage `json:"id,omitempty"` // none on a parse error
 	Result  any             `json:"result,omitempty"`
 	Error   *rpcError       `json:"error,omitempty"`
 }
 
-// errParams marks a request whose parameters are wrong (-32602); any
-// other handler error is internal (-32603), both with the reason as data,
-// as CometBFT reports them.
-var errParams = errors.New("invalid params")
+// errParams marks parameters that do not convert to the method's
+// arguments (not a number, not hex, not base64, the wrong JSON type):
+// -32602, with the data "error converting json params to arguments: ...".
+// Every other handler error, a height out of range or a bad page
+// included, is -32603 with the reason as data: CometBFT checks those in
+// the method, after the conversion (testdata/comet0.38).
+var errParams = errors.New("error converting json params to arguments")
 
 func paramsErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", errParams, fmt.Sprintf(format, a...))
@@ -164,7 +167,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	if len(body) > 0 && body[0] == '[' {
 		var reqs []json.RawMessage
 		if err := json.Unmarshal(body, &reqs); err != nil {
-			writeJSON(w, http.StatusOK, parseError(err))
+			writeJSON(w, http.StatusInternalServerError, parseError(err))
 			return
 		}
 		if len(reqs) == 0 || len(reqs) > maxBatch {
@@ -174,36 +177,52 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		}
 		out := make([]response, 0, len(reqs))
 		for _, raw := range reqs {
-			out = append(out, s.serveOne(r, raw))
+			if resp, ok := s.serveOne(r, raw); ok {
+				out = append(out, resp)
+			}
+		}
+		if len(out) == 0 {
+			return // notifications only: nothing to answer
 		}
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.serveOne(r, body))
+	resp, ok := s.serveOne(r, body)
+	if !ok {
+		return // a notification: CometBFT answers an empty 200
+	}
+	status := http.StatusOK
+	if resp.Error != nil && resp.Error.Code == codeParse {
+		status = http.StatusInternalServerError // as CometBFT answers a body that is not JSON
+	}
+	writeJSON(w, status, resp)
 }
 
+// parseError answers a body that is not JSON: no id, as CometBFT.
 func parseError(err error) response {
-	return response{JSONRPC: "2.0", ID: json.RawMessage("-1"),
-		Error: &rpcError{Code: codeParse, Message: "Parse error", Data: "error unmarshaling request: " + err.Error()}}
+	return response{JSONRPC: "2.0",
+		Error: &rpcError{Code: codeParse, Message: "Parse error. Invalid JSON", Data: "error unmarshaling request: " + err.Error()}}
 }
 
-func (s *Server) serveOne(r *http.Request, raw []byte) response {
+// serveOne answers one request of a POST; ok is false for a
+// notification (a request without an id), which gets no answer.
+func (s *Server) serveOne(r *http.Request, raw []byte) (response, bool) {
 	var req request
 	if err := json.Unmarshal(raw, &req); err != nil {
-		return parseError(err)
+		return parseError(err), true
 	}
 	if len(req.ID) == 0 || string(req.ID) == "null" {
-		req.ID = json.RawMessage("-1")
+		return response{}, false
 	}
 	if req.JSONRPC != "2.0" {
 		return response{JSONRPC: "2.0", ID: req.ID,
-			Error: &rpcError{Code: codeInvalidRequest, Message: "Invalid Request", Data: "jsonrpc must be 2.0"}}
+			Error: &rpcError{Code: codeInvalidRequest, Message: "Invalid Request", Data: "jsonrpc must be 2.0"}}, true
 	}
 	p, err := objectParams(req.Method, req.Params)
 	if err != nil {
-		return errorResponse(req.ID, err)
+		return errorResponse(req.ID, err), true
 	}
-	return s.call(r.Context(), r.Host, req.ID, req.Method, p)
+	return s.call(r.Context(), callInfo{host: r.Host}, req.ID, req.Method, p), true
 }
 
 // serveURI answers the GET form: the path names the method, the query
@@ -218,13 +237,22 @@ func (s *Server) serveURI(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if _, ok := methods[name]; !ok || wsMethods[name] {
+		http.NotFound(w, r) // CometBFT routes only its HTTP methods
+		return
+	}
 	p := params{}
 	for k, vs := range r.URL.Query() {
 		if len(vs) > 0 {
 			p[k] = uriValue(vs[0])
 		}
 	}
-	writeJSON(w, http.StatusOK, s.call(r.Context(), r.Host, json.RawMessage("-1"), name, p))
+	resp := s.call(r.Context(), callInfo{host: r.Host}, json.RawMessage("-1"), name, p)
+	status := http.StatusOK
+	if resp.Error != nil {
+		status = http.StatusInternalServerError // as CometBFT's URI handler answers every error
+	}
+	writeJSON(w, status, resp)
 }
 
 // uriValue turns one URI argument into the JSON value the same parameter
@@ -242,12 +270,17 @@ func uriValue(v string) json.RawMessage {
 	return b
 }
 
-func (s *Server) call(ctx context.Context, host string, id json.RawMessage, name string, p params) response {
+func (s *Server) call(ctx context.Context, ci callInfo, id json.RawMessage, name string, p params) response {
 	m, ok := methods[name]
 	if !ok {
 		return response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeNoMethod, Message: "Method not found"}}
 	}
-	res, err := m(s, ctx, callInfo{host: host}, p)
+	if wsMethods[name] && !ci.ws {
+		// Not a method over HTTP in CometBFT either; the data says where
+		// it is served.
+		return response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeNoMethod, Message: "Method not found", Data: errWSOnly.Error()}}
+	}
+	res, err := m(s, ctx, ci, p)
 	if err != nil {
 		return errorResponse(id, err)
 	}
@@ -255,9 +288,6 @@ func (s *Server) call(ctx context.Context, host string, id json.RawMessage, name
 }
 
 func errorResponse(id json.RawMessage, err error) response {
-	if qe := (*query.Error)(nil); errors.As(err, &qe) && qe.Code == query.InvalidArgument {
-		err = fmt.Errorf("%w: %s", errParams, qe.Msg)
-	}
 	if errors.Is(err, errParams) {
 		return response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeInvalidParams, Message: "Invalid params", Data: err.Error()}}
 	}
@@ -337,6 +367,12 @@ func (p params) int64Param(name string) (int64, bool, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
+		// CometBFT reads the text inside the quotes as a JSON number, and
+		// says what the JSON decoder says.
+		var x int64
+		if jerr := json.Unmarshal([]byte(s), &x); jerr != nil {
+			return 0, false, paramsErr("%v", jerr)
+		}
 		return 0, false, paramsErr("%s: %q is not an integer", name, s)
 	}
 	return n, true, nil
@@ -373,6 +409,7 @@ func (p params) boolParam(name string) (bool, error) {
 // callInfo is what a handler knows of the request besides its params.
 type callInfo struct {
 	host string // the Host the client called, for rpc_address
+	ws   bool   // the call came over WebSocket
 }
 
 type handler func(s *Server, ctx context.Context, ci callInfo, p params) (any, error)

@@ -113,7 +113,7 @@ func TestMethods(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"block"}`, "block.header.last_block_id.hash", strings.ToUpper(hex.EncodeToString(parent[:]))},
 		{`{"jsonrpc":"2.0","id":1,"method":"header","params":{"height":2}}`, "header.chain_id", "8118"},
 		{`{"jsonrpc":"2.0","id":1,"method":"block_by_hash","params":{"hash":"` + base64.StdEncoding.EncodeToString(hash[:]) + `"}}`, "block.header.height", "2"},
-		{`{"jsonrpc":"2.0","id":1,"method":"header_by_hash","params":{"hash":"` + base64.StdEncoding.EncodeToString(make([]byte, 32)) + `"}}`, "header", nil},
+		{`{"jsonrpc":"2.0","id":1,"method":"header_by_hash","params":{"hash":"` + hex.EncodeToString(make([]byte, 32)) + `"}}`, "header", nil},
 		{`{"jsonrpc":"2.0","id":1,"method":"commit","params":{"height":"1"}}`, "canonical", true},
 		{`{"jsonrpc":"2.0","id":1,"method":"commit"}`, "canonical", false},
 		{`{"jsonrpc":"2.0","id":1,"method":"validators","params":{"height":"2","per_page":"2"}}`, "total", "3"},
@@ -140,7 +140,9 @@ func TestMethods(t *testing.T) {
 	}
 }
 
-// Bad input gets CometBFT's error objects.
+// Bad input gets CometBFT's error objects: parameters that do not
+// convert are -32602, everything a method refuses -32603
+// (TestCometGoldens holds CometBFT's own answers).
 func TestErrors(t *testing.T) {
 	url := serve(t, querytest.New(1))
 	cases := []struct {
@@ -149,13 +151,15 @@ func TestErrors(t *testing.T) {
 		data string
 	}{
 		{`{"jsonrpc":"2.0","id":1,"method":"nope"}`, codeNoMethod, ""},
-		{`{"jsonrpc":"2.0","id":1,"method":"block","params":{"height":"9"}}`, codeInvalidParams, "must be less than or equal to the current blockchain height 2"},
-		{`{"jsonrpc":"2.0","id":1,"method":"block","params":{"height":"x"}}`, codeInvalidParams, "not an integer"},
+		{`{"jsonrpc":"2.0","id":1,"method":"block","params":{"height":"9"}}`, codeInternal, "must be less than or equal to the current blockchain height 2"},
+		{`{"jsonrpc":"2.0","id":1,"method":"block","params":{"height":"x"}}`, codeInvalidParams, "error converting json params to arguments: invalid character 'x'"},
+		{`{"jsonrpc":"2.0","id":1,"method":"block","params":{"height":"0"}}`, codeInternal, "height must be greater than 0, but got 0"},
 		{`{"jsonrpc":"2.0","id":1,"method":"block","params":["1","2"]}`, codeInvalidParams, "at most 1 parameters"},
-		{`{"jsonrpc":"2.0","id":1,"method":"validators","params":{"page":"3"}}`, codeInvalidParams, "page should be within [1, 1] range"},
+		{`{"jsonrpc":"2.0","id":1,"method":"validators","params":{"page":"3"}}`, codeInternal, "page should be within [1, 1] range"},
 		{`{"jsonrpc":"2.0","id":1,"method":"broadcast_tx_sync","params":{"tx":"AA=="}}`, codeInternal, "eth_sendRawTransaction"},
-		{`{"jsonrpc":"2.0","id":1,"method":"abci_query","params":{"path":"/cosmos.bank.v1beta1.Query/Balance","prove":true}}`, codeInvalidParams, "eth_getProof"},
-		{`{"jsonrpc":"2.0","id":1,"method":"block_by_hash","params":{"hash":"AA=="}}`, codeInvalidParams, "want 32 bytes"},
+		{`{"jsonrpc":"2.0","id":1,"method":"abci_query","params":{"path":"/cosmos.bank.v1beta1.Query/Balance","prove":true}}`, codeInternal, "eth_getProof"},
+		{`{"jsonrpc":"2.0","id":1,"method":"block_by_hash","params":{"hash":"AA=="}}`, codeInternal, "want 32 bytes"},
+		{`{"jsonrpc":"2.0","id":1,"method":"block_by_hash","params":{"hash":"AA"}}`, codeInvalidParams, "illegal base64"},
 		{`{"jsonrpc":"2.0",`, codeParse, ""},
 		{`{"jsonrpc":"1.0","id":1,"method":"health"}`, codeInvalidRequest, ""},
 	}
@@ -232,7 +236,13 @@ func TestURIForm(t *testing.T) {
 	if h := field(t, get(t, url+`/abci_query?path="/cosmos.bank.v1beta1.Query/Balance"&data=0x`+hex.EncodeToString(protobuf.Marshal(&query.QueryBalanceRequest{Address: query.Bech32(query.AccountPrefix, querytest.Addr(2)), Denom: "achain"}))).Result, "response.height"); h != "2" {
 		t.Errorf("GET /abci_query: height %v", h)
 	}
-	if r := get(t, url+"/nope"); r.Error == nil || r.Error.Code != codeNoMethod {
-		t.Errorf("GET /nope: %+v", r.Error)
+	// CometBFT routes only its HTTP methods: anything else, the
+	// WebSocket-only subscribe included, is a 404 page.
+	for _, path := range []string{"/nope", "/subscribe?query=%22x%22"} {
+		if resp, err := http.Get(url + path); err != nil || resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %v %v", path, resp, err)
+		} else {
+			resp.Body.Close()
+		}
 	}
 }

@@ -163,8 +163,14 @@ func (s *Server) blockEvents(b *types.Block, rs []query.TxResult) ([]busEvent, e
 	}
 	fin := blockEvents(b)
 	value := blk.(map[string]any)
-	value["result_finalize_block"] = map[string]any{"events": fin, "tx_results": results,
-		"validator_updates": []any{}, "consensus_param_updates": nil, "app_hash": b.Root().Bytes()}
+	// The event's ResponseFinalizeBlock leaves out what is empty, as
+	// CometBFT's encoding of it does (omitempty), but for the validator
+	// updates.
+	rfb := map[string]any{"tx_results": results, "validator_updates": []any{}, "app_hash": b.Root().Bytes()}
+	if len(fin) > 0 {
+		rfb["events"] = fin
+	}
+	value["result_finalize_block"] = rfb
 	data, err := json.Marshal(map[string]any{"type": "tendermint/event/NewBlock", "value": value})
 	if err != nil {
 		return nil, err
@@ -172,8 +178,11 @@ func (s *Server) blockEvents(b *types.Block, rs []query.TxResult) ([]busEvent, e
 	out := []busEvent{{data: data, events: query.Flatten(fin, map[string][]string{"tm.event": {"NewBlock"}})}}
 	for i := range rs {
 		t := &rs[i]
-		data, err := json.Marshal(map[string]any{"type": "tendermint/event/Tx", "value": map[string]any{
-			"TxResult": map[string]any{"height": i64(t.Height), "index": t.Index, "tx": t.Raw, "result": execResult(t)}}})
+		txr := map[string]any{"height": i64(t.Height), "tx": t.Raw, "result": eventResult(t)}
+		if t.Index != 0 {
+			txr["index"] = t.Index // left out when 0 (omitempty)
+		}
+		data, err := json.Marshal(map[string]any{"type": "tendermint/event/Tx", "value": map[string]any{"TxResult": txr}})
 		if err != nil {
 			return nil, err
 		}

@@ -116,7 +116,7 @@ func (s *Server) genesisDoc() (json.RawMessage, error) {
 			}
 		}
 		doc := map[string]any{
-			"genesis_time": rfc3339(blockTime(g.HeaderRef())), "chain_id": s.chainID(),
+			"genesis_time": rfc3339(s.q.BlockTime(g.HeaderRef())), "chain_id": s.chainID(),
 			// Block 0 is chaind's genesis block; the first decided block is 1.
 			"initial_height":   i64(1),
 			"consensus_params": s.consensusParamsJSON(g.GasLimit()),
@@ -152,8 +152,9 @@ func (s *Server) genesisChunked(_ context.Context, _ callInfo, p params) (any, e
 	}
 	total := (int64(len(doc)) + genesisChunk - 1) / genesisChunk
 	if n < 0 || n >= total {
-		return nil, paramsErr("there are %d chunks, %d is invalid", total, n)
+		return nil, fmt.Errorf("there are %d chunks, %d is invalid", total, n)
 	}
 	end := min(int64(len(doc)), (n+1)*genesisChunk)
-	return map[string]any{"chunk": i64(n), "total": i64(total), "data": doc[n*genesisChunk : end]}, nil
+	// A chunk is bytes of the document, base64 as CometBFT sends it.
+	return map[string]any{"chunk": i64(n), "total": i64(total), "data": []byte(doc[n*genesisChunk : end])}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,10 @@ import (
 
 // methods are the RPC methods served, by name.
 var methods map[string]handler
+
+// wsMethods are served over WebSocket only, as in CometBFT: over HTTP
+// they are not methods.
+var wsMethods = map[string]bool{"subscribe": true, "unsubscribe": true, "unsubscribe_all": true}
 
 // paramNames name each method's positional parameters, in CometBFT's
 // order.
@@ -65,7 +70,7 @@ func init() {
 		"unconfirmed_txs":     (*Server).unconfirmedTxs,
 		"num_unconfirmed_txs": (*Server).numUnconfirmedTxs,
 	}
-	for _, name := range []string{"subscribe", "unsubscribe", "unsubscribe_all"} {
+	for name := range wsMethods {
 		methods[name] = wsOnly
 	}
 	for _, name := range []string{"broadcast_tx_sync", "broadcast_tx_async", "broadcast_tx_commit", "check_tx", "broadcast_evidence"} {
@@ -198,7 +203,7 @@ func (s *Server) status(ctx context.Context, ci callInfo, _ params) (any, error)
 		"latest_block_hash":   hexBytes(hash[:]),
 		"latest_app_hash":     hexBytes(hd.Root[:]),
 		"latest_block_height": i64(hd.Number),
-		"latest_block_time":   rfc3339(blockTime(hd)),
+		"latest_block_time":   rfc3339(s.q.BlockTime(hd)),
 		"catching_up":         catchingUp,
 	}
 	if g, err := s.b.Blocks.BlockByNumber(0); err == nil {
@@ -206,7 +211,7 @@ func (s *Server) status(ctx context.Context, ci callInfo, _ params) (any, error)
 		sync["earliest_block_hash"] = hexBytes(gh[:])
 		sync["earliest_app_hash"] = hexBytes(gd.Root[:])
 		sync["earliest_block_height"] = i64(0)
-		sync["earliest_block_time"] = rfc3339(blockTime(gd))
+		sync["earliest_block_time"] = rfc3339(s.q.BlockTime(gd))
 	}
 	val := map[string]any{"address": hexBytes{}, "pub_key": nil, "voting_power": i64(0)}
 	if s.b.Validator != (types.Address{}) {
@@ -223,8 +228,6 @@ func (s *Server) status(ctx context.Context, ci callInfo, _ params) (any, error)
 	}
 	return map[string]any{"node_info": info, "sync_info": sync, "validator_info": val}, nil
 }
-
-func blockTime(h *types.Header) time.Time { return time.Unix(int64(h.Time), 0).UTC() }
 
 func (s *Server) abciInfo(ctx context.Context, _ callInfo, _ params) (any, error) {
 	h, err := s.head()
@@ -257,7 +260,7 @@ func (s *Server) abciQuery(ctx context.Context, _ callInfo, p params) (any, erro
 	}
 	data, err := hex.DecodeString(strings.TrimPrefix(strings.TrimPrefix(dataHex, "0x"), "0X"))
 	if err != nil {
-		return nil, paramsErr("data: not hex: %v", err)
+		return nil, paramsErr("%v", err)
 	}
 	height, _, err := p.int64Param("height")
 	if err != nil {
@@ -272,7 +275,7 @@ func (s *Server) abciQuery(ctx context.Context, _ callInfo, p params) (any, erro
 			return json.Marshal(map[string]any{"response": abciResponse{Code: int(r.Code), Log: r.Log, Value: r.Value, Height: i64(r.Height), Codespace: r.Codespace}})
 		})
 	if err != nil {
-		return nil, paramsErr("%v", err)
+		return nil, err
 	}
 	// Written as rendered, not marshalled again.
 	return json.RawMessage(out), nil
@@ -290,8 +293,8 @@ type abciResponse struct {
 	Codespace string `json:"codespace"`
 }
 
-// heightParam reads an optional height: absent or 0 is the head, a
-// height above it or below 0 is refused as CometBFT refuses it.
+// heightParam reads an optional height: absent is the head; 0, below 0
+// or above the head is refused as CometBFT refuses it.
 func (s *Server) heightParam(p params, name string) (uint64, error) {
 	h, err := s.head()
 	if err != nil {
@@ -299,14 +302,14 @@ func (s *Server) heightParam(p params, name string) (uint64, error) {
 	}
 	head := h.Number()
 	n, ok, err := p.int64Param(name)
-	if err != nil || !ok || n == 0 {
+	if err != nil || !ok {
 		return head, err
 	}
-	if n < 0 {
-		return 0, paramsErr("height must be greater than 0, but got %d", n)
+	if n <= 0 {
+		return 0, fmt.Errorf("height must be greater than 0, but got %d", n)
 	}
 	if uint64(n) > head {
-		return 0, paramsErr("height %d must be less than or equal to the current blockchain height %d", n, head)
+		return 0, fmt.Errorf("height %d must be less than or equal to the current blockchain height %d", n, head)
 	}
 	return uint64(n), nil
 }
@@ -338,32 +341,38 @@ func (s *Server) blockResult(ctx context.Context, n uint64) (any, error) {
 	}}, nil
 }
 
-func (s *Server) hashParam(p params) (types.Hash, error) {
+// hashParam reads the hash parameter. The URI form gives 0x-hex, the
+// JSON form base64, as CometBFT reads bytes in each; 64 hex digits alone
+// (as explorers print a hash) are read as hex, which base64 of 32 bytes
+// never is (it is 44 long). With hexOnly, the JSON form is hex too:
+// header_by_hash's hash is HexBytes in CometBFT, block_by_hash's and
+// tx's are bytes.
+func (s *Server) hashParam(p params, hexOnly bool) (types.Hash, error) {
 	raw, err := p.stringParam("hash")
 	if err != nil {
 		return types.Hash{}, err
 	}
-	// The URI form gives 0x-hex, the JSON form base64, as CometBFT reads
-	// bytes in each; 64 hex digits alone (as explorers print a hash) are
-	// read as hex, which base64 of 32 bytes never is (it is 44 long).
 	var b []byte
 	if strings.HasPrefix(raw, "0x") || strings.HasPrefix(raw, "0X") {
 		b, err = hex.DecodeString(raw[2:])
-	} else if len(raw) == 64 {
+	} else if len(raw) == 64 || hexOnly {
 		b, err = hex.DecodeString(raw)
 	} else {
 		b, err = base64.StdEncoding.DecodeString(raw)
 	}
-	if err != nil || len(b) != len(types.Hash{}) {
-		return types.Hash{}, paramsErr("hash: want 32 bytes (base64, or 0x-hex in the URI form)")
+	if err != nil {
+		return types.Hash{}, paramsErr("%v", err)
+	}
+	if len(b) != len(types.Hash{}) {
+		return types.Hash{}, fmt.Errorf("hash: want 32 bytes, got %d", len(b))
 	}
 	return types.Hash(b), nil
 }
 
 // byHash finds the canonical height of a block hash; ok false when no
 // canonical block has it (CometBFT answers null then).
-func (s *Server) byHash(p params) (uint64, bool, error) {
-	h, err := s.hashParam(p)
+func (s *Server) byHash(p params, hexOnly bool) (uint64, bool, error) {
+	h, err := s.hashParam(p, hexOnly)
 	if err != nil {
 		return 0, false, err
 	}
@@ -384,7 +393,7 @@ func (s *Server) byHash(p params) (uint64, bool, error) {
 }
 
 func (s *Server) blockByHash(ctx context.Context, _ callInfo, p params) (any, error) {
-	n, ok, err := s.byHash(p)
+	n, ok, err := s.byHash(p, false)
 	if err != nil {
 		return nil, err
 	}
@@ -407,7 +416,7 @@ func (s *Server) header(ctx context.Context, _ callInfo, p params) (any, error) 
 }
 
 func (s *Server) headerByHash(ctx context.Context, ci callInfo, p params) (any, error) {
-	n, ok, err := s.byHash(p)
+	n, ok, err := s.byHash(p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -440,7 +449,7 @@ func (s *Server) blockchain(ctx context.Context, _ callInfo, p params) (any, err
 		return nil, err
 	}
 	if lo < 0 || hi < 0 {
-		return nil, paramsErr("heights must be non-negative")
+		return nil, errors.New("heights must be non-negative")
 	}
 	if hi == 0 || hi > head {
 		hi = head
@@ -455,7 +464,7 @@ func (s *Server) blockchain(ctx context.Context, _ callInfo, p params) (any, err
 		return map[string]any{"last_height": i64(0), "block_metas": []any{}}, nil
 	}
 	if lo > hi {
-		return nil, paramsErr("min height %d can't be greater than max height %d", lo, hi)
+		return nil, fmt.Errorf("min height %d can't be greater than max height %d", lo, hi)
 	}
 	metas := []any{}
 	for n := hi; n >= lo; n-- {
@@ -482,9 +491,10 @@ func (s *Server) commit(ctx context.Context, _ callInfo, p params) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	// The commit of block n is the certificate its child carries; the
-	// head's has not been published in a block yet, nor has that of a
-	// block whose child carries none.
+	// The commit of block n is the certificate its child carries
+	// (canonical); the head's is in no block yet, and is served as
+	// CometBFT serves it, from the certificate the node committed the
+	// head with (its seen commit, not canonical).
 	c := commitJSON{Height: i64(n), BlockID: blockIDJSON(*id), Signatures: []commitSig{}}
 	canonical := false
 	if n < s.b.Blocks.Head().Number() {
@@ -494,6 +504,14 @@ func (s *Server) commit(ctx context.Context, _ callInfo, p params) (any, error) 
 		}
 		if child.LastCommit != nil {
 			c, canonical = lastCommitJSON(child.LastCommit), true
+		}
+	} else if blk, err := s.b.Blocks.BlockByNumber(n); err == nil {
+		seen, err := s.q.SeenCommit(blk)
+		if err != nil {
+			return nil, err
+		}
+		if seen != nil {
+			c = lastCommitJSON(seen)
 		}
 	}
 	return map[string]any{"signed_header": map[string]any{"header": headerJSON(b.Header), "commit": c}, "canonical": canonical}, nil
@@ -536,7 +554,7 @@ func (s *Server) validators(_ context.Context, _ callInfo, p params) (any, error
 		page = 1
 	}
 	if page < 1 || (page > max(pages, 1)) {
-		return nil, paramsErr("page should be within [1, %d] range, given %d", max(pages, 1), page)
+		return nil, fmt.Errorf("page should be within [1, %d] range, given %d", max(pages, 1), page)
 	}
 	lo := min((page-1)*per, int64(len(set)))
 	hi := min(lo+per, int64(len(set)))

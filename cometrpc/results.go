@@ -2,6 +2,7 @@ package cometrpc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,21 +35,25 @@ func (s *Server) blockResults(_ context.Context, _ callInfo, p params) (any, err
 	for i := range rs {
 		txs[i] = execResult(&rs[i])
 	}
+	// As CometBFT renders them: lists with nothing in them are null (the
+	// validator set changes in no block's results: chaind reports its
+	// set changes through the staking module), the app hash base64.
 	return map[string]any{"height": i64(n), "txs_results": txs, "finalize_block_events": blockEvents(b),
-		"validator_updates": []any{}, "consensus_param_updates": nil, "app_hash": hexBytes(b.Root().Bytes())}, nil
+		"validator_updates": nil, "consensus_param_updates": nil, "app_hash": b.Root().Bytes()}, nil
 }
 
 // blockEvents are the events of a block outside its transactions: the
-// base fee Cosmos EVM's fee market reports at the start of each block.
+// base fee Cosmos EVM's fee market reports at the start of each block;
+// nil without one.
 func blockEvents(b *types.Block) []query.Event {
 	if bf := b.BaseFee(); bf != nil {
 		return []query.Event{query.NewEvent("evm_fee_market", "base_fee", bf.Dec(), "mode", "BeginBlock")}
 	}
-	return []query.Event{}
+	return nil
 }
 
 func (s *Server) txMethod(_ context.Context, _ callInfo, p params) (any, error) {
-	h, err := s.hashParam(p)
+	h, err := s.hashParam(p, false)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +75,7 @@ func (s *Server) txMethod(_ context.Context, _ callInfo, p params) (any, error) 
 // errProve refuses inclusion proofs: chaind does not build CometBFT's
 // Merkle proofs of a transaction in data_hash; Ethereum proofs serve that
 // role (eth_getProof, the transactions and receipts roots).
-var errProve = paramsErr("prove: chaind serves no CometBFT transaction proofs; use eth_getProof and the block's transactions and receipts roots")
+var errProve = errors.New("prove: chaind serves no CometBFT transaction proofs; use eth_getProof and the block's transactions and receipts roots")
 
 // Paging as CometBFT pages search results.
 type page struct {
@@ -100,7 +105,7 @@ func pageParams(p params) (page, error) {
 	case "desc":
 		desc = true
 	default:
-		return page{}, paramsErr("order_by: expected asc or desc, got %q", order)
+		return page{}, errors.New("expected order_by to be either `asc` or `desc` or empty")
 	}
 	if n == 0 {
 		n = 1
@@ -112,7 +117,7 @@ func pageParams(p params) (page, error) {
 func (pg page) window(total int) (int, int, error) {
 	pages := max((total+pg.per-1)/pg.per, 1)
 	if pg.page < 1 || pg.page > pages {
-		return 0, 0, paramsErr("page should be within [1, %d] range, given %d", pages, pg.page)
+		return 0, 0, fmt.Errorf("page should be within [1, %d] range, given %d", pages, pg.page)
 	}
 	lo := (pg.page - 1) * pg.per
 	return lo, min(lo+pg.per, total), nil
@@ -128,7 +133,7 @@ func (s *Server) queryParam(p params, allowed []string, method string) (*eventqu
 	}
 	q, err := eventquery.Parse(qs)
 	if err != nil {
-		return nil, paramsErr("%v", err)
+		return nil, err
 	}
 	return q, query.CheckKeys(q, allowed, method)
 }

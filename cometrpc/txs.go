@@ -22,3 +22,35 @@ func resultTx(t *query.TxResult) map[string]any {
 	return map[string]any{"hash": hexBytes(t.Hash[:]), "height": i64(t.Height), "index": t.Index,
 		"tx_result": execResult(t), "tx": t.Raw}
 }
+
+// eventResult is t's ExecTxResult as the Tx event carries it: CometBFT
+// encodes the event's result with the fields' omitempty, so zero values
+// are left out (the RPC methods' answers keep them).
+func eventResult(t *query.TxResult) map[string]any {
+	r := execResult(t)
+	for k, v := range r {
+		switch x := v.(type) {
+		case int:
+			if x == 0 {
+				delete(r, k)
+			}
+		case i64:
+			if x == 0 {
+				delete(r, k)
+			}
+		case string:
+			if x == "" {
+				delete(r, k)
+			}
+		case []byte:
+			if len(x) == 0 {
+				delete(r, k)
+			}
+		case []query.Event:
+			if len(x) == 0 {
+				delete(r, k)
+			}
+		}
+	}
+	return r
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -135,7 +136,7 @@ func (wc *wsConn) handle(ctx context.Context, host string, msg []byte) response 
 		}
 		return ok()
 	}
-	return wc.s.call(ctx, host, req.ID, req.Method, p)
+	return wc.s.call(ctx, callInfo{host: host, ws: true}, req.ID, req.Method, p)
 }
 
 // queryOf reads a subscription query: tm.event must name NewBlock or Tx.
@@ -146,10 +147,10 @@ func (wc *wsConn) queryOf(p params) (*eventquery.Query, error) {
 	}
 	q, err := eventquery.Parse(qs)
 	if err != nil {
-		return nil, paramsErr("failed to parse query: %v", err)
+		return nil, fmt.Errorf("failed to parse query: %v", err)
 	}
 	if ev, ok := q.Eq("tm.event"); !ok || (ev != "NewBlock" && ev != "Tx") {
-		return nil, paramsErr("chaind publishes tm.event='NewBlock' and tm.event='Tx'; the query must name one")
+		return nil, errors.New("chaind publishes tm.event='NewBlock' and tm.event='Tx'; the query must name one")
 	}
 	return q, nil
 }

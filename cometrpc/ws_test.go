@@ -146,7 +146,7 @@ func TestSubscribeRefused(t *testing.T) {
 	for _, q := range []string{"tm.event='Vote'", "tx.height=3", "tm.event='Tx' OR tx.height=3"} {
 		b, _ := json.Marshal(q)
 		write(`{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"query":` + string(b) + `}}`)
-		if m := read(); m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m := read(); m.Error == nil || m.Error.Code != codeInternal {
 			t.Errorf("%s: %+v", q, m)
 		}
 	}

@@ -26,34 +26,35 @@ func analyse(code []byte) bitvec {
 	return bits
 }
 
-// jumpdestCache shares analyses between frames and transactions, keyed by
-// code hash, since the same contracts are called over and over. The cache
-// is bounded by dropping everything once it holds too much code.
-type jumpdestCache struct {
+// codeCache shares analyses of code between frames and transactions,
+// keyed by code hash (and, for programs, fork), since the same contracts
+// are called over and over. It is bounded by dropping everything once its
+// analyses hold too many bytes.
+type codeCache[K comparable, V any] struct {
 	mu    sync.RWMutex
-	m     map[types.Hash]bitvec
+	m     map[K]V
 	bytes int
 }
 
-const jumpdestCacheLimit = 64 << 20 // bytes of bitmaps
+const codeCacheLimit = 64 << 20 // bytes of analyses, per cache
 
-var sharedJumpdests = &jumpdestCache{m: make(map[types.Hash]bitvec)}
+var sharedJumpdests = &codeCache[types.Hash, bitvec]{}
 
-func (c *jumpdestCache) get(h types.Hash, code []byte) bitvec {
+func (c *codeCache[K, V]) lookup(k K) (V, bool) {
 	c.mu.RLock()
-	b, ok := c.m[h]
+	v, ok := c.m[k]
 	c.mu.RUnlock()
-	if ok {
-		return b
-	}
-	b = analyse(code)
+	return v, ok
+}
+
+// put keeps v under k, counting size bytes.
+func (c *codeCache[K, V]) put(k K, v V, size int) {
 	c.mu.Lock()
-	if c.bytes+len(b) > jumpdestCacheLimit {
-		c.m = make(map[types.Hash]bitvec)
+	if c.m == nil || c.bytes+size > codeCacheLimit {
+		c.m = make(map[K]V)
 		c.bytes = 0
 	}
-	c.m[h] = b
-	c.bytes += len(b)
+	c.m[k] = v
+	c.bytes += size
 	c.mu.Unlock()
-	return b
 }

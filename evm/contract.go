@@ -28,7 +28,12 @@ func (c *Contract) validJumpdest(dest *uint256.Int) bool {
 		if c.CodeHash.IsZero() {
 			c.jumpdests = analyse(c.Code)
 		} else {
-			c.jumpdests = sharedJumpdests.get(c.CodeHash, c.Code)
+			b, ok := sharedJumpdests.lookup(c.CodeHash)
+			if !ok || len(b) != len(c.Code)/8+1 {
+				b = analyse(c.Code)
+				sharedJumpdests.put(c.CodeHash, b, len(b))
+			}
+			c.jumpdests = b
 		}
 	}
 	return c.jumpdests.isSet(udest)

@@ -200,7 +200,11 @@ func TestCreateAndCall(t *testing.T) {
 // benchInput reads one of the shared evm-bench inputs, skipping when the
 // folder is absent.
 func benchInput(t testing.TB, name string) []byte {
-	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "evm-bench", name))
+	dir := os.Getenv("EVM_BENCH_DIR") // as make evmbench takes it; a worktree has no ../../shared
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "evm-bench")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		t.Skipf("evm-bench input %s not available: %v", name, err)
 	}

@@ -79,40 +79,54 @@ func FuzzTracedMatchesUntraced(f *testing.F) {
 		{"fe", "", 100_000, forks.Cancun},                                                        // INVALID
 		{"33ff", "", 100_000, forks.Cancun},                                                      // SELFDESTRUCT to the caller
 		{"6000600060006000600161dead5af150" + "600160005560016000fd", "", 100_000, forks.Prague}, // value call, then SSTORE and REVERT
+		// Blocks: GAS and a CALL with all gas inside one, a block the gas
+		// cannot pay, a stack that overflows inside one.
+		{"60015a01" + ret32, "", 100_000, forks.Cancun},
+		{"6000600060006000600060025af1" + "5a01" + ret32, "", 100_000, forks.Cancun},
+		{"6001600055" + "6002600155" + "600054" + ret32, "", 44_000, forks.Cancun},
+		{"5b6001600056", "", 100_000, forks.Cancun},
+		{"602a6000526020600020" + ret32, "", 60, forks.Cancun},
 	} {
 		f.Add(mustHex(f, seed.code), mustHex(f, seed.input), seed.gas, uint8(seed.fork))
 	}
 	f.Fuzz(func(t *testing.T, code, input []byte, gas uint64, forkByte uint8) {
 		fork := forks.Fork(int(forkByte) % int(forks.Count))
 		gas %= 2_000_000 // enough for loops to run out of gas, fast enough to fuzz
-		ret, used, err, st := runCode(t, fork, code, input, gas)
-		var ops int
-		tracer := &Hooks{
-			OnOpcode: func(uint64, byte, uint64, uint64, *ScopeContext, []byte, int, error) { ops++ },
-			OnEnter:  func(int, byte, types.Address, types.Address, []byte, uint64, *uint256.Int) {},
-			OnExit:   func(int, []byte, uint64, error, bool) {},
-		}
-		tret, tused, terr, tst := runCodeTraced(t, fork, code, input, gas, tracer)
-		if fmt.Sprint(err) != fmt.Sprint(terr) {
-			t.Fatalf("error: untraced %v, traced %v", err, terr)
-		}
-		if used != tused {
-			t.Fatalf("gas used: untraced %d, traced %d", used, tused)
-		}
-		if !bytes.Equal(ret, tret) {
-			t.Fatalf("return data: untraced %x, traced %x", ret, tret)
-		}
-		if !reflect.DeepEqual(st.logs, tst.logs) {
-			t.Fatalf("logs: untraced %v, traced %v", st.logs, tst.logs)
-		}
-		if st.refund != tst.refund {
-			t.Fatalf("refund: untraced %d, traced %d", st.refund, tst.refund)
-		}
-		if !reflect.DeepEqual(st.memWorld, tst.memWorld) {
-			t.Fatalf("state differs after the call:\nuntraced %+v\ntraced   %+v", st.memWorld, tst.memWorld)
-		}
-		if len(code) > 0 && ops == 0 {
-			t.Fatal("the traced run reported no opcode: it did not take the traced loop")
-		}
+		compareTraced(t, fork, code, input, gas)
 	})
+}
+
+// compareTraced runs code through the untraced and the traced loop and
+// fails t on any difference in what the call did.
+func compareTraced(t *testing.T, fork forks.Fork, code, input []byte, gas uint64) {
+	t.Helper()
+	ret, used, err, st := runCode(t, fork, code, input, gas)
+	var ops int
+	tracer := &Hooks{
+		OnOpcode: func(uint64, byte, uint64, uint64, *ScopeContext, []byte, int, error) { ops++ },
+		OnEnter:  func(int, byte, types.Address, types.Address, []byte, uint64, *uint256.Int) {},
+		OnExit:   func(int, []byte, uint64, error, bool) {},
+	}
+	tret, tused, terr, tst := runCodeTraced(t, fork, code, input, gas, tracer)
+	if fmt.Sprint(err) != fmt.Sprint(terr) {
+		t.Fatalf("gas %d: error: untraced %v, traced %v", gas, err, terr)
+	}
+	if used != tused {
+		t.Fatalf("gas %d: gas used: untraced %d, traced %d", gas, used, tused)
+	}
+	if !bytes.Equal(ret, tret) {
+		t.Fatalf("gas %d: return data: untraced %x, traced %x", gas, ret, tret)
+	}
+	if !reflect.DeepEqual(st.logs, tst.logs) {
+		t.Fatalf("gas %d: logs: untraced %v, traced %v", gas, st.logs, tst.logs)
+	}
+	if st.refund != tst.refund {
+		t.Fatalf("gas %d: refund: untraced %d, traced %d", gas, st.refund, tst.refund)
+	}
+	if !reflect.DeepEqual(st.memWorld, tst.memWorld) {
+		t.Fatalf("gas %d: state differs after the call:\nuntraced %+v\ntraced   %+v", gas, st.memWorld, tst.memWorld)
+	}
+	if len(code) > 0 && ops == 0 {
+		t.Fatalf("gas %d: the traced run reported no opcode: it did not take the traced loop", gas)
+	}
 }

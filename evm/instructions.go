@@ -22,14 +22,19 @@ func setBool(z *uint256.Int, b bool) {
 
 func opKeccak256(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	offset, size := scope.Stack.pop(), scope.Stack.peek()
-	data := scope.Memory.GetPtr(offset.Uint64(), size.Uint64())
+	hashToWord(size, scope.Memory.GetPtr(offset.Uint64(), size.Uint64()))
+	return nil, nil
+}
+
+// hashToWord sets z to keccak256(data) (KECCAK256, also run by the
+// interpreter loop itself).
+func hashToWord(z *uint256.Int, data []byte) {
 	// One-shot on the stack: x/crypto's legacy Keccak state has no
 	// assembly permutation (its Reset, Write and Read cost as much as a
 	// third of the permutation for a 64-byte input), ours does.
 	var h [32]byte
 	crypto.HashInto(&h, data)
-	size.SetBytes32(h[:])
-	return nil, nil
+	z.SetBytes32(h[:])
 }
 
 // Environment.

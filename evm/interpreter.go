@@ -2,7 +2,11 @@ package evm
 
 //go:generate go run github.com/chaind/chaind/internal/tools/opgen -out ops_gen.go -loop interpreter.go
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/holiman/uint256"
+)
 
 // ScopeContext is the per-frame machine state handed to every operation.
 type ScopeContext struct {
@@ -52,63 +56,579 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 	contract.Input = input
 
 	var (
-		table = evm.table
-		code  = contract.Code
 		mem   = newMemory()
 		stack = newStack()
 		scope = ScopeContext{Memory: mem, Stack: stack, Contract: contract}
-		pc    uint64
 	)
 	defer func() {
 		returnStack(stack)
 		returnMemory(mem)
 	}()
 	if evm.Config.Tracer != nil && evm.Config.Tracer.OnOpcode != nil {
-		return evm.interpretTraced(&scope)
+		return evm.interpretChecked(&scope, 0)
 	}
+	return evm.runProgram(contract.program(evm.table), &scope)
+}
 
+// runProgram is the untraced loop: it runs the frame's decoded program
+// (see program), checking gas and stack bounds per block.
+func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 	// The stack height and the gas left live in locals, which the compiler
 	// keeps in registers, rather than in stack.n and contract.Gas: a load
 	// and a store through memory per opcode put store-to-load forwarding
 	// on the loop's critical path. They are written back before anything
 	// outside the loop reads them (the table's gas, memory-size and
-	// execute functions) and read again after.
-	sp, gas := stack.n, contract.Gas
-	data := &stack.data
+	// execute functions) and read again after. gas is what is left once
+	// the current block's constant gas is paid in full: an operation of
+	// the table sees gas plus its correction.
+	var (
+		table    = evm.table
+		contract = scope.Contract
+		stack    = scope.Stack
+		mem      = scope.Memory
+		ins      = p.ins
+		consts   = p.consts
+		data     = &stack.data
+		sp, gas  = stack.n, contract.Gas
+		ip       int
+	)
 	for {
-		var opcode OpCode
-		if pc < uint64(len(code)) {
-			opcode = OpCode(code[pc])
-		}
-		op := &table[opcode]
-		if sp < op.minStack {
-			return nil, ErrStackUnderflow
-		} else if sp > op.maxStack {
-			return nil, ErrStackOverflow
-		}
-		if gas < op.constantGas {
-			return nil, ErrOutOfGas
-		}
-		gas -= op.constantGas
-
-		// MLOAD/MSTORE inside already-paid memory cost nothing dynamic;
-		// handle them here before the generic gas path.
-		if opcode == MLOAD || opcode == MSTORE {
+		in := &ins[ip]
+		// The most frequent opcodes, which behave the same in every fork
+		// that has them, run inline: an indirect call (and writing sp and
+		// gas back for it) costs as much as the operation itself. Their
+		// gas and stack bounds were checked when their block was entered;
+		// an opcode the fork does not have was decoded as INVALID.
+		switch in.op {
+		case opBlock:
+			a := in.arg
+			if g := a & maxBlockGas; gas >= g && sp >= int(a>>32&0xffff) && sp < int(a>>48) {
+				gas -= g
+				ip++
+				continue
+			}
+			// Something in the block fails: find out where and how one
+			// instruction at a time.
+			stack.n, contract.Gas = sp, gas
+			return evm.interpretChecked(scope, uint64(in.pc))
+		case PUSH0:
+			data[sp].Clear()
+			sp++
+			ip++
+			continue
+		case PUSH1, PUSH1 + 1, PUSH1 + 2, PUSH1 + 3, PUSH1 + 4, PUSH1 + 5, PUSH1 + 6, PUSH1 + 7:
+			data[sp] = uint256.Int{in.arg}
+			sp++
+			ip++
+			continue
+		case PUSH1 + 8, PUSH1 + 9, PUSH1 + 10, PUSH1 + 11, PUSH1 + 12, PUSH1 + 13, PUSH1 + 14, PUSH1 + 15,
+			PUSH1 + 16, PUSH1 + 17, PUSH1 + 18, PUSH1 + 19, PUSH1 + 20, PUSH1 + 21, PUSH1 + 22, PUSH1 + 23,
+			PUSH1 + 24, PUSH1 + 25, PUSH1 + 26, PUSH1 + 27, PUSH1 + 28, PUSH1 + 29, PUSH1 + 30, PUSH32:
+			data[sp] = consts[in.arg]
+			sp++
+			ip++
+			continue
+			// The arms below are written by internal/tools/opgen from the same
+			// bodies as the table's functions (ops_gen.go).
+			// opgen:begin
+		case DUP1 + 0:
+			data[sp] = data[sp-1]
+			sp++
+			ip++
+			continue
+		case DUP1 + 1:
+			data[sp] = data[sp-2]
+			sp++
+			ip++
+			continue
+		case DUP1 + 2:
+			data[sp] = data[sp-3]
+			sp++
+			ip++
+			continue
+		case DUP1 + 3:
+			data[sp] = data[sp-4]
+			sp++
+			ip++
+			continue
+		case DUP1 + 4:
+			data[sp] = data[sp-5]
+			sp++
+			ip++
+			continue
+		case DUP1 + 5:
+			data[sp] = data[sp-6]
+			sp++
+			ip++
+			continue
+		case DUP1 + 6:
+			data[sp] = data[sp-7]
+			sp++
+			ip++
+			continue
+		case DUP1 + 7:
+			data[sp] = data[sp-8]
+			sp++
+			ip++
+			continue
+		case DUP1 + 8:
+			data[sp] = data[sp-9]
+			sp++
+			ip++
+			continue
+		case DUP1 + 9:
+			data[sp] = data[sp-10]
+			sp++
+			ip++
+			continue
+		case DUP1 + 10:
+			data[sp] = data[sp-11]
+			sp++
+			ip++
+			continue
+		case DUP1 + 11:
+			data[sp] = data[sp-12]
+			sp++
+			ip++
+			continue
+		case DUP1 + 12:
+			data[sp] = data[sp-13]
+			sp++
+			ip++
+			continue
+		case DUP1 + 13:
+			data[sp] = data[sp-14]
+			sp++
+			ip++
+			continue
+		case DUP1 + 14:
+			data[sp] = data[sp-15]
+			sp++
+			ip++
+			continue
+		case DUP1 + 15:
+			data[sp] = data[sp-16]
+			sp++
+			ip++
+			continue
+		case SWAP1 + 0:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-2]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 1:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-3]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 2:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-4]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 3:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-5]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 4:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-6]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 5:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-7]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 6:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-8]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 7:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-9]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 8:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-10]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 9:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-11]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 10:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-12]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 11:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-13]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 12:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-14]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 13:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-15]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 14:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-16]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case SWAP1 + 15:
+			// Limb by limb: a whole-struct swap through two pointers
+			// compiles to slow memory-to-memory copies.
+			top, other := &data[sp-1], &data[sp-17]
+			top[0], other[0] = other[0], top[0]
+			top[1], other[1] = other[1], top[1]
+			top[2], other[2] = other[2], top[2]
+			top[3], other[3] = other[3], top[3]
+			ip++
+			continue
+		case ADD:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.Add(x, y)
+			ip++
+			continue
+		case MUL:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.Mul(x, y)
+			ip++
+			continue
+		case SUB:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.Sub(x, y)
+			ip++
+			continue
+		case DIV:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.Div(x, y)
+			ip++
+			continue
+		case SDIV:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.SDiv(x, y)
+			ip++
+			continue
+		case MOD:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.Mod(x, y)
+			ip++
+			continue
+		case SMOD:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.SMod(x, y)
+			ip++
+			continue
+		case ADDMOD:
+			x, y, z := &data[sp-1], &data[sp-2], &data[sp-3]
+			sp -= 2
+			z.AddMod(x, y, z)
+			ip++
+			continue
+		case MULMOD:
+			x, y, z := &data[sp-1], &data[sp-2], &data[sp-3]
+			sp -= 2
+			z.MulMod(x, y, z)
+			ip++
+			continue
+		case SIGNEXTEND:
+			back, num := &data[sp-1], &data[sp-2]
+			sp--
+			num.ExtendSign(num, back)
+			ip++
+			continue
+		case LT:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			setBool(y, x.Lt(y))
+			ip++
+			continue
+		case GT:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			setBool(y, x.Gt(y))
+			ip++
+			continue
+		case SLT:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			setBool(y, x.Slt(y))
+			ip++
+			continue
+		case SGT:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			setBool(y, x.Sgt(y))
+			ip++
+			continue
+		case EQ:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			setBool(y, x.Eq(y))
+			ip++
+			continue
+		case ISZERO:
+			x := &data[sp-1]
+			setBool(x, x.IsZero())
+			ip++
+			continue
+		case AND:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.And(x, y)
+			ip++
+			continue
+		case OR:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.Or(x, y)
+			ip++
+			continue
+		case XOR:
+			x, y := &data[sp-1], &data[sp-2]
+			sp--
+			y.Xor(x, y)
+			ip++
+			continue
+		case NOT:
+			x := &data[sp-1]
+			x.Not(x)
+			ip++
+			continue
+		case BYTE:
+			th, val := &data[sp-1], &data[sp-2]
+			sp--
+			val.Byte(th)
+			ip++
+			continue
+		case SHL:
+			shift, value := &data[sp-1], &data[sp-2]
+			sp--
+			if shift.LtUint64(256) {
+				value.Lsh(value, uint(shift.Uint64()))
+			} else {
+				value.Clear()
+			}
+			ip++
+			continue
+		case SHR:
+			shift, value := &data[sp-1], &data[sp-2]
+			sp--
+			if shift.LtUint64(256) {
+				value.Rsh(value, uint(shift.Uint64()))
+			} else {
+				value.Clear()
+			}
+			ip++
+			continue
+		case SAR:
+			shift, value := &data[sp-1], &data[sp-2]
+			sp--
+			if shift.LtUint64(256) {
+				value.SRsh(value, uint(shift.Uint64()))
+			} else if value.Sign() >= 0 {
+				value.Clear()
+			} else {
+				value.SetAllOne()
+			}
+			ip++
+			continue
+		case CLZ:
+			x := &data[sp-1]
+			x.SetUint64(uint64(256 - x.BitLen()))
+			ip++
+			continue
+		case POP:
+			sp--
+			ip++
+			continue
+		case JUMPDEST:
+			ip++
+			continue
+		case JUMP:
+			dest := &data[sp-1]
+			sp--
+			t := p.target(dest)
+			if t < 0 {
+				return nil, ErrInvalidJump
+			}
+			if evm.cancelled.Load() {
+				return nil, ErrCancelled
+			}
+			ip = t
+			continue
+		case opPushJump:
+			// PUSH, then JUMP.
+			if int(in.arg) < 0 {
+				return nil, ErrInvalidJump
+			}
+			if evm.cancelled.Load() {
+				return nil, ErrCancelled
+			}
+			ip = int(in.arg)
+			continue
+		case JUMPI:
+			dest, cond := &data[sp-1], &data[sp-2]
+			sp -= 2
+			if !cond.IsZero() {
+				t := p.target(dest)
+				if t < 0 {
+					return nil, ErrInvalidJump
+				}
+				if evm.cancelled.Load() {
+					return nil, ErrCancelled
+				}
+				ip = t
+				continue
+			}
+			ip++
+			continue
+		case opPushJumpi:
+			// PUSH, then JUMPI.
+			cond := &data[sp-1]
+			sp--
+			if !cond.IsZero() {
+				if int(in.arg) < 0 {
+					return nil, ErrInvalidJump
+				}
+				if evm.cancelled.Load() {
+					return nil, ErrCancelled
+				}
+				ip = int(in.arg)
+				continue
+			}
+			ip++
+			continue
+		// opgen:end
+		case MLOAD, MSTORE:
+			// Inside already-paid memory they cost nothing dynamic.
 			off := &data[sp-1]
 			if l := uint64(len(mem.store)); off[1]|off[2]|off[3] == 0 && l >= 32 && off[0] <= l-32 {
 				o := off[0]
-				if opcode == MLOAD {
+				if in.op == MLOAD {
 					off.SetBytes32(mem.store[o : o+32])
 				} else {
 					sp -= 2
 					data[sp].PutUint256(mem.store[o : o+32])
 				}
-				pc++
+				ip++
 				continue
 			}
+		case KECCAK256:
+			// Over already-paid memory only the words hashed cost
+			// dynamic gas; when gas cannot pay it here, the table's path
+			// finds out whether the instruction-by-instruction loop
+			// could have.
+			off, size := &data[sp-1], &data[sp-2]
+			if l, n := uint64(len(mem.store)), size[0]; off[1]|off[2]|off[3]|size[1]|size[2]|size[3] == 0 && n <= l && off[0] <= l-n {
+				if dyn := keccakWordGas * toWords(n); gas >= dyn {
+					gas -= dyn
+					sp--
+					hashToWord(size, mem.store[off[0]:off[0]+n])
+					ip++
+					continue
+				}
+			}
 		}
+		// Through the table, with the gas the instruction-by-instruction
+		// loop would have left at this point.
+		op, corr := &table[in.op], in.arg
+		stack.n, contract.Gas = sp, gas+corr
 		if op.dynamicGas != nil {
-			stack.n, contract.Gas = sp, gas
 			var memorySize uint64
 			if op.memorySize != nil {
 				size, overflow := op.memorySize(stack)
@@ -127,187 +647,25 @@ func (evm *EVM) run(contract *Contract, input []byte, readOnly bool) (ret []byte
 			if err != nil {
 				return nil, err
 			}
-			if gas < dyn {
+			if contract.Gas < dyn {
 				return nil, ErrOutOfGas
 			}
-			gas -= dyn
+			contract.Gas -= dyn
 			if memorySize > 0 {
 				mem.Resize(memorySize)
 			}
 		}
-		// The most frequent opcodes, which behave the same in every fork
-		// that has them, run inline: an indirect call (and writing sp and
-		// gas back for it) costs as much as the operation itself. Gas and
-		// stack bounds were checked above from the fork's table; an arm
-		// for an opcode newer than Frontier first checks that the fork has
-		// it (validateTables checks that every fork runs the same
-		// function for each inlined opcode).
-		switch {
-		case opcode >= PUSH1 && opcode <= PUSH32:
-			n := uint64(opcode - PUSH0)
-			s := &data[sp]
-			sp++
-			if end := pc + 1 + n; end <= uint64(len(code)) {
-				// PUSH1 and PUSH2 are a fifth of all opcodes run:
-				// spare them SetBytes's call and length switch.
-				switch n {
-				case 1:
-					s.SetUint64(uint64(code[pc+1]))
-				case 2:
-					s.SetUint64(uint64(code[pc+1])<<8 | uint64(code[pc+2]))
-				default:
-					s.SetBytes(code[pc+1 : end])
-				}
-			} else {
-				pushPadded(s, code, pc+1, n)
-			}
-			pc += n + 1
-			continue
-		case opcode >= DUP1 && opcode <= DUP16:
-			data[sp] = data[sp-int(opcode-DUP1+1)]
-			sp++
-			pc++
-			continue
-		case opcode >= SWAP1 && opcode <= SWAP16:
-			// Limb by limb: a whole-struct swap through two pointers
-			// compiles to slow memory-to-memory copies.
-			top, other := &data[sp-1], &data[sp-int(opcode-SWAP1+2)]
-			top[0], other[0] = other[0], top[0]
-			top[1], other[1] = other[1], top[1]
-			top[2], other[2] = other[2], top[2]
-			top[3], other[3] = other[3], top[3]
-			pc++
-			continue
+		pc := uint64(in.pc)
+		res, err := op.execute(&pc, evm, scope)
+		if err != nil {
+			return evm.finish(res, err)
 		}
-		// The arms below are written by internal/tools/opgen from the same
-		// bodies as the table's functions (ops_gen.go).
-		switch opcode {
-		// opgen:begin
-		case ADD:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			y.Add(x, y)
-		case MUL:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			y.Mul(x, y)
-		case SUB:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			y.Sub(x, y)
-		case DIV:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			y.Div(x, y)
-		case SDIV:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			y.SDiv(x, y)
-		case MOD:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			y.Mod(x, y)
-		case LT:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			setBool(y, x.Lt(y))
-		case GT:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			setBool(y, x.Gt(y))
-		case SLT:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			setBool(y, x.Slt(y))
-		case SGT:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			setBool(y, x.Sgt(y))
-		case EQ:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			setBool(y, x.Eq(y))
-		case ISZERO:
-			x := &data[sp-1]
-			setBool(x, x.IsZero())
-		case AND:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			y.And(x, y)
-		case OR:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			y.Or(x, y)
-		case XOR:
-			x, y := &data[sp-1], &data[sp-2]
-			sp--
-			y.Xor(x, y)
-		case NOT:
-			x := &data[sp-1]
-			x.Not(x)
-		case SHL:
-			// Constantinople's: undefined before, which the table's operation reports.
-			if op.undefined {
-				return evm.finish(op.execute(&pc, evm, &scope))
-			}
-			shift, value := &data[sp-1], &data[sp-2]
-			sp--
-			if shift.LtUint64(256) {
-				value.Lsh(value, uint(shift.Uint64()))
-			} else {
-				value.Clear()
-			}
-		case SHR:
-			// Constantinople's: undefined before, which the table's operation reports.
-			if op.undefined {
-				return evm.finish(op.execute(&pc, evm, &scope))
-			}
-			shift, value := &data[sp-1], &data[sp-2]
-			sp--
-			if shift.LtUint64(256) {
-				value.Rsh(value, uint(shift.Uint64()))
-			} else {
-				value.Clear()
-			}
-		case POP:
-			sp--
-		case JUMPDEST:
-		case JUMP:
-			dest := &data[sp-1]
-			sp--
-			if !contract.validJumpdest(dest) {
-				return nil, ErrInvalidJump
-			}
-			// Every loop jumps, so checking here bounds how long Cancel
-			// waits.
-			if evm.cancelled.Load() {
-				return nil, ErrCancelled
-			}
-			pc = dest.Uint64()
-			continue
-		case JUMPI:
-			dest, cond := &data[sp-1], &data[sp-2]
-			sp -= 2
-			if !cond.IsZero() {
-				if !contract.validJumpdest(dest) {
-					return nil, ErrInvalidJump
-				}
-				if evm.cancelled.Load() {
-					return nil, ErrCancelled
-				}
-				pc = dest.Uint64()
-				continue
-			}
-		// opgen:end
-		default:
-			stack.n, contract.Gas = sp, gas
-			res, err := op.execute(&pc, evm, &scope)
-			if err != nil {
-				return evm.finish(res, err)
-			}
-			sp, gas = stack.n, contract.Gas
+		if contract.Gas < corr {
+			// The rest of the block is not paid for any more.
+			return evm.interpretChecked(scope, pc+1)
 		}
-		pc++
+		sp, gas = stack.n, contract.Gas-corr
+		ip++
 	}
 }
 

@@ -80,10 +80,15 @@ func (t *JumpTable) validate() error {
 			bad("%v's dynamic gas is not gasMemory, which the interpreter's fast path assumes", op)
 		}
 	}
+	// Its KECCAK256 fast path charges keccakWordGas per word over paid
+	// memory, which is right only while that is the whole dynamic gas.
+	if funcID(t[KECCAK256].dynamicGas) != funcID(gasKeccak256) {
+		bad("KECCAK256's dynamic gas is not gasKeccak256, which the interpreter's fast path assumes")
+	}
 	// The interpreter loop runs opgen's operations inline from the same
 	// bodies as these functions: right only while every fork that has
-	// the opcode runs that function, and, for an arm that does not check
-	// the fork, while Frontier already has it.
+	// the opcode runs that function, and, for an arm whose opcode is not
+	// gated by a fork, while Frontier already has it.
 	for _, g := range generatedOps {
 		o := &t[g.op]
 		if !o.undefined && funcID(o.execute) != funcID(g.exec) {
@@ -91,6 +96,19 @@ func (t *JumpTable) validate() error {
 		}
 		if g.inline && !g.gated && o.undefined {
 			bad("%v is inlined unchecked but undefined here", g.op)
+		}
+	}
+	// A program charges an inlined operation's constant gas with its
+	// block's and never asks for dynamic gas; opBlock must be no real
+	// instruction.
+	for op := range t {
+		if inlined[op] && !t[op].undefined && t[op].dynamicGas != nil {
+			bad("%v is run inline by the interpreter loop but has dynamic gas", OpCode(op))
+		}
+	}
+	for _, op := range pseudoOps {
+		if !t[op].undefined {
+			bad("%v is defined, but programs use it as a pseudo-opcode", op)
 		}
 	}
 	return errors.Join(errs...)

@@ -31,6 +31,9 @@ func TestJumpTableInvariants(t *testing.T) {
 		{"fast path", func(j *JumpTable) { j[MLOAD].dynamicGas = gasCopy }, "MLOAD's dynamic gas is not gasMemory"},
 		{"inlined op replaced", func(j *JumpTable) { j[ADD].execute = opSub }, "ADD does not run its generated operation"},
 		{"ungated op undefined", func(j *JumpTable) { j[ADD] = j[0x0c] }, "ADD is inlined unchecked but undefined here"},
+		{"inline op with dynamic gas", func(j *JumpTable) { j[DUP1].dynamicGas = gasMemory }, "DUP1 is run inline by the interpreter loop but has dynamic gas"},
+		{"block marker defined", func(j *JumpTable) { j[opBlock] = j[ADD] }, "programs use it as a pseudo-opcode"},
+		{"fused jump defined", func(j *JumpTable) { j[opPushJumpi] = j[ADD] }, "programs use it as a pseudo-opcode"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := *tableFor(forks.Osaka)

@@ -242,8 +242,6 @@ func opJump(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	if !contract.validJumpdest(dest) {
 		return nil, ErrInvalidJump
 	}
-	// Every loop jumps, so checking here bounds how long Cancel
-	// waits.
 	if evm.cancelled.Load() {
 		return nil, ErrCancelled
 	}
@@ -282,11 +280,11 @@ var generatedOps = [...]struct {
 	{DIV, opDiv, true, false},
 	{SDIV, opSdiv, true, false},
 	{MOD, opMod, true, false},
-	{SMOD, opSmod, false, false},
-	{ADDMOD, opAddmod, false, false},
-	{MULMOD, opMulmod, false, false},
+	{SMOD, opSmod, true, false},
+	{ADDMOD, opAddmod, true, false},
+	{MULMOD, opMulmod, true, false},
 	{EXP, opExp, false, false},
-	{SIGNEXTEND, opSignExtend, false, false},
+	{SIGNEXTEND, opSignExtend, true, false},
 	{LT, opLt, true, false},
 	{GT, opGt, true, false},
 	{SLT, opSlt, true, false},
@@ -297,13 +295,20 @@ var generatedOps = [...]struct {
 	{OR, opOr, true, false},
 	{XOR, opXor, true, false},
 	{NOT, opNot, true, false},
-	{BYTE, opByte, false, false},
+	{BYTE, opByte, true, false},
 	{SHL, opSHL, true, true},
 	{SHR, opSHR, true, true},
-	{SAR, opSAR, false, true},
-	{CLZ, opCLZ, false, true},
+	{SAR, opSAR, true, true},
+	{CLZ, opCLZ, true, true},
 	{POP, opPop, true, false},
 	{JUMPDEST, opJumpdest, true, false},
 	{JUMP, opJump, true, false},
 	{JUMPI, opJumpi, true, false},
+}
+
+// fusedOps are the loop's pseudo-opcodes for a PUSH followed by the
+// operation: the decoder writes them, the loop runs them.
+var fusedOps = [...]struct{ pseudo, op OpCode }{
+	{opPushJump, JUMP},
+	{opPushJumpi, JUMPI},
 }

@@ -89,18 +89,24 @@ func (evm *EVM) traceLog(l *types.Log) {
 	}
 }
 
-// interpretTraced is the interpreter loop without fast paths, reporting
-// each opcode to the tracer.
-func (evm *EVM) interpretTraced(scope *ScopeContext) ([]byte, error) {
+// interpretChecked is the interpreter loop without fast paths: every
+// opcode through the table, its stack bounds and gas checked one at a
+// time, and reported to the tracer if there is one. It runs traced frames
+// from pc 0, and the rest of an untraced frame from pc when runProgram
+// finds that something in a block fails, so that it fails at the same
+// instruction with the same error.
+func (evm *EVM) interpretChecked(scope *ScopeContext, pc uint64) ([]byte, error) {
 	var (
-		h        = evm.Config.Tracer
 		table    = evm.table
 		contract = scope.Contract
 		code     = contract.Code
 		stack    = scope.Stack
 		mem      = scope.Memory
-		pc       uint64
+		onOpcode func(pc uint64, op byte, gas, cost uint64, scope *ScopeContext, returnData []byte, depth int, err error)
 	)
+	if h := evm.Config.Tracer; h != nil {
+		onOpcode = h.OnOpcode
+	}
 	for {
 		var opcode OpCode
 		if pc < uint64(len(code)) {
@@ -109,8 +115,8 @@ func (evm *EVM) interpretTraced(scope *ScopeContext) ([]byte, error) {
 		op := &table[opcode]
 		gasBefore := contract.Gas
 		report := func(cost uint64, err error) {
-			if h.OnOpcode != nil {
-				h.OnOpcode(pc, byte(opcode), gasBefore, cost, scope, evm.returnData, evm.depth, err)
+			if onOpcode != nil {
+				onOpcode(pc, byte(opcode), gasBefore, cost, scope, evm.returnData, evm.depth, err)
 			}
 		}
 		if n := stack.n; n < op.minStack {

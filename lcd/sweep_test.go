@@ -38,7 +38,7 @@ func sweepValue(param string) (value, prefix string) {
 		return val0, query.ValidatorPrefix
 	case "cons_address":
 		return cons0, query.ConsensusPrefix
-	case "proposal_id", "height":
+	case "proposal_id", "height", "last_height":
 		return "1", ""
 	case "params_type":
 		return "voting", ""
@@ -162,6 +162,12 @@ func TestSweepBadAddresses(t *testing.T) {
 	checkSweepGolden(t, "sweep_bad_addresses", out.String())
 }
 
+// unknownIsEmpty are the routes that answer an unknown validator with an
+// empty list, as the SDK does, and why.
+var unknownIsEmpty = map[string]string{
+	"/cosmos/distribution/v1beta1/validators/{validator_address}/slashes": "the SDK reads slash events by the validator's key prefix and never the validator itself: one that does not exist has none",
+}
+
 // TestSweepUnknown: every path naming a proposal or a validator that does
 // not exist answers 404; a height past the head 400, as the Cosmos SDK
 // answers it (the height is an invalid argument, not a missing record).
@@ -185,6 +191,9 @@ func TestSweepUnknown(t *testing.T) {
 			n++
 			path := r.fill(map[string]string{p: w.value})
 			code, _, text := sweepGet(t, h, path)
+			if _, empty := unknownIsEmpty[r.template]; empty {
+				w.code = http.StatusOK
+			}
 			if code != w.code {
 				t.Errorf("%s: HTTP %d, want %d", path, code, w.code)
 			}

@@ -202,16 +202,21 @@ func wsCall(t *testing.T, c *websocket.Conn, msg string) []byte {
 
 // A listener serves only its namespaces; a method outside them answers
 // exactly as a method that does not exist, over HTTP and WebSocket alike.
+// A method registered nowhere says why when the node gave a reason
+// (Unserved), which adds no namespace.
 func TestAPIView(t *testing.T) {
 	s := testServer()
 	s.Register("eth_x", 0, 0, func(context.Context, Params) (any, error) { return 1, nil })
 	s.Register("debug_x", 0, 0, func(context.Context, Params) (any, error) { return 2, nil })
+	s.Unserved("debug_x", "a reason for a method that is registered")
+	s.Unserved("gone_x", "served elsewhere")
 	srv := frontServer(t, s, front.Limits{}, HTTPConfig{APIs: []string{"eth"}, WebSocket: true}, front.Options{})
 	c := dialWS(t, srv.URL)
 	for _, tc := range []struct{ method, want string }{
 		{"eth_x", `{"jsonrpc":"2.0","id":1,"result":1}`},
 		{"debug_x", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"the method debug_x does not exist/is not available"}}`},
 		{"add", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"the method add does not exist/is not available"}}`},
+		{"gone_x", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"the method gone_x does not exist/is not available: served elsewhere"}}`},
 	} {
 		msg := `{"jsonrpc":"2.0","id":1,"method":"` + tc.method + `"}`
 		resp := post(t, srv.URL, msg, nil)

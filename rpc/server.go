@@ -79,6 +79,7 @@ type Server struct {
 	all     *view // every method: HandleMessage and listeners without an API list
 	obs     []Observer
 	unknown []func(ctx context.Context) // told of calls of methods not served (ObserveUnknown)
+	why     map[string]string           // why a method is not served here (Unserved)
 	// ws counts WebSocket connections: open now and accepted in all.
 	ws struct {
 		open  atomic.Int64
@@ -105,6 +106,34 @@ func (s *Server) Register(name string, min, max int, h Handler) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.methods[name] = method{h: h, minParams: min, maxParams: max}
+}
+
+// Unserved gives the reason name is not served on this node, which a
+// call of it answers after "method not found" while no method of that
+// name is registered: a method other nodes serve says why this one does
+// not.
+func (s *Server) Unserved(name, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.why == nil {
+		s.why = map[string]string{}
+	}
+	s.why[name] = why
+}
+
+// errNotServed is the error of a call of a method not served: with the
+// reason Unserved gave, when no method of that name is registered at all.
+func (s *Server) errNotServed(name string, registered bool) *Error {
+	err := errMethodNotFound(name)
+	if !registered {
+		s.mu.RLock()
+		why := s.why[name]
+		s.mu.RUnlock()
+		if why != "" {
+			err.Message += ": " + why
+		}
+	}
+	return err
 }
 
 // Lookup returns the handler registered under name and its parameter
@@ -413,7 +442,7 @@ func (v *view) call(ctx context.Context, req *request) (result any, err error) {
 		for _, o := range unknown {
 			o(ctx)
 		}
-		return nil, errMethodNotFound(req.Method)
+		return nil, s.errNotServed(req.Method, ok)
 	}
 	if len(obs) > 0 {
 		start := time.Now()

@@ -38,13 +38,23 @@ type Diff struct {
 	// replaced by a new account) before the slots in Storage were written.
 	Wiped   map[types.Hash]struct{}
 	Storage map[types.Hash]map[types.Hash][]byte
+	// PrevAccounts and PrevStorage hold, for changed keys whose value in
+	// the state the diff starts from the StateDB knew (it read them to
+	// change them), that value (nil: nothing). The flat copy journals
+	// those as the reverse diff without reading them back from the store,
+	// a lookup per changed key on a block's commit. Keys absent here are
+	// read. A wiped account's slots are not covered: the copy scans them.
+	PrevAccounts map[types.Hash][]byte
+	PrevStorage  map[types.Hash]map[types.Hash][]byte
 }
 
 func newDiff() *Diff {
 	return &Diff{
-		Accounts: map[types.Hash][]byte{},
-		Wiped:    map[types.Hash]struct{}{},
-		Storage:  map[types.Hash]map[types.Hash][]byte{},
+		Accounts:     map[types.Hash][]byte{},
+		Wiped:        map[types.Hash]struct{}{},
+		Storage:      map[types.Hash]map[types.Hash][]byte{},
+		PrevAccounts: map[types.Hash][]byte{},
+		PrevStorage:  map[types.Hash]map[types.Hash][]byte{},
 	}
 }
 
@@ -52,9 +62,14 @@ func (d *Diff) copy() *Diff {
 	if d == nil {
 		return nil
 	}
-	c := &Diff{Accounts: maps.Clone(d.Accounts), Wiped: maps.Clone(d.Wiped), Storage: make(map[types.Hash]map[types.Hash][]byte, len(d.Storage))}
-	for a, m := range d.Storage {
-		c.Storage[a] = maps.Clone(m)
+	return &Diff{Accounts: maps.Clone(d.Accounts), Wiped: maps.Clone(d.Wiped), Storage: cloneNested(d.Storage),
+		PrevAccounts: maps.Clone(d.PrevAccounts), PrevStorage: cloneNested(d.PrevStorage)}
+}
+
+func cloneNested(m map[types.Hash]map[types.Hash][]byte) map[types.Hash]map[types.Hash][]byte {
+	c := make(map[types.Hash]map[types.Hash][]byte, len(m))
+	for a, s := range m {
+		c[a] = maps.Clone(s)
 	}
 	return c
 }
@@ -73,44 +88,71 @@ func (o *stateObject) hashedAddr() types.Hash {
 	return o.addrHash
 }
 
-// flatAccount records o's new encoding (nil: deleted) in the pending diff.
+// flatAccount records o's new encoding (nil: deleted) in the pending diff,
+// and the account's encoding before the diff if this is its first change
+// in it. o.prevEnc then holds the new encoding: after the next Commit it
+// is the value in the state the next diff starts from.
 func (s *StateDB) flatAccount(o *stateObject, enc []byte) {
-	if s.diff == nil {
+	d := s.flatDiff()
+	if d == nil {
 		return
 	}
 	ah := o.hashedAddr()
+	if _, ok := d.PrevAccounts[ah]; !ok {
+		d.PrevAccounts[ah] = o.prevEnc
+	}
 	if enc == nil {
 		s.flatWipe(ah)
-		s.diff.Accounts[ah] = nil
+		d.Accounts[ah] = nil
+		o.prevEnc = nil
 		return
 	}
-	s.diff.Accounts[ah] = append([]byte(nil), enc...)
+	enc = append([]byte(nil), enc...)
+	d.Accounts[ah] = enc
+	o.prevEnc = enc
+}
+
+// flatDiff returns the diff of the changes since the last Commit, made on
+// the first change (a StateDB that only reads, as most do, makes none);
+// nil when no flat copy is kept.
+func (s *StateDB) flatDiff() *Diff {
+	if s.flat == nil {
+		return nil
+	}
+	if s.diff == nil {
+		s.diff = newDiff()
+	}
+	return s.diff
 }
 
 // flatNew records, before o's slots, that o is a new account at an address
 // that may have held one: nothing of the old storage survives.
 func (s *StateDB) flatNew(o *stateObject) {
-	if o.wipe && s.diff != nil {
+	if o.wipe && s.flat != nil {
 		s.flatWipe(o.hashedAddr())
 	}
 	o.wipe = false
 }
 
 func (s *StateDB) flatWipe(ah types.Hash) {
-	s.diff.Wiped[ah] = struct{}{}
-	delete(s.diff.Storage, ah)
+	d := s.flatDiff()
+	d.Wiped[ah] = struct{}{}
+	delete(d.Storage, ah)
 }
 
-// flatSlot records a slot's new encoding (nil: zero) in the pending diff.
-func (s *StateDB) flatSlot(o *stateObject, key types.Hash, enc []byte) {
-	if s.diff == nil {
+// flatSlot records a slot's new encoding (nil: zero) in the pending diff;
+// sl is the slot before the change: its origin, when known, is the value
+// the first change in the diff records as the slot's previous one.
+func (s *StateDB) flatSlot(o *stateObject, key types.Hash, sl *slot, enc []byte) {
+	d := s.flatDiff()
+	if d == nil {
 		return
 	}
 	ah := o.hashedAddr()
-	m := s.diff.Storage[ah]
+	m := d.Storage[ah]
 	if m == nil {
 		m = map[types.Hash][]byte{}
-		s.diff.Storage[ah] = m
+		d.Storage[ah] = m
 	}
 	var kh types.Hash
 	crypto.HashInto((*[32]byte)(&kh), key[:])
@@ -118,6 +160,21 @@ func (s *StateDB) flatSlot(o *stateObject, key types.Hash, enc []byte) {
 		enc = append([]byte(nil), enc...)
 	}
 	m[kh] = enc
+	if sl.flags&hasOrigin == 0 {
+		return
+	}
+	pm := d.PrevStorage[ah]
+	if pm == nil {
+		pm = map[types.Hash][]byte{}
+		d.PrevStorage[ah] = pm
+	}
+	if _, ok := pm[kh]; !ok {
+		var prev []byte
+		if !sl.origin.IsZero() {
+			prev = appendStorageValue(nil, &sl.origin)
+		}
+		pm[kh] = prev
+	}
 }
 
 // flatReadAccount reads addr from the flat copy of the state the StateDB

@@ -46,6 +46,10 @@ type stateObject struct {
 	// not the opened state's; wipe: the flat diff has not yet recorded
 	// that the address's old storage is gone.
 	incarnated, wipe bool
+	// prevEnc is the account's encoding in the state as of the last
+	// IntermediateRoot (or as read, before any): nil for none. The flat
+	// diff records it as the value before the account's first change.
+	prevEnc []byte
 
 	created        bool // created by the current transaction (EIP-6780)
 	selfDestructed bool
@@ -224,11 +228,11 @@ func (s *StateDB) updateStorage(o *stateObject) bool {
 				err = s.withRemote(o.addr, &k, func() error { return secureUpdate(t, k[:], enc) })
 			case v.IsZero():
 				err = secureDelete(t, k[:])
-				s.flatSlot(o, k, nil)
+				s.flatSlot(o, k, sl, nil)
 			default:
 				enc := appendStorageValue(buf[:0], &v)
 				err = secureUpdate(t, k[:], enc)
-				s.flatSlot(o, k, enc)
+				s.flatSlot(o, k, sl, enc)
 			}
 			if err != nil {
 				s.setError(err)

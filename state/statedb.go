@@ -96,7 +96,7 @@ func New(root types.Hash, db trie.Database) (*StateDB, error) {
 		transient:   make(map[slotKey]types.Hash),
 	}
 	if f, ok := db.(FlatDB); ok {
-		s.flat, s.flatRoot, s.diff = f, root, newDiff()
+		s.flat, s.flatRoot = f, root // the diff is made on the first change (flatDiff)
 	}
 	return s, nil
 }
@@ -165,7 +165,9 @@ func (s *StateDB) loadObject(addr types.Address) (o *stateObject, failed bool) {
 	if s.remote != nil && acct.isEmpty() && acct.Root == EmptyRoot {
 		return nil, false // a partial state's deleted account (see partialZero)
 	}
-	return newObject(addr, acct), false
+	o = newObject(addr, acct)
+	o.prevEnc = enc
+	return o, false
 }
 
 // getOrCreate returns the live object of addr, creating an empty account
@@ -186,6 +188,9 @@ func (s *StateDB) createObject(addr types.Address, prev *stateObject) *stateObje
 		o.data.Balance = prev.data.Balance
 	}
 	old, had := s.objects[addr]
+	if old != nil {
+		o.prevEnc = old.prevEnc // the address's account until the replacement reaches the diff
+	}
 	s.objects[addr] = o
 	s.lastObj = nil
 	s.journal.prevs = append(s.journal.prevs, old)

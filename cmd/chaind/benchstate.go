@@ -46,6 +46,7 @@ func benchState(args []string) int {
 	cache := fs.Int("cache", 0, "--cache (MiB) of the chaind node (default: its own)")
 	geths := fs.String("geth", "", "go-ethereum binaries (comma-separated) measured beside chaind: geth --dev on the same allocation")
 	gethCache := fs.Int("geth.cache", 0, "--cache (MiB) of the geth nodes (default: geth's own)")
+	fs.StringVar(&cfg.profile, "profile", "", "write CPU profiles of the chaind node (its --pprof listener) to this directory: of the timed reads and of the middle of the load, each round")
 	if code, ok := parseFlags(fs, fs.Name()+" [flags]", args); !ok {
 		return code
 	}
@@ -84,6 +85,11 @@ func benchState(args []string) int {
 	}
 	cfg.genesis = dev.Genesis
 	cfg.work = work
+	if cfg.profile != "" {
+		if err := os.MkdirAll(cfg.profile, 0o755); err != nil {
+			return fail(err)
+		}
+	}
 
 	sides := []*scaleSide{chaindSide(exe, dev.Validator.Serialize(), *cache)}
 	for _, g := range strings.Split(*geths, ",") {
@@ -134,6 +140,7 @@ type scaleConfig struct {
 	duration                          time.Duration
 	genesis                           *chain.Genesis
 	work                              string
+	profile                           string // directory for CPU profiles ("" none)
 }
 
 // scaleRound is one round's figures of one node.
@@ -158,6 +165,9 @@ type scaleSide struct {
 	// pauses reads the pruning pauses from a running node ("" if it has
 	// no such figure).
 	pauses func(p *devload.Proc) string
+	// pprof is the address of a running node's profile listener ("":
+	// none; the node has one when cfg.profile is set).
+	pprof func(p *devload.Proc) string
 
 	initDir            string
 	initTook           time.Duration
@@ -242,7 +252,15 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	res.idle, _ = p.RSS()
 
 	c := devload.NewClient(p.URL)
+	profile := func(what string, start func(), d time.Duration) (wait func()) {
+		if cfg.profile == "" || s.pprof == nil {
+			return func() {}
+		}
+		name := fmt.Sprintf("%s-%d-r%d-%s.pprof", s.name, cfg.accounts, len(s.rounds)+1, what)
+		return cpuProfile(s.pprof(p), filepath.Join(cfg.profile, name), start, d)
+	}
 	rng := rand.New(rand.NewSource(1))
+	readsProfiled := profile("reads", func() {}, 3*time.Second)
 	if res.bal, err = timeCalls(cfg.reads, func() error {
 		var out string
 		return c.Call(&out, "eth_getBalance", addrs[rng.Intn(len(addrs))].Hex(), "latest")
@@ -257,10 +275,15 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 		return res, fmt.Errorf("eth_call: %w", err)
 	}
 
+	readsProfiled()
 	from, err := c.BlockNumber()
 	if err != nil {
 		return res, err
 	}
+	// The load's profile starts once its transactions reach blocks (the
+	// senders sign everything first).
+	loadProfiled := profile("load", func() { waitLoaded(c, from, cfg.senders, cfg.duration) }, cfg.duration/2)
+	defer loadProfiled()
 	if code := benchDev([]string{"--url", p.URL, "--duration", cfg.duration.String(), "--senders", strconv.Itoa(cfg.senders), "--block-time", "1s"}); code != 0 {
 		return res, fmt.Errorf("the transfer load failed (chaind bench dev exit %d): %s", code, tail(p.Log(), 2000))
 	}
@@ -286,6 +309,20 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	p = nil
 	res.bytes = dirBytes(datadir)
 	return res, nil
+}
+
+// waitLoaded waits until a block after from carries more transactions
+// than the senders' funding, or for at most limit.
+func waitLoaded(c *devload.Client, from uint64, senders int, limit time.Duration) {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		n, err := c.BlockNumber()
+		if err != nil || n <= from {
+			continue
+		}
+		if b, err := c.Block(n); err == nil && len(b.Transactions) > senders {
+			return
+		}
+	}
 }
 
 // loadSpan sums the transactions and gas of blocks from..to that carry

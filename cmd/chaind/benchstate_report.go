@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -146,43 +148,140 @@ func timeCalls(n int, fn func() error) (latencies, error) {
 	return out, nil
 }
 
+// cpuProfile writes a CPU profile of d, starting once start returns,
+// from the pprof listener at addr to path, in the background; wait
+// returns once it is written (or failed, which it reports).
+func cpuProfile(addr, path string, start func(), d time.Duration) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start()
+		err := func() error {
+			if addr == "" {
+				return errors.New("the node has no pprof listener")
+			}
+			resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, max(int(d/time.Second), 1)))
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("pprof answered %s", resp.Status)
+			}
+			f, err := os.Create(path)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, resp.Body)
+			return errors.Join(err, f.Close())
+		}()
+		if err != nil {
+			fmt.Printf("profile %s: %v\n", path, err)
+		}
+	}()
+	return func() { <-done }
+}
+
 // prunePauses reads chaind_prune_pause_seconds from /metrics: how many
-// holds each kind made and the bucket bound under which 99% fell.
+// holds each kind made and the bucket bounds under which 99% and all of
+// them fell.
 func prunePauses(url string) string {
-	resp, err := http.Get(url)
+	kinds, err := readHistograms(url, "chaind_prune_pause_seconds", "kind")
 	if err != nil {
 		return "metrics unreadable: " + err.Error()
 	}
-	defer resp.Body.Close()
-	type hist struct {
-		les    []float64
-		counts []float64
-		total  float64
+	var parts []string
+	for kind, h := range kinds {
+		if h.total == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s: %.0f holds, p99 %s, max %s", kind, h.total, h.bound(0.99), h.bound(1)))
 	}
-	kinds := map[string]*hist{}
+	if len(parts) == 0 {
+		return "none observed (no pass ran during the load)"
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "; ")
+}
+
+// blockTimes reads the block execution and commit histograms from
+// /metrics: the bucket bounds of their medians and maxima, where a
+// state's size shows in the work on each block.
+func blockTimes(url string) string {
+	exec, err := readHistograms(url, "chaind_block_execution_seconds", "source")
+	if err != nil {
+		return "metrics unreadable: " + err.Error()
+	}
+	commit, err := readHistograms(url, "chaind_block_commit_seconds", "")
+	if err != nil {
+		return "metrics unreadable: " + err.Error()
+	}
+	out := "exec"
+	if h := exec["built"]; h != nil && h.total > 0 {
+		out += fmt.Sprintf(" p50 %s max %s", h.bound(0.5), h.bound(1))
+	} else {
+		out += " -"
+	}
+	out += ", commit"
+	if h := commit[""]; h != nil && h.total > 0 {
+		out += fmt.Sprintf(" p50 %s max %s", h.bound(0.5), h.bound(1))
+	} else {
+		out += " -"
+	}
+	return out
+}
+
+// histogram is one label value's buckets of a histogram family.
+type histogram struct {
+	les    []float64
+	counts []float64
+	total  float64
+}
+
+// bound is "≤ " the bucket bound under which the fraction q of the
+// observations fell.
+func (h *histogram) bound(q float64) string {
+	for i, c := range h.counts {
+		if c >= q*h.total {
+			return "≤ " + time.Duration(h.les[i]*float64(time.Second)).String()
+		}
+	}
+	return "over the largest bucket"
+}
+
+// readHistograms reads the buckets of the histogram family name from a
+// Prometheus text page, by the value of label ("" for all).
+func readHistograms(url, name, label string) (map[string]*histogram, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := map[string]*histogram{}
+	prefix := name + "_bucket{"
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "chaind_prune_pause_seconds_bucket{") {
+		if !strings.HasPrefix(line, prefix) {
 			continue
 		}
-		labels, val, _ := strings.Cut(line[len("chaind_prune_pause_seconds_bucket{"):], "} ")
-		var kind, le string
+		labels, val, _ := strings.Cut(line[len(prefix):], "} ")
+		var key, le string
 		for _, kv := range strings.Split(labels, ",") {
 			k, v, _ := strings.Cut(kv, "=")
 			v = strings.Trim(v, `"`)
 			switch k {
-			case "kind":
-				kind = v
+			case label:
+				key = v
 			case "le":
 				le = v
 			}
 		}
 		n, _ := strconv.ParseFloat(val, 64)
-		h := kinds[kind]
+		h := out[key]
 		if h == nil {
-			h = &hist{}
-			kinds[kind] = h
+			h = &histogram{}
+			out[key] = h
 		}
 		if le == "+Inf" {
 			h.total = n
@@ -191,25 +290,7 @@ func prunePauses(url string) string {
 		bound, _ := strconv.ParseFloat(le, 64)
 		h.les, h.counts = append(h.les, bound), append(h.counts, n)
 	}
-	var parts []string
-	for kind, h := range kinds {
-		if h.total == 0 {
-			continue
-		}
-		p99 := "over the largest bucket"
-		for i, c := range h.counts {
-			if c >= 0.99*h.total {
-				p99 = "≤ " + time.Duration(h.les[i]*float64(time.Second)).String()
-				break
-			}
-		}
-		parts = append(parts, fmt.Sprintf("%s: %.0f holds, p99 %s", kind, h.total, p99))
-	}
-	if len(parts) == 0 {
-		return "none observed (no pass ran during the load)"
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, "; ")
+	return out, sc.Err()
 }
 
 // dirBytes is the size of the files under dir.

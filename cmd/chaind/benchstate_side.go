@@ -38,12 +38,15 @@ func chaindSide(exe string, validator []byte, cache int) *scaleSide {
 		}
 		return cmd, nil
 	}
-	s.spawn = func(_ *scaleConfig, datadir string) (*devload.Proc, error) {
+	s.spawn = func(cfg *scaleConfig, datadir string) (*devload.Proc, error) {
 		args := []string{"--datadir", datadir, "--validator-key", hex.EncodeToString(validator),
 			"--block-time", "1s", "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1",
 			"--explorer.port", "-1", "--metrics", "--metrics.port", "0", "--log-level", "info",
 			// Pruning passes every 16 blocks, so a short load sees some.
 			"--state.history", "16"}
+		if cfg.profile != "" {
+			args = append(args, "--pprof", "127.0.0.1:0")
+		}
 		if cache > 0 {
 			args = append(args, "--cache", strconv.Itoa(cache))
 		}
@@ -54,8 +57,10 @@ func chaindSide(exe string, validator []byte, cache int) *scaleSide {
 		if addr == "" {
 			return "no metrics listener"
 		}
-		return prunePauses("http://" + addr + "/metrics")
+		url := "http://" + addr + "/metrics"
+		return prunePauses(url) + "; blocks " + blockTimes(url)
 	}
+	s.pprof = func(p *devload.Proc) string { return p.Addr("pprof", 2*time.Second) }
 	return s
 }
 

@@ -107,7 +107,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.network, "network", "main", "network preset: main (chain ID 8118) or test (8119)")
 	fs.StringVar(&f.genesis, "genesis", "", "go-ethereum-style genesis.json (overrides --network)")
 	fs.StringVar(&f.datadir, "datadir", "", "data directory (default: in memory)")
-	fs.IntVar(&f.cacheMiB, "cache", 64, "MiB of the store's block cache: with the memtables (16 MiB), the bound on the store's memory")
+	fs.IntVar(&f.cacheMiB, "cache", 64, "MiB of the store's block cache and the chain's trie node cache (half of it): with the memtables (16 MiB), the bound on the state storage's memory")
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address every listener binds to")
 	fs.IntVar(&f.httpPort, "http.port", 8545, "JSON-RPC HTTP and WebSocket port (-1 off, 0 any free port)")
 	fs.IntVar(&f.wsPort, "ws.port", 8546, "JSON-RPC WebSocket-only port (-1 off, 0 any free port)")
@@ -440,9 +440,12 @@ func runNode(args []string) int {
 		return 1
 	}
 	head := n.Chain.Head()
-	log.Info("chain", "chainId", cfg.Genesis.Config.ChainID, "head", head.Number(), "hash", head.Hash(), "producing", cfg.Validator != nil)
+	// The chain ID of the next block: a dev chain's anvil_setChainId moves
+	// it, and a restart on its data directory keeps it.
+	chainID := n.Chain.Config.ChainIDAt(head.Number() + 1)
+	log.Info("chain", "chainId", chainID, "head", head.Number(), "hash", head.Hash(), "producing", cfg.Validator != nil)
 	if f.dev {
-		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, f.devf.derivationPath, cfg.Genesis.Config.ChainID)
+		printDevAccounts(os.Stdout, dev.Keys, dev.Balance, f.devf.mnemonic, f.devf.derivationPath, chainID)
 		if f.devf.configOut != "" {
 			gen, err := n.Chain.BlockByNumber(0)
 			if err == nil {

@@ -72,6 +72,9 @@ type DevTools interface {
 	// or plain JSON) into the head's state.
 	DumpState() ([]byte, error)
 	LoadState(ctx context.Context, dump []byte) error
+	// SetChainID makes id the chain ID of the blocks to come
+	// (anvil_setChainId); the blocks made keep theirs.
+	SetChainID(ctx context.Context, id uint64) error
 	// Metadata identifies the development node (hardhat_metadata).
 	Metadata() DevMetadata
 	// SetLoggingEnabled turns the node's development log (its console of

@@ -129,6 +129,13 @@ type Commits interface {
 	// before them) and for blocks past the head; ErrStakingDisabled on a
 	// chain without validators.
 	LastCommit(n uint64) (*Commit, error)
+	// SeenCommit is the certificate that decided canonical block n as this
+	// node stored it: for the head, the one it was decided with, which no
+	// block carries yet (CometBFT's seen commit); for an earlier block,
+	// the one its child carries. ErrNotFound for the genesis block, for
+	// blocks past the head and for a block stored without a certificate;
+	// ErrStakingDisabled on a chain without validators.
+	SeenCommit(n uint64) (*Commit, error)
 	// Evidence is the double-sign evidence canonical block n carries.
 	Evidence(n uint64) ([]DoubleSignEvidence, error)
 }

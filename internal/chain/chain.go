@@ -138,6 +138,9 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 	if c.head, err = db.Block(hh); err != nil {
 		return nil, fmt.Errorf("head block %s: %w", hh, err)
 	}
+	if err := c.openChainIDs(kv); err != nil {
+		return nil, err
+	}
 	headState, err := state.NewWithRemote(c.stateRootOf(c.head.Root()), db, c.remote())
 	if err != nil {
 		return nil, fmt.Errorf("state of head block %d: %w", c.head.Number(), err)

@@ -18,6 +18,10 @@ import (
 // up to the Merge activate by block number, later ones by timestamp; a nil
 // field means the fork never activates.
 type Config struct {
+	// ChainID is the genesis's chain ID: the network's identity, which
+	// consensus signatures, certificates and the p2p handshake bind.
+	// Transactions and CHAINID use ChainIDAt, which is ChainID except on a
+	// development chain that changed its ID (chainids.go).
 	ChainID uint64 `json:"chainId"`
 
 	HomesteadBlock      *uint64 `json:"homesteadBlock,omitempty"`
@@ -66,6 +70,10 @@ type Config struct {
 	// (evm.Config.MaxCodeSize; evm.NoCodeSizeLimit lifts them): set by the
 	// node, never by a file. 0 keeps the protocol's.
 	MaxCodeSize uint64 `json:"-"`
+	// ChainIDs are the chain ID changes of a development chain
+	// (anvil_setChainId), by height (ChainIDAt): set by the node
+	// (NewChainIDs), never by a file; nil elsewhere.
+	ChainIDs *ChainIDs `json:"-"`
 }
 
 // BlobParams are the EIP-4844 / EIP-7840 blob parameters of one fork.

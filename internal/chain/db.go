@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
@@ -73,7 +74,12 @@ type DB struct {
 	pending store.Batch
 	overlay map[[32]byte][]byte
 	track   map[[32]byte]struct{} // nodes written while a pruning pass marks; nil when none runs
-	pin     *bloom                // while the genesis state is committed: its pin filter (prunepin.go)
+	// deleting is the set of nodes a pruning pass is deleting right now
+	// (deleteNodes): set under mu, cleared when the deletes are written.
+	deleting atomic.Pointer[nodeDeletes]
+	delWaits deleteWaits // how long writes waited for deletes in flight
+	clean    *nodeCache  // nodes read and written last (nil: none)
+	pin      *bloom      // while the genesis state is committed: its pin filter (prunepin.go)
 
 	flat       *flat.Layer // the flat copy of the newest state; nil: none (flatstate.go)
 	flatStaged []flatDiff  // diffs of the state commits pending
@@ -98,26 +104,6 @@ func (db *DB) stopTracking() {
 	db.mu.Unlock()
 }
 
-// tracked returns the nodes written since startTracking.
-func (db *DB) tracked() map[[32]byte]struct{} {
-	db.mu.RLock()
-	defer db.mu.RUnlock()
-	return db.track
-}
-
-// untracked returns the hashes of hs not written since startTracking.
-func (db *DB) untracked(hs [][32]byte) [][32]byte {
-	db.mu.RLock()
-	defer db.mu.RUnlock()
-	out := hs[:0]
-	for _, h := range hs {
-		if _, ok := db.track[h]; !ok {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
 // NewDB wraps a key-value store.
 func NewDB(kv store.KV) *DB { return &DB{kv: kv, overlay: map[[32]byte][]byte{}} }
 
@@ -129,9 +115,16 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 	if ok {
 		return blob, nil
 	}
-	blob, err := db.kv.Get(key(prefixNode, hash[:]))
+	if blob, ok := db.clean.get(hash); ok {
+		return blob, nil
+	}
+	var buf [maxKeyLen]byte
+	blob, err := db.kv.Get(append(append(buf[:0], prefixNode...), hash[:]...))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, trie.MissingNode(hash)
+	}
+	if err == nil {
+		db.clean.put(hash, blob)
 	}
 	return blob, err
 }
@@ -168,14 +161,20 @@ func (db *DB) Update(set *trie.NodeSet) error {
 func (db *DB) Keep(set *trie.NodeSet) error {
 	var b store.Batch
 	var buf [maxKeyLen]byte
+	var again bool
 	db.mu.Lock()
+	d := db.deleting.Load()
 	set.ForEach(func(hash [32]byte, blob []byte) {
 		if db.track != nil {
 			db.track[hash] = struct{}{}
 		}
+		again = again || d.has(hash)
 		b.Put(append(append(buf[:0], prefixNode...), hash[:]...), blob)
 	})
 	db.mu.Unlock()
+	if again {
+		d.wait()
+	}
 	return db.kv.Write(&b)
 }
 

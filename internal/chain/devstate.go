@@ -38,7 +38,8 @@ func (c *Chain) CommitState(st *state.StateDB) (types.Hash, error) {
 // Rewind makes canonical block num the head again, as if the blocks after
 // it had never been made: their canonical entries, transaction lookups,
 // blooms, certificates and history-index entries go, in one atomic write.
-// The state of block num must still be stored.
+// The state of block num must still be stored. A development chain's
+// latest chain ID stays the one of the blocks to come (chainids.go).
 func (c *Chain) Rewind(num uint64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -60,7 +61,7 @@ func (c *Chain) Rewind(num uint64) error {
 		return err
 	}
 	c.head = target
-	return nil
+	return c.rewindChainIDs(num)
 }
 
 // RecordKeys makes the chain remember every address and storage slot the

@@ -225,7 +225,7 @@ func (r Rules) Open(h *types.Header, st *state.StateDB, getHash func(uint64) typ
 		Engine:      r.engine(),
 		Header:      h,
 		State:       st,
-		EVM:         evm.NewEVM(bctx, vmState, c.ChainID, evmFork),
+		EVM:         evm.NewEVM(bctx, vmState, c.ChainIDAt(h.Number), evmFork),
 		Fork:        fork,
 		Signer:      c.Signer(h.Number, h.Time),
 		pos:         pos,

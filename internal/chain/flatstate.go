@@ -118,6 +118,7 @@ func (db *DB) setFlatContext(c flatContext) {
 // staged in the same batch. Called with db.mu held; the staged diffs and
 // context are used up either way.
 func (db *DB) writePending() error {
+	db.waitDeletes()
 	staged, c := db.flatStaged, db.flatCtx
 	db.flatStaged, db.flatCtx = nil, flatContext{}
 	if db.flat == nil || (len(staged) == 0 && len(c.branch) == 0) {

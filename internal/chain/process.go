@@ -52,7 +52,8 @@ type Result struct {
 	Validators *ValidatorUpdate
 }
 
-// Signer returns the transaction signer in force for a block. EIP-155
+// Signer returns the transaction signer in force for a block, for the
+// chain ID of that block (ChainIDAt). EIP-155
 // replay protection belongs to SpuriousDragon in the fork enum, but a
 // genesis file may schedule eip155Block apart from eip158Block; the signer
 // follows eip155Block.
@@ -65,9 +66,9 @@ func (c *Config) Signer(number, time uint64) types.Signer {
 		f = forks.TangerineWhistle
 	}
 	if c.Impersonation {
-		return types.NewSigner(c.ChainID, f).WithImpersonation()
+		return types.NewSigner(c.ChainIDAt(number), f).WithImpersonation()
 	}
-	return types.NewSigner(c.ChainID, f)
+	return types.NewSigner(c.ChainIDAt(number), f)
 }
 
 // BlockContext returns the EVM's view of header.

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rlp"
 	"github.com/chaind/chaind/state"
@@ -33,10 +32,11 @@ import (
 //     store records every node written meanwhile;
 //  2. sweep, the stored nodes one 1/256th of the key space at a time:
 //     the unmarked ones are listed without the chain, then deleted in
-//     slices of at most pruneSlice keys, each under the chain's lock and
-//     skipping nodes written since the mark began. A block waits for at
-//     most one slice: that wait is the pause pruning adds to block
-//     production (PruneStats.Pauses; BenchmarkPrunePause).
+//     slices of at most pruneSlice keys, each skipping nodes written since
+//     the mark began and written without holding the chain (prunedel.go):
+//     a commit waits only for the filter of one slice, or for one slice's
+//     write when it makes one of its nodes again (PruneStats.Pauses;
+//     BenchmarkPrunePause).
 //
 // Every node of a block committed after the mark began is either new (so
 // recorded) or inherited from its parent's trie, and by induction from the
@@ -48,8 +48,10 @@ type PruneStats struct {
 	Roots   int // state roots kept
 	Kept    int // nodes and code blobs marked
 	Deleted int // nodes and code blobs removed
-	// Pauses are the times the pass held the chain, one per slice.
-	Pauses []time.Duration
+	// Pauses are the holds of the lock a commit also takes, one per
+	// slice of deletes; Waits are the waits of commits that wrote a node
+	// of a slice in flight again (prunedel.go).
+	Pauses, Waits []time.Duration
 }
 
 // MaxPause is the longest the pass held the chain.
@@ -152,25 +154,18 @@ func (c *Chain) sweep(shard byte, marked *bloom, st *PruneStats) error {
 	return nil
 }
 
-// deleteUnwritten deletes keys not written since the mark began, holding
-// the chain so no block commits meanwhile.
+// deleteUnwritten deletes keys not written since the mark began
+// (deleteNodes: no lock is held across the write).
 func (c *Chain) deleteUnwritten(keys [][]byte, st *PruneStats) error {
-	c.mu.Lock()
-	start := time.Now()
-	defer func() {
-		st.Pauses = append(st.Pauses, time.Since(start))
-		c.mu.Unlock()
-	}()
-	written := c.db.tracked()
-	var del store.Batch
-	for _, k := range keys {
-		if _, ok := written[[32]byte(k[len(prefixNode):])]; ok {
-			continue
-		}
-		del.Delete(k)
-		st.Deleted++
+	hs := make([][32]byte, len(keys))
+	for i, k := range keys {
+		hs[i] = [32]byte(k[len(prefixNode):])
 	}
-	return c.db.kv.Write(&del)
+	n, held, err := c.db.deleteNodes(hs, nil, nil)
+	st.Deleted += n
+	st.Pauses = append(st.Pauses, held)
+	st.Waits = append(st.Waits, c.db.delWaits.take()...)
+	return err
 }
 
 // marker marks the nodes and code of kept states in a Bloom filter.

@@ -41,9 +41,13 @@ import (
 // Every batch carries the pass's position (keyPrune), so a crash loses
 // nothing and the next pass resumes where the last one stopped: counting
 // a block and writing its journal is one batch, and applying a journal is
-// done in slices of at most pruneSlice nodes, each one batch written
-// under the chain's lock (so no block commits in the middle of a slice:
-// that is the pause a block can see). A reorganisation below the counted
+// done in slices of at most pruneSlice nodes. A slice is two batches,
+// neither written under a lock (prunedel.go): the counts down with the
+// position and the list of nodes they brought to zero (keyPrunePending),
+// then the deletes of those not written again meanwhile, with the list's
+// removal. A list a crash left is finished by the next step once it has
+// counted up to the head: a node on it whose count is above zero again
+// was made again by a block since, and stays. A reorganisation below the counted
 // head drops the orphaned blocks' journals and counts the new branch;
 // what only the orphans made stays stored (nothing is ever deleted that
 // a kept state might need).
@@ -53,8 +57,9 @@ import (
 
 var (
 	keyPrune           = []byte("m:prune")
-	prefixPruneCount   = []byte("Pn") // Pn + hash -> occurrences (uvarint)
-	prefixPruneJournal = []byte("Pj") // Pj + number(8) -> block hash(32) + hashes the block dropped (32 each)
+	keyPrunePending    = []byte("m:prune-deletes") // hashes (32 each) a slice counted to zero, until deleted
+	prefixPruneCount   = []byte("Pn")              // Pn + hash -> occurrences (uvarint)
+	prefixPruneJournal = []byte("Pj")              // Pj + number(8) -> block hash(32) + hashes the block dropped (32 each)
 )
 
 // liveState is where incremental pruning stands: blocks up to created
@@ -126,8 +131,9 @@ type StepStats struct {
 	Made    int // occurrences counted up
 	Ended   int // occurrences counted down
 	Deleted int // nodes and code blobs removed
-	// Pauses are the times the step held the chain, one per slice.
-	Pauses []time.Duration
+	// Pauses and Waits are what the step may have made a commit wait,
+	// as PruneStats's.
+	Pauses, Waits []time.Duration
 }
 
 // MaxPause is the longest the step held the chain.
@@ -188,6 +194,9 @@ func (c *Chain) PruneStep(keep uint64, stop <-chan struct{}) (StepStats, error) 
 			return st, err
 		}
 	}
+	if err := c.resumeDeletes(epoch, &st); err != nil {
+		return st, err
+	}
 	if head.Number()+1 <= keep {
 		return st, nil
 	}
@@ -244,6 +253,7 @@ func (c *Chain) rewindLive(lp *livePruner) error {
 			// part): occurrences they ended may go on in the new
 			// branch, uncounted.
 			b.Delete(keyPrune)
+			b.Delete(keyPrunePending) // the sweep takes what it listed
 			if err := c.db.kv.Write(&b); err != nil {
 				return err
 			}
@@ -329,8 +339,8 @@ func (c *Chain) pruneCount(h [32]byte) (uint64, error) {
 }
 
 // applySlice applies the next at most pruneSlice entries of journal
-// applied+1: counts down, and deletes what reaches zero, in one batch
-// written under the chain's lock.
+// applied+1: counts down and moves the position in one batch, listing
+// what reached zero, then deletes that (finishDeletes).
 func (c *Chain) applySlice(lp *livePruner, epoch uint64, st *StepStats) error {
 	num := lp.st.applied + 1
 	if lp.journal == nil || lp.journalNum != num {
@@ -389,22 +399,17 @@ func (c *Chain) applySlice(lp *livePruner, epoch uint64, st *StepStats) error {
 		next.off = uint32(to)
 	}
 	b.Put(keyPrune, next.encode())
-	c.mu.Lock()
+	if len(doomed) > 0 {
+		list := make([]byte, 0, 32*len(doomed))
+		for _, h := range doomed {
+			list = append(list, h[:]...)
+		}
+		b.Put(keyPrunePending, list)
+	}
 	if c.reorgs.Load() != epoch {
-		c.mu.Unlock()
 		return ErrPruneBusy // the next step recounts the new branch first
 	}
-	start := time.Now()
-	// A node made again since the pass began is kept: the block that
-	// made it is counted by the next pass.
-	for _, h := range c.db.untracked(doomed) {
-		b.Delete(key(prefixNode, h[:]))
-		st.Deleted++
-	}
-	err := c.db.kv.Write(&b)
-	st.Pauses = append(st.Pauses, time.Since(start))
-	c.mu.Unlock()
-	if err != nil {
+	if err := c.db.kv.Write(&b); err != nil {
 		return err
 	}
 	lp.st = next
@@ -412,5 +417,51 @@ func (c *Chain) applySlice(lp *livePruner, epoch uint64, st *StepStats) error {
 		st.Applied++
 		lp.journal = nil
 	}
-	return nil
+	if len(doomed) == 0 {
+		return nil
+	}
+	return c.finishDeletes(doomed, epoch, st)
+}
+
+// finishDeletes deletes the listed nodes (keyPrunePending) not written
+// again since the step began, and the list with them.
+func (c *Chain) finishDeletes(doomed [][32]byte, epoch uint64, st *StepStats) error {
+	// A change of branch since the step began may make canonical a side
+	// block stored before it, whose nodes it neither counted nor
+	// tracked: no deletion is written after one.
+	n, held, err := c.db.deleteNodes(doomed, func(b *store.Batch) { b.Delete(keyPrunePending) },
+		func() bool { return c.reorgs.Load() == epoch })
+	st.Deleted += n
+	st.Pauses = append(st.Pauses, held)
+	st.Waits = append(st.Waits, c.db.delWaits.take()...)
+	return err
+}
+
+// resumeDeletes finishes the list of nodes a slice counted to zero and a
+// crash (or a change of branch) left undeleted. Called once the step has
+// counted up to the head: a node a block made again since has a count
+// again, and stays.
+func (c *Chain) resumeDeletes(epoch uint64, st *StepStats) error {
+	v, err := c.db.kv.Get(keyPrunePending)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(v)%32 != 0 {
+		return fmt.Errorf("chain: damaged list of pruned nodes (%d bytes)", len(v))
+	}
+	var doomed [][32]byte
+	for i := 0; i < len(v); i += 32 {
+		h := [32]byte(v[i:])
+		cnt, err := c.pruneCount(h)
+		if err != nil {
+			return err
+		}
+		if cnt == 0 {
+			doomed = append(doomed, h)
+		}
+	}
+	return c.finishDeletes(doomed, epoch, st)
 }

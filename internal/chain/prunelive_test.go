@@ -3,6 +3,7 @@ package chain
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand"
 	"slices"
 	"strconv"
@@ -87,16 +88,21 @@ func (h *liveHarness) slot(i int, slot, value byte) *types.Transaction {
 
 func (h *liveHarness) block(txs ...*types.Transaction) {
 	h.t.Helper()
+	if err := h.tryBlock(txs...); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// tryBlock builds and commits a block of txs.
+func (h *liveHarness) tryBlock(txs ...*types.Transaction) error {
 	built, err := h.c.BuildBlock(BuildParams{Time: h.c.Head().Time() + 1}, txs)
 	if err != nil {
-		h.t.Fatal(err)
+		return err
 	}
 	if len(built.Block.Transactions()) != len(txs) {
-		h.t.Fatalf("block %d took %d of %d transactions", built.Block.Number(), len(built.Block.Transactions()), len(txs))
+		return fmt.Errorf("block %d took %d of %d transactions", built.Block.Number(), len(built.Block.Transactions()), len(txs))
 	}
-	if err := h.c.CommitBuilt(built); err != nil {
-		h.t.Fatal(err)
-	}
+	return h.c.CommitBuilt(built)
 }
 
 func (h *liveHarness) step(keep uint64) StepStats {
@@ -276,15 +282,82 @@ func TestPruneStepFollowsTheChain(t *testing.T) {
 	}
 }
 
-// crashKV refuses every write after left more (left < 0: never).
+// A pruning step holds no lock a commit takes while it writes: each of
+// its writes is held until a block has committed beside it (a write made
+// under the chain's lock, as slices once were, fails the check instead
+// of deadlocking), and the step still leaves every kept state whole and
+// nothing else.
+func TestPruneStepWritesOutsideTheLocks(t *testing.T) {
+	const keep = 2
+	h := newLiveHarness(t, 300)
+	rng := rand.New(rand.NewSource(5))
+	for n := 0; n < 6; n++ {
+		var txs []*types.Transaction
+		for k := 0; k < 20; k++ {
+			txs = append(txs, h.tx(h.plain[rng.Intn(len(h.plain))], 1, nil))
+		}
+		txs = append(txs, h.slot(n%2, byte(n%4), byte(1+n%3)))
+		h.block(txs...)
+	}
+	writes, fresh := 0, byte(0)
+	committing := false
+	h.kv.before = func() {
+		if committing {
+			return // the block's own write
+		}
+		if !h.c.mu.TryLock() {
+			t.Error("a pruning write made under the chain's lock")
+			return
+		}
+		h.c.mu.Unlock()
+		if !h.c.db.mu.TryLock() {
+			t.Error("a pruning write made under the DB's lock")
+			return
+		}
+		h.c.db.mu.Unlock()
+		writes++
+		// A transfer to a new account writes only new nodes: none of
+		// them can be among those the step deletes.
+		fresh++
+		committing = true
+		err := h.tryBlock(h.tx(types.Address{0xfe, fresh}, 1, nil))
+		committing = false
+		if err != nil {
+			t.Errorf("a block beside a pruning write: %v", err)
+		}
+	}
+	head := h.c.Head().Number()
+	st, err := h.c.PruneStep(keep, nil)
+	h.kv.before = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Deleted == 0 || writes < 2 {
+		t.Fatalf("the step deleted %d nodes in %d writes: the test covers nothing", st.Deleted, writes)
+	}
+	if got := h.c.Head().Number(); got != head+uint64(writes) {
+		t.Fatalf("head %d after %d writes from %d: blocks did not commit beside the step", got, writes, head)
+	}
+	checkKeptStates(t, h.c, keep)
+	h.step(keep)
+	checkKeptStates(t, h.c, keep)
+	checkNoGarbage(t, h.c, keep)
+}
+
+// crashKV refuses every write after left more (left < 0: never); before,
+// when set, is called ahead of each write.
 type crashKV struct {
 	store.KV
-	left int
+	left   int
+	before func()
 }
 
 var errCrash = errors.New("crashed")
 
 func (c *crashKV) Write(b *store.Batch) error {
+	if c.before != nil {
+		c.before()
+	}
 	if c.left == 0 {
 		return errCrash
 	}

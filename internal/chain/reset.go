@@ -42,8 +42,9 @@ func (c *Chain) Reset(g *Genesis) error {
 		c.head = old
 	}
 	if g == nil {
+		err := c.rewindChainIDs(old.Number())
 		c.notify(old)
-		return nil
+		return err
 	}
 	alloc, err := allocDigest(g.Alloc)
 	if err != nil {
@@ -58,6 +59,7 @@ func (c *Chain) Reset(g *Genesis) error {
 	// The counts describe the old genesis's chain: the mark-and-sweep
 	// pass (which marks the genesis it finds) takes over.
 	c.db.stageDelete(keyPrune)
+	c.db.stageDelete(keyPrunePending)
 	c.db.stageTD(blk.Hash(), &blk.HeaderRef().Difficulty)
 	c.db.stageGenesis(blk)
 	if err := c.db.WriteBlock(blk, nil); err != nil {
@@ -67,8 +69,9 @@ func (c *Chain) Reset(g *Genesis) error {
 	c.genesis, c.head = blk, blk
 	c.live.Store(nil)
 	c.fork.Store(g.Fork)
+	err = c.dropChainIDs()
 	c.notify(blk)
-	return nil
+	return err
 }
 
 // stageGenesisRecords stages the records of a new genesis (genesisrecord.go).

@@ -5,6 +5,10 @@ package crypto
 // hashing, the KECCAK256 opcode, sender recovery) should prefer it over
 // Keccak256.
 func HashInto(dst *[32]byte, data ...[]byte) {
+	if len(data) == 1 && len(data[0]) < keccakRate {
+		keccak256Short(dst, data[0])
+		return
+	}
 	keccak256Into(dst, data)
 }
 

@@ -43,6 +43,30 @@ func keccak256Into(dst *[32]byte, data [][]byte) {
 	binary.LittleEndian.PutUint64(dst[24:], s[3])
 }
 
+// keccak256Short is keccak256Into for one input shorter than the rate
+// (the KECCAK256 opcode's 32- and 64-byte mapping keys, trie nodes'
+// hashes of short nodes): the one block is absorbed straight from data,
+// without copying it into a padded buffer first.
+func keccak256Short(dst *[32]byte, data []byte) {
+	var s [25]uint64
+	i := 0
+	for ; i+8 <= len(data); i += 8 {
+		s[i/8] = binary.LittleEndian.Uint64(data[i:])
+	}
+	// The last partial word and the padding's first byte, 0x01; the
+	// padding's last bit ends the block.
+	var tail [8]byte
+	copy(tail[:], data[i:])
+	tail[len(data)-i] = 0x01
+	s[i/8] ^= binary.LittleEndian.Uint64(tail[:])
+	s[keccakRate/8-1] ^= 0x80 << 56
+	keccakF1600(&s)
+	binary.LittleEndian.PutUint64(dst[0:], s[0])
+	binary.LittleEndian.PutUint64(dst[8:], s[1])
+	binary.LittleEndian.PutUint64(dst[16:], s[2])
+	binary.LittleEndian.PutUint64(dst[24:], s[3])
+}
+
 func absorbBlock(s *[25]uint64, b []byte) {
 	_ = b[keccakRate-1]
 	for i := 0; i < keccakRate/8; i++ {

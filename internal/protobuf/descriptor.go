@@ -155,12 +155,16 @@ func (r *Registry) describe(f File) (*FileDescriptorProto, []string) {
 		}
 		return "." + sym
 	}
+	// A message named Outer.Inner is nested in Outer, which the same file
+	// must define, as protoc describes nested messages.
+	byName := map[string]*DescriptorProto{}
 	for _, m := range f.Messages {
 		if !strings.HasPrefix(m.ProtoName(), f.Package+".") {
 			panic(fmt.Sprintf("protobuf: %s is not in package %s", m.ProtoName(), f.Package))
 		}
 		mi := info(msgValue(m).Type())
-		dp := &DescriptorProto{Name: m.ProtoName()[len(f.Package)+1:]}
+		local := m.ProtoName()[len(f.Package)+1:]
+		dp := &DescriptorProto{Name: local[strings.LastIndexByte(local, '.')+1:]}
 		for _, fl := range mi.fields {
 			fdp := &FieldDescriptorProto{Name: fl.name, Number: int32(fl.num), Label: 1, JSONName: jsonName(fl.name)}
 			if fl.repeated {
@@ -169,12 +173,28 @@ func (r *Registry) describe(f File) (*FileDescriptorProto, []string) {
 			fdp.Type, fdp.TypeName = r.fieldType(&fl, ref)
 			dp.Field = append(dp.Field, fdp)
 		}
-		fd.MessageType = append(fd.MessageType, dp)
+		byName[local] = dp
+	}
+	for _, m := range f.Messages {
+		local := m.ProtoName()[len(f.Package)+1:]
+		i := strings.LastIndexByte(local, '.')
+		if i < 0 {
+			fd.MessageType = append(fd.MessageType, byName[local])
+			continue
+		}
+		outer := byName[local[:i]]
+		if outer == nil {
+			panic(fmt.Sprintf("protobuf: %s is nested in %s.%s, which %s does not define", m.ProtoName(), f.Package, local[:i], f.Name))
+		}
+		outer.NestedType = append(outer.NestedType, byName[local])
 	}
 	for _, e := range f.Enums {
 		name, values := e.EnumDescriptor()
 		ed := &EnumDescriptorProto{Name: name[len(f.Package)+1:]}
 		for i, v := range values {
+			if v == "" {
+				continue // a number the enum leaves out
+			}
 			num := int32(i)
 			ed.Value = append(ed.Value, &EnumValueDescriptorProto{Name: v, Number: &num})
 		}
@@ -279,8 +299,9 @@ type FileDescriptorProto struct {
 func (FileDescriptorProto) ProtoName() string { return "google.protobuf.FileDescriptorProto" }
 
 type DescriptorProto struct {
-	Name  string                  `pb:"1,name"`
-	Field []*FieldDescriptorProto `pb:"2,field"`
+	Name       string                  `pb:"1,name"`
+	Field      []*FieldDescriptorProto `pb:"2,field"`
+	NestedType []*DescriptorProto      `pb:"3,nested_type"`
 }
 
 func (DescriptorProto) ProtoName() string { return "google.protobuf.DescriptorProto" }

@@ -100,7 +100,7 @@ func appendJSONValue(b []byte, f *field, v reflect.Value) []byte {
 		b = strconv.AppendUint(b, v.Uint(), 10)
 		return append(b, '"')
 	case kEnum:
-		if n := v.Int(); n >= 0 && n < int64(len(f.enumNames)) {
+		if n := v.Int(); n >= 0 && n < int64(len(f.enumNames)) && f.enumNames[n] != "" {
 			return appendJSONString(b, f.enumNames[n])
 		}
 		return appendJSONString(b, strconv.FormatInt(v.Int(), 10))
@@ -116,7 +116,7 @@ func appendJSONValue(b []byte, f *field, v reflect.Value) []byte {
 // when the enum has no such value (as proto3 JSON renders unknown values).
 func EnumName(e Enum, n int64) string {
 	_, names := e.EnumDescriptor()
-	if n >= 0 && n < int64(len(names)) {
+	if n >= 0 && n < int64(len(names)) && names[n] != "" {
 		return names[n]
 	}
 	return strconv.FormatInt(n, 10)

@@ -124,7 +124,7 @@ func parseText(f *field, v reflect.Value, text string) error {
 	case kEnum:
 		full, names := reflect.Zero(f.typ).Interface().(Enum).EnumDescriptor()
 		for i, n := range names {
-			if n == text {
+			if n != "" && n == text {
 				v.SetInt(int64(i))
 				return nil
 			}

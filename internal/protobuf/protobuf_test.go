@@ -331,3 +331,77 @@ func FuzzJSONString(f *testing.F) {
 		}
 	})
 }
+
+// mode is an enum whose numbers are not consecutive, as SignMode's.
+type mode int32
+
+func (mode) EnumDescriptor() (string, []string) {
+	names := make([]string, 128)
+	names[0], names[1], names[127] = "MODE_UNSPECIFIED", "MODE_DIRECT", "MODE_AMINO"
+	return "test.Mode", names
+}
+
+// outer and its nested message outer.Single, which refers back to outer,
+// as cosmos.tx.v1beta1.ModeInfo and ModeInfo.Multi do.
+type outer struct {
+	Single *outerSingle `pb:"1,single"`
+}
+
+func (outer) ProtoName() string { return "test.Outer" }
+
+type outerSingle struct {
+	Mode  mode    `pb:"1,mode"`
+	Again []outer `pb:"2,again"`
+}
+
+func (outerSingle) ProtoName() string { return "test.Outer.Single" }
+
+// A message named Outer.Single is described nested in Outer, and field
+// types name it in full; an enum's missing numbers are left out of its
+// descriptor, render as numbers in JSON and are not accepted by name.
+func TestNestedAndSparseEnum(t *testing.T) {
+	r := NewRegistry(File{Name: "test/outer.proto", Package: "test", Messages: []Message{outer{}, outerSingle{}}, Enums: []Enum{mode(0)}})
+	fds, _ := r.FileWithDeps("test/outer.proto", map[string]bool{})
+	var fd FileDescriptorProto
+	if err := Unmarshal(fds[0], &fd); err != nil {
+		t.Fatal(err)
+	}
+	if len(fd.MessageType) != 1 || fd.MessageType[0].Name != "Outer" || len(fd.MessageType[0].NestedType) != 1 {
+		t.Fatalf("%+v", fd.MessageType)
+	}
+	single := fd.MessageType[0].NestedType[0]
+	if single.Name != "Single" || fd.MessageType[0].Field[0].TypeName != ".test.Outer.Single" || single.Field[1].TypeName != ".test.Outer" {
+		t.Fatalf("%+v %+v", single, fd.MessageType[0].Field[0])
+	}
+	if vs := fd.EnumType[0].Value; len(vs) != 3 || *vs[2].Number != 127 || vs[2].Name != "MODE_AMINO" {
+		t.Fatalf("enum values %+v", vs)
+	}
+	if f, ok := r.FileContaining("test.Outer.Single"); !ok || f != "test/outer.proto" {
+		t.Fatalf("nested symbol: %s %v", f, ok)
+	}
+	if got := string(MarshalJSON(&outerSingle{Mode: 127})); got != `{"mode":"MODE_AMINO","again":[]}` {
+		t.Errorf("json %s", got)
+	}
+	if got := string(MarshalJSON(&outerSingle{Mode: 5})); got != `{"mode":"5","again":[]}` {
+		t.Errorf("json of a missing number %s", got)
+	}
+	var s outerSingle
+	if err := SetField(&s, "mode", ""); err == nil {
+		t.Errorf("an empty name set mode to %d", s.Mode)
+	}
+	if err := SetField(&s, "mode", "MODE_AMINO"); err != nil || s.Mode != 127 {
+		t.Errorf("by name: %d %v", s.Mode, err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a nested message without its outer message did not panic")
+		}
+	}()
+	NewRegistry(File{Name: "test/lost.proto", Package: "test", Messages: []Message{lost{}}})
+}
+
+type lost struct {
+	N uint32 `pb:"1,n"`
+}
+
+func (lost) ProtoName() string { return "test.Gone.Lost" }

@@ -17,7 +17,10 @@ type Message interface {
 }
 
 // Enum is a named int32 type that is a proto enum. EnumDescriptor gives
-// the enum's fully-qualified name and its value names, indexed by number.
+// the enum's fully-qualified name and its value names, indexed by number;
+// an empty name is a number the enum leaves out (an enum whose values are
+// not consecutive, such as cosmos.tx.signing.v1beta1.SignMode's 127 and
+// 191).
 type Enum interface {
 	EnumDescriptor() (fullName string, names []string)
 }

@@ -25,6 +25,7 @@ const (
 	SDKUnauthorized   = 4
 	SDKUnknownRequest = 6
 	SDKInvalidRequest = 18
+	SDKInvalidHeight  = 26
 	SDKKeyNotFound    = 38
 )
 
@@ -102,6 +103,13 @@ func (q *Querier) abciResolve(ctx context.Context, r *ABCIQueryRequest) (context
 	ctx, at, qerr := q.AtHeight(ctx, strconv.FormatInt(r.Height, 10))
 	if qerr != nil {
 		return fail(sdkCode(qerr.Code), qerr.Msg, 0)
+	}
+	if at == 0 && q.b.Blocks != nil {
+		// The genesis state is height 0, and an answer at height 0 reads as
+		// no answer to CometBFT clients (cosmjs's QueryClient throws "No
+		// query height returned"): refuse it as the SDK's baseapp refuses a
+		// query before its first block, so the client says why.
+		return fail(SDKInvalidHeight, "chaind is not ready; please wait for first block: invalid height (the chain holds only its genesis block; queries read the state of a decided block)", 0)
 	}
 	req := m.NewRequest()
 	if err := protobuf.Unmarshal(r.Data, req); err != nil {

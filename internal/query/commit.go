@@ -177,7 +177,7 @@ func (q *Querier) evidence(n uint64) (EvidenceList, []byte, error) {
 			}
 		}
 		if b, err := q.b.Blocks.BlockByNumber(e.A.Height); err == nil {
-			d.Timestamp = blockTime(b.HeaderRef())
+			d.Timestamp = q.BlockTime(b.HeaderRef())
 		}
 		vote := func(v backend.EvidenceVote) *TMVote {
 			out := &TMVote{Type: SignedMsgType(v.Type), Height: int64(v.Height), Round: v.Round, Timestamp: d.Timestamp,
@@ -220,8 +220,33 @@ func (q *Querier) LastCommit(b *types.Block) (*Commit, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := blockTime(b.HeaderRef())
-	out := &Commit{Height: int64(c.Height), Round: c.Round, BlockID: *blockID(parent), Signatures: make([]CommitSig, len(c.Signatures))}
+	return renderCommit(c, parent, q.BlockTime(b.HeaderRef())), nil
+}
+
+// SeenCommit renders the commit that decided block b as this node stored
+// it: for the head, the certificate it was decided with, which no block
+// carries yet — CometBFT's seen commit, which its commit method serves for
+// the latest height (canonical false). nil when the node keeps none (the
+// genesis block, a chain without certificates). No later block's time
+// exists to stand for the precommits' times, so they get b's own.
+func (q *Querier) SeenCommit(b *types.Block) (*Commit, error) {
+	if q.b.Commits == nil || b.Number() < 1 {
+		return nil, nil
+	}
+	c, err := q.b.Commits.SeenCommit(b.Number())
+	if errors.Is(err, backend.ErrNotFound) || errors.Is(err, backend.ErrStakingDisabled) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return renderCommit(c, b, q.BlockTime(b.HeaderRef())), nil
+}
+
+// renderCommit is c, the certificate deciding block decided, in
+// CometBFT's shape, each signature given the time at.
+func renderCommit(c *backend.Commit, decided *types.Block, at time.Time) *Commit {
+	out := &Commit{Height: int64(c.Height), Round: c.Round, BlockID: *blockID(decided), Signatures: make([]CommitSig, len(c.Signatures))}
 	for i, s := range c.Signatures {
 		if s.Signature == nil {
 			out.Signatures[i] = CommitSig{BlockIDFlag: FlagAbsent}
@@ -229,5 +254,5 @@ func (q *Querier) LastCommit(b *types.Block) (*Commit, error) {
 		}
 		out.Signatures[i] = CommitSig{BlockIDFlag: FlagCommit, ValidatorAddress: s.Validator[:], Timestamp: at, Signature: cometSig(s.Signature)}
 	}
-	return out, nil
+	return out
 }

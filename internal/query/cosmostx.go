@@ -59,20 +59,75 @@ type TxBody struct {
 func (TxBody) ProtoName() string { return "cosmos.tx.v1beta1.TxBody" }
 
 // AuthInfo is a transaction's signers and fee; an Ethereum transaction
-// has no Cosmos signer.
+// has no Cosmos signer and no tip (tips are deprecated in the SDK v0.50).
 type AuthInfo struct {
 	SignerInfos []SignerInfo `pb:"1,signer_infos"`
 	Fee         Fee          `pb:"2,fee"`
+	Tip         *Tip         `pb:"3,tip"`
 }
 
 // SignerInfo is one Cosmos signer of a transaction (none here: the
 // declaration gives the tx service's answers their shape).
 type SignerInfo struct {
 	PublicKey *protobuf.Any `pb:"1,public_key"`
+	ModeInfo  *ModeInfo     `pb:"2,mode_info"`
 	Sequence  uint64        `pb:"3,sequence"`
 }
 
 func (SignerInfo) ProtoName() string { return "cosmos.tx.v1beta1.SignerInfo" }
+
+// ModeInfo is how a Cosmos signer signed (a proto oneof: one of the two
+// is set): one key in a sign mode, or a multisig's keys.
+type ModeInfo struct {
+	Single *ModeInfoSingle `pb:"1,single"`
+	Multi  *ModeInfoMulti  `pb:"2,multi"`
+}
+
+func (ModeInfo) ProtoName() string { return "cosmos.tx.v1beta1.ModeInfo" }
+
+type ModeInfoSingle struct {
+	Mode SignMode `pb:"1,mode"`
+}
+
+func (ModeInfoSingle) ProtoName() string { return "cosmos.tx.v1beta1.ModeInfo.Single" }
+
+type ModeInfoMulti struct {
+	Bitarray  *CompactBitArray `pb:"1,bitarray"`
+	ModeInfos []ModeInfo       `pb:"2,mode_infos"`
+}
+
+func (ModeInfoMulti) ProtoName() string { return "cosmos.tx.v1beta1.ModeInfo.Multi" }
+
+// CompactBitArray is which keys of a multisig signed.
+type CompactBitArray struct {
+	ExtraBitsStored uint32 `pb:"1,extra_bits_stored"`
+	Elems           []byte `pb:"2,elems"`
+}
+
+func (CompactBitArray) ProtoName() string { return "cosmos.crypto.multisig.v1beta1.CompactBitArray" }
+
+// SignMode is cosmos.tx.signing.v1beta1.SignMode, with its numbers
+// (LEGACY_AMINO_JSON is 127, EIP_191 191).
+type SignMode int32
+
+func (SignMode) EnumDescriptor() (string, []string) {
+	return "cosmos.tx.signing.v1beta1.SignMode", signModes
+}
+
+var signModes = func() []string {
+	names := make([]string, 192)
+	names[0], names[1], names[2], names[3] = "SIGN_MODE_UNSPECIFIED", "SIGN_MODE_DIRECT", "SIGN_MODE_TEXTUAL", "SIGN_MODE_DIRECT_AUX"
+	names[127], names[191] = "SIGN_MODE_LEGACY_AMINO_JSON", "SIGN_MODE_EIP_191"
+	return names
+}()
+
+// Tip is what a Cosmos transaction's tipper paid beside the fee.
+type Tip struct {
+	Amount []Coin `pb:"1,amount"`
+	Tipper string `pb:"2,tipper"`
+}
+
+func (Tip) ProtoName() string { return "cosmos.tx.v1beta1.Tip" }
 
 func (AuthInfo) ProtoName() string { return "cosmos.tx.v1beta1.AuthInfo" }
 
@@ -129,9 +184,12 @@ func init() {
 		protobuf.File{Name: "cosmos/evm/vm/v1/tx.proto", Package: "cosmos.evm.vm.v1",
 			Messages: []protobuf.Message{MsgEthereumTx{}, ExtensionOptionsEthereumTx{}, EthLog{}, MsgEthereumTxResponse{}}},
 		protobuf.File{Name: "cosmos/base/abci/v1beta1/abci.proto", Package: "cosmos.base.abci.v1beta1",
-			Messages: []protobuf.Message{TxMsgData{}, TxResponse{}, ABCIMessageLog{}, StringEvent{}, StringAttribute{}, GasInfo{}}},
+			Messages: []protobuf.Message{TxMsgData{}, TxResponse{}, ABCIMessageLog{}, StringEvent{}, StringAttribute{}, GasInfo{}, Result{}}},
 		protobuf.File{Name: "cosmos/tx/v1beta1/tx.proto", Package: "cosmos.tx.v1beta1",
-			Messages: []protobuf.Message{TxRaw{}, TxBody{}, AuthInfo{}, SignerInfo{}, Fee{}}},
+			Messages: []protobuf.Message{TxRaw{}, TxBody{}, AuthInfo{}, SignerInfo{}, ModeInfo{}, ModeInfoSingle{}, ModeInfoMulti{}, Fee{}, Tip{}}},
+		protobuf.File{Name: "cosmos/tx/signing/v1beta1/signing.proto", Package: "cosmos.tx.signing.v1beta1", Enums: []protobuf.Enum{SignMode(0)}},
+		protobuf.File{Name: "cosmos/crypto/multisig/v1beta1/multisig.proto", Package: "cosmos.crypto.multisig.v1beta1",
+			Messages: []protobuf.Message{CompactBitArray{}}},
 	)
 }
 

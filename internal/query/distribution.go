@@ -143,7 +143,7 @@ func distributionService() *Service {
 			QueryValidatorCommissionRequest{}, QueryValidatorCommissionResponse{},
 			QueryValidatorOutstandingRewardsRequest{}, QueryValidatorOutstandingRewardsResponse{},
 			QueryDistributionParamsRequest{}, QueryDistributionParamsResponse{},
-			QueryCommunityPoolRequest{}, QueryCommunityPoolResponse{}}, distDelegatorMessages...),
+			QueryCommunityPoolRequest{}, QueryCommunityPoolResponse{}}, append(distDelegatorMessages, slashMessages...)...),
 		nil,
 		append([]*Method{
 			method("DelegationRewards", "/cosmos/distribution/v1beta1/delegators/{delegator_address}/rewards/{validator_address}", (*Querier).DelegationRewards),
@@ -152,7 +152,7 @@ func distributionService() *Service {
 			method("ValidatorOutstandingRewards", "/cosmos/distribution/v1beta1/validators/{validator_address}/outstanding_rewards", (*Querier).ValidatorOutstandingRewards),
 			method("Params", "/cosmos/distribution/v1beta1/params", (*Querier).DistributionParams),
 			method("CommunityPool", "/cosmos/distribution/v1beta1/community_pool", (*Querier).CommunityPool),
-		}, distDelegatorMethods()...))
+		}, append(distDelegatorMethods(), slashMethod())...))
 }
 
 // DelegationRewards are the rewards one delegation has accrued.

@@ -79,6 +79,6 @@ func (q *Querier) Status(context.Context, *StatusRequest) (*StatusResponse, erro
 		return nil, backend.ErrUnavailable
 	}
 	h := q.b.Blocks.Head().Header()
-	return &StatusResponse{EarliestStoreHeight: q.OldestState(), Height: h.Number, Timestamp: blockTime(h),
+	return &StatusResponse{EarliestStoreHeight: q.OldestState(), Height: h.Number, Timestamp: q.BlockTime(h),
 		AppHash: h.Root[:], ValidatorHash: q.validatorsHash(h.Number)}, nil
 }

@@ -42,6 +42,9 @@ type Backend struct {
 	// Commits reads the certificates and evidence blocks carry (nil on a
 	// chain without validators): blocks' last_commit and evidence_hash.
 	Commits backend.Commits
+	// Signing gives blocks' times to the millisecond (nil: the headers'
+	// whole seconds) and the validators' slash logs (ValidatorSlashes).
+	Signing backend.Signing
 	// Receipts, TxIndex and History find included transactions and their
 	// results: the tx service and CometBFT's tx, tx_search and
 	// block_results (nil: those answer Unavailable).
@@ -184,12 +187,14 @@ type Querier struct {
 	reg      *protobuf.Registry
 	cache    answerCache
 	txs      txs
+	modules  []ModuleVersion // ModuleVersions' answer
 }
 
 // New returns a Querier over b.
 func New(b Backend) *Querier {
 	q := &Querier{b: b, byPath: map[string]*Method{}}
 	q.services = allServices()
+	q.modules = moduleVersions(q.services)
 	var files []protobuf.File
 	for _, s := range q.services {
 		for _, m := range s.Methods {

@@ -413,8 +413,17 @@ func (q *Querier) GetBlockByHeight(_ context.Context, r *GetBlockByHeightRequest
 	return &GetBlockByHeightResponse{BlockID: id, Block: tm, SDKBlock: sdk}, nil
 }
 
-// blockTime is a block's time as CometBFT shows it.
-func blockTime(h *types.Header) time.Time { return time.Unix(int64(h.Time), 0).UTC() }
+// BlockTime is a block's time as CometBFT and the SDK show it: to the
+// millisecond that chaind's consensus data records (backend.Signing's
+// TimeMs), else the header's whole seconds. Every Cosmos-facing time of a
+// block reads it: the header's time, the commit's and evidence's times,
+// the tx service's timestamps and the CometBFT RPC's status.
+func (q *Querier) BlockTime(h *types.Header) time.Time {
+	if q.b.Signing != nil {
+		return time.UnixMilli(int64(q.b.Signing.TimeMs(h))).UTC()
+	}
+	return time.Unix(int64(h.Time), 0).UTC()
+}
 
 // BlockProtocol is the block protocol version CometBFT v0.38 reports
 // (header.version.block); chaind renders its blocks in that protocol's
@@ -432,7 +441,7 @@ func (q *Querier) block(b *types.Block) (*BlockID, *TMBlock, *SDKBlock, error) {
 	}
 	tm := TMHeader{
 		Version: ConsensusVersion{Block: BlockProtocol},
-		ChainID: q.chainID(), Height: int64(h.Number), Time: blockTime(h),
+		ChainID: q.chainID(), Height: int64(h.Number), Time: q.BlockTime(h),
 		DataHash: MerkleRoot(txHashes), ValidatorsHash: q.validatorsHash(h.Number), NextValidatorsHash: q.validatorsHash(h.Number + 1),
 		ConsensusHash: q.consensusHash(h.GasLimit), AppHash: h.Root[:], LastResultsHash: h.ReceiptHash[:],
 		ProposerAddress: h.Coinbase[:],

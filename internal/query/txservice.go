@@ -150,8 +150,20 @@ type GasInfo struct {
 
 func (GasInfo) ProtoName() string { return "cosmos.base.abci.v1beta1.GasInfo" }
 
+// Result is what running a Cosmos transaction's messages gave: Simulate's
+// answer (which chaind refuses) declares it.
+type Result struct {
+	Data         []byte          `pb:"1,data"` // deprecated in the SDK: msg_responses carry it
+	Log          string          `pb:"2,log"`
+	Events       []Event         `pb:"3,events"`
+	MsgResponses []*protobuf.Any `pb:"4,msg_responses"`
+}
+
+func (Result) ProtoName() string { return "cosmos.base.abci.v1beta1.Result" }
+
 type SimulateResponse struct {
 	GasInfo *GasInfo `pb:"1,gas_info"`
+	Result  *Result  `pb:"2,result"`
 }
 
 func (SimulateResponse) ProtoName() string { return "cosmos.tx.v1beta1.SimulateResponse" }
@@ -171,17 +183,17 @@ func (BroadcastTxResponse) ProtoName() string { return "cosmos.tx.v1beta1.Broadc
 
 func txService() *Service {
 	return serviceFile("cosmos/tx/v1beta1/service.proto", "cosmos.tx.v1beta1.Service",
-		[]protobuf.Message{Tx{}, GetTxRequest{}, GetTxResponse{}, GetTxsEventRequest{}, GetTxsEventResponse{},
+		append([]protobuf.Message{Tx{}, GetTxRequest{}, GetTxResponse{}, GetTxsEventRequest{}, GetTxsEventResponse{},
 			GetBlockWithTxsRequest{}, GetBlockWithTxsResponse{}, SimulateRequest{}, SimulateResponse{},
-			BroadcastTxRequest{}, BroadcastTxResponse{}},
+			BroadcastTxRequest{}, BroadcastTxResponse{}}, txCodecMessages...),
 		[]protobuf.Enum{OrderBy(0), BroadcastMode(0)},
-		[]*Method{
+		append([]*Method{
 			method("Simulate", "", (*Querier).Simulate),
 			method("GetTx", "/cosmos/tx/v1beta1/txs/{hash}", (*Querier).GetTx),
 			method("BroadcastTx", "", (*Querier).BroadcastTx),
 			method("GetTxsEvent", "/cosmos/tx/v1beta1/txs", (*Querier).GetTxsEvent),
 			method("GetBlockWithTxs", "/cosmos/tx/v1beta1/txs/block/{height}", (*Querier).GetBlockWithTxs),
-		})
+		}, txCodecMethods()...))
 }
 
 // errEthereumOnly refuses the methods that would take a Cosmos
@@ -205,7 +217,9 @@ func decodedTx(t *TxResult) Tx {
 	return Tx{Body: &t.Body, AuthInfo: &t.AuthInfo, Signatures: [][]byte{}}
 }
 
-// txResponse is t with its result, in a block of time at.
+// txResponse is t with its result, in a block of time at. The timestamp
+// is RFC 3339 in whole seconds, as the SDK formats it (time.RFC3339),
+// though the block's own time carries milliseconds.
 func txResponse(t *TxResult, at time.Time) TxResponse {
 	tx := decodedTx(t)
 	return TxResponse{Height: int64(t.Height), TxHash: fmt.Sprintf("%X", t.Hash[:]),
@@ -220,7 +234,7 @@ func (q *Querier) txTime(t *TxResult) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	return blockTime(b.HeaderRef()), nil
+	return q.BlockTime(b.HeaderRef()), nil
 }
 
 // GetTx finds a transaction by its CometBFT hash (hex, as txhash shows it)
@@ -298,7 +312,11 @@ func (q *Querier) GetTxsEvent(_ context.Context, r *GetTxsEventRequest) (*GetTxs
 }
 
 // GetBlockWithTxs is a block with its transactions decoded, a page of
-// them (offset and limit) at a time.
+// them (offset and limit) at a time; pagination.reverse lists them last
+// first, the offset counting from the last, as PageRequest's reverse means
+// everywhere else. (The SDK's own loop walks down from index offset and
+// never reaches index 0, so with offset 0 it lists nothing: chaind does not
+// copy that.)
 func (q *Querier) GetBlockWithTxs(_ context.Context, r *GetBlockWithTxsRequest) (*GetBlockWithTxsResponse, error) {
 	if q.b.Blocks == nil {
 		return nil, backend.ErrUnavailable
@@ -319,9 +337,9 @@ func (q *Querier) GetBlockWithTxs(_ context.Context, r *GetBlockWithTxsRequest) 
 	if err != nil {
 		return nil, err
 	}
-	offset, limit := uint64(0), uint64(DefaultLimit)
+	offset, limit, reverse := uint64(0), uint64(DefaultLimit), false
 	if p := r.Pagination; p != nil {
-		offset = p.Offset
+		offset, reverse = p.Offset, p.Reverse
 		if p.Limit != 0 {
 			limit = p.Limit
 		}
@@ -332,7 +350,11 @@ func (q *Querier) GetBlockWithTxs(_ context.Context, r *GetBlockWithTxsRequest) 
 	}
 	out := &GetBlockWithTxsResponse{Txs: []Tx{}, BlockID: id, Block: tm, Pagination: &PageResponse{Total: n}}
 	for i := offset; i < n && uint64(len(out.Txs)) < limit; i++ {
-		out.Txs = append(out.Txs, decodedTx(&rs[i]))
+		j := i
+		if reverse {
+			j = n - 1 - i
+		}
+		out.Txs = append(out.Txs, decodedTx(&rs[j]))
 	}
 	return out, nil
 }

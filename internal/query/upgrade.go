@@ -3,6 +3,9 @@ package query
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
@@ -100,6 +103,79 @@ func (QueryAuthorityResponse) ProtoName() string {
 	return "cosmos.upgrade.v1beta1.QueryAuthorityResponse"
 }
 
+type QueryModuleVersionsRequest struct {
+	ModuleName string `pb:"1,module_name"`
+}
+
+func (QueryModuleVersionsRequest) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.QueryModuleVersionsRequest"
+}
+
+type QueryModuleVersionsResponse struct {
+	ModuleVersions []ModuleVersion `pb:"1,module_versions"`
+}
+
+func (QueryModuleVersionsResponse) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.QueryModuleVersionsResponse"
+}
+
+type ModuleVersion struct {
+	Name    string `pb:"1,name"`
+	Version uint64 `pb:"2,version"`
+}
+
+func (ModuleVersion) ProtoName() string { return "cosmos.upgrade.v1beta1.ModuleVersion" }
+
+type QueryUpgradedConsensusStateRequest struct {
+	LastHeight int64 `pb:"1,last_height"`
+}
+
+func (QueryUpgradedConsensusStateRequest) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.QueryUpgradedConsensusStateRequest"
+}
+
+// QueryUpgradedConsensusStateResponse has the SDK's field number 2 (1 is
+// reserved there).
+type QueryUpgradedConsensusStateResponse struct {
+	UpgradedConsensusState []byte `pb:"2,upgraded_consensus_state"`
+}
+
+func (QueryUpgradedConsensusStateResponse) ProtoName() string {
+	return "cosmos.upgrade.v1beta1.QueryUpgradedConsensusStateResponse"
+}
+
+// consensusVersions are the consensus versions of chaind's modules, as
+// each SDK module declares its own in code (AppModule.ConsensusVersion):
+// the version of the state layout and rules the binary runs the module
+// with, raised by a software upgrade that migrates the module's state.
+// chaind has migrated none of its modules' state, so each is at 1. A
+// module is one whose Query service chaind serves (New checks that each
+// has an entry).
+var consensusVersions = map[string]uint64{
+	"auth": 1, "bank": 1, "distribution": 1, "gov": 1, "mint": 1, "slashing": 1, "staking": 1, "upgrade": 1,
+}
+
+// moduleVersions lists the modules of services (cosmos.<module>.<version>.Query)
+// with their consensus versions, by name.
+func moduleVersions(services []*Service) []ModuleVersion {
+	seen := map[string]bool{}
+	var out []ModuleVersion
+	for _, s := range services {
+		parts := strings.Split(s.Name, ".")
+		if len(parts) != 4 || parts[0] != "cosmos" || parts[3] != "Query" || seen[parts[1]] {
+			continue
+		}
+		v, ok := consensusVersions[parts[1]]
+		if !ok {
+			panic(fmt.Sprintf("query: module %s (%s) has no consensus version", parts[1], s.Name))
+		}
+		seen[parts[1]] = true
+		out = append(out, ModuleVersion{Name: parts[1], Version: v})
+	}
+	slices.SortFunc(out, func(a, b ModuleVersion) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
 // proposalTypeFiles declare the proposal contents beside the services'
 // own files, so reflection describes every Any a proposal carries.
 var proposalTypeFiles = []protobuf.File{
@@ -110,12 +186,15 @@ var proposalTypeFiles = []protobuf.File{
 func upgradeService() *Service {
 	return serviceFile("cosmos/upgrade/v1beta1/query.proto", "cosmos.upgrade.v1beta1.Query",
 		[]protobuf.Message{QueryCurrentPlanRequest{}, QueryCurrentPlanResponse{}, QueryAppliedPlanRequest{}, QueryAppliedPlanResponse{},
-			QueryAuthorityRequest{}, QueryAuthorityResponse{}},
+			QueryAuthorityRequest{}, QueryAuthorityResponse{}, QueryModuleVersionsRequest{}, QueryModuleVersionsResponse{}, ModuleVersion{},
+			QueryUpgradedConsensusStateRequest{}, QueryUpgradedConsensusStateResponse{}},
 		nil,
 		[]*Method{
 			method("CurrentPlan", "/cosmos/upgrade/v1beta1/current_plan", (*Querier).CurrentPlan),
 			method("AppliedPlan", "/cosmos/upgrade/v1beta1/applied_plan/{name}", (*Querier).AppliedPlan),
 			method("Authority", "/cosmos/upgrade/v1beta1/authority", (*Querier).Authority),
+			method("ModuleVersions", "/cosmos/upgrade/v1beta1/module_versions", (*Querier).ModuleVersions),
+			method("UpgradedConsensusState", "/cosmos/upgrade/v1beta1/upgraded_consensus_state/{last_height}", (*Querier).UpgradedConsensusState),
 		})
 }
 
@@ -177,4 +256,30 @@ func (q *Querier) Authority(ctx context.Context, _ *QueryAuthorityRequest) (*Que
 		return nil, err
 	}
 	return &QueryAuthorityResponse{Address: accAddr(q.b.Authority)}, nil
+}
+
+// ModuleVersions lists chaind's modules and their consensus versions, or
+// the one named.
+func (q *Querier) ModuleVersions(_ context.Context, r *QueryModuleVersionsRequest) (*QueryModuleVersionsResponse, error) {
+	if r.ModuleName == "" {
+		return &QueryModuleVersionsResponse{ModuleVersions: q.modules}, nil
+	}
+	for _, m := range q.modules {
+		if m.Name == r.ModuleName {
+			return &QueryModuleVersionsResponse{ModuleVersions: []ModuleVersion{m}}, nil
+		}
+	}
+	return nil, Errorf(NotFound, "x/upgrade: QueryModuleVersions module %s not found", r.ModuleName)
+}
+
+// UpgradedConsensusState is the consensus state an IBC light client of
+// this chain upgrades to after a plan applied at last_height. chaind
+// serves no IBC, and its upgrade plans carry no upgraded client state
+// (Plan.upgraded_client_state stays unset), so none is stored for any
+// height: the answer is the SDK's for a height without one, empty.
+func (q *Querier) UpgradedConsensusState(_ context.Context, r *QueryUpgradedConsensusStateRequest) (*QueryUpgradedConsensusStateResponse, error) {
+	if r.LastHeight < 0 {
+		return nil, Errorf(InvalidArgument, "last height must not be negative")
+	}
+	return &QueryUpgradedConsensusStateResponse{}, nil
 }

@@ -198,6 +198,7 @@ func RegisterDevTools(s *rpc.Server, b Backend, dev backend.DevTools, keys backe
 	registerDevNextBlock(s, h)
 	registerDevERC20(s, h)
 	register(s, "anvil_reorg", 1, 2, h.reorg)
+	register(s, "anvil_setChainId", 1, 1, h.setChainID)
 	register(s, "hardhat_metadata", 0, 0, h.metadata)
 	register(s, "anvil_nodeInfo", 0, 0, h.nodeInfo)
 }
@@ -414,6 +415,27 @@ func (h *devAPI) setStorageAt(ctx context.Context, p rpc.Params, a types.Address
 		return rpc.InvalidParams(2, fmt.Errorf("storage value must be 32 bytes, got %d", len(value)))
 	}
 	return h.dev.SetStorageAt(ctx, a, types.Hash((*uint256.Int)(&slot).Bytes32()), types.Hash(value))
+}
+
+// maxChainID is the largest chain ID anvil_setChainId takes: 2^53-1, the
+// largest integer JavaScript clients read exactly, since hardhat_metadata
+// and anvil_nodeInfo answer the ID as a JSON number (anvil takes any u64).
+const maxChainID = 1<<53 - 1
+
+// setChainID is anvil_setChainId: the blocks to come take the new ID, the
+// blocks made keep theirs (null, as anvil answers).
+func (h *devAPI) setChainID(ctx context.Context, p rpc.Params) (any, error) {
+	var id devQuantity
+	if err := p.Decode(0, &id); err != nil {
+		return nil, err
+	}
+	switch {
+	case id == 0:
+		return nil, rpc.InvalidParams(0, errors.New("chain ID 0 is not a chain: EIP-155 signatures need a positive one"))
+	case id > maxChainID:
+		return nil, rpc.InvalidParams(0, fmt.Errorf("chain ID %d is above 2^53-1, the largest JavaScript clients read exactly", uint64(id)))
+	}
+	return nil, h.dev.SetChainID(ctx, uint64(id))
 }
 
 func (h *devAPI) metadata(context.Context, rpc.Params) (any, error) {

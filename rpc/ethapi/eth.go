@@ -59,12 +59,18 @@ type ethAPI struct {
 // txpool_ methods.
 func RegisterEth(s *rpc.Server, b Backend, opts EthOptions) {
 	api := &ethAPI{b: b, opts: opts.withDefaults()}
-	chainID := b.ChainID()
 	constant := func(name string, v any) {
 		register(s, name, 0, 0, func(context.Context, rpc.Params) (any, error) { return v, nil })
 	}
-	constant("eth_chainId", types.HexUint64(chainID))
-	constant("net_version", strconv.FormatUint(chainID, 10))
+	// The chain ID of the next block: a development chain may change it
+	// (anvil_setChainId), and net_version follows it, as anvil's does.
+	register(s, "eth_chainId", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		return types.HexUint64(b.ChainID()), nil
+	})
+	register(s, "net_version", 0, 0, func(context.Context, rpc.Params) (any, error) {
+		return strconv.FormatUint(b.ChainID(), 10), nil
+	})
+	s.Unserved("anvil_setChainId", "a network's chain ID is fixed by its genesis; chaind changes it on a --dev node only")
 	constant("net_listening", true)
 	register(s, "net_peerCount", 0, 0, func(context.Context, rpc.Params) (any, error) {
 		return types.HexUint64(b.PeerCount()), nil

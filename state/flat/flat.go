@@ -57,7 +57,8 @@ var ErrCorrupt = errors.New("flat state: corrupt record")
 type layer struct {
 	seq      uint64
 	from, to types.Hash
-	hash     types.Hash // the block that made the move; zero for a state committed outside a block
+	num      uint64
+	hash     types.Hash // the block that made the move (num, hash); zero for a state committed outside a block
 	accounts map[types.Hash][]byte
 	slots    map[[64]byte][]byte
 
@@ -161,7 +162,8 @@ func (l *Layer) loadJournal() error {
 			derr = fmt.Errorf("%w: journal record head of %d bytes", ErrCorrupt, len(head))
 			return false
 		}
-		lay := &layer{from: types.Hash(head[:32]), to: types.Hash(head[32:64]), hash: types.Hash(head[72:104]), raw: raw, lazy: raw == nil}
+		lay := &layer{from: types.Hash(head[:32]), to: types.Hash(head[32:64]), num: binary.BigEndian.Uint64(head[64:72]),
+			hash: types.Hash(head[72:104]), raw: raw, lazy: raw == nil}
 		lay.seq = binary.BigEndian.Uint64(k[2:])
 		if lay.seq <= l.top { // above top: undone moves a crash cannot leave, but never trust them
 			l.layers = append(l.layers, lay)

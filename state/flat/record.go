@@ -10,8 +10,9 @@ import (
 
 // record is one move of the copy: from one state root to another, made by
 // a block (hash, num) or by a state committed outside a block (zero hash).
-// fwd is what the move writes; rev, once the move is made, what it
-// replaced (nil for a side block's record, never applied).
+// fwd is what the move writes (nil in a journal record: the copy holds
+// it); rev, once the move is made, what it replaced (nil for a side
+// block's record, never applied).
 type record struct {
 	from, to types.Hash
 	num      uint64
@@ -28,41 +29,66 @@ const (
 )
 
 // encode writes from, to, num, hash, then the forward entries and the
-// reverse ones, each list led by its length. A value of length 0 is a
-// deletion: no account or slot encodes to nothing.
+// reverse ones, each list led by its length (a nil fwd or rev is an empty
+// list). A value of length 0 is a deletion: no account or slot encodes to
+// nothing. The buffer is sized exactly first: a block's record is its
+// whole diff, and growing it by doubling would copy it several times.
 func (r *record) encode() []byte {
-	out := make([]byte, 0, 104+64*(len(r.fwd.Accounts)+len(r.fwd.Storage)))
+	var fwd state.Diff
+	if r.fwd != nil {
+		fwd = *r.fwd
+	}
+	var rev layer
+	if r.rev != nil {
+		rev.accounts, rev.slots = r.rev.accounts, r.rev.slots
+	}
+	n, size := len(fwd.Accounts)+len(fwd.Wiped), 104+2*binary.MaxVarintLen64+33*len(fwd.Wiped)
+	for _, v := range fwd.Accounts {
+		size += 33 + valueSize(v)
+	}
+	for _, m := range fwd.Storage {
+		n += len(m)
+		for _, v := range m {
+			size += 65 + valueSize(v)
+		}
+	}
+	for _, v := range rev.accounts {
+		size += 33 + valueSize(v)
+	}
+	for _, v := range rev.slots {
+		size += 65 + valueSize(v)
+	}
+	out := make([]byte, 0, size)
 	out = append(out, r.from[:]...)
 	out = append(out, r.to[:]...)
 	out = binary.BigEndian.AppendUint64(out, r.num)
 	out = append(out, r.hash[:]...)
-	n := len(r.fwd.Accounts) + len(r.fwd.Wiped)
-	for _, m := range r.fwd.Storage {
-		n += len(m)
-	}
 	out = binary.AppendUvarint(out, uint64(n))
-	for ah := range r.fwd.Wiped {
+	for ah := range fwd.Wiped {
 		out = append(append(out, entryWipe), ah[:]...)
 	}
-	for ah, v := range r.fwd.Accounts {
+	for ah, v := range fwd.Accounts {
 		out = appendValue(append(append(out, entryAccount), ah[:]...), v)
 	}
-	for ah, m := range r.fwd.Storage {
+	for ah, m := range fwd.Storage {
 		for sh, v := range m {
 			out = appendValue(append(append(append(out, entrySlot), ah[:]...), sh[:]...), v)
 		}
 	}
-	if r.rev == nil {
-		return binary.AppendUvarint(out, 0)
-	}
-	out = binary.AppendUvarint(out, uint64(len(r.rev.accounts)+len(r.rev.slots)))
-	for ah, v := range r.rev.accounts {
+	out = binary.AppendUvarint(out, uint64(len(rev.accounts)+len(rev.slots)))
+	for ah, v := range rev.accounts {
 		out = appendValue(append(append(out, entryAccount), ah[:]...), v)
 	}
-	for k, v := range r.rev.slots {
+	for k, v := range rev.slots {
 		out = appendValue(append(append(out, entrySlot), k[:]...), v)
 	}
 	return out
+}
+
+// valueSize is the encoded size of a length-prefixed value.
+func valueSize(v []byte) int {
+	var b [binary.MaxVarintLen64]byte
+	return len(binary.AppendUvarint(b[:0], uint64(len(v)))) + len(v)
 }
 
 func appendValue(out, v []byte) []byte {
@@ -130,7 +156,7 @@ func (r *record) layer() *layer {
 	if lay == nil {
 		lay = newLayer()
 	}
-	lay.from, lay.to, lay.hash = r.from, r.to, r.hash
+	lay.from, lay.to, lay.num, lay.hash = r.from, r.to, r.num, r.hash
 	return lay
 }
 

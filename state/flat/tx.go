@@ -162,16 +162,25 @@ func (t *Tx) push(r *record) error {
 	}
 	rev := newLayer()
 	for ah := range r.fwd.Wiped {
-		if err := t.wipe(ah, rev); err != nil {
+		// A new account is wiped too (its address may have held one):
+		// the diff usually knows there was none, and then nothing is read.
+		enc, known := r.fwd.PrevAccounts[ah]
+		if err := t.wipe(ah, enc, known, rev); err != nil {
 			return err
 		}
 	}
+	// What a key held before the move is the diff's when its maker knew
+	// it (the copy is at r.from, the state the diff starts from), else
+	// read from the copy; a wiped account's slots were recorded above.
 	for ah, v := range r.fwd.Accounts {
 		k := accountKey(ah)
 		if _, seen := rev.accounts[ah]; !seen {
-			old, err := t.get(k)
-			if err != nil {
-				return err
+			old, known := r.fwd.PrevAccounts[ah]
+			if !known {
+				var err error
+				if old, err = t.get(k); err != nil {
+					return err
+				}
 			}
 			rev.accounts[ah] = old
 		}
@@ -180,13 +189,17 @@ func (t *Tx) push(r *record) error {
 	for ah, m := range r.fwd.Storage {
 		var sk [64]byte
 		copy(sk[:], ah[:])
+		prev := r.fwd.PrevStorage[ah]
 		for sh, v := range m {
 			copy(sk[32:], sh[:])
 			k := storageKey(ah, sh)
 			if _, seen := rev.slots[sk]; !seen {
-				old, err := t.get(k)
-				if err != nil {
-					return err
+				old, known := prev[sh]
+				if !known {
+					var err error
+					if old, err = t.get(k); err != nil {
+						return err
+					}
 				}
 				rev.slots[sk] = old
 			}
@@ -195,7 +208,11 @@ func (t *Tx) push(r *record) error {
 	}
 	r.rev = rev
 	t.top++
-	enc := r.encode()
+	// The journal keeps only what the move replaced: what it wrote is
+	// what the copy holds until the move is undone, and undo reads it
+	// back from there. Writing the forward diff too would put the block's
+	// whole diff into its batch a second time.
+	enc := (&record{from: r.from, to: r.to, num: r.num, hash: r.hash, rev: rev}).encode()
 	t.put(journalKey(t.top), enc)
 	t.put(headKey(t.top), enc[:104])
 	lay := r.layer()
@@ -237,11 +254,17 @@ func (t *Tx) pushGenesis(r *record) error {
 	return nil
 }
 
-// wipe deletes the storage of account ah, recording the old slots in rev.
-func (t *Tx) wipe(ah types.Hash, rev *layer) error {
-	enc, err := t.get(accountKey(ah))
-	if err != nil || enc == nil {
-		return err
+// wipe deletes the storage of account ah, recording the old slots in rev;
+// enc is the account in the copy when known, else it is read.
+func (t *Tx) wipe(ah types.Hash, enc []byte, known bool, rev *layer) error {
+	if !known {
+		var err error
+		if enc, err = t.get(accountKey(ah)); err != nil {
+			return err
+		}
+	}
+	if enc == nil {
+		return nil // no account: no storage (the copy holds no slot without its account)
 	}
 	acct, err := state.DecodeAccount(enc)
 	if err != nil {
@@ -287,10 +310,21 @@ func (t *Tx) rewindTo(root types.Hash) (bool, error) {
 }
 
 // undo reverts one journalled move. A block's move is kept as a side
-// record, so the block's branch can become canonical again.
+// record, so the block's branch can become canonical again: its forward
+// diff is what the copy holds now under the keys the move replaced (the
+// journal records only the reverse diff).
 func (t *Tx) undo(lay *layer) error {
 	if err := lay.load(t.l.kv); err != nil {
 		return err
+	}
+	if lay.hash != (types.Hash{}) {
+		fwd, err := t.current(lay)
+		if err != nil {
+			return err
+		}
+		sk := sideKey(lay.num, lay.hash)
+		t.put(sk, (&record{from: lay.from, to: lay.to, num: lay.num, hash: lay.hash, fwd: fwd}).encode())
+		t.setSide(string(sk), lay.num, true)
 	}
 	for ah, v := range lay.accounts {
 		t.set(accountKey(ah), v)
@@ -298,26 +332,38 @@ func (t *Tx) undo(lay *layer) error {
 	for k, v := range lay.slots {
 		t.set(storageKey(types.Hash(k[:32]), types.Hash(k[32:])), v)
 	}
-	jk := journalKey(lay.seq)
-	if lay.hash != (types.Hash{}) {
-		enc, err := t.get(jk)
-		if err != nil {
-			return err
-		}
-		if enc != nil {
-			r, err := decodeRecord(enc)
-			if err != nil {
-				return err
-			}
-			r.rev = nil
-			sk := sideKey(r.num, r.hash)
-			t.put(sk, r.encode())
-			t.setSide(string(sk), r.num, true)
-		}
-	}
-	t.delete(jk)
+	t.delete(journalKey(lay.seq))
 	t.delete(headKey(lay.seq))
 	return nil
+}
+
+// current returns, as a forward diff, the values the copy holds under the
+// keys lay replaced: with the copy at lay.to, the diff that moves lay.from
+// there. (A storage the move wiped shows as the deletion of each slot it
+// held.)
+func (t *Tx) current(lay *layer) (*state.Diff, error) {
+	fwd := &state.Diff{Accounts: make(map[types.Hash][]byte, len(lay.accounts)), Storage: map[types.Hash]map[types.Hash][]byte{}}
+	for ah := range lay.accounts {
+		v, err := t.get(accountKey(ah))
+		if err != nil {
+			return nil, err
+		}
+		fwd.Accounts[ah] = v
+	}
+	for k := range lay.slots {
+		ah, sh := types.Hash(k[:32]), types.Hash(k[32:])
+		v, err := t.get(storageKey(ah, sh))
+		if err != nil {
+			return nil, err
+		}
+		m := fwd.Storage[ah]
+		if m == nil {
+			m = map[types.Hash][]byte{}
+			fwd.Storage[ah] = m
+		}
+		m[sh] = v
+	}
+	return fwd, nil
 }
 
 // StoreSide keeps the diff of a block stored off the canonical chain, for

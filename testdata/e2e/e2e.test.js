@@ -23,3 +23,4 @@ await import('./suites/redelegation.js');
 await import('./suites/devtools.js');
 await import('./suites/viemtest.js');
 await import('./suites/grpcweb.js');
+await import('./suites/txservice.js');

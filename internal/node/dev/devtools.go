@@ -140,13 +140,15 @@ type Options struct {
 
 // Rules returns the genesis g with its chain's signer accepting the
 // marker signatures of impersonated transactions
-// (types.ImpersonatedSignature) and o's code size limit: a development
-// node opens its chain with it, since a chain's config does not change
-// once open. g is not changed.
+// (types.ImpersonatedSignature), o's code size limit and a chain ID
+// anvil_setChainId may move (chain.NewChainIDs): a development node opens
+// its chain with it, since a chain's config does not change once open. g
+// is not changed.
 func Rules(g *chain.Genesis, o Options) *chain.Genesis {
 	out, cfg := *g, *g.Config
 	cfg.Impersonation = true
 	cfg.MaxCodeSize = o.MaxCodeSize
+	cfg.ChainIDs = chain.NewChainIDs()
 	out.Config = &cfg
 	return &out
 }
@@ -401,7 +403,7 @@ func (d *Tools) Metadata() backend.DevMetadata {
 	head := d.n.Chain.Head()
 	d.miner.mu.Lock()
 	defer d.miner.mu.Unlock()
-	m := backend.DevMetadata{ClientVersion: d.n.cfg.ClientVersion, ChainID: d.n.Chain.Config.ChainID, InstanceID: d.instance,
+	m := backend.DevMetadata{ClientVersion: d.n.cfg.ClientVersion, ChainID: d.chainID(), InstanceID: d.instance,
 		LatestBlockNumber: head.Number(), LatestBlockHash: head.Hash(), Automine: d.miner.automine, TimeOffset: d.miner.offset}
 	if fp := d.n.Chain.Fork(); fp != nil {
 		m.Forked = &backend.DevFork{BlockNumber: uint64(fp.Number), BlockHash: fp.Hash}

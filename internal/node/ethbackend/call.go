@@ -221,7 +221,9 @@ func (b *Backend) executeOn(st *state.StateDB, env *callEnv, msg *evm.Message, w
 	if wrap != nil {
 		sdb = wrap(st)
 	}
-	vm := evm.NewEVM(bctx, sdb, cfg.ChainID, cfg.ContextFork(&bctx))
+	// A call on the state of block h runs as a transaction of the block
+	// after it would: under that block's chain ID.
+	vm := evm.NewEVM(bctx, sdb, cfg.ChainIDAt(h.Number+1), cfg.ContextFork(&bctx))
 	vm.Config.NoBaseFee = true
 	vm.Config.MaxCodeSize = cfg.MaxCodeSize
 	vm.Config.NoLogs = env.noLogs
@@ -476,7 +478,7 @@ func (b *Backend) CreateAccessList(ctx context.Context, req *backend.CallRequest
 	args, env := &req.Args, newCallEnv(req)
 	cfg := b.chain.Config
 	fork := cfg.HeaderFork(env.blk.HeaderRef())
-	vm := evm.NewEVM(cfg.BlockContext(env.blk.HeaderRef(), b.chain.GetHash), nil, cfg.ChainID, fork)
+	vm := evm.NewEVM(cfg.BlockContext(env.blk.HeaderRef(), b.chain.GetHash), nil, cfg.ChainIDAt(env.blk.Number()+1), fork)
 	excluded := map[types.Address]bool{}
 	for _, a := range vm.PrecompileAddresses() {
 		excluded[a] = true

@@ -13,7 +13,20 @@ import (
 	"github.com/holiman/uint256"
 )
 
-func (b *Backend) ChainID() uint64 { return b.chain.Config.ChainID }
+// ChainID is the chain ID of the next block, which transactions sent now
+// are signed for (eth_chainId): the genesis's, unless a development chain
+// changed it (chain.Config.ChainIDAt).
+func (b *Backend) ChainID() uint64 { return b.chain.Config.ChainIDAt(b.chain.Head().Number() + 1) }
+
+// GenesisConfig is the backend's chain config with ChainID the genesis's:
+// the network's identity, which its consensus binds and the Cosmos side
+// (CometBFT headers and status, the SDK queries) reports. A development
+// chain's anvil_setChainId moves only the execution chain ID (ChainID).
+func (b *Backend) GenesisConfig() backend.ChainConfig { return genesisConfig{b} }
+
+type genesisConfig struct{ *Backend }
+
+func (g genesisConfig) ChainID() uint64 { return g.chain.Config.ChainID }
 
 func (b *Backend) Fork(number, time uint64) forks.Fork { return b.chain.Config.Fork(number, time) }
 
@@ -23,7 +36,7 @@ func (b *Backend) Fork(number, time uint64) forks.Fork { return b.chain.Config.F
 // take another).
 func (b *Backend) Signer(number, time uint64) types.Signer {
 	s := b.chain.Config.Signer(number, time)
-	if id, ok := b.upstreamChainID(number); ok && id != b.chain.Config.ChainID {
+	if id, ok := b.upstreamChainID(number); ok && id != b.chain.Config.ChainIDAt(number) {
 		s = types.NewSigner(id, s.Fork())
 	}
 	return s
@@ -124,7 +137,7 @@ func (b *Backend) ForkAt(t uint64) (backend.ForkInfo, error) {
 	fi := backend.ForkInfo{
 		ActivationTime:  t,
 		Fork:            fork,
-		ChainID:         cfg.ChainID,
+		ChainID:         b.ChainID(),
 		ForkID:          ForkID(cfg, gen.HeaderRef(), allBlocks, t),
 		SystemContracts: map[string]types.Address{},
 	}

@@ -358,7 +358,7 @@ func (sim *simulator) prepareCall(a *backend.CallArgs, h *types.Header, gasLimit
 	if gp := uint64(sim.gp); gas > gp {
 		gas = gp
 	}
-	chainID := uint256.NewInt(sim.cfg.ChainID)
+	chainID := uint256.NewInt(sim.cfg.ChainIDAt(h.Number))
 	if a.ChainID != nil && !a.ChainID.Eq(chainID) {
 		return nil, nil, &backend.ParamError{Msg: fmt.Sprintf("chainId does not match node's (have=%v, want=%v)", a.ChainID, chainID)}
 	}

@@ -1,7 +1,9 @@
 // Package prune runs a node's pruning passes in the background: the
 // stored state kept to the last blocks' (chain.Prune), the history index
-// kept to the last blocks' (chain.PruneHistory). Each pass holds the chain
-// only for slices of its deletions, each reported as a pause.
+// kept to the last blocks' (chain.PruneHistory). A state pass writes its
+// deletes without holding the chain; what it may still make a commit wait
+// (chain.StepStats.Pauses) and each slice a history pass holds the chain
+// for are reported as pauses.
 package prune
 
 import (
@@ -31,6 +33,17 @@ func (c Config) catchingUp() bool { return c.CatchingUp != nil && c.CatchingUp()
 func (c Config) observe(d time.Duration, kind string) {
 	if c.Pause != nil {
 		c.Pause(d, kind)
+	}
+}
+
+// observeState reports a state pass's holds of the lock commits take
+// ("state") and the commits' waits for its deletes ("state-wait").
+func (c Config) observeState(holds, waits []time.Duration) {
+	for _, p := range holds {
+		c.observe(p, "state")
+	}
+	for _, p := range waits {
+		c.observe(p, "state-wait")
 	}
 }
 
@@ -76,9 +89,7 @@ func States(c Config, stop <-chan struct{}) {
 				c.Log.Error("pruning old state failed", "err", err)
 				continue
 			}
-			for _, p := range st.Pauses {
-				c.observe(p, "state")
-			}
+			c.observeState(st.Pauses, st.Waits)
 			c.Log.Debug("pruned old state", "head", b.Number(), "roots", st.Roots, "kept", st.Kept, "deleted", st.Deleted, "took", time.Since(start), "max_pause", st.MaxPause())
 		}
 	}
@@ -89,9 +100,7 @@ func States(c Config, stop <-chan struct{}) {
 func (c Config) step(keep uint64, stop <-chan struct{}) bool {
 	start := time.Now()
 	st, err := c.Chain.PruneStep(keep, stop)
-	for _, p := range st.Pauses {
-		c.observe(p, "state")
-	}
+	c.observeState(st.Pauses, st.Waits)
 	switch {
 	case errors.Is(err, chain.ErrPruneRewound):
 		c.Log.Warn("pruning by mark and sweep from now on", "reason", err)

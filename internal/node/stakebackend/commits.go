@@ -8,6 +8,7 @@ import (
 	"github.com/chaind/chaind/internal/backend"
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/pos"
+	"github.com/chaind/chaind/internal/types"
 )
 
 // Commits returns the reader of the certificates and evidence blocks
@@ -48,6 +49,43 @@ func (c commits) LastCommit(num uint64) (*backend.Commit, error) {
 	if r := blk.Header().ParentBeaconRoot; r == nil || *r != root {
 		return nil, fmt.Errorf("%w: block %d does not commit to the stored certificate of block %d", backend.ErrNotFound, num, num-1)
 	}
+	return c.decode(num-1, enc, root)
+}
+
+func (c commits) SeenCommit(num uint64) (*backend.Commit, error) {
+	ch := c.n.Chain
+	if pos.Of(ch) == nil {
+		return nil, backend.ErrStakingDisabled
+	}
+	if num == 0 {
+		return nil, fmt.Errorf("%w: the genesis block is decided by no commit", backend.ErrNotFound)
+	}
+	blk, err := ch.BlockByNumber(num)
+	if err != nil {
+		return nil, fmt.Errorf("%w: block %d", backend.ErrNotFound, num)
+	}
+	enc, err := ch.Certificate(num)
+	if errors.Is(err, chain.ErrNotFound) {
+		return nil, fmt.Errorf("%w: no certificate stored for block %d", backend.ErrNotFound, num)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.decode(num, enc, pos.CertRoot(enc))
+	if err != nil {
+		return nil, err
+	}
+	// A certificate of another block at this height (one a rewound chain
+	// left) is not this block's.
+	if out.Height != num || out.BlockHash != blk.Hash() {
+		return nil, fmt.Errorf("%w: the certificate stored for block %d decides %s at height %d", backend.ErrNotFound, num, out.BlockHash, out.Height)
+	}
+	return out, nil
+}
+
+// decode renders the certificate enc of block height with the members of
+// that height's validator set in set order.
+func (c commits) decode(height uint64, enc []byte, root types.Hash) (*backend.Commit, error) {
 	cert, err := consensus.DecodeCertificate(enc)
 	if err != nil {
 		return nil, err
@@ -56,9 +94,9 @@ func (c commits) LastCommit(num uint64) (*backend.Commit, error) {
 	if src == nil {
 		return nil, fmt.Errorf("%w: this node runs no consensus engine", backend.ErrUnavailable)
 	}
-	set, err := src.ValidatorSet(num - 1)
+	set, err := src.ValidatorSet(height)
 	if err != nil {
-		return nil, fmt.Errorf("%w: validator set of height %d: %v", backend.ErrNotFound, num-1, err)
+		return nil, fmt.Errorf("%w: validator set of height %d: %v", backend.ErrNotFound, height, err)
 	}
 	out := &backend.Commit{Height: cert.Height, Round: cert.Round, BlockHash: cert.BlockHash, Root: root}
 	k := 0

@@ -42,6 +42,11 @@ type Fake struct {
 	Applied map[string]uint64
 	// EvidenceAt is the double-sign evidence each block carries.
 	EvidenceAt map[uint64][]backend.DoubleSignEvidence
+	// TimeMs is the millisecond time of the blocks that record one, by
+	// number; the others' times are their whole seconds.
+	TimeMs map[uint64]uint64
+	// Slashes are the validators' slash logs, by operator, oldest first.
+	Slashes map[types.Address][]backend.SlashEvent
 }
 
 // Addr is a deterministic test address.
@@ -110,6 +115,9 @@ func New(validators int) *Fake {
 			backend.StakingDelegation{Delegator: Addr(0x1000 + i), Validator: op, Shares: Ether(999), Amount: Ether(999), Rewards: uint256.NewInt(1_250_000_000_000_000_000)})
 	}
 	if validators > 0 {
+		// The first validator paid a missed-blocks penalty at block 2.
+		f.Slashes = map[types.Address][]backend.SlashEvent{Addr(0x100): {{Height: 2, Infraction: 1, Reason: "missed_blocks",
+			PPM: 10_000, Amount: Ether(10), Time: base + 4}}}
 		f.Unbonding = append(f.Unbonding, backend.UnbondingEntry{ID: 1, Delegator: Addr(1), Validator: Addr(0x100), Amount: Ether(1),
 			CompletionTime: base + 21*24*3600, CreationHeight: 2})
 	}
@@ -159,7 +167,7 @@ func New(validators int) *Fake {
 // Backend returns a query.Backend over f.
 func (f *Fake) Backend() query.Backend {
 	return query.Backend{Blocks: f, State: f, Retention: f, Config: chainConfig{}, Network: f, Supply: f, Consensus: f,
-		Staking: f, Governance: f, Commits: f, BlockMaxBytes: 4 << 20, BlockTime: 2 * time.Second, Authority: Addr(0x805),
+		Staking: f, Governance: f, Commits: f, Signing: signing{f: f}, BlockMaxBytes: 4 << 20, BlockTime: 2 * time.Second, Authority: Addr(0x805),
 		NodeID: "0123abcd", ListenAddr: "127.0.0.1:26656", Moniker: "test", Version: "chaind/v0.0.0-test", GoVersion: "go1.26"}
 }
 
@@ -360,18 +368,27 @@ func (f *Fake) AddBlockWith(txs ...*types.Transaction) *types.Block {
 	return b
 }
 
-// LastCommit is the certificate of block n-1 that block n carries: every
-// member of the set signed (a 65-byte signature of its index) but the
-// first, which is absent.
+// LastCommit is the certificate of block n-1 that block n carries: the
+// one SeenCommit gives for n-1.
 func (f *Fake) LastCommit(n uint64) (*backend.Commit, error) {
 	if n < 2 || n >= uint64(len(f.blocks)) {
 		return nil, backend.ErrNotFound
 	}
-	set, err := f.ConsensusValidators(n - 1)
+	return f.SeenCommit(n - 1)
+}
+
+// SeenCommit is the certificate of block n: every member of the set
+// signed (a 65-byte signature of its index) but the first, which is
+// absent.
+func (f *Fake) SeenCommit(n uint64) (*backend.Commit, error) {
+	if n < 1 || n >= uint64(len(f.blocks)) {
+		return nil, backend.ErrNotFound
+	}
+	set, err := f.ConsensusValidators(n)
 	if err != nil {
 		return nil, err
 	}
-	c := &backend.Commit{Height: n - 1, BlockHash: f.blocks[n-1].Hash()}
+	c := &backend.Commit{Height: n, BlockHash: f.blocks[n].Hash()}
 	for i, v := range set {
 		s := backend.CommitSig{Validator: v.Address, Power: v.VotingPower}
 		if i > 0 {
@@ -388,4 +405,22 @@ func (f *Fake) Evidence(n uint64) ([]backend.DoubleSignEvidence, error) {
 		return nil, backend.ErrNotFound
 	}
 	return f.EvidenceAt[n], nil
+}
+
+// signing is the fake's backend.Signing: the block times and slash logs
+// the queries read (the explorer's reads are not faked).
+type signing struct {
+	f *Fake
+	backend.Signing
+}
+
+func (s signing) TimeMs(h *types.Header) uint64 {
+	if ms, ok := s.f.TimeMs[h.Number]; ok {
+		return ms
+	}
+	return h.Time * 1000
+}
+
+func (s signing) SlashEvents(_ *uint64, op types.Address) ([]backend.SlashEvent, error) {
+	return s.f.Slashes[op], nil
 }

@@ -25,7 +25,8 @@ import (
 // down; drop is how many items it removes (the deepest named operand, when
 // not dropped, is the result, overwritten in place). The body may return
 // an error (the same in a function and in the loop) but never succeed
-// early, and $jump(dest) moves the program counter to dest.
+// early. $jump(dest) moves the program counter to the operand dest, or
+// fails with ErrInvalidJump when no JUMPDEST is there.
 type op struct {
 	code string // the OpCode constant
 	fn   string // the jump table's function
@@ -33,12 +34,16 @@ type op struct {
 	drop int
 	body string
 	// fork names the fork that introduced the opcode when it is not
-	// Frontier's: the loop's arm then first checks that the running
-	// fork's table defines it (an undefined byte has no stack bounds).
+	// Frontier's (the loop's decoder turns it into INVALID before; the
+	// table's validation checks every other inlined one is Frontier's).
 	fork string
 	// inline runs the operation in the loop's switch; the others exist
-	// only as functions (too rare to be worth the loop's size).
+	// only as functions (EXP, whose gas depends on its operands).
 	inline bool
+	// fused names the loop's pseudo-opcode for a PUSH of the first
+	// operand followed by this operation, which the decoder writes as one
+	// instruction with the jump destination resolved (only for jumps).
+	fused string
 }
 
 var ops = []op{
@@ -48,11 +53,11 @@ var ops = []op{
 	{code: "DIV", fn: "opDiv", args: a("x", "y"), drop: 1, body: "y.Div(x, y)", inline: true},
 	{code: "SDIV", fn: "opSdiv", args: a("x", "y"), drop: 1, body: "y.SDiv(x, y)", inline: true},
 	{code: "MOD", fn: "opMod", args: a("x", "y"), drop: 1, body: "y.Mod(x, y)", inline: true},
-	{code: "SMOD", fn: "opSmod", args: a("x", "y"), drop: 1, body: "y.SMod(x, y)"},
-	{code: "ADDMOD", fn: "opAddmod", args: a("x", "y", "z"), drop: 2, body: "z.AddMod(x, y, z)"},
-	{code: "MULMOD", fn: "opMulmod", args: a("x", "y", "z"), drop: 2, body: "z.MulMod(x, y, z)"},
+	{code: "SMOD", fn: "opSmod", args: a("x", "y"), drop: 1, body: "y.SMod(x, y)", inline: true},
+	{code: "ADDMOD", fn: "opAddmod", args: a("x", "y", "z"), drop: 2, body: "z.AddMod(x, y, z)", inline: true},
+	{code: "MULMOD", fn: "opMulmod", args: a("x", "y", "z"), drop: 2, body: "z.MulMod(x, y, z)", inline: true},
 	{code: "EXP", fn: "opExp", args: a("base", "exponent"), drop: 1, body: "exponent.Exp(base, exponent)"},
-	{code: "SIGNEXTEND", fn: "opSignExtend", args: a("back", "num"), drop: 1, body: "num.ExtendSign(num, back)"},
+	{code: "SIGNEXTEND", fn: "opSignExtend", args: a("back", "num"), drop: 1, body: "num.ExtendSign(num, back)", inline: true},
 	{code: "LT", fn: "opLt", args: a("x", "y"), drop: 1, body: "setBool(y, x.Lt(y))", inline: true},
 	{code: "GT", fn: "opGt", args: a("x", "y"), drop: 1, body: "setBool(y, x.Gt(y))", inline: true},
 	{code: "SLT", fn: "opSlt", args: a("x", "y"), drop: 1, body: "setBool(y, x.Slt(y))", inline: true},
@@ -63,7 +68,7 @@ var ops = []op{
 	{code: "OR", fn: "opOr", args: a("x", "y"), drop: 1, body: "y.Or(x, y)", inline: true},
 	{code: "XOR", fn: "opXor", args: a("x", "y"), drop: 1, body: "y.Xor(x, y)", inline: true},
 	{code: "NOT", fn: "opNot", args: a("x"), body: "x.Not(x)", inline: true},
-	{code: "BYTE", fn: "opByte", args: a("th", "val"), drop: 1, body: "val.Byte(th)"},
+	{code: "BYTE", fn: "opByte", args: a("th", "val"), drop: 1, body: "val.Byte(th)", inline: true},
 	// EIP-145: the shift amount is on top.
 	{code: "SHL", fn: "opSHL", args: a("shift", "value"), drop: 1, fork: "Constantinople", inline: true, body: `
 		if shift.LtUint64(256) {
@@ -77,7 +82,7 @@ var ops = []op{
 		} else {
 			value.Clear()
 		}`},
-	{code: "SAR", fn: "opSAR", args: a("shift", "value"), drop: 1, fork: "Constantinople", body: `
+	{code: "SAR", fn: "opSAR", args: a("shift", "value"), drop: 1, fork: "Constantinople", inline: true, body: `
 		if shift.LtUint64(256) {
 			value.SRsh(value, uint(shift.Uint64()))
 		} else if value.Sign() >= 0 {
@@ -86,40 +91,36 @@ var ops = []op{
 			value.SetAllOne()
 		}`},
 	// EIP-7939: leading zero bits, 256 for zero.
-	{code: "CLZ", fn: "opCLZ", args: a("x"), fork: "Osaka", body: "x.SetUint64(uint64(256 - x.BitLen()))"},
+	{code: "CLZ", fn: "opCLZ", args: a("x"), fork: "Osaka", inline: true, body: "x.SetUint64(uint64(256 - x.BitLen()))"},
 	{code: "POP", fn: "opPop", drop: 1, inline: true},
 	{code: "JUMPDEST", fn: "opJumpdest", inline: true},
-	{code: "JUMP", fn: "opJump", args: a("dest"), drop: 1, inline: true, body: `
-		if !contract.validJumpdest(dest) {
-			return nil, ErrInvalidJump
-		}
-		// Every loop jumps, so checking here bounds how long Cancel
-		// waits.
-		if evm.cancelled.Load() {
-			return nil, ErrCancelled
-		}
-		$jump(dest.Uint64())`},
-	{code: "JUMPI", fn: "opJumpi", args: a("dest", "cond"), drop: 2, inline: true, body: `
+	{code: "JUMP", fn: "opJump", args: a("dest"), drop: 1, inline: true, fused: "opPushJump", body: "$jump(dest)"},
+	{code: "JUMPI", fn: "opJumpi", args: a("dest", "cond"), drop: 2, inline: true, fused: "opPushJumpi", body: `
 		if !cond.IsZero() {
-			if !contract.validJumpdest(dest) {
-				return nil, ErrInvalidJump
-			}
-			if evm.cancelled.Load() {
-				return nil, ErrCancelled
-			}
-			$jump(dest.Uint64())
+			$jump(dest)
 		}`},
 }
 
 func a(names ...string) []string { return names }
 
 // context is where a body is written: in a function over scope.Stack, or
-// in the loop over its locals data and sp.
+// in the loop over its locals data and sp, running the program p.
 type context struct {
 	slot func(i int) string // the i'th item from the top, before the drop
 	drop func(n int) string
 	jump func(dest string) string
+	// fused: the first operand was pushed by the PUSH fused with the
+	// operation, so it is not on the stack (a jump's destination, which
+	// the decoder resolved).
+	fused bool
 }
+
+// cancelCheck follows every valid jump: every loop jumps, so checking
+// there bounds how long Cancel waits.
+const cancelCheck = `
+		if evm.cancelled.Load() {
+			return nil, ErrCancelled
+		}`
 
 var (
 	inFunc = context{
@@ -131,8 +132,12 @@ var (
 			return fmt.Sprintf("s.n -= %d", n)
 		},
 		// The loop adds one after the function returns.
-		jump: func(dest string) string { return "*pc = " + dest + " - 1" },
+		jump: func(dest string) string {
+			return "if !contract.validJumpdest(" + dest + ") {\nreturn nil, ErrInvalidJump\n}" + cancelCheck +
+				"\n*pc = " + dest + ".Uint64() - 1"
+		},
 	}
+	// In the loop a jump enters the block the JUMPDEST starts.
 	inLoop = context{
 		slot: func(i int) string { return fmt.Sprintf("&data[sp-%d]", i+1) },
 		drop: func(n int) string {
@@ -141,22 +146,40 @@ var (
 			}
 			return fmt.Sprintf("sp -= %d", n)
 		},
-		jump: func(dest string) string { return "pc = " + dest + "\ncontinue" },
+		jump: func(dest string) string {
+			return "t := p.target(" + dest + ")\nif t < 0 {\nreturn nil, ErrInvalidJump\n}" + cancelCheck +
+				"\nip = t\ncontinue"
+		},
+	}
+	// A fused PUSH and jump has its destination's instruction index in
+	// in.arg (-1 when no JUMPDEST is there).
+	inLoopFused = context{
+		slot:  inLoop.slot,
+		drop:  inLoop.drop,
+		fused: true,
+		jump: func(string) string {
+			return "if int(in.arg) < 0 {\nreturn nil, ErrInvalidJump\n}" + cancelCheck +
+				"\nip = int(in.arg)\ncontinue"
+		},
 	}
 )
 
 // expand writes o's operands, drop and body for c.
 func (o op) expand(c context) string {
 	var b strings.Builder
-	if len(o.args) > 0 {
-		slots := make([]string, len(o.args))
-		for i := range o.args {
+	args, drop := o.args, o.drop
+	if c.fused {
+		args, drop = args[1:], drop-1
+	}
+	if len(args) > 0 {
+		slots := make([]string, len(args))
+		for i := range args {
 			slots[i] = c.slot(i)
 		}
-		fmt.Fprintf(&b, "%s := %s\n", strings.Join(o.args, ", "), strings.Join(slots, ", "))
+		fmt.Fprintf(&b, "%s := %s\n", strings.Join(args, ", "), strings.Join(slots, ", "))
 	}
-	if o.drop > 0 {
-		b.WriteString(c.drop(o.drop) + "\n")
+	if drop > 0 {
+		b.WriteString(c.drop(drop) + "\n")
 	}
 	body := strings.TrimSpace(o.body)
 	for {
@@ -189,6 +212,10 @@ func (o op) check() error {
 	}
 	if n := len(o.args); o.drop != n && o.drop != n-1 && !(n == 0 && o.drop <= 1) {
 		return fmt.Errorf("%s: drops %d of %d operands", o.code, o.drop, n)
+	}
+	if o.fused != "" && (!o.inline || len(o.args) == 0 || o.drop == 0 || !strings.Contains(o.body, "$jump("+o.args[0]+")") ||
+		strings.Count(o.body, o.args[0]) != 1) {
+		return fmt.Errorf("%s: only an inline jump whose first operand is only its destination can be fused with its PUSH", o.code)
 	}
 	return nil
 }
@@ -241,10 +268,11 @@ func functions() []byte {
 		if len(o.args) > 0 || o.drop > 0 {
 			p("s := scope.Stack\n")
 		}
-		if strings.Contains(o.body, "contract.") {
+		body := o.expand(inFunc)
+		if strings.Contains(body, "contract.") {
 			p("contract := scope.Contract\n")
 		}
-		p("%sreturn nil, nil\n}\n\n", o.expand(inFunc))
+		p("%sreturn nil, nil\n}\n\n", body)
 	}
 	p("// generatedOps are the operations above; jump table validation checks\n")
 	p("// that every fork runs these functions for them, which the inline arms\n")
@@ -253,22 +281,54 @@ func functions() []byte {
 	for _, o := range ops {
 		p("{%s, %s, %v, %v},\n", o.code, o.fn, o.inline, o.fork != "")
 	}
+	p("}\n\n")
+	p("// fusedOps are the loop's pseudo-opcodes for a PUSH followed by the\n")
+	p("// operation: the decoder writes them, the loop runs them.\n")
+	p("var fusedOps = [...]struct{ pseudo, op OpCode }{\n")
+	for _, o := range ops {
+		if o.fused != "" {
+			p("{%s, %s},\n", o.fused, o.code)
+		}
+	}
 	p("}\n")
 	return b.Bytes()
 }
 
 func arms() string {
 	var b strings.Builder
+	// DUPn and SWAPn, one arm each so the offsets are constants (and the
+	// switch stays dense enough for the compiler's jump table).
+	for n := 1; n <= 16; n++ {
+		fmt.Fprintf(&b, "case DUP1 + %d:\ndata[sp] = data[sp-%d]\nsp++\nip++\ncontinue\n", n-1, n)
+	}
+	for n := 1; n <= 16; n++ {
+		fmt.Fprintf(&b, "case SWAP1 + %d:\n", n-1)
+		b.WriteString("// Limb by limb: a whole-struct swap through two pointers\n// compiles to slow memory-to-memory copies.\n")
+		fmt.Fprintf(&b, "top, other := &data[sp-1], &data[sp-%d]\n", n+1)
+		for l := 0; l < 4; l++ {
+			fmt.Fprintf(&b, "top[%d], other[%d] = other[%d], top[%d]\n", l, l, l, l)
+		}
+		b.WriteString("ip++\ncontinue\n")
+	}
 	for _, o := range ops {
 		if !o.inline {
 			continue
 		}
 		fmt.Fprintf(&b, "case %s:\n", o.code)
-		if o.fork != "" {
-			fmt.Fprintf(&b, "// %s's: undefined before, which the table's operation reports.\n", o.fork)
-			b.WriteString("if op.undefined {\nreturn evm.finish(op.execute(&pc, evm, &scope))\n}\n")
+		loopArm(&b, o.expand(inLoop))
+		if o.fused != "" {
+			fmt.Fprintf(&b, "case %s:\n// PUSH, then %s.\n", o.fused, o.code)
+			loopArm(&b, o.expand(inLoopFused))
 		}
-		b.WriteString(o.expand(inLoop))
 	}
 	return b.String()
+}
+
+// loopArm writes one arm's body and then, unless it jumped, moves on to
+// the next instruction, past the loop's path for the table's operations.
+func loopArm(b *strings.Builder, arm string) {
+	b.WriteString(arm)
+	if !strings.HasSuffix(strings.TrimSpace(arm), "continue") {
+		b.WriteString("ip++\ncontinue\n")
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,18 @@ import (
 
 // workers is how many calls are in flight at once on every path.
 const workers = 32
+
+// rounds is how many times the paths take turns within one run.
+const rounds = 10
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
 
 // queries are the benchmarked calls: the same request on each path. The
 // validators page (100 of 200, about 30 KB) is the heavy one; a balance
@@ -58,12 +71,17 @@ func paths(b *testing.B) (grpcAddr, restURL, cometURL string) {
 	return grpcAddr, restURL, cometURL
 }
 
-// BenchmarkQueryPaths runs each query on each path, the paths in turn
-// within every run of the benchmark (so -count=N alternates them N
-// times); each sub-benchmark reports calls/s. The clients are Go's own
-// (HTTP/2 on one connection for gRPC, as gRPC clients connect; HTTP/1.1
-// keep-alive connections, one per worker, for REST and JSON-RPC), and
-// every answer is checked, not just counted.
+// BenchmarkQueryPaths runs each query on each path, the paths taking
+// turns in rounds within one run, and reports each path's calls/s and
+// CPU per call and its ratio to gRPC's rate in the same round (medians
+// over the rounds). Running each path as its own sub-benchmark, as this
+// did before, measured them seconds apart (-count repeats a
+// sub-benchmark back to back, it does not alternate them), which on a
+// shared machine whose load swings several-fold within seconds made the
+// ratios a matter of timing. The clients are Go's own: HTTP/2 on one
+// connection for gRPC, as gRPC clients connect; HTTP/1.1 keep-alive
+// connections, one per worker, for REST and abci_query, as browsers and
+// cosmjs connect. Every answer is checked, not just counted.
 func BenchmarkQueryPaths(b *testing.B) {
 	grpcAddr, restURL, cometURL := paths(b)
 	h2 := new(http.Protocols)
@@ -127,23 +145,48 @@ func BenchmarkQueryPaths(b *testing.B) {
 			}
 			return nil
 		}
-		for _, p := range []struct {
+		paths := []struct {
 			name string
 			do   func() error
-		}{{"grpc", grpcCall}, {"rest", restCall}, {"abci_query", abciCall}} {
+		}{{"grpc", grpcCall}, {"rest", restCall}, {"abci_query", abciCall}}
+		for _, p := range paths {
 			if err := p.do(); err != nil {
 				b.Fatalf("%s %s: %v", qc.name, p.name, err)
 			}
-			b.Run(qc.name+"/"+p.name, func(b *testing.B) {
-				b.ResetTimer()
-				s := querytest.Load(workers, b.N, p.do)
-				b.StopTimer()
-				if s.Errors > 0 {
-					b.Fatalf("%d errors, first: %v", s.Errors, s.FirstErr)
-				}
-				b.ReportMetric(s.Rate(), "calls/s")
-				b.ReportMetric(float64(s.CPU.Microseconds())/float64(s.Calls), "cpu-µs/call")
-			})
 		}
+		b.Run(qc.name, func(b *testing.B) {
+			// The paths take turns in short rounds, so that whatever else
+			// the machine runs slows them alike; each path's rate and its
+			// ratio to gRPC's in the same round are reported as medians
+			// over the rounds.
+			per := max(b.N/rounds, 1)
+			rates := make([][]float64, len(paths))
+			ratios := make([][]float64, len(paths))
+			cpu := make([]float64, len(paths))
+			b.ResetTimer()
+			for range rounds {
+				var grpcRate float64
+				for i, p := range paths {
+					s := querytest.Load(workers, per, p.do)
+					if s.Errors > 0 {
+						b.Fatalf("%s: %d errors, first: %v", p.name, s.Errors, s.FirstErr)
+					}
+					if i == 0 {
+						grpcRate = s.Rate()
+					}
+					rates[i] = append(rates[i], s.Rate())
+					ratios[i] = append(ratios[i], s.Rate()/grpcRate)
+					cpu[i] += float64(s.CPU.Microseconds()) / float64(s.Calls) / rounds
+				}
+			}
+			b.StopTimer()
+			for i, p := range paths {
+				b.ReportMetric(median(rates[i]), p.name+"-calls/s")
+				b.ReportMetric(float64(cpu[i]), p.name+"-cpu-µs/call")
+				if i > 0 {
+					b.ReportMetric(median(ratios[i]), p.name+"/grpc")
+				}
+			}
+		})
 	}
 }

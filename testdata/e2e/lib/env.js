@@ -43,6 +43,9 @@ export const ACCOUNTS = {
   // it compares balances with JSON-RPC at the same height, never
   // across suites.
   grpcweb: 8,
+  // The tx service suite delegates and votes after the gRPC-Web suite,
+  // and asserts no balance.
+  txservice: 8,
   untouched: 9,
 };
 

@@ -11,6 +11,12 @@ import { env, rpc, devWallet, CHAIN_ID } from '../lib/env.js';
 // CALLVALUE PUSH0 SSTORE STOP; the init code returns those four bytes.
 const RUNTIME = '0x345f5500';
 const INIT = '0x63345f55005f526004601cf3';
+// A contract that stores CHAINID in slot 0 and returns it: CHAINID PUSH0
+// SSTORE CHAINID PUSH0 MSTORE PUSH1 32 PUSH0 RETURN, and its init code.
+const CHAINID_INIT = '0x69465f55465f5260205ff35f52600a6016f3';
+// How a transaction signed for another chain ID is refused (anvil 1.7.1
+// and chaind alike).
+const STALE_CHAIN_ID = /invalid chain id/i;
 
 async function send(method, params) {
   const r = await rpc(method, params);
@@ -186,6 +192,63 @@ describe('dev test helpers (ethers)', () => {
     assert.equal(await env.provider.getBalance(to), 9n);
     const deep = await rpc('anvil_reorg', [head + 1, []]);
     assert.equal(deep.error?.code, -32602);
+  });
+
+  it('anvil_setChainId: the next blocks take the new ID, the old one is refused, an old block traces under its own', async () => {
+    const w = await freshWallet('1');
+    const made = await (await w.sendTransaction({ data: CHAINID_INIT, type: 2 })).wait();
+    const probe = made.contractAddress;
+    const old = await (await w.sendTransaction({ to: probe, type: 2, gasLimit: 60_000n })).wait();
+    const NEW = 4242;
+    assert.equal(await send('anvil_setChainId', [NEW]), null);
+    try {
+      assert.equal(await send('eth_chainId', []), ethers.toQuantity(NEW));
+      assert.equal(await send('net_version', []), String(NEW));
+      assert.equal(BigInt(await send('eth_call', [{ to: probe }, 'latest'])), BigInt(NEW));
+      assert.equal(BigInt(await send('eth_call', [{ to: probe }, ethers.toQuantity(old.blockNumber - 1)])), BigInt(CHAIN_ID));
+
+      // ethers pins a provider to the chain it was made for: the new chain
+      // gets its own.
+      const p2 = new ethers.JsonRpcProvider(env.node.http, { chainId: NEW, name: 'switched' }, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 50 });
+      try {
+        const w2 = new ethers.Wallet(w.privateKey, p2);
+        const rc = await (await w2.sendTransaction({ to: probe, type: 2, gasLimit: 60_000n })).wait();
+        assert.equal(rc.status, 1);
+        assert.equal(BigInt(await p2.getStorage(probe, 0)), BigInt(NEW));
+        assert.equal((await p2.getTransaction(rc.hash)).chainId, BigInt(NEW));
+
+        // A transaction signed for the old ID (EIP-155 and EIP-1559 alike) is refused.
+        const fee = await p2.getFeeData();
+        const nonce = await p2.getTransactionCount(w.address);
+        for (const type of [0, 2]) {
+          const stale = await w.signTransaction({ to: probe, type, chainId: CHAIN_ID, nonce, gasLimit: 60_000n,
+            ...(type === 0 ? { gasPrice: fee.gasPrice } : { maxFeePerGas: fee.maxFeePerGas, maxPriorityFeePerGas: fee.maxPriorityFeePerGas }) });
+          const r = await rpc('eth_sendRawTransaction', [stale]);
+          assert.ok(r.error, `type ${type} signed for ${CHAIN_ID} was taken`);
+          assert.match(r.error.message, STALE_CHAIN_ID);
+        }
+      } finally {
+        p2.destroy();
+      }
+
+      // The block made before keeps its ID: its sender, and its trace
+      // (a replay under the new ID would store NEW).
+      const tx = await send('eth_getTransactionByHash', [old.hash]);
+      assert.equal(ethers.getAddress(tx.from), w.address);
+      assert.equal(BigInt(tx.chainId), BigInt(CHAIN_ID));
+      const trace = await send('debug_traceTransaction', [old.hash, {}]);
+      const sstore = trace.structLogs.find((l) => l.op === 'SSTORE');
+      assert.equal(BigInt(sstore.stack[sstore.stack.length - 2]), BigInt(CHAIN_ID));
+      const block = await send('debug_traceBlockByNumber', [ethers.toQuantity(old.blockNumber), {}]);
+      const bs = block[0].result.structLogs.find((l) => l.op === 'SSTORE');
+      assert.equal(BigInt(bs.stack[bs.stack.length - 2]), BigInt(CHAIN_ID));
+    } finally {
+      // The suite goes on with the provider pinned to CHAIN_ID.
+      assert.equal(await send('anvil_setChainId', [CHAIN_ID]), null);
+    }
+    assert.equal(await env.provider.send('eth_chainId', []), ethers.toQuantity(CHAIN_ID));
+    const rc = await (await w.sendTransaction({ to: probe, type: 2, gasLimit: 60_000n })).wait();
+    assert.equal(BigInt(await env.provider.getStorage(probe, 0, rc.blockNumber)), BigInt(CHAIN_ID));
   });
 
   it('identifies itself as a development node', async () => {
