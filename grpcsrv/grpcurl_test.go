@@ -115,6 +115,8 @@ func grpcurlInputs() map[string]string {
 		"cosmos.distribution.v1beta1.Query/ValidatorSlashes":             `{"validator_address":"` + val + `","ending_height":"100"}`,
 		"cosmos.upgrade.v1beta1.Query/ModuleVersions":                    `{}`,
 		"cosmos.upgrade.v1beta1.Query/UpgradedConsensusState":            `{"last_height":"2"}`,
+		"cosmos.tx.v1beta1.Service/TxEncode":                             `{"tx":{"body":{"memo":"hi"},"auth_info":{"fee":{"gas_limit":"21000"}}}}`,
+		"cosmos.tx.v1beta1.Service/TxDecode":                             `{"tx_bytes":"CgQSAmhpEgYSBBCIpAE="}`,
 	}
 }
 
@@ -123,17 +125,21 @@ func grpcurlInputs() map[string]string {
 // indexes the fake has not (cometrpc's TestTxService runs them on a
 // chain with transactions), and Simulate and BroadcastTx are refused.
 var grpcurlRefusals = map[string]string{
-	"cosmos.tx.v1beta1.Service/GetTx":       "Unavailable",
-	"cosmos.tx.v1beta1.Service/GetTxsEvent": "Unavailable",
-	"cosmos.tx.v1beta1.Service/Simulate":    "eth_sendRawTransaction",
-	"cosmos.tx.v1beta1.Service/BroadcastTx": "eth_sendRawTransaction",
+	"cosmos.tx.v1beta1.Service/GetTx":         "Unavailable",
+	"cosmos.tx.v1beta1.Service/GetTxsEvent":   "Unavailable",
+	"cosmos.tx.v1beta1.Service/Simulate":      "eth_sendRawTransaction",
+	"cosmos.tx.v1beta1.Service/BroadcastTx":   "eth_sendRawTransaction",
+	"cosmos.tx.v1beta1.Service/TxEncodeAmino": "amino",
+	"cosmos.tx.v1beta1.Service/TxDecodeAmino": "amino",
 }
 
 var grpcurlRefusalInputs = map[string]string{
-	"cosmos.tx.v1beta1.Service/GetTx":       `{"hash":"` + strings.Repeat("ab", 32) + `"}`,
-	"cosmos.tx.v1beta1.Service/GetTxsEvent": `{"query":"tx.height=1"}`,
-	"cosmos.tx.v1beta1.Service/Simulate":    `{}`,
-	"cosmos.tx.v1beta1.Service/BroadcastTx": `{}`,
+	"cosmos.tx.v1beta1.Service/GetTx":         `{"hash":"` + strings.Repeat("ab", 32) + `"}`,
+	"cosmos.tx.v1beta1.Service/GetTxsEvent":   `{"query":"tx.height=1"}`,
+	"cosmos.tx.v1beta1.Service/Simulate":      `{}`,
+	"cosmos.tx.v1beta1.Service/BroadcastTx":   `{}`,
+	"cosmos.tx.v1beta1.Service/TxEncodeAmino": `{}`,
+	"cosmos.tx.v1beta1.Service/TxDecodeAmino": `{}`,
 }
 
 // TestGrpcurl drives the server with grpcurl, which knows nothing of the

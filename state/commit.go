@@ -25,7 +25,7 @@ func (s *StateDB) Finalise(deleteEmpty bool) {
 		}
 		if o.selfDestructed || (deleteEmpty && o.data.isEmpty()) {
 			o.deleted = true
-			o.slots, o.dirtyKeys, o.pendingKeys = nil, nil, nil
+			o.forgetSlots()
 		} else {
 			o.finalise()
 			if o.dirtyCode {
@@ -151,11 +151,15 @@ func (s *StateDB) Commit(deleteEmpty bool) (types.Hash, error) {
 	if err := s.writeSet(set); err != nil {
 		return types.Hash{}, err
 	}
-	if s.diff != nil {
-		if err := s.flat.UpdateFlat(s.origRoot, root, s.diff); err != nil {
+	if s.flat != nil {
+		d := s.diff
+		if d == nil {
+			d = newDiff()
+		}
+		if err := s.flat.UpdateFlat(s.origRoot, root, d); err != nil {
 			return types.Hash{}, err
 		}
-		s.diff = newDiff()
+		s.diff = nil
 	}
 	s.origRoot = root
 	return root, nil

@@ -93,50 +93,66 @@ func (o *stateObject) hashedAddr() types.Hash {
 // in it. o.prevEnc then holds the new encoding: after the next Commit it
 // is the value in the state the next diff starts from.
 func (s *StateDB) flatAccount(o *stateObject, enc []byte) {
-	if s.diff == nil {
+	d := s.flatDiff()
+	if d == nil {
 		return
 	}
 	ah := o.hashedAddr()
-	if _, ok := s.diff.PrevAccounts[ah]; !ok {
-		s.diff.PrevAccounts[ah] = o.prevEnc
+	if _, ok := d.PrevAccounts[ah]; !ok {
+		d.PrevAccounts[ah] = o.prevEnc
 	}
 	if enc == nil {
 		s.flatWipe(ah)
-		s.diff.Accounts[ah] = nil
+		d.Accounts[ah] = nil
 		o.prevEnc = nil
 		return
 	}
 	enc = append([]byte(nil), enc...)
-	s.diff.Accounts[ah] = enc
+	d.Accounts[ah] = enc
 	o.prevEnc = enc
+}
+
+// flatDiff returns the diff of the changes since the last Commit, made on
+// the first change (a StateDB that only reads, as most do, makes none);
+// nil when no flat copy is kept.
+func (s *StateDB) flatDiff() *Diff {
+	if s.flat == nil {
+		return nil
+	}
+	if s.diff == nil {
+		s.diff = newDiff()
+	}
+	return s.diff
 }
 
 // flatNew records, before o's slots, that o is a new account at an address
 // that may have held one: nothing of the old storage survives.
 func (s *StateDB) flatNew(o *stateObject) {
-	if o.wipe && s.diff != nil {
+	if o.wipe && s.flat != nil {
 		s.flatWipe(o.hashedAddr())
 	}
 	o.wipe = false
 }
 
 func (s *StateDB) flatWipe(ah types.Hash) {
-	s.diff.Wiped[ah] = struct{}{}
-	delete(s.diff.Storage, ah)
+	d := s.flatDiff()
+	d.Wiped[ah] = struct{}{}
+	delete(d.Storage, ah)
 }
 
 // flatSlot records a slot's new encoding (nil: zero) in the pending diff;
 // sl is the slot before the change: its origin, when known, is the value
 // the first change in the diff records as the slot's previous one.
 func (s *StateDB) flatSlot(o *stateObject, key types.Hash, sl *slot, enc []byte) {
-	if s.diff == nil {
+	d := s.flatDiff()
+	if d == nil {
 		return
 	}
 	ah := o.hashedAddr()
-	m := s.diff.Storage[ah]
+	m := d.Storage[ah]
 	if m == nil {
 		m = map[types.Hash][]byte{}
-		s.diff.Storage[ah] = m
+		d.Storage[ah] = m
 	}
 	var kh types.Hash
 	crypto.HashInto((*[32]byte)(&kh), key[:])
@@ -147,10 +163,10 @@ func (s *StateDB) flatSlot(o *stateObject, key types.Hash, sl *slot, enc []byte)
 	if sl.flags&hasOrigin == 0 {
 		return
 	}
-	pm := s.diff.PrevStorage[ah]
+	pm := d.PrevStorage[ah]
 	if pm == nil {
 		pm = map[types.Hash][]byte{}
-		s.diff.PrevStorage[ah] = pm
+		d.PrevStorage[ah] = pm
 	}
 	if _, ok := pm[kh]; !ok {
 		var prev []byte

@@ -107,7 +107,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.network, "network", "main", "network preset: main (chain ID 8118) or test (8119)")
 	fs.StringVar(&f.genesis, "genesis", "", "go-ethereum-style genesis.json (overrides --network)")
 	fs.StringVar(&f.datadir, "datadir", "", "data directory (default: in memory)")
-	fs.IntVar(&f.cacheMiB, "cache", 64, "MiB of the store's block cache: with the memtables (16 MiB), the bound on the store's memory")
+	fs.IntVar(&f.cacheMiB, "cache", 64, "MiB of the store's block cache and the chain's trie node cache (half of it): with the memtables (16 MiB), the bound on the state storage's memory")
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address every listener binds to")
 	fs.IntVar(&f.httpPort, "http.port", 8545, "JSON-RPC HTTP and WebSocket port (-1 off, 0 any free port)")
 	fs.IntVar(&f.wsPort, "ws.port", 8546, "JSON-RPC WebSocket-only port (-1 off, 0 any free port)")

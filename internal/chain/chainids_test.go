@@ -208,6 +208,18 @@ func TestSetChainID(t *testing.T) {
 		}
 	}
 
+	// A reset to the genesis (anvil_reset) keeps the latest ID too, as
+	// anvil's does.
+	if err := c.SetChainID(99); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Reset(nil); err != nil {
+		t.Fatal(err)
+	}
+	if c.Head().Number() != 0 || c.Config.ChainIDAt(0) != 8118 || c.Config.ChainIDAt(1) != 99 {
+		t.Fatalf("after a reset: head %d, IDs %d %d", c.Head().Number(), c.Config.ChainIDAt(0), c.Config.ChainIDAt(1))
+	}
+
 	fixed, err := Open(mkGenesis(nil), store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -78,6 +78,7 @@ type DB struct {
 	// (deleteNodes): set under mu, cleared when the deletes are written.
 	deleting atomic.Pointer[nodeDeletes]
 	delWaits deleteWaits // how long writes waited for deletes in flight
+	clean    *nodeCache  // nodes read and written last (nil: none)
 	pin      *bloom      // while the genesis state is committed: its pin filter (prunepin.go)
 
 	flat       *flat.Layer // the flat copy of the newest state; nil: none (flatstate.go)
@@ -114,9 +115,16 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 	if ok {
 		return blob, nil
 	}
-	blob, err := db.kv.Get(key(prefixNode, hash[:]))
+	if blob, ok := db.clean.get(hash); ok {
+		return blob, nil
+	}
+	var buf [maxKeyLen]byte
+	blob, err := db.kv.Get(append(append(buf[:0], prefixNode...), hash[:]...))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, trie.MissingNode(hash)
+	}
+	if err == nil {
+		db.clean.put(hash, blob)
 	}
 	return blob, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/pprof"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -15,10 +16,17 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// countingKV counts the bytes of the batches written to a store.
+// countingKV counts the bytes of the batches written to a store and the
+// reads of single keys.
 type countingKV struct {
 	store.KV
 	written int64
+	gets    atomic.Int64
+}
+
+func (c *countingKV) Get(k []byte) ([]byte, error) {
+	c.gets.Add(1)
+	return c.KV.Get(k)
 }
 
 func (c *countingKV) Write(b *store.Batch) error {
@@ -43,8 +51,9 @@ func cpuTime() time.Duration {
 // it, on a store on disk. "flat" keeps the flat copy of the state, "trie"
 // runs without it (reads walk the tries, commits write no copy). Besides
 // ns/op it reports cpu-ns/op (the process's CPU time, background
-// compaction and collection included) and written-B/op (the bytes of the
-// batches written per block).
+// compaction and collection included), written-B/op (the bytes of the
+// batches written per block) and store-gets/op (single-key reads of the
+// store: trie nodes, flat copy): the last two are exact on a loaded machine.
 func BenchmarkBlockCommit(b *testing.B) {
 	for _, txs := range []int{500, 1500} {
 		for _, mode := range []string{"flat", "trie"} {
@@ -112,12 +121,13 @@ func benchBlockCommit(b *testing.B, txs int, withFlat bool) {
 	}
 	var cpu time.Duration
 	written := ckv.written // c writes only in the measured part
+	var gets int64
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		blk := block().Block
-		start := cpuTime()
+		start, startGets := cpuTime(), ckv.gets.Load()
 		b.StartTimer()
 		// The label picks the measured part out of a -cpuprofile.
 		pprof.Do(context.Background(), pprof.Labels("part", "measured"), func(context.Context) {
@@ -131,9 +141,11 @@ func benchBlockCommit(b *testing.B, txs int, withFlat bool) {
 		})
 		b.StopTimer()
 		cpu += cpuTime() - start
+		gets += ckv.gets.Load() - startGets
 		b.StartTimer()
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(ckv.written-written)/float64(b.N), "written-B/op")
+	b.ReportMetric(float64(gets)/float64(b.N), "store-gets/op")
 }

@@ -48,10 +48,10 @@ type PruneStats struct {
 	Roots   int // state roots kept
 	Kept    int // nodes and code blobs marked
 	Deleted int // nodes and code blobs removed
-	// Pauses are what the pass may have made a commit wait: the hold of
-	// the DB's lock for each slice, and each wait of a commit that wrote
-	// a node of a slice in flight again (prunedel.go).
-	Pauses []time.Duration
+	// Pauses are the holds of the lock a commit also takes, one per
+	// slice of deletes; Waits are the waits of commits that wrote a node
+	// of a slice in flight again (prunedel.go).
+	Pauses, Waits []time.Duration
 }
 
 // MaxPause is the longest the pass held the chain.
@@ -164,7 +164,7 @@ func (c *Chain) deleteUnwritten(keys [][]byte, st *PruneStats) error {
 	n, held, err := c.db.deleteNodes(hs, nil, nil)
 	st.Deleted += n
 	st.Pauses = append(st.Pauses, held)
-	st.Pauses = append(st.Pauses, c.db.delWaits.take()...)
+	st.Waits = append(st.Waits, c.db.delWaits.take()...)
 	return err
 }
 

@@ -121,6 +121,7 @@ func (db *DB) deleteNodes(hs [][32]byte, extra func(*store.Batch), valid func() 
 		if _, ok := d.set[h]; !ok {
 			d.set[h] = struct{}{}
 			b.Delete(append(append(buf[:0], prefixNode...), h[:]...))
+			db.clean.drop(h)
 		}
 	}
 	if len(d.set) > 0 {

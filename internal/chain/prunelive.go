@@ -131,9 +131,9 @@ type StepStats struct {
 	Made    int // occurrences counted up
 	Ended   int // occurrences counted down
 	Deleted int // nodes and code blobs removed
-	// Pauses are what the step may have made a commit wait, as
-	// PruneStats.Pauses.
-	Pauses []time.Duration
+	// Pauses and Waits are what the step may have made a commit wait,
+	// as PruneStats's.
+	Pauses, Waits []time.Duration
 }
 
 // MaxPause is the longest the step held the chain.
@@ -433,7 +433,7 @@ func (c *Chain) finishDeletes(doomed [][32]byte, epoch uint64, st *StepStats) er
 		func() bool { return c.reorgs.Load() == epoch })
 	st.Deleted += n
 	st.Pauses = append(st.Pauses, held)
-	st.Pauses = append(st.Pauses, c.db.delWaits.take()...)
+	st.Waits = append(st.Waits, c.db.delWaits.take()...)
 	return err
 }
 

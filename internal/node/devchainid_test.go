@@ -1,12 +1,14 @@
 package node
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
+	"github.com/chaind/chaind/internal/query"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
@@ -145,6 +147,12 @@ func TestDevSetChainID(t *testing.T) {
 		devOK(t, h, "eth_chainId", `[]`, &id)
 		if id != "0x309" {
 			t.Fatalf("eth_chainId %s", id)
+		}
+		// The Cosmos side reports the network's identity, the genesis's
+		// ID, which the consensus keeps signing for.
+		info, err := query.New(n.queryBackend()).GetNodeInfo(context.Background(), &query.GetNodeInfoRequest{})
+		if err != nil || info.DefaultNodeInfo.Network != "8118" {
+			t.Fatalf("Cosmos node info: %v %+v", err, info)
 		}
 	}
 	kept(n)

@@ -23,7 +23,7 @@ func (n *Node) openMetrics() {
 	n.metrics = r
 	nodemetrics.RegisterRPC(r, n.RPC)
 	n.http = nodemetrics.NewHTTP(r)
-	n.prunePause = r.NewHistogramVec("chaind_prune_pause_seconds", "Time a pruning pass could hold up block production, by what was pruned: state (per slice of deletes, the lock a commit also takes, and each wait of a commit for deletes of a node it writes again) or history (per slice, the chain's lock).", chainmetrics.DefaultBuckets, "kind")
+	n.prunePause = r.NewHistogramVec("chaind_prune_pause_seconds", "Time a pruning pass could hold up block production, by kind: state (per slice of deletes, the lock a commit also takes), state-wait (a commit waiting for the deletes of a node it writes again) or history (per slice, the chain's lock).", chainmetrics.DefaultBuckets, "kind")
 	r.CounterFunc("chaind_consensus_rounds_total", "Consensus rounds entered by this validator (every height starts one).", func() float64 { return float64(n.bftStats.Rounds.Load()) })
 	r.CounterFunc("chaind_consensus_timeouts_total", "Consensus propose, prevote and precommit timeouts that fired.", func() float64 { return float64(n.bftStats.Timeouts.Load()) })
 	r.GaugeFunc("chaind_healthy", "1 while the node works, 0 while its consensus is stopped or it failed (the reason is on /health).", func() float64 {

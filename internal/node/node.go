@@ -90,9 +90,9 @@ type Config struct {
 	// HistoryKeep is how many recent blocks stay in the history index
 	// (transaction lookups, address lists); 0 keeps all.
 	HistoryKeep uint64
-	// CacheMiB is the store's block cache (default 64): with the two
-	// memtables, the bound on the memory the store holds, however much
-	// data the directory has.
+	// CacheMiB is the store's block cache and the chain's node cache
+	// (chain.NodeCacheMiB of it; default 64 for the store alone): with
+	// the memtables, the bound on the memory the state's storage holds.
 	CacheMiB int
 	GasLimit uint64 // block gas limit the proposer aims for (0: keep the parent's)
 
@@ -236,7 +236,7 @@ func New(cfg Config) (*Node, error) {
 	if cfg.DevTools {
 		g = dev.Rules(g, cfg.Dev) // the chain's signer and code size limit are chosen at open
 	}
-	c, err := chain.Open(g, kv, pos.ForGenesis(g))
+	c, err := chain.OpenCached(g, kv, pos.ForGenesis(g), chain.NodeCacheMiB(cfg.CacheMiB))
 	if err != nil {
 		kv.Close()
 		return nil, err

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/fdlimit"
 	"github.com/chaind/chaind/internal/front"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/rpc"
-
 	"github.com/chaind/chaind/rpc/opslog"
 )
 
@@ -128,11 +128,11 @@ func (c *Config) fdReserve() (reserve, tables int) {
 	return own + store.DefaultMaxOpenTables, store.DefaultMaxOpenTables
 }
 
-// StoreOptions are the options of the node's store: its cache and the
-// table files fdReserve leaves it.
+// StoreOptions are the options of the node's store: its cache (what the
+// chain's node cache leaves) and the table files fdReserve leaves it.
 func (c *Config) StoreOptions() store.Options {
 	_, tables := c.fdReserve()
-	return store.Options{CacheMiB: c.CacheMiB, MaxOpenTables: tables}
+	return store.Options{CacheMiB: c.CacheMiB - chain.NodeCacheMiB(c.CacheMiB), MaxOpenTables: tables}
 }
 
 // p2pFDs is the part of the reserve the p2p host may hold, handed to it

@@ -183,17 +183,17 @@ func (BroadcastTxResponse) ProtoName() string { return "cosmos.tx.v1beta1.Broadc
 
 func txService() *Service {
 	return serviceFile("cosmos/tx/v1beta1/service.proto", "cosmos.tx.v1beta1.Service",
-		[]protobuf.Message{Tx{}, GetTxRequest{}, GetTxResponse{}, GetTxsEventRequest{}, GetTxsEventResponse{},
+		append([]protobuf.Message{Tx{}, GetTxRequest{}, GetTxResponse{}, GetTxsEventRequest{}, GetTxsEventResponse{},
 			GetBlockWithTxsRequest{}, GetBlockWithTxsResponse{}, SimulateRequest{}, SimulateResponse{},
-			BroadcastTxRequest{}, BroadcastTxResponse{}},
+			BroadcastTxRequest{}, BroadcastTxResponse{}}, txCodecMessages...),
 		[]protobuf.Enum{OrderBy(0), BroadcastMode(0)},
-		[]*Method{
+		append([]*Method{
 			method("Simulate", "", (*Querier).Simulate),
 			method("GetTx", "/cosmos/tx/v1beta1/txs/{hash}", (*Querier).GetTx),
 			method("BroadcastTx", "", (*Querier).BroadcastTx),
 			method("GetTxsEvent", "/cosmos/tx/v1beta1/txs", (*Querier).GetTxsEvent),
 			method("GetBlockWithTxs", "/cosmos/tx/v1beta1/txs/block/{height}", (*Querier).GetBlockWithTxs),
-		})
+		}, txCodecMethods()...))
 }
 
 // errEthereumOnly refuses the methods that would take a Cosmos

@@ -113,7 +113,7 @@ func BenchmarkCommitLatencyUnderCompaction(b *testing.B) {
 	var bg sync.WaitGroup
 	var reads []time.Duration
 	db.mu.RLock()
-	flushes0, stallL00, stallFlush0 := db.flushTries, db.stallL0, db.stallFlush
+	flushes0, stallL00, stallFlush0, stallSlow0 := db.flushTries, db.stallL0, db.stallFlush, db.stallSlow.Load()
 	db.mu.RUnlock()
 	bg.Add(2)
 	go func() { // the loader
@@ -177,6 +177,7 @@ func BenchmarkCommitLatencyUnderCompaction(b *testing.B) {
 	db.mu.RLock()
 	flushes := db.flushTries - flushes0
 	stallL0, stallFlush := db.stallL0-stallL00, db.stallFlush-stallFlush0
+	stallSlow := time.Duration(db.stallSlow.Load() - stallSlow0)
 	db.mu.RUnlock()
 	report := func(name string, ds []time.Duration) {
 		if len(ds) == 0 {
@@ -192,4 +193,5 @@ func BenchmarkCommitLatencyUnderCompaction(b *testing.B) {
 	b.ReportMetric(float64(flushes), "flushes")
 	b.ReportMetric(float64(stallL0.Milliseconds()), "stall-L0-ms")
 	b.ReportMetric(float64(stallFlush.Milliseconds()), "stall-flush-ms")
+	b.ReportMetric(float64(stallSlow.Milliseconds()), "slowdown-ms")
 }

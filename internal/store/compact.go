@@ -5,18 +5,42 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
 
 // Background work: the flusher writes the full memtable to a level-0
-// table; the compactor merges tables down the levels. Each builds its
-// output without the store's lock and takes it only to name the result in
-// the manifest and install it, so reads and writes go on meanwhile. A
+// table; the compactors (see compactor) merge tables down the levels.
+// Each builds its output without the store's lock and takes it only to
+// name the result in the manifest and install it, so reads and writes go
+// on meanwhile. A
 // failure (a full disk) is kept and retried after retryDelay; writes that
 // would need its result fail with it until then.
 
 const retryDelay = 500 * time.Millisecond
+
+// A write gives way to the compactions once level 0 holds l0SlowWrites
+// tables: before it joins the queue (so only its own writer waits, not
+// the writers it would have written for), for as long as its bytes take
+// at slowRate, halved for every level-0 table over l0SlowWrites, and at
+// least slowWrite. A bulk loader is held back in proportion to what it
+// adds, long before level 0 reaches l0StopWrites and every write stops;
+// a block's small commit waits a millisecond or so.
+const (
+	slowWrite = time.Millisecond
+	slowRate  = 16 << 20 // bytes a second
+)
+
+// slowDelay is how long a write of n bytes gives way with l0 tables in
+// level 0.
+func slowDelay(l0, n int) time.Duration {
+	if l0 < l0SlowWrites {
+		return 0
+	}
+	rate := slowRate >> min(l0-l0SlowWrites, 16)
+	return max(slowWrite, time.Duration(int64(n)*int64(time.Second)/int64(rate)))
+}
 
 var errClosing = errors.New("store: closing")
 
@@ -36,7 +60,7 @@ func (db *DB) makeRoom() error {
 					return fmt.Errorf("store: %d level-0 tables wait for a compaction, which failed: %w", len(v.levels[0]), db.compErr)
 				}
 				triedCompact = true
-				db.retry(db.compWake, &db.compTries)
+				db.retry(db.compWake[0], &db.compTries)
 				continue
 			}
 			t := time.Now()
@@ -173,7 +197,7 @@ func (db *DB) flush(imm *memtable) error {
 		return err
 	}
 	db.dropLogs(logNum)
-	wake(db.compWake)
+	db.wakeCompactors()
 	return nil
 }
 
@@ -314,28 +338,48 @@ func (db *DB) writeTables(it iterator, dropDeletes, split bool) (metas []tableMe
 	return metas, nil
 }
 
-// compaction is a merge of tables of level into level+1.
+// compaction is a merge of tables of level into level+1, or (intra) of
+// all of level 0's tables into one level-0 table.
 type compaction struct {
 	v      *version
 	level  int
+	intra  bool
 	inputs [2][]*table
 }
 
-func (db *DB) compactor() {
+// Two compactors run: one for level 0 and one for the levels below, so
+// that a long merge of level 1 into 2 (or deeper) never leaves level 0
+// filling behind it until writes stop. Each marks the tables it works on
+// (table.compacting), and neither takes a table the other holds. When
+// level 0 would merge into level-1 tables a deeper compaction holds, it
+// merges its own tables into one instead once there are l0IntraTrigger
+// of them (reads then look at one table, not many, and writes keep going).
+const l0IntraTrigger = 8
+
+func (db *DB) wakeCompactors() {
+	wake(db.compWake[0])
+	wake(db.compWake[1])
+}
+
+func (db *DB) compactor(level0 bool) {
 	defer db.bg.Done()
+	c := db.compWake[1]
+	if level0 {
+		c = db.compWake[0]
+	}
 	for {
 		select {
 		case <-db.stop:
 			return
-		case <-db.compWake:
+		case <-c:
 		}
 		for !db.closing.Load() {
-			c := db.pick()
-			if c == nil {
+			comp := db.pick(level0)
+			if comp == nil {
 				break
 			}
-			err := db.compact(c)
-			c.v.unref()
+			err := db.compact(comp)
+			db.release(comp)
 			if errors.Is(err, errClosing) {
 				return
 			}
@@ -344,11 +388,25 @@ func (db *DB) compactor() {
 			db.compTries++
 			db.changed.Broadcast()
 			db.mu.Unlock()
-			if err != nil && !db.pause(db.compWake) {
+			if err != nil && !db.pause(c) {
 				return
 			}
+			// The other compactor may have waited for these tables.
+			db.wakeCompactors()
 		}
 	}
+}
+
+// release lets go of a compaction's tables and version.
+func (db *DB) release(c *compaction) {
+	db.mu.Lock()
+	for _, in := range c.inputs {
+		for _, t := range in {
+			t.compacting = false
+		}
+	}
+	db.mu.Unlock()
+	c.v.unref()
 }
 
 // levelMax is the size level lv (1+) may reach before it is compacted.
@@ -388,48 +446,96 @@ func overlapping(lv []*table, lo, hi []byte) []*table {
 	return out
 }
 
-// pick chooses the most needed compaction, or nil: level 0 once it holds
-// l0CompactTrigger tables, else the level most over its size, one table at
-// a time, round robin through its keys.
-func (db *DB) pick() *compaction {
-	db.mu.RLock()
+func anyCompacting(ts []*table) bool {
+	return slices.ContainsFunc(ts, func(t *table) bool { return t.compacting })
+}
+
+// pick chooses the most needed compaction of level 0 (level0) or of the
+// levels below, or nil, and marks its tables: level 0 once it holds
+// l0CompactTrigger tables; else the level most over its size, one table
+// at a time, round robin through its keys.
+func (db *DB) pick(level0 bool) *compaction {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	v := db.cur
-	v.refs.Add(1)
-	db.mu.RUnlock()
 	c := &compaction{v: v}
-	if len(v.levels[0]) >= l0CompactTrigger {
+	if level0 {
+		if len(v.levels[0]) < l0CompactTrigger {
+			return nil
+		}
 		c.inputs[0] = v.levels[0]
 		lo, hi := keyRange(c.inputs[0])
 		c.inputs[1] = overlapping(v.levels[1], lo, hi)
-		return c
-	}
-	best, score := 0, 1.0
-	for lv := 1; lv < numLevels-1; lv++ {
-		if s := float64(tablesSize(v.levels[lv])) / db.levelMax(lv); s > score {
-			best, score = lv, s
+		if anyCompacting(c.inputs[1]) {
+			if len(v.levels[0]) < l0IntraTrigger {
+				return nil // woken again when the deeper one ends
+			}
+			c.intra, c.inputs[1] = true, nil
 		}
-	}
-	if best == 0 {
-		v.unref()
+	} else if !db.pickDeeper(c) {
 		return nil
 	}
-	ts := v.levels[best]
-	t := ts[0]
-	for _, x := range ts {
-		if bytes.Compare(x.smallest, db.compPtr[best]) > 0 {
-			t = x
-			break
+	for _, in := range c.inputs {
+		for _, t := range in {
+			t.compacting = true
 		}
 	}
-	c.level = best
-	c.inputs[0] = []*table{t}
-	c.inputs[1] = overlapping(v.levels[best+1], t.smallest, t.largest)
+	v.refs.Add(1)
 	return c
+}
+
+// pickDeeper fills c with a compaction of a level 1+ over its size, the
+// most over first, of a table neither it nor its overlap in the next
+// level is being compacted; db.mu is held. Level 1 is left to level 0's
+// compaction while that one is due, unless level 1 is twice its size:
+// the two would otherwise take turns on its tables.
+func (db *DB) pickDeeper(c *compaction) bool {
+	v := c.v
+	type cand struct {
+		lv    int
+		score float64
+	}
+	var cands []cand
+	for lv := 1; lv < numLevels-1; lv++ {
+		s := float64(tablesSize(v.levels[lv])) / db.levelMax(lv)
+		if s <= 1 || lv == 1 && s < 2 && len(v.levels[0]) >= l0CompactTrigger {
+			continue
+		}
+		cands = append(cands, cand{lv, s})
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	for _, cd := range cands {
+		ts := v.levels[cd.lv]
+		// Round robin: the first table after where the last compaction
+		// of the level ended, wrapping around.
+		start := sort.Search(len(ts), func(i int) bool { return bytes.Compare(ts[i].smallest, db.compPtr[cd.lv]) > 0 })
+		for k := range ts {
+			t := ts[(start+k)%len(ts)]
+			if t.compacting {
+				continue
+			}
+			next := overlapping(v.levels[cd.lv+1], t.smallest, t.largest)
+			if anyCompacting(next) {
+				continue
+			}
+			c.level = cd.lv
+			c.inputs[0] = []*table{t}
+			c.inputs[1] = next
+			return true
+		}
+	}
+	return false
 }
 
 // compact runs c and installs its result.
 func (db *DB) compact(c *compaction) error {
+	if h := db.opts.compactHook; h != nil {
+		h(c)
+	}
 	out := c.level + 1
+	if c.intra {
+		out = 0
+	}
 	var metas []tableMeta
 	if len(c.inputs[1]) > 0 || c.level == 0 {
 		var srcs []iterator
@@ -442,16 +548,19 @@ func (db *DB) compact(c *compaction) error {
 		it := newMergeIter(srcs)
 		it.seek(nil)
 		// Deletions can go once no deeper level may hold what they
-		// delete.
+		// delete (never from level 0). A compaction running beside
+		// this one puts nothing deeper within lo..hi that c.v did not
+		// hold there: it takes no table this one does, and writes only
+		// the keys of its own.
 		lo, hi := keyRange(c.inputs[0], c.inputs[1])
-		bottom := true
+		bottom := !c.intra
 		for lv := out + 1; lv < numLevels; lv++ {
 			if len(overlapping(c.v.levels[lv], lo, hi)) > 0 {
 				bottom = false
 			}
 		}
 		var err error
-		if metas, err = db.writeTables(it, bottom, true); err != nil {
+		if metas, err = db.writeTables(it, bottom, !c.intra); err != nil {
 			return err
 		}
 	}
@@ -477,12 +586,17 @@ func (db *DB) compact(c *compaction) error {
 		nv.levels[out] = append(nv.levels[out], c.inputs[0]...)
 		gone = nil
 	}
+	// Level 0 is ordered newest first: an intra-level-0 merge took all
+	// its tables, so only flushes since are newer, and its table goes
+	// last. The other levels are ordered by key.
 	for _, m := range metas {
 		nv.levels[out] = append(nv.levels[out], db.newTable(m))
 	}
-	sort.Slice(nv.levels[out], func(i, j int) bool {
-		return bytes.Compare(nv.levels[out][i].smallest, nv.levels[out][j].smallest) < 0
-	})
+	if out > 0 {
+		sort.Slice(nv.levels[out], func(i, j int) bool {
+			return bytes.Compare(nv.levels[out][i].smallest, nv.levels[out][j].smallest) < 0
+		})
+	}
 	db.mu.RLock()
 	logNum := db.logNum
 	db.mu.RUnlock()

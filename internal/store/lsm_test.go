@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -510,6 +512,131 @@ func TestCloseFlushesAPendingImmutableMemtable(t *testing.T) {
 		v, err := db.Get([]byte(fmt.Sprintf("key%06d", i)))
 		if err != nil || !bytes.Equal(v, bytes.Repeat([]byte{byte(i)}, 100)) {
 			t.Fatalf("key %d after the reopen: %v", i, err)
+		}
+	}
+}
+
+// Level 0 never waits for a compaction of the levels below: while a
+// merge of level 1 into level 2 is held (a long one on a real disk),
+// level 0's tables keep being merged (into one, as the level-1 tables
+// they overlap are taken), so writes never stop at l0StopWrites; they
+// only give way a moment each from l0SlowWrites on. Once the deeper
+// compaction goes on, the store holds what was written, before and after
+// a reopen.
+func TestLevelZeroDoesNotWaitForDeeperCompactions(t *testing.T) {
+	fs := newMemFS(11)
+	o := Options{MemtableBytes: 32 << 10, TableBytes: 16 << 10, L1Bytes: 64 << 10, CacheMiB: 1, fs: fs}
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	var intra atomic.Int32
+	o.compactHook = func(c *compaction) {
+		switch {
+		case c.intra:
+			intra.Add(1)
+		case c.level >= 1:
+			once.Do(func() { close(held) })
+			<-release
+		}
+	}
+	db, err := OpenWith("/db", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := map[string]string{}
+	rng := rand.New(rand.NewSource(11))
+	// Keys from a space larger than level 1 holds, so it overflows.
+	write := func(i int) {
+		var b Batch
+		for range 4 {
+			k, v := fmt.Sprintf("k%05d", rng.Intn(20000)), fmt.Sprintf("%0100d", i)
+			b.Put([]byte(k), []byte(v))
+			model[k] = v
+		}
+		if err := db.Write(&b); err != nil {
+			t.Error(err)
+		}
+	}
+	i := 0
+	for ; ; i++ {
+		write(i)
+		select {
+		case <-held:
+		default:
+			if i > 20_000 {
+				t.Fatal("no compaction of level 1 began")
+			}
+			continue
+		}
+		break
+	}
+	// Writes go on, in a goroutine so a stop shows as a failure, not a
+	// hung test.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for j := range 3000 {
+			write(i + 1 + j)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("writes stopped behind a held compaction of level 1")
+	}
+	db.mu.Lock()
+	stallL0, l0 := db.stallL0, len(db.cur.levels[0])
+	db.mu.Unlock()
+	if intra.Load() == 0 || stallL0 != 0 || l0 >= l0StopWrites {
+		t.Fatalf("with level 1's compaction held: %d merges within level 0, writers stopped %v, %d level-0 tables", intra.Load(), stallL0, l0)
+	}
+	close(release)
+	waitIdle(db)
+	if got, want := dumpKeys(db), dumpModel(model); got != want {
+		t.Fatal("the store differs from what was written")
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o.compactHook = nil
+	if db, err = OpenWith("/db", o); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got, want := dumpKeys(db), dumpModel(model); got != want {
+		t.Fatal("after a reopen the store differs from what was written")
+	}
+}
+
+// Writes give way to the compactions a moment each once level 0 holds
+// l0SlowWrites tables, before it holds l0StopWrites and they stop.
+func TestWritesSlowDownBeforeTheyStop(t *testing.T) {
+	fs := newMemFS(12)
+	o := smallOpts(fs)
+	release := make(chan struct{})
+	o.compactHook = func(*compaction) { <-release } // no compaction ends
+	db, err := OpenWith("/db", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	defer close(release)
+	rng := rand.New(rand.NewSource(12))
+	for i := 0; ; i++ {
+		db.mu.Lock()
+		l0, slow, stop := len(db.cur.levels[0]), db.stallSlow.Load(), db.stallL0
+		db.mu.Unlock()
+		if stop != 0 {
+			t.Fatal("writes stopped")
+		}
+		if l0 >= l0SlowWrites+1 {
+			if slow == 0 {
+				t.Fatalf("%d level-0 tables and the writes did not slow down", l0)
+			}
+			return
+		}
+		b, _ := randomBatch(rng, i)
+		if err := db.Write(b); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

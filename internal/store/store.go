@@ -158,6 +158,8 @@ type Options struct {
 	NoSync bool
 
 	fs vfs // the file system; the operating system's when nil
+	// compactHook, when set, runs as a compaction begins (tests).
+	compactHook func(c *compaction)
 }
 
 func (o Options) withDefaults() Options {
@@ -188,8 +190,12 @@ func (o Options) withDefaults() Options {
 const DefaultMaxOpenTables = 960
 
 const (
-	l0CompactTrigger = 4  // L0 tables that start a compaction into L1
-	l0StopWrites     = 20 // L0 tables that hold writes until one ends
+	l0CompactTrigger = 4 // L0 tables that start a compaction into L1
+	// l0SlowWrites is where writes begin to give way (slowWrite each)
+	// to the compactions: a long stop at l0StopWrites becomes many
+	// short delays before it.
+	l0SlowWrites = 12
+	l0StopWrites = 20 // L0 tables that hold writes until one ends
 	// maxImmutable is how many full memtables may wait for the flusher
 	// before writes wait for it: with one, every flush that took longer
 	// than filling a memtable stopped the writers (a block commit) until
@@ -257,10 +263,14 @@ type DB struct {
 	flushTries, compTries uint64
 	// stallL0 and stallFlush are how long writers have waited for a
 	// compaction (too many level-0 tables) and for a flush (too many
-	// full memtables): what the background work cost the commits.
+	// full memtables), stallSlow how long they gave way to compactions
+	// (l0SlowWrites): what the background work cost the commits.
 	stallL0, stallFlush time.Duration
-	closed              bool
-	ro                  bool
+	stallSlow           atomic.Int64 // nanoseconds
+	// l0Tables is len(cur.levels[0]), for writers to read without db.mu.
+	l0Tables atomic.Int32
+	closed   bool
+	ro       bool
 
 	NoSync  bool        // skip fsync (tests and benchmarks only)
 	Recover RecoverInfo // what Open found and cut, if anything
@@ -273,10 +283,12 @@ type DB struct {
 
 	closing   atomic.Bool
 	flushWake chan struct{}
-	compWake  chan struct{}
-	stop      chan struct{}
-	bg        sync.WaitGroup
-	compPtr   [numLevels][]byte // where the last compaction of a level ended
+	// compWake wakes the compactors: [0] level 0's, [1] the deeper
+	// levels' (see compactor).
+	compWake [2]chan struct{}
+	stop     chan struct{}
+	bg       sync.WaitGroup
+	compPtr  [numLevels][]byte // where the last compaction of a level ended
 }
 
 // RecoverInfo describes what Open did with a damaged log.
@@ -358,7 +370,8 @@ func open(dir string, o Options, lock *dirLock, ro bool) (*DB, error) {
 		fs: o.fs, dir: dir, opts: o, lock: lock, ro: ro, NoSync: o.NoSync,
 		cache:     newBlockCache(int64(o.CacheMiB) << 20),
 		files:     newTableFiles(o.fs, o.MaxOpenTables),
-		flushWake: make(chan struct{}, 1), compWake: make(chan struct{}, 1), stop: make(chan struct{}),
+		flushWake: make(chan struct{}, 1), stop: make(chan struct{}),
+		compWake: [2]chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)},
 	}
 	db.changed = sync.NewCond(&db.mu)
 	db.qcond.L = &db.qmu
@@ -379,10 +392,11 @@ func open(dir string, o Options, lock *dirLock, ro bool) (*DB, error) {
 		return nil, err
 	}
 	if !ro {
-		db.bg.Add(2)
+		db.bg.Add(3)
 		go db.flusher()
-		go db.compactor()
-		wake(db.compWake)
+		go db.compactor(true)
+		go db.compactor(false)
+		db.wakeCompactors()
 	}
 	return db, nil
 }
@@ -414,6 +428,7 @@ func (db *DB) load(m *manifest) error {
 		}
 	}
 	db.cur = v
+	db.l0Tables.Store(int32(len(v.levels[0])))
 	names, err := db.fs.list(db.dir)
 	if err != nil {
 		return err
@@ -491,6 +506,7 @@ func (db *DB) install(nv *version) {
 	}
 	old := db.cur
 	db.cur = nv
+	db.l0Tables.Store(int32(len(nv.levels[0])))
 	old.unref()
 	db.changed.Broadcast()
 }

@@ -167,6 +167,9 @@ type table struct {
 	refs     atomic.Int32
 	obsolete atomic.Bool
 	db       *DB
+	// compacting is set while a compaction has it as an input
+	// (guarded by db.mu).
+	compacting bool
 
 	fh *tableFile // guarded by db.files.mu
 

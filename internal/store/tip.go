@@ -47,15 +47,49 @@ func (e *DamageError) Error() string {
 
 func (e *DamageError) Is(target error) bool { return target == ErrDamaged }
 
-// tipFile keeps the tip file open for cheap rewrites.
-type tipFile struct{ f file }
+// tipFile keeps the tip file open for cheap rewrites: mapped into memory
+// where the file system allows it, so pointing the tip at a record is a
+// store to memory, not a system call, and an unsynced write makes one
+// system call (its record) and a synced one two (the record and an
+// fdatasync). The mapping is the file's page cache, which a killed process
+// leaves behind as it does what a write put there.
+type tipFile struct {
+	f file
+	m []byte // the file mapped, or nil: set writes it
+}
+
+const tipSize = 20
+
+// mapper is a file that can be mapped into memory, shared.
+type mapper interface {
+	mmap(n int) ([]byte, error)
+	munmap(b []byte) error
+}
 
 func openTip(fs vfs, dir string) (*tipFile, error) {
 	f, err := fs.open(path(dir, tipName), true, true)
 	if err != nil {
 		return nil, err
 	}
-	return &tipFile{f: f}, nil
+	t := &tipFile{f: f}
+	mf, ok := f.(mapper)
+	if !ok {
+		return t, nil
+	}
+	// A mapping reaches only as far as the file: a new (or a 12-byte
+	// single-log) tip is given its full size first. It reads as no tip
+	// until set, as it would anyway: the open has read it already.
+	n, err := f.size()
+	if err == nil && n != tipSize {
+		err = f.Truncate(tipSize)
+	}
+	if err != nil {
+		return t, nil // set writes it then, as without a mapping
+	}
+	if m, err := mf.mmap(tipSize); err == nil {
+		t.m = m
+	}
+	return t, nil
 }
 
 // readTip returns the log number and the recorded start of the last write
@@ -99,17 +133,27 @@ func (t *tipFile) set(num uint64, off int64) error {
 	if t == nil {
 		return nil
 	}
-	var b [20]byte
+	var b [tipSize]byte
 	binary.LittleEndian.PutUint64(b[:8], num)
 	binary.LittleEndian.PutUint64(b[8:16], uint64(off))
 	binary.LittleEndian.PutUint32(b[16:], crc32.Checksum(b[:16], castagnoli))
+	if t.m != nil {
+		copy(t.m, b[:])
+		return nil
+	}
 	_, err := t.f.WriteAt(b[:], 0)
 	return err
 }
 
+// close unmaps and closes the tip, syncing it first when sync is set
+// (fsync writes the pages a mapping dirtied as it does written ones).
 func (t *tipFile) close(sync bool) error {
 	if t == nil {
 		return nil
+	}
+	if t.m != nil {
+		t.f.(mapper).munmap(t.m)
+		t.m = nil
 	}
 	if sync {
 		if err := t.f.Sync(); err != nil {

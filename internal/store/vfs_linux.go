@@ -11,3 +11,9 @@ const syncFileRangeWrite = 2
 func (f osFile) writeback(off, n int64) {
 	syscall.SyncFileRange(int(f.Fd()), off, n, syncFileRangeWrite)
 }
+
+func (f osFile) mmap(n int) ([]byte, error) {
+	return syscall.Mmap(int(f.Fd()), 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+}
+
+func (f osFile) munmap(b []byte) error { return syscall.Munmap(b) }

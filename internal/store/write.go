@@ -1,6 +1,9 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // writeReq is a batch waiting in the write queue.
 type writeReq struct {
@@ -13,7 +16,13 @@ type writeReq struct {
 // groupBytes bounds the batches the head of the queue writes for those
 // behind it: enough to share one fsync among many block-sized commits,
 // little enough that a small batch at the head is not held up long.
-const groupBytes = 1 << 20
+// A head of at most smallBatch bytes takes no more than smallBatch
+// bytes of others: a block's commit queued behind a bulk loader's
+// write is not made to write and sync the next one too.
+const (
+	groupBytes = 1 << 20
+	smallBatch = 128 << 10
+)
 
 // Write logs the batch and makes it durable before applying it and
 // returning. Readers see all of it or none of it.
@@ -32,6 +41,11 @@ func (db *DB) Write(b *Batch) error {
 	if len(b.ops) > maxRecord {
 		return fmt.Errorf("store: batch of %d bytes exceeds the %d-byte record limit", len(b.ops), maxRecord)
 	}
+	if d := slowDelay(int(db.l0Tables.Load()), len(b.ops)); d > 0 {
+		t := time.Now()
+		time.Sleep(d)
+		db.stallSlow.Add(int64(time.Since(t)))
+	}
 	req := &writeReq{b: b, sync: !db.NoSync}
 	db.qmu.Lock()
 	db.queue = append(db.queue, req)
@@ -43,8 +57,12 @@ func (db *DB) Write(b *Batch) error {
 		return req.err
 	}
 	n, size := 1, len(b.ops)
+	limit := groupBytes
+	if size <= smallBatch {
+		limit = size + smallBatch
+	}
 	for _, r := range db.queue[1:] {
-		if size+len(r.b.ops) > groupBytes {
+		if size+len(r.b.ops) > limit {
 			break
 		}
 		n, size = n+1, size+len(r.b.ops)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -251,4 +252,93 @@ func (fs *holdFS) open(name string, create, write bool) (file, error) {
 	}
 	<-fs.held
 	return f, nil
+}
+
+// A write makes the system calls Pebble's commit makes: an unsynced one
+// writes its log record and nothing else (the tip is a store to mapped
+// memory), a synced one writes it and calls fdatasync, which writes data
+// only (the log was written ahead with zeros and synced whole once per
+// walChunk, so its size and block map do not change).
+func TestSystemCallsPerWrite(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the tip is mapped into memory on Linux only")
+	}
+	fs := &syscallFS{}
+	db, err := OpenWith(t.TempDir(), Options{MemtableBytes: 64 << 20, fs: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	v := make([]byte, 100)
+	put := func(i int) {
+		var b Batch
+		for j := range 10 {
+			b.Put([]byte(fmt.Sprintf("key-%06d-%d", i, j)), v)
+		}
+		if err := db.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(0) // the log's first synced record writes it ahead
+	const n = 50
+	for _, sync := range []bool{true, false} {
+		db.NoSync = !sync
+		w0, s0, d0 := fs.writes.Load(), fs.syncs.Load(), fs.datasyncs.Load()
+		for i := range n {
+			put(1 + i)
+		}
+		w, s, d := fs.writes.Load()-w0, fs.syncs.Load()-s0, fs.datasyncs.Load()-d0
+		wantD := int64(0)
+		if sync {
+			wantD = n
+		}
+		if w != n || s != 0 || d != wantD {
+			t.Errorf("%d writes (synced %v): %d writes, %d fsyncs, %d fdatasyncs; want %d, 0, %d", n, sync, w, s, d, n, wantD)
+		}
+	}
+}
+
+// syscallFS is the operating system's file system, counting the calls that
+// write or sync.
+type syscallFS struct {
+	osFS
+	writes, syncs, datasyncs atomic.Int64
+}
+
+func (fs *syscallFS) open(name string, create, write bool) (file, error) {
+	f, err := fs.osFS.open(name, create, write)
+	if err != nil {
+		return nil, err
+	}
+	return &syscallFile{osFile: f.(osFile), fs: fs}, nil
+}
+
+func (fs *syscallFS) syncDir(dir string) error {
+	fs.syncs.Add(1)
+	return fs.osFS.syncDir(dir)
+}
+
+type syscallFile struct {
+	osFile
+	fs *syscallFS
+}
+
+func (f *syscallFile) WriteAt(p []byte, off int64) (int, error) {
+	f.fs.writes.Add(1)
+	return f.osFile.WriteAt(p, off)
+}
+
+func (f *syscallFile) Truncate(n int64) error {
+	f.fs.writes.Add(1)
+	return f.osFile.Truncate(n)
+}
+
+func (f *syscallFile) Sync() error {
+	f.fs.syncs.Add(1)
+	return f.osFile.Sync()
+}
+
+func (f *syscallFile) datasync() error {
+	f.fs.datasyncs.Add(1)
+	return f.osFile.datasync()
 }

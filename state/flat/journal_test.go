@@ -22,8 +22,8 @@ func (c *countingStore) Get(k []byte) ([]byte, error) {
 }
 
 // TestMoveJournalsReverseDiffOnly: a move takes what a changed key held
-// from the diff when the diff knows it (no read of the key) and reads the
-// others; its journal record holds only the reverse diff; undone, the
+// from the diff when the diff knows it (no read of the key, also for a new
+// account, which is wiped) and reads the others; its journal record holds only the reverse diff; undone, the
 // move's forward diff is rebuilt from the copy into its side record, and
 // pushing that record again gives the same copy.
 func TestMoveJournalsReverseDiffOnly(t *testing.T) {
@@ -32,7 +32,7 @@ func TestMoveJournalsReverseDiffOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known, read, gone := types.Hash{0xa}, types.Hash{0xb}, types.Hash{0xc}
+	known, read, gone, fresh := types.Hash{0xa}, types.Hash{0xb}, types.Hash{0xc}, types.Hash{0xd}
 	slot := types.Hash{0x5}
 	apply := func(from, to types.Hash, num uint64, d *state.Diff) {
 		t.Helper()
@@ -52,12 +52,13 @@ func TestMoveJournalsReverseDiffOnly(t *testing.T) {
 	})
 	clear(kv.gets)
 	apply(r1, r2, 2, &state.Diff{
-		Accounts:     map[types.Hash][]byte{known: {0x91}, read: {0x92}, gone: nil},
+		Accounts:     map[types.Hash][]byte{known: {0x91}, read: {0x92}, gone: nil, fresh: {0x94}},
+		Wiped:        map[types.Hash]struct{}{fresh: {}},
 		Storage:      map[types.Hash]map[types.Hash][]byte{known: {slot: {0x08}}},
-		PrevAccounts: map[types.Hash][]byte{known: {0x81}, gone: {0x83}},
+		PrevAccounts: map[types.Hash][]byte{known: {0x81}, gone: {0x83}, fresh: nil},
 		PrevStorage:  map[types.Hash]map[types.Hash][]byte{known: {slot: {0x07}}},
 	})
-	for _, k := range [][]byte{accountKey(known), accountKey(gone), storageKey(known, slot)} {
+	for _, k := range [][]byte{accountKey(known), accountKey(gone), accountKey(fresh), storageKey(known, slot)} {
 		if n := kv.gets[string(k)]; n != 0 {
 			t.Fatalf("key %x with a known previous value read %d times", k, n)
 		}
@@ -76,8 +77,8 @@ func TestMoveJournalsReverseDiffOnly(t *testing.T) {
 	if !r.fwd.Empty() {
 		t.Fatalf("journal record carries a forward diff of %d accounts", len(r.fwd.Accounts))
 	}
-	for ah, want := range map[types.Hash][]byte{known: {0x81}, read: {0x82}, gone: {0x83}} {
-		if got := r.rev.accounts[ah]; !bytes.Equal(got, want) {
+	for ah, want := range map[types.Hash][]byte{known: {0x81}, read: {0x82}, gone: {0x83}, fresh: nil} {
+		if got, ok := r.rev.accounts[ah]; !ok || !bytes.Equal(got, want) {
 			t.Fatalf("reverse diff of %x: %x, want %x", ah, got, want)
 		}
 	}
@@ -102,7 +103,7 @@ func TestMoveJournalsReverseDiffOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sr.from != r1 || sr.to != r2 || sr.num != 2 || len(sr.fwd.Accounts) != 3 || sr.fwd.Accounts[gone] != nil ||
+	if sr.from != r1 || sr.to != r2 || sr.num != 2 || len(sr.fwd.Accounts) != 4 || sr.fwd.Accounts[gone] != nil ||
 		!bytes.Equal(sr.fwd.Accounts[known], []byte{0x91}) || !bytes.Equal(sr.fwd.Storage[known][slot], []byte{0x08}) {
 		t.Fatalf("side record %+v, fwd %+v", sr, sr.fwd)
 	}
@@ -115,7 +116,7 @@ func TestMoveJournalsReverseDiffOnly(t *testing.T) {
 	if err := tx.Commit(func() error { return kv.Write(&b) }); err != nil {
 		t.Fatal(err)
 	}
-	for ah, want := range map[types.Hash][]byte{known: {0x91}, read: {0x92}, gone: nil} {
+	for ah, want := range map[types.Hash][]byte{known: {0x91}, read: {0x92}, gone: nil, fresh: {0x94}} {
 		if v, ok, err := l.Account(r2, ah); err != nil || !ok || !bytes.Equal(v, want) {
 			t.Fatalf("account %x after the side push: %x %v %v, want %x", ah, v, ok, err, want)
 		}

@@ -162,7 +162,10 @@ func (t *Tx) push(r *record) error {
 	}
 	rev := newLayer()
 	for ah := range r.fwd.Wiped {
-		if err := t.wipe(ah, rev); err != nil {
+		// A new account is wiped too (its address may have held one):
+		// the diff usually knows there was none, and then nothing is read.
+		enc, known := r.fwd.PrevAccounts[ah]
+		if err := t.wipe(ah, enc, known, rev); err != nil {
 			return err
 		}
 	}
@@ -251,11 +254,17 @@ func (t *Tx) pushGenesis(r *record) error {
 	return nil
 }
 
-// wipe deletes the storage of account ah, recording the old slots in rev.
-func (t *Tx) wipe(ah types.Hash, rev *layer) error {
-	enc, err := t.get(accountKey(ah))
-	if err != nil || enc == nil {
-		return err
+// wipe deletes the storage of account ah, recording the old slots in rev;
+// enc is the account in the copy when known, else it is read.
+func (t *Tx) wipe(ah types.Hash, enc []byte, known bool, rev *layer) error {
+	if !known {
+		var err error
+		if enc, err = t.get(accountKey(ah)); err != nil {
+			return err
+		}
+	}
+	if enc == nil {
+		return nil // no account: no storage (the copy holds no slot without its account)
 	}
 	acct, err := state.DecodeAccount(enc)
 	if err != nil {

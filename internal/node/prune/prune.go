@@ -36,6 +36,17 @@ func (c Config) observe(d time.Duration, kind string) {
 	}
 }
 
+// observeState reports a state pass's holds of the lock commits take
+// ("state") and the commits' waits for its deletes ("state-wait").
+func (c Config) observeState(holds, waits []time.Duration) {
+	for _, p := range holds {
+		c.observe(p, "state")
+	}
+	for _, p := range waits {
+		c.observe(p, "state-wait")
+	}
+}
+
 // States keeps the stored state to the last StateHistory blocks until stop
 // is closed. A chain that prunes incrementally (chain.PruneStep) takes a
 // step at every new head: it costs what the blocks since the last step
@@ -78,9 +89,7 @@ func States(c Config, stop <-chan struct{}) {
 				c.Log.Error("pruning old state failed", "err", err)
 				continue
 			}
-			for _, p := range st.Pauses {
-				c.observe(p, "state")
-			}
+			c.observeState(st.Pauses, st.Waits)
 			c.Log.Debug("pruned old state", "head", b.Number(), "roots", st.Roots, "kept", st.Kept, "deleted", st.Deleted, "took", time.Since(start), "max_pause", st.MaxPause())
 		}
 	}
@@ -91,9 +100,7 @@ func States(c Config, stop <-chan struct{}) {
 func (c Config) step(keep uint64, stop <-chan struct{}) bool {
 	start := time.Now()
 	st, err := c.Chain.PruneStep(keep, stop)
-	for _, p := range st.Pauses {
-		c.observe(p, "state")
-	}
+	c.observeState(st.Pauses, st.Waits)
 	switch {
 	case errors.Is(err, chain.ErrPruneRewound):
 		c.Log.Warn("pruning by mark and sweep from now on", "reason", err)

@@ -35,7 +35,16 @@ func main() {
 	benchtime := flag.Duration("benchtime", time.Second, "time per measurement")
 	only := flag.String("workloads", "", "run only the workloads whose names contain one of these comma-separated words (e.g. commits,scans); all when empty")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measurements to this file")
+	onlyEngines := flag.String("engines", "", "run only these comma-separated engines (e.g. chaind,pebble, to strace or profile one alone); all when empty")
 	flag.Parse()
+	if *onlyEngines != "" {
+		engines = slices.DeleteFunc(engines, func(e struct {
+			name string
+			open opener
+		}) bool {
+			return !slices.Contains(strings.Split(*onlyEngines, ","), e.name)
+		})
+	}
 	flag.Set("test.benchtime", benchtime.String())
 
 	dir, err := os.MkdirTemp("", "storebench")
@@ -148,14 +157,28 @@ func main() {
 
 	fmt.Printf("store micro-benchmarks: %d keys loaded, 32-byte keys, 100-byte values, cache %d MiB, median of %d alternating rounds\n", len(keys), *cache, *rounds)
 	fmt.Printf("(a shared, loaded machine: compare the ratios, measured side by side, more than the absolute figures)\n\n")
-	fmt.Printf("%-45s %12s %12s %12s %14s %14s\n", "workload", "chaind", "pebble", "bbolt", "chaind/pebble", "chaind/bbolt")
+	fmt.Printf("%-45s", "workload")
+	for _, e := range engines {
+		fmt.Printf(" %12s", e.name)
+	}
+	// Ratios are chaind's to each other engine, when chaind ran.
+	for _, e := range engines[min(1, len(engines)):] {
+		if engines[0].name == "chaind" {
+			fmt.Printf(" %14s", "chaind/"+e.name)
+		}
+	}
+	fmt.Println()
 	for w, wl := range workloads {
 		m := make([]float64, len(engines))
+		fmt.Printf("%-45s", wl.name)
 		for i := range engines {
 			m[i] = median(results[w][i])
+			fmt.Printf(" %12s", fmtNs(m[i], wl.unit))
 		}
-		fmt.Printf("%-45s %12s %12s %12s %13.2fx %13.2fx\n", wl.name,
-			fmtNs(m[0], wl.unit), fmtNs(m[1], wl.unit), fmtNs(m[2], wl.unit), m[0]/m[1], m[0]/m[2])
+		for i := 1; i < len(engines) && engines[0].name == "chaind"; i++ {
+			fmt.Printf(" %13.2fx", m[0]/m[i])
+		}
+		fmt.Println()
 	}
 	fmt.Printf("\nratios are time per operation: below 1 chaind is faster\n")
 }
