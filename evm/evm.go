@@ -91,6 +91,7 @@ type EVM struct {
 	callGasTemp uint64
 
 	missing []types.Address
+	memo    *keccakMemo // KECCAK256's recent 32- and 64-byte inputs (nil until used)
 
 	// cancelled stops execution at the next jump or call frame (see
 	// Cancel); it is the one field another goroutine may touch.
@@ -274,10 +275,17 @@ func (evm *EVM) DelegateCall(origCaller, caller, addr types.Address, input []byt
 	return ret, gas, err
 }
 
+// noValue is the value of every STATICCALL, shared because a fresh zero
+// given to the StateDB or a tracer escapes to the heap: one allocation per
+// static call, 10,000 a run of a contract calling the hash precompiles in a
+// loop. Nothing may write to it (the StateDB and the hooks only read a
+// value they are given).
+var noValue uint256.Int
+
 // StaticCall runs addr's code with state changes forbidden (STATICCALL).
 func (evm *EVM) StaticCall(caller, addr types.Address, input []byte, gas uint64) (ret []byte, leftOver uint64, err error) {
 	if evm.Config.Tracer != nil {
-		evm.traceEnter(FrameStaticCall, caller, addr, input, gas, new(uint256.Int))
+		evm.traceEnter(FrameStaticCall, caller, addr, input, gas, &noValue)
 		startGas := gas
 		defer func() { evm.traceExit(startGas, leftOver, ret, err) }()
 	}
@@ -286,7 +294,7 @@ func (evm *EVM) StaticCall(caller, addr types.Address, input []byte, gas uint64)
 	}
 	snapshot := evm.StateDB.Snapshot()
 	// A zero-value transfer touches the callee, as CALL would.
-	evm.StateDB.AddBalance(addr, new(uint256.Int))
+	evm.StateDB.AddBalance(addr, &noValue)
 	if nc, ok := evm.natives[addr]; ok {
 		ret, gas, err = evm.runNative(nc, caller, addr, input, gas, new(uint256.Int), true)
 	} else if p, ok := evm.precs.get(addr); ok {

@@ -25,7 +25,7 @@ func (s *StateDB) Finalise(deleteEmpty bool) {
 		}
 		if o.selfDestructed || (deleteEmpty && o.data.isEmpty()) {
 			o.deleted = true
-			o.slots, o.dirtyKeys, o.pendingKeys = nil, nil, nil
+			o.forgetSlots()
 		} else {
 			o.finalise()
 			if o.dirtyCode {

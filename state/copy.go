@@ -74,7 +74,8 @@ func (s *StateDB) Copy() *StateDB {
 
 func (o *stateObject) copy() *stateObject {
 	n := *o
-	n.code = o.code // code is never modified in place
+	n.code = o.code       // code is never modified in place
+	n.recent = [2]*slot{} // o's entries, not the copies below
 	if o.slots != nil {
 		n.slots = make(map[types.Hash]*slot, len(o.slots))
 		for k, sl := range o.slots {

@@ -160,8 +160,10 @@ func (s *StateDB) undo(e *journalEntry) {
 		s.logs = s.logs[:len(s.logs)-1]
 	case entryAccessAddr:
 		delete(s.accessAddrs, e.addr)
+		s.warmN = 0
 	case entryAccessSlot:
 		delete(s.accessSlots, slotKey{e.addr, e.key})
+		s.warmN = 0
 		if e.flag {
 			delete(s.accessAddrs, e.addr)
 		}

@@ -17,7 +17,11 @@ import (
 type ReadCache struct {
 	perShard int
 	shards   [readCacheShards]readShard
+	code     codeCache // contract code by hash (codecache.go)
 }
+
+// readCacheCodeBytes bounds a generation of cached code (two are kept).
+const readCacheCodeBytes = 8 << 20
 
 const readCacheShards = 16
 
@@ -45,7 +49,7 @@ const (
 // newer fills up, an LRU approximation without per-read bookkeeping).
 func NewReadCache(entries int) *ReadCache {
 	per := max(entries/readCacheShards, 16)
-	return &ReadCache{perShard: per}
+	return &ReadCache{perShard: per, code: codeCache{limit: readCacheCodeBytes}}
 }
 
 func (c *ReadCache) shard(k *readKey) *readShard {

@@ -52,7 +52,14 @@ type StateDB struct {
 
 	accessAddrs map[types.Address]struct{}
 	accessSlots map[slotKey]struct{}
-	transient   map[slotKey]types.Hash
+	// warm[:warmN] are the last two slots found or put in accessSlots,
+	// newest first: SLOAD and SSTORE ask about the slot they touch, and
+	// token code touches two balances in turn, so most questions repeat
+	// one of the last two and skip hashing a 52-byte key. Emptied whenever
+	// a slot leaves the list (a revert, a new transaction).
+	warm      [2]slotKey
+	warmN     int
+	transient map[slotKey]types.Hash
 
 	logs        []*types.Log
 	txLogStart  int
@@ -111,6 +118,7 @@ func (s *StateDB) setError(err error) {
 func (s *StateDB) BeginTx(txHash types.Hash, txIndex int) {
 	clear(s.accessAddrs)
 	clear(s.accessSlots)
+	s.warmN = 0
 	clear(s.transient)
 	s.refund = 0
 	s.txHash, s.txIndex = txHash, txIndex
@@ -326,11 +334,7 @@ func (s *StateDB) GetCommittedState(addr types.Address, key types.Hash) types.Ha
 	if o == nil {
 		return types.Hash{}
 	}
-	sl, ok := o.slots[key]
-	if !ok {
-		sl = s.loadSlot(o, key)
-	}
-	return sl.committed()
+	return s.slotOf(o, key).committed()
 }
 
 // GetState returns the current value of a storage slot.
@@ -339,10 +343,7 @@ func (s *StateDB) GetState(addr types.Address, key types.Hash) types.Hash {
 	if o == nil {
 		return types.Hash{}
 	}
-	sl, ok := o.slots[key]
-	if !ok {
-		sl = s.loadSlot(o, key)
-	}
+	sl := s.slotOf(o, key)
 	if sl.flags&isDirty != 0 {
 		return sl.cur
 	}
@@ -352,10 +353,7 @@ func (s *StateDB) GetState(addr types.Address, key types.Hash) types.Hash {
 // SetState writes a storage slot.
 func (s *StateDB) SetState(addr types.Address, key, value types.Hash) {
 	o := s.getOrCreate(addr)
-	sl, ok := o.slots[key]
-	if !ok {
-		sl = s.loadSlot(o, key)
-	}
+	sl := s.slotOf(o, key)
 	wasDirty := sl.flags&isDirty != 0
 	prev := sl.cur
 	if !wasDirty {
@@ -438,12 +436,38 @@ func (s *StateDB) AddressInAccessList(addr types.Address) bool {
 
 // SlotInAccessList reports whether addr and the slot are warm.
 func (s *StateDB) SlotInAccessList(addr types.Address, key types.Hash) (addressOk, slotOk bool) {
+	k := slotKey{addr, key}
+	if s.warmHit(&k) {
+		return true, true
+	}
 	_, addressOk = s.accessAddrs[addr]
 	if !addressOk {
 		return false, false
 	}
-	_, slotOk = s.accessSlots[slotKey{addr, key}]
+	if _, slotOk = s.accessSlots[k]; slotOk {
+		s.warmPut(&k)
+	}
 	return addressOk, slotOk
+}
+
+// warmHit reports whether k is one of the last two warm slots seen, making
+// it the newest.
+func (s *StateDB) warmHit(k *slotKey) bool {
+	if s.warmN > 0 && sameSlot(&s.warm[0], k) {
+		return true
+	}
+	if s.warmN > 1 && sameSlot(&s.warm[1], k) {
+		s.warm[0], s.warm[1] = s.warm[1], s.warm[0]
+		return true
+	}
+	return false
+}
+
+// warmPut notes k, which is in accessSlots, as the newest warm slot.
+func (s *StateDB) warmPut(k *slotKey) {
+	s.warm[1] = s.warm[0]
+	s.warm[0] = *k
+	s.warmN = min(s.warmN+1, 2)
 }
 
 // AddAddressToAccessList warms addr.
@@ -458,7 +482,11 @@ func (s *StateDB) AddAddressToAccessList(addr types.Address) {
 // AddSlotToAccessList warms addr and one of its slots.
 func (s *StateDB) AddSlotToAccessList(addr types.Address, key types.Hash) {
 	k := slotKey{addr, key}
+	if s.warmHit(&k) {
+		return
+	}
 	if _, ok := s.accessSlots[k]; ok {
+		s.warmPut(&k)
 		return
 	}
 	_, hadAddr := s.accessAddrs[addr]
@@ -466,6 +494,7 @@ func (s *StateDB) AddSlotToAccessList(addr types.Address, key types.Hash) {
 		s.accessAddrs[addr] = struct{}{}
 	}
 	s.accessSlots[k] = struct{}{}
+	s.warmPut(&k)
 	s.journalAppend(journalEntry{kind: entryAccessSlot, addr: addr, key: key, flag: !hadAddr})
 }
 

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"bytes"
+
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/trie"
 )
@@ -46,5 +48,15 @@ func (s *StateDB) writeCode() error {
 }
 
 func (s *StateDB) readCode(h [32]byte) ([]byte, error) {
-	return s.db.Node(h)
+	if s.readCache != nil {
+		if c, ok := s.readCache.code.get(h); ok {
+			return c, nil
+		}
+	}
+	c, err := s.db.Node(h)
+	if err == nil && s.readCache != nil {
+		c = bytes.Clone(c) // kept past this read: not the store's buffer
+		s.readCache.code.put(h, c)
+	}
+	return c, err
 }

@@ -148,7 +148,11 @@ call_part() {
 	cport=$(freeport)
 	# Both at Prague: from Osaka (chaind's dev default) a call's gas is
 	# capped at 2^24 (EIP-7825), below what the heavy contracts need.
-	"$work/chaind" --dev --hardfork prague --http.port "$cport" --ws.port -1 --rest.port -1 --grpc.port -1 --cometrpc.port -1 --explorer.port -1 \
+	# Both mine only when a transaction comes (anvil's default automine is
+	# chaind's --block-time 0; chaind's default makes an empty block every
+	# 2 s, whose commit and first vote signature, decompressing the
+	# secp256k1 key table, would land inside some timed calls).
+	"$work/chaind" --dev --block-time 0 --hardfork prague --http.port "$cport" --ws.port -1 --rest.port -1 --grpc.port -1 --cometrpc.port -1 --explorer.port -1 \
 		--limits.call-gas 10000000000 --limits.call-timeout 120s >"$work/chaind.log" 2>&1 &
 	aport=$(freeport)
 	"$anvil" --port "$aport" --hardfork prague --disable-block-gas-limit --silent >"$work/anvil.log" 2>&1 &
