@@ -91,6 +91,7 @@ type EVM struct {
 	callGasTemp uint64
 
 	missing []types.Address
+	memo    *keccakMemo // KECCAK256's recent 32- and 64-byte inputs (nil until used)
 
 	// cancelled stops execution at the next jump or call frame (see
 	// Cancel); it is the one field another goroutine may touch.

@@ -22,12 +22,11 @@ func setBool(z *uint256.Int, b bool) {
 
 func opKeccak256(pc *uint64, evm *EVM, scope *ScopeContext) ([]byte, error) {
 	offset, size := scope.Stack.pop(), scope.Stack.peek()
-	hashToWord(size, scope.Memory.GetPtr(offset.Uint64(), size.Uint64()))
+	evm.hashToWord(size, scope.Memory.GetPtr(offset.Uint64(), size.Uint64()))
 	return nil, nil
 }
 
-// hashToWord sets z to keccak256(data) (KECCAK256, also run by the
-// interpreter loop itself).
+// hashToWord sets z to keccak256(data).
 func hashToWord(z *uint256.Int, data []byte) {
 	// One-shot on the stack: x/crypto's legacy Keccak state has no
 	// assembly permutation (its Reset, Write and Read cost as much as a

@@ -618,7 +618,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 				if dyn := keccakWordGas * toWords(n); gas >= dyn {
 					gas -= dyn
 					sp--
-					hashToWord(size, mem.store[off[0]:off[0]+n])
+					evm.hashToWord(size, mem.store[off[0]:off[0]+n])
 					ip++
 					continue
 				}
