@@ -91,6 +91,10 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 		data     = &stack.data
 		sp, gas  = stack.n, contract.Gas
 		ip       int
+		// pc is handed to the table's functions by address, so it lives
+		// on the heap: declared here it is allocated once a frame, inside
+		// the loop it was once per table-dispatched opcode.
+		pc uint64
 	)
 	for {
 		in := &ins[ip]
@@ -655,7 +659,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 				mem.Resize(memorySize)
 			}
 		}
-		pc := uint64(in.pc)
+		pc = uint64(in.pc)
 		res, err := op.execute(&pc, evm, scope)
 		if err != nil {
 			return evm.finish(res, err)
