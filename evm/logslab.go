@@ -9,6 +9,9 @@ package evm
 type logSlab struct {
 	allocs []logAlloc // not yet handed out
 	data   []byte     // not yet handed out
+	// Slabs start small and double up to the limits below, so an EVM
+	// that emits a log or two does not keep kilobytes alive with them.
+	nextLogs, nextData int
 }
 
 const (
@@ -21,7 +24,8 @@ const (
 
 func (s *logSlab) newLog() *logAlloc {
 	if len(s.allocs) == 0 {
-		s.allocs = make([]logAlloc, logSlabLogs)
+		s.nextLogs = min(max(2*s.nextLogs, 4), logSlabLogs)
+		s.allocs = make([]logAlloc, s.nextLogs)
 	}
 	la := &s.allocs[0]
 	s.allocs = s.allocs[1:]
@@ -38,7 +42,8 @@ func (s *logSlab) copyData(src []byte) []byte {
 	case n > logSlabMaxData:
 		return append([]byte(nil), src...)
 	case len(s.data) < n:
-		s.data = make([]byte, logSlabData)
+		s.nextData = min(max(2*s.nextData, 256), logSlabData)
+		s.data = make([]byte, max(s.nextData, n))
 	}
 	d := s.data[:n:n]
 	s.data = s.data[n:]
