@@ -113,14 +113,15 @@ func (s *StateDB) slotOf(o *stateObject, key types.Hash) *slot {
 // transfer benchmark once the caches above made it the common case.
 func sameHash(a, b *types.Hash) bool {
 	le := binary.LittleEndian
-	return le.Uint64(a[0:])^le.Uint64(b[0:])|le.Uint64(a[8:])^le.Uint64(b[8:])|
-		le.Uint64(a[16:])^le.Uint64(b[16:])|le.Uint64(a[24:])^le.Uint64(b[24:]) == 0
+	// ^ and | bind alike in Go: each difference needs its parentheses.
+	return (le.Uint64(a[0:])^le.Uint64(b[0:]))|(le.Uint64(a[8:])^le.Uint64(b[8:]))|
+		(le.Uint64(a[16:])^le.Uint64(b[16:]))|(le.Uint64(a[24:])^le.Uint64(b[24:])) == 0
 }
 
 // sameSlot is a == b for slot keys, as sameHash.
 func sameSlot(a, b *slotKey) bool {
 	le := binary.LittleEndian
-	return le.Uint64(a.addr[0:])^le.Uint64(b.addr[0:])|le.Uint64(a.addr[8:])^le.Uint64(b.addr[8:])|
+	return (le.Uint64(a.addr[0:])^le.Uint64(b.addr[0:]))|(le.Uint64(a.addr[8:])^le.Uint64(b.addr[8:]))|
 		uint64(le.Uint32(a.addr[16:])^le.Uint32(b.addr[16:])) == 0 && sameHash(&a.key, &b.key)
 }
 

@@ -121,7 +121,6 @@ func (db *DB) deleteNodes(hs [][32]byte, extra func(*store.Batch), valid func() 
 		if _, ok := d.set[h]; !ok {
 			d.set[h] = struct{}{}
 			b.Delete(append(append(buf[:0], prefixNode...), h[:]...))
-			db.clean.drop(h)
 		}
 	}
 	if len(d.set) > 0 {
@@ -138,6 +137,11 @@ func (db *DB) deleteNodes(hs [][32]byte, extra func(*store.Batch), valid func() 
 		db.deleting.Store(nil)
 	}
 	close(d.done)
+	// Out of the node cache too, outside mu: the cache's shard locks
+	// are the readers', whose holders a loaded machine may deschedule.
+	for h := range d.set {
+		db.clean.drop(h)
+	}
 	if err != nil {
 		return 0, held, err
 	}
