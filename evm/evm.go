@@ -92,6 +92,7 @@ type EVM struct {
 
 	missing []types.Address
 	memo    *keccakMemo // KECCAK256's recent 32- and 64-byte inputs (nil until used)
+	logs    logSlab     // where LOG's logs come from
 
 	// cancelled stops execution at the next jump or call frame (see
 	// Cancel); it is the one field another goroutine may touch.

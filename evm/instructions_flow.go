@@ -140,8 +140,8 @@ func makeSwap(n int) executionFunc {
 	}
 }
 
-// logAlloc holds a log and its topics in one allocation; LOG is frequent
-// in token contracts and every log outlives the frame.
+// logAlloc holds a log and its topics in one place (see logSlab); LOG is
+// frequent in token contracts and every log outlives the frame.
 type logAlloc struct {
 	log    types.Log
 	topics [4]types.Hash
@@ -158,7 +158,7 @@ func makeLog(n int) executionFunc {
 			return nil, nil
 		}
 		mStart, mSize := st.pop(), st.pop()
-		la := new(logAlloc)
+		la := evm.logs.newLog()
 		for i := 0; i < n; i++ {
 			t := st.pop()
 			la.topics[i] = t.Bytes32()
@@ -166,7 +166,7 @@ func makeLog(n int) executionFunc {
 		la.log = types.Log{
 			Address:     scope.Contract.Address,
 			Topics:      la.topics[:n:n],
-			Data:        scope.Memory.GetCopy(mStart.Uint64(), mSize.Uint64()),
+			Data:        evm.logs.copyData(scope.Memory.GetPtr(mStart.Uint64(), mSize.Uint64())),
 			BlockNumber: evm.Context.Number,
 		}
 		evm.StateDB.AddLog(&la.log)
