@@ -17,7 +17,7 @@ import (
 // simulation that runs past it is cut with go-ethereum's timeout message,
 // whichever of its blocks the time runs out in.
 func TestSimulateTimeCap(t *testing.T) {
-	loop := []byte{0x5b, 0x60, 0x00, 0x56} // JUMPDEST PUSH1 0 JUMP: runs until out of gas
+	loop := slowLoop // runs until out of gas, far longer than 1 ms
 	to, quick := types.Address{0x10}, types.Address{0x11}
 	overrides := map[types.Address]backend.StateOverride{to: {Code: &loop}}
 	endless := backend.SimBlock{StateOverrides: overrides, Calls: []backend.CallArgs{{To: &to}}}

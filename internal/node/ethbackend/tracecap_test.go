@@ -27,7 +27,7 @@ func TestEveryTracerBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	loop := types.Address{0xaa}
-	code := []byte{0x5b, 0x60, 0x00, 0x56} // JUMPDEST PUSH1 0 JUMP
+	code := slowLoop
 	gas := uint64(30_000_000)
 	req := func() *backend.CallRequest {
 		return &backend.CallRequest{Block: c.Head(), Args: backend.CallArgs{To: &loop, Gas: &gas},
@@ -78,6 +78,22 @@ func TestEveryTracerBounded(t *testing.T) {
 			})
 		}
 	}
+}
+
+// slowLoop hashes 8 KiB of memory, again and again until its gas runs
+// out: about 10 µs of work per 1,600 gas, so even the 2^24 gas an Osaka
+// call may use lasts ~100 ms — far past a 1 ms cap however fast the
+// interpreter gets. (A bare JUMPDEST PUSH1 0 JUMP loop spends 2^24 gas in
+// a few milliseconds once jumps are pre-decoded, and then finishes before
+// a 1 ms timer fires on a loaded machine.)
+var slowLoop = []byte{
+	0x5b,             // JUMPDEST
+	0x61, 0x20, 0x00, // PUSH2 0x2000
+	0x60, 0x00, // PUSH1 0
+	0x20,       // KECCAK256
+	0x50,       // POP
+	0x60, 0x00, // PUSH1 0
+	0x56, // JUMP
 }
 
 func isTimeout(limit time.Duration) func(error) bool {
