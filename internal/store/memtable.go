@@ -221,16 +221,29 @@ func (m *memtable) add(key, val []byte, seq uint64, del bool) {
 }
 
 // seek returns the first node at or after key visible at seq (0: none).
+//
+// It returns the link the level-0 walk stopped at, not x's link loaded
+// again: the writer may link a node of a smaller key after x meanwhile,
+// and get, seeing that key, reported a key just written as absent (or
+// fell through to an older value in an older memtable or table).
 func (m *memtable) seek(key []byte, seq uint64) uint64 {
 	pfx := keyPrefix(key)
 	x := uint64(headRef)
+	var nx uint64
 	for lvl := int(m.height.Load()) - 1; lvl >= 0; lvl-- {
-		for nx := m.next(x, lvl); nx != 0 && m.before(nx, key, pfx, seq); nx = m.next(x, lvl) {
+		for nx = m.next(x, lvl); nx != 0 && m.before(nx, key, pfx, seq); nx = m.next(x, lvl) {
 			x = nx
 		}
 	}
-	return m.next(x, 0)
+	if seekHook != nil {
+		seekHook(m)
+	}
+	return nx
 }
+
+// seekHook, when set (tests), runs as a seek ends, for a test to insert
+// a node where a concurrent writer could.
+var seekHook func(m *memtable)
 
 // get finds the newest entry of key visible at seq.
 func (m *memtable) get(key []byte, seq uint64) (val []byte, del, ok bool) {

@@ -97,6 +97,49 @@ func TestMemtableArena(t *testing.T) {
 
 // Writes do not allocate per key: the memtable keeps its entries in its
 // arena, and the log record is built in a reused buffer.
+// TestMemtableGetDuringInsert links a node, as the writer may, while a
+// reader's seek is ending: a node of a smaller key linked after the one
+// the walk stopped behind must not hide the key sought. Get read it in
+// TestConcurrentReadWrite as absent, or as the previous value from an
+// older memtable, right after the same goroutine's Put.
+func TestMemtableGetDuringInsert(t *testing.T) {
+	for _, tc := range []struct {
+		name, inserted string
+	}{
+		{"smaller key between", "b"},
+		{"key sharing its first byte between", "cb"},
+		{"larger key after", "d"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMemtable(1, 8<<10)
+			m.add([]byte("a"), []byte("1"), 1, false)
+			m.add([]byte("cc"), []byte("2"), 2, false)
+			seq := uint64(2) // the reader's
+			done := false
+			seekHook = func(hm *memtable) {
+				if hm == m && !done {
+					done = true
+					m.add([]byte(tc.inserted), []byte("3"), 3, false)
+				}
+			}
+			defer func() { seekHook = nil }()
+			if v, del, ok := m.get([]byte("cc"), seq); !ok || del || string(v) != "2" {
+				t.Errorf("get during an insert of %q: %q %v %v, want \"2\"", tc.inserted, v, del, ok)
+			}
+			done = false
+			m2 := newMemtable(2, 8<<10)
+			m2.add([]byte("a"), []byte("1"), 1, false)
+			m2.add([]byte("cc"), []byte("2"), 2, false)
+			m = m2
+			it := &memIter{m: m2, seq: seq}
+			it.seek([]byte("cc"))
+			if !it.valid() || string(it.key()) != "cc" || string(it.value()) != "2" {
+				t.Errorf("iterator seek during an insert of %q: at %q", tc.inserted, it.key())
+			}
+		})
+	}
+}
+
 func TestWriteAllocations(t *testing.T) {
 	db, err := OpenWith("/db", Options{fs: newMemFS(1), NoSync: true})
 	if err != nil {
