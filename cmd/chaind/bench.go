@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -59,14 +58,7 @@ func selfBinary(flagValue string) (string, error) {
 	return os.Executable()
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
+func freePort() (int, error) { return freeLoopbackPort("127.0.0.1") }
 
 func benchStartup(args []string) int {
 	fs := flag.NewFlagSet("chaind bench startup", flag.ContinueOnError)

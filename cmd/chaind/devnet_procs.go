@@ -16,6 +16,7 @@ import (
 
 	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto/hd"
+	"github.com/chaind/chaind/internal/devload"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
@@ -28,9 +29,9 @@ type nodeProc struct {
 	done chan struct{}
 }
 
-// freeLoopbackPort asks the kernel for a free port on host. Another
-// program could take it before the node binds it; the node then fails
-// to start and says so.
+// freeLoopbackPort returns a port of host that was free a moment ago.
+// Another program could take it before the node binds it; the node then
+// fails to start and says so.
 func freeLoopbackPort(host string) (int, error) {
 	ps, err := freeLoopbackPorts(host, 1)
 	if err != nil {
@@ -39,20 +40,10 @@ func freeLoopbackPort(host string) (int, error) {
 	return ps[0], nil
 }
 
-// freeLoopbackPorts returns count distinct free ports of host: each is
-// held open until all are found, since the kernel may hand a port just
-// closed out again at once.
+// freeLoopbackPorts returns count distinct free ports of host, away from
+// the ports outgoing connections use (devload.FreePorts).
 func freeLoopbackPorts(host string, count int) ([]int, error) {
-	ports := make([]int, 0, count)
-	for range count {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
+	return devload.FreePorts(host, count)
 }
 
 // startNodeProc runs exe --config node.Config with extra args, copies its

@@ -3,7 +3,6 @@ package node
 import (
 	"fmt"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,12 +35,11 @@ type p2pNet struct {
 }
 
 func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ps, err := devload.FreePorts("127.0.0.1", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return fmt.Sprintf("127.0.0.1:%d", ps[0])
 }
 
 func newP2PNet(t *testing.T, validators int) *p2pNet {

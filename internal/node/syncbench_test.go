@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -199,12 +198,11 @@ func commitCertified(c *chain.Chain, set *consensus.ValidatorSet, signers []*con
 }
 
 func freePortB(b *testing.B) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ps, err := devload.FreePorts("127.0.0.1", 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return fmt.Sprintf("127.0.0.1:%d", ps[0])
 }
 
 func quietLogger() *slog.Logger {
