@@ -36,8 +36,8 @@ func TestBudgets(t *testing.T) {
 	for _, tc := range []struct{ block, build, validation time.Duration }{
 		{0, minBuildTime, minBuildTime},
 		{100 * time.Millisecond, minBuildTime, minBuildTime},
-		{500 * time.Millisecond, 150 * time.Millisecond, 200 * time.Millisecond},
-		{2 * time.Second, 600 * time.Millisecond, 800 * time.Millisecond},
+		{500 * time.Millisecond, 150 * time.Millisecond, 250 * time.Millisecond},
+		{2 * time.Second, 600 * time.Millisecond, time.Second},
 	} {
 		if got := buildBudget(tc.block); got != tc.build {
 			t.Errorf("block time %v: build budget %v, want %v", tc.block, got, tc.build)
