@@ -109,25 +109,40 @@ func (db *DB) IndexedAccounts(bound []byte, reverse bool, n int) ([]types.Addres
 	if !reverse {
 		return db.acctRange(prefixAcctIndex, bound, nil, n)
 	}
-	// The store iterates only upwards: a walk down reads the addresses of
-	// one first byte at a time, upwards, and turns them round. Addresses
-	// are hashes, spread evenly over the 256 first bytes, so one read
-	// holds about 1/256 of the index.
-	top := 0xff
-	if bound != nil {
-		if len(bound) == 0 {
-			return nil, nil // nothing is below the empty key
+	return db.acctDown(nil, bound, n, max(4*n, 1024), nil)
+}
+
+// acctDown appends to out, descending, up to n indexed addresses that
+// start with p and are below bound (nil: any). The store iterates only
+// upwards: a range of at most limit addresses is read whole and turned
+// round; a larger one is walked one next byte at a time, from the top, so
+// a walk down reads about as many keys as it returns, whatever the size
+// of the index (addresses are hashes, spread evenly over their bytes).
+func (db *DB) acctDown(p, bound []byte, n, limit int, out []types.Address) ([]types.Address, error) {
+	var below []byte
+	if bound != nil && bytes.HasPrefix(bound, p) {
+		if len(bound) == len(p) {
+			return out, nil // every address starting with p is at or above bound
 		}
-		top = int(bound[0])
+		below = bound
 	}
-	var out []types.Address
-	for b := top; b >= 0 && len(out) < n; b-- {
-		bucket, err := db.acctRange(append(slices.Clip(prefixAcctIndex), byte(b)), nil, bound, -1)
-		if err != nil {
-			return nil, err
+	all, err := db.acctRange(append(slices.Clip(prefixAcctIndex), p...), nil, below, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	if len(all) <= limit || len(p) >= len(types.Address{}) {
+		for i := len(all) - 1; i >= 0 && len(out) < n; i-- {
+			out = append(out, all[i])
 		}
-		for i := len(bucket) - 1; i >= 0 && len(out) < n; i-- {
-			out = append(out, bucket[i])
+		return out, nil
+	}
+	top := 0xff
+	if below != nil {
+		top = int(below[len(p)])
+	}
+	for c := top; c >= 0 && len(out) < n; c-- {
+		if out, err = db.acctDown(append(slices.Clip(p), byte(c)), below, n, limit, out); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

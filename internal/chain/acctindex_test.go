@@ -3,6 +3,7 @@ package chain
 import (
 	"bytes"
 	"errors"
+	"math/rand"
 	"slices"
 	"strings"
 	"testing"
@@ -158,4 +159,82 @@ func TestAccountIndexStreamedGenesis(t *testing.T) {
 		t.Fatalf("%x %v", got, err)
 	}
 	checkAccountIndex(t, c, c.Head().Root())
+}
+
+// The index reads the same up and down, in chunks of any size and from
+// any bound, whether a walk down reads a range whole or has to split it
+// by the next byte (more than max(4n, 1024) addresses under one prefix).
+func TestAccountIndexWalks(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for _, size := range []int{0, 1, 40, 3000} {
+		db := NewDB(store.NewMem())
+		db.acctIndex = true
+		var all []types.Address
+		var b store.Batch
+		for range size {
+			var a types.Address
+			rng.Read(a[:])
+			if size == 3000 && rng.Intn(2) == 0 {
+				a[0] = 0x42 // a crowded first byte: the walk down splits it
+			}
+			all = append(all, a)
+			putAcctIndex(&b, a)
+		}
+		if err := db.kv.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		slices.SortFunc(all, func(x, y types.Address) int { return bytes.Compare(x[:], y[:]) })
+		all = slices.Compact(all)
+		for _, n := range []int{1, 7, 300, 5000} {
+			var up, down []types.Address
+			for bound := []byte(nil); ; {
+				chunk, err := db.IndexedAccounts(bound, false, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				up = append(up, chunk...)
+				if len(chunk) < n {
+					break
+				}
+				bound = append(bytes.Clone(chunk[n-1][:]), 0)
+			}
+			for bound := []byte(nil); ; {
+				chunk, err := db.IndexedAccounts(bound, true, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				down = append(down, chunk...)
+				if len(chunk) < n {
+					break
+				}
+				bound = bytes.Clone(chunk[n-1][:])
+			}
+			slices.Reverse(down)
+			if !slices.Equal(up, all) || !slices.Equal(down, all) {
+				t.Fatalf("%d addresses, chunks of %d: up %d, down %d", len(all), n, len(up), len(down))
+			}
+		}
+		// From a bound that is no address: a prefix, a longer key.
+		for _, bound := range [][]byte{{0x42}, {0x42, 0x80}, {}, append(bytes.Repeat([]byte{0x42}, 20), 1)} {
+			var wantUp, wantDown []types.Address
+			for _, a := range all {
+				if bytes.Compare(a[:], bound) >= 0 {
+					wantUp = append(wantUp, a)
+				} else {
+					wantDown = append([]types.Address{a}, wantDown...)
+				}
+			}
+			up, err := db.IndexedAccounts(bound, false, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			down, err := db.IndexedAccounts(bound, true, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(up, wantUp) || !slices.Equal(down, wantDown) {
+				t.Fatalf("%d addresses from %x: up %d (want %d), down %d (want %d)", len(all), bound, len(up), len(wantUp), len(down), len(wantDown))
+			}
+		}
+	}
 }
