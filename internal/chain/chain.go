@@ -392,6 +392,8 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err != nil {
 		return nil, err
 	}
+	st.Prefetch() // as BuildBlock does
+	defer st.StopPrefetch()
 	start := time.Now()
 	res, err := c.Rules().process(b, st, getHash, s)
 	if err != nil {
