@@ -54,8 +54,8 @@ type Chain struct {
 	reorgs atomic.Uint64              // canonical changes other than a new head block
 }
 
-// stateReadCacheEntries bounds the shared read cache (a few MiB).
-const stateReadCacheEntries = 16 << 10
+// stateReadCacheBytes bounds the shared read cache (some 20,000 reads).
+const stateReadCacheBytes = 4 << 20
 
 // Open opens the chain stored in kv, writing the genesis block first if kv
 // is empty. A store that holds another genesis is refused. The engine
@@ -72,7 +72,7 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 			return nil, err
 		}
 	}
-	c := &Chain{Config: g.Config, engine: e, db: db, subs: map[chan *types.Block]struct{}{}, reads: state.NewReadCache(stateReadCacheEntries)}
+	c := &Chain{Config: g.Config, engine: e, db: db, subs: map[chan *types.Block]struct{}{}, reads: state.NewReadCache(stateReadCacheBytes)}
 	if g.Fork != nil {
 		c.fork.Store(g.Fork)
 	}

@@ -115,7 +115,7 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 	if ok {
 		return blob, nil
 	}
-	if blob, ok := db.clean.get(hash); ok {
+	if blob, ok := db.clean.Get(hash); ok {
 		return blob, nil
 	}
 	var buf [maxKeyLen]byte
@@ -124,7 +124,7 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 		return nil, trie.MissingNode(hash)
 	}
 	if err == nil {
-		db.clean.put(hash, blob)
+		db.clean.Put(hash, blob)
 	}
 	return blob, err
 }
