@@ -43,3 +43,28 @@ const nodeCacheShards = 32
 func newNodeCache(bytes int64) *nodeCache {
 	return twogen.New[[32]byte, []byte](bytes, nodeCacheShards, func(h *[32]byte) uint64 { return uint64(h[0]) }, twogen.Bytes)
 }
+
+// CacheUse is how one of the caches the chain's reads go through served
+// since the start, for the node's metrics.
+type CacheUse struct {
+	Name         string // trie_nodes, state_reads, code, store_blocks
+	Hits, Misses uint64
+	Bytes        int64 // held now
+}
+
+// Caches reports the chain's read caches and, when its store has one,
+// the store's block cache; store is the store's pinned index and filter
+// blocks (ok false for a store without them).
+func (c *Chain) Caches() (caches []CacheUse, st store.CacheStats, ok bool) {
+	use := func(name string, s twogen.Stats) {
+		caches = append(caches, CacheUse{Name: name, Hits: s.Hits, Misses: s.Misses, Bytes: s.Bytes})
+	}
+	use("trie_nodes", c.db.clean.Stats())
+	use("state_reads", c.reads.ReadStats())
+	use("code", c.reads.CodeStats())
+	if kv, is := c.db.kv.(interface{ CacheStats() store.CacheStats }); is {
+		st, ok = kv.CacheStats(), true
+		caches = append(caches, CacheUse{Name: "store_blocks", Hits: st.Hits, Misses: st.Misses, Bytes: st.CacheBytes})
+	}
+	return caches, st, ok
+}
