@@ -72,6 +72,9 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 			return nil, err
 		}
 	}
+	if err := db.openAcctIndex(); err != nil {
+		return nil, err
+	}
 	c := &Chain{Config: g.Config, engine: e, db: db, subs: map[chan *types.Block]struct{}{}, reads: state.NewReadCache(stateReadCacheBytes)}
 	if g.Fork != nil {
 		c.fork.Store(g.Fork)
@@ -116,6 +119,7 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		if g.Fork == nil {
 			pin = newPinSet(pinKeysFor(len(g.Alloc), allocSlots(g.Alloc)))
 			db.pin = pin
+			db.startAcctIndex() // the genesis state's accounts are its first entries
 		}
 		blk, err := full.Commit(db)
 		db.pin = nil

@@ -84,6 +84,8 @@ type DB struct {
 	flat       *flat.Layer // the flat copy of the newest state; nil: none (flatstate.go)
 	flatStaged []flatDiff  // diffs of the state commits pending
 	flatCtx    flatContext // the block they belong to
+
+	acctIndex bool // the store keeps the account index (acctindex.go)
 }
 
 // startTracking begins recording the hashes of written nodes; it reports

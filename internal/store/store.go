@@ -650,7 +650,7 @@ func (v *version) iter(seq uint64, fill bool) *mergeIter {
 // when Iterate began: writes meanwhile (fn may write) are not seen. The key
 // and value are fn's to keep.
 func (db *DB) Iterate(prefix []byte, fn func(key, value []byte) bool) error {
-	return db.iterate(prefix, func(k, v []byte) bool {
+	return db.iterate(prefix, nil, func(k, v []byte) bool {
 		return fn(append([]byte(nil), k...), append(make([]byte, 0, len(v)), v...))
 	})
 }
@@ -658,17 +658,31 @@ func (db *DB) Iterate(prefix []byte, fn func(key, value []byte) bool) error {
 // IterateKeys calls fn for each key with prefix (in key order, as it
 // happens), as the store was when it began.
 func (db *DB) IterateKeys(prefix []byte, fn func(key []byte) bool) error {
-	return db.iterate(prefix, func(k, _ []byte) bool { return fn(append([]byte(nil), k...)) })
+	return db.iterate(prefix, nil, func(k, _ []byte) bool { return fn(append([]byte(nil), k...)) })
 }
 
-func (db *DB) iterate(prefix []byte, fn func(k, v []byte) bool) error {
+// IterateKeysFrom calls fn for each key with prefix that is not below
+// start, in key order, as the store was when it began: a range scan that
+// seeks to start rather than walking the keys before it (paging through
+// an index).
+func (db *DB) IterateKeysFrom(prefix, start []byte, fn func(key []byte) bool) error {
+	return db.iterate(prefix, start, func(k, _ []byte) bool { return fn(append([]byte(nil), k...)) })
+}
+
+// iterate walks the keys with prefix from start (the prefix itself when
+// start is below it).
+func (db *DB) iterate(prefix, start []byte, fn func(k, v []byte) bool) error {
 	v, seq, err := db.acquire()
 	if err != nil {
 		return err
 	}
 	defer v.unref()
 	it := v.iter(seq, true)
-	for it.seek(prefix); it.valid() && bytes.HasPrefix(it.key(), prefix); it.next() {
+	from := prefix
+	if bytes.Compare(start, prefix) > 0 {
+		from = start
+	}
+	for it.seek(from); it.valid() && bytes.HasPrefix(it.key(), prefix); it.next() {
 		if it.deleted() {
 			continue
 		}
