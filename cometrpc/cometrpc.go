@@ -207,9 +207,11 @@ func parseError(err error) response {
 // serveOne answers one request of a POST; ok is false for a
 // notification (a request without an id), which gets no answer.
 func (s *Server) serveOne(r *http.Request, raw []byte) (response, bool) {
-	var req request
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return parseError(err), true
+	req, p, quick := quickRequest(raw)
+	if !quick {
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return parseError(err), true
+		}
 	}
 	if len(req.ID) == 0 || string(req.ID) == "null" {
 		return response{}, false
@@ -218,9 +220,11 @@ func (s *Server) serveOne(r *http.Request, raw []byte) (response, bool) {
 		return response{JSONRPC: "2.0", ID: req.ID,
 			Error: &rpcError{Code: codeInvalidRequest, Message: "Invalid Request", Data: "jsonrpc must be 2.0"}}, true
 	}
-	p, err := objectParams(req.Method, req.Params)
-	if err != nil {
-		return errorResponse(req.ID, err), true
+	if !quick {
+		var err error
+		if p, err = objectParams(req.Method, req.Params); err != nil {
+			return errorResponse(req.ID, err), true
+		}
 	}
 	return s.call(r.Context(), callInfo{host: r.Host}, req.ID, req.Method, p), true
 }
@@ -359,7 +363,9 @@ func (p params) int64Param(name string) (int64, bool, error) {
 		return 0, false, nil
 	}
 	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	if plainString(raw) {
+		s = string(raw[1 : len(raw)-1])
+	} else if err := json.Unmarshal(raw, &s); err != nil {
 		s = string(raw)
 	}
 	if s == "" {
@@ -383,6 +389,9 @@ func (p params) stringParam(name string) (string, error) {
 	if !ok || string(raw) == "null" {
 		return "", nil
 	}
+	if plainString(raw) {
+		return string(raw[1 : len(raw)-1]), nil
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", paramsErr("%s: want a string", name)
@@ -404,6 +413,20 @@ func (p params) boolParam(name string) (bool, error) {
 		return false, paramsErr("%s: want a boolean", name)
 	}
 	return b, nil
+}
+
+// plainString reports whether raw is a JSON string of printable ASCII
+// without escapes, whose text is what lies between its quotes.
+func plainString(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // callInfo is what a handler knows of the request besides its params.

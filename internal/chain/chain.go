@@ -60,8 +60,8 @@ type Chain struct {
 	reorgs atomic.Uint64              // canonical changes other than a new head block
 }
 
-// stateReadCacheEntries bounds the shared read cache (a few MiB).
-const stateReadCacheEntries = 16 << 10
+// stateReadCacheBytes bounds the shared read cache (some 20,000 reads).
+const stateReadCacheBytes = 4 << 20
 
 // Open opens the chain stored in kv, writing the genesis block first if kv
 // is empty. A store that holds another genesis is refused. The engine
@@ -78,7 +78,10 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 			return nil, err
 		}
 	}
-	c := &Chain{Config: g.Config, engine: e, db: db, subs: map[chan *types.Block]struct{}{}, reads: state.NewReadCache(stateReadCacheEntries)}
+	if err := db.openAcctIndex(); err != nil {
+		return nil, err
+	}
+	c := &Chain{Config: g.Config, engine: e, db: db, subs: map[chan *types.Block]struct{}{}, reads: state.NewReadCache(stateReadCacheBytes)}
 	if g.Fork != nil {
 		c.fork.Store(g.Fork)
 	}
@@ -122,6 +125,7 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 		if g.Fork == nil {
 			pin = newPinSet(pinKeysFor(len(g.Alloc), allocSlots(g.Alloc)))
 			db.pin = pin
+			db.startAcctIndex() // the genesis state's accounts are its first entries
 		}
 		blk, err := full.Commit(db)
 		db.pin = nil

@@ -94,6 +94,8 @@ type DB struct {
 	flat       *flat.Layer // the flat copy of the newest state; nil: none (flatstate.go)
 	flatStaged []flatDiff  // diffs of the state commits pending
 	flatCtx    flatContext // the block they belong to
+
+	acctIndex bool // the store keeps the account index (acctindex.go)
 }
 
 // startTracking begins recording the hashes of written nodes; it reports
@@ -128,7 +130,7 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 	if ok {
 		return blob, nil
 	}
-	if blob, ok := db.clean.get(hash); ok {
+	if blob, ok := db.clean.Get(hash); ok {
 		return blob, nil
 	}
 	var buf [maxKeyLen]byte
@@ -137,7 +139,7 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 		return nil, trie.MissingNode(hash)
 	}
 	if err == nil {
-		db.clean.put(hash, blob)
+		db.clean.Put(hash, blob)
 	}
 	return blob, err
 }

@@ -122,6 +122,7 @@ func (db *DB) writePending() error {
 	db.waitDeletes()
 	staged, c := db.flatStaged, db.flatCtx
 	db.flatStaged, db.flatCtx = nil, flatContext{}
+	db.indexAccounts(staged)
 	if db.flat == nil || (len(staged) == 0 && len(c.branch) == 0) {
 		return db.writeOut()
 	}

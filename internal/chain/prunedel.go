@@ -151,7 +151,7 @@ func (db *DB) deleteNodes(hs [][32]byte, extra func(*store.Batch), valid func() 
 	// Out of the node cache too, outside mu: the cache's shard locks
 	// are the readers', whose holders a loaded machine may deschedule.
 	for h := range d.set {
-		db.clean.drop(h)
+		db.clean.Drop(h)
 	}
 	if err != nil {
 		return 0, held, err
