@@ -88,6 +88,11 @@ func sweepRoutes(t *testing.T) []sweepRoute {
 			// GetTxsEvent pages by page and limit; its pagination field is
 			// deprecated in the SDK and unread.
 			r.paged = r.paged && m.Name != "GetTxsEvent"
+			// A list of one denomination's entries that takes it from the
+			// query string (DenomOwnersByQuery) is swept for the coin.
+			if _, ok := reflect.TypeOf(m.In).FieldByName("Denom"); ok && r.paged && !strings.Contains(m.Get, "{denom}") {
+				r.template += "?denom=" + query.Denom
+			}
 			out = append(out, r)
 		}
 	}
@@ -166,6 +171,7 @@ func TestSweepBadAddresses(t *testing.T) {
 // empty list, as the SDK does, and why.
 var unknownIsEmpty = map[string]string{
 	"/cosmos/distribution/v1beta1/validators/{validator_address}/slashes": "the SDK reads slash events by the validator's key prefix and never the validator itself: one that does not exist has none",
+	"/cosmos/bank/v1beta1/denom_owners/{denom}":                           "the SDK pages its denomination-to-holder index under the denomination's prefix: a coin nobody holds has no entries",
 }
 
 // TestSweepUnknown: every path naming a proposal or a validator that does

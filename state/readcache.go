@@ -2,8 +2,8 @@ package state
 
 import (
 	"bytes"
-	"sync"
 
+	"github.com/chaind/chaind/internal/twogen"
 	"github.com/chaind/chaind/internal/types"
 )
 
@@ -13,22 +13,17 @@ import (
 // only has to bound its size. It serves the JSON-RPC pattern of many
 // short-lived StateDBs opened on the same head, where every eth_call or
 // eth_getBalance would otherwise walk and decode the same trie nodes and
-// hash the same keys again. It is safe for concurrent use.
+// hash the same keys again. It is safe for concurrent use. Both its parts
+// are twogen caches (two generations per shard, bounded in bytes).
 type ReadCache struct {
-	perShard int
-	shards   [readCacheShards]readShard
-	code     codeCache // contract code by hash (codecache.go)
+	reads *twogen.Cache[readKey, []byte]
+	code  *twogen.Cache[types.Hash, []byte] // contract code by hash (codecache.go)
 }
 
-// readCacheCodeBytes bounds a generation of cached code (two are kept).
-const readCacheCodeBytes = 8 << 20
+// readCacheCodeBytes bounds the cached code (two generations of half).
+const readCacheCodeBytes = 16 << 20
 
 const readCacheShards = 16
-
-type readShard struct {
-	mu       sync.Mutex
-	cur, old map[readKey][]byte
-}
 
 // readKey names one read. The kind keeps an account read and a slot read
 // of equal bytes apart even in the (theoretical) case of an account trie
@@ -44,51 +39,25 @@ const (
 	readSlot
 )
 
-// NewReadCache returns a cache of about entries reads (at most twice that
-// many are held: it keeps two generations and drops the older one when the
-// newer fills up, an LRU approximation without per-read bookkeeping).
-func NewReadCache(entries int) *ReadCache {
-	per := max(entries/readCacheShards, 16)
-	return &ReadCache{perShard: per, code: codeCache{limit: readCacheCodeBytes}}
+// NewReadCache returns a cache of about bytes of reads, besides the
+// contract code it keeps (readCacheCodeBytes).
+func NewReadCache(bytes int64) *ReadCache {
+	return &ReadCache{
+		reads: twogen.New[readKey, []byte](bytes, readCacheShards, func(k *readKey) uint64 {
+			return uint64(k.root[0] ^ k.key[0] ^ k.key[19] ^ k.key[31])
+		}, twogen.Bytes),
+		code: newCodeCache(readCacheCodeBytes),
+	}
 }
 
-func (c *ReadCache) shard(k *readKey) *readShard {
-	return &c.shards[(k.root[0]^k.key[0]^k.key[19]^k.key[31])%readCacheShards]
-}
+// ReadStats and CodeStats are how the cache's reads and code served.
+func (c *ReadCache) ReadStats() twogen.Stats { return c.reads.Stats() }
+func (c *ReadCache) CodeStats() twogen.Stats { return c.code.Stats() }
 
-func (c *ReadCache) get(k readKey) ([]byte, bool) {
-	sh := c.shard(&k)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if v, ok := sh.cur[k]; ok {
-		return v, true
-	}
-	if v, ok := sh.old[k]; ok {
-		sh.insert(k, v, c.perShard)
-		return v, true
-	}
-	return nil, false
-}
+func (c *ReadCache) get(k readKey) ([]byte, bool) { return c.reads.Get(k) }
 
 func (c *ReadCache) put(k readKey, v []byte) {
-	v = bytes.Clone(v) // the trie's buffers are not ours to keep
-	sh := c.shard(&k)
-	sh.mu.Lock()
-	sh.insert(k, v, c.perShard)
-	sh.mu.Unlock()
-}
-
-func (sh *readShard) insert(k readKey, v []byte, limit int) {
-	if sh.cur == nil {
-		// Grown as reads come: sized for the limit up front, the 16
-		// shards' maps cost a node's start (--dev) milliseconds of
-		// zeroed pages for the few reads it makes.
-		sh.cur = map[readKey][]byte{}
-	}
-	if len(sh.cur) >= limit {
-		sh.old, sh.cur = sh.cur, make(map[readKey][]byte, limit)
-	}
-	sh.cur[k] = v
+	c.reads.Put(k, bytes.Clone(v)) // the trie's buffers are not ours to keep
 }
 
 // SetReadCache makes s consult and fill c for reads of accounts and slots

@@ -26,7 +26,7 @@ func TestReadCacheKeepsRootsApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := NewReadCache(1024)
+	rc := NewReadCache(256 << 10)
 	for round := 0; round < 2; round++ { // the second round is served by the cache
 		for _, want := range []struct {
 			root types.Hash

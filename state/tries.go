@@ -49,14 +49,14 @@ func (s *StateDB) writeCode() error {
 
 func (s *StateDB) readCode(h [32]byte) ([]byte, error) {
 	if s.readCache != nil {
-		if c, ok := s.readCache.code.get(h); ok {
+		if c, ok := s.readCache.code.Get(h); ok {
 			return c, nil
 		}
 	}
 	c, err := s.db.Node(h)
 	if err == nil && s.readCache != nil {
 		c = bytes.Clone(c) // kept past this read: not the store's buffer
-		s.readCache.code.put(h, c)
+		s.readCache.code.Put(h, c)
 	}
 	return c, err
 }

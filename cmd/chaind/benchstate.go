@@ -127,6 +127,9 @@ func benchState(args []string) int {
 			fmt.Printf("summary %s accounts=%d holders=%d start=%s rss_idle=%s rss_load=%s getBalance_p50=%s p99=%s call_p50=%s p99=%s tx/s=%.0f Mgas/s=%.1f restart=%s datadir=%s prune=%s\n",
 				s.name, cfg.accounts, cfg.holders, res.start.Round(time.Millisecond), mib(res.idle), mib(res.loaded), res.bal.pct(50), res.bal.pct(99),
 				res.call.pct(50), res.call.pct(99), res.txs, res.mgas, res.restart.Round(time.Millisecond), mib(res.bytes), res.pauses)
+			if res.caches != "" {
+				fmt.Printf("caches %s: %s\n", s.name, res.caches)
+			}
 		}
 	}
 	fmt.Println()
@@ -151,6 +154,9 @@ type scaleRound struct {
 	txs, mgas      float64 // committed per second
 	bytes          uint64  // data directory after the load and the restart
 	pauses         string  // pruning pauses the node reports (chaind)
+	// caches are the read caches' hit rates during the timed reads and
+	// during the load ("" for a node that reports none).
+	caches string
 }
 
 // scaleSide is one node under test: how its data directory is
@@ -165,6 +171,8 @@ type scaleSide struct {
 	// pauses reads the pruning pauses from a running node ("" if it has
 	// no such figure).
 	pauses func(p *devload.Proc) string
+	// caches reads a running node's cache lookups (nil: it reports none).
+	caches func(p *devload.Proc) cacheCounts
 	// pprof is the address of a running node's profile listener ("":
 	// none; the node has one when cfg.profile is set).
 	pprof func(p *devload.Proc) string
@@ -260,6 +268,13 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 		return cpuProfile(s.pprof(p), filepath.Join(cfg.profile, name), start, d)
 	}
 	rng := rand.New(rand.NewSource(1))
+	caches := func() cacheCounts {
+		if s.caches == nil {
+			return nil
+		}
+		return s.caches(p)
+	}
+	atStart := caches()
 	readsProfiled := profile("reads", func() {}, 3*time.Second)
 	if res.bal, err = timeCalls(cfg.reads, func() error {
 		var out string
@@ -276,6 +291,7 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	}
 
 	readsProfiled()
+	afterReads := caches()
 	from, err := c.BlockNumber()
 	if err != nil {
 		return res, err
@@ -297,6 +313,9 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	res.pauses = "-"
 	if s.pauses != nil {
 		res.pauses = s.pauses(p)
+	}
+	if s.caches != nil {
+		res.caches = "reads: " + afterReads.since(atStart) + "; load: " + caches().since(afterReads)
 	}
 	if err := p.Stop(time.Minute); err != nil {
 		// Not the benchmark's failure, but the node's: say what it said.

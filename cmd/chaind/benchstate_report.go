@@ -293,6 +293,68 @@ func readHistograms(url, name, label string) (map[string]*histogram, error) {
 	return out, sc.Err()
 }
 
+// cacheCounts are a node's cache lookups so far, by cache: hits and
+// misses (chaind_cache_hits_total, chaind_cache_misses_total), and the
+// store's pinned bytes and tables under "pinned" and "tables".
+type cacheCounts map[string][2]float64
+
+// readCacheCounts reads cacheCounts from a /metrics page (nil when it
+// cannot be read).
+func readCacheCounts(url string) cacheCounts {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	out := cacheCounts{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, val, _ := strings.Cut(sc.Text(), " ")
+		n, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			continue
+		}
+		family, labels, _ := strings.Cut(strings.TrimSuffix(name, "}"), "{")
+		cache := strings.Trim(strings.TrimPrefix(labels, "cache="), `"`)
+		c := out[cache]
+		switch family {
+		case "chaind_cache_hits_total":
+			c[0] = n
+		case "chaind_cache_misses_total":
+			c[1] = n
+		case "chaind_store_pinned_bytes":
+			cache, c = "pinned", [2]float64{n, out["pinned"][1]}
+		case "chaind_store_pinned_tables":
+			cache, c = "pinned", [2]float64{out["pinned"][0], n}
+		default:
+			continue
+		}
+		out[cache] = c
+	}
+	return out
+}
+
+// since is the hit rate of each cache over the lookups between was and c,
+// and the store's pinned blocks as c finds them.
+func (c cacheCounts) since(was cacheCounts) string {
+	if c == nil {
+		return "metrics unreadable"
+	}
+	var parts []string
+	for _, name := range []string{"trie_nodes", "state_reads", "code", "store_blocks"} {
+		hits, misses := c[name][0]-was[name][0], c[name][1]-was[name][1]
+		if hits+misses == 0 {
+			parts = append(parts, name+" -")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f%% of %.0f", name, 100*hits/(hits+misses), hits+misses))
+	}
+	if p, ok := c["pinned"]; ok {
+		parts = append(parts, fmt.Sprintf("pinned %s in %.0f tables", mib(uint64(p[0])), p[1]))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // dirBytes is the size of the files under dir.
 func dirBytes(dir string) uint64 {
 	var n uint64

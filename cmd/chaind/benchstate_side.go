@@ -61,6 +61,13 @@ func chaindSide(exe string, validator []byte, cache int) *scaleSide {
 		return prunePauses(url) + "; blocks " + blockTimes(url)
 	}
 	s.pprof = func(p *devload.Proc) string { return p.Addr("pprof", 2*time.Second) }
+	s.caches = func(p *devload.Proc) cacheCounts {
+		addr := p.Addr("metrics", 2*time.Second)
+		if addr == "" {
+			return nil
+		}
+		return readCacheCounts("http://" + addr + "/metrics")
+	}
 	return s
 }
 

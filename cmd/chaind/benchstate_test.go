@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,5 +119,38 @@ func TestGethScaleGenesis(t *testing.T) {
 	}
 	if _, err := gethScaleHead([]byte(`{"alloc":{}}`), dev.Genesis); err == nil {
 		t.Fatal("a dump without a config was accepted")
+	}
+}
+
+// The cache figures of a round are the hit rates of the lookups between
+// two /metrics pages, and the pinned blocks the second names.
+func TestCacheCounts(t *testing.T) {
+	page := func(nodeHits, nodeMisses, blockHits, blockMisses int) string {
+		return fmt.Sprintf(`# TYPE chaind_cache_hits_total counter
+chaind_cache_hits_total{cache="trie_nodes"} %d
+chaind_cache_hits_total{cache="store_blocks"} %d
+chaind_cache_hits_total{cache="state_reads"} 7
+# TYPE chaind_cache_misses_total counter
+chaind_cache_misses_total{cache="trie_nodes"} %d
+chaind_cache_misses_total{cache="store_blocks"} %d
+chaind_cache_misses_total{cache="state_reads"} 1
+# TYPE chaind_store_pinned_bytes gauge
+chaind_store_pinned_bytes 1048576
+chaind_store_pinned_tables 3
+chaind_store_tables 4
+`, nodeHits, blockHits, nodeMisses, blockMisses)
+	}
+	serve := func(text string) cacheCounts {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, text) }))
+		defer srv.Close()
+		return readCacheCounts(srv.URL)
+	}
+	was, now := serve(page(10, 5, 100, 100)), serve(page(13, 6, 101, 101))
+	want := "trie_nodes 75.0% of 4, state_reads -, code -, store_blocks 50.0% of 2, pinned 1.0 MiB in 3 tables"
+	if got := now.since(was); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if got := cacheCounts(nil).since(was); got != "metrics unreadable" {
+		t.Fatalf("no page: %s", got)
 	}
 }

@@ -29,6 +29,7 @@ var layers = []struct {
 	{"internal/bech32", 1}, {"internal/protobuf", 1}, {"internal/jwt", 1}, {"internal/metrics", 1},
 	{"internal/version", 1},
 	{"internal/fdlimit", 1}, // the open-file limit and its budget
+	{"internal/twogen", 1},  // the read caches' one bounded cache
 	// 2: shared types and the trie.
 	{"internal/types", 2}, {"trie", 2},
 	// 3: world state and the EVM (which defines the state interface it needs).

@@ -203,6 +203,7 @@ func flatRun(t *testing.T, seed int64, incremental bool) {
 			}
 			snapshots = append(snapshots, root)
 			checkFlat(t, h.c, root, addrs, before)
+			checkAccountIndex(t, h.c, root)
 			// The head's own state stays readable beside the edited one
 			// (a snapshot revert goes back to it).
 			if st, err := h.c.StateAt(before); err != nil {
@@ -237,6 +238,7 @@ func flatRun(t *testing.T, seed int64, incremental bool) {
 			}
 		}
 		checkFlat(t, h.c, head.Root(), addrs, recent...)
+		checkAccountIndex(t, h.c, head.Root())
 		if step%5 == 4 {
 			if incremental {
 				st, err := h.c.PruneStep(pruneKeep, nil)

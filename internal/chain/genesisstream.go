@@ -97,6 +97,7 @@ func initGenesis(r io.Reader, kv store.KV, engineFor func(*Genesis) Engine, tmp 
 		return nil, err
 	}
 	blk := types.NewBlock(g.header(root), &types.Body{Withdrawals: g.withdrawals()})
+	db.startAcctIndex() // writeMerged indexed every account it wrote
 	if err := db.writeGenesisBlock(blk, head, alloc, eng, w.pin); err != nil {
 		return nil, err
 	}
@@ -353,6 +354,7 @@ func (w *stateWriter) writeMerged(sp *spool, extra Alloc) (types.Hash, []byte, e
 			return err
 		}
 		flat.PutAccount(&w.b, key, w.enc)
+		putAcctIndex(&w.b, addr)
 		return w.maybeFlush()
 	}
 	putEngine := func(e engineAcc) error {

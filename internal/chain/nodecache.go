@@ -1,9 +1,8 @@
 package chain
 
 import (
-	"sync"
-
 	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/twogen"
 )
 
 // NodeCacheMiB is the part of a node's cache budget (--cache, MiB) the
@@ -22,7 +21,7 @@ func OpenCached(g *Genesis, kv store.KV, e Engine, nodeMiB int) (*Chain, error) 
 	return c, nil
 }
 
-// nodeCache keeps the trie nodes and code the chain read last, by hash,
+// A nodeCache keeps the trie nodes and code the chain read last, by hash,
 // bounded in bytes. A block's root is computed by walking the account
 // trie from its root down to every account the block changed: in a state
 // of millions of accounts most of those paths pass through nodes stored
@@ -34,95 +33,38 @@ func OpenCached(g *Genesis, kv store.KV, e Engine, nodeMiB int) (*Chain, error) 
 // wrote are not put here: the next block reads them from the store's
 // memtable, and most are never read again.
 //
-// Each shard keeps two generations and drops the older when the newer
-// fills (an LRU approximation with no per-read bookkeeping): a node read
-// from the older moves to the newer.
-type nodeCache struct {
-	perShard int64 // bytes a generation of a shard holds before it turns over
-	shards   [nodeCacheShards]nodeShard
-}
+// It is a twogen cache: two generations per shard, the older dropped
+// when the newer fills, a node read from the older moving to the newer.
+type nodeCache = twogen.Cache[[32]byte, []byte]
 
 const nodeCacheShards = 32
 
-type nodeShard struct {
-	mu       sync.Mutex
-	cur, old map[[32]byte][]byte
-	curBytes int64
-}
-
-// nodeEntryCost is what an entry costs beside its blob: the key, the
-// slice header and the map's share.
-const nodeEntryCost = 32 + 24 + 40
-
-// newNodeCache returns a cache of about bytes (nil for none): at most
-// that many in the newer generations, as many again in the older.
+// newNodeCache returns a cache of about bytes (nil for none).
 func newNodeCache(bytes int64) *nodeCache {
-	if bytes <= 0 {
-		return nil
-	}
-	return &nodeCache{perShard: max(bytes/2/nodeCacheShards, 64<<10)}
+	return twogen.New[[32]byte, []byte](bytes, nodeCacheShards, func(h *[32]byte) uint64 { return uint64(h[0]) }, twogen.Bytes)
 }
 
-func (c *nodeCache) shard(h *[32]byte) *nodeShard {
-	return &c.shards[h[0]%nodeCacheShards]
+// CacheUse is how one of the caches the chain's reads go through served
+// since the start, for the node's metrics.
+type CacheUse struct {
+	Name         string // trie_nodes, state_reads, code, store_blocks
+	Hits, Misses uint64
+	Bytes        int64 // held now
 }
 
-// get returns the cached blob of h; the blob is shared and must not be
-// changed.
-func (c *nodeCache) get(h [32]byte) ([]byte, bool) {
-	if c == nil {
-		return nil, false
+// Caches reports the chain's read caches and, when its store has one,
+// the store's block cache; store is the store's pinned index and filter
+// blocks (ok false for a store without them).
+func (c *Chain) Caches() (caches []CacheUse, st store.CacheStats, ok bool) {
+	use := func(name string, s twogen.Stats) {
+		caches = append(caches, CacheUse{Name: name, Hits: s.Hits, Misses: s.Misses, Bytes: s.Bytes})
 	}
-	sh := c.shard(&h)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if b, ok := sh.cur[h]; ok {
-		return b, true
+	use("trie_nodes", c.db.clean.Stats())
+	use("state_reads", c.reads.ReadStats())
+	use("code", c.reads.CodeStats())
+	if kv, is := c.db.kv.(interface{ CacheStats() store.CacheStats }); is {
+		st, ok = kv.CacheStats(), true
+		caches = append(caches, CacheUse{Name: "store_blocks", Hits: st.Hits, Misses: st.Misses, Bytes: st.CacheBytes})
 	}
-	if b, ok := sh.old[h]; ok {
-		delete(sh.old, h)
-		sh.add(h, b, c.perShard)
-		return b, true
-	}
-	return nil, false
-}
-
-// put caches blob (which the cache keeps: the caller must not change it).
-func (c *nodeCache) put(h [32]byte, blob []byte) {
-	if c == nil {
-		return
-	}
-	sh := c.shard(&h)
-	sh.mu.Lock()
-	if _, ok := sh.cur[h]; !ok {
-		sh.add(h, blob, c.perShard)
-	}
-	sh.mu.Unlock()
-}
-
-func (sh *nodeShard) add(h [32]byte, blob []byte, limit int64) {
-	cost := int64(len(blob)) + nodeEntryCost
-	if sh.curBytes+cost > limit {
-		sh.old, sh.cur, sh.curBytes = sh.cur, make(map[[32]byte][]byte, len(sh.cur)), 0
-	}
-	if sh.cur == nil {
-		sh.cur = map[[32]byte][]byte{}
-	}
-	sh.cur[h] = blob
-	sh.curBytes += cost
-}
-
-// drop forgets h (a node pruning deleted).
-func (c *nodeCache) drop(h [32]byte) {
-	if c == nil {
-		return
-	}
-	sh := c.shard(&h)
-	sh.mu.Lock()
-	if b, ok := sh.cur[h]; ok {
-		sh.curBytes -= int64(len(b)) + nodeEntryCost
-		delete(sh.cur, h)
-	}
-	delete(sh.old, h)
-	sh.mu.Unlock()
+	return caches, st, ok
 }

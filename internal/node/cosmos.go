@@ -91,7 +91,7 @@ func (n *Node) cosmosListeners(addr func(int) string) []front.Listener {
 // over the state.
 func (n *Node) queryBackend() query.Backend {
 	b := query.Backend{
-		Blocks: n.backend, State: n.backend, Retention: n.backend, Config: n.backend.GenesisConfig(), Network: n.backend,
+		Blocks: n.backend, State: n.backend, Accounts: n.backend, Retention: n.backend, Config: n.backend.GenesisConfig(), Network: n.backend,
 		Receipts: n.backend, TxIndex: n.backend, History: n.backend,
 		Supply: n.stake.Supply(), Consensus: n.stake.ConsensusSets(), Commits: n.stake.Commits(), Signing: n.stake.Signing(),
 		BlockMaxBytes: p2p.MaxFrameSize, // a proposal travels in one frame

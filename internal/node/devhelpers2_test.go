@@ -100,18 +100,7 @@ func TestDevHelpersGasLimitERC20Reorg(t *testing.T) {
 		{"raw bytes that are no transaction", "anvil_reorg", `[1,[["0x01",0]]]`, -32602, "Failed to decode transaction", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := devCall(t, h, c.method, c.params)
-			switch {
-			case c.code == 0 && r.Error != nil:
-				t.Fatalf("%s %s: error %s", c.method, c.params, r.Error.Message)
-			case c.code == 0 && c.want != "" && string(r.Result) != c.want:
-				t.Fatalf("%s %s = %s, want %s", c.method, c.params, r.Result, c.want)
-			case c.code != 0 && (r.Error == nil || r.Error.Code != c.code || !strings.Contains(r.Error.Message, c.want)):
-				t.Fatalf("%s %s: got %s %+v, want code %d with %q", c.method, c.params, r.Result, r.Error, c.code, c.want)
-			}
-			if c.code == 0 && c.check != nil {
-				c.check(t, r.Result)
-			}
+			expectDev(t, h, c.method, c.params, c.code, c.want, c.check)
 		})
 	}
 }

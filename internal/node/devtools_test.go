@@ -44,6 +44,25 @@ type rpcReply struct {
 	} `json:"error"`
 }
 
+// expectDev calls method with params and checks the answer: with code 0
+// a success (equal to want when want is set, then check on the result),
+// else an error with that code whose message contains want.
+func expectDev(t *testing.T, h http.Handler, method, params string, code int, want string, check func(*testing.T, json.RawMessage)) {
+	t.Helper()
+	r := devCall(t, h, method, params)
+	switch {
+	case code == 0 && r.Error != nil:
+		t.Fatalf("%s %s: error %s", method, params, r.Error.Message)
+	case code == 0 && want != "" && string(r.Result) != want:
+		t.Fatalf("%s %s = %s, want %s", method, params, r.Result, want)
+	case code != 0 && (r.Error == nil || r.Error.Code != code || !strings.Contains(r.Error.Message, want)):
+		t.Fatalf("%s %s: got %s %+v, want code %d with %q", method, params, r.Result, r.Error, code, want)
+	}
+	if code == 0 && check != nil {
+		check(t, r.Result)
+	}
+}
+
 func devCall(t testing.TB, h http.Handler, method, params string) rpcReply {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`

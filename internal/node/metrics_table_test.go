@@ -218,6 +218,13 @@ func TestMetricsFamilies(t *testing.T) {
 		{"chaind_head_gas_limit", "gauge", "", any, atLeast(1e6)},
 		{"chaind_head_gas_used", "gauge", "", any, atLeast(0)},
 		{"chaind_head_transactions", "gauge", "", any, atLeast(0)},
+		// read caches
+		{"chaind_cache_hits_total", "counter", "", map[string]string{"cache": "trie_nodes"}, atLeast(0)},
+		{"chaind_cache_misses_total", "counter", "", map[string]string{"cache": "state_reads"}, atLeast(0)},
+		{"chaind_cache_bytes", "gauge", "", map[string]string{"cache": "code"}, atLeast(0)},
+		{"chaind_store_tables", "gauge", "", any, atLeast(0)},
+		{"chaind_store_pinned_tables", "gauge", "", any, atLeast(0)},
+		{"chaind_store_pinned_bytes", "gauge", "", any, atLeast(0)},
 		// validator and consensus
 		{"chaind_validator_signed_blocks_total", "counter", "", any, atLeast(1)},
 		{"chaind_validator_missed_blocks_total", "counter", "", any, between(0, 0)}, // the sole validator signs every block

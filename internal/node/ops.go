@@ -129,10 +129,10 @@ func (c *Config) fdReserve() (reserve, tables int) {
 }
 
 // StoreOptions are the options of the node's store: its cache (what the
-// chain's node cache leaves) and the table files fdReserve leaves it.
+// chain's node cache leaves), the table files fdReserve leaves it, a quiet start.
 func (c *Config) StoreOptions() store.Options {
 	_, tables := c.fdReserve()
-	return store.Options{CacheMiB: c.CacheMiB - chain.NodeCacheMiB(c.CacheMiB), MaxOpenTables: tables}
+	return store.Options{CacheMiB: c.CacheMiB - chain.NodeCacheMiB(c.CacheMiB), MaxOpenTables: tables, QuietStart: store.NodeQuietStart}
 }
 
 // p2pFDs is the part of the reserve the p2p host may hold, handed to it

@@ -87,20 +87,25 @@ func (ABCIQueryResponse) ProtoName() string {
 // answer through itself.
 const abciQueryPath = "/cosmos.base.tendermint.v1beta1.Service/ABCIQuery"
 
-// abciResolve finds what r asks for: the method, its decoded request and
-// the height read (with ctx carrying it), or the failed answer.
-func (q *Querier) abciResolve(ctx context.Context, r *ABCIQueryRequest) (context.Context, *Method, protobuf.Message, uint64, *ABCIQueryResponse, error) {
+// abciResolve finds what r asks for: the method and the height read
+// (with ctx carrying it), or the failed answer. The request in r.Data is
+// decoded by abciRequest, only when the answer is not cached.
+func (q *Querier) abciResolve(ctx context.Context, r *ABCIQueryRequest) (context.Context, *Method, uint64, *ABCIQueryResponse, error) {
 	if r.Prove {
-		return ctx, nil, nil, 0, nil, ErrProve
+		return ctx, nil, 0, nil, ErrProve
 	}
-	fail := func(code uint32, log string, h uint64) (context.Context, *Method, protobuf.Message, uint64, *ABCIQueryResponse, error) {
-		return ctx, nil, nil, h, &ABCIQueryResponse{Code: code, Log: log, Codespace: "sdk", Height: int64(h)}, nil
+	fail := func(code uint32, log string, h uint64) (context.Context, *Method, uint64, *ABCIQueryResponse, error) {
+		return ctx, nil, h, &ABCIQueryResponse{Code: code, Log: log, Codespace: "sdk", Height: int64(h)}, nil
 	}
 	m, ok := q.Lookup(r.Path)
 	if !ok || r.Path == abciQueryPath {
 		return fail(SDKUnknownRequest, "unknown query path: "+r.Path, 0)
 	}
-	ctx, at, qerr := q.AtHeight(ctx, strconv.FormatInt(r.Height, 10))
+	raw := "" // height 0 is the head, as an absent header
+	if r.Height != 0 {
+		raw = strconv.FormatInt(r.Height, 10)
+	}
+	ctx, at, qerr := q.AtHeight(ctx, raw)
 	if qerr != nil {
 		return fail(sdkCode(qerr.Code), qerr.Msg, 0)
 	}
@@ -111,11 +116,17 @@ func (q *Querier) abciResolve(ctx context.Context, r *ABCIQueryRequest) (context
 		// query before its first block, so the client says why.
 		return fail(SDKInvalidHeight, "chaind is not ready; please wait for first block: invalid height (the chain holds only its genesis block; queries read the state of a decided block)", 0)
 	}
+	return ctx, m, at, nil, nil
+}
+
+// abciRequest decodes the request of m in data; a failure is
+// InvalidArgument, the SDK's code for it.
+func abciRequest(m *Method, data []byte) (protobuf.Message, *Error) {
 	req := m.NewRequest()
-	if err := protobuf.Unmarshal(r.Data, req); err != nil {
-		return fail(SDKInvalidRequest, "failed to unmarshal request: "+err.Error(), at)
+	if err := protobuf.Unmarshal(data, req); err != nil {
+		return nil, Errorf(InvalidArgument, "failed to unmarshal request: %v", err)
 	}
-	return ctx, m, req, at, nil, nil
+	return req, nil
 }
 
 func abciFailure(qerr *Error, at uint64) *ABCIQueryResponse {
@@ -125,24 +136,27 @@ func abciFailure(qerr *Error, at uint64) *ABCIQueryResponse {
 // ABCIQuery runs the query r names. Only a request for a proof fails the
 // call (ErrProve); every other failure is the answer's code and log.
 func (q *Querier) ABCIQuery(ctx context.Context, r *ABCIQueryRequest) (*ABCIQueryResponse, error) {
-	ctx, m, req, at, failed, err := q.abciResolve(ctx, r)
+	ctx, m, at, failed, err := q.abciResolve(ctx, r)
 	if err != nil || failed != nil {
 		return failed, err
 	}
-	resp, qerr := q.Call(ctx, m, req)
-	if qerr != nil {
-		return abciFailure(qerr, at), nil
+	req, qerr := abciRequest(m, r.Data)
+	if qerr == nil {
+		var resp protobuf.Message
+		if resp, qerr = q.Call(ctx, m, req); qerr == nil {
+			return &ABCIQueryResponse{Value: protobuf.Marshal(resp), Height: int64(at)}, nil
+		}
 	}
-	return &ABCIQueryResponse{Value: protobuf.Marshal(resp), Height: int64(at)}, nil
+	return abciFailure(qerr, at), nil
 }
 
 // ABCIQueryRendered is ABCIQuery with the answer rendered by render (the
 // CometBFT RPC's JSON) and, when it succeeds, kept in the answer cache
 // of the head under kind with the gRPC and REST answers, so a dashboard
 // polling through abci_query costs what it costs through gRPC: a lookup
-// and a write.
+// and a write (the request is decoded only to render a new answer).
 func (q *Querier) ABCIQueryRendered(ctx context.Context, r *ABCIQueryRequest, kind string, render func(*ABCIQueryResponse) ([]byte, error)) ([]byte, error) {
-	ctx, m, req, at, failed, err := q.abciResolve(ctx, r)
+	ctx, m, at, failed, err := q.abciResolve(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +164,10 @@ func (q *Querier) ABCIQueryRendered(ctx context.Context, r *ABCIQueryRequest, ki
 		return render(failed)
 	}
 	out, qerr := q.Cached(m, kind+" "+strconv.FormatUint(at, 10)+" "+r.Path+" "+string(r.Data), func() ([]byte, *Error) {
+		req, qerr := abciRequest(m, r.Data)
+		if qerr != nil {
+			return nil, qerr
+		}
 		resp, qerr := q.Call(ctx, m, req)
 		if qerr != nil {
 			return nil, qerr

@@ -106,9 +106,11 @@ func (Bech32PrefixResponse) ProtoName() string { return "cosmos.auth.v1beta1.Bec
 func authService() *Service {
 	return serviceFile("cosmos/auth/v1beta1/query.proto", "cosmos.auth.v1beta1.Query",
 		[]protobuf.Message{QueryAccountRequest{}, QueryAccountResponse{}, BaseAccount{}, QueryAccountInfoRequest{}, QueryAccountInfoResponse{},
-			AuthParams{}, QueryAuthParamsRequest{}, QueryAuthParamsResponse{}, Bech32PrefixRequest{}, Bech32PrefixResponse{}},
+			AuthParams{}, QueryAuthParamsRequest{}, QueryAuthParamsResponse{}, Bech32PrefixRequest{}, Bech32PrefixResponse{},
+			QueryAccountsRequest{}, QueryAccountsResponse{}},
 		nil,
 		[]*Method{
+			method("Accounts", "/cosmos/auth/v1beta1/accounts", (*Querier).Accounts),
 			method("Account", "/cosmos/auth/v1beta1/accounts/{address}", (*Querier).Account),
 			method("Params", "/cosmos/auth/v1beta1/params", (*Querier).AuthParams),
 			method("Bech32Prefix", "/cosmos/auth/v1beta1/bech32", (*Querier).Bech32Prefix),
@@ -124,8 +126,8 @@ func AccountNumber(a types.Address) uint64 {
 }
 
 // baseAccount reads an account that exists in the state read (has a
-// nonce, a balance or code); NotFound otherwise, as for an account the
-// Cosmos SDK never saw.
+// nonce, a balance or code: accountIn); NotFound otherwise, as for an
+// account the Cosmos SDK never saw.
 func (q *Querier) baseAccount(ctx context.Context, addr string) (*BaseAccount, error) {
 	a, err := parseAddress(AccountPrefix, "address", addr)
 	if err != nil {
@@ -135,14 +137,27 @@ func (q *Querier) baseAccount(ctx context.Context, addr string) (*BaseAccount, e
 	if err != nil {
 		return nil, err
 	}
-	nonce, bal, code := st.Nonce(a), st.Balance(a), st.Code(a)
-	if err := backend.ReadErr(st); err != nil {
+	acc, ok, err := accountIn(st, a)
+	if err != nil {
 		return nil, err
 	}
-	if nonce == 0 && (bal == nil || bal.IsZero()) && len(code) == 0 {
+	if !ok {
 		return nil, Errorf(NotFound, "account %s not found", addr)
 	}
-	return &BaseAccount{Address: accAddr(a), AccountNumber: AccountNumber(a), Sequence: nonce}, nil
+	return acc, nil
+}
+
+// accountIn reads a's account in st; false when st holds none (no nonce,
+// balance or code).
+func accountIn(st backend.State, a types.Address) (*BaseAccount, bool, error) {
+	nonce, bal, code := st.Nonce(a), st.Balance(a), st.Code(a)
+	if err := backend.ReadErr(st); err != nil {
+		return nil, false, err
+	}
+	if nonce == 0 && (bal == nil || bal.IsZero()) && len(code) == 0 {
+		return nil, false, nil
+	}
+	return &BaseAccount{Address: accAddr(a), AccountNumber: AccountNumber(a), Sequence: nonce}, true, nil
 }
 
 // Account returns an account as a BaseAccount in an Any.

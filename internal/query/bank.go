@@ -71,15 +71,15 @@ func (QuerySupplyOfResponse) ProtoName() string { return "cosmos.bank.v1beta1.Qu
 
 func bankService() *Service {
 	return serviceFile("cosmos/bank/v1beta1/query.proto", "cosmos.bank.v1beta1.Query",
-		append([]protobuf.Message{QueryBalanceRequest{}, QueryBalanceResponse{}, QueryAllBalancesRequest{}, QueryAllBalancesResponse{},
-			QueryTotalSupplyRequest{}, QueryTotalSupplyResponse{}, QuerySupplyOfRequest{}, QuerySupplyOfResponse{}}, bankMetaMessages...),
+		append(append([]protobuf.Message{QueryBalanceRequest{}, QueryBalanceResponse{}, QueryAllBalancesRequest{}, QueryAllBalancesResponse{},
+			QueryTotalSupplyRequest{}, QueryTotalSupplyResponse{}, QuerySupplyOfRequest{}, QuerySupplyOfResponse{}}, bankMetaMessages...), holderMessages...),
 		nil,
 		append([]*Method{
 			method("Balance", "/cosmos/bank/v1beta1/balances/{address}/by_denom", (*Querier).Balance),
 			method("AllBalances", "/cosmos/bank/v1beta1/balances/{address}", (*Querier).AllBalances),
 			method("TotalSupply", "/cosmos/bank/v1beta1/supply", (*Querier).TotalSupply),
 			method("SupplyOf", "/cosmos/bank/v1beta1/supply/by_denom", (*Querier).SupplyOf),
-		}, bankMetaMethods()...))
+		}, append(bankMetaMethods(), holderMethods()...)...))
 }
 
 func (q *Querier) balance(ctx context.Context, addr string) (*uint256.Int, error) {

@@ -30,6 +30,9 @@ import (
 type Backend struct {
 	Blocks backend.Blocks
 	State  backend.StateReader
+	// Accounts lists the addresses that held accounts, for the queries
+	// that list every account or holder (nil: those answer Unavailable).
+	Accounts backend.AccountIndex
 	// Retention bounds the heights a query may ask for (AtHeight); nil:
 	// every block's state is kept.
 	Retention backend.Retention

@@ -177,6 +177,9 @@ func (PageResponse) ProtoName() string { return "cosmos.base.query.v1beta1.PageR
 // DefaultLimit is the page size when a request gives none.
 const DefaultLimit = 100
 
+// errKeyAndOffset refuses a page asked for by both a key and an offset.
+var errKeyAndOffset = Errorf(InvalidArgument, "invalid request, either offset or key is expected, got both")
+
 // paginate returns the page of items (sorted ascending by key) that p asks
 // for. A key starts the page at the first item whose key is not below it
 // (not above it, reversed); an offset skips items. next_key is the key of
@@ -189,7 +192,7 @@ func paginate[T any](items []T, key func(T) []byte, p *PageRequest) ([]T, *PageR
 		req = *p
 	}
 	if len(req.Key) > 0 && req.Offset > 0 {
-		return nil, nil, Errorf(InvalidArgument, "invalid request, either offset or key is expected, got both")
+		return nil, nil, errKeyAndOffset
 	}
 	count := req.CountTotal
 	if req.Limit == 0 {

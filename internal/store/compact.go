@@ -244,6 +244,7 @@ func (db *DB) commit(nv *version, logNum uint64, flushed *memtable) error {
 	}
 	db.logNum = logNum
 	db.install(nv)
+	wake(db.pinWake)
 	return nil
 }
 
@@ -373,6 +374,9 @@ func (db *DB) compactor(level0 bool) {
 			return
 		case <-c:
 		}
+		if !db.quiet(c) {
+			return
+		}
 		for !db.closing.Load() {
 			comp := db.pick(level0)
 			if comp == nil {
@@ -393,6 +397,28 @@ func (db *DB) compactor(level0 bool) {
 			}
 			// The other compactor may have waited for these tables.
 			db.wakeCompactors()
+		}
+	}
+}
+
+// quiet waits out the quiet start (Options.QuietStart) unless writers
+// need the compactions: level 0 has reached l0SlowWrites tables, where
+// they begin to give way. c is the compactor's wake-up, which a flush
+// sends; false when the store closes.
+func (db *DB) quiet(c chan struct{}) bool {
+	for {
+		left := time.Until(db.quietUntil)
+		if left <= 0 || db.l0Tables.Load() >= l0SlowWrites {
+			return true
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-db.stop:
+			t.Stop()
+			return false
+		case <-c:
+			t.Stop()
+		case <-t.C:
 		}
 	}
 }

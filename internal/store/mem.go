@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 	"sync"
@@ -89,6 +90,14 @@ func (db *MemDB) IterateKeys(prefix []byte, fn func(key []byte) bool) error {
 		}
 	}
 	return nil
+}
+
+// IterateKeysFrom calls fn for each key with prefix not below start, in
+// key order.
+func (db *MemDB) IterateKeysFrom(prefix, start []byte, fn func(key []byte) bool) error {
+	return db.Iterate(prefix, func(k, _ []byte) bool {
+		return bytes.Compare(k, start) < 0 || fn(k)
+	})
 }
 
 // Close does nothing; an in-memory store has nothing to flush.

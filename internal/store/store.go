@@ -154,12 +154,19 @@ type Options struct {
 	// closed to open another. A node passes the descriptors it reserved
 	// for its store.
 	MaxOpenTables int
+	// QuietStart is how long after open the compactions that no writer
+	// waits for (level 0 below l0SlowWrites tables) are held back, so a
+	// backlog of merges does not compete with a node's first reads; 0:
+	// none are.
+	QuietStart time.Duration
 	// NoSync skips fsync (tests and benchmarks only).
 	NoSync bool
 
 	fs vfs // the file system; the operating system's when nil
 	// compactHook, when set, runs as a compaction begins (tests).
 	compactHook func(c *compaction)
+	// pinBytes, when set, is the pinning budget (tests; see pin.go).
+	pinBytes int64
 }
 
 func (o Options) withDefaults() Options {
@@ -183,6 +190,12 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// NodeQuietStart is a node's Options.QuietStart: a data directory left
+// with a backlog of merges (a large `chaind init`, a node stopped under
+// load) would otherwise spend its first minute compacting beside the
+// first reads and blocks, on a machine of two cores half of it.
+const NodeQuietStart = 30 * time.Second
 
 // DefaultMaxOpenTables is the table files a store holds open unless told
 // otherwise: with the log, manifest, lock and tip files it fits in the
@@ -286,9 +299,12 @@ type DB struct {
 	// compWake wakes the compactors: [0] level 0's, [1] the deeper
 	// levels' (see compactor).
 	compWake [2]chan struct{}
-	stop     chan struct{}
-	bg       sync.WaitGroup
-	compPtr  [numLevels][]byte // where the last compaction of a level ended
+	pinWake  chan struct{} // wakes the pinner (pin.go)
+	// quietUntil ends the quiet start (Options.QuietStart).
+	quietUntil time.Time
+	stop       chan struct{}
+	bg         sync.WaitGroup
+	compPtr    [numLevels][]byte // where the last compaction of a level ended
 }
 
 // RecoverInfo describes what Open did with a damaged log.
@@ -370,8 +386,9 @@ func open(dir string, o Options, lock *dirLock, ro bool) (*DB, error) {
 		fs: o.fs, dir: dir, opts: o, lock: lock, ro: ro, NoSync: o.NoSync,
 		cache:     newBlockCache(int64(o.CacheMiB) << 20),
 		files:     newTableFiles(o.fs, o.MaxOpenTables),
-		flushWake: make(chan struct{}, 1), stop: make(chan struct{}),
-		compWake: [2]chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)},
+		flushWake: make(chan struct{}, 1), pinWake: make(chan struct{}, 1), stop: make(chan struct{}),
+		quietUntil: time.Now().Add(o.QuietStart),
+		compWake:   [2]chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)},
 	}
 	db.changed = sync.NewCond(&db.mu)
 	db.qcond.L = &db.qmu
@@ -392,10 +409,11 @@ func open(dir string, o Options, lock *dirLock, ro bool) (*DB, error) {
 		return nil, err
 	}
 	if !ro {
-		db.bg.Add(3)
+		db.bg.Add(4)
 		go db.flusher()
 		go db.compactor(true)
 		go db.compactor(false)
+		go db.pinner()
 		db.wakeCompactors()
 	}
 	return db, nil
@@ -632,7 +650,7 @@ func (v *version) iter(seq uint64, fill bool) *mergeIter {
 // when Iterate began: writes meanwhile (fn may write) are not seen. The key
 // and value are fn's to keep.
 func (db *DB) Iterate(prefix []byte, fn func(key, value []byte) bool) error {
-	return db.iterate(prefix, func(k, v []byte) bool {
+	return db.iterate(prefix, nil, func(k, v []byte) bool {
 		return fn(append([]byte(nil), k...), append(make([]byte, 0, len(v)), v...))
 	})
 }
@@ -640,17 +658,31 @@ func (db *DB) Iterate(prefix []byte, fn func(key, value []byte) bool) error {
 // IterateKeys calls fn for each key with prefix (in key order, as it
 // happens), as the store was when it began.
 func (db *DB) IterateKeys(prefix []byte, fn func(key []byte) bool) error {
-	return db.iterate(prefix, func(k, _ []byte) bool { return fn(append([]byte(nil), k...)) })
+	return db.iterate(prefix, nil, func(k, _ []byte) bool { return fn(append([]byte(nil), k...)) })
 }
 
-func (db *DB) iterate(prefix []byte, fn func(k, v []byte) bool) error {
+// IterateKeysFrom calls fn for each key with prefix that is not below
+// start, in key order, as the store was when it began: a range scan that
+// seeks to start rather than walking the keys before it (paging through
+// an index).
+func (db *DB) IterateKeysFrom(prefix, start []byte, fn func(key []byte) bool) error {
+	return db.iterate(prefix, start, func(k, _ []byte) bool { return fn(append([]byte(nil), k...)) })
+}
+
+// iterate walks the keys with prefix from start (the prefix itself when
+// start is below it).
+func (db *DB) iterate(prefix, start []byte, fn func(k, v []byte) bool) error {
 	v, seq, err := db.acquire()
 	if err != nil {
 		return err
 	}
 	defer v.unref()
 	it := v.iter(seq, true)
-	for it.seek(prefix); it.valid() && bytes.HasPrefix(it.key(), prefix); it.next() {
+	from := prefix
+	if bytes.Compare(start, prefix) > 0 {
+		from = start
+	}
+	for it.seek(from); it.valid() && bytes.HasPrefix(it.key(), prefix); it.next() {
 		if it.deleted() {
 			continue
 		}

@@ -46,6 +46,11 @@ type tableWriter struct {
 	lastKey  []byte
 	smallest []byte
 	count    uint64
+	// pending is the block written last, whose index entry waits for the
+	// next block's first key (separator); pendingSet says there is one.
+	pending    handle
+	pendingSet bool
+	sep        []byte
 }
 
 func newTableWriter(f file) *tableWriter { return &tableWriter{f: f} }
@@ -57,6 +62,10 @@ func (w *tableWriter) add(key, val []byte, del bool) error {
 	kind := kindPut
 	if del {
 		kind, val = kindDel, nil
+	}
+	if w.pendingSet {
+		w.sep = separator(w.sep[:0], w.lastKey, key)
+		w.addIndex(w.sep)
 	}
 	w.data.add(kind, key, val)
 	w.hashes = append(w.hashes, keyHash(key))
@@ -112,11 +121,34 @@ func (w *tableWriter) flushBlock() error {
 	if err != nil {
 		return err
 	}
-	var v []byte
-	v = binary.AppendUvarint(v, uint64(h.off))
-	v = binary.AppendUvarint(v, uint64(h.n))
-	w.index.add(kindPut, w.lastKey, v)
+	w.pending, w.pendingSet = h, true
 	return nil
+}
+
+// addIndex adds the pending block's index entry under key, which is at or
+// after the block's last key and before the next block's first.
+func (w *tableWriter) addIndex(key []byte) {
+	var v []byte
+	v = binary.AppendUvarint(v, uint64(w.pending.off))
+	v = binary.AppendUvarint(v, uint64(w.pending.n))
+	w.index.add(kindPut, key, v)
+	w.pendingSet = false
+}
+
+// separator appends to dst a short key s with a <= s < b (a < b): the
+// index needs only to tell a block's keys from the next block's, and for
+// hashed keys a few bytes do (a prefix and one byte) where the last key
+// takes 33 or more: the index, pinned in memory for every table (pin.go),
+// shrinks to a third. When no such shorter key exists it is a itself.
+func separator(dst, a, b []byte) []byte {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	if n < len(a) && n < len(b) && a[n] < 0xff && a[n]+1 < b[n] {
+		return append(append(dst, a[:n]...), a[n]+1)
+	}
+	return append(dst, a...)
 }
 
 // finish writes the filter, index and footer and syncs the file. It
@@ -124,6 +156,9 @@ func (w *tableWriter) flushBlock() error {
 func (w *tableWriter) finish() (size int64, smallest, largest []byte, err error) {
 	if err := w.flushBlock(); err != nil {
 		return 0, nil, nil, err
+	}
+	if w.pendingSet { // the last block's entry: its own last key
+		w.addIndex(w.lastKey)
 	}
 	f := buildBloom(w.hashes)
 	f = binary.LittleEndian.AppendUint32(f, crc32.Checksum(f, castagnoli))
@@ -173,6 +208,11 @@ type table struct {
 
 	fh *tableFile // guarded by db.files.mu
 
+	// pinned holds the index and filter once the pinner has loaded them
+	// (pin.go); pinFailed says it found them damaged or unreadable.
+	pinned    atomic.Pointer[pinnedMeta]
+	pinFailed atomic.Bool
+
 	// The footer's fields, read once: loaded is set after them.
 	mu     sync.Mutex
 	loaded atomic.Bool
@@ -187,6 +227,7 @@ func (t *table) unref() {
 	if t.refs.Add(-1) != 0 {
 		return
 	}
+	t.unpinMeta()
 	t.db.files.drop(t)
 	if t.obsolete.Load() {
 		t.db.fs.remove(path(t.db.dir, tableName(t.num)))
@@ -315,6 +356,9 @@ func (t *table) block(h handle, fill bool, ra *readahead) (block, error) {
 
 // filterBlock returns the bloom filter, cached as a block of no entries.
 func (t *table) filterBlock() ([]byte, error) {
+	if p := t.pinned.Load(); p != nil {
+		return p.filter, nil
+	}
 	if err := t.load(); err != nil {
 		return nil, err
 	}
@@ -331,6 +375,9 @@ func (t *table) filterBlock() ([]byte, error) {
 }
 
 func (t *table) indexBlock(fill bool) (block, error) {
+	if p := t.pinned.Load(); p != nil {
+		return p.index, nil
+	}
 	if err := t.load(); err != nil {
 		return block{}, err
 	}

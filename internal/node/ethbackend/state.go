@@ -1,7 +1,11 @@
 package ethbackend
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/state"
 	"github.com/holiman/uint256"
@@ -28,3 +32,13 @@ func (v stateView) Storage(a types.Address, k types.Hash) types.Hash { return v.
 // Err implements backend.StateError: a forked state's upstream may fail
 // a read.
 func (v stateView) Err() error { return v.st.Error() }
+
+// IndexedAccounts implements backend.AccountIndex over the chain's
+// account index.
+func (b *Backend) IndexedAccounts(bound []byte, reverse bool, n int) ([]types.Address, error) {
+	out, err := b.chain.IndexedAccounts(bound, reverse, n)
+	if errors.Is(err, chain.ErrNoAccountIndex) || errors.Is(err, chain.ErrForkAccounts) {
+		return nil, fmt.Errorf("%w: %v", backend.ErrUnavailable, err)
+	}
+	return out, err
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/chaind/chaind/internal/front"
 	"github.com/chaind/chaind/internal/metrics"
 	"github.com/chaind/chaind/internal/pos"
+	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/chaind/chaind/rpc"
 )
@@ -114,6 +115,8 @@ func RegisterChain(r *metrics.Registry, s Sources) *Chain {
 		return 0
 	})
 
+	registerCaches(r, s.Chain)
+
 	r.GaugeFunc("chaind_sync_syncing", "1 while the node catches up with its peers' blocks, else 0.", func() float64 {
 		if s.Syncing() {
 			return 1
@@ -129,6 +132,35 @@ func RegisterChain(r *metrics.Registry, s Sources) *Chain {
 		return float64(lag)
 	})
 	return c
+}
+
+// registerCaches registers the read caches' use: how each served (the
+// hit rates --cache's split is judged by) and what it holds, and the
+// store's pinned index and filter blocks.
+func registerCaches(r *metrics.Registry, c *chain.Chain) {
+	each := func(f func(u chain.CacheUse) float64) func(metrics.Emit) {
+		return func(emit metrics.Emit) {
+			caches, _, _ := c.Caches()
+			for _, u := range caches {
+				emit(f(u), u.Name)
+			}
+		}
+	}
+	labels := []string{"cache"}
+	r.CounterVecFunc("chaind_cache_hits_total", "Lookups a read cache answered, by cache: trie_nodes (the chain's trie nodes), state_reads (accounts and slots by state root), code, store_blocks (the store's block cache).", labels, each(func(u chain.CacheUse) float64 { return float64(u.Hits) }))
+	r.CounterVecFunc("chaind_cache_misses_total", "Lookups a read cache did not answer, by cache (as chaind_cache_hits_total).", labels, each(func(u chain.CacheUse) float64 { return float64(u.Misses) }))
+	r.GaugeVecFunc("chaind_cache_bytes", "Bytes a read cache holds, by cache (as chaind_cache_hits_total).", labels, each(func(u chain.CacheUse) float64 { return float64(u.Bytes) }))
+	ofStore := func(f func(st store.CacheStats) float64) func() float64 {
+		return func() float64 {
+			if _, st, ok := c.Caches(); ok {
+				return f(st)
+			}
+			return 0
+		}
+	}
+	r.GaugeFunc("chaind_store_pinned_bytes", "Bytes of the tables' index and filter blocks the store holds pinned (taken from its block cache's share of --cache).", ofStore(func(st store.CacheStats) float64 { return float64(st.PinnedBytes) }))
+	r.GaugeFunc("chaind_store_pinned_tables", "Tables whose index and filter blocks are pinned.", ofStore(func(st store.CacheStats) float64 { return float64(st.PinnedTables) }))
+	r.GaugeFunc("chaind_store_tables", "Tables of the store.", ofStore(func(st store.CacheStats) float64 { return float64(st.Tables) }))
 }
 
 // nextSet is the validator set of the height after the head, nil when

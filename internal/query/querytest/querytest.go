@@ -6,6 +6,8 @@ package querytest
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/chaind/chaind/internal/backend"
@@ -47,6 +49,11 @@ type Fake struct {
 	TimeMs map[uint64]uint64
 	// Slashes are the validators' slash logs, by operator, oldest first.
 	Slashes map[types.Address][]backend.SlashEvent
+	// Indexed are addresses the account index lists beside those of
+	// Balances, Nonces and Past (an account that went); NoIndex, when
+	// set, is the index's failure.
+	Indexed []types.Address
+	NoIndex error
 }
 
 // Addr is a deterministic test address.
@@ -166,7 +173,7 @@ func New(validators int) *Fake {
 
 // Backend returns a query.Backend over f.
 func (f *Fake) Backend() query.Backend {
-	return query.Backend{Blocks: f, State: f, Retention: f, Config: chainConfig{}, Network: f, Supply: f, Consensus: f,
+	return query.Backend{Blocks: f, State: f, Accounts: f, Retention: f, Config: chainConfig{}, Network: f, Supply: f, Consensus: f,
 		Staking: f, Governance: f, Commits: f, Signing: signing{f: f}, BlockMaxBytes: 4 << 20, BlockTime: 2 * time.Second, Authority: Addr(0x805),
 		NodeID: "0123abcd", ListenAddr: "127.0.0.1:26656", Moniker: "test", Version: "chaind/v0.0.0-test", GoVersion: "go1.26"}
 }
@@ -194,6 +201,46 @@ func (f *Fake) CanonicalHash(n uint64) types.Hash {
 }
 
 func (f *Fake) StateRetention() uint64 { return f.Keep }
+
+// IndexedAccounts implements backend.AccountIndex over every address the
+// fake's states name and Indexed.
+func (f *Fake) IndexedAccounts(bound []byte, reverse bool, n int) ([]types.Address, error) {
+	if f.NoIndex != nil {
+		return nil, f.NoIndex
+	}
+	set := map[types.Address]bool{}
+	for _, a := range f.Indexed {
+		set[a] = true
+	}
+	for a := range f.Balances {
+		set[a] = true
+	}
+	for a := range f.Nonces {
+		set[a] = true
+	}
+	for _, m := range f.Past {
+		for a := range m {
+			set[a] = true
+		}
+	}
+	all := slices.SortedFunc(maps.Keys(set), func(a, b types.Address) int { return bytes.Compare(a[:], b[:]) })
+	var out []types.Address
+	for i := range all {
+		a := all[i]
+		if reverse {
+			a = all[len(all)-1-i]
+		}
+		c := bytes.Compare(a[:], bound)
+		if bound != nil && ((!reverse && c < 0) || (reverse && c >= 0)) {
+			continue
+		}
+		if len(out) == n {
+			break
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
 
 func (f *Fake) StateAt(h *types.Header) (backend.State, error) {
 	if bal, ok := f.Past[h.Number]; ok {
