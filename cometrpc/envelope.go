@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"sync"
 )
 
 // A JSON-RPC request as clients send it nearly always is a flat object
@@ -51,9 +52,9 @@ func quickRequest(b []byte) (req request, p params, ok bool) {
 				return request{}, nil, false
 			}
 			if string(key) == "jsonrpc" {
-				req.JSONRPC = string(v)
+				req.JSONRPC = intern(v)
 			} else {
-				req.Method = string(v)
+				req.Method = intern(v)
 			}
 		case "id":
 			v, ok := s.scalar()
@@ -91,7 +92,7 @@ func quickRequest(b []byte) (req request, p params, ok bool) {
 				if !ok {
 					return request{}, nil, false
 				}
-				p[string(k)] = v
+				p[intern(k)] = v
 			}
 		}
 	}
@@ -103,6 +104,29 @@ func quickRequest(b []byte) (req request, p params, ok bool) {
 		p = params{}
 	}
 	return req, p, true
+}
+
+// interned are the strings requests name again and again: the protocol
+// version, the methods and their parameters. intern gives the one copy of
+// such a string, so reading it allocates nothing.
+var interned = sync.OnceValue(func() map[string]string {
+	m := map[string]string{"2.0": "2.0"}
+	for name := range methods {
+		m[name] = name
+	}
+	for _, names := range paramNames {
+		for _, n := range names {
+			m[n] = n
+		}
+	}
+	return m
+})
+
+func intern(b []byte) string {
+	if s, ok := interned()[string(b)]; ok {
+		return s
+	}
+	return string(b)
 }
 
 // envelopeKeys are the request's keys quickRequest reads, as written.

@@ -254,13 +254,9 @@ func (s *Server) abciQuery(ctx context.Context, _ callInfo, p params) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	dataHex, err := p.stringParam("data")
+	data, err := p.hexParam("data")
 	if err != nil {
 		return nil, err
-	}
-	data, err := hex.DecodeString(strings.TrimPrefix(strings.TrimPrefix(dataHex, "0x"), "0X"))
-	if err != nil {
-		return nil, paramsErr("%v", err)
 	}
 	height, _, err := p.int64Param("height")
 	if err != nil {

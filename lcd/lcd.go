@@ -130,11 +130,64 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotImplemented, &query.Error{Code: query.Unimplemented, Msg: "Method Not Allowed"})
 		return
 	}
+	ctx, height, qerr := s.q.AtHeight(r.Context(), r.Header.Get(query.HeightHeader))
+	if qerr != nil {
+		writeError(w, HTTPStatus(qerr.Code), qerr)
+		return
+	}
+	hs := strconv.FormatUint(height, 10)
+	uri := r.RequestURI // as the client wrote it: the same text reads as the same request
+	if uri == "" {
+		uri = r.URL.RequestURI()
+	}
+	// The key names the height read: an answer at a past height stays
+	// right while the head moves on. The request is built from the path
+	// and query only to render a new answer: a cached one was rendered
+	// from the same text, which built a valid request then.
+	body, qerr := s.q.Cached(rt.m, "rest "+hs+" "+uri, func() ([]byte, *query.Error) {
+		req, qerr := rt.request(params, r)
+		if qerr != nil {
+			return nil, qerr
+		}
+		resp, qerr := s.q.Call(ctx, rt.m, req)
+		if qerr != nil {
+			return nil, qerr
+		}
+		return protobuf.MarshalJSON(resp), nil
+	})
+	if qerr != nil {
+		writeError(w, HTTPStatus(qerr.Code), qerr)
+		return
+	}
+	h := w.Header()
+	h["Content-Type"] = jsonType
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	height1 := []string{hs} // both height headers share it
+	h[heightKey] = height1
+	h[gatewayHeightKey] = height1
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// jsonType is the Content-Type of every answer, one slice shared by the
+// headers it is put in (never appended to in place: Add copies).
+var jsonType = []string{"application/json"}
+
+// The height headers' keys as net/http spells them in a Header.
+var (
+	heightKey        = http.CanonicalHeaderKey(query.HeightHeader)
+	gatewayHeightKey = http.CanonicalHeaderKey(query.GatewayHeightHeader)
+)
+
+// request builds the route's request from the path parameters and the
+// query string; a value that does not fit its field is InvalidArgument.
+func (rt *route) request(params map[string]string, r *http.Request) (protobuf.Message, *query.Error) {
 	req := rt.m.NewRequest()
 	for name, v := range params {
 		if err := protobuf.SetField(req, name, v); err != nil {
-			writeError(w, http.StatusBadRequest, query.Errorf(query.InvalidArgument, "type mismatch, parameter: %s, error: %v", name, err))
-			return
+			return nil, query.Errorf(query.InvalidArgument, "type mismatch, parameter: %s, error: %v", name, err)
 		}
 	}
 	for name, vs := range r.URL.Query() {
@@ -146,38 +199,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				if errors.Is(err, protobuf.ErrUnknownField) {
 					break // the gateway ignores parameters it does not know
 				}
-				writeError(w, http.StatusBadRequest, query.Errorf(query.InvalidArgument, "%v", err))
-				return
+				return nil, query.Errorf(query.InvalidArgument, "%v", err)
 			}
 		}
 	}
-	ctx, height, qerr := s.q.AtHeight(r.Context(), r.Header.Get(query.HeightHeader))
-	if qerr != nil {
-		writeError(w, HTTPStatus(qerr.Code), qerr)
-		return
-	}
-	hs := strconv.FormatUint(height, 10)
-	// The key names the height read: an answer at a past height stays
-	// right while the head moves on.
-	body, qerr := s.q.Cached(rt.m, "rest "+hs+" "+r.URL.RequestURI(), func() ([]byte, *query.Error) {
-		resp, qerr := s.q.Call(ctx, rt.m, req)
-		if qerr != nil {
-			return nil, qerr
-		}
-		return protobuf.MarshalJSON(resp), nil
-	})
-	if qerr != nil {
-		writeError(w, HTTPStatus(qerr.Code), qerr)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.Header().Set(query.HeightHeader, hs)
-	w.Header().Set(query.GatewayHeightHeader, hs)
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(body)
-	}
+	return req, nil
 }
 
 // HTTPStatus is the HTTP status the REST gateway gives a gRPC code.

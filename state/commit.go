@@ -23,6 +23,9 @@ func (s *StateDB) Finalise(deleteEmpty bool) {
 		if !touched || s.objects[o.addr] != o {
 			continue
 		}
+		if s.prefetch != nil {
+			s.queuePrefetch(o)
+		}
 		if o.selfDestructed || (deleteEmpty && o.data.isEmpty()) {
 			o.deleted = true
 			o.forgetSlots()
@@ -38,6 +41,10 @@ func (s *StateDB) Finalise(deleteEmpty bool) {
 			s.blockObjects = append(s.blockObjects, o)
 		}
 	}
+	if len(s.pfKeys) > 0 {
+		s.prefetch.push(s.pfKeys)
+		s.pfKeys = s.pfKeys[:0]
+	}
 	clear(s.txObjects)
 	s.txObjects = s.txObjects[:0]
 	s.journal.reset()
@@ -50,6 +57,7 @@ func (s *StateDB) Finalise(deleteEmpty bool) {
 // for accounts whose storage changed.
 func (s *StateDB) IntermediateRoot(deleteEmpty bool) types.Hash {
 	s.Finalise(deleteEmpty)
+	s.usePrefetched()
 	live := s.blockObjects[:0]
 	rehash := s.rehash[:0]
 	for _, o := range s.blockObjects {

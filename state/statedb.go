@@ -76,6 +76,9 @@ type StateDB struct {
 	remote      Remote     // source of nodes and code the database lacks (nil: none)
 	trieChanged bool       // the account trie no longer holds exactly origRoot
 
+	prefetch *prefetcher   // loads the changed keys' trie paths ahead (nil: none); see prefetch.go
+	pfKeys   []prefetchKey // scratch: the keys a Finalise hands it
+
 	err error // first database error; later reads return zero values
 }
 

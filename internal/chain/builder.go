@@ -102,6 +102,10 @@ func (c *Chain) BuildBlock(p BuildParams, candidates []*types.Transaction) (*Bui
 	if err != nil {
 		return nil, err
 	}
+	// The trie paths of what the transactions change load beside them,
+	// ready for the root (Finish); stopped by then, or here on an error.
+	st.Prefetch()
+	defer st.StopPrefetch()
 	start := time.Now()
 	x, err := c.Rules().Open(h, st, c.GetHash, &ExecOptions{Transfers: true})
 	if err != nil {

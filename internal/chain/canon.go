@@ -236,7 +236,7 @@ func (w *indexBatch) delNum(prefix, mid []byte, n uint64) {
 	w.del(binary.BigEndian.AppendUint64(append(append(buf[:0], prefix...), mid...), n))
 }
 
-// switchCanonical applies s to the chain's store (c.mu held): the old
+// switchCanonical applies s to the chain's store (c.wmu held): the old
 // head is the chain's, and the history index is kept. The caller sets
 // c.head once it returns without an error; on an error nothing of it,
 // nor anything else pending, is stored.

@@ -28,8 +28,8 @@ func (c *Chain) CommitCertified(built *Built, cert []byte) error {
 // child commits to. The caller has checked that the block commits to
 // parentCert; the chain keeps certificates as opaque bytes.
 func (c *Chain) CommitDecided(built *Built, cert, parentCert []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	b := built.Block
 	if b.ParentHash() != c.head.Hash() {
 		return fmt.Errorf("%w: built on %s, head is %s", ErrUnknownParent, b.ParentHash(), c.head.Hash())
@@ -105,7 +105,7 @@ func (c *Chain) InsertCertifiedChain(blocks []*types.Block, certs [][]byte, chec
 
 // insertChecked runs the engine's header check on b, a child of the head,
 // against parentCert (nil: the head's stored certificate), then inserts
-// it. The check runs outside c.mu (the engine reads the chain), so the
+// it. The check runs outside c.wmu (the engine reads the chain), so the
 // chain is locked block by block and readers of the head wait for one
 // block at most; a head that moved in between refuses the block rather
 // than store it unchecked. A block that is not a child of the head is
@@ -128,15 +128,15 @@ func (c *Chain) insertChecked(b *types.Block, cert, parentCert []byte, s senders
 			return nil, fmt.Errorf("block %d: %w", b.Number(), err)
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	if b.ParentHash() == c.head.Hash() && c.head.Hash() != parent.Hash() {
 		return nil, fmt.Errorf("%w: the head moved while block %d was checked", ErrUnknownParent, b.Number())
 	}
 	return c.insertCertified(b, cert, parentCert, s)
 }
 
-// insertCertified is InsertDecided under c.mu, once the engine checked the
+// insertCertified is InsertDecided under c.wmu, once the engine checked the
 // header, with the senders' background recovery, if any.
 func (c *Chain) insertCertified(b *types.Block, cert, parentCert []byte, s senders) (types.Receipts, error) {
 	built, err := c.validate(b, c.head, c.GetHash, s)

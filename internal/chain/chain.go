@@ -31,7 +31,13 @@ type Chain struct {
 	db      *DB
 	genesis *types.Block
 
-	mu   sync.RWMutex // serialises inserts; guards head
+	// wmu serialises every change of the chain: inserts, commits,
+	// rewinds, resets, history pruning. mu guards head and genesis only
+	// and is held just to swap them once a change is written, so readers
+	// of the head never wait behind a block's execution, its state commit
+	// or its fsync. Under wmu, head may be read without mu.
+	wmu  sync.Mutex
+	mu   sync.RWMutex
 	head *types.Block
 
 	subMu sync.Mutex
@@ -254,6 +260,25 @@ func (c *Chain) Head() *types.Block {
 	return c.head
 }
 
+// setHead makes b the head, once what makes it so is written. Called
+// with c.wmu held.
+func (c *Chain) setHead(b *types.Block) {
+	c.mu.Lock()
+	c.head = b
+	c.mu.Unlock()
+}
+
+// settledHead is the head once any change of the chain being made now is
+// written. A pruning pass reads its head here after it begins tracking
+// the nodes written: every block whose nodes were staged before that is
+// then one it counts (or marks) — with Head, a block still being written
+// could be neither, and its nodes deleted.
+func (c *Chain) settledHead() *types.Block {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.head
+}
+
 // GetHash returns the canonical hash of block n (zero if unknown), for
 // BLOCKHASH.
 func (c *Chain) GetHash(n uint64) types.Hash {
@@ -287,8 +312,8 @@ func (c *Chain) StateAt(root types.Hash) (*state.StateDB, error) {
 // branch becomes the head only by the proof-of-work fork-choice rule. On
 // any error nothing is stored.
 func (c *Chain) InsertBlock(b *types.Block) (types.Receipts, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	return c.insert(b, senders{})
 }
 
@@ -305,9 +330,9 @@ func (c *Chain) InsertChain(blocks []*types.Block, inserted func(*types.Block)) 
 	for i, b := range blocks {
 		// The chain is locked block by block, as InsertBlock does, so
 		// readers of the head are not held up for a whole segment.
-		c.mu.Lock()
+		c.wmu.Lock()
 		_, err := c.insert(b, senders{r: r, off: off})
-		c.mu.Unlock()
+		c.wmu.Unlock()
 		switch {
 		case err == nil:
 			if inserted != nil {
@@ -321,7 +346,7 @@ func (c *Chain) InsertChain(blocks []*types.Block, inserted func(*types.Block)) 
 	return len(blocks), nil
 }
 
-// insert is InsertBlock under c.mu.
+// insert is InsertBlock under c.wmu.
 func (c *Chain) insert(b *types.Block, s senders) (types.Receipts, error) {
 	if b.ParentHash() != c.head.Hash() {
 		if _, ok := c.db.BlockNumber(b.Hash()); ok {
@@ -371,6 +396,8 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 	if err != nil {
 		return nil, err
 	}
+	st.Prefetch() // as BuildBlock does
+	defer st.StopPrefetch()
 	start := time.Now()
 	res, err := c.Rules().process(b, st, getHash, s)
 	if err != nil {
@@ -387,8 +414,8 @@ func (c *Chain) validate(b *types.Block, parent *types.Block, getHash func(uint6
 // (Validate) itself: its execution already produced the state, receipts
 // and transfers, so it is not executed again.
 func (c *Chain) CommitBuilt(built *Built) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	if b := built.Block; b.ParentHash() != c.head.Hash() {
 		return fmt.Errorf("%w: built on %s, head is %s", ErrUnknownParent, b.ParentHash(), c.head.Hash())
 	}
@@ -414,7 +441,7 @@ func (c *Chain) commit(built *Built) error {
 	if err != nil {
 		return err
 	}
-	c.head = b
+	c.setHead(b)
 	c.observeCommit(b, start)
 	c.notify(b)
 	return nil

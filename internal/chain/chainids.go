@@ -113,13 +113,13 @@ func (c *Chain) SetChainID(id uint64) error {
 	if id == 0 {
 		return ErrChainIDZero
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	return c.storeChainIDs(withChainID(s.changes(), c.Config.ChainID, c.head.Number()+1, id))
 }
 
 // rewindChainIDs keeps, after the head moved back to head, the ID in
-// force at the top for the blocks to come. Called with c.mu held.
+// force at the top for the blocks to come. Called with c.wmu held.
 func (c *Chain) rewindChainIDs(head uint64) error {
 	s := c.Config.ChainIDs
 	if s == nil || s.list.Load() == nil {
@@ -130,7 +130,7 @@ func (c *Chain) rewindChainIDs(head uint64) error {
 }
 
 // dropChainIDs forgets every change: a new genesis (a reset to another
-// fork point) starts over with the genesis's ID. Called with c.mu held.
+// fork point) starts over with the genesis's ID. Called with c.wmu held.
 func (c *Chain) dropChainIDs() error {
 	if s := c.Config.ChainIDs; s == nil || s.list.Load() == nil {
 		return nil

@@ -73,6 +73,16 @@ type DB struct {
 	mu      sync.RWMutex
 	pending store.Batch
 	overlay map[[32]byte][]byte
+	// flushMu orders the writes of pending batches (Flush) and is held
+	// across the store write, which mu is not: the batch and its nodes
+	// are set aside first (writing holds the nodes, nil when no write is
+	// under way), so node readers and pruning never wait behind a
+	// commit's fsync. spare and spareOv are the last write's emptied
+	// batch and overlay, reused.
+	flushMu sync.Mutex
+	writing map[[32]byte][]byte
+	spare   store.Batch
+	spareOv map[[32]byte][]byte
 	track   map[[32]byte]struct{} // nodes written while a pruning pass marks; nil when none runs
 	// deleting is the set of nodes a pruning pass is deleting right now
 	// (deleteNodes): set under mu, cleared when the deletes are written.
@@ -113,6 +123,9 @@ func NewDB(kv store.KV) *DB { return &DB{kv: kv, overlay: map[[32]byte][]byte{}}
 func (db *DB) Node(hash [32]byte) ([]byte, error) {
 	db.mu.RLock()
 	blob, ok := db.overlay[hash]
+	if !ok && db.writing != nil {
+		blob, ok = db.writing[hash]
+	}
 	db.mu.RUnlock()
 	if ok {
 		return blob, nil

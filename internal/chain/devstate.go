@@ -21,8 +21,8 @@ import (
 // once, not with the next block, so the root stays readable whatever
 // happens next.
 func (c *Chain) CommitState(st *state.StateDB) (types.Hash, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	root, err := st.Commit(c.Config.Fork(c.head.Number()+1, c.head.Time()+1) >= forks.SpuriousDragon)
 	if err != nil {
 		c.db.Discard()
@@ -41,8 +41,8 @@ func (c *Chain) CommitState(st *state.StateDB) (types.Hash, error) {
 // The state of block num must still be stored. A development chain's
 // latest chain ID stays the one of the blocks to come (chainids.go).
 func (c *Chain) Rewind(num uint64) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	old := c.head.Number()
 	if num > old {
 		return fmt.Errorf("chain: cannot rewind to block %d, the head is %d", num, old)
@@ -60,7 +60,7 @@ func (c *Chain) Rewind(num uint64) error {
 	if err := c.switchCanonical(&canonSwitch{base: target, forget: true}); err != nil {
 		return err
 	}
-	c.head = target
+	c.setHead(target)
 	return c.rewindChainIDs(num)
 }
 
@@ -118,14 +118,12 @@ func (c *Chain) Keys() map[types.Address][]types.Hash {
 }
 
 // Flush writes what is pending (trie nodes of a state committed outside a
-// block) without a block.
+// block) without a block. What was pending is used up, written or not: on
+// an error the caller discards what was staged since, as before.
 func (db *DB) Flush() error {
+	db.flushMu.Lock()
+	defer db.flushMu.Unlock()
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if err := db.writePending(); err != nil {
-		return err
-	}
-	db.pending.Reset()
-	clear(db.overlay)
-	return nil
+	return db.writePending()
 }

@@ -115,15 +115,16 @@ func (db *DB) setFlatContext(c flatContext) {
 }
 
 // writePending writes the pending batch, moving the flat copy by what is
-// staged in the same batch. Called with db.mu held; the staged diffs and
-// context are used up either way.
+// staged in the same batch. Called with db.flushMu and db.mu held (mu is
+// let go across the store write: writeOut); the batch, the staged diffs
+// and the context are used up either way.
 func (db *DB) writePending() error {
 	db.waitDeletes()
 	staged, c := db.flatStaged, db.flatCtx
 	db.flatStaged, db.flatCtx = nil, flatContext{}
 	db.indexAccounts(staged)
 	if db.flat == nil || (len(staged) == 0 && len(c.branch) == 0) {
-		return db.kv.Write(&db.pending)
+		return db.writeOut()
 	}
 	tx := db.flat.Begin(&db.pending, lockedNodes{db})
 	for _, b := range c.branch {
@@ -144,7 +145,30 @@ func (db *DB) writePending() error {
 			return err
 		}
 	}
-	return tx.Commit(func() error { return db.kv.Write(&db.pending) })
+	return tx.Commit(db.writeOut)
+}
+
+// writeOut writes the pending batch to the store. Called with db.flushMu
+// and db.mu held; mu is let go for the write itself (and its fsync): the
+// batch is set aside and its nodes move to db.writing, where Node finds
+// them until the write is over, and anything staged meanwhile goes to a
+// fresh batch that the next Flush writes after this one.
+func (db *DB) writeOut() error {
+	b := db.pending
+	db.pending, db.spare = db.spare, store.Batch{}
+	db.writing, db.overlay = db.overlay, db.spareOv
+	if db.overlay == nil {
+		db.overlay = map[[32]byte][]byte{}
+	}
+	db.spareOv = nil
+	db.mu.Unlock()
+	err := db.kv.Write(&b)
+	db.mu.Lock()
+	b.Reset()
+	db.spare = b
+	clear(db.writing)
+	db.spareOv, db.writing = db.writing, nil
+	return err
 }
 
 // lockedNodes reads trie nodes for a flat rebuild while db.mu is held.
@@ -152,6 +176,9 @@ type lockedNodes struct{ db *DB }
 
 func (r lockedNodes) Node(hash [32]byte) ([]byte, error) {
 	if blob, ok := r.db.overlay[hash]; ok {
+		return blob, nil
+	}
+	if blob, ok := r.db.writing[hash]; ok {
 		return blob, nil
 	}
 	blob, err := r.db.kv.Get(key(prefixNode, hash[:]))

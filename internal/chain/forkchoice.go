@@ -132,7 +132,7 @@ func (c *Chain) ancestorHashes(parent *types.Block) func(uint64) types.Hash {
 }
 
 // insertBranch imports a block whose parent is a stored block other than
-// the head. Called with c.mu held.
+// the head. Called with c.wmu held.
 func (c *Chain) insertBranch(b *types.Block, s senders) (types.Receipts, error) {
 	parent, err := c.db.Block(b.ParentHash())
 	if errors.Is(err, ErrNotFound) {
@@ -180,7 +180,7 @@ func (c *Chain) insertBranch(b *types.Block, s senders) (types.Receipts, error) 
 	if err != nil {
 		return nil, err
 	}
-	c.head = b
+	c.setHead(b)
 	c.notify(b)
 	return built.Receipts, nil
 }

@@ -97,9 +97,9 @@ func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error)
 	if len(todo) == 0 {
 		return HistoryPruneStats{From: from}, nil
 	}
-	c.mu.Lock()
+	c.wmu.Lock()
 	start := time.Now()
-	defer c.mu.Unlock()
+	defer c.wmu.Unlock()
 	// A canonical change meanwhile (blocks this deep only move in a
 	// reorganisation past the kept history): try again next time.
 	if now, err := c.db.TxIndexFrom(); err != nil || now != from {

@@ -82,7 +82,7 @@ func (c *Chain) Prune(keep uint64) (PruneStats, error) {
 	}
 	defer c.db.stopTracking()
 
-	head := c.Head()
+	head := c.settledHead()
 	first := c.Genesis().Number() // a fork's chain starts above 0
 	if head.Number()+1 > first+keep {
 		first = head.Number() + 1 - keep

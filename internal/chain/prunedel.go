@@ -79,6 +79,10 @@ func (w *deleteWaits) take() []time.Duration {
 // variable for the test that holds the deletes until it does).
 var onDeleteWait = func() {}
 
+// onDeleteLocked is called as deleteNodes takes db.mu and before it lets
+// it go (a variable for the test that counts allocations in between).
+var onDeleteLocked = func() {}
+
 // waitDeletes makes the pending batch wait for the deletes in flight when
 // it writes a node among them again. Called with db.mu held, before the
 // pending batch is written.
@@ -105,30 +109,37 @@ func (db *DB) waitDeletes() {
 // ErrPruneBusy, nothing written). It returns how many nodes it deleted
 // and how long it held db.mu, the only lock a commit also takes.
 func (db *DB) deleteNodes(hs [][32]byte, extra func(*store.Batch), valid func() bool) (int, time.Duration, error) {
+	// The set is made before the lock and only shrinks under it: an
+	// allocation there could be the one that makes this goroutine assist
+	// the garbage collector, with every commit waiting.
+	d := &nodeDeletes{set: make(map[[32]byte]struct{}, len(hs)), done: make(chan struct{})}
+	for _, h := range hs {
+		d.set[h] = struct{}{}
+	}
 	db.mu.Lock()
 	start := time.Now()
+	onDeleteLocked()
 	if valid != nil && !valid() {
 		db.mu.Unlock()
 		return 0, 0, ErrPruneBusy
 	}
-	d := &nodeDeletes{set: make(map[[32]byte]struct{}, len(hs)), done: make(chan struct{})}
-	var b store.Batch
-	var buf [maxKeyLen]byte
-	for _, h := range hs {
+	for h := range d.set {
 		if _, ok := db.track[h]; ok {
-			continue // made again meanwhile: a later step counts it
-		}
-		if _, ok := d.set[h]; !ok {
-			d.set[h] = struct{}{}
-			b.Delete(append(append(buf[:0], prefixNode...), h[:]...))
+			delete(d.set, h) // made again meanwhile: a later step counts it
 		}
 	}
 	if len(d.set) > 0 {
 		db.deleting.Store(d)
 	}
+	onDeleteLocked()
 	held := time.Since(start)
 	db.mu.Unlock()
 
+	var b store.Batch
+	var buf [maxKeyLen]byte
+	for h := range d.set {
+		b.Delete(append(append(buf[:0], prefixNode...), h[:]...))
+	}
 	if extra != nil {
 		extra(&b)
 	}

@@ -182,7 +182,7 @@ func (c *Chain) PruneStep(keep uint64, stop <-chan struct{}) (StepStats, error) 
 		}
 		lp.pin = pin
 	}
-	head := c.Head()
+	head := c.settledHead()
 	if err := c.rewindLive(lp); err != nil {
 		return st, err
 	}

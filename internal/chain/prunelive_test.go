@@ -305,11 +305,11 @@ func TestPruneStepWritesOutsideTheLocks(t *testing.T) {
 		if committing {
 			return // the block's own write
 		}
-		if !h.c.mu.TryLock() {
+		if !h.c.wmu.TryLock() {
 			t.Error("a pruning write made under the chain's lock")
 			return
 		}
-		h.c.mu.Unlock()
+		h.c.wmu.Unlock()
 		if !h.c.db.mu.TryLock() {
 			t.Error("a pruning write made under the DB's lock")
 			return

@@ -32,14 +32,14 @@ func (c *Chain) Reset(g *Genesis) error {
 			return err
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	old := c.genesis
 	if c.head.Hash() != old.Hash() {
 		if err := c.switchCanonical(&canonSwitch{base: old}); err != nil {
 			return err
 		}
-		c.head = old
+		c.setHead(old)
 	}
 	if g == nil {
 		err := c.rewindChainIDs(old.Number())
@@ -66,7 +66,9 @@ func (c *Chain) Reset(g *Genesis) error {
 		c.db.Discard()
 		return err
 	}
+	c.mu.Lock()
 	c.genesis, c.head = blk, blk
+	c.mu.Unlock()
 	c.live.Store(nil)
 	c.fork.Store(g.Fork)
 	err = c.dropChainIDs()

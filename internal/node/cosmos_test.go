@@ -2,8 +2,10 @@ package node
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,6 +66,23 @@ func TestCosmosPorts(t *testing.T) {
 	want := hb.Dec()
 	if bs := bal["balances"].([]any); len(bs) != 1 || bs[0].(map[string]any)["amount"] != want {
 		t.Errorf("balance %v, want %s", bal, want)
+	}
+	// The account index, written from block 0 on, lists every funded
+	// genesis account as a holder of the coin, the holder's balance its
+	// own, and every account among the accounts.
+	funded := 0
+	for _, acc := range g.Alloc {
+		if !acc.Balance.IsZero() {
+			funded++
+		}
+	}
+	if code, o := get("/cosmos/bank/v1beta1/denom_owners/achain"); code != 200 || o["pagination"].(map[string]any)["total"] != strconv.Itoa(funded) {
+		t.Errorf("denom owners: %d %v, want %d", code, o, funded)
+	} else if !strings.Contains(fmt.Sprint(o["denom_owners"]), query.Bech32(query.AccountPrefix, holder)+" balance:map[amount:"+want) {
+		t.Errorf("denom owners lack %s with %s: %v", holder, want, o["denom_owners"])
+	}
+	if code, a := get("/cosmos/auth/v1beta1/accounts"); code != 200 || len(a["accounts"].([]any)) < funded {
+		t.Errorf("accounts: %d %v, want at least %d", code, a, funded)
 	}
 	if code, vs := get("/cosmos/base/tendermint/v1beta1/validatorsets/latest"); code != 200 {
 		t.Errorf("validator set: %d %v", code, vs)

@@ -1,0 +1,210 @@
+package state
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/trie"
+)
+
+// A block's state root is computed once its transactions have run
+// (IntermediateRoot): every account and slot they changed is written into
+// the tries, and each write first loads the trie nodes on its key's path.
+// Execution reads the flat copy and never walks those paths, so on a large
+// state the root is mostly node loads made one after the other, each a
+// store read when the node is not cached.
+//
+// A prefetcher walks those paths while the block still executes: as each
+// transaction ends (Finalise) the StateDB hands it the accounts and slots
+// first changed in the block, and a goroutine looks them up in tries of
+// its own, opened on the same roots, which keep the nodes they load. At
+// the first IntermediateRoot it is stopped, and where the StateDB's tries
+// still hold exactly the roots the prefetcher's do, the prefetcher's (with
+// the paths loaded) take their place (go-ethereum's trie prefetcher does
+// the same). It only reads: a path it did not reach is loaded by
+// IntermediateRoot as before, and a read it failed is met there too.
+
+// maxPrefetchQueue bounds the keys waiting for the prefetcher (about 56
+// bytes each); keys beyond it are left to IntermediateRoot.
+const maxPrefetchQueue = 1 << 16
+
+// prefetchKey is an account (isSlot false) or one of its slots to load.
+type prefetchKey struct {
+	addr   types.Address
+	slot   types.Hash
+	isSlot bool
+}
+
+type prefetcher struct {
+	db   trie.Reader
+	root types.Hash
+
+	mu      sync.Mutex
+	queue   []prefetchKey
+	waiting atomic.Int64  // keys queued and not yet looked up
+	wake    chan struct{} // one wake-up pending at most
+	quit    chan struct{}
+	done    chan struct{}
+	stopped atomic.Bool
+
+	// The goroutine's until done is closed; then the StateDB's.
+	acct    *trie.Trie
+	storage map[types.Address]*prefetchedStorage
+}
+
+// prefetchedStorage is an account's storage trie as the prefetcher
+// opened it: on root, the account's storage root in the opened state.
+type prefetchedStorage struct {
+	root types.Hash
+	t    *trie.Trie // nil: no storage, or it could not be opened
+}
+
+// Prefetch starts loading, in the background, the trie paths of the
+// accounts and slots changed from now on, until the first IntermediateRoot
+// (see above). A StateDB that reads from a remote (a fork's) or has
+// changed its account trie already does not prefetch. A Prefetch must be
+// followed by IntermediateRoot (or Commit) or StopPrefetch, which end the
+// goroutine.
+func (s *StateDB) Prefetch() {
+	if s.prefetch != nil || s.remote != nil || s.trieChanged {
+		return
+	}
+	t, err := trie.New(s.origRoot, s.db)
+	if err != nil {
+		return // IntermediateRoot meets it
+	}
+	p := &prefetcher{
+		db: s.db, root: s.origRoot, acct: t, storage: map[types.Address]*prefetchedStorage{},
+		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
+	}
+	s.prefetch = p
+	go p.run()
+}
+
+// StopPrefetch stops the prefetcher, if one runs, and drops what it
+// loaded.
+func (s *StateDB) StopPrefetch() {
+	if p := s.prefetch; p != nil {
+		s.prefetch = nil
+		p.stop()
+	}
+}
+
+// queuePrefetch collects o's keys new to the block: the account on its
+// first change in it, and the slots the transaction wrote that no earlier
+// one did. Called by Finalise before o's writes move to pending.
+func (s *StateDB) queuePrefetch(o *stateObject) {
+	if !o.inBlockList {
+		s.pfKeys = append(s.pfKeys, prefetchKey{addr: o.addr})
+	}
+	for _, k := range o.dirtyKeys {
+		if sl := o.slots[k]; sl != nil && sl.flags&(isDirty|hasPending) == isDirty {
+			s.pfKeys = append(s.pfKeys, prefetchKey{addr: o.addr, slot: k, isSlot: true})
+		}
+	}
+}
+
+// usePrefetched stops the prefetcher and puts its tries in place of the
+// StateDB's where those still hold the roots it opened.
+func (s *StateDB) usePrefetched() {
+	p := s.prefetch
+	if p == nil {
+		return
+	}
+	s.prefetch = nil
+	p.stop()
+	if !s.trieChanged && p.root == s.origRoot {
+		s.trie = p.acct
+	}
+	for a, st := range p.storage {
+		o := s.objects[a]
+		if o == nil || st.t == nil {
+			continue
+		}
+		switch {
+		case o.storage == nil && !o.incarnated && o.data.Root == st.root:
+			o.storage, o.storageOrigin, o.storageClean = st.t, st.root, true
+		case o.storage != nil && o.storageClean && o.storageOrigin == st.root:
+			o.storage = st.t
+		}
+	}
+}
+
+// push queues keys for the goroutine, as many as the bound leaves room
+// for, and wakes it.
+func (p *prefetcher) push(keys []prefetchKey) {
+	p.mu.Lock()
+	n := min(len(keys), maxPrefetchQueue-len(p.queue))
+	if n > 0 {
+		p.queue = append(p.queue, keys[:n]...)
+		p.waiting.Add(int64(n))
+	}
+	p.mu.Unlock()
+	if n > 0 {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (p *prefetcher) stop() {
+	p.stopped.Store(true)
+	close(p.quit)
+	<-p.done
+}
+
+func (p *prefetcher) run() {
+	defer close(p.done)
+	var batch []prefetchKey
+	for {
+		p.mu.Lock()
+		batch, p.queue = p.queue, batch[:0]
+		p.mu.Unlock()
+		for i := range batch {
+			if p.stopped.Load() {
+				return
+			}
+			p.fetch(&batch[i])
+			p.waiting.Add(-1)
+		}
+		if len(batch) > 0 {
+			continue
+		}
+		select {
+		case <-p.wake:
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+// fetch loads the path of one key. Errors are left for IntermediateRoot,
+// which reads the same nodes.
+func (p *prefetcher) fetch(k *prefetchKey) {
+	var hk [32]byte
+	if !k.isSlot {
+		crypto.HashInto(&hk, k.addr[:])
+		p.acct.Get(hk[:])
+		return
+	}
+	st, ok := p.storage[k.addr]
+	if !ok {
+		st = &prefetchedStorage{}
+		p.storage[k.addr] = st
+		crypto.HashInto(&hk, k.addr[:])
+		if enc, err := p.acct.Get(hk[:]); err == nil && len(enc) > 0 {
+			if a, err := DecodeAccount(enc); err == nil && a.Root != EmptyRoot {
+				if t, err := trie.New(a.Root, p.db); err == nil {
+					st.root, st.t = a.Root, t
+				}
+			}
+		}
+	}
+	if st.t != nil {
+		crypto.HashInto(&hk, k.slot[:])
+		st.t.Get(hk[:])
+	}
+}
