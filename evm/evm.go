@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/chaind/chaind/evm/precompile"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/chaind/chaind/internal/types"
@@ -92,7 +93,10 @@ type EVM struct {
 
 	missing []types.Address
 	memo    *keccakMemo // KECCAK256's recent 32- and 64-byte inputs (nil until used)
-	logs    logSlab     // where LOG's logs come from
+	// pcOut holds the output of the last precompile that writes into it
+	// (see runPrecompile).
+	pcOut precompile.Scratch
+	logs  logSlab // where LOG's logs come from
 
 	// cancelled stops execution at the next jump or call frame (see
 	// Cancel); it is the one field another goroutine may touch.
@@ -320,7 +324,18 @@ func (evm *EVM) runPrecompile(p Precompile, addr types.Address, input []byte, ga
 		return nil, 0, ErrOutOfGas
 	}
 	gas -= cost
-	out, err := safeRun(p, input)
+	// Called from code, a precompile that can writes its output into the
+	// EVM's scratch: the caller copies it to memory and keeps it as the
+	// return data, which the next call of any kind replaces before
+	// anything could read the scratch again. A top-level call's output is
+	// the transaction's result, and a tracer shown outputs or return data
+	// may keep them: those get a fresh copy. (A development node's
+	// console.log watcher only looks at frames' inputs.)
+	var scratch *precompile.Scratch
+	if h := evm.Config.Tracer; evm.depth > 0 && (h == nil || h.OnExit == nil && h.OnOpcode == nil) {
+		scratch = &evm.pcOut
+	}
+	out, err := safeRun(p, scratch, input)
 	if err != nil && isNotImplemented(err) {
 		evm.noteMissing(addr)
 	}
@@ -331,12 +346,17 @@ func (evm *EVM) runPrecompile(p Precompile, addr types.Address, input []byte, ga
 // like any other precompile error instead of taking the node down.
 var errPrecompilePanic = errors.New("precompile panicked")
 
-func safeRun(p Precompile, input []byte) (out []byte, err error) {
+// safeRun runs p on input, its output in s if p can write there and s is
+// not nil.
+func safeRun(p Precompile, s *precompile.Scratch, input []byte) (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("%w: %v", errPrecompilePanic, r)
 		}
 	}()
+	if in, ok := p.(precompile.IntoContract); ok && s != nil {
+		return in.RunInto(s, input)
+	}
 	return p.Run(input)
 }
 

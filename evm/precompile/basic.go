@@ -75,9 +75,11 @@ type sha256Hash struct{}
 
 func (sha256Hash) RequiredGas(input []byte) uint64 { return 60 + 12*words(len(input)) }
 
-func (sha256Hash) Run(input []byte) ([]byte, error) {
-	h := sha256.Sum256(input)
-	return h[:], nil
+func (c sha256Hash) Run(input []byte) ([]byte, error) { return runFresh(c, input) }
+
+func (sha256Hash) RunInto(s *Scratch, input []byte) ([]byte, error) {
+	s.out = sha256.Sum256(input)
+	return s.out[:], nil
 }
 
 // ripemd160Hash (0x03) returns the 20-byte digest left-padded to 32 bytes.
@@ -85,11 +87,17 @@ type ripemd160Hash struct{}
 
 func (ripemd160Hash) RequiredGas(input []byte) uint64 { return 600 + 120*words(len(input)) }
 
-func (ripemd160Hash) Run(input []byte) ([]byte, error) {
-	h := ripemd160.New()
-	h.Write(input)
-	out := make([]byte, 12, 32)
-	return h.Sum(out), nil
+func (c ripemd160Hash) Run(input []byte) ([]byte, error) { return runFresh(c, input) }
+
+func (ripemd160Hash) RunInto(s *Scratch, input []byte) ([]byte, error) {
+	if s.ripemd == nil {
+		s.ripemd = ripemd160.New()
+	} else {
+		s.ripemd.Reset()
+	}
+	s.ripemd.Write(input)
+	s.out = [32]byte{}
+	return s.ripemd.Sum(s.out[:12]), nil // the digest lands in out[12:]
 }
 
 // identity (0x04) returns its input.

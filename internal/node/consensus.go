@@ -146,8 +146,8 @@ func (n *Node) newValidator(st bft.StateStore) (*validatorRun, error) {
 	var lastCommit time.Time // when this node committed the previous block
 	app := bft.NewChainApp(bft.ChainAppConfig{
 		Chain: n.Chain, View: n.view, Pool: n.Pool, Validators: vals, Coinbase: signer.Address(),
-		Validated: n.onValidated,
-		GasLimit:  n.cfg.GasLimit, BlockTime: n.cfg.BlockTime,
+		Validated: n.onValidated, Log: n.log,
+		GasLimit: n.cfg.GasLimit, BlockTime: n.cfg.BlockTime,
 		OnlyWithTransactions: sole && n.cfg.BlockTime == 0,
 		Miner:                miner,
 		Committed: func(b *types.Block) {

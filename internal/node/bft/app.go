@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -42,6 +43,9 @@ type ChainAppConfig struct {
 	// height starts: the node moves its pool to the new head there, so the
 	// next block is built from a pool that knows what this one took.
 	Committed func(*types.Block)
+	// Log, if set, gets one debug line per committed block with where its
+	// time went on this validator (blocklog.go).
+	Log *slog.Logger
 	// Miner, if set, decides when blocks are made and with what time
 	// instead of BlockTime and OnlyWithTransactions: a development
 	// node's mining controls (miner.go). Only for a validator that is the
@@ -71,9 +75,12 @@ type ChainApp struct {
 	mu      sync.Mutex
 	pending map[types.Hash]*chain.Built // built or validated, not yet committed
 	arrived map[types.Hash]time.Time    // when others' proposals pending came in
-	last    time.Time                   // start of the last block: our build, or the arrival of another's
-	cost    validationCost
-	lead    buildLead // how long our builds take, to start them that much early
+	timings map[types.Hash]blockTiming  // where the pending blocks' time went (blocklog.go)
+	// built is the timing of our last build, until keepBuilt files it.
+	built blockTiming
+	last  time.Time // start of the last block: our build, or the arrival of another's
+	cost  validationCost
+	lead  buildLead // how long our builds take, to start them that much early
 	// parentCerts are the parent certificates the pending blocks carry,
 	// stored with them when decided (Chain.CommitDecided).
 	parentCerts map[types.Hash][]byte
@@ -98,7 +105,7 @@ func NewChainApp(cfg ChainAppConfig) *ChainApp {
 		cfg.View = chainview.New(cfg.Chain)
 	}
 	a := &ChainApp{cfg: cfg, chainID: cfg.Chain.Config.ChainID, pos: pos.Of(cfg.Chain), pending: make(map[types.Hash]*chain.Built), arrived: make(map[types.Hash]time.Time),
-		parentCerts: make(map[types.Hash][]byte), gathered: make(chan struct{}, 1),
+		timings: make(map[types.Hash]blockTiming), parentCerts: make(map[types.Hash][]byte), gathered: make(chan struct{}, 1),
 		lastSigned: make(map[types.Address]uint64), last: time.Now()}
 	// Subscribed before the first Propose checks the pool, so no arrival
 	// between that check and the wait goes unnoticed.
@@ -147,9 +154,11 @@ func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value,
 	if err := sleep(ctx, time.Until(ready)); err != nil {
 		return consensus.Value{}, err
 	}
+	awaitFrom := time.Now()
 	if err := a.awaitLastCommit(ctx, height); err != nil {
 		return consensus.Value{}, err
 	}
+	waited := time.Since(awaitFrom)
 	for {
 		for len(a.txs) > 0 { // arrivals so far are covered by the check below
 			<-a.txs
@@ -160,6 +169,9 @@ func (a *ChainApp) Propose(ctx context.Context, height uint64) (consensus.Value,
 				return consensus.Value{}, err
 			}
 			if len(built.Block.Transactions()) > 0 || !a.cfg.OnlyWithTransactions {
+				a.mu.Lock()
+				a.built.waited = waited
+				a.mu.Unlock()
 				a.keepBuilt(built, parentCert)
 				return EncodeValue(built.Block, parentCert), nil
 			}
@@ -183,6 +195,7 @@ func (a *ChainApp) keepBuilt(built *chain.Built, parentCert []byte) {
 	a.mu.Lock()
 	a.pending[built.Block.Hash()] = built
 	a.parentCerts[built.Block.Hash()] = parentCert
+	a.timed(built.Block.Hash(), a.built)
 	a.mu.Unlock()
 }
 
@@ -243,6 +256,7 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 	if n := a.cost.maxTxs(validationBudget(a.cfg.BlockTime)); n > 0 {
 		limit = min(limit, n)
 	}
+	orderFrom := time.Now()
 	ordered := a.cfg.Pool.Ordered(nb.BaseFee, max(limit, 1))
 	start := time.Now()
 	built, err := c.BuildBlock(chain.BuildParams{
@@ -264,11 +278,13 @@ func (a *ChainApp) build(height uint64, o MineOrder) (*chain.Built, []byte, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	took := time.Since(start)
+	a.mu.Lock()
 	if !deadline.IsZero() {
-		a.mu.Lock()
-		a.lead.observe(time.Since(start))
-		a.mu.Unlock()
+		a.lead.observe(took)
 	}
+	a.built = blockTiming{start: a.last, order: start.Sub(orderFrom), exec: took}
+	a.mu.Unlock()
 	if len(built.Dropped) > 0 {
 		a.cfg.Pool.Remove(built.Dropped...)
 	}
@@ -316,13 +332,14 @@ func (a *ChainApp) Validate(ctx context.Context, height uint64, v consensus.Valu
 	if err != nil {
 		return err
 	}
-	a.cost.observe(len(b.Transactions()), time.Since(start))
+	took := time.Since(start)
 	if a.cfg.Validated != nil {
 		a.cfg.Validated(b)
 	}
 	a.mu.Lock()
 	a.pending[v.ID] = built
 	a.arrived[v.ID] = arrived
+	a.timed(v.ID, blockTiming{start: arrived, exec: took})
 	a.parentCerts[v.ID] = parentCert
 	a.mu.Unlock()
 	return nil
@@ -338,6 +355,7 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 	parentCert := a.parentCerts[v.ID]
 	a.mu.Unlock()
 	c := a.cfg.Chain
+	decided := time.Now()
 	var b *types.Block
 	if ok {
 		b = built.Block
@@ -358,11 +376,19 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 	}
 	a.mu.Lock()
 	a.committed = time.Now()
+	commitTook := a.committed.Sub(decided)
 	arrived, seen := a.arrived[v.ID]
+	timing, timed := a.timings[v.ID]
+	if timed && b.Coinbase() != a.cfg.Coinbase {
+		// Another's block we validated: its validation and its commit
+		// are what a block of ours costs the others (pace.go).
+		a.cost.observe(len(b.Transactions()), timing.exec+commitTook)
+	}
 	for id, p := range a.pending {
 		if p.Block.Number() <= b.Number() {
 			delete(a.pending, id)
 			delete(a.arrived, id)
+			delete(a.timings, id)
 			delete(a.parentCerts, id)
 		}
 	}
@@ -378,5 +404,6 @@ func (a *ChainApp) Commit(v consensus.Value, cert *consensus.Certificate) error 
 	if a.cfg.Committed != nil {
 		a.cfg.Committed(b)
 	}
+	a.logCommit(b, timing, timed, decided, commitTook, time.Since(decided.Add(commitTook)))
 	return nil
 }

@@ -26,9 +26,14 @@ var evmBenchCalls = []string{"ERC20Transfer", "ERC20Mint", "TenThousandHashes"}
 var benchSelector = []byte{0x30, 0x62, 0x7b, 0x7c}
 
 // evmBenchCode reads a runtime code of the shared evm-bench inputs
-// (../shared/evm-bench beside the repository), skipping when absent.
+// ($EVM_BENCH_DIR, as for make evmbench, else ../shared/evm-bench beside
+// the repository), skipping when absent.
 func evmBenchCode(b *testing.B, name string) []byte {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "shared", "evm-bench", name+".runtime.hex"))
+	dir := os.Getenv("EVM_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "..", "shared", "evm-bench")
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, name+".runtime.hex"))
 	if err != nil {
 		b.Skipf("evm-bench input %s not available: %v", name, err)
 	}
@@ -51,31 +56,13 @@ func evmBenchCode(b *testing.B, name string) []byte {
 func BenchmarkCallEVMBench(b *testing.B) {
 	for _, name := range evmBenchCalls {
 		code := evmBenchCode(b, name)
-		b.Run(name+"/call", func(b *testing.B) {
-			be, from := bareBackend(b)
-			to := types.Address{0x10}
-			head := be.Head()
-			st, err := be.view.State(head.HeaderRef())
-			if err != nil {
-				b.Fatal(err)
+		for _, console := range []bool{false, true} {
+			sub := "/call"
+			if console {
+				sub = "/call+console"
 			}
-			st.SetCode(to, code)
-			st.Finalise(false)
-			if _, err := be.view.SetHeadState(head.Hash(), st); err != nil {
-				b.Fatal(err)
-			}
-			data := benchSelector
-			req := &backend.CallRequest{Block: be.Head(), Args: backend.CallArgs{From: &from, To: &to, Data: &data}}
-			ctx := context.Background()
-			if _, err := be.Call(ctx, req); err != nil {
-				b.Fatal(err)
-			}
-			runWithCPU(b, func() {
-				if _, err := be.Call(ctx, req); err != nil {
-					b.Fatal(err)
-				}
-			})
-		})
+			b.Run(name+sub, func(b *testing.B) { benchCall(b, code, console) })
+		}
 		b.Run(name+"/direct", func(b *testing.B) {
 			be, from := bareBackend(b)
 			cfg := be.chain.Config
@@ -100,6 +87,38 @@ func BenchmarkCallEVMBench(b *testing.B) {
 			})
 		})
 	}
+}
+
+// benchCall runs code's Benchmark() through Backend.Call at the head, as
+// eth_call on a --dev node does; console: with a console watching for
+// console.log, as a --dev node's is.
+func benchCall(b *testing.B, code []byte, console bool) {
+	be, from := bareBackend(b)
+	if console {
+		be.SetConsole(func([]string) {})
+	}
+	to := types.Address{0x10}
+	head := be.Head()
+	st, err := be.view.State(head.HeaderRef())
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.SetCode(to, code)
+	st.Finalise(false)
+	if _, err := be.view.SetHeadState(head.Hash(), st); err != nil {
+		b.Fatal(err)
+	}
+	data := benchSelector
+	req := &backend.CallRequest{Block: be.Head(), Args: backend.CallArgs{From: &from, To: &to, Data: &data}}
+	ctx := context.Background()
+	if _, err := be.Call(ctx, req); err != nil {
+		b.Fatal(err)
+	}
+	runWithCPU(b, func() {
+		if _, err := be.Call(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
 
 // runWithCPU runs f b.N times, reporting allocations and the process's CPU

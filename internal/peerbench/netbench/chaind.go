@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -33,11 +34,41 @@ type chaindNet struct {
 	work0     [][]*types.Transaction // pre-signed load
 	metrics   int                    // first /metrics port of a load run (0: none)
 	gossip    []string               // gossip counters of the last load run, per node
+	// label names this build when several are compared (-chaind A=BIN,B=BIN).
+	label string
+	// profile is the directory for CPU profiles of load runs ("": none);
+	// pprof is the first validator's pprof port in a profiled run, loadFor
+	// how long the load of the run lasts.
+	profile string
+	pprof   int
+	loadFor time.Duration
+	// optional are the node flags this binary knows of those an older
+	// chaind lacks (read from its help once).
+	optional map[string]bool
 }
 
 func newChaind(bin, work string) *chaindNet { return &chaindNet{bin: bin, work: work} }
 
-func (c *chaindNet) Name() string { return "chaind (signed transfers)" }
+func (c *chaindNet) Name() string {
+	if c.label != "" {
+		return "chaind " + c.label
+	}
+	return "chaind (signed transfers)"
+}
+
+// knows reports whether the binary has the node flag name: netbench
+// compares builds of other commits too, and an older one lacks some of
+// the listeners a newer one turns off.
+func (c *chaindNet) knows(name string) bool {
+	if c.optional == nil {
+		c.optional = map[string]bool{}
+		help, _ := exec.Command(c.bin, "help").CombinedOutput()
+		for _, f := range []string{"cometrpc.port"} {
+			c.optional[f] = strings.Contains(string(help), "-"+f+" ")
+		}
+	}
+	return c.optional[name]
+}
 
 // freeBase finds count ports base, base+stride, ... that are all free,
 // below the kernel's range of ephemeral ports (crowded on a busy machine).
@@ -63,6 +94,9 @@ func freeBase(count, stride int) (int, error) {
 func (c *chaindNet) Start(blockTime time.Duration, debug bool) error {
 	c.runs++
 	c.dir = filepath.Join(c.work, fmt.Sprintf("chaind-%d", c.runs))
+	if c.label != "" {
+		c.dir = filepath.Join(c.work, fmt.Sprintf("chaind-%s-%d", c.label, c.runs))
+	}
 	p2pBase, err := freeBase(4, 1)
 	if err != nil {
 		return err
@@ -84,6 +118,12 @@ func (c *chaindNet) Start(blockTime time.Duration, debug bool) error {
 			return err
 		}
 	}
+	c.pprof = 0
+	if debug && c.profile != "" {
+		if c.pprof, err = freeBase(4, 1); err != nil {
+			return err
+		}
+	}
 	c.procs, c.clients = nil, nil
 	for i := range 4 {
 		dir := filepath.Join(c.dir, fmt.Sprintf("validator%d", i))
@@ -92,9 +132,15 @@ func (c *chaindNet) Start(blockTime time.Duration, debug bool) error {
 			return err
 		}
 		args := []string{"--config", filepath.Join(dir, "config.json"), "--log-level", level,
-			"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1"}
+			"--explorer.port", "-1", "--rest.port", "-1", "--grpc.port", "-1"}
+		if c.knows("cometrpc.port") {
+			args = append(args, "--cometrpc.port", "-1")
+		}
 		if c.metrics != 0 {
 			args = append(args, "--metrics", "--metrics.port", strconv.Itoa(c.metrics+i))
+		}
+		if c.pprof != 0 {
+			args = append(args, "--pprof", fmt.Sprintf("127.0.0.1:%d", c.pprof+i))
 		}
 		cmd := exec.Command(c.bin, args...)
 		cmd.Stdout, cmd.Stderr = log, log
@@ -158,6 +204,7 @@ func (c *chaindNet) Prepare(rate int, d time.Duration) error {
 	if _, err := devload.Prepare(cl, s, devload.KindTransfer, dev[0], keys); err != nil {
 		return err
 	}
+	c.loadFor = d
 	per := int(float64(rate)*d.Seconds())/senders + 1
 	c.work0, err = devload.SignAll(s, devload.KindTransfer, keys, make([]uint64, senders), per, types.Address{})
 	return err
@@ -171,6 +218,9 @@ func (c *chaindNet) Load(rate int, stop <-chan struct{}) (int, error) {
 	var wg sync.WaitGroup
 	start := time.Now()
 	every := time.Duration(float64(time.Second) * float64(len(c.work0)) / float64(rate))
+	if c.pprof != 0 {
+		c.profileLoad(&wg, start)
+	}
 	for s, txs := range c.work0 {
 		cl := c.clients[s%len(c.clients)]
 		wg.Add(1)
@@ -195,6 +245,45 @@ func (c *chaindNet) Load(rate int, stop <-chan struct{}) (int, error) {
 	}
 	wg.Wait()
 	return int(accepted.Load()), nil
+}
+
+// profileLoad takes a CPU profile of each validator over the measured
+// window of the load that started at start (runLoad's: after a fifth of
+// it, to its end), into the profile directory.
+func (c *chaindNet) profileLoad(wg *sync.WaitGroup, start time.Time) {
+	secs := max(int((c.loadFor * 4 / 5).Seconds()), 1)
+	for i := range c.procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Until(start.Add(c.loadFor / 5)))
+			url := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", c.pprof+i, secs)
+			path := filepath.Join(c.profile, fmt.Sprintf("%s-v%d.cpu.pprof", filepath.Base(c.dir), i))
+			if err := fetchTo(url, path); err != nil {
+				fmt.Fprintf(os.Stderr, "netbench: profile of validator %d: %v\n", i, err)
+			}
+		}()
+	}
+}
+
+func fetchTo(url, path string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 var chaindVoteLine = regexp.MustCompile(`^time=(\S+) level=DEBUG msg="vote (sent|received)" height=(\d+) round=(\d+) type=(\S+) validator=(\S+)`)

@@ -11,6 +11,12 @@
 // transactions, which carry no signature and no execution.
 //
 //	go run ./netbench -chaind BIN -cometbft BIN [flags]
+//
+// -chaind takes several binaries as NAME=BIN,NAME=BIN (two commits side by
+// side, alternating in one run); -cometbft none leaves CometBFT out;
+// -idle 0 skips the idle settings; -work DIR keeps the nodes' logs;
+// -profile DIR writes a CPU profile of each chaind validator over each
+// load run's measured window.
 package main
 
 import (
@@ -48,9 +54,10 @@ type network interface {
 }
 
 func main() {
-	chaindBin := flag.String("chaind", "", "chaind binary (required)")
-	cometBin := flag.String("cometbft", "", "cometbft v0.38 binary (required)")
-	idle := flag.Duration("idle", 10*time.Second, "how long block intervals are sampled at each setting")
+	chaindBin := flag.String("chaind", "", "chaind binary, or NAME=BIN,NAME=BIN to compare builds (required)")
+	cometBin := flag.String("cometbft", "", "cometbft v0.38 binary (required; none: leave CometBFT out)")
+	idle := flag.Duration("idle", 10*time.Second, "how long block intervals are sampled at each setting (0: no idle runs)")
+	profile := flag.String("profile", "", "directory for CPU profiles of each chaind validator over each load run's measured window")
 	duration := flag.Duration("duration", 20*time.Second, "how long load is submitted")
 	rate := flag.Int("rate", 3500, "transactions per second offered under load")
 	loadBlock := flag.Duration("load-block-time", 500*time.Millisecond, "block-time setting of the load runs")
@@ -80,7 +87,28 @@ func main() {
 		}
 		defer os.RemoveAll(dir)
 	}
-	nets := []network{newChaind(*chaindBin, dir), newComet(*cometBin, dir)}
+	var nets []network
+	for _, spec := range strings.Split(*chaindBin, ",") {
+		name, bin, named := strings.Cut(spec, "=")
+		if !named {
+			name, bin = "", spec
+		}
+		c := newChaind(bin, dir)
+		c.label, c.profile = name, *profile
+		nets = append(nets, c)
+	}
+	if *cometBin != "none" {
+		nets = append(nets, newComet(*cometBin, dir))
+	}
+	if *idle <= 0 {
+		bts = nil
+	}
+	if *profile != "" {
+		if err := os.MkdirAll(*profile, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	res := map[string]*results{}
 	for _, n := range nets {
 		res[n.Name()] = &results{idle: map[time.Duration][]intervals{}}
@@ -121,6 +149,8 @@ func main() {
 			}
 			l.votes = lat
 			res[n.Name()].load = append(res[n.Name()].load, l)
+			fmt.Fprintf(os.Stderr, "round %d: %s: committed %.0f tx/s, block interval p50 / p90 / max %v / %v / %v, accepted %d / %d\n",
+				r+1, n.Name(), float64(l.committed)/l.window.Seconds(), ms(l.blocks.p50), ms(l.blocks.p90), ms(l.blocks.max), l.accepted, l.offered)
 		}
 	}
 	printTable(nets, res, bts, *loadBlock, *rate)
@@ -301,6 +331,19 @@ func runLoad(n network, rate int, d time.Duration) (loadResult, error) {
 
 func printTable(nets []network, res map[string]*results, bts []time.Duration, loadBT time.Duration, rate int) {
 	fmt.Printf("\n4 validators, one process each, on loopback; %s\n", "numbers from a shared, loaded machine are provisional")
+	if len(bts) > 0 {
+		printIdle(nets, res, bts)
+	}
+	fmt.Printf("\n%s\n%-34s", fmt.Sprintf("under load, setting %v, %d tx/s offered", loadBT, rate), "")
+	for _, n := range nets {
+		fmt.Printf(" %-30s", n.Name())
+	}
+	fmt.Println()
+	printLoad(nets, res)
+}
+
+// printIdle prints the idle intervals of each block-time setting.
+func printIdle(nets []network, res map[string]*results, bts []time.Duration) {
 	fmt.Printf("\n%-34s", "idle block interval p50 / p90 / max")
 	for _, n := range nets {
 		fmt.Printf(" %-30s", n.Name())
@@ -333,11 +376,11 @@ func printTable(nets []network, res map[string]*results, bts []time.Duration, lo
 		fmt.Printf(" %-30s", best)
 	}
 	fmt.Println()
-	fmt.Printf("\n%s\n%-34s", fmt.Sprintf("under load, setting %v, %d tx/s offered", loadBT, rate), "")
-	for _, n := range nets {
-		fmt.Printf(" %-30s", n.Name())
-	}
-	fmt.Println()
+}
+
+// printLoad prints the medians of the load runs: the run of median
+// committed throughput, per network.
+func printLoad(nets []network, res map[string]*results) {
 	rows := []struct {
 		name string
 		f    func(l loadResult) string
