@@ -293,10 +293,11 @@ func readHistograms(url, name, label string) (map[string]*histogram, error) {
 	return out, sc.Err()
 }
 
-// cacheCounts are a node's cache lookups so far, by cache: hits and
-// misses (chaind_cache_hits_total, chaind_cache_misses_total), and the
-// store's pinned bytes and tables under "pinned" and "tables".
-type cacheCounts map[string][2]float64
+// cacheCounts are a node's cache lookups so far, by cache: hits, misses
+// and bytes held (chaind_cache_hits_total, chaind_cache_misses_total,
+// chaind_cache_bytes), and the store's pinned bytes and tables under
+// "pinned".
+type cacheCounts map[string][3]float64
 
 // readCacheCounts reads cacheCounts from a /metrics page (nil when it
 // cannot be read).
@@ -322,10 +323,12 @@ func readCacheCounts(url string) cacheCounts {
 			c[0] = n
 		case "chaind_cache_misses_total":
 			c[1] = n
+		case "chaind_cache_bytes":
+			c[2] = n
 		case "chaind_store_pinned_bytes":
-			cache, c = "pinned", [2]float64{n, out["pinned"][1]}
+			cache, c = "pinned", [3]float64{n, out["pinned"][1]}
 		case "chaind_store_pinned_tables":
-			cache, c = "pinned", [2]float64{out["pinned"][0], n}
+			cache, c = "pinned", [3]float64{out["pinned"][0], n}
 		default:
 			continue
 		}
@@ -334,8 +337,8 @@ func readCacheCounts(url string) cacheCounts {
 	return out
 }
 
-// since is the hit rate of each cache over the lookups between was and c,
-// and the store's pinned blocks as c finds them.
+// since is the hit rate of each cache over the lookups between was and c
+// and what it holds then, and the store's pinned blocks as c finds them.
 func (c cacheCounts) since(was cacheCounts) string {
 	if c == nil {
 		return "metrics unreadable"
@@ -347,7 +350,7 @@ func (c cacheCounts) since(was cacheCounts) string {
 			parts = append(parts, name+" -")
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %.1f%% of %.0f", name, 100*hits/(hits+misses), hits+misses))
+		parts = append(parts, fmt.Sprintf("%s %.1f%% of %.0f (%s)", name, 100*hits/(hits+misses), hits+misses, mib(uint64(c[name][2]))))
 	}
 	if p, ok := c["pinned"]; ok {
 		parts = append(parts, fmt.Sprintf("pinned %s in %.0f tables", mib(uint64(p[0])), p[1]))

@@ -134,6 +134,8 @@ chaind_cache_hits_total{cache="state_reads"} 7
 chaind_cache_misses_total{cache="trie_nodes"} %d
 chaind_cache_misses_total{cache="store_blocks"} %d
 chaind_cache_misses_total{cache="state_reads"} 1
+# TYPE chaind_cache_bytes gauge
+chaind_cache_bytes{cache="trie_nodes"} 2097152
 # TYPE chaind_store_pinned_bytes gauge
 chaind_store_pinned_bytes 1048576
 chaind_store_pinned_tables 3
@@ -146,7 +148,7 @@ chaind_store_tables 4
 		return readCacheCounts(srv.URL)
 	}
 	was, now := serve(page(10, 5, 100, 100)), serve(page(13, 6, 101, 101))
-	want := "trie_nodes 75.0% of 4, state_reads -, code -, store_blocks 50.0% of 2, pinned 1.0 MiB in 3 tables"
+	want := "trie_nodes 75.0% of 4 (2.0 MiB), state_reads -, code -, store_blocks 50.0% of 2 (0.0 MiB), pinned 1.0 MiB in 3 tables"
 	if got := now.since(was); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}

@@ -261,3 +261,27 @@ func TestIndexPageBound(t *testing.T) {
 		t.Fatalf("reverse page: %d listed, total %d, %v", len(got), pr.Total, qerr)
 	}
 }
+
+// abci_query serves the lists by their gRPC paths, with the bytes the
+// methods answer.
+func TestIndexOverABCIQuery(t *testing.T) {
+	f, _, _ := holdersFake()
+	q := query.New(f.Backend())
+	for _, c := range []struct {
+		path string
+		req  protobuf.Message
+	}{
+		{"/cosmos.auth.v1beta1.Query/Accounts", &query.QueryAccountsRequest{Pagination: &query.PageRequest{Limit: 3, Reverse: true}}},
+		{"/cosmos.bank.v1beta1.Query/DenomOwners", &query.QueryDenomOwnersRequest{Denom: query.Denom, Pagination: &query.PageRequest{CountTotal: true}}},
+		{"/cosmos.bank.v1beta1.Query/DenomOwnersByQuery", &query.QueryDenomOwnersByQueryRequest{Denom: query.Denom}},
+	} {
+		direct, qerr := call(t, q, c.path, c.req)
+		if qerr != nil {
+			t.Fatal(qerr)
+		}
+		r, err := q.ABCIQuery(context.Background(), &query.ABCIQueryRequest{Path: c.path, Data: protobuf.Marshal(c.req)})
+		if err != nil || r.Code != 0 || !bytes.Equal(r.Value, protobuf.Marshal(direct)) {
+			t.Errorf("%s: %+v %v", c.path, r, err)
+		}
+	}
+}
