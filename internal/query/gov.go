@@ -396,7 +396,9 @@ func (q *Querier) vote(ctx context.Context, id uint64, voterAddr string) (vVote,
 			return v, nil
 		}
 	}
-	return vVote{}, Errorf(NotFound, "voter: %v not found for proposal: %v", voterAddr, id)
+	// The SDK answers a missing vote InvalidArgument (x/gov keeper), not
+	// NotFound (testdata/sdk050/golden/gov.v1beta1.Vote_not_found.json).
+	return vVote{}, Errorf(InvalidArgument, "voter: %v not found for proposal: %v", voterAddr, id)
 }
 
 // votePage is a page of the votes on a proposal, by voter.
