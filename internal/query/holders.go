@@ -28,6 +28,17 @@ import (
 // listing millions of accounts needs one to bound the answer's memory.
 const maxIndexPage = 1000
 
+// maxIndexWalk bounds the index entries a request may walk past without
+// returning them: an offset's skipped entries, and the entries after the
+// page that count_total counts. Each costs a state read (is the account
+// still there, does it hold the coin), so an unbounded walk let one
+// request read the state of every address since genesis — millions on a
+// big chain, seconds of CPU and disk for a query any client may send.
+// Past the bound an offset is refused, an explicit count_total is
+// refused, and the total that a request without a limit implies (the
+// SDK counts then) is left out of the answer.
+const maxIndexWalk = 10_000
+
 // indexChunk is how many addresses one read of the index returns.
 const indexChunk = 256
 
@@ -206,6 +217,9 @@ func indexPage[T any](ctx context.Context, idx backend.AccountIndex, p *PageRequ
 	}
 	out := []T{}
 	if req.Key == nil {
+		if req.Offset > maxIndexWalk {
+			return nil, nil, Errorf(InvalidArgument, "offset %d is over %d; page with next_key", req.Offset, maxIndexWalk)
+		}
 		for range req.Offset {
 			if _, _, ok, err := next(); err != nil {
 				return nil, nil, err
@@ -216,6 +230,7 @@ func indexPage[T any](ctx context.Context, idx backend.AccountIndex, p *PageRequ
 	}
 	resp := &PageResponse{}
 	n := uint64(0)
+	walked := 0 // entries counted past the page
 	for {
 		a, v, ok, err := next()
 		if err != nil {
@@ -224,12 +239,18 @@ func indexPage[T any](ctx context.Context, idx backend.AccountIndex, p *PageRequ
 		if !ok {
 			break
 		}
-		if n == limit {
+		if n >= limit {
 			if resp.NextKey == nil {
 				resp.NextKey = bytes.Clone(a[:])
 			}
 			if req.Key != nil || !count {
 				break
+			}
+			if walked++; walked > maxIndexWalk {
+				if req.CountTotal {
+					return nil, nil, Errorf(ResourceExhaust, "count_total would walk more than %d accounts past the page; page with next_key without it", maxIndexWalk)
+				}
+				return out, resp, nil // the implied total is left out
 			}
 			n++ // counting on to the end for the total
 			continue

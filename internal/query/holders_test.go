@@ -262,6 +262,37 @@ func TestIndexPageBound(t *testing.T) {
 	}
 }
 
+// A request walks at most maxIndexWalk (10,000) entries it does not
+// return: a larger offset is refused, an explicit count_total past that
+// is refused, and the total a request without a limit implies is left
+// out, while its page and next_key stay. Every state read costs, and any
+// client may ask.
+func TestIndexWalkBound(t *testing.T) {
+	f := querytest.New(1)
+	for i := range 10_200 {
+		f.Nonces[querytest.Addr(0x100+i)] = 1
+	}
+	q := query.New(f.Backend())
+	ctx := context.Background()
+	if _, _, qerr := listAccounts(t, ctx, q, &query.PageRequest{Offset: 10_001, Limit: 1}); qerr == nil || qerr.Code != query.InvalidArgument {
+		t.Fatalf("offset 10,001: %v, want InvalidArgument", qerr)
+	}
+	if got, _, qerr := listAccounts(t, ctx, q, &query.PageRequest{Offset: 10_000, Limit: 1}); qerr != nil || len(got) != 1 {
+		t.Fatalf("offset 10,000: %d listed, %v", len(got), qerr)
+	}
+	if _, _, qerr := listAccounts(t, ctx, q, &query.PageRequest{Limit: 100, CountTotal: true}); qerr == nil || qerr.Code != query.ResourceExhaust {
+		t.Fatalf("count_total over 10,202 accounts: %v, want ResourceExhausted", qerr)
+	}
+	got, pr, qerr := listAccounts(t, ctx, q, nil)
+	if qerr != nil || len(got) != query.DefaultLimit || pr.Total != 0 || pr.NextKey == nil {
+		t.Fatalf("no pagination: %d listed, total %d, next_key %x, %v", len(got), pr.Total, pr.NextKey, qerr)
+	}
+	// Within the bound the total is counted, as the SDK does.
+	if _, pr, qerr := listAccounts(t, ctx, q, &query.PageRequest{Limit: 1000, CountTotal: true}); qerr != nil || pr.Total != 10_202 {
+		t.Fatalf("count_total within the bound: total %d, %v", pr.Total, qerr)
+	}
+}
+
 // abci_query serves the lists by their gRPC paths, with the bytes the
 // methods answer.
 func TestIndexOverABCIQuery(t *testing.T) {
