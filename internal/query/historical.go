@@ -45,10 +45,10 @@ func (q *Querier) HistoricalInfo(ctx context.Context, r *QueryHistoricalInfoRequ
 		return nil, Errorf(InvalidArgument, "height cannot be negative")
 	}
 	h := uint64(r.Height)
-	if h > q.b.Blocks.Head().Number() {
-		return nil, Errorf(InvalidArgument, "requested block height is bigger then the chain length")
-	}
-	if h < q.OldestState() {
+	// Above the head as below the oldest state: the SDK's keeper finds
+	// no entry and answers NotFound (the golden
+	// HistoricalInfo_above_head, simd v0.50).
+	if h > q.b.Blocks.Head().Number() || h < q.OldestState() {
 		return nil, Errorf(NotFound, "historical info for height %d not found", h)
 	}
 	n, err := q.native(ctx)
