@@ -282,8 +282,10 @@ func (f *Fake) TotalSupply(*types.Header) (*uint256.Int, error) {
 	return s, nil
 }
 
+// ConsensusValidators answers up to the height after the head, as the
+// engine does: that set was decided by the cycle's selection block.
 func (f *Fake) ConsensusValidators(height uint64) ([]backend.ConsensusValidator, error) {
-	if height >= uint64(len(f.blocks)) {
+	if height > uint64(len(f.blocks)) {
 		return nil, backend.ErrNotFound
 	}
 	var out []backend.ConsensusValidator
