@@ -87,6 +87,12 @@ func grpcurlInputs() map[string]string {
 		"cosmos.auth.v1beta1.Query/Bech32Prefix":                         `{}`,
 		"cosmos.auth.v1beta1.Query/AccountInfo":                          `{"address":"` + acc + `"}`,
 		"cosmos.auth.v1beta1.Query/Accounts":                             `{"pagination":{"limit":"2","count_total":true}}`,
+		"cosmos.auth.v1beta1.Query/ModuleAccounts":                       `{}`,
+		"cosmos.auth.v1beta1.Query/ModuleAccountByName":                  `{"name":"gov"}`,
+		"cosmos.auth.v1beta1.Query/AddressBytesToString":                 `{"address_bytes":"qgAAAAAAAAAAAAAAAAAAAAAAAAE="}`,
+		"cosmos.auth.v1beta1.Query/AddressStringToBytes":                 `{"address_string":"` + acc + `"}`,
+		"cosmos.bank.v1beta1.Query/DenomMetadataByQueryString":           `{"denom":"achain"}`,
+		"cosmos.bank.v1beta1.Query/SendEnabled":                          `{"denoms":["achain"]}`,
 		"cosmos.bank.v1beta1.Query/DenomOwners":                          `{"denom":"achain","pagination":{"reverse":true}}`,
 		"cosmos.bank.v1beta1.Query/DenomOwnersByQuery":                   `{"denom":"achain"}`,
 		"cosmos.bank.v1beta1.Query/Params":                               `{}`,
@@ -134,15 +140,18 @@ var grpcurlRefusals = map[string]string{
 	"cosmos.tx.v1beta1.Service/BroadcastTx":   "eth_sendRawTransaction",
 	"cosmos.tx.v1beta1.Service/TxEncodeAmino": "amino",
 	"cosmos.tx.v1beta1.Service/TxDecodeAmino": "amino",
+	// chaind's account numbers hash the address and cannot be turned back.
+	"cosmos.auth.v1beta1.Query/AccountAddressByID": "account address not found",
 }
 
 var grpcurlRefusalInputs = map[string]string{
-	"cosmos.tx.v1beta1.Service/GetTx":         `{"hash":"` + strings.Repeat("ab", 32) + `"}`,
-	"cosmos.tx.v1beta1.Service/GetTxsEvent":   `{"query":"tx.height=1"}`,
-	"cosmos.tx.v1beta1.Service/Simulate":      `{}`,
-	"cosmos.tx.v1beta1.Service/BroadcastTx":   `{}`,
-	"cosmos.tx.v1beta1.Service/TxEncodeAmino": `{}`,
-	"cosmos.tx.v1beta1.Service/TxDecodeAmino": `{}`,
+	"cosmos.tx.v1beta1.Service/GetTx":              `{"hash":"` + strings.Repeat("ab", 32) + `"}`,
+	"cosmos.tx.v1beta1.Service/GetTxsEvent":        `{"query":"tx.height=1"}`,
+	"cosmos.tx.v1beta1.Service/Simulate":           `{}`,
+	"cosmos.tx.v1beta1.Service/BroadcastTx":        `{}`,
+	"cosmos.tx.v1beta1.Service/TxEncodeAmino":      `{}`,
+	"cosmos.tx.v1beta1.Service/TxDecodeAmino":      `{}`,
+	"cosmos.auth.v1beta1.Query/AccountAddressByID": `{"account_id":"1"}`,
 }
 
 // TestGrpcurl drives the server with grpcurl, which knows nothing of the

@@ -2,6 +2,7 @@ package lcd
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -48,6 +49,13 @@ func sweepValue(param string) (value, prefix string) {
 		return query.Denom, ""
 	case "hash":
 		return strings.Repeat("ab", 32), ""
+	case "address_bytes": // padded base64, as the SDK's gateway takes it
+		a := querytest.Addr(1)
+		return base64.StdEncoding.EncodeToString(a[:]), ""
+	case "address_string": // the path is AddressBytesToString's, as in the SDK's gateway
+		return acc1, ""
+	case "id": // the SDK's deprecated account id, which it refuses
+		return "1", ""
 	}
 	return "", ""
 }

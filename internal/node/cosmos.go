@@ -96,7 +96,7 @@ func (n *Node) queryBackend() query.Backend {
 		Supply: n.stake.Supply(), Consensus: n.stake.ConsensusSets(), Commits: n.stake.Commits(), Signing: n.stake.Signing(),
 		BlockMaxBytes: p2p.MaxFrameSize, // a proposal travels in one frame
 		Staking:       n.Staking(), Governance: n.Governance(),
-		BlockTime: n.cfg.BlockTime, Authority: staking.GovernanceAddress,
+		BlockTime: n.cfg.BlockTime, Authority: staking.GovernanceAddress, ModuleAccounts: n.stake.ModuleAccounts(),
 		Moniker: "chaind", Version: n.cfg.ClientVersion, GoVersion: runtime.Version(),
 	}
 	if v := n.cfg.Validator; v != nil {

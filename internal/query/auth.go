@@ -105,17 +105,17 @@ func (Bech32PrefixResponse) ProtoName() string { return "cosmos.auth.v1beta1.Bec
 
 func authService() *Service {
 	return serviceFile("cosmos/auth/v1beta1/query.proto", "cosmos.auth.v1beta1.Query",
-		[]protobuf.Message{QueryAccountRequest{}, QueryAccountResponse{}, BaseAccount{}, QueryAccountInfoRequest{}, QueryAccountInfoResponse{},
+		append([]protobuf.Message{QueryAccountRequest{}, QueryAccountResponse{}, BaseAccount{}, QueryAccountInfoRequest{}, QueryAccountInfoResponse{},
 			AuthParams{}, QueryAuthParamsRequest{}, QueryAuthParamsResponse{}, Bech32PrefixRequest{}, Bech32PrefixResponse{},
-			QueryAccountsRequest{}, QueryAccountsResponse{}},
+			QueryAccountsRequest{}, QueryAccountsResponse{}}, authMoreMessages...),
 		nil,
-		[]*Method{
+		append([]*Method{
 			method("Accounts", "/cosmos/auth/v1beta1/accounts", (*Querier).Accounts),
 			method("Account", "/cosmos/auth/v1beta1/accounts/{address}", (*Querier).Account),
 			method("Params", "/cosmos/auth/v1beta1/params", (*Querier).AuthParams),
 			method("Bech32Prefix", "/cosmos/auth/v1beta1/bech32", (*Querier).Bech32Prefix),
 			method("AccountInfo", "/cosmos/auth/v1beta1/account_info/{address}", (*Querier).AccountInfo),
-		})
+		}, authMoreMethods()...))
 }
 
 // AccountNumber is the account number chaind shows for a: see the top of

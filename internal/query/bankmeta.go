@@ -141,11 +141,46 @@ func (QueryDenomsMetadataResponse) ProtoName() string {
 	return "cosmos.bank.v1beta1.QueryDenomsMetadataResponse"
 }
 
+type QueryDenomMetadataByQueryStringRequest struct {
+	Denom string `pb:"1,denom"`
+}
+
+func (QueryDenomMetadataByQueryStringRequest) ProtoName() string {
+	return "cosmos.bank.v1beta1.QueryDenomMetadataByQueryStringRequest"
+}
+
+type QueryDenomMetadataByQueryStringResponse struct {
+	Metadata Metadata `pb:"1,metadata"`
+}
+
+func (QueryDenomMetadataByQueryStringResponse) ProtoName() string {
+	return "cosmos.bank.v1beta1.QueryDenomMetadataByQueryStringResponse"
+}
+
+type QuerySendEnabledRequest struct {
+	Denoms     []string     `pb:"1,denoms"`
+	Pagination *PageRequest `pb:"99,pagination"`
+}
+
+func (QuerySendEnabledRequest) ProtoName() string {
+	return "cosmos.bank.v1beta1.QuerySendEnabledRequest"
+}
+
+type QuerySendEnabledResponse struct {
+	SendEnabled []SendEnabled `pb:"1,send_enabled"`
+	Pagination  *PageResponse `pb:"99,pagination"`
+}
+
+func (QuerySendEnabledResponse) ProtoName() string {
+	return "cosmos.bank.v1beta1.QuerySendEnabledResponse"
+}
+
 // bankMetaMessages and bankMetaMethods join the bank service.
 var bankMetaMessages = []protobuf.Message{SendEnabled{}, BankParams{}, DenomUnit{}, Metadata{},
 	QueryBankParamsRequest{}, QueryBankParamsResponse{}, QuerySpendableBalancesRequest{}, QuerySpendableBalancesResponse{},
 	QuerySpendableBalanceByDenomRequest{}, QuerySpendableBalanceByDenomResponse{},
-	QueryDenomMetadataRequest{}, QueryDenomMetadataResponse{}, QueryDenomsMetadataRequest{}, QueryDenomsMetadataResponse{}}
+	QueryDenomMetadataRequest{}, QueryDenomMetadataResponse{}, QueryDenomsMetadataRequest{}, QueryDenomsMetadataResponse{},
+	QueryDenomMetadataByQueryStringRequest{}, QueryDenomMetadataByQueryStringResponse{}, QuerySendEnabledRequest{}, QuerySendEnabledResponse{}}
 
 func bankMetaMethods() []*Method {
 	return []*Method{
@@ -154,12 +189,46 @@ func bankMetaMethods() []*Method {
 		method("Params", "/cosmos/bank/v1beta1/params", (*Querier).BankParams),
 		method("DenomMetadata", "/cosmos/bank/v1beta1/denoms_metadata/{denom}", (*Querier).DenomMetadata),
 		method("DenomsMetadata", "/cosmos/bank/v1beta1/denoms_metadata", (*Querier).DenomsMetadata),
+		method("DenomMetadataByQueryString", "/cosmos/bank/v1beta1/denoms_metadata_by_query_string", (*Querier).DenomMetadataByQueryString),
+		method("SendEnabled", "/cosmos/bank/v1beta1/send_enabled", (*Querier).SendEnabled),
 	}
 }
 
+// bankParams are the bank parameters: no coin has a send_enabled entry
+// of its own (the SDK keeps those apart from the parameters since
+// v0.47, and chaind has none), and sending is on by default.
+var bankParams = BankParams{SendEnabled: []SendEnabled{}, DefaultSendEnabled: true}
+
 // BankParams returns the bank parameters.
 func (q *Querier) BankParams(context.Context, *QueryBankParamsRequest) (*QueryBankParamsResponse, error) {
-	return &QueryBankParamsResponse{Params: BankParams{SendEnabled: []SendEnabled{}, DefaultSendEnabled: true}}, nil
+	return &QueryBankParamsResponse{Params: bankParams}, nil
+}
+
+// SendEnabled lists the send_enabled entries of the denominations asked,
+// or, asked for none, every entry, paginated. The SDK lists only the
+// coins that have an entry of their own; chaind answers for its native
+// coin, whose sending follows default_send_enabled, so a client asking
+// about it learns that value, and skips any other denomination as the
+// SDK skips one without an entry. Asked for none, the list is the
+// parameters' own entries: none.
+func (q *Querier) SendEnabled(_ context.Context, r *QuerySendEnabledRequest) (*QuerySendEnabledResponse, error) {
+	if len(r.Denoms) > 0 {
+		out := []SendEnabled{}
+		for _, d := range r.Denoms {
+			if err := checkDenom(d); err != nil {
+				return nil, err
+			}
+			if d == Denom {
+				out = append(out, SendEnabled{Denom: d, Enabled: bankParams.DefaultSendEnabled})
+			}
+		}
+		return &QuerySendEnabledResponse{SendEnabled: out}, nil
+	}
+	page, pr, err := paginate(bankParams.SendEnabled, func(e SendEnabled) []byte { return []byte(e.Denom) }, r.Pagination)
+	if err != nil {
+		return nil, err
+	}
+	return &QuerySendEnabledResponse{SendEnabled: page, Pagination: pr}, nil
 }
 
 // SpendableBalances are an account's balances, all of them spendable.
@@ -190,6 +259,16 @@ func (q *Querier) DenomMetadata(_ context.Context, r *QueryDenomMetadataRequest)
 		return nil, Errorf(NotFound, "client metadata for denom %s", r.Denom)
 	}
 	return &QueryDenomMetadataResponse{Metadata: nativeMetadata}, nil
+}
+
+// DenomMetadataByQueryString is DenomMetadata with the denomination in
+// the query string (?denom=), for denominations with a slash.
+func (q *Querier) DenomMetadataByQueryString(ctx context.Context, r *QueryDenomMetadataByQueryStringRequest) (*QueryDenomMetadataByQueryStringResponse, error) {
+	m, err := q.DenomMetadata(ctx, &QueryDenomMetadataRequest{Denom: r.Denom})
+	if err != nil {
+		return nil, err
+	}
+	return &QueryDenomMetadataByQueryStringResponse{Metadata: m.Metadata}, nil
 }
 
 // DenomsMetadata lists every coin's metadata: the native coin's.

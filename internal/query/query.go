@@ -62,6 +62,11 @@ type Backend struct {
 	// Authority is the account that governance acts as: the governance
 	// contract (upgrade's and gov's authority).
 	Authority types.Address
+	// ModuleAccounts are the system contracts that hold coins for a
+	// module as the SDK's module accounts do (the staking contract the
+	// bonded stake, the governance contract the deposits), under the
+	// SDK's module names so a client finds them as on a Cosmos chain.
+	ModuleAccounts []ModuleAccountRole
 	// Staking and Governance are the chain's staking and governance
 	// state, which the staking, distribution, gov and slashing queries
 	// show in Cosmos' shapes.

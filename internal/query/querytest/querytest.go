@@ -175,6 +175,8 @@ func New(validators int) *Fake {
 func (f *Fake) Backend() query.Backend {
 	return query.Backend{Blocks: f, State: f, Accounts: f, Retention: f, Config: chainConfig{}, Network: f, Supply: f, Consensus: f,
 		Staking: f, Governance: f, Commits: f, Signing: signing{f: f}, BlockMaxBytes: 4 << 20, BlockTime: 2 * time.Second, Authority: Addr(0x805),
+		ModuleAccounts: []query.ModuleAccountRole{{Name: "bonded_tokens_pool", Address: Addr(0x800), Permissions: []string{"burner", "staking"}},
+			{Name: "distribution", Address: Addr(0x801)}, {Name: "gov", Address: Addr(0x805), Permissions: []string{"burner"}}},
 		NodeID: "0123abcd", ListenAddr: "127.0.0.1:26656", Moniker: "test", Version: "chaind/v0.0.0-test", GoVersion: "go1.26"}
 }
 
