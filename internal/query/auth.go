@@ -160,8 +160,21 @@ func accountIn(st backend.State, a types.Address) (*BaseAccount, bool, error) {
 	return &BaseAccount{Address: accAddr(a), AccountNumber: AccountNumber(a), Sequence: nonce}, true, nil
 }
 
-// Account returns an account as a BaseAccount in an Any.
+// Account returns an account in an Any: a BaseAccount, or the
+// ModuleAccount of a system contract standing for a module's account
+// (shown before it holds anything, as the SDK shows a module account).
 func (q *Querier) Account(ctx context.Context, r *QueryAccountRequest) (*QueryAccountResponse, error) {
+	a, err := parseAddress(AccountPrefix, "address", r.Address)
+	if err != nil {
+		return nil, err
+	}
+	if role, ok := q.roleOf(a); ok {
+		acc, err := q.moduleAccount(ctx, role)
+		if err != nil {
+			return nil, err
+		}
+		return &QueryAccountResponse{Account: acc}, nil
+	}
 	acc, err := q.baseAccount(ctx, r.Address)
 	if err != nil {
 		return nil, err

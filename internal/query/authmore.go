@@ -146,11 +146,35 @@ func (q *Querier) moduleAccount(ctx context.Context, role ModuleAccountRole) (*p
 	if !ok {
 		base = &BaseAccount{Address: accAddr(role.Address), AccountNumber: AccountNumber(role.Address)}
 	}
+	return packModule(role, base), nil
+}
+
+func packModule(role ModuleAccountRole, base *BaseAccount) *protobuf.Any {
 	perms := role.Permissions
 	if perms == nil {
 		perms = []string{}
 	}
-	return &protobuf.Any{Msg: ModuleAccount{BaseAccount: base, Name: role.Name, Permissions: perms}}, nil
+	return &protobuf.Any{Msg: ModuleAccount{BaseAccount: base, Name: role.Name, Permissions: perms}}
+}
+
+// roleOf is the module account role of a, if a system contract at a
+// stands for one.
+func (q *Querier) roleOf(a types.Address) (ModuleAccountRole, bool) {
+	for _, r := range q.b.ModuleAccounts {
+		if r.Address == a {
+			return r, true
+		}
+	}
+	return ModuleAccountRole{}, false
+}
+
+// packAccount packs a's account as the SDK packs it: a ModuleAccount for
+// a module's account, a BaseAccount otherwise.
+func (q *Querier) packAccount(a types.Address, base *BaseAccount) *protobuf.Any {
+	if role, ok := q.roleOf(a); ok {
+		return packModule(role, base)
+	}
+	return &protobuf.Any{Msg: *base}
 }
 
 // ModuleAccounts lists the module accounts by name, as the SDK does.

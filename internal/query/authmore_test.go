@@ -3,19 +3,23 @@ package query_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chaind/chaind/internal/protobuf"
 	"github.com/chaind/chaind/internal/query"
 	"github.com/chaind/chaind/internal/query/querytest"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/holiman/uint256"
 )
 
 // The auth and bank queries the SDK v0.50 added: each answer from the
 // fixture's prefixes, accounts and parameters, each refusal with the
 // SDK's code; and abci_query gives the same bytes as the call.
 func TestSDK050AuthBankQueries(t *testing.T) {
-	q := query.New(querytest.New(3).Backend())
+	f := querytest.New(3)
+	f.Balances[querytest.Addr(0x805)] = uint256.NewInt(7) // deposits held
+	q := query.New(f.Backend())
 	a := querytest.Addr(1)
 	acc := query.Bech32(query.AccountPrefix, a)
 	modAcc := func(n int, name, perms string) string {
@@ -44,6 +48,9 @@ func TestSDK050AuthBankQueries(t *testing.T) {
 		{"module accounts", "/cosmos.auth.v1beta1.Query/ModuleAccounts", &query.QueryModuleAccountsRequest{}, query.OK,
 			`{"accounts":[` + modAcc(0x800, "bonded_tokens_pool", `"burner","staking"`) + "," + modAcc(0x801, "distribution", "") + "," + gov + `]}`},
 		{"module gov", "/cosmos.auth.v1beta1.Query/ModuleAccountByName", &query.QueryModuleAccountByNameRequest{Name: "gov"}, query.OK, `{"account":` + gov + `}`},
+		{"module by Account", "/cosmos.auth.v1beta1.Query/Account", &query.QueryAccountRequest{Address: query.Bech32(query.AccountPrefix, querytest.Addr(0x805))}, query.OK, `{"account":` + gov + `}`},
+		{"empty module by Account", "/cosmos.auth.v1beta1.Query/Account", &query.QueryAccountRequest{Address: query.Bech32(query.AccountPrefix, querytest.Addr(0x801))}, query.OK,
+			`{"account":` + modAcc(0x801, "distribution", "") + `}`},
 		{"module none", "/cosmos.auth.v1beta1.Query/ModuleAccountByName", &query.QueryModuleAccountByNameRequest{Name: "mint"}, query.NotFound, ""},
 		{"module empty", "/cosmos.auth.v1beta1.Query/ModuleAccountByName", &query.QueryModuleAccountByNameRequest{}, query.InvalidArgument, ""},
 		{"metadata by query", "/cosmos.bank.v1beta1.Query/DenomMetadataByQueryString", &query.QueryDenomMetadataByQueryStringRequest{Denom: query.Denom}, query.OK, meta},
@@ -73,6 +80,11 @@ func TestSDK050AuthBankQueries(t *testing.T) {
 				t.Errorf("abci_query: %+v %v", abci, err)
 			}
 		})
+	}
+	// Accounts lists a module's account as a ModuleAccount, as the SDK does.
+	all := string(protobuf.MarshalJSON(mustCall(t, q, "/cosmos.auth.v1beta1.Query/Accounts", &query.QueryAccountsRequest{})))
+	if !strings.Contains(all, gov) || !strings.Contains(all, `"@type":"/cosmos.auth.v1beta1.BaseAccount","address":"`+acc+`"`) {
+		t.Errorf("Accounts: %s", all)
 	}
 	// Bytes and string convert back and forth.
 	for _, n := range []int{0, 1, 0x805, 0xffff} {

@@ -120,7 +120,7 @@ func (q *Querier) Accounts(ctx context.Context, r *QueryAccountsRequest) (*Query
 		if !ok || err != nil {
 			return nil, false, err
 		}
-		return &protobuf.Any{Msg: *acc}, true, nil
+		return q.packAccount(a, acc), true, nil // a module's account as a ModuleAccount, as the SDK lists it
 	})
 	if err != nil {
 		return nil, err
