@@ -26,11 +26,11 @@ type commitSig struct {
 // zeroTime is how CometBFT renders the time of an absent signature.
 var zeroTime = time.Time{}.Format(time.RFC3339)
 
-// lastCommitJSON renders c; nil (a block that carries no commit) is
-// CometBFT's empty commit of block 1, which clients read as none.
+// lastCommitJSON renders c; nil or empty (a block that carries no commit)
+// is CometBFT's empty commit of block 1, which clients read as none.
 func lastCommitJSON(c *query.Commit) commitJSON {
 	if c == nil {
-		return commitJSON{BlockID: blockIDJSON(query.BlockID{}), Signatures: []commitSig{}}
+		c = &query.Commit{}
 	}
 	out := commitJSON{Height: i64(c.Height), Round: c.Round, BlockID: blockIDJSON(c.BlockID), Signatures: make([]commitSig, len(c.Signatures))}
 	for i, s := range c.Signatures {

@@ -2,9 +2,13 @@ package cometrpc
 
 import (
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chaind/chaind/internal/query"
 	"github.com/chaind/chaind/internal/query/querytest"
 )
 
@@ -63,5 +67,67 @@ func TestMillisecondTimes(t *testing.T) {
 	sigs, _ := field(t, r.Result, "block.last_commit.signatures").([]any)
 	if len(sigs) < 2 || sigs[1].(map[string]any)["timestamp"] != "2025-01-02T03:04:09.25Z" {
 		t.Errorf("last_commit signatures %v", sigs)
+	}
+}
+
+// last_commit_hash is the hash of the last_commit rendered beside it
+// (CometBFT's Commit.Hash), the same in block, header, blockchain and the
+// commit of the parent's child; block 1 carries the empty commit, whose
+// hash is sha256 of nothing.
+func TestLastCommitHash(t *testing.T) {
+	f := querytest.New(3)
+	f.AddBlock()
+	f.AddBlock()
+	url := serve(t, f)
+	chain := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"blockchain","params":{"minHeight":"1","maxHeight":"4"}}`)
+	metas, _ := field(t, chain.Result, "block_metas").([]any)
+	if len(metas) != 4 {
+		t.Fatalf("blockchain: %s", chain.Result)
+	}
+	for n := 1; n <= 4; n++ {
+		block := post(t, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"block","params":{"height":"%d"}}`, n))
+		var b struct {
+			Block struct {
+				Header struct {
+					LastCommitHash string `json:"last_commit_hash"`
+				} `json:"header"`
+				LastCommit struct {
+					Height     string `json:"height"`
+					Signatures []struct {
+						Flag      int       `json:"block_id_flag"`
+						Address   string    `json:"validator_address"`
+						Timestamp time.Time `json:"timestamp"`
+						Signature []byte    `json:"signature"`
+					} `json:"signatures"`
+				} `json:"last_commit"`
+			} `json:"block"`
+		}
+		if err := json.Unmarshal(block.Result, &b); err != nil {
+			t.Fatal(err)
+		}
+		c := &query.Commit{}
+		for _, s := range b.Block.LastCommit.Signatures {
+			addr, _ := hex.DecodeString(s.Address)
+			c.Signatures = append(c.Signatures, query.CommitSig{BlockIDFlag: query.BlockIDFlag(s.Flag), ValidatorAddress: addr, Timestamp: s.Timestamp, Signature: s.Signature})
+		}
+		if n == 1 && len(c.Signatures) != 0 || n > 1 && len(c.Signatures) != 3 {
+			t.Fatalf("block %d: last_commit %+v", n, b.Block.LastCommit)
+		}
+		want := fmt.Sprintf("%X", query.CommitHash(c))
+		if n == 1 && want != "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855" {
+			t.Errorf("block 1's empty commit hashes to %s", want)
+		}
+		header := post(t, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"header","params":{"height":"%d"}}`, n))
+		commit := post(t, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"commit","params":{"height":"%d"}}`, n))
+		for what, got := range map[string]any{
+			"block":      b.Block.Header.LastCommitHash,
+			"header":     field(t, header.Result, "header.last_commit_hash"),
+			"commit":     field(t, commit.Result, "signed_header.header.last_commit_hash"),
+			"blockchain": metas[4-n].(map[string]any)["header"].(map[string]any)["last_commit_hash"],
+		} {
+			if got != want {
+				t.Errorf("block %d: %s's last_commit_hash %v, want %s (the hash of its last_commit)", n, what, got, want)
+			}
+		}
 	}
 }

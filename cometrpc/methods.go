@@ -498,7 +498,7 @@ func (s *Server) commit(ctx context.Context, _ callInfo, p params) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		if child.LastCommit != nil {
+		if !child.LastCommit.Empty() {
 			c, canonical = lastCommitJSON(child.LastCommit), true
 		}
 	} else if blk, err := s.b.Blocks.BlockByNumber(n); err == nil {

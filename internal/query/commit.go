@@ -25,8 +25,16 @@ import (
 //     CometBFT's 64-byte secp256k1 form, R || S: the recovery byte V
 //     chaind records after them is left out, since the validator's
 //     address names the key.
-//   - last_commit_hash: keccak256 of that certificate's encoding, which
-//     the header commits to as its parent beacon root.
+//   - last_commit_hash: CometBFT's Commit.Hash of exactly the last_commit
+//     rendered — the Merkle root of each signature entry's protobuf
+//     encoding (tendermint.types.CommitSig) — so a client that checks the
+//     header against the commit finds them agree. A block whose parent has
+//     no recorded certificate (block 1, the genesis's child; a chain run
+//     without a consensus engine) carries CometBFT's empty commit of the
+//     first block (height 0, no block ID, no signatures), whose hash is
+//     the Merkle root of nothing, sha256 of nothing. (The Ethereum header
+//     commits to the same certificate differently: its parent beacon root
+//     is keccak256 of the certificate's encoding.)
 //   - data_hash: CometBFT's rule over the block data served — the Merkle
 //     root (RFC 6962, sha256) of the sha256 of each TxRaw.
 //   - validators_hash, next_validators_hash: the Merkle root of the set
@@ -202,16 +210,17 @@ func cometSig(sig []byte) []byte {
 	return sig
 }
 
-// LastCommit renders the commit block b carries for its parent; nil for a
+// LastCommit renders the commit block b carries for its parent: for a
 // block that carries none (the genesis block, block 1, a chain without
-// certificates), as CometBFT gives block 1 an empty one.
+// certificates) the empty commit CometBFT gives its first block (height
+// 0, no block ID, no signatures), which clients read as none.
 func (q *Querier) LastCommit(b *types.Block) (*Commit, error) {
 	if q.b.Commits == nil || b.Number() < 2 {
-		return nil, nil
+		return &Commit{}, nil
 	}
 	c, err := q.b.Commits.LastCommit(b.Number())
 	if errors.Is(err, backend.ErrNotFound) || errors.Is(err, backend.ErrStakingDisabled) {
-		return nil, nil
+		return &Commit{}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -255,4 +264,24 @@ func renderCommit(c *backend.Commit, decided *types.Block, at time.Time) *Commit
 		out.Signatures[i] = CommitSig{BlockIDFlag: FlagCommit, ValidatorAddress: s.Validator[:], Timestamp: at, Signature: cometSig(s.Signature)}
 	}
 	return out
+}
+
+// Empty reports whether c is the empty commit of a block that carries none
+// (LastCommit).
+func (c *Commit) Empty() bool { return c == nil || c.Height == 0 && len(c.Signatures) == 0 }
+
+// CommitHash is CometBFT's Commit.Hash (types/block.go): the Merkle root of
+// the protobuf encoding of each signature entry, absent ones included
+// (their zero time encodes as year 1, as gogoproto's does). It is the
+// header's last_commit_hash, computed from the commit rendered beside it.
+func CommitHash(c *Commit) []byte {
+	var sigs []CommitSig
+	if c != nil {
+		sigs = c.Signatures
+	}
+	items := make([][]byte, len(sigs))
+	for i := range sigs {
+		items[i] = protobuf.Marshal(sigs[i])
+	}
+	return MerkleRoot(items)
 }

@@ -446,9 +446,6 @@ func (q *Querier) block(b *types.Block) (*BlockID, *TMBlock, *SDKBlock, error) {
 		ConsensusHash: q.consensusHash(h.GasLimit), AppHash: h.Root[:], LastResultsHash: h.ReceiptHash[:],
 		ProposerAddress: h.Coinbase[:],
 	}
-	if r := h.ParentBeaconRoot; r != nil && *r != (types.Hash{}) {
-		tm.LastCommitHash = r[:]
-	}
 	ev, evHash, err := q.evidence(h.Number)
 	if err != nil {
 		return nil, nil, nil, err
@@ -465,6 +462,7 @@ func (q *Querier) block(b *types.Block) (*BlockID, *TMBlock, *SDKBlock, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	tm.LastCommitHash = CommitHash(lc)
 	sdk := SDKHeader{
 		Version: tm.Version, ChainID: tm.ChainID, Height: tm.Height, Time: tm.Time, LastBlockID: tm.LastBlockID,
 		LastCommitHash: tm.LastCommitHash, DataHash: tm.DataHash, ValidatorsHash: tm.ValidatorsHash,
