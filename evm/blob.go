@@ -2,6 +2,7 @@ package evm
 
 import (
 	"math/big"
+	"sync/atomic"
 
 	"github.com/chaind/chaind/internal/forks"
 	"github.com/holiman/uint256"
@@ -40,6 +41,25 @@ func (c BlobConfig) BaseFee(excessBlobGas uint64) *uint256.Int {
 	if c.UpdateFraction == 0 {
 		return new(uint256.Int)
 	}
+	if m := lastBlobFee.Load(); m != nil && m.fraction == c.UpdateFraction && m.excess == excessBlobGas {
+		return new(uint256.Int).Set(&m.fee)
+	}
+	fee := c.baseFee(excessBlobGas)
+	lastBlobFee.Store(&blobFeeMemo{fraction: c.UpdateFraction, excess: excessBlobGas, fee: *fee})
+	return fee
+}
+
+// blobFeeMemo is one computed blob base fee. Every call at one head asks
+// for the same fee (a block context is built per eth_call), and the series
+// costs a few big-integer allocations each time.
+type blobFeeMemo struct {
+	fraction, excess uint64
+	fee              uint256.Int
+}
+
+var lastBlobFee atomic.Pointer[blobFeeMemo]
+
+func (c BlobConfig) baseFee(excessBlobGas uint64) *uint256.Int {
 	var (
 		denom  = new(big.Int).SetUint64(c.UpdateFraction)
 		num    = new(big.Int).SetUint64(excessBlobGas)

@@ -135,7 +135,8 @@ func (evm *EVM) SetTxContext(tx TxContext) { evm.TxContext = tx }
 func (evm *EVM) MissingPrecompiles() []types.Address { return evm.missing }
 
 // PrecompileAddresses lists the precompiled contracts active in this fork;
-// they are warm from the start of every transaction (EIP-2929).
+// they are warm from the start of every transaction (EIP-2929), which the
+// EVM knows by rule: callers need not put them in the state's access list.
 func (evm *EVM) PrecompileAddresses() []types.Address { return evm.precs.addrs }
 
 func (evm *EVM) canTransfer(from types.Address, amount *uint256.Int) bool {

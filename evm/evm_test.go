@@ -259,6 +259,16 @@ func TestBlobBaseFee(t *testing.T) {
 	if f := CalcBlobBaseFee(forks.Cancun, 1<<62); !f.Eq(new(uint256.Int).SetAllOne()) {
 		t.Errorf("huge excess: %v, want saturation", f)
 	}
+	// The remembered last fee answers a repeat, keyed by the fraction too,
+	// and a caller changing its copy leaves the next answer alone.
+	a := CalcBlobBaseFee(forks.Cancun, 10*3338477)
+	a.SetUint64(7)
+	if b := CalcBlobBaseFee(forks.Cancun, 10*3338477); b.Uint64() != BlobSchedule(forks.Cancun).baseFee(10*3338477).Uint64() {
+		t.Errorf("repeat: fee %d after the caller changed its copy", b.Uint64())
+	}
+	if b := CalcBlobBaseFee(forks.Prague, 10*3338477); b.Eq(BlobSchedule(forks.Cancun).baseFee(10*3338477)) {
+		t.Errorf("Prague's fraction answered with Cancun's fee %d", b.Uint64())
+	}
 }
 
 // Cancel stops an endless loop at its next jump.

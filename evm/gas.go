@@ -210,13 +210,13 @@ func gasCallFunc(hasValue, isCall bool) gasFunc {
 		var gas uint64
 		addr := types.Address(s.back(1).Bytes20())
 		if evm.fork >= forks.Berlin {
-			if !evm.StateDB.AddressInAccessList(addr) {
+			if !evm.addressWarm(addr) {
 				evm.StateDB.AddAddressToAccessList(addr)
 				gas = coldAccountAccess - warmStorageRead
 			}
 			if evm.fork >= forks.Prague {
 				if target, ok := ParseDelegation(evm.StateDB.GetCode(addr)); ok {
-					if evm.StateDB.AddressInAccessList(target) {
+					if evm.addressWarm(target) {
 						gas += warmStorageRead
 					} else {
 						evm.StateDB.AddAddressToAccessList(target)
@@ -253,12 +253,19 @@ func gasCallFunc(hasValue, isCall bool) gasFunc {
 	}
 }
 
+// addressWarm reports whether addr is warm in the current transaction
+// (EIP-2929): a precompile of the fork by rule, any other address by the
+// state's access list.
+func (evm *EVM) addressWarm(addr types.Address) bool {
+	return evm.precs.isWarm(addr) || evm.StateDB.AddressInAccessList(addr)
+}
+
 // gasAccountAccess charges EIP-2929's cold surcharge for the account at
 // the top of the stack (BALANCE, EXTCODESIZE, EXTCODEHASH); the warm cost
 // is the constant part.
 func gasAccountAccess(evm *EVM, c *Contract, s *Stack, mem *Memory, memorySize uint64) (uint64, error) {
 	addr := types.Address(s.back(0).Bytes20())
-	if !evm.StateDB.AddressInAccessList(addr) {
+	if !evm.addressWarm(addr) {
 		evm.StateDB.AddAddressToAccessList(addr)
 		return coldAccountAccess - warmStorageRead, nil
 	}
@@ -373,7 +380,7 @@ var (
 func gasSelfdestruct(evm *EVM, c *Contract, s *Stack, mem *Memory, memorySize uint64) (uint64, error) {
 	var gas uint64
 	addr := types.Address(s.back(0).Bytes20())
-	if evm.fork >= forks.Berlin && !evm.StateDB.AddressInAccessList(addr) {
+	if evm.fork >= forks.Berlin && !evm.addressWarm(addr) {
 		evm.StateDB.AddAddressToAccessList(addr)
 		gas = coldAccountAccess
 	}

@@ -20,6 +20,20 @@ type precompileSet struct {
 	set      *precompile.Set
 	override map[types.Address]Precompile // replaces set when non-nil
 	addrs    []types.Address
+	// warm holds the fork's own precompiles, warm in every transaction
+	// from Berlin on (EIP-2929); an override keeps them (see SetPrecompiles).
+	warm *precompile.Set
+}
+
+// isWarm reports whether addr is one of the fork's precompile addresses,
+// which EIP-2929 makes warm from the start of every transaction. The EVM
+// answers them by this rule rather than putting them in the state's
+// access list per transaction: the list starts near empty (a call's
+// setup skips eighteen map inserts and their journal entries), and no
+// revert can take them out of it, so the two are the same rule.
+func (s *precompileSet) isWarm(addr types.Address) bool {
+	_, ok := s.warm.Get(addr)
+	return ok
 }
 
 func (s *precompileSet) get(addr types.Address) (Precompile, bool) {
@@ -51,7 +65,8 @@ func PrecompilesFor(f forks.Fork) map[types.Address]Precompile {
 // precompile addresses, as go-ethereum keeps them: an override changes
 // what runs, not the EIP-2929 access list.
 func (evm *EVM) SetPrecompiles(m map[types.Address]Precompile) {
-	s := &precompileSet{override: make(map[types.Address]Precompile, len(m)), addrs: precompilesFor(evm.fork).addrs}
+	fs := precompilesFor(evm.fork)
+	s := &precompileSet{override: make(map[types.Address]Precompile, len(m)), addrs: fs.addrs, warm: fs.warm}
 	for a, p := range m {
 		s.override[a] = p
 	}
@@ -81,7 +96,7 @@ func init() {
 		default:
 			s = precompile.Homestead
 		}
-		precompileSets[f] = &precompileSet{set: s, addrs: s.Addresses()}
+		precompileSets[f] = &precompileSet{set: s, addrs: s.Addresses(), warm: s}
 	}
 }
 

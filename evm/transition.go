@@ -315,9 +315,8 @@ func applyMessage(evm *EVM, msg *Message, gp *GasPool) (*Result, error) {
 		if msg.To != nil {
 			st.AddAddressToAccessList(*msg.To)
 		}
-		for _, a := range evm.precs.addrs {
-			st.AddAddressToAccessList(a)
-		}
+		// The fork's precompiles are warm too, answered by rule
+		// (addressWarm) instead of entered here.
 		for _, t := range msg.AccessList {
 			st.AddAddressToAccessList(t.Address)
 			for _, k := range t.StorageKeys {

@@ -13,5 +13,5 @@ import (
 // generations of at most half of it each. Callers share the slices it
 // returns and must not modify them (StateDB.GetCode's rule).
 func newCodeCache(bytes int64) *twogen.Cache[types.Hash, []byte] {
-	return twogen.New[types.Hash, []byte](bytes, 1, func(*types.Hash) uint64 { return 0 }, twogen.Bytes)
+	return twogen.New[types.Hash, []byte](bytes, 1, func(types.Hash) uint64 { return 0 }, twogen.Bytes)
 }

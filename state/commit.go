@@ -32,6 +32,9 @@ func (s *StateDB) Finalise(deleteEmpty bool) {
 		} else {
 			o.finalise()
 			if o.dirtyCode {
+				if s.codes == nil {
+					s.codes = make(map[types.Hash][]byte)
+				}
 				s.codes[o.data.CodeHash] = o.code
 				o.dirtyCode = false
 			}

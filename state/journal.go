@@ -44,6 +44,7 @@ const journalChunk = 256
 // journal is the list of undo records of the current transaction.
 type journal struct {
 	chunks []*[journalChunk]journalEntry
+	first  [1]*[journalChunk]journalEntry // chunks' first backing array, so a short transaction appends into place
 	n      int
 	codes  [][]byte       // previous code of entryCode records
 	prevs  []*stateObject // replaced objects of entryCreateObject records
@@ -168,12 +169,7 @@ func (s *StateDB) undo(e *journalEntry) {
 			delete(s.accessAddrs, e.addr)
 		}
 	case entryTransient:
-		k := slotKey{e.addr, e.key}
-		if e.val.IsZero() {
-			delete(s.transient, k)
-		} else {
-			s.transient[k] = e.val
-		}
+		s.putTransient(slotKey{e.addr, e.key}, e.val)
 	}
 }
 

@@ -43,7 +43,7 @@ const (
 // contract code it keeps (readCacheCodeBytes).
 func NewReadCache(bytes int64) *ReadCache {
 	return &ReadCache{
-		reads: twogen.New[readKey, []byte](bytes, readCacheShards, func(k *readKey) uint64 {
+		reads: twogen.New[readKey, []byte](bytes, readCacheShards, func(k readKey) uint64 {
 			return uint64(k.root[0] ^ k.key[0] ^ k.key[19] ^ k.key[31])
 		}, twogen.Bytes),
 		code: newCodeCache(readCacheCodeBytes),

@@ -42,6 +42,7 @@ type StateDB struct {
 	lastObj *stateObject                   // one-entry cache in front of objects
 
 	txObjects    []*stateObject        // objects the current transaction journaled changes on
+	txObjBuf     [4]*stateObject       // txObjects' first backing array: a call touches a few accounts
 	blockObjects []*stateObject        // objects finalised since the last IntermediateRoot
 	commitObjs   []*stateObject        // objects whose storage trie changed since the last Commit
 	rehash       []*stateObject        // scratch for IntermediateRoot
@@ -93,11 +94,13 @@ func New(root types.Hash, db trie.Database) (*StateDB, error) {
 		trie:        t,
 		origRoot:    root,
 		objects:     make(map[types.Address]*stateObject),
-		codes:       make(map[types.Hash][]byte),
 		accessAddrs: make(map[types.Address]struct{}),
-		accessSlots: make(map[slotKey]struct{}),
-		transient:   make(map[slotKey]types.Hash),
+		// codes, accessSlots and transient are made on their first
+		// write: a call that writes no code, slot or transient word (most
+		// eth_calls, every plain transfer) pays for none of them.
 	}
+	s.journal.chunks = s.journal.first[:0]
+	s.txObjects = s.txObjBuf[:0]
 	if f, ok := db.(FlatDB); ok {
 		s.flat, s.flatRoot = f, root // the diff is made on the first change (flatDiff)
 	}
@@ -396,9 +399,17 @@ func (s *StateDB) SetTransientState(addr types.Address, key, value types.Hash) {
 		return
 	}
 	s.journalAppend(journalEntry{kind: entryTransient, addr: addr, key: key, val: prev})
-	if value.IsZero() {
+	s.putTransient(k, value)
+}
+
+// putTransient sets a transient word, a zero one by deleting it.
+func (s *StateDB) putTransient(k slotKey, value types.Hash) {
+	switch {
+	case value.IsZero():
 		delete(s.transient, k)
-	} else {
+	case s.transient == nil:
+		s.transient = map[slotKey]types.Hash{k: value}
+	default:
 		s.transient[k] = value
 	}
 }
@@ -495,6 +506,9 @@ func (s *StateDB) AddSlotToAccessList(addr types.Address, key types.Hash) {
 	_, hadAddr := s.accessAddrs[addr]
 	if !hadAddr {
 		s.accessAddrs[addr] = struct{}{}
+	}
+	if s.accessSlots == nil {
+		s.accessSlots = make(map[slotKey]struct{})
 	}
 	s.accessSlots[k] = struct{}{}
 	s.warmPut(&k)

@@ -169,9 +169,6 @@ func evmRunOnce(code, input []byte, gas uint64, fork forks.Fork) (evmRunResult, 
 	if fork >= forks.Berlin {
 		st.AddAddressToAccessList(sender)
 		st.AddAddressToAccessList(contract)
-		for _, a := range e.PrecompileAddresses() {
-			st.AddAddressToAccessList(a)
-		}
 	}
 	out, left, err := e.Call(sender, contract, input, gas, new(uint256.Int))
 	return evmRunResult{out: out, gasUsed: gas - left, err: err}, nil

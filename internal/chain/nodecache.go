@@ -52,7 +52,7 @@ const writtenCacheDepth = 5
 
 // newNodeCache returns a cache of about bytes (nil for none).
 func newNodeCache(bytes int64) *nodeCache {
-	return twogen.New[[32]byte, []byte](bytes, nodeCacheShards, func(h *[32]byte) uint64 { return uint64(h[0]) }, twogen.Bytes)
+	return twogen.New[[32]byte, []byte](bytes, nodeCacheShards, func(h [32]byte) uint64 { return uint64(h[0]) }, twogen.Bytes)
 }
 
 // CacheUse is how one of the caches the chain's reads go through served

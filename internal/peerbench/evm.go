@@ -60,9 +60,6 @@ func runOurs(code, input []byte) ([]byte, uint64, error) {
 	e.SetTxContext(evm.TxContext{Origin: origin, GasPrice: new(uint256.Int)})
 	st.AddAddressToAccessList(origin)
 	st.AddAddressToAccessList(contract)
-	for _, a := range e.PrecompileAddresses() {
-		st.AddAddressToAccessList(a)
-	}
 	ret, left, err := e.Call(origin, contract, input, evmBenchGas, new(uint256.Int))
 	return ret, evmBenchGas - left, err
 }

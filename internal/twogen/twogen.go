@@ -23,7 +23,7 @@ import (
 type Cache[K comparable, V any] struct {
 	gen    int64 // bytes a generation of a shard holds before it turns over
 	extra  int64 // what an entry costs beside its value: key, value header, the map's share
-	hash   func(*K) uint64
+	hash   func(K) uint64
 	cost   func(V) int64
 	shards []shard[K, V]
 }
@@ -43,11 +43,12 @@ const mapShare = 40
 
 // New returns a cache of about bytes (nil, which holds nothing, for
 // bytes <= 0) in shards shards: at most half of it in the newer
-// generations, as much in the older. hash picks a key's shard; cost is a
-// value's size in bytes (a slice's length, say), to which the cache adds
-// the entry's fixed cost. A value costing more than a generation is not
-// kept.
-func New[K comparable, V any](bytes int64, shards int, hash func(*K) uint64, cost func(V) int64) *Cache[K, V] {
+// generations, as much in the older. hash picks a key's shard; it takes
+// the key by value, since a pointer handed to a function value would move
+// every looked-up key to the heap. cost is a value's size in bytes (a
+// slice's length, say), to which the cache adds the entry's fixed cost. A
+// value costing more than a generation is not kept.
+func New[K comparable, V any](bytes int64, shards int, hash func(K) uint64, cost func(V) int64) *Cache[K, V] {
 	if bytes <= 0 {
 		return nil
 	}
@@ -63,7 +64,7 @@ func New[K comparable, V any](bytes int64, shards int, hash func(*K) uint64, cos
 	}
 }
 
-func (c *Cache[K, V]) shard(k *K) *shard[K, V] {
+func (c *Cache[K, V]) shard(k K) *shard[K, V] {
 	return &c.shards[c.hash(k)%uint64(len(c.shards))]
 }
 
@@ -73,7 +74,7 @@ func (c *Cache[K, V]) Get(k K) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	sh := c.shard(&k)
+	sh := c.shard(k)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if v, ok := sh.cur[k]; ok {
@@ -103,7 +104,7 @@ func (c *Cache[K, V]) Put(k K, v V) {
 	if cost > c.gen {
 		return
 	}
-	sh := c.shard(&k)
+	sh := c.shard(k)
 	sh.mu.Lock()
 	if _, ok := sh.cur[k]; !ok {
 		c.dropOld(sh, k)
@@ -134,7 +135,7 @@ func (c *Cache[K, V]) Drop(k K) {
 	if c == nil {
 		return
 	}
-	sh := c.shard(&k)
+	sh := c.shard(k)
 	sh.mu.Lock()
 	if v, ok := sh.cur[k]; ok {
 		sh.curBytes -= c.cost(v) + c.extra

@@ -13,7 +13,7 @@ func key(i int) [32]byte {
 	return h
 }
 
-func byFirst(k *[32]byte) uint64 { return uint64(k[0]) }
+func byFirst(k [32]byte) uint64 { return uint64(k[0]) }
 
 func newBlobs(bytes int64, shards int) *Cache[[32]byte, []byte] {
 	return New[[32]byte, []byte](bytes, shards, byFirst, Bytes)

@@ -78,9 +78,6 @@ func BenchmarkCallEVMBench(b *testing.B) {
 				vm.SetTxContext(evm.TxContext{Origin: from, GasPrice: new(uint256.Int)})
 				st.AddAddressToAccessList(from)
 				st.AddAddressToAccessList(to)
-				for _, a := range vm.PrecompileAddresses() {
-					st.AddAddressToAccessList(a)
-				}
 				if _, _, err := vm.Call(from, to, benchSelector, evm.MaxTxGas, new(uint256.Int)); err != nil {
 					b.Fatal(err)
 				}
