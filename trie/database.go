@@ -37,28 +37,33 @@ type NodeSet struct {
 }
 
 type setEntry struct {
-	hash [32]byte
-	blob []byte
+	hash  [32]byte
+	blob  []byte
+	depth uint8 // nodes above it on its path from the root; noDepth if unknown
 }
+
+// noDepth is the depth of a blob added by Add (code, or a node from
+// elsewhere): below every bound ForEachUpper is given.
+const noDepth = 255
 
 const nodeSetChunk = 64 << 10
 
 // NewNodeSet returns an empty set.
 func NewNodeSet() *NodeSet { return &NodeSet{} }
 
-func (s *NodeSet) add(hash *[32]byte, blob []byte) {
+func (s *NodeSet) add(hash *[32]byte, blob []byte, depth int) {
 	if len(blob) > cap(s.chunk)-len(s.chunk) {
 		s.chunk = make([]byte, 0, max(nodeSetChunk, len(blob)))
 	}
 	l := len(s.chunk)
 	s.chunk = append(s.chunk, blob...)
-	s.nodes = append(s.nodes, setEntry{hash: *hash, blob: s.chunk[l:len(s.chunk):len(s.chunk)]})
+	s.nodes = append(s.nodes, setEntry{hash: *hash, blob: s.chunk[l:len(s.chunk):len(s.chunk)], depth: uint8(min(depth, noDepth))})
 	s.size += len(blob)
 }
 
 // Add records a node, or any other blob stored by its keccak256 hash such
 // as contract code. blob is copied.
-func (s *NodeSet) Add(hash [32]byte, blob []byte) { s.add(&hash, blob) }
+func (s *NodeSet) Add(hash [32]byte, blob []byte) { s.add(&hash, blob, noDepth) }
 
 // Len is the number of nodes in the set.
 func (s *NodeSet) Len() int {
@@ -85,6 +90,23 @@ func (s *NodeSet) ForEach(fn func(hash [32]byte, blob []byte)) {
 	}
 	for _, e := range s.nodes {
 		fn(e.hash, e.blob)
+	}
+}
+
+// ForEachUpper calls fn, as ForEach, for the nodes a commit wrote less
+// than depth nodes below their trie's root (the root is at 0). A trie's
+// upper levels are few whatever its size (the five upper ones at most
+// 69,905 nodes) and every block walks through them, rewriting those on
+// the paths it changes, so a reader's cache may keep them as they are
+// written rather than read them back from the store at the next block.
+func (s *NodeSet) ForEachUpper(depth int, fn func(hash [32]byte, blob []byte)) {
+	if s == nil {
+		return
+	}
+	for _, e := range s.nodes {
+		if int(e.depth) < depth {
+			fn(e.hash, e.blob)
+		}
 	}
 }
 

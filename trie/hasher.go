@@ -20,6 +20,7 @@ type hasher struct {
 	// generation that may take ownership of them.
 	nodes *NodeSet
 	gen   uint32
+	depth int // of the nodes encode is at (the root's children: 1)
 }
 
 func newKeccak() crypto.KeccakState { return crypto.NewKeccak() }
@@ -31,7 +32,7 @@ var hasherPool = sync.Pool{New: func() any {
 func getHasher() *hasher { return hasherPool.Get().(*hasher) }
 
 func putHasher(h *hasher) {
-	h.nodes = nil
+	h.nodes, h.depth = nil, 0
 	h.buf = h.buf[:0]
 	hasherPool.Put(h)
 }
@@ -82,7 +83,7 @@ func (h *hasher) appendRef(n node) {
 		m.flags |= fHashed
 	}
 	if h.nodes != nil && m.flags&fDirty != 0 {
-		h.nodes.add(&m.hash, enc)
+		h.nodes.add(&m.hash, enc, h.depth)
 		m.flags &^= fDirty
 	}
 	h.buf = append(h.buf[:start], 0xa0)
@@ -124,7 +125,7 @@ func (h *hasher) rootHash(n node) [32]byte {
 		}
 	}
 	if h.nodes != nil && m.flags&fDirty != 0 {
-		h.nodes.add(hash, enc)
+		h.nodes.add(hash, enc, 0)
 		m.flags &^= fDirty
 	}
 	h.buf = h.buf[:start]
@@ -178,11 +179,14 @@ func (h *hasher) encode(n node) {
 				n.child = c
 			}
 		}
+		h.depth++
 		h.appendRef(n.child)
+		h.depth--
 		h.closeList(start)
 	case *fullNode:
 		start := len(h.buf)
 		h.buf = append(h.buf, 0, 0, 0)
+		h.depth++
 		for i := range n.children {
 			c := n.children[i]
 			if c == nil {
@@ -197,6 +201,7 @@ func (h *hasher) encode(n node) {
 			}
 			h.appendRef(c)
 		}
+		h.depth--
 		h.buf = rlp.AppendString(h.buf, n.val)
 		h.closeList(start)
 	}

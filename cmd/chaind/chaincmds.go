@@ -71,8 +71,9 @@ func streamInit(path, dir string) (*chain.Genesis, error) {
 		return nil, err
 	}
 	defer f.Close()
-	// Flushed on close: the first start then replays no log.
-	kv, err := store.OpenWith(dir, store.Options{FlushOnClose: true})
+	// Flushed and compacted on close: the first start then replays no
+	// log and finds no backlog of merges to run beside its first blocks.
+	kv, err := store.OpenWith(dir, store.Options{FlushOnClose: true, CompactOnClose: true})
 	if err != nil {
 		return nil, err
 	}

@@ -163,6 +163,9 @@ func (db *DB) Update(set *trie.NodeSet) error {
 		db.overlay[hash] = b
 		db.putKey(prefixNode, hash[:], b)
 	})
+	set.ForEachUpper(writtenCacheDepth, func(hash [32]byte, _ []byte) {
+		db.clean.Put(hash, db.overlay[hash])
+	})
 	return nil
 }
 

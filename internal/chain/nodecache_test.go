@@ -59,3 +59,38 @@ func TestNodeCacheFollowsTheStore(t *testing.T) {
 		}
 	}
 }
+
+// The nodes of a trie's upper levels a commit writes are cached as they
+// are written (every block rewrites them and the next reads them again);
+// those below are cached only once read.
+func TestUpperWrittenNodesCached(t *testing.T) {
+	db := NewDB(store.NewMem())
+	db.clean = newNodeCache(64 << 20)
+	tr, err := trie.New(trie.EmptyRoot, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 70,000 keys: leaves 4 and 5 deep, so some lie below the
+	// cached levels.
+	for i := range 70_000 {
+		k := cacheKey(i)
+		if err := tr.Update(k[:], k[:8]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, set := tr.Commit()
+	if err := db.Update(set); err != nil {
+		t.Fatal(err)
+	}
+	upper := map[[32]byte]bool{}
+	set.ForEachUpper(writtenCacheDepth, func(h [32]byte, _ []byte) { upper[h] = true })
+	if len(upper) == 0 || len(upper) == set.Len() {
+		t.Fatalf("%d of %d nodes in the upper levels: the test shows no difference", len(upper), set.Len())
+	}
+	set.ForEach(func(h [32]byte, blob []byte) {
+		got, ok := db.clean.Get(h)
+		if ok != upper[h] || ok && string(got) != string(blob) {
+			t.Fatalf("node %x (upper %v) cached %v", h[:4], upper[h], ok)
+		}
+	})
+}

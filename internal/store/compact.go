@@ -357,6 +357,10 @@ type compaction struct {
 // of them (reads then look at one table, not many, and writes keep going).
 const l0IntraTrigger = 8
 
+// l1Yield is how many times its size level 1 holds before level 0's
+// compactor leaves it to the deeper one (see pickLocked).
+const l1Yield = 2
+
 func (db *DB) wakeCompactors() {
 	wake(db.compWake[0])
 	wake(db.compWake[1])
@@ -423,6 +427,62 @@ func (db *DB) quiet(c chan struct{}) bool {
 	}
 }
 
+// settle runs the compactions due until none is, level 0 due at a single
+// table, in the caller's goroutine: Close with CompactOnClose, once the
+// background workers have stopped.
+func (db *DB) settle() error {
+	for {
+		db.mu.Lock()
+		c := db.pickLocked(true, 1)
+		if c == nil {
+			c = db.pickLocked(false, 1)
+		}
+		db.mu.Unlock()
+		if c == nil {
+			return nil
+		}
+		err := db.compact(c)
+		db.release(c)
+		if err != nil {
+			return fmt.Errorf("store: compacting on close: %w", err)
+		}
+	}
+}
+
+// Level is one level of the tree as Levels reports it.
+type Level struct {
+	Tables int
+	Bytes  int64
+	// Max is the size past which the level is compacted (0 for level
+	// 0, which is compacted by its count of tables).
+	Max int64
+}
+
+// Levels reports the tables of each level.
+func (db *DB) Levels() []Level {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	out := make([]Level, numLevels)
+	for lv, ts := range db.cur.levels {
+		out[lv] = Level{Tables: len(ts), Bytes: tablesSize(ts)}
+		if lv > 0 {
+			out[lv].Max = int64(db.levelMax(lv))
+		}
+	}
+	return out
+}
+
+// Settled reports whether levels owe no compaction: level 0 is empty and
+// no level is over its size.
+func Settled(levels []Level) bool {
+	for lv, l := range levels {
+		if lv == 0 && l.Tables > 0 || lv > 0 && lv < len(levels)-1 && l.Bytes > l.Max {
+			return false
+		}
+	}
+	return true
+}
+
 // release lets go of a compaction's tables and version.
 func (db *DB) release(c *compaction) {
 	db.mu.Lock()
@@ -483,17 +543,35 @@ func anyCompacting(ts []*table) bool {
 func (db *DB) pick(level0 bool) *compaction {
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	return db.pickLocked(level0, l0CompactTrigger)
+}
+
+// pickLocked is pick with level 0 due at l0Due tables; db.mu is held.
+//
+// Level 0 gives level 1 up to the deeper compactor while level 1 is
+// twice its size (where pickDeeper takes it) and writers do not wait for
+// level 0: the keys are hashes, so every level-0 table overlaps all of
+// level 1, and a merge into it rewrites the whole level. Left to take
+// level 1 whenever it had l0CompactTrigger tables, level 0's compactor
+// held every level-1 table nearly all the time, the deeper one never got
+// one, and level 1 only grew: a 10M-account chaind init ended with
+// 2.3 GB in level 1 (its size 64 MiB), each merge into it rewriting it
+// all, and the node's first merge after its quiet start rewrote those
+// 2.3 GB beside its blocks.
+func (db *DB) pickLocked(level0 bool, l0Due int) *compaction {
 	v := db.cur
 	c := &compaction{v: v}
 	if level0 {
-		if len(v.levels[0]) < l0CompactTrigger {
+		n := len(v.levels[0])
+		if n < l0Due {
 			return nil
 		}
 		c.inputs[0] = v.levels[0]
 		lo, hi := keyRange(c.inputs[0])
 		c.inputs[1] = overlapping(v.levels[1], lo, hi)
-		if anyCompacting(c.inputs[1]) {
-			if len(v.levels[0]) < l0IntraTrigger {
+		yield := n < l0SlowWrites && float64(tablesSize(v.levels[1])) >= l1Yield*db.levelMax(1)
+		if anyCompacting(c.inputs[1]) || yield {
+			if n < l0IntraTrigger {
 				return nil // woken again when the deeper one ends
 			}
 			c.intra, c.inputs[1] = true, nil
@@ -524,7 +602,7 @@ func (db *DB) pickDeeper(c *compaction) bool {
 	var cands []cand
 	for lv := 1; lv < numLevels-1; lv++ {
 		s := float64(tablesSize(v.levels[lv])) / db.levelMax(lv)
-		if s <= 1 || lv == 1 && s < 2 && len(v.levels[0]) >= l0CompactTrigger {
+		if s <= 1 || lv == 1 && s < l1Yield && len(v.levels[0]) >= l0CompactTrigger {
 			continue
 		}
 		cands = append(cands, cand{lv, s})

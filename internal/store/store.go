@@ -159,6 +159,12 @@ type Options struct {
 	// backlog of merges does not compete with a node's first reads; 0:
 	// none are.
 	QuietStart time.Duration
+	// CompactOnClose makes a clean Close, after FlushOnClose's flush,
+	// merge the tables until no compaction is due: level 0 empty and
+	// every level within its size (chaind init: a bulk load leaves a
+	// backlog of merges the node would otherwise run beside its first
+	// blocks).
+	CompactOnClose bool
 	// NoSync skips fsync (tests and benchmarks only).
 	NoSync bool
 
@@ -730,15 +736,18 @@ func (db *DB) Close() error {
 	defer db.writeMu.Unlock()
 
 	flushed := false
-	if !db.ro && db.opts.FlushOnClose {
+	var err error
+	if !db.ro && (db.opts.FlushOnClose || db.opts.CompactOnClose) {
 		// The workers have stopped: the table writes need not give way.
 		db.closing.Store(false)
 		flushed = db.flushOnClose()
+		if db.opts.CompactOnClose {
+			err = db.settle()
+		}
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	defer db.lock.release()
-	var err error
 	switch {
 	case db.log == nil:
 	case flushed:
