@@ -80,9 +80,12 @@ func LoadSDKGoldens(root string) (map[string]SDKGolden, error) {
 // SDKFixture is a TxChain of three validators given the history the
 // recorded chain has: the account of the "@acc" role (Addr(1)) delegated,
 // unbonded, voted on proposal 1 and deposited on it, and block 3 holds a
-// transfer (the "@tx" of "@height").
+// transfer (the "@tx" of "@height"). Every validator signs every commit,
+// as the recording's one validator did, so the commits' signature
+// entries compare field by field.
 func SDKFixture() *TxChain {
 	c := NewTxChain(3)
+	c.AllSign = true
 	c.PropDeps[1] = append(c.PropDeps[1], backend.ProposalDeposit{Depositor: Addr(1), Amount: Ether(5)})
 	c.AddTxBlock(-1, SignedTx(1, 0, Addr(2), 1000))
 	return c
