@@ -91,12 +91,11 @@ type DB struct {
 	clean    *nodeCache  // nodes read and written last (nil: none)
 	pin      *bloom      // while the genesis state is committed: its pin filter (prunepin.go)
 
-	// idx are history index values a history prune staged in pending
-	// (stageIndex), readable by the index's readers until the batch that
-	// holds them is written (idxWriting while it is being written): a
+	// idx are the history index values a history prune is writing
+	// (swapHistory), for the index's readers until they are stored: a
 	// commit reads the lists it extends from the store, and must find the
-	// list headers the prune moved there.
-	idx, idxWriting map[string][]byte
+	// list headers the prune moved.
+	idx map[string][]byte
 
 	flat       *flat.Layer // the flat copy of the newest state; nil: none (flatstate.go)
 	flatStaged []flatDiff  // diffs of the state commits pending
@@ -210,7 +209,6 @@ func (db *DB) Discard() {
 	defer db.mu.Unlock()
 	db.pending.Reset()
 	clear(db.overlay)
-	db.idx = nil
 	db.flatStaged, db.flatCtx = nil, flatContext{}
 }
 

@@ -161,7 +161,6 @@ func (db *DB) writeOut() error {
 		db.overlay = map[[32]byte][]byte{}
 	}
 	db.spareOv = nil
-	db.idxWriting, db.idx = db.idx, nil
 	db.mu.Unlock()
 	err := db.kv.Write(&b)
 	db.mu.Lock()
@@ -169,7 +168,6 @@ func (db *DB) writeOut() error {
 	db.spare = b
 	clear(db.writing)
 	db.spareOv, db.writing = db.writing, nil
-	db.idxWriting = nil
 	return err
 }
 

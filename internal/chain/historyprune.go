@@ -59,16 +59,16 @@ type HistoryPruneStats struct {
 // records and the address-list chunks that hold only them. It does at
 // most budget blocks per call; callers loop until Blocks is 0.
 //
-// The chain's writer lock is held only for the swap: to check that the
-// index still starts where the pass read it and to stage the new start
-// and the moved list headers, which the next write stores and the
-// index's readers see meanwhile (DB.stageIndex). The senders are
+// The chain's writer lock is held only for the swap (swapHistory): to
+// check that the index still starts where the pass read it and to take
+// its place in the order of writes for the new start and the moved list
+// headers, a few keys written once it is let go. The senders are
 // recovered, the lists read and the deletions written with no lock of
 // the chain held: they are keys of blocks behind the new start and whole
 // list chunks, which no commit writes again (a commit extends only a
-// list's last chunk and header), so block commits never wait behind a
-// prune's store write or fsync. A crash between the swap and the
-// deletions leaves keys the next pass (at start) deletes again.
+// list's last chunk and header), so block commits never wait behind the
+// prune's deletions. A crash between the swap and the deletions leaves
+// keys the next pass deletes again.
 func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error) {
 	c.histMu.Lock()
 	defer c.histMu.Unlock()
@@ -161,59 +161,74 @@ type listMove struct {
 }
 
 // swapHistory moves the history index's start to newFrom and the lists'
-// first chunks as moves say, staged under the writer lock (no store
-// write): ok is false when the chain changed the index meanwhile (a
-// reorganisation this deep), and nothing is staged.
+// first chunks as moves say, and stores that before anything it leaves
+// behind is deleted, so a crash or a shutdown never finds a start or a
+// list whose keys are gone (the transfer records could not be made again
+// once the blocks' states are pruned). ok is false when the chain changed
+// the index meanwhile (a reorganisation this deep): nothing is written.
+//
+// The writer lock is held to check and to take the DB's write order
+// (flushMu) before any later commit's write; the few keys are written
+// after it is let go, readable meanwhile (stagedIndex), so a commit runs
+// meanwhile and its own write waits for this small one at most.
 func (c *Chain) swapHistory(from uint64, todo []*types.Block, newFrom uint64, moves []listMove) (time.Duration, bool, error) {
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	start := time.Now()
-	if now, err := c.db.TxIndexFrom(); err != nil || now != from {
+	vals, ok, err := c.historySwap(from, todo, newFrom, moves)
+	if !ok || err != nil {
+		c.wmu.Unlock()
 		return 0, false, err
+	}
+	db := c.db
+	db.flushMu.Lock()
+	defer db.flushMu.Unlock()
+	db.mu.Lock()
+	db.idx = vals
+	db.mu.Unlock()
+	pause := time.Since(start)
+	c.wmu.Unlock()
+	var b store.Batch
+	for k, v := range vals {
+		b.Put([]byte(k), v)
+	}
+	err = db.kv.Write(&b)
+	db.mu.Lock()
+	db.idx = nil
+	db.mu.Unlock()
+	return pause, err == nil, err
+}
+
+// historySwap checks, with the writer lock held, that the index still
+// starts at from and the blocks are canonical, and returns the values
+// that move it to newFrom: the start and the moved lists' headers, their
+// counts as the commits since left them.
+func (c *Chain) historySwap(from uint64, todo []*types.Block, newFrom uint64, moves []listMove) (map[string][]byte, bool, error) {
+	if now, err := c.db.TxIndexFrom(); err != nil || now != from {
+		return nil, false, err
 	}
 	for _, b := range todo {
 		if h, ok := c.db.CanonicalHash(b.Number()); !ok || h != b.Hash() {
-			return 0, false, nil
+			return nil, false, nil
 		}
 	}
 	r := &indexBatch{db: c.db}
 	vals := make(map[string][]byte, len(moves)+1)
 	for _, m := range moves {
-		l, err := r.addrList(m.a) // its count as the commits since left it
+		l, err := r.addrList(m.a)
 		if err != nil || l.first != m.was {
-			return 0, false, err
+			return nil, false, err
 		}
 		l.first = m.next
 		vals[string(key(prefixAddrTxCount, m.a[:]))] = l.appendTo(nil)
 	}
 	vals[string(keyTxIndexFrom)] = numKey(newFrom)
-	c.db.stageIndex(vals)
-	return time.Since(start), true, nil
+	return vals, true, nil
 }
 
-// stageIndex stages history index values in the pending batch, to be
-// written with the next write, and keeps them readable for the index's
-// readers (indexBatch.get) until that write is over. Called with the
-// chain's writer lock held.
-func (db *DB) stageIndex(vals map[string][]byte) {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if db.idx == nil {
-		db.idx = make(map[string][]byte, len(vals))
-	}
-	for k, v := range vals {
-		db.pending.Put([]byte(k), v)
-		db.idx[k] = v
-	}
-}
-
-// stagedIndex returns a value stageIndex staged that is not yet stored.
+// stagedIndex returns a value swapHistory is writing.
 func (db *DB) stagedIndex(k []byte) ([]byte, bool) {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
-	if v, ok := db.idx[string(k)]; ok {
-		return v, true
-	}
-	v, ok := db.idxWriting[string(k)]
+	v, ok := db.idx[string(k)]
 	return v, ok
 }

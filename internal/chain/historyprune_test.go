@@ -143,8 +143,8 @@ func TestHistoryIndexIsCompact(t *testing.T) {
 }
 
 // A history prune writes its deletions with no lock of the chain held:
-// a block commits while the prune's batch is being written (its fsync,
-// held here), and indexes its transactions on top of the lists the prune
+// a block commits while the prune's deletions are being written (their
+// fsync, held here), and indexes its transactions on top of the lists the prune
 // moved, whose headers it finds staged (the commit extends the sender's
 // list whose first chunks the prune dropped). Before, PruneHistory held
 // the writer lock across its flush and the commit waited for it.
@@ -155,7 +155,7 @@ func TestCommitsDoNotWaitForAHistoryPrunesWrite(t *testing.T) {
 	var bal U256
 	bal.SetUint64(1e18)
 	g.Alloc[from] = Account{Balance: bal}
-	kv := &heldKV{KV: store.NewMem()}
+	kv := &heldBigKV{heldKV: heldKV{KV: store.NewMem()}}
 	c, err := Open(g, kv, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestCommitsDoNotWaitForAHistoryPrunesWrite(t *testing.T) {
 	}
 	const keep = 5
 	cutoff := c.Head().Number() + 1 - keep // 16: blocks 1..15 go, entries 0..149
-	next := build()
+	next := build()                        // its commit's batch is far below heldBig
 	entered, release := kv.arm()
 	pruned := make(chan error, 1)
 	var st HistoryPruneStats
@@ -231,4 +231,18 @@ func TestCommitsDoNotWaitForAHistoryPrunesWrite(t *testing.T) {
 			t.Fatalf("AddressTxAt(%d) = %+v, %v", 200+i, got, err)
 		}
 	}
+}
+
+// heldBig is heldKV holding only a batch of at least heldBig operations:
+// a prune's deletions (some 180 here), not a block's commit or the
+// prune's swap (a few keys).
+type heldBigKV struct{ heldKV }
+
+const heldBig = 120
+
+func (h *heldBigKV) Write(b *store.Batch) error {
+	if b.Len() < heldBig {
+		return h.KV.Write(b)
+	}
+	return h.heldKV.Write(b)
 }
