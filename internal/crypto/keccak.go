@@ -64,12 +64,14 @@ func absorbShort(s *[25]uint64, data []byte) {
 	for ; i+8 <= len(data); i += 8 {
 		s[i/8] = binary.LittleEndian.Uint64(data[i:])
 	}
-	// The last partial word and the padding's first byte, 0x01; the
-	// padding's last bit ends the block.
-	var tail [8]byte
-	copy(tail[:], data[i:])
-	tail[len(data)-i] = 0x01
-	s[i/8] ^= binary.LittleEndian.Uint64(tail[:])
+	// The last partial word and the padding's first byte, 0x01 (built
+	// byte by byte: a copy into a buffer calls memmove even for the
+	// usual none); the padding's last bit ends the block.
+	tail := uint64(1) << (8 * (len(data) - i))
+	for j := i; j < len(data); j++ {
+		tail |= uint64(data[j]) << (8 * (j - i))
+	}
+	s[i/8] ^= tail
 	s[keccakRate/8-1] ^= 0x80 << 56
 	keccakF1600Digest(s)
 }
