@@ -36,7 +36,8 @@ func keccak256Into(dst *[32]byte, data [][]byte) {
 	clear(buf[n:])
 	buf[n] = 0x01
 	buf[keccakRate-1] |= 0x80
-	absorbBlock(&s, buf[:])
+	xorBlock(&s, buf[:])
+	keccakF1600Digest(&s)
 	binary.LittleEndian.PutUint64(dst[0:], s[0])
 	binary.LittleEndian.PutUint64(dst[8:], s[1])
 	binary.LittleEndian.PutUint64(dst[16:], s[2])
@@ -60,17 +61,22 @@ func keccak256Short(dst *[32]byte, data []byte) {
 	tail[len(data)-i] = 0x01
 	s[i/8] ^= binary.LittleEndian.Uint64(tail[:])
 	s[keccakRate/8-1] ^= 0x80 << 56
-	keccakF1600(&s)
+	keccakF1600Digest(&s)
 	binary.LittleEndian.PutUint64(dst[0:], s[0])
 	binary.LittleEndian.PutUint64(dst[8:], s[1])
 	binary.LittleEndian.PutUint64(dst[16:], s[2])
 	binary.LittleEndian.PutUint64(dst[24:], s[3])
 }
 
+// absorbBlock absorbs a block that is not the last.
 func absorbBlock(s *[25]uint64, b []byte) {
+	xorBlock(s, b)
+	keccakF1600(s)
+}
+
+func xorBlock(s *[25]uint64, b []byte) {
 	_ = b[keccakRate-1]
 	for i := 0; i < keccakRate/8; i++ {
 		s[i] ^= binary.LittleEndian.Uint64(b[8*i:])
 	}
-	keccakF1600(s)
 }

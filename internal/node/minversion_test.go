@@ -41,14 +41,11 @@ func TestMinVersionRaisedStopsSigning(t *testing.T) {
 	}
 	defer dn.Close()
 	n := dn.Nodes[0]
+	fundValidators(t, dn, dn.Keys[3])
 	p, _ := n.Staking().StakingParams(nil)
 	stakeTx(t, dn, dn.Keys[2], staking.GovernanceAddress, p.MinDeposit, call(t, "Governance", "submitProposal",
 		uint64(staking.SoftwareVersionProposal), "require 99.0.0", "", "minVersion", "99.0.0"))
-	for i := range dn.addrs {
-		stakeTx(t, dn, dn.Keys[3], dn.addrs[i], ethers(1), nil)
-		vk, _ := DevValidatorKey(i)
-		stakeTx(t, dn, vk, staking.GovernanceAddress, nil, call(t, "Governance", "vote", uint64(1), uint64(staking.OptionYes)))
-	}
+	voteYes(t, dn, 1)
 	want := "the network's minVersion is 99.0.0 and this node runs chaind " + version.Binary
 	for i, node := range dn.Nodes {
 		select {

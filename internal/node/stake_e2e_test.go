@@ -23,10 +23,25 @@ func stakeTx(t *testing.T, dn *Devnet, key *secp256k1.PrivateKey, to types.Addre
 
 func stakeTxFee(t *testing.T, dn *Devnet, key *secp256k1.PrivateKey, to types.Address, value *uint256.Int, data []byte) (*types.Receipt, *uint256.Int) {
 	t.Helper()
+	return sendStakeTx(t, dn, key, to, value, data).await(t, dn)
+}
+
+// sentTx is a transaction in the first node's pool whose receipt is
+// awaited.
+type sentTx struct {
+	tx    *types.Transaction
+	inner *types.DynamicFeeTx
+	from  types.Address
+	start uint64 // the head when it was sent: no earlier block holds it
+}
+
+// sendStakeTx adds a call to a system contract from key to the first
+// node's pool, at the sender's next nonce counting what it has pending.
+func sendStakeTx(t *testing.T, dn *Devnet, key *secp256k1.PrivateKey, to types.Address, value *uint256.Int, data []byte) sentTx {
+	t.Helper()
 	n := dn.Nodes[0]
 	from := types.Address(crypto.PrivkeyToAddress(key))
-	nonce := n.Pool.Nonce(from)
-	inner := &types.DynamicFeeTx{Nonce: nonce, Gas: 500_000, To: &to, Data: data}
+	inner := &types.DynamicFeeTx{Nonce: n.Pool.Nonce(from), Gas: 500_000, To: &to, Data: data}
 	inner.ChainID.SetUint64(n.Chain.Config.ChainID)
 	inner.GasFeeCap.SetUint64(100e9)
 	inner.GasTipCap.SetUint64(1e9)
@@ -41,28 +56,36 @@ func stakeTxFee(t *testing.T, dn *Devnet, key *secp256k1.PrivateKey, to types.Ad
 	if err := n.Pool.Add(tx); err != nil {
 		t.Fatal(err)
 	}
-	waitNonce(t, n, from, nonce+1)
-	for num := start; num <= n.Chain.Head().Number(); num++ {
+	return sentTx{tx: tx, inner: inner, from: from, start: start}
+}
+
+// await waits for s's block and returns its receipt, which must be a
+// success, and the fee its sender paid.
+func (s sentTx) await(t *testing.T, dn *Devnet) (*types.Receipt, *uint256.Int) {
+	t.Helper()
+	n := dn.Nodes[0]
+	waitNonce(t, n, s.from, s.inner.Nonce+1)
+	for num := s.start; num <= n.Chain.Head().Number(); num++ {
 		b, err := n.Chain.BlockByNumber(num)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, btx := range b.Transactions() {
-			if btx.Hash() == tx.Hash() {
+			if btx.Hash() == s.tx.Hash() {
 				rs, err := n.Chain.DB().Receipts(b.Hash())
 				if err != nil {
 					t.Fatal(err)
 				}
 				if rs[i].Status != types.ReceiptStatusSuccessful {
-					t.Fatalf("transaction to %s failed", to)
+					t.Fatalf("transaction to %s failed (block %d)", s.inner.To, num)
 				}
 				used := rs[i].CumulativeGasUsed
 				if i > 0 {
 					used -= rs[i-1].CumulativeGasUsed
 				}
-				price := new(uint256.Int).Add(b.BaseFee(), &inner.GasTipCap)
-				if price.Gt(&inner.GasFeeCap) {
-					price.Set(&inner.GasFeeCap)
+				price := new(uint256.Int).Add(b.BaseFee(), &s.inner.GasTipCap)
+				if price.Gt(&s.inner.GasFeeCap) {
+					price.Set(&s.inner.GasFeeCap)
 				}
 				return rs[i], price.Mul(price, uint256.NewInt(used))
 			}
@@ -70,6 +93,42 @@ func stakeTxFee(t *testing.T, dn *Devnet, key *secp256k1.PrivateKey, to types.Ad
 	}
 	t.Fatal("receipt not found")
 	return nil, nil
+}
+
+// fundValidators sends each of the devnet's validators 1 CHAIN from key,
+// for the gas of their votes, and waits until they have it: before a
+// proposal opens its voting period, so the votes need not wait for it.
+func fundValidators(t *testing.T, dn *Devnet, key *secp256k1.PrivateKey) {
+	t.Helper()
+	var sent []sentTx
+	for _, a := range dn.addrs {
+		sent = append(sent, sendStakeTx(t, dn, key, a, ethers(1), nil))
+	}
+	for _, s := range sent {
+		s.await(t, dn)
+	}
+}
+
+// voteYes has every validator of the devnet vote yes on each proposal,
+// all the votes sent before any is awaited: they land a block or two
+// after the proposals opened, whatever the load, and not one wait per
+// vote later (a voting period of seconds then ran out under load and the
+// last votes reverted).
+func voteYes(t *testing.T, dn *Devnet, ids ...uint64) {
+	t.Helper()
+	var sent []sentTx
+	for i := range dn.addrs {
+		vk, err := DevValidatorKey(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			sent = append(sent, sendStakeTx(t, dn, vk, staking.GovernanceAddress, nil, call(t, "Governance", "vote", id, uint64(staking.OptionYes))))
+		}
+	}
+	for _, s := range sent {
+		s.await(t, dn)
+	}
 }
 
 func call(t *testing.T, contract, method string, args ...any) []byte {
@@ -229,19 +288,16 @@ func TestStakingThroughTransactions(t *testing.T) {
 	// Governance: a proposal to change maintenanceFee, voted by the
 	// genesis validators (funded for gas first), passes and shows in the
 	// network account.
+	fundValidators(t, dn, dn.Keys[3])
 	proposer := dn.Keys[2]
 	p, _ := n.Staking().StakingParams(nil)
-	stakeTx(t, dn, proposer, staking.GovernanceAddress, p.MinDeposit, call(t, "Governance", "submitProposal",
+	first := sendStakeTx(t, dn, proposer, staking.GovernanceAddress, p.MinDeposit, call(t, "Governance", "submitProposal",
 		uint64(staking.ParamChangeProposal), "cheaper upkeep", "", "maintenanceFee", "7"))
-	stakeTx(t, dn, proposer, staking.GovernanceAddress, p.MinDeposit, call(t, "Governance", "submitProposal",
+	second := sendStakeTx(t, dn, proposer, staking.GovernanceAddress, p.MinDeposit, call(t, "Governance", "submitProposal",
 		uint64(staking.ParamChangeProposal), "shorter cycles", "", "cycleLength", "7"))
-	for i := range dn.addrs {
-		stakeTx(t, dn, dn.Keys[3], dn.addrs[i], ethers(1), nil)
-		vk, _ := DevValidatorKey(i)
-		for id := uint64(1); id <= 2; id++ {
-			stakeTx(t, dn, vk, staking.GovernanceAddress, nil, call(t, "Governance", "vote", id, uint64(staking.OptionYes)))
-		}
-	}
+	first.await(t, dn)
+	second.await(t, dn)
+	voteYes(t, dn, 1, 2)
 	deadline := time.Now().Add(60 * time.Second)
 	for id := uint64(1); id <= 2; {
 		pr, err := n.Governance().Proposal(nil, id)

@@ -18,22 +18,21 @@ import (
 // restarted on the old binary refuses to start.
 func TestUpgradePlanHaltsOldNodes(t *testing.T) {
 	params := pos.DevParams()
-	params.VotingPeriod = 1_000
+	// Block times are whole seconds: a period of 1 s could end in the
+	// block after the proposal's, before the votes; 3 s leaves 2 at least.
+	params.VotingPeriod = 3_000
 	dn, err := StartDevnet(DevnetConfig{Validators: 2, BlockTime: 50 * time.Millisecond, HTTPPort: -1, ChainID: 8118, Params: &params})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dn.Close()
 	n := dn.Nodes[0]
+	fundValidators(t, dn, dn.Keys[3])
 	p, _ := n.Staking().StakingParams(nil)
 	plan := n.Chain.Head().Number() + 150
 	stakeTx(t, dn, dn.Keys[2], staking.GovernanceAddress, p.MinDeposit, call(t, "Governance", "submitProposal",
 		uint64(staking.SoftwareUpgradeProposal), "upgrade to 99.0.0", "https://example.org/chaind/99.0.0", "99.0.0", strconv.FormatUint(plan, 10)))
-	for i := range dn.addrs {
-		stakeTx(t, dn, dn.Keys[3], dn.addrs[i], ethers(1), nil)
-		vk, _ := DevValidatorKey(i)
-		stakeTx(t, dn, vk, staking.GovernanceAddress, nil, call(t, "Governance", "vote", uint64(1), uint64(staking.OptionYes)))
-	}
+	voteYes(t, dn, 1)
 	for i, node := range dn.Nodes {
 		select {
 		case <-node.Failed():

@@ -115,6 +115,10 @@ type Pool struct {
 
 	subMu sync.Mutex
 	subs  map[chan *types.Transaction]struct{}
+
+	// sync brings the pool to the chain's head if the head moved since
+	// the last Reset (nil: the pool is only moved by Reset). See SetSync.
+	sync func()
 }
 
 // New returns an empty pool validating against head.
@@ -138,6 +142,24 @@ func New(cfg Config, head Head) *Pool {
 		subs: map[chan *types.Transaction]struct{}{}}
 }
 
+// SetSync installs f, which the pool calls before it validates a
+// transaction (Add, AddPooled) or answers a sender's next nonce (Nonce),
+// to move itself to the chain's head if the head moved since its last
+// Reset. The chain publishes a new head before whoever keeps the pool
+// has reset it; without this, a client that saw a block (its receipt,
+// the head's balance) and at once sent a transaction that block made
+// possible would be refused against the state before it ("insufficient
+// funds", "nonce too low"). f may call Reset; it is called with no lock
+// of the pool held. Set it before the pool is used.
+func (p *Pool) SetSync(f func()) { p.sync = f }
+
+// current brings the pool to the chain's head (SetSync).
+func (p *Pool) current() {
+	if p.sync != nil {
+		p.sync()
+	}
+}
+
 // Add validates tx and adds it, replacing a transaction with the same
 // sender and nonce if it pays enough more. A blob transaction needs its
 // sidecar: see AddPooled.
@@ -147,6 +169,7 @@ func (p *Pool) Add(tx *types.Transaction) error { return p.AddPooled(tx, nil) }
 // transaction comes with its sidecar, which is verified against the
 // transaction's versioned hashes and kept with it until it is included.
 func (p *Pool) AddPooled(tx *types.Transaction, sc *types.BlobSidecar) error {
+	p.current()
 	// Recover the sender and check the blobs before taking the lock: they
 	// are the costly steps, so concurrent submitters overlap here.
 	p.mu.RLock()
@@ -396,6 +419,7 @@ func (p *Pool) Get(h types.Hash) (*types.Transaction, types.Address, bool) {
 
 // Nonce returns the next nonce of addr counting its pending transactions.
 func (p *Pool) Nonce(addr types.Address) uint64 {
+	p.current()
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return p.pendingNonce(addr, p.stateNonce(addr))

@@ -38,15 +38,20 @@ type PoolKeeper struct {
 	at types.Hash // the head the pool was last moved to
 }
 
-// KeepPool returns the keeper of p, which stands on the head now.
+// KeepPool returns the keeper of p, which stands on the head now. The
+// pool moves itself to a new head before it validates a transaction or
+// answers a nonce (txpool.Pool.SetSync), so a client never meets a pool
+// older than the head it can read, whether or not Reset has run yet.
 func (v *View) KeepPool(p *txpool.Pool, log *slog.Logger) *PoolKeeper {
-	return &PoolKeeper{v: v, pool: p, log: log, at: v.chain.Head().Hash()}
+	k := &PoolKeeper{v: v, pool: p, log: log, at: v.chain.Head().Hash()}
+	p.SetSync(k.Reset)
+	return k
 }
 
 // Reset moves the pool to the chain's head, once per head: the consensus
 // application calls it right after committing (so the next block is built
 // from a pool that knows what the last one took), the node for blocks
-// from elsewhere.
+// from elsewhere, the pool itself before it admits a transaction.
 func (k *PoolKeeper) Reset() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
