@@ -14,12 +14,28 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func keccakF1600AVX512(a *[25]uint64)
 
+// keccakF1600DigestAVX512 is keccakF1600AVX512 whose last round computes
+// and stores only a[0:4]; the rest of a is left as it was.
+//
+//go:noescape
+func keccakF1600DigestAVX512(a *[25]uint64)
+
 var useKeccakAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 
 // keccakF1600 applies the Keccak-f[1600] permutation to the state.
 func keccakF1600(a *[25]uint64) {
 	if useKeccakAVX512 {
 		keccakF1600AVX512(a)
+		return
+	}
+	keccakF1600Generic(a)
+}
+
+// keccakF1600Digest applies the permutation where only a[0:4] is read
+// afterwards (keccak256's last block): a[4:] may be left unpermuted.
+func keccakF1600Digest(a *[25]uint64) {
+	if useKeccakAVX512 {
+		keccakF1600DigestAVX512(a)
 		return
 	}
 	keccakF1600Generic(a)

@@ -7,15 +7,21 @@ import (
 	"testing"
 )
 
-// checkKeccakAVX512 applies both permutations to a copy of s and fails t
-// if they disagree.
+// checkKeccakAVX512 applies the Go permutation and both assembly ones
+// to copies of s and fails t if they disagree: the full one on the whole
+// state, the digest one on the four lanes it computes (and it must leave
+// the others as they were).
 func checkKeccakAVX512(t *testing.T, s [25]uint64) {
 	t.Helper()
-	want, got := s, s
+	want, got, dig := s, s, s
 	keccakF1600Generic(&want)
 	keccakF1600AVX512(&got)
 	if got != want {
 		t.Fatalf("state %x:\nAVX-512 %x\nGo      %x", s, got, want)
+	}
+	keccakF1600DigestAVX512(&dig)
+	if [4]uint64(dig[:4]) != [4]uint64(want[:4]) || [21]uint64(dig[4:]) != [21]uint64(s[4:]) {
+		t.Fatalf("state %x:\ndigest  %x\nGo      %x", s, dig, want)
 	}
 }
 
@@ -31,6 +37,16 @@ func TestKeccakF1600AVX512MatchesGo(t *testing.T) {
 			s[j] = rng.Uint64()
 		}
 		checkKeccakAVX512(t, s)
+	}
+	// A chain of permutations, each from the last one's output, as a
+	// keccak256 of many blocks runs them.
+	a, g := s, s
+	for i := 0; i < 1000; i++ {
+		keccakF1600Generic(&g)
+		keccakF1600AVX512(&a)
+		if a != g {
+			t.Fatalf("chain step %d:\nAVX-512 %x\nGo      %x", i, a, g)
+		}
 	}
 	// Single bits, so every lane's rotation and position is seen alone.
 	for lane := 0; lane < 25; lane++ {
@@ -71,6 +87,11 @@ func BenchmarkKeccakF1600(b *testing.B) {
 		b.Run("avx512", func(b *testing.B) {
 			for b.Loop() {
 				keccakF1600AVX512(&s)
+			}
+		})
+		b.Run("avx512digest", func(b *testing.B) {
+			for b.Loop() {
+				keccakF1600DigestAVX512(&s)
 			}
 		})
 	}

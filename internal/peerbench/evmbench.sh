@@ -120,13 +120,36 @@ evm_part() {
 # freeport prints a loopback port nobody listens on now.
 freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-# call PORT CONTRACT: one eth_call of the contract at $addr; prints its wall time in ms.
+# call PORT CONTRACT [SIDE]: one eth_call of the contract at $addr, over a new
+# connection as every client without a pool makes it; prints its wall time in ms.
+# With SIDE it also appends "SIDE CONTRACT CONNECT SERVER" to $work/split.txt:
+# curl's TCP connect time and the time from the request sent to the first byte
+# of the answer (the server's part: accept, parse, execute, encode), in ms.
 call() {
 	local body="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_call\",\"params\":[{\"from\":\"$from\",\"to\":\"$addr\",\"data\":\"0x${calldata[$2]}\",\"gas\":\"0x2540be400\"},\"latest\"]}"
 	local t
-	t=$(curl -s -o "$work/call.out" -w '%{time_total}' -XPOST -H 'content-type: application/json' --data "$body" "127.0.0.1:$1")
+	t=$(curl -s -o "$work/call.out" -w '%{time_total} %{time_connect} %{time_pretransfer} %{time_starttransfer}' \
+		-XPOST -H 'content-type: application/json' --data "$body" "127.0.0.1:$1")
 	grep -q '"result"' "$work/call.out" || { echo "evmbench: eth_call of $2 on port $1 failed: $(head -c 300 "$work/call.out")" >&2; exit 1; }
-	awk -v t="$t" 'BEGIN { printf "%.3f", t * 1000 }'
+	read -r total connect pre start <<<"$t"
+	[[ -z ${3:-} ]] || awk -v s="$3" -v c="$2" -v a="$connect" -v p="$pre" -v f="$start" \
+		'BEGIN { printf "%s %s %.3f %.3f\n", s, c, a * 1000, (f - p) * 1000 }' >>"$work/split.txt"
+	awk -v t="$total" 'BEGIN { printf "%.3f", t * 1000 }'
+}
+
+# split_table: per contract and side, the median connect and server times of split.txt.
+split_table() {
+	awk '
+function median(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{ k = $2 " " $1; con[k] = con[k] " " $3; srv[k] = srv[k] " " $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+END {
+	printf "%-22s %-7s %10s %10s\n", "split (median ms)", "side", "connect", "server"
+	for (i = 1; i <= n; i++) { split(order[i], p, " "); printf "%-22s %-7s %10.2f %10.2f\n", p[1], p[2], median(con[order[i]]), median(srv[order[i]]) }
+}' "$work/split.txt"
 }
 
 # setcode PORT METHOD CONTRACT installs the contract's runtime code at $addr.
@@ -161,6 +184,7 @@ call_part() {
 	addr=0x00000000000000000000000000000000000be4c0
 	from=0x00000000000000000000000000000000000ca11e
 	: >"$work/call.txt"
+	: >"$work/split.txt"
 	for c in "${contracts[@]}"; do
 		setcode "$cport" hardhat_setCode "$c"
 		setcode "$aport" anvil_setCode "$c"
@@ -174,15 +198,16 @@ call_part() {
 		fi
 		for r in $(seq "$rounds"); do
 			if ((r % 2)); then
-				echo "$r $c chaind $(call "$cport" "$c")" >>"$work/call.txt"
-				echo "$r $c anvil $(call "$aport" "$c")" >>"$work/call.txt"
+				echo "$r $c chaind $(call "$cport" "$c" chaind)" >>"$work/call.txt"
+				echo "$r $c anvil $(call "$aport" "$c" anvil)" >>"$work/call.txt"
 			else
-				echo "$r $c anvil $(call "$aport" "$c")" >>"$work/call.txt"
-				echo "$r $c chaind $(call "$cport" "$c")" >>"$work/call.txt"
+				echo "$r $c anvil $(call "$aport" "$c" anvil)" >>"$work/call.txt"
+				echo "$r $c chaind $(call "$cport" "$c" chaind)" >>"$work/call.txt"
 			fi
 		done
 	done
 	table "contract (eth_call)" "$work/call.txt" anvil
+	split_table
 }
 
 # Where chaind's time goes: the top of a CPU profile of evm run per contract.
