@@ -8,12 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +68,6 @@ var cometDiffers = map[string]string{
 	"tx_search_bad_query error.data":                                    "as block_search_bad_query",
 	"ws_subscribe_bad_query error.data":                                 "as block_search_bad_query, after CometBFT's \"failed to parse query: \"",
 	"header_by_hash_base64 error.data":                                  "the base64 text is another hash's, so the first byte that is not hex differs",
-	"* result.node_info.channels":                                       "chaind runs one multiplexed p2p protocol, not CometBFT's reactor channels (hex either way; CometBFT's happen to be all digits)",
 
 	// Read-only: chaind takes no Cosmos transactions.
 	"broadcast_tx_async result":          "refused: transactions enter as Ethereum transactions (eth_sendRawTransaction)",
@@ -375,76 +374,49 @@ func readAll(t *testing.T, resp *http.Response) ([]byte, int) {
 // and chaind's got that cometDiffers does not list.
 func compareComet(t *testing.T, name string, want, got []byte, used map[string]bool) {
 	t.Helper()
-	w, err := decodeNumbers(want)
+	w, err := querytest.DecodeJSON(want)
 	if err != nil {
 		t.Fatalf("%s: golden: %v", name, err)
 	}
-	g, err := decodeNumbers(got)
+	g, err := querytest.DecodeJSON(got)
 	if err != nil {
 		t.Fatalf("%s: chaind's answer is not JSON: %v: %.300s", name, err, got)
 	}
 	var out []string
-	for _, d := range cometDiff("", w, g) {
-		if k, ok := differs(name, d.path); ok {
+	for _, d := range cometShape.Diff("", w, g) {
+		if k, ok := querytest.MatchKept(cometDiffers, "", name, d.Path); ok {
 			used[k] = true
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s: %s", name, d.path, d.what))
+		out = append(out, fmt.Sprintf("%s %s: %s", name, d.Path, d.What))
 	}
 	if len(out) > 0 {
 		t.Errorf("%d differences from CometBFT's answer:\n%s\nchaind answered: %.300s", len(out), strings.Join(out, "\n"), got)
 	}
 }
 
-// differs finds the cometDiffers entry for a difference at path in case
-// name: an entry is "case path", where case may be "*" (every case) and
-// path may start with "..." (any path ending so).
-func differs(name, path string) (string, bool) {
-	for k := range cometDiffers {
-		c, p, _ := strings.Cut(k, " ")
-		if c != "*" && c != name {
-			continue
+// cometShape compares with CometBFT's answers (querytest.Shape): strings
+// by kind, a type and the protocol version exactly; an event map by its
+// form only (its keys are the application's); an error's code and
+// message exactly and its data with numbers and hex masked.
+var cometShape = querytest.Shape{
+	Them: "CometBFT",
+	String: func(path, w, g string) string {
+		if what := querytest.SameKind("CometBFT", w, g); what != "" {
+			return what
 		}
-		if p == path || (strings.HasPrefix(p, "...") && strings.HasSuffix(path, p[3:])) {
-			return k, true
+		if ((strings.HasSuffix(path, ".type") && !strings.HasSuffix(path, "events[].type")) || path == "jsonrpc") && w != g {
+			return fmt.Sprintf("CometBFT answers %q, chaind %q", w, g)
 		}
-	}
-	return "", false
-}
-
-// decodeNumbers decodes JSON with numbers kept as json.Number.
-func decodeNumbers(b []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	err := d.Decode(&v)
-	return v, err
-}
-
-type cometDifference struct{ path, what string }
-
-// cometDiff walks want (CometBFT's) and got (chaind's) side by side.
-func cometDiff(path string, want, got any) []cometDifference {
-	diff := func(format string, a ...any) []cometDifference {
-		return []cometDifference{{path, fmt.Sprintf(format, a...)}}
-	}
-	if want == nil || got == nil {
-		if want == nil && got == nil {
-			return nil
-		}
-		return diff("CometBFT answers %s, chaind %s", jsonKind(want), jsonKind(got))
-	}
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			return diff("CometBFT answers an object, chaind %s", jsonKind(got))
-		}
-		if path == "result.events" {
+		return ""
+	},
+	Object: func(path string, w, g map[string]any) ([]querytest.Difference, bool) {
+		switch path {
+		case "result.events":
 			// An event's attributes by "type.key": the application's own
 			// names; each holds a list of strings.
-			var out []cometDifference
-			for _, k := range slices.Sorted(mapKeys(g)) {
+			var out []querytest.Difference
+			for _, k := range slices.Sorted(maps.Keys(g)) {
 				l, ok := g[k].([]any)
 				for _, e := range l {
 					if _, isStr := e.(string); !isStr {
@@ -452,90 +424,31 @@ func cometDiff(path string, want, got any) []cometDifference {
 					}
 				}
 				if !ok {
-					out = append(out, cometDifference{path + "." + k, "not a list of strings"})
+					out = append(out, querytest.Difference{Path: path + "." + k, What: "not a list of strings"})
 				}
 			}
-			return out
+			return out, true
+		case "error":
+			return errorText(w, g), false
 		}
-		var out []cometDifference
-		for _, k := range slices.Sorted(mapKeys(w)) {
-			gv, ok := g[k]
-			if !ok {
-				out = append(out, cometDifference{join(path, k), "missing (CometBFT answers " + jsonKind(w[k]) + ")"})
-				continue
-			}
-			out = append(out, cometDiff(join(path, k), w[k], gv)...)
-		}
-		for _, k := range slices.Sorted(mapKeys(g)) {
-			if _, ok := w[k]; !ok {
-				out = append(out, cometDifference{join(path, k), "not in CometBFT's answer"})
-			}
-		}
-		if path == "error" {
-			out = append(out, errorText(w, g)...)
-		}
-		return out
-	case []any:
-		g, ok := got.([]any)
-		if !ok {
-			return diff("CometBFT answers an array, chaind %s", jsonKind(got))
-		}
-		// The lists hold other values on another chain: every element
-		// chaind gives is compared with CometBFT's of the same index, or
-		// its last.
-		var out []cometDifference
-		for i := range g {
-			if len(w) == 0 {
-				break
-			}
-			out = append(out, cometDiff(path+"[]", w[min(i, len(w)-1)], g[i])...)
-		}
-		return dedupe(out)
-	case string:
-		gs, ok := got.(string)
-		if !ok {
-			return diff("CometBFT answers a string (%.40q), chaind %s", w, jsonKind(got))
-		}
-		if strings.Contains(path, ".attributes[]") {
-			return nil // an event attribute's key and value are the app's text
-		}
-		if k := stringKindOf(w); !k.accepts(gs) {
-			return diff("CometBFT answers %s (%.50q), chaind %.50q", k.name, w, gs)
-		}
-		if (strings.HasSuffix(path, ".type") && !strings.HasSuffix(path, "events[].type")) || path == "jsonrpc" {
-			if w != gs {
-				return diff("CometBFT answers %q, chaind %q", w, gs)
-			}
-		}
-		return nil
-	case json.Number:
-		if _, ok := got.(json.Number); !ok {
-			return diff("CometBFT answers a number (%s), chaind %s", w, jsonKind(got))
-		}
-		return nil
-	case bool:
-		if _, ok := got.(bool); !ok {
-			return diff("CometBFT answers a boolean, chaind %s", jsonKind(got))
-		}
-		return nil
-	}
-	return diff("unexpected %T", want)
+		return nil, false
+	},
 }
 
 // errorText compares an error's code and message exactly and its data
 // with numbers and hex masked (they name this chain's heights and
 // hashes).
-func errorText(w, g map[string]any) []cometDifference {
-	var out []cometDifference
+func errorText(w, g map[string]any) []querytest.Difference {
+	var out []querytest.Difference
 	for _, k := range []string{"code", "message"} {
 		if fmt.Sprint(w[k]) != fmt.Sprint(g[k]) {
-			out = append(out, cometDifference{"error." + k, fmt.Sprintf("CometBFT answers %v, chaind %v", w[k], g[k])})
+			out = append(out, querytest.Difference{Path: "error." + k, What: fmt.Sprintf("CometBFT answers %v, chaind %v", w[k], g[k])})
 		}
 	}
 	wd, _ := w["data"].(string)
 	gd, _ := g["data"].(string)
 	if maskNumbers(wd) != maskNumbers(gd) {
-		out = append(out, cometDifference{"error.data", fmt.Sprintf("CometBFT answers %q, chaind %q", wd, gd)})
+		out = append(out, querytest.Difference{Path: "error.data", What: fmt.Sprintf("CometBFT answers %q, chaind %q", wd, gd)})
 	}
 	return out
 }
@@ -543,95 +456,3 @@ func errorText(w, g map[string]any) []cometDifference {
 var numberText = regexp.MustCompile(`[0-9A-Fa-f]{16,}|-?[0-9]+`)
 
 func maskNumbers(s string) string { return numberText.ReplaceAllString(s, "N") }
-
-func dedupe(ds []cometDifference) []cometDifference {
-	seen := map[cometDifference]bool{}
-	var out []cometDifference
-	for _, d := range ds {
-		if !seen[d] {
-			seen[d] = true
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func join(path, k string) string {
-	if path == "" {
-		return k
-	}
-	return path + "." + k
-}
-
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-func jsonKind(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return fmt.Sprintf("a string (%.40q)", x)
-	case json.Number:
-		return "a number (" + x.String() + ")"
-	case bool:
-		return "a boolean"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// A string kind: what a client parses a field's text as.
-type stringKind struct {
-	name    string
-	accepts func(string) bool
-}
-
-var (
-	decimalText = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,19})$`)
-	upperHex    = regexp.MustCompile(`^[0-9A-F]*$`)
-	anyText     = func(string) bool { return true }
-)
-
-func isBase64(s string) bool {
-	_, err := base64.StdEncoding.DecodeString(s)
-	return err == nil
-}
-
-func isTime(s string) bool {
-	_, err := time.Parse(time.RFC3339Nano, s)
-	return err == nil && strings.HasSuffix(s, "Z")
-}
-
-// stringKindOf classifies a string of CometBFT's answer.
-func stringKindOf(s string) stringKind {
-	switch {
-	case s == "":
-		return stringKind{"an empty string", anyText}
-	case decimalText.MatchString(s):
-		return stringKind{"a decimal integer", decimalText.MatchString}
-	case len(s) >= 8 && len(s)%2 == 0 && upperHex.MatchString(s):
-		return stringKind{"upper-case hex", upperHex.MatchString}
-	case isTime(s):
-		return stringKind{"an RFC 3339 UTC time", isTime}
-	case len(s) >= 4 && len(s)%4 == 0 && isBase64(s) && strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz+/="):
-		// Upper-case hex of 8 bytes or more is not base64 of anything a
-		// chain holds: it is hex where CometBFT sends base64.
-		return stringKind{"base64", func(g string) bool { return isBase64(g) && !(len(g) >= 16 && upperHex.MatchString(g)) }}
-	}
-	_, err := strconv.ParseFloat(s, 64)
-	if err == nil {
-		return stringKind{"a number as text", func(g string) bool { _, err := strconv.ParseFloat(g, 64); return err == nil }}
-	}
-	return stringKind{"text", anyText}
-}

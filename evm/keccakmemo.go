@@ -15,8 +15,16 @@ import (
 // Keccak-f[1600] permutation. It is two-way set-associative, one per EVM
 // (so per block or call, never shared between goroutines), allocated on
 // first use.
+//
+// A miss must stay cheap too (a loop hashing its own output misses every
+// time): each entry keeps the 64-bit mix its set was chosen by, so a miss
+// is told by two integer compares rather than two byte compares, and a
+// pair's least recently used entry is replaced where it is, found by a
+// bit, instead of moving the other entry over it.
 type keccakMemo struct {
-	n   [keccakMemoSize]uint8 // length of the entry's input; 0: empty
+	tag [keccakMemoSize]uint64 // memoMix of the entry's input
+	n   [keccakMemoSize]uint8  // length of the entry's input; 0: empty
+	mru [keccakMemoSize / 2]uint8
 	in  [keccakMemoSize][64]byte
 	out [keccakMemoSize]uint256.Int
 }
@@ -26,20 +34,25 @@ const (
 	keccakMemoSize = 1 << keccakMemoBits
 )
 
-// memoSlot picks data's pair of entries from a mix of its words.
-func memoSlot(data []byte) int {
-	var x uint64
-	for i := 0; i+8 <= len(data); i += 8 {
-		x = (x ^ binary.LittleEndian.Uint64(data[i:])) * 0x9e3779b97f4a7c15
-		x ^= x >> 31
+// memoMix mixes a 32- or 64-byte input and its length into 64 bits: the
+// words folded into two lanes, then one multiply each (independent, so
+// the mix is a few cycles, not a chain of multiplies).
+func memoMix(data []byte) uint64 {
+	a, b := uint64(len(data)), uint64(0)
+	for i := 0; i+16 <= len(data); i += 16 {
+		a ^= binary.LittleEndian.Uint64(data[i:])
+		b ^= binary.LittleEndian.Uint64(data[i+8:])
 	}
-	return int(x>>(64-keccakMemoBits)) &^ 1
+	x := a*0x9e3779b97f4a7c15 ^ b*0xc2b2ae3d27d4eb4f
+	return x ^ x>>29
 }
 
+// memoPair is the first of the pair of entries a mix selects.
+func memoPair(mix uint64) int { return int(mix>>(64-keccakMemoBits)) &^ 1 }
+
 // hashToWord sets z to keccak256(data) (KECCAK256), through the memo
-// for 32- and 64-byte inputs. Each input has two entries, the most
-// recently used first (two-way, so two hot keys that map to one place do
-// not keep evicting each other).
+// for 32- and 64-byte inputs. Each input has two entries (two-way, so
+// two hot keys that map to one place do not keep evicting each other).
 func (evm *EVM) hashToWord(z *uint256.Int, data []byte) {
 	if n := len(data); n != 32 && n != 64 {
 		hashToWord(z, data)
@@ -50,30 +63,28 @@ func (evm *EVM) hashToWord(z *uint256.Int, data []byte) {
 		m = new(keccakMemo)
 		evm.memo = m
 	}
-	i := memoSlot(data)
-	if m.holds(i, data) {
-		*z = m.out[i]
-		return
+	mix := memoMix(data)
+	p := memoPair(mix)
+	for i := p; i < p+2; i++ {
+		if m.tag[i] == mix && m.holds(i, data) {
+			m.mru[p/2] = uint8(i - p)
+			*z = m.out[i]
+			return
+		}
 	}
-	if m.holds(i+1, data) {
-		*z = m.out[i+1]
-		m.swap(i)
-		return
+	i := p + 1 - int(m.mru[p/2])
+	// Into z first, the entry after: the next instruction waits for z,
+	// not for a copy of it through the entry.
+	hashToWord(z, data)
+	m.out[i] = *z
+	m.tag[i], m.n[i], m.mru[p/2] = mix, uint8(len(data)), uint8(i-p)
+	if len(data) == 64 {
+		m.in[i] = [64]byte(data)
+	} else {
+		*(*[32]byte)(m.in[i][:]) = [32]byte(data)
 	}
-	m.n[i+1], m.in[i+1], m.out[i+1] = m.n[i], m.in[i], m.out[i]
-	hashToWord(&m.out[i], data)
-	m.n[i] = uint8(len(data))
-	copy(m.in[i][:], data)
-	*z = m.out[i]
 }
 
 func (m *keccakMemo) holds(i int, data []byte) bool {
 	return int(m.n[i]) == len(data) && string(m.in[i][:len(data)]) == string(data)
-}
-
-// swap exchanges the pair of entries at i and i+1.
-func (m *keccakMemo) swap(i int) {
-	m.n[i], m.n[i+1] = m.n[i+1], m.n[i]
-	m.in[i], m.in[i+1] = m.in[i+1], m.in[i]
-	m.out[i], m.out[i+1] = m.out[i+1], m.out[i]
 }

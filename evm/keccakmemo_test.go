@@ -34,7 +34,7 @@ func TestKeccakMemo(t *testing.T) {
 			in = in[:r.Intn(64)]
 		}
 		if m := e.memo; m != nil {
-			if i := memoSlot(in); m.holds(i, in) || m.holds(i+1, in) {
+			if i := memoPair(memoMix(in)); m.holds(i, in) || m.holds(i+1, in) {
 				hits++
 			}
 		}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -52,6 +53,7 @@ type prefetcher struct {
 	// The goroutine's until done is closed; then the StateDB's.
 	acct    *trie.Trie
 	storage map[types.Address]*prefetchedStorage
+	left    []prefetchKey // keys queued and not looked up when it stopped
 }
 
 // prefetchedStorage is an account's storage trie as the prefetcher
@@ -117,6 +119,7 @@ func (s *StateDB) usePrefetched() {
 	p.stop()
 	if !s.trieChanged && p.root == s.origRoot {
 		s.trie = p.acct
+		warmAccounts(s.db, p.root, p.left)
 	}
 	for a, st := range p.storage {
 		o := s.objects[a]
@@ -150,10 +153,15 @@ func (p *prefetcher) push(keys []prefetchKey) {
 	}
 }
 
+// stop ends the goroutine; p.left then holds the keys it did not reach.
 func (p *prefetcher) stop() {
 	p.stopped.Store(true)
 	close(p.quit)
 	<-p.done
+	p.mu.Lock()
+	p.left = append(p.left, p.queue...)
+	p.queue = nil
+	p.mu.Unlock()
 }
 
 func (p *prefetcher) run() {
@@ -165,6 +173,7 @@ func (p *prefetcher) run() {
 		p.mu.Unlock()
 		for i := range batch {
 			if p.stopped.Load() {
+				p.left = batch[i:] // batch's array is no longer the queue's
 				return
 			}
 			p.fetch(&batch[i])
@@ -208,3 +217,44 @@ func (p *prefetcher) fetch(k *prefetchKey) {
 		st.t.Get(hk[:])
 	}
 }
+
+// warmAccounts loads the account trie paths of the keys the prefetcher
+// did not reach on several goroutines, each in a trie of its own opened
+// on root, so that their nodes are in the database's node cache when
+// IntermediateRoot's updates, one after the other, walk the same paths.
+// At 10M accounts a block of 9,000 transfers to new accounts stopped the
+// prefetcher with most of its keys left (execution outruns it), and the
+// updates then waited for some two store reads each, one at a time.
+// Slots are left to IntermediateRoot (their tries are the prefetcher's).
+func warmAccounts(db trie.Reader, root types.Hash, keys []prefetchKey) {
+	workers := min(runtime.GOMAXPROCS(0), len(keys)/warmMin)
+	if workers < 2 {
+		return
+	}
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t, err := trie.New(root, db)
+			if err != nil {
+				return // IntermediateRoot meets it
+			}
+			var hk [32]byte
+			for i := next.Add(1) - 1; i < int64(len(keys)); i = next.Add(1) - 1 {
+				if k := &keys[i]; !k.isSlot {
+					crypto.HashInto(&hk, k.addr[:])
+					t.Get(hk[:])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// warmMin is the keys left per goroutine below which warmAccounts leaves
+// them to IntermediateRoot: a few paths are not worth the goroutines.
+const warmMin = 64

@@ -42,8 +42,9 @@ func chaindSide(exe string, validator []byte, cache int) *scaleSide {
 		args := []string{"--datadir", datadir, "--validator-key", hex.EncodeToString(validator),
 			"--block-time", "1s", "--http.port", "0", "--ws.port", "-1", "--rest.port", "-1", "--grpc.port", "-1", "--cometrpc.port", "-1",
 			"--explorer.port", "-1", "--metrics", "--metrics.port", "0", "--log-level", "info",
-			// Pruning passes every 16 blocks, so a short load sees some.
-			"--state.history", "16"}
+			// State pruning passes every 16 blocks, so a short load sees some;
+			// the history index too keeps 16 (its rounds come every 64).
+			"--state.history", "16", "--history.keep", "16"}
 		if cfg.profile != "" {
 			args = append(args, "--pprof", "127.0.0.1:0")
 		}

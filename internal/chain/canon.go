@@ -193,6 +193,12 @@ func (w *indexBatch) get(k []byte) ([]byte, error) {
 			return v, nil
 		}
 	}
+	if v, ok := w.db.stagedIndex(k); ok {
+		if v == nil {
+			return nil, store.ErrNotFound
+		}
+		return v, nil
+	}
 	return w.db.kv.Get(k)
 }
 

@@ -40,6 +40,8 @@ type Chain struct {
 	mu   sync.RWMutex
 	head *types.Block
 
+	histMu sync.Mutex // one history prune at a time (historyprune.go)
+
 	subMu sync.Mutex
 	subs  map[chan *types.Block]struct{}
 

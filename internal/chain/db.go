@@ -91,6 +91,12 @@ type DB struct {
 	clean    *nodeCache  // nodes read and written last (nil: none)
 	pin      *bloom      // while the genesis state is committed: its pin filter (prunepin.go)
 
+	// idx are the history index values a history prune is writing
+	// (swapHistory), for the index's readers until they are stored: a
+	// commit reads the lists it extends from the store, and must find the
+	// list headers the prune moved.
+	idx map[string][]byte
+
 	flat       *flat.Layer // the flat copy of the newest state; nil: none (flatstate.go)
 	flatStaged []flatDiff  // diffs of the state commits pending
 	flatCtx    flatContext // the block they belong to

@@ -57,105 +57,178 @@ type HistoryPruneStats struct {
 // PruneHistory drops the history index of blocks older than the last keep
 // (0: keep all): their transaction lookups, running totals, transfer
 // records and the address-list chunks that hold only them. It does at
-// most budget blocks per call, so the chain is held for a bounded time:
-// the senders are recovered before the chain is locked, and under the
-// lock there are only lookups and deletions. Callers loop until Blocks
-// is 0.
+// most budget blocks per call; callers loop until Blocks is 0.
+//
+// The chain's writer lock is held only for the swap (swapHistory): to
+// check that the index still starts where the pass read it and to take
+// its place in the order of writes for the new start and the moved list
+// headers, a few keys written once it is let go. The senders are
+// recovered, the lists read and the deletions written with no lock of
+// the chain held: they are keys of blocks behind the new start and whole
+// list chunks, which no commit writes again (a commit extends only a
+// list's last chunk and header), so block commits never wait behind the
+// prune's deletions. A crash between the swap and the deletions leaves
+// keys the next pass deletes again.
 func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error) {
+	c.histMu.Lock()
+	defer c.histMu.Unlock()
 	head := c.Head().Number()
 	from, err := c.db.TxIndexFrom()
 	if err != nil || keep == 0 || head+1 <= keep {
 		return HistoryPruneStats{From: from}, err
 	}
 	cutoff := head + 1 - keep
-	type pruned struct {
-		b     *types.Block
-		addrs []types.Address
-	}
-	var todo []pruned
+	var todo []*types.Block
+	var lists []types.Address
+	seen := map[types.Address]bool{}
 	for n := from; n < cutoff && len(todo) < budget; n++ {
 		b, err := c.BlockByNumber(n)
 		if err != nil {
 			return HistoryPruneStats{From: from}, fmt.Errorf("history prune: block %d: %w", n, err)
 		}
-		p := pruned{b: b}
 		if n > 0 && len(b.Transactions()) > 0 {
 			transfers, err := (&indexBatch{db: c.db}).transfers(b, c.reexecTransfers)
 			if err != nil {
 				return HistoryPruneStats{From: from}, err
 			}
 			err = historyTouches(b, c.Config.blockSigner(b), transfers, func(_ int, a types.Address) error {
-				p.addrs = append(p.addrs, a)
+				if !seen[a] {
+					seen[a] = true
+					lists = append(lists, a)
+				}
 				return nil
 			})
 			if err != nil {
 				return HistoryPruneStats{From: from}, err
 			}
 		}
-		todo = append(todo, p)
+		todo = append(todo, b)
 	}
 	if len(todo) == 0 {
 		return HistoryPruneStats{From: from}, nil
 	}
-	c.wmu.Lock()
-	start := time.Now()
-	defer c.wmu.Unlock()
-	// A canonical change meanwhile (blocks this deep only move in a
-	// reorganisation past the kept history): try again next time.
-	if now, err := c.db.TxIndexFrom(); err != nil || now != from {
-		return HistoryPruneStats{From: now}, err
-	}
-	w := &indexBatch{db: c.db, view: map[string][]byte{}}
-	var lists []types.Address
-	seen := map[types.Address]bool{}
-	for _, p := range todo {
-		b := p.b
-		if h, ok := c.db.CanonicalHash(b.Number()); !ok || h != b.Hash() {
-			return HistoryPruneStats{From: from}, nil
-		}
+	newFrom := todo[len(todo)-1].Number() + 1
+	var del store.Batch
+	for _, b := range todo {
 		for _, tx := range b.Transactions() {
 			th := tx.Hash()
-			w.delKey(prefixTxLookup, th[:])
+			del.Delete(key(prefixTxLookup, th[:]))
 		}
 		if n := b.Number(); n > 0 {
-			w.del(key(prefixTxCumul, numKey(n-1))) // the block's own total stays: the next one counts from it
+			del.Delete(key(prefixTxCumul, numKey(n-1))) // the block's own total stays: the next one counts from it
 		}
 		h := b.Hash()
-		w.delKey(prefixTransfers, h[:])
-		for _, a := range p.addrs {
-			if !seen[a] {
-				seen[a] = true
-				lists = append(lists, a)
-			}
-		}
+		del.Delete(key(prefixTransfers, h[:]))
 	}
-	newFrom := todo[len(todo)-1].b.Number() + 1
+	// The whole chunks that hold only pruned blocks; the last, still
+	// growing, stays.
+	var moves []listMove
+	r := &indexBatch{db: c.db}
 	for _, a := range lists {
-		l, err := w.addrList(a)
+		l, err := r.addrList(a)
 		if err != nil {
 			return HistoryPruneStats{From: from}, err
 		}
 		first := l.first
-		// Only whole chunks go; the last, still growing, stays.
-		for (l.first+1)*addrChunk < l.count {
-			es, err := w.chunk(a, l.first)
+		for ; (first+1)*addrChunk < l.count; first++ {
+			es, err := r.chunk(a, first)
 			if err != nil {
 				return HistoryPruneStats{From: from}, err
 			}
 			if len(es) == addrChunk && es[addrChunk-1].block >= newFrom {
 				break
 			}
-			w.delNum(prefixAddrTx, a[:], l.first)
-			l.first++
+			del.Delete(key(prefixAddrTx, a[:], numKey(first)))
 		}
-		if l.first != first {
-			w.putAddrList(a, l)
+		if first != l.first {
+			moves = append(moves, listMove{a, l.first, first})
 		}
 	}
-	w.put(keyTxIndexFrom, numKey(newFrom))
-	if err := c.db.Flush(); err != nil {
-		c.db.Discard()
+	pause, ok, err := c.swapHistory(from, todo, newFrom, moves)
+	if !ok || err != nil {
 		return HistoryPruneStats{From: from}, err
 	}
-	return HistoryPruneStats{Blocks: len(todo), From: newFrom, Pause: time.Since(start)}, nil
+	if err := c.db.kv.Write(&del); err != nil {
+		return HistoryPruneStats{From: newFrom}, fmt.Errorf("history prune: %w", err)
+	}
+	return HistoryPruneStats{Blocks: len(todo), From: newFrom, Pause: pause}, nil
+}
+
+// listMove is a pruned address list's first chunk, before and after.
+type listMove struct {
+	a         types.Address
+	was, next uint64
+}
+
+// swapHistory moves the history index's start to newFrom and the lists'
+// first chunks as moves say, and stores that before anything it leaves
+// behind is deleted, so a crash or a shutdown never finds a start or a
+// list whose keys are gone (the transfer records could not be made again
+// once the blocks' states are pruned). ok is false when the chain changed
+// the index meanwhile (a reorganisation this deep): nothing is written.
+//
+// The writer lock is held to check and to take the DB's write order
+// (flushMu) before any later commit's write; the few keys are written
+// after it is let go, readable meanwhile (stagedIndex), so a commit runs
+// meanwhile and its own write waits for this small one at most.
+func (c *Chain) swapHistory(from uint64, todo []*types.Block, newFrom uint64, moves []listMove) (time.Duration, bool, error) {
+	c.wmu.Lock()
+	start := time.Now()
+	vals, ok, err := c.historySwap(from, todo, newFrom, moves)
+	if !ok || err != nil {
+		c.wmu.Unlock()
+		return 0, false, err
+	}
+	db := c.db
+	db.flushMu.Lock()
+	defer db.flushMu.Unlock()
+	db.mu.Lock()
+	db.idx = vals
+	db.mu.Unlock()
+	pause := time.Since(start)
+	c.wmu.Unlock()
+	var b store.Batch
+	for k, v := range vals {
+		b.Put([]byte(k), v)
+	}
+	err = db.kv.Write(&b)
+	db.mu.Lock()
+	db.idx = nil
+	db.mu.Unlock()
+	return pause, err == nil, err
+}
+
+// historySwap checks, with the writer lock held, that the index still
+// starts at from and the blocks are canonical, and returns the values
+// that move it to newFrom: the start and the moved lists' headers, their
+// counts as the commits since left them.
+func (c *Chain) historySwap(from uint64, todo []*types.Block, newFrom uint64, moves []listMove) (map[string][]byte, bool, error) {
+	if now, err := c.db.TxIndexFrom(); err != nil || now != from {
+		return nil, false, err
+	}
+	for _, b := range todo {
+		if h, ok := c.db.CanonicalHash(b.Number()); !ok || h != b.Hash() {
+			return nil, false, nil
+		}
+	}
+	r := &indexBatch{db: c.db}
+	vals := make(map[string][]byte, len(moves)+1)
+	for _, m := range moves {
+		l, err := r.addrList(m.a)
+		if err != nil || l.first != m.was {
+			return nil, false, err
+		}
+		l.first = m.next
+		vals[string(key(prefixAddrTxCount, m.a[:]))] = l.appendTo(nil)
+	}
+	vals[string(keyTxIndexFrom)] = numKey(newFrom)
+	return vals, true, nil
+}
+
+// stagedIndex returns a value swapHistory is writing.
+func (db *DB) stagedIndex(k []byte) ([]byte, bool) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	v, ok := db.idx[string(k)]
+	return v, ok
 }

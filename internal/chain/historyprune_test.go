@@ -3,6 +3,7 @@ package chain
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
@@ -139,4 +140,109 @@ func TestHistoryIndexIsCompact(t *testing.T) {
 	if keys != 2*4+2 {
 		t.Fatalf("%d history keys for 200 transactions", keys)
 	}
+}
+
+// A history prune writes its deletions with no lock of the chain held:
+// a block commits while the prune's deletions are being written (their
+// fsync, held here), and indexes its transactions on top of the lists the prune
+// moved, whose headers it finds staged (the commit extends the sender's
+// list whose first chunks the prune dropped). Before, PruneHistory held
+// the writer lock across its flush and the commit waited for it.
+func TestCommitsDoNotWaitForAHistoryPrunesWrite(t *testing.T) {
+	sk, _ := crypto.GenerateKey()
+	from := types.Address(crypto.PubkeyToAddress(sk.PubKey()))
+	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
+	var bal U256
+	bal.SetUint64(1e18)
+	g.Alloc[from] = Account{Balance: bal}
+	kv := &heldBigKV{heldKV: heldKV{KV: store.NewMem()}}
+	c, err := Open(g, kv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonce := uint64(0)
+	build := func() *Built {
+		var batch []*types.Transaction
+		for range 10 {
+			batch = append(batch, transfer(c, sk, nonce))
+			nonce++
+		}
+		built, err := c.BuildBlock(BuildParams{Time: c.Head().Time() + 10}, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return built
+	}
+	for range 20 { // 200 transactions: the sender's list fills 3 chunks of 64
+		if err := c.CommitBuilt(build()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const keep = 5
+	cutoff := c.Head().Number() + 1 - keep // 16: blocks 1..15 go, entries 0..149
+	next := build()                        // its commit's batch is far below heldBig
+	entered, release := kv.arm()
+	pruned := make(chan error, 1)
+	var st HistoryPruneStats
+	go func() {
+		var err error
+		st, err = c.PruneHistory(keep, 100)
+		pruned <- err
+	}()
+	select {
+	case <-entered:
+	case err := <-pruned:
+		t.Fatalf("the prune wrote nothing: %v", err)
+	}
+	committed := make(chan error, 1)
+	go func() { committed <- c.CommitBuilt(next) }()
+	var cerr error
+	select {
+	case cerr = <-committed:
+		close(release)
+	case <-time.After(10 * time.Second):
+		t.Error("a block's commit waited for the history prune's write")
+		close(release)
+		cerr = <-committed
+	}
+	if err := <-pruned; err != nil {
+		t.Fatal(err)
+	}
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	if st.Blocks != int(cutoff) || st.From != cutoff {
+		t.Fatalf("pruned %d blocks, index from %d; want %d from %d", st.Blocks, st.From, cutoff, cutoff)
+	}
+	if f, _ := c.db.TxIndexFrom(); f != cutoff {
+		t.Fatalf("index from %d, want %d", f, cutoff)
+	}
+	l, err := (&indexBatch{db: c.db}).addrList(from)
+	if err != nil || l.count != 210 || l.first != 2 {
+		t.Fatalf("the sender's list %+v %v; want 210 entries from chunk 2", l, err)
+	}
+	for ch, want := range []bool{false, false, true, true} {
+		if ok, _ := c.db.kv.Has(key(prefixAddrTx, from[:], numKey(uint64(ch)))); ok != want {
+			t.Fatalf("chunk %d stored %v, want %v", ch, ok, want)
+		}
+	}
+	for i, tx := range next.Block.Transactions() {
+		if got, err := c.db.AddressTxAt(from, 200+uint64(i)); err != nil || got.Hash != tx.Hash() {
+			t.Fatalf("AddressTxAt(%d) = %+v, %v", 200+i, got, err)
+		}
+	}
+}
+
+// heldBig is heldKV holding only a batch of at least heldBig operations:
+// a prune's deletions (some 180 here), not a block's commit or the
+// prune's swap (a few keys).
+type heldBigKV struct{ heldKV }
+
+const heldBig = 120
+
+func (h *heldBigKV) Write(b *store.Batch) error {
+	if b.Len() < heldBig {
+		return h.KV.Write(b)
+	}
+	return h.heldKV.Write(b)
 }

@@ -175,10 +175,13 @@ func (w *indexBatch) putAddrList(a types.Address, l addrList) {
 		w.delKey(prefixAddrTxCount, a[:])
 		return
 	}
-	var v [16]byte
-	binary.BigEndian.PutUint64(v[:], l.count)
-	binary.BigEndian.PutUint64(v[8:], l.first)
-	w.putKey(prefixAddrTxCount, a[:], v[:])
+	var buf [16]byte
+	w.putKey(prefixAddrTxCount, a[:], l.appendTo(buf[:0]))
+}
+
+// appendTo appends the list header as stored to b.
+func (l addrList) appendTo(b []byte) []byte {
+	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(b, l.count), l.first)
 }
 
 // listEntry is one entry of an address's list.

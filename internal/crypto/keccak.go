@@ -50,22 +50,30 @@ func keccak256Into(dst *[32]byte, data [][]byte) {
 // without copying it into a padded buffer first.
 func keccak256Short(dst *[32]byte, data []byte) {
 	var s [25]uint64
-	i := 0
-	for ; i+8 <= len(data); i += 8 {
-		s[i/8] = binary.LittleEndian.Uint64(data[i:])
-	}
-	// The last partial word and the padding's first byte, 0x01; the
-	// padding's last bit ends the block.
-	var tail [8]byte
-	copy(tail[:], data[i:])
-	tail[len(data)-i] = 0x01
-	s[i/8] ^= binary.LittleEndian.Uint64(tail[:])
-	s[keccakRate/8-1] ^= 0x80 << 56
-	keccakF1600Digest(&s)
+	absorbShort(&s, data)
 	binary.LittleEndian.PutUint64(dst[0:], s[0])
 	binary.LittleEndian.PutUint64(dst[8:], s[1])
 	binary.LittleEndian.PutUint64(dst[16:], s[2])
 	binary.LittleEndian.PutUint64(dst[24:], s[3])
+}
+
+// absorbShort absorbs data, shorter than the rate, and its padding into
+// the zero state s as its only block: afterwards s[0:4] is the digest.
+func absorbShort(s *[25]uint64, data []byte) {
+	i := 0
+	for ; i+8 <= len(data); i += 8 {
+		s[i/8] = binary.LittleEndian.Uint64(data[i:])
+	}
+	// The last partial word and the padding's first byte, 0x01 (built
+	// byte by byte: a copy into a buffer calls memmove even for the
+	// usual none); the padding's last bit ends the block.
+	tail := uint64(1) << (8 * (len(data) - i))
+	for j := i; j < len(data); j++ {
+		tail |= uint64(data[j]) << (8 * (j - i))
+	}
+	s[i/8] ^= tail
+	s[keccakRate/8-1] ^= 0x80 << 56
+	keccakF1600Digest(s)
 }
 
 // absorbBlock absorbs a block that is not the last.

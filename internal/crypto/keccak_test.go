@@ -2,6 +2,7 @@ package crypto
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 
@@ -79,4 +80,22 @@ func BenchmarkKeccak64(b *testing.B) {
 			h.Read(out[:])
 		}
 	})
+}
+
+// TestHashWordMatchesHashInto checks the opcode's word form against the
+// byte form on both of its paths (one block, and longer inputs).
+func TestHashWordMatchesHashInto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for n := 0; n < 300; n++ {
+		data := make([]byte, n)
+		fillRand(rng, data)
+		var h [32]byte
+		HashInto(&h, data)
+		w0, w1, w2, w3 := HashWord(data)
+		for i, w := range [4]uint64{w3, w2, w1, w0} {
+			if got := binary.BigEndian.Uint64(h[8*i:]); got != w {
+				t.Fatalf("len %d word %d: %x, want %x", n, 3-i, w, got)
+			}
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/query"
+	"github.com/chaind/chaind/internal/query/querytest"
 )
 
 // TestCommitHashRecorded checks CommitHash against a real CometBFT v0.38
@@ -25,39 +26,22 @@ func TestCommitHashRecorded(t *testing.T) {
 	var g struct {
 		Response struct {
 			Result struct {
-				Block struct {
-					Header struct {
-						LastCommitHash string `json:"last_commit_hash"`
-					} `json:"header"`
-					LastCommit struct {
-						Signatures []struct {
-							Flag      int       `json:"block_id_flag"`
-							Address   string    `json:"validator_address"`
-							Timestamp time.Time `json:"timestamp"`
-							Signature []byte    `json:"signature"`
-						} `json:"signatures"`
-					} `json:"last_commit"`
-				} `json:"block"`
+				Block json.RawMessage `json:"block"`
 			} `json:"result"`
 		} `json:"response"`
 	}
 	if err := json.Unmarshal(raw, &g); err != nil {
 		t.Fatal(err)
 	}
-	b := g.Response.Result.Block
-	c := &query.Commit{Height: 2}
-	for _, s := range b.LastCommit.Signatures {
-		addr, err := hex.DecodeString(s.Address)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Signatures = append(c.Signatures, query.CommitSig{BlockIDFlag: query.BlockIDFlag(s.Flag), ValidatorAddress: addr, Timestamp: s.Timestamp, Signature: s.Signature})
+	c, want, err := querytest.CometLastCommit(g.Response.Result.Block)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(c.Signatures) == 0 || b.Header.LastCommitHash == "" {
+	if len(c.Signatures) == 0 || want == "" {
 		t.Fatal("the recorded block has no last_commit to check against")
 	}
-	if got := fmt.Sprintf("%X", query.CommitHash(c)); got != b.Header.LastCommitHash {
-		t.Errorf("CommitHash %s, the recorded header's last_commit_hash %s", got, b.Header.LastCommitHash)
+	if got := fmt.Sprintf("%X", query.CommitHash(c)); got != want {
+		t.Errorf("CommitHash %s, the recorded header's last_commit_hash %s", got, want)
 	}
 }
 

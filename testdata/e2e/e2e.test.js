@@ -24,3 +24,4 @@ await import('./suites/devtools.js');
 await import('./suites/viemtest.js');
 await import('./suites/grpcweb.js');
 await import('./suites/txservice.js');
+await import('./suites/clients.js');

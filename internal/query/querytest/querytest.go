@@ -54,6 +54,10 @@ type Fake struct {
 	// set, is the index's failure.
 	Indexed []types.Address
 	NoIndex error
+	// AllSign makes every member of the set sign every commit, as the
+	// recorded SDK chain's one validator did; otherwise the first is
+	// absent from each (SeenCommit).
+	AllSign bool
 }
 
 // Addr is a deterministic test address.
@@ -430,7 +434,7 @@ func (f *Fake) LastCommit(n uint64) (*backend.Commit, error) {
 
 // SeenCommit is the certificate of block n: every member of the set
 // signed (a 65-byte signature of its index) but the first, which is
-// absent.
+// absent unless AllSign.
 func (f *Fake) SeenCommit(n uint64) (*backend.Commit, error) {
 	if n < 1 || n >= uint64(len(f.blocks)) {
 		return nil, backend.ErrNotFound
@@ -442,8 +446,12 @@ func (f *Fake) SeenCommit(n uint64) (*backend.Commit, error) {
 	c := &backend.Commit{Height: n, BlockHash: f.blocks[n].Hash()}
 	for i, v := range set {
 		s := backend.CommitSig{Validator: v.Address, Power: v.VotingPower}
-		if i > 0 {
-			s.Signature = bytes.Repeat([]byte{byte(i)}, 65)
+		if i > 0 || f.AllSign {
+			b := byte(i)
+			if i == 0 {
+				b = 0x80 // the first member's, when it signs
+			}
+			s.Signature = bytes.Repeat([]byte{b}, 65)
 		}
 		c.Signatures = append(c.Signatures, s)
 	}

@@ -3,6 +3,7 @@
 // a REST answer with the same answer decoded from gRPC.
 import assert from 'node:assert/strict';
 import grpc from '@grpc/grpc-js';
+import { BinaryReader } from 'cosmjs-types/binary';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { TextProposal } from 'cosmjs-types/cosmos/gov/v1beta1/gov';
 import { ParameterChangeProposal } from 'cosmjs-types/cosmos/params/v1beta1/params';
@@ -131,4 +132,22 @@ export function sameFields(r, g, at = '') {
   }
   if (r === g || String(r) === String(g)) return null;
   return `${at}: REST ${JSON.stringify(r)}, gRPC ${JSON.stringify(g)}`;
+}
+
+// fields reads a protobuf message with no schema at hand (Cosmos EVM's
+// messages are not in cosmjs-types): field number -> values, varints as
+// BigInt and length-delimited fields as bytes.
+export function fields(bytes) {
+  const r = new BinaryReader(bytes);
+  const out = {};
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    const wt = tag & 7;
+    let v;
+    if (wt === 0) v = r.uint64();
+    else if (wt === 2) v = r.bytes();
+    else { r.skipType(wt); continue; }
+    (out[tag >>> 3] ||= []).push(v);
+  }
+  return out;
 }

@@ -46,6 +46,9 @@ export const ACCOUNTS = {
   // The tx service suite delegates and votes after the gRPC-Web suite,
   // and asserts no balance.
   txservice: 8,
+  // The four-client suite delegates and votes after those, and compares
+  // every balance with JSON-RPC at the height it was read at.
+  clients: 8,
   untouched: 9,
 };
 

@@ -19,6 +19,7 @@ import { env, rpc as rpcRaw, devWallet, ACCOUNTS, CHAIN_ID, pump } from '../lib/
 
 const rpc = async (m, p) => (await rpcRaw(m, p)).result;
 import { rest } from '../lib/cosmos.js';
+import { commitHash, dateParts } from '../lib/agree.js';
 
 describe('CometBFT RPC (cosmjs StargateClient and QueryClient)', () => {
   let client;
@@ -100,10 +101,33 @@ describe('CometBFT RPC (cosmjs StargateClient and QueryClient)', () => {
       assert.ok(set.validators.some((v) => toHex(v.address) === toHex(s.validatorAddress)), 'a signer outside the set');
       assert.equal(s.signature.length, 64); // R || S, as CometBFT signs
     }
-    // The header commits to that certificate as its parent beacon root.
-    const eb = await rpc('eth_getBlockByNumber', ['0x' + h.toString(16), false]);
-    assert.equal(toHex(block.header.lastCommitHash), eb.parentBeaconBlockRoot.slice(2));
+    // The header's last_commit_hash is CometBFT's hash of that commit.
+    const sigs = block.lastCommit.signatures.map((s) => ({ flag: s.blockIdFlag, address: s.validatorAddress ?? new Uint8Array(),
+      ...dateParts(s.timestamp), signature: s.signature ?? new Uint8Array() }));
+    assert.equal(toHex(block.header.lastCommitHash), commitHash(sigs));
     assert.deepEqual(block.evidence, []);
+  });
+
+  it('the head\'s commit is the certificate the node decided it with', async () => {
+    const call = async (params) => (await (await fetch(env.node.cometrpc, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'commit', params }) })).json()).result;
+    const head = await call({});
+    const h = Number(head.signed_header.header.height);
+    const eb = await rpc('eth_getBlockByNumber', ['0x' + h.toString(16), false]);
+    // No block carries it yet, so it is not canonical (CometBFT's seen
+    // commit), but it holds the head's signatures, not an empty commit.
+    assert.equal(head.canonical, false);
+    assert.equal(head.signed_header.commit.height, String(h));
+    assert.equal(head.signed_header.commit.block_id.hash, eb.hash.slice(2).toUpperCase());
+    const signed = head.signed_header.commit.signatures.filter((s) => s.block_id_flag === 2);
+    assert.ok(signed.length >= 1, `the head's commit has no signature: ${JSON.stringify(head.signed_header.commit)}`);
+    for (const s of signed) assert.equal(Buffer.from(s.signature, 'base64').length, 64);
+    // The parent's is canonical: the one the head carries as last_commit.
+    const parent = await call({ height: String(h - 1) });
+    assert.equal(parent.canonical, true);
+    const { block } = await comet.block(h);
+    assert.equal(parent.signed_header.commit.block_id.hash, toHex(block.lastCommit.blockId.hash).toUpperCase());
+    assert.equal(parent.signed_header.commit.signatures.length, block.lastCommit.signatures.length);
   });
 
   it('accounts are BaseAccounts that accountFromAny decodes, with stable, distinct numbers', async () => {

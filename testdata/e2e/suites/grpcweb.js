@@ -11,9 +11,7 @@
 // that height. osmojs's LCD client reads the same through the REST port.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { readFileSync, existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import { osmosis } from 'osmojs';
 import { ethers } from 'ethers';
 import * as staking from 'cosmjs-types/cosmos/staking/v1beta1/query';
@@ -25,6 +23,7 @@ import { bondStatusToJSON } from 'cosmjs-types/cosmos/staking/v1beta1/staking';
 import { proposalStatusToJSON } from 'cosmjs-types/cosmos/gov/v1beta1/gov';
 import { bech32, bech32Decode } from '../lib/bech32.js';
 import { env, devWallet, ACCOUNTS } from '../lib/env.js';
+import { openDashboard } from '../lib/browser.js';
 
 const abi = (name) => JSON.parse(readFileSync(new URL(`../../../internal/staking/abi/${name}.abi.json`, import.meta.url)));
 const STAKING = '0x0000000000000000000000000000000000000800';
@@ -34,44 +33,17 @@ const DELEGATED = ethers.parseEther('2');
 const STATUS = ['PROPOSAL_STATUS_UNSPECIFIED', 'PROPOSAL_STATUS_DEPOSIT_PERIOD', 'PROPOSAL_STATUS_VOTING_PERIOD',
   'PROPOSAL_STATUS_PASSED', 'PROPOSAL_STATUS_REJECTED', 'PROPOSAL_STATUS_FAILED'];
 
-function chromiumPath() {
-  for (const p of [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']) {
-    if (p && existsSync(p)) return p;
-  }
-  throw new Error('chromium not found: install Debian\'s chromium (.ci/run does) or set CHROMIUM');
-}
-
-// The dashboard: a page and its client script, from a port of its own.
-function serveDashboard() {
-  const client = readFileSync(new URL('../lib/grpcweb-client.js', import.meta.url));
-  const page = '<!doctype html><meta charset="utf-8"><title>dashboard</title>'
-    + '<script type="module">import { call } from "./grpcweb-client.js"; window.grpcWeb = call; document.title = "ready";</script>';
-  const srv = createServer((req, res) => {
-    if (req.url === '/grpcweb-client.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript' }).end(client);
-    } else {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-    }
-  });
-  return new Promise((res) => srv.listen(0, '127.0.0.1', () => res(srv)));
-}
-
 describe('gRPC-Web from a browser (chromium, fetch, cosmjs-types)', () => {
-  let browser, page, dashboard;
+  let dash;
   let val, valHex, proposalId;
-  const problems = [];
   const w = () => env.wallet(ACCOUNTS.grpcweb);
   const del = () => bech32('chain', devWallet(ACCOUNTS.grpcweb).address);
   const grpcBase = () => `http://${env.node.grpc}`;
+  // call runs one query from the page (lib/browser.js).
+  const call = (...args) => dash.call(...args);
 
   before(async () => {
-    dashboard = await serveDashboard();
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-gpu'] });
-    page = await browser.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    await page.goto(`http://127.0.0.1:${dashboard.address().port}/`);
-    await page.waitForFunction(() => document.title === 'ready');
+    dash = await openDashboard(grpcBase());
 
     // A delegation and a voted proposal of this suite's own, made with ethers.
     const valsResp = await call('cosmos.staking.v1beta1.Query', 'Validators', staking.QueryValidatorsRequest, staking.QueryValidatorsResponse, { status: 'BOND_STATUS_BONDED' });
@@ -87,24 +59,8 @@ describe('gRPC-Web from a browser (chromium, fetch, cosmjs-types)', () => {
   });
 
   after(async () => {
-    await browser?.close();
-    await new Promise((res) => (dashboard ? dashboard.close(res) : res()));
+    await dash?.close();
   });
-
-  // call runs one query from the page: the request encoded here, the
-  // answer (bytes out of the page) decoded here.
-  async function call(service, method, Req, Resp, fields, opts = {}) {
-    const reqB64 = Buffer.from(Req.encode(Req.fromPartial(fields)).finish()).toString('base64');
-    const got = await page.evaluate(([base, s, m, r, o]) => window.grpcWeb(base, s, m, r, o), [grpcBase(), service, method, reqB64, opts]);
-    assert.equal(got.httpStatus, 200, `${method}: HTTP ${got.httpStatus}`);
-    assert.ok(got.trailers, `${method}: no trailer frame`);
-    assert.equal(got.trailers['grpc-status'], '0', `${method}: ${got.trailers['grpc-status']} ${got.trailers['grpc-message']}`);
-    assert.equal(got.messages.length, 1);
-    assert.ok(got.height && /^[0-9]+$/.test(got.height), `${method}: height header ${got.height} not readable by the page`);
-    const want = opts.text ? 'application/grpc-web-text+proto' : 'application/grpc-web+proto';
-    assert.equal(got.contentType, want);
-    return { msg: Resp.decode(Buffer.from(got.messages[0], 'base64')), height: BigInt(got.height) };
-  }
 
   // JSON-RPC at a height: eth_call on a system contract.
   const view = (addr, name, fn, args, height) =>
@@ -203,11 +159,11 @@ describe('gRPC-Web from a browser (chromium, fetch, cosmjs-types)', () => {
     assert.equal(height, h);
     assert.equal(msg.balance.amount, (await env.provider.getBalance(devWallet(ACCOUNTS.grpcweb).address, h)).toString());
     const req = Buffer.from(gov.QueryProposalRequest.encode({ proposalId: 424242n }).finish()).toString('base64');
-    const got = await page.evaluate(([base, r]) => window.grpcWeb(base, 'cosmos.gov.v1beta1.Query', 'Proposal', r, {}), [grpcBase(), req]);
+    const got = await dash.raw('cosmos.gov.v1beta1.Query', 'Proposal', req);
     assert.equal(got.httpStatus, 200);
     assert.equal(got.messages.length, 0);
     assert.equal(got.trailers['grpc-status'], '5'); // NOT_FOUND
     assert.match(got.trailers['grpc-message'], /424242/);
-    assert.deepEqual(problems, []);
+    assert.deepEqual(dash.problems, []);
   });
 });

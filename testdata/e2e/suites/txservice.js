@@ -10,35 +10,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { ethers } from 'ethers';
-import { BinaryReader } from 'cosmjs-types/binary';
 import * as txs from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { TxRaw, TxBody, AuthInfo } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { bech32, bech32Decode } from '../lib/bech32.js';
 import { env, rpc as rpcRaw, ACCOUNTS } from '../lib/env.js';
-import { Rpc, rest } from '../lib/cosmos.js';
+import { Rpc, rest, fields } from '../lib/cosmos.js';
 
 const rpc = async (m, p) => (await rpcRaw(m, p)).result;
 const abi = (name) => JSON.parse(readFileSync(new URL(`../../../internal/staking/abi/${name}.abi.json`, import.meta.url)));
 const STAKING = '0x0000000000000000000000000000000000000800';
 const GOVERNANCE = '0x0000000000000000000000000000000000000805';
 
-// fields reads a protobuf message with no schema at hand (Cosmos EVM's
-// messages are not in cosmjs-types): field number -> values, varints as
-// BigInt and length-delimited fields as bytes.
-function fields(bytes) {
-  const r = new BinaryReader(bytes);
-  const out = {};
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    const wt = tag & 7;
-    let v;
-    if (wt === 0) v = r.uint64();
-    else if (wt === 2) v = r.bytes();
-    else { r.skipType(wt); continue; }
-    (out[tag >>> 3] ||= []).push(v);
-  }
-  return out;
-}
 const str = (b) => Buffer.from(b).toString();
 const hex = (b) => '0x' + Buffer.from(b).toString('hex');
 

@@ -1,0 +1,69 @@
+package chain
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chaind/chaind/internal/crypto"
+	"github.com/chaind/chaind/internal/store"
+	"github.com/chaind/chaind/internal/types"
+)
+
+// BenchmarkHistoryPruneHold prunes the history index of 300 blocks of 100
+// transfers each (on the disk store, fsync and all) down to the last 20,
+// in slices of 128 blocks as the node's pass does, and reports how long
+// each slice held the chain's writer lock (the time a block's commit could
+// wait behind it): the longest and the median. Run with -benchtime=1x;
+// each iteration builds its chain first, untimed.
+func BenchmarkHistoryPruneHold(b *testing.B) {
+	var holds []time.Duration
+	for range b.N {
+		b.StopTimer()
+		db, err := store.Open(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		sk, _ := crypto.GenerateKey()
+		from := types.Address(crypto.PubkeyToAddress(sk.PubKey()))
+		g := &Genesis{Config: AllForks(8118), GasLimit: 300_000_000, Alloc: Alloc{}}
+		var bal U256
+		bal.SetUint64(1e18)
+		g.Alloc[from] = Account{Balance: bal}
+		c, err := Open(g, db, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		nonce := uint64(0)
+		for range 300 {
+			var batch []*types.Transaction
+			for range 100 {
+				batch = append(batch, transfer(c, sk, nonce))
+				nonce++
+			}
+			built, err := c.BuildBlock(BuildParams{Time: c.Head().Time() + 10}, batch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := c.CommitBuilt(built); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		for {
+			st, err := c.PruneHistory(20, 128)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if st.Blocks == 0 {
+				break
+			}
+			holds = append(holds, st.Pause)
+		}
+		b.StopTimer()
+		db.Close()
+	}
+	slices.Sort(holds)
+	b.ReportMetric(float64(holds[len(holds)-1].Microseconds()), "max-hold-µs")
+	b.ReportMetric(float64(holds[len(holds)/2].Microseconds()), "median-hold-µs")
+}
