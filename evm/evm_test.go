@@ -266,7 +266,7 @@ func TestBlobBaseFee(t *testing.T) {
 	if b := CalcBlobBaseFee(forks.Cancun, 10*3338477); b.Uint64() != BlobSchedule(forks.Cancun).baseFee(10*3338477).Uint64() {
 		t.Errorf("repeat: fee %d after the caller changed its copy", b.Uint64())
 	}
-	if b := CalcBlobBaseFee(forks.Prague, 10*3338477); b.Eq(BlobSchedule(forks.Cancun).baseFee(10*3338477)) {
+	if b := CalcBlobBaseFee(forks.Prague, 10*3338477); b.Eq(BlobSchedule(forks.Cancun).baseFee(10 * 3338477)) {
 		t.Errorf("Prague's fraction answered with Cancun's fee %d", b.Uint64())
 	}
 }
