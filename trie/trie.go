@@ -47,17 +47,23 @@ type Trie struct {
 
 // New opens the trie with the given root. The zero root and EmptyRoot open
 // an empty trie; any other root must be present in db.
+//
+// The root node is looked up, so a missing one fails here, but decoded on
+// the trie's first use: a state opened for one eth_call whose reads all
+// come from a flat copy or a read cache never needs it.
 func New(root [32]byte, db Reader) (*Trie, error) {
 	t := &Trie{db: db, gen: newGen()}
 	if root == ([32]byte{}) || root == EmptyRoot {
 		return t, nil
 	}
 	h := hashNode(root)
-	n, err := t.resolve(&h)
-	if err != nil {
+	if db == nil {
+		return nil, MissingNode(root)
+	}
+	if _, err := db.Node(root); err != nil {
 		return nil, err
 	}
-	t.root = n
+	t.root = &h
 	return t, nil
 }
 
