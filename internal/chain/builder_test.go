@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -13,12 +12,7 @@ import (
 // TestBuildAndImport builds blocks from transactions, then checks that a
 // second node importing them with full validation agrees on every root.
 func TestBuildAndImport(t *testing.T) {
-	key, _ := crypto.GenerateKey()
-	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
-	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
-	var bal U256
-	bal.SetUint64(1e18)
-	g.Alloc[from] = Account{Balance: bal}
+	key, from, g := fundedGenesis(30_000_000)
 	proposer, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -85,12 +79,7 @@ func TestBuildAndImport(t *testing.T) {
 // the build), and before the transactions outgrow MaxTxBytes; nothing it
 // stops before is dropped.
 func TestBuildStopsAtDeadlineAndSize(t *testing.T) {
-	key, _ := crypto.GenerateKey()
-	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
-	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
-	var bal U256
-	bal.SetUint64(1e18)
-	g.Alloc[from] = Account{Balance: bal}
+	key, _, g := fundedGenesis(30_000_000)
 	c, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -12,14 +12,23 @@ import (
 	"github.com/holiman/uint256"
 )
 
+// fundedGenesis is a genesis of every fork at chain ID 8118 with the given
+// gas limit, funding one fresh key with 1 ETH: the fixture most of this
+// package's tests start from.
+func fundedGenesis(gasLimit Uint64) (*secp256k1.PrivateKey, types.Address, *Genesis) {
+	key, _ := crypto.GenerateKey()
+	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
+	g := &Genesis{Config: AllForks(8118), GasLimit: gasLimit, Alloc: Alloc{}}
+	var bal U256
+	bal.SetUint64(1e18)
+	g.Alloc[from] = Account{Balance: bal}
+	return key, from, g
+}
+
 // execFixture is a chain with one funded key.
 func execFixture(t *testing.T) (*Genesis, *Chain, *secp256k1.PrivateKey) {
 	t.Helper()
-	key, _ := crypto.GenerateKey()
-	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
-	var bal U256
-	bal.SetUint64(1e18)
-	g.Alloc[types.Address(crypto.PubkeyToAddress(key.PubKey()))] = Account{Balance: bal}
+	key, _, g := fundedGenesis(30_000_000)
 	c, err := Open(g, store.NewMem(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 )
@@ -24,12 +23,7 @@ func BenchmarkHistoryPruneHold(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sk, _ := crypto.GenerateKey()
-		from := types.Address(crypto.PubkeyToAddress(sk.PubKey()))
-		g := &Genesis{Config: AllForks(8118), GasLimit: 300_000_000, Alloc: Alloc{}}
-		var bal U256
-		bal.SetUint64(1e18)
-		g.Alloc[from] = Account{Balance: bal}
+		sk, _, g := fundedGenesis(300_000_000)
 		c, err := Open(g, db, nil)
 		if err != nil {
 			b.Fatal(err)

@@ -149,12 +149,7 @@ func TestHistoryIndexIsCompact(t *testing.T) {
 // list whose first chunks the prune dropped). Before, PruneHistory held
 // the writer lock across its flush and the commit waited for it.
 func TestCommitsDoNotWaitForAHistoryPrunesWrite(t *testing.T) {
-	sk, _ := crypto.GenerateKey()
-	from := types.Address(crypto.PubkeyToAddress(sk.PubKey()))
-	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
-	var bal U256
-	bal.SetUint64(1e18)
-	g.Alloc[from] = Account{Balance: bal}
+	sk, from, g := fundedGenesis(30_000_000)
 	kv := &heldBigKV{heldKV: heldKV{KV: store.NewMem()}}
 	c, err := Open(g, kv, nil)
 	if err != nil {

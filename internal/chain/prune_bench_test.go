@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -16,12 +15,7 @@ import (
 // (in the background), pause-max-ns and pause-p99-ns the longest holds of
 // the chain, which is what block production waits for.
 func BenchmarkPrunePause(b *testing.B) {
-	key, _ := crypto.GenerateKey()
-	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
-	g := &Genesis{Config: AllForks(8118), GasLimit: 60_000_000, Alloc: Alloc{}}
-	var bal U256
-	bal.SetUint64(1e18)
-	g.Alloc[from] = Account{Balance: bal}
+	key, _, g := fundedGenesis(60_000_000)
 	var one U256
 	one.SetUint64(1)
 	for i := 0; i < 20_000; i++ {

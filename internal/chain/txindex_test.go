@@ -4,7 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -14,12 +13,7 @@ import (
 // address lists exactly the transactions that send to, come from or
 // create it, in chain order, on the proposer and on a follower alike.
 func TestHistoryIndex(t *testing.T) {
-	key, _ := crypto.GenerateKey()
-	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
-	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
-	var bal U256
-	bal.SetUint64(1e18)
-	g.Alloc[from] = Account{Balance: bal}
+	key, from, g := fundedGenesis(30_000_000)
 	proposer, err := Open(g, &indexWatchedKV{KV: store.NewMem(), t: t}, nil)
 	if err != nil {
 		t.Fatal(err)

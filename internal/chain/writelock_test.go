@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
@@ -47,12 +46,7 @@ func (h *heldKV) Write(b *store.Batch) error {
 // Head waits for the whole commit; with the DB's lock held across the
 // write, every node read does.
 func TestReadersDoNotWaitForACommitsWrite(t *testing.T) {
-	key, _ := crypto.GenerateKey()
-	from := types.Address(crypto.PubkeyToAddress(key.PubKey()))
-	g := &Genesis{Config: AllForks(8118), GasLimit: 30_000_000, Alloc: Alloc{}}
-	var bal U256
-	bal.SetUint64(1e18)
-	g.Alloc[from] = Account{Balance: bal}
+	key, _, g := fundedGenesis(30_000_000)
 	kv := &heldKV{KV: store.NewMem()}
 	c, err := Open(g, kv, nil)
 	if err != nil {
