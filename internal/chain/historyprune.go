@@ -67,8 +67,10 @@ type HistoryPruneStats struct {
 // the chain held: they are keys of blocks behind the new start and whole
 // list chunks, which no commit writes again (a commit extends only a
 // list's last chunk and header), so block commits never wait behind the
-// prune's deletions. A crash between the swap and the deletions leaves
-// keys the next pass deletes again.
+// prune's deletions. A crash between the swap and the deletions, or a
+// failed swap write whose staged headers a commit stored meanwhile, leaves
+// list chunks below their list's first, which a later pass meeting the
+// list deletes (orphanChunks).
 func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error) {
 	c.histMu.Lock()
 	defer c.histMu.Unlock()
@@ -129,6 +131,9 @@ func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error)
 		if err != nil {
 			return HistoryPruneStats{From: from}, err
 		}
+		if err := r.orphanChunks(a, l.first, &del); err != nil {
+			return HistoryPruneStats{From: from}, err
+		}
 		first := l.first
 		for ; (first+1)*addrChunk < l.count; first++ {
 			es, err := r.chunk(a, first)
@@ -152,6 +157,29 @@ func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error)
 		return HistoryPruneStats{From: newFrom}, fmt.Errorf("history prune: %w", err)
 	}
 	return HistoryPruneStats{Blocks: len(todo), From: newFrom, Pause: pause}, nil
+}
+
+// orphanChunks adds to del the chunks of a's list stored below its first,
+// which no reader reaches. A pass leaves them when its list deletions are
+// not written after its swap: the process stopped between the two writes,
+// or the swap's own write failed after a commit had read the moved list
+// headers it staged (stagedIndex) and stored them with its block, so the
+// headers moved while the index start and the chunks stayed. The start
+// staying, the next pass prunes the same blocks, meets the same lists and
+// finishes the deletion here. The orphans lie right below first, so the
+// walk stops at the first chunk not stored; a list with none costs one
+// read.
+func (w *indexBatch) orphanChunks(a types.Address, first uint64, del *store.Batch) error {
+	for c := first; c > 0; c-- {
+		k := key(prefixAddrTx, a[:], numKey(c-1))
+		if _, err := w.db.kv.Get(k); errors.Is(err, store.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		del.Delete(k)
+	}
+	return nil
 }
 
 // listMove is a pruned address list's first chunk, before and after.
