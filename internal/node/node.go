@@ -469,7 +469,7 @@ func (n *Node) Close() error {
 		s.Shutdown(ctx)
 	}
 	n.wg.Wait()
-	return errors.Join(n.closeOps(), n.kv.Close())
+	return errors.Join(n.closeOps(), n.kv.Close()) // the chain holds no unwritten block (chain.DB.pending); its committers stopped above
 }
 
 // keyring holds node-held keys.
