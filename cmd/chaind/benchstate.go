@@ -298,8 +298,22 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	}
 	// The load's profile starts once its transactions reach blocks (the
 	// senders sign everything first).
-	loadProfiled := profile("load", func() { waitLoaded(c, from, cfg.senders, cfg.duration) }, cfg.duration/2)
+	loaded := make(chan struct{})
+	go func() { waitLoaded(c, from, cfg.senders, cfg.duration); close(loaded) }()
+	afterLoaded := func() { <-loaded }
+	loadProfiled := profile("load", afterLoaded, cfg.duration/2)
 	defer loadProfiled()
+	if cfg.profile != "" && s.pprof != nil {
+		// Where the node waits during the same half of the load (block
+		// and mutex), and a few seconds of its execution trace: whether
+		// the block pipeline's stages overlap or take turns.
+		for _, kind := range []string{"block", "mutex"} {
+			name := fmt.Sprintf("%s-%d-r%d-load-%s.pprof", s.name, cfg.accounts, len(s.rounds)+1, kind)
+			defer fetchProfile(s.pprof(p), kind, filepath.Join(cfg.profile, name), afterLoaded, cfg.duration/2)()
+		}
+		name := fmt.Sprintf("%s-%d-r%d-load.trace", s.name, cfg.accounts, len(s.rounds)+1)
+		defer fetchProfile(s.pprof(p), "trace", filepath.Join(cfg.profile, name), func() { afterLoaded(); time.Sleep(cfg.duration / 4) }, 5*time.Second)()
+	}
 	if code := benchDev([]string{"--url", p.URL, "--duration", cfg.duration.String(), "--senders", strconv.Itoa(cfg.senders), "--block-time", "1s"}); code != 0 {
 		return res, fmt.Errorf("the transfer load failed (chaind bench dev exit %d): %s", code, tail(p.Log(), 2000))
 	}
@@ -316,6 +330,14 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	}
 	if s.caches != nil {
 		res.caches = "reads: " + afterReads.since(atStart) + "; load: " + caches().since(afterReads)
+	}
+	if cfg.profile != "" {
+		// The node's log beside its profiles: at debug level (--profile)
+		// it has a line per block with where the block's time went.
+		name := fmt.Sprintf("%s-%d-r%d.log", s.name, cfg.accounts, len(s.rounds)+1)
+		if err := os.WriteFile(filepath.Join(cfg.profile, name), []byte(p.Log()), 0o644); err != nil {
+			fmt.Printf("node log: %v\n", err)
+		}
 	}
 	if err := p.Stop(time.Minute); err != nil {
 		// Not the benchmark's failure, but the node's: say what it said.

@@ -75,8 +75,16 @@ func (k *PoolKeeper) Reset() {
 }
 
 // Follow moves the pool to every new head until stop is closed: blocks
-// from elsewhere (sync, import) and the node's own alike.
+// from elsewhere (sync, import) and the node's own alike. Beside it the
+// trie paths of the accounts the pool's new transactions change are
+// warmed for the blocks that will run them (warm.go).
 func (k *PoolKeeper) Follow(stop <-chan struct{}) {
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		k.warm(stop)
+	}()
+	defer func() { <-warmed }()
 	heads, cancel := k.v.chain.Subscribe(64)
 	defer cancel()
 	for {
