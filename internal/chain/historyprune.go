@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -54,6 +55,13 @@ type HistoryPruneStats struct {
 	Pause  time.Duration // how long the chain was held
 }
 
+// keyTxIndexPruned is where the last pass's deletions start, stored with
+// its swap and deleted with its deletions: present, the deletions of the
+// blocks from there to the index start may not be written (the process
+// stopped between the two writes, or the second failed), and the next
+// pass writes them first (finishHistoryPrune).
+var keyTxIndexPruned = []byte("m:txindex-pruned")
+
 // PruneHistory drops the history index of blocks older than the last keep
 // (0: keep all): their transaction lookups, running totals, transfer
 // records and the address-list chunks that hold only them. It does at
@@ -67,61 +75,29 @@ type HistoryPruneStats struct {
 // the chain held: they are keys of blocks behind the new start and whole
 // list chunks, which no commit writes again (a commit extends only a
 // list's last chunk and header), so block commits never wait behind the
-// prune's deletions. A crash between the swap and the deletions, or a
-// failed swap write whose staged headers a commit stored meanwhile, leaves
-// list chunks below their list's first, which a later pass meeting the
-// list deletes (orphanChunks).
+// prune's deletions. Deletions the last pass did not write (a crash or a
+// write error after its swap) are written by the next one first; list
+// chunks a failed swap write left below their list's first (a commit had
+// stored the headers it staged) are deleted by the next pass meeting the
+// list (orphanChunks).
 func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error) {
 	c.histMu.Lock()
 	defer c.histMu.Unlock()
 	head := c.Head().Number()
 	from, err := c.db.TxIndexFrom()
+	if err == nil {
+		err = c.finishHistoryPrune(from)
+	}
 	if err != nil || keep == 0 || head+1 <= keep {
 		return HistoryPruneStats{From: from}, err
 	}
-	cutoff := head + 1 - keep
-	var todo []*types.Block
-	var lists []types.Address
-	seen := map[types.Address]bool{}
-	for n := from; n < cutoff && len(todo) < budget; n++ {
-		b, err := c.BlockByNumber(n)
-		if err != nil {
-			return HistoryPruneStats{From: from}, fmt.Errorf("history prune: block %d: %w", n, err)
-		}
-		if n > 0 && len(b.Transactions()) > 0 {
-			transfers, err := (&indexBatch{db: c.db}).transfers(b, c.reexecTransfers)
-			if err != nil {
-				return HistoryPruneStats{From: from}, err
-			}
-			err = historyTouches(b, c.Config.blockSigner(b), transfers, func(_ int, a types.Address) error {
-				if !seen[a] {
-					seen[a] = true
-					lists = append(lists, a)
-				}
-				return nil
-			})
-			if err != nil {
-				return HistoryPruneStats{From: from}, err
-			}
-		}
-		todo = append(todo, b)
-	}
-	if len(todo) == 0 {
-		return HistoryPruneStats{From: from}, nil
+	todo, lists, err := c.historyBlocks(from, head+1-keep, budget)
+	if err != nil || len(todo) == 0 {
+		return HistoryPruneStats{From: from}, err
 	}
 	newFrom := todo[len(todo)-1].Number() + 1
 	var del store.Batch
-	for _, b := range todo {
-		for _, tx := range b.Transactions() {
-			th := tx.Hash()
-			del.Delete(key(prefixTxLookup, th[:]))
-		}
-		if n := b.Number(); n > 0 {
-			del.Delete(key(prefixTxCumul, numKey(n-1))) // the block's own total stays: the next one counts from it
-		}
-		h := b.Hash()
-		del.Delete(key(prefixTransfers, h[:]))
-	}
+	historyDeletes(todo, &del)
 	// The whole chunks that hold only pruned blocks; the last, still
 	// growing, stays.
 	var moves []listMove
@@ -153,10 +129,100 @@ func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error)
 	if !ok || err != nil {
 		return HistoryPruneStats{From: from}, err
 	}
+	del.Delete(keyTxIndexPruned)
 	if err := c.db.kv.Write(&del); err != nil {
 		return HistoryPruneStats{From: newFrom}, fmt.Errorf("history prune: %w", err)
 	}
 	return HistoryPruneStats{Blocks: len(todo), From: newFrom, Pause: pause}, nil
+}
+
+// historyBlocks reads the blocks from from up to cutoff (at most budget)
+// and the addresses whose lists they touch.
+func (c *Chain) historyBlocks(from, cutoff uint64, budget int) ([]*types.Block, []types.Address, error) {
+	var todo []*types.Block
+	var lists []types.Address
+	seen := map[types.Address]bool{}
+	for n := from; n < cutoff && len(todo) < budget; n++ {
+		b, err := c.BlockByNumber(n)
+		if err != nil {
+			return nil, nil, fmt.Errorf("history prune: block %d: %w", n, err)
+		}
+		if n > 0 && len(b.Transactions()) > 0 {
+			transfers, err := (&indexBatch{db: c.db}).transfers(b, c.reexecTransfers)
+			if err != nil {
+				return nil, nil, err
+			}
+			err = historyTouches(b, c.Config.blockSigner(b), transfers, func(_ int, a types.Address) error {
+				if !seen[a] {
+					seen[a] = true
+					lists = append(lists, a)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		todo = append(todo, b)
+	}
+	return todo, lists, nil
+}
+
+// historyDeletes adds to del the blocks' own index keys: their
+// transactions' lookups, the running totals before them and their
+// transfer records.
+func historyDeletes(todo []*types.Block, del *store.Batch) {
+	for _, b := range todo {
+		for _, tx := range b.Transactions() {
+			th := tx.Hash()
+			del.Delete(key(prefixTxLookup, th[:]))
+		}
+		if n := b.Number(); n > 0 {
+			del.Delete(key(prefixTxCumul, numKey(n-1))) // the block's own total stays: the next one counts from it
+		}
+		h := b.Hash()
+		del.Delete(key(prefixTransfers, h[:]))
+	}
+}
+
+// finishHistoryPrune writes the deletions of the last pass if they may not
+// have been (keyTxIndexPruned is stored): those of its blocks, from the
+// recorded start to the index's start now, and the list chunks the swap
+// left below their lists' first. Deleting keys already gone is harmless.
+func (c *Chain) finishHistoryPrune(from uint64) error {
+	v, err := c.db.kv.Get(keyTxIndexPruned)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(v) != 8 {
+		return fmt.Errorf("history prune: record of %d bytes", len(v))
+	}
+	var del store.Batch
+	if was := binary.BigEndian.Uint64(v); was < from {
+		todo, lists, err := c.historyBlocks(was, from, int(from-was))
+		if err != nil {
+			return err
+		}
+		historyDeletes(todo, &del)
+		r := &indexBatch{db: c.db}
+		for _, a := range lists {
+			l, err := r.addrList(a)
+			if err != nil {
+				return err
+			}
+			if err := r.orphanChunks(a, l.first, &del); err != nil {
+				return err
+			}
+		}
+	}
+	del.Delete(keyTxIndexPruned)
+	if err := c.db.kv.Write(&del); err != nil {
+		return fmt.Errorf("history prune: finishing the last pass: %w", err)
+	}
+	return nil
 }
 
 // orphanChunks adds to del the chunks of a's list stored below its first,
@@ -250,6 +316,7 @@ func (c *Chain) historySwap(from uint64, todo []*types.Block, newFrom uint64, mo
 		vals[string(key(prefixAddrTxCount, m.a[:]))] = l.appendTo(nil)
 	}
 	vals[string(keyTxIndexFrom)] = numKey(newFrom)
+	vals[string(keyTxIndexPruned)] = numKey(from) // until the deletions are written
 	return vals, true, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chaind/chaind/internal/store"
@@ -44,7 +45,7 @@ func (s *swapFailKV) Get(k []byte) ([]byte, error) {
 func (s *swapFailKV) Write(b *store.Batch) error {
 	s.mu.Lock()
 	entered, read := s.entered, s.read
-	if b.Len() > 3 {
+	if b.Len() > 8 { // a block's commit: far more
 		entered = nil
 	}
 	if entered != nil {
@@ -136,6 +137,83 @@ func TestHistorySwapWriteFails(t *testing.T) {
 	for i, tx := range next.Block.Transactions() {
 		if got, err := c.db.AddressTxAt(from, 200+uint64(i)); err != nil || got.Hash != tx.Hash() {
 			t.Fatalf("AddressTxAt(%d) = %+v, %v", 200+i, got, err)
+		}
+	}
+}
+
+// failBigKV fails its next write of at least 50 operations once armed: a
+// history prune's deletions, not its swap.
+type failBigKV struct {
+	store.KV
+	armed atomic.Bool
+}
+
+func (f *failBigKV) Write(b *store.Batch) error {
+	if b.Len() >= 50 && f.armed.CompareAndSwap(true, false) {
+		return errSwapWrite
+	}
+	return f.KV.Write(b)
+}
+
+// TestHistoryDeletesWriteFails: a prune's swap is written (the index
+// starts at the cutoff, the lists' headers moved) and its deletions fail.
+// The next pass, on the same chain or on the store opened again, writes
+// them first: the pruned transactions are unknown, their list chunks gone.
+func TestHistoryDeletesWriteFails(t *testing.T) {
+	for _, reopen := range []bool{false, true} {
+		sk, from, g := fundedGenesis(30_000_000)
+		kv := &failBigKV{KV: store.NewMem()}
+		c, err := Open(g, kv, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var txs []*types.Transaction
+		for i := range 20 { // 200 transactions, chunks 0..3
+			var batch []*types.Transaction
+			for range 10 {
+				batch = append(batch, transfer(c, sk, uint64(len(txs)+len(batch))))
+			}
+			built, err := c.BuildBlock(BuildParams{Time: uint64(10 * (i + 1))}, batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.CommitBuilt(built); err != nil {
+				t.Fatal(err)
+			}
+			txs = append(txs, batch...)
+		}
+		const keep = 5
+		cutoff := c.Head().Number() + 1 - keep // 16: blocks 1..15, transactions 0..149
+		kv.armed.Store(true)
+		if _, err := c.PruneHistory(keep, 100); !errors.Is(err, errSwapWrite) {
+			t.Fatalf("prune: %v, want the deletions' write error", err)
+		}
+		if f, _ := c.db.TxIndexFrom(); f != cutoff {
+			t.Fatalf("index from %d after the swap, want %d", f, cutoff)
+		}
+		if _, _, ok := c.db.TxLookup(txs[0].Hash()); !ok {
+			t.Fatal("the failed deletions were written")
+		}
+		if reopen {
+			if c, err = Open(g, kv, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if st, err := c.PruneHistory(keep, 100); err != nil || st.Blocks != 0 {
+			t.Fatalf("next pass: %+v, %v", st, err)
+		}
+		for i, tx := range txs {
+			if _, _, ok := c.db.TxLookup(tx.Hash()); ok != (i >= 150) {
+				t.Fatalf("reopen %v: lookup of tx %d: %v", reopen, i, ok)
+			}
+		}
+		for ch, want := range []bool{false, false, true, true} {
+			if ok, _ := c.db.kv.Has(key(prefixAddrTx, from[:], numKey(uint64(ch)))); ok != want {
+				t.Errorf("reopen %v: chunk %d stored %v, want %v", reopen, ch, ok, want)
+			}
+		}
+		if ok, _ := c.db.kv.Has(keyTxIndexPruned); ok {
+			t.Errorf("reopen %v: the record of the unfinished pass stays", reopen)
 		}
 	}
 }
