@@ -70,7 +70,16 @@ var ErrNotFound = errors.New("not found")
 type DB struct {
 	kv store.KV
 
-	mu      sync.RWMutex
+	mu sync.RWMutex
+	// pending and overlay are the writes and trie nodes staged for the
+	// next store write. Nothing of a committed block waits here once its
+	// commit returns: every path that stores a block or a state (commit,
+	// insert, CommitState, Rewind, WriteSideBlock) stages and writes under
+	// the chain's writer lock before it returns, and a failed one discards
+	// what it staged. A block built and not (yet) committed stages nothing
+	// (its state stays in its StateDB). So a store closed with no flush of
+	// this batch (Node.Close, a kill) loses no block the chain answered
+	// for (TestNothingOfACommitWaitsInMemory).
 	pending store.Batch
 	overlay map[[32]byte][]byte
 	// flushMu orders the writes of pending batches (Flush) and is held
