@@ -55,7 +55,7 @@ func (c *chain) PoolTransaction(types.Hash) (*types.Transaction, types.Address, 
 	return nil, types.Address{}, false
 }
 
-func (c *chain) PendingNonce(types.Address) uint64 { return 0 }
+func (c *chain) PendingNonce(types.Address) (uint64, error) { return 0, nil }
 
 func (c *chain) PoolContent() (pending, queued map[types.Address][]*types.Transaction) {
 	return c.pending, nil

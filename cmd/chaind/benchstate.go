@@ -124,9 +124,9 @@ func benchState(args []string) int {
 				return fail(fmt.Errorf("round %d, %s: %w", r, s.name, err))
 			}
 			s.rounds = append(s.rounds, res)
-			fmt.Printf("summary %s accounts=%d holders=%d start=%s rss_idle=%s rss_load=%s getBalance_p50=%s p99=%s call_p50=%s p99=%s tx/s=%.0f Mgas/s=%.1f restart=%s datadir=%s prune=%s\n",
+			fmt.Printf("summary %s accounts=%d holders=%d start=%s rss_idle=%s rss_load=%s getBalance_p50=%s p99=%s call_p50=%s p99=%s tx/s=%.0f Mgas/s=%.1f cpu/tx=%s restart=%s datadir=%s prune=%s\n",
 				s.name, cfg.accounts, cfg.holders, res.start.Round(time.Millisecond), mib(res.idle), mib(res.loaded), res.bal.pct(50), res.bal.pct(99),
-				res.call.pct(50), res.call.pct(99), res.txs, res.mgas, res.restart.Round(time.Millisecond), mib(res.bytes), res.pauses)
+				res.call.pct(50), res.call.pct(99), res.txs, res.mgas, res.cpuPerTx.Round(time.Microsecond/10), res.restart.Round(time.Millisecond), mib(res.bytes), res.pauses)
 			if res.caches != "" {
 				fmt.Printf("caches %s: %s\n", s.name, res.caches)
 			}
@@ -151,9 +151,10 @@ type scaleRound struct {
 	start, restart time.Duration
 	idle, loaded   uint64 // RSS
 	bal, call      latencies
-	txs, mgas      float64 // committed per second
-	bytes          uint64  // data directory after the load and the restart
-	pauses         string  // pruning pauses the node reports (chaind)
+	txs, mgas      float64       // committed per second
+	cpuPerTx       time.Duration // the node's CPU time over the load per committed transaction
+	bytes          uint64        // data directory after the load and the restart
+	pauses         string        // pruning pauses the node reports (chaind)
 	// caches are the read caches' hit rates during the timed reads and
 	// during the load ("" for a node that reports none).
 	caches string
@@ -298,8 +299,23 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	}
 	// The load's profile starts once its transactions reach blocks (the
 	// senders sign everything first).
-	loadProfiled := profile("load", func() { waitLoaded(c, from, cfg.senders, cfg.duration) }, cfg.duration/2)
+	cpuFrom, _ := p.CPUTime()
+	loaded := make(chan struct{})
+	go func() { waitLoaded(c, from, cfg.senders, cfg.duration); close(loaded) }()
+	afterLoaded := func() { <-loaded }
+	loadProfiled := profile("load", afterLoaded, cfg.duration/2)
 	defer loadProfiled()
+	if cfg.profile != "" && s.pprof != nil {
+		// Where the node waits during the same half of the load (block
+		// and mutex), and a few seconds of its execution trace: whether
+		// the block pipeline's stages overlap or take turns.
+		for _, kind := range []string{"block", "mutex"} {
+			name := fmt.Sprintf("%s-%d-r%d-load-%s.pprof", s.name, cfg.accounts, len(s.rounds)+1, kind)
+			defer fetchProfile(s.pprof(p), kind, filepath.Join(cfg.profile, name), afterLoaded, cfg.duration/2)()
+		}
+		name := fmt.Sprintf("%s-%d-r%d-load.trace", s.name, cfg.accounts, len(s.rounds)+1)
+		defer fetchProfile(s.pprof(p), "trace", filepath.Join(cfg.profile, name), func() { afterLoaded(); time.Sleep(cfg.duration / 4) }, 5*time.Second)()
+	}
 	if code := benchDev([]string{"--url", p.URL, "--duration", cfg.duration.String(), "--senders", strconv.Itoa(cfg.senders), "--block-time", "1s"}); code != 0 {
 		return res, fmt.Errorf("the transfer load failed (chaind bench dev exit %d): %s", code, tail(p.Log(), 2000))
 	}
@@ -309,6 +325,11 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	}
 	txs, gas, span := loadSpan(c, from+1, to, cfg.senders)
 	res.txs, res.mgas = float64(txs)/span, float64(gas)/span/1e6
+	if cpuTo, err := p.CPUTime(); err == nil && txs > 0 {
+		// The node's CPU for each transfer it committed: on a shared
+		// machine a steadier figure than the rate, which waits for the CPU.
+		res.cpuPerTx = (cpuTo - cpuFrom) / time.Duration(txs)
+	}
 	res.loaded, _ = p.RSS()
 	res.pauses = "-"
 	if s.pauses != nil {
@@ -316,6 +337,14 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	}
 	if s.caches != nil {
 		res.caches = "reads: " + afterReads.since(atStart) + "; load: " + caches().since(afterReads)
+	}
+	if cfg.profile != "" {
+		// The node's log beside its profiles: at debug level (--profile)
+		// it has a line per block with where the block's time went.
+		name := fmt.Sprintf("%s-%d-r%d.log", s.name, cfg.accounts, len(s.rounds)+1)
+		if err := os.WriteFile(filepath.Join(cfg.profile, name), []byte(p.Log()), 0o644); err != nil {
+			fmt.Printf("node log: %v\n", err)
+		}
 	}
 	if err := p.Stop(time.Minute); err != nil {
 		// Not the benchmark's failure, but the node's: say what it said.

@@ -152,6 +152,12 @@ func timeCalls(n int, fn func() error) (latencies, error) {
 // from the pprof listener at addr to path, in the background; wait
 // returns once it is written (or failed, which it reports).
 func cpuProfile(addr, path string, start func(), d time.Duration) (wait func()) {
+	return fetchProfile(addr, "profile", path, start, d)
+}
+
+// fetchProfile is cpuProfile for any of the listener's delta profiles
+// ("profile", "block", "mutex", "trace"), each taken over d.
+func fetchProfile(addr, kind, path string, start func(), d time.Duration) (wait func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -160,7 +166,7 @@ func cpuProfile(addr, path string, start func(), d time.Duration) (wait func()) 
 			if addr == "" {
 				return errors.New("the node has no pprof listener")
 			}
-			resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, max(int(d/time.Second), 1)))
+			resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", addr, kind, max(int(d/time.Second), 1)))
 			if err != nil {
 				return err
 			}

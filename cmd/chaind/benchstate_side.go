@@ -46,7 +46,8 @@ func chaindSide(exe string, validator []byte, cache int) *scaleSide {
 			// the history index too keeps 16 (its rounds come every 64).
 			"--state.history", "16", "--history.keep", "16"}
 		if cfg.profile != "" {
-			args = append(args, "--pprof", "127.0.0.1:0")
+			// Debug: the per-block timings go to the log kept beside the profiles.
+			args = append(args, "--pprof", "127.0.0.1:0", "--log-level", "debug")
 		}
 		if cache > 0 {
 			args = append(args, "--cache", strconv.Itoa(cache))

@@ -20,6 +20,10 @@ import (
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
+// errPortTaken: a node process's JSON-RPC port answered from another
+// process.
+var errPortTaken = errors.New("JSON-RPC port taken by another process")
+
 // nodeProc is one node of a devnet running as its own process.
 type nodeProc struct {
 	node testnetNode
@@ -87,12 +91,28 @@ func runNodeProc(cmd *exec.Cmd, n testnetNode, logTo io.Writer, dial func(networ
 		close(p.done)
 	}()
 	// Ready when its JSON-RPC port accepts connections (whatever the log
-	// level lets it say).
+	// level lets it say) and the listener is this process's: a port that
+	// answers from another process (another test's node took it between
+	// the choice of ports and this start) is refused at once, where a
+	// check of the port alone would pass and the harness talk to the
+	// wrong node.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if c, err := dial("tcp", p.http); err == nil {
 			c.Close()
-			return p, nil
+			ours, err := listensOn(cmd.Process.Pid, n.HTTP)
+			if ours {
+				return p, nil
+			}
+			if err != nil && p.alive() {
+				p.kill()
+				return nil, fmt.Errorf("%s: cannot tell whether %s is its own listener: %w", n.Name, p.http, err)
+			}
+			// Not its listener, or it is gone (its bind failed and it
+			// exited): either way another process answers there.
+			p.kill()
+			return nil, fmt.Errorf("%w: %s answers from another process, not %s (pid %d); see %s/chaind.log",
+				errPortTaken, p.http, n.Name, cmd.Process.Pid, n.Dir)
 		}
 		select {
 		case <-p.done:
@@ -103,6 +123,17 @@ func runNodeProc(cmd *exec.Cmd, n testnetNode, logTo io.Writer, dial func(networ
 			p.kill()
 			return nil, fmt.Errorf("%s did not listen within 30s (see %s/chaind.log)", n.Name, n.Dir)
 		}
+	}
+}
+
+// alive reports whether the process has not exited (after a moment for
+// its exit to be noticed: an exiting process's /proc entries go first).
+func (p *nodeProc) alive() bool {
+	select {
+	case <-p.done:
+		return false
+	case <-time.After(100 * time.Millisecond):
+		return true
 	}
 }
 

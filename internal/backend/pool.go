@@ -13,8 +13,9 @@ type TxPool interface {
 	SendTransaction(ctx context.Context, tx *types.Transaction) error
 	// PoolTransaction returns a pooled transaction and its sender.
 	PoolTransaction(h types.Hash) (*types.Transaction, types.Address, bool)
-	// PendingNonce is the next nonce of addr counting pooled transactions.
-	PendingNonce(addr types.Address) uint64
+	// PendingNonce is the next nonce of addr counting pooled transactions;
+	// an error if the head state cannot be read.
+	PendingNonce(addr types.Address) (uint64, error)
 	// PoolContent returns each sender's pending (executable) and queued
 	// (waiting for a nonce gap) transactions in nonce order.
 	PoolContent() (pending, queued map[types.Address][]*types.Transaction)

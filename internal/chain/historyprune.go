@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -54,6 +55,13 @@ type HistoryPruneStats struct {
 	Pause  time.Duration // how long the chain was held
 }
 
+// keyTxIndexPruned is where the last pass's deletions start, stored with
+// its swap and deleted with its deletions: present, the deletions of the
+// blocks from there to the index start may not be written (the process
+// stopped between the two writes, or the second failed), and the next
+// pass writes them first (finishHistoryPrune).
+var keyTxIndexPruned = []byte("m:txindex-pruned")
+
 // PruneHistory drops the history index of blocks older than the last keep
 // (0: keep all): their transaction lookups, running totals, transfer
 // records and the address-list chunks that hold only them. It does at
@@ -67,59 +75,29 @@ type HistoryPruneStats struct {
 // the chain held: they are keys of blocks behind the new start and whole
 // list chunks, which no commit writes again (a commit extends only a
 // list's last chunk and header), so block commits never wait behind the
-// prune's deletions. A crash between the swap and the deletions leaves
-// keys the next pass deletes again.
+// prune's deletions. Deletions the last pass did not write (a crash or a
+// write error after its swap) are written by the next one first; list
+// chunks a failed swap write left below their list's first (a commit had
+// stored the headers it staged) are deleted by the next pass meeting the
+// list (orphanChunks).
 func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error) {
 	c.histMu.Lock()
 	defer c.histMu.Unlock()
 	head := c.Head().Number()
 	from, err := c.db.TxIndexFrom()
+	if err == nil {
+		err = c.finishHistoryPrune(from)
+	}
 	if err != nil || keep == 0 || head+1 <= keep {
 		return HistoryPruneStats{From: from}, err
 	}
-	cutoff := head + 1 - keep
-	var todo []*types.Block
-	var lists []types.Address
-	seen := map[types.Address]bool{}
-	for n := from; n < cutoff && len(todo) < budget; n++ {
-		b, err := c.BlockByNumber(n)
-		if err != nil {
-			return HistoryPruneStats{From: from}, fmt.Errorf("history prune: block %d: %w", n, err)
-		}
-		if n > 0 && len(b.Transactions()) > 0 {
-			transfers, err := (&indexBatch{db: c.db}).transfers(b, c.reexecTransfers)
-			if err != nil {
-				return HistoryPruneStats{From: from}, err
-			}
-			err = historyTouches(b, c.Config.blockSigner(b), transfers, func(_ int, a types.Address) error {
-				if !seen[a] {
-					seen[a] = true
-					lists = append(lists, a)
-				}
-				return nil
-			})
-			if err != nil {
-				return HistoryPruneStats{From: from}, err
-			}
-		}
-		todo = append(todo, b)
-	}
-	if len(todo) == 0 {
-		return HistoryPruneStats{From: from}, nil
+	todo, lists, err := c.historyBlocks(from, head+1-keep, budget)
+	if err != nil || len(todo) == 0 {
+		return HistoryPruneStats{From: from}, err
 	}
 	newFrom := todo[len(todo)-1].Number() + 1
 	var del store.Batch
-	for _, b := range todo {
-		for _, tx := range b.Transactions() {
-			th := tx.Hash()
-			del.Delete(key(prefixTxLookup, th[:]))
-		}
-		if n := b.Number(); n > 0 {
-			del.Delete(key(prefixTxCumul, numKey(n-1))) // the block's own total stays: the next one counts from it
-		}
-		h := b.Hash()
-		del.Delete(key(prefixTransfers, h[:]))
-	}
+	historyDeletes(todo, &del)
 	// The whole chunks that hold only pruned blocks; the last, still
 	// growing, stays.
 	var moves []listMove
@@ -127,6 +105,9 @@ func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error)
 	for _, a := range lists {
 		l, err := r.addrList(a)
 		if err != nil {
+			return HistoryPruneStats{From: from}, err
+		}
+		if err := r.orphanChunks(a, l.first, &del); err != nil {
 			return HistoryPruneStats{From: from}, err
 		}
 		first := l.first
@@ -148,10 +129,123 @@ func (c *Chain) PruneHistory(keep uint64, budget int) (HistoryPruneStats, error)
 	if !ok || err != nil {
 		return HistoryPruneStats{From: from}, err
 	}
+	del.Delete(keyTxIndexPruned)
 	if err := c.db.kv.Write(&del); err != nil {
 		return HistoryPruneStats{From: newFrom}, fmt.Errorf("history prune: %w", err)
 	}
 	return HistoryPruneStats{Blocks: len(todo), From: newFrom, Pause: pause}, nil
+}
+
+// historyBlocks reads the blocks from from up to cutoff (at most budget)
+// and the addresses whose lists they touch.
+func (c *Chain) historyBlocks(from, cutoff uint64, budget int) ([]*types.Block, []types.Address, error) {
+	var todo []*types.Block
+	var lists []types.Address
+	seen := map[types.Address]bool{}
+	for n := from; n < cutoff && len(todo) < budget; n++ {
+		b, err := c.BlockByNumber(n)
+		if err != nil {
+			return nil, nil, fmt.Errorf("history prune: block %d: %w", n, err)
+		}
+		if n > 0 && len(b.Transactions()) > 0 {
+			transfers, err := (&indexBatch{db: c.db}).transfers(b, c.reexecTransfers)
+			if err != nil {
+				return nil, nil, err
+			}
+			err = historyTouches(b, c.Config.blockSigner(b), transfers, func(_ int, a types.Address) error {
+				if !seen[a] {
+					seen[a] = true
+					lists = append(lists, a)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		todo = append(todo, b)
+	}
+	return todo, lists, nil
+}
+
+// historyDeletes adds to del the blocks' own index keys: their
+// transactions' lookups, the running totals before them and their
+// transfer records.
+func historyDeletes(todo []*types.Block, del *store.Batch) {
+	for _, b := range todo {
+		for _, tx := range b.Transactions() {
+			th := tx.Hash()
+			del.Delete(key(prefixTxLookup, th[:]))
+		}
+		if n := b.Number(); n > 0 {
+			del.Delete(key(prefixTxCumul, numKey(n-1))) // the block's own total stays: the next one counts from it
+		}
+		h := b.Hash()
+		del.Delete(key(prefixTransfers, h[:]))
+	}
+}
+
+// finishHistoryPrune writes the deletions of the last pass if they may not
+// have been (keyTxIndexPruned is stored): those of its blocks, from the
+// recorded start to the index's start now, and the list chunks the swap
+// left below their lists' first. Deleting keys already gone is harmless.
+func (c *Chain) finishHistoryPrune(from uint64) error {
+	v, err := c.db.kv.Get(keyTxIndexPruned)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(v) != 8 {
+		return fmt.Errorf("history prune: record of %d bytes", len(v))
+	}
+	var del store.Batch
+	if was := binary.BigEndian.Uint64(v); was < from {
+		todo, lists, err := c.historyBlocks(was, from, int(from-was))
+		if err != nil {
+			return err
+		}
+		historyDeletes(todo, &del)
+		r := &indexBatch{db: c.db}
+		for _, a := range lists {
+			l, err := r.addrList(a)
+			if err != nil {
+				return err
+			}
+			if err := r.orphanChunks(a, l.first, &del); err != nil {
+				return err
+			}
+		}
+	}
+	del.Delete(keyTxIndexPruned)
+	if err := c.db.kv.Write(&del); err != nil {
+		return fmt.Errorf("history prune: finishing the last pass: %w", err)
+	}
+	return nil
+}
+
+// orphanChunks adds to del the chunks of a's list stored below its first,
+// which no reader reaches. A pass leaves them when its list deletions are
+// not written after its swap: the process stopped between the two writes,
+// or the swap's own write failed after a commit had read the moved list
+// headers it staged (stagedIndex) and stored them with its block, so the
+// headers moved while the index start and the chunks stayed. The start
+// staying, the next pass prunes the same blocks, meets the same lists and
+// finishes the deletion here. The orphans lie right below first, so the
+// walk stops at the first chunk not stored; a list with none costs one
+// read.
+func (w *indexBatch) orphanChunks(a types.Address, first uint64, del *store.Batch) error {
+	for c := first; c > 0; c-- {
+		k := key(prefixAddrTx, a[:], numKey(c-1))
+		if _, err := w.db.kv.Get(k); errors.Is(err, store.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		del.Delete(k)
+	}
+	return nil
 }
 
 // listMove is a pruned address list's first chunk, before and after.
@@ -222,6 +316,7 @@ func (c *Chain) historySwap(from uint64, todo []*types.Block, newFrom uint64, mo
 		vals[string(key(prefixAddrTxCount, m.a[:]))] = l.appendTo(nil)
 	}
 	vals[string(keyTxIndexFrom)] = numKey(newFrom)
+	vals[string(keyTxIndexPruned)] = numKey(from) // until the deletions are written
 	return vals, true, nil
 }
 

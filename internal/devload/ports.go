@@ -25,8 +25,10 @@ import (
 // between, and another process choosing free ports meanwhile (go test
 // runs packages in parallel) took one of a restarted validator's once on
 // CI, so the restart found it bound by another node. Every process
-// choosing ports here skips those another holds.
+// choosing ports here skips those another holds, and removes the files of
+// those no process holds any more (sweepPorts).
 func FreePorts(host string, count int) ([]int, error) {
+	sweepPorts()
 	lo := ephemeralLow()
 	const floor = 10000
 	ports := make([]int, 0, count)
@@ -68,20 +70,25 @@ var reserved struct {
 	files []*os.File
 }
 
+// portDir is the directory of the ports' lock files, shared by every
+// process of the user's machine that chooses ports here.
+func portDir() string { return filepath.Join(os.TempDir(), "chaind-ports") }
+
 // reserve takes port for this process unless another process holds it:
 // an exclusive flock on a file named after it in a directory every
 // process shares. Where locks cannot be taken (no such directory), it
 // takes the port unreserved, as before.
 func reserve(port int) bool {
-	dir := filepath.Join(os.TempDir(), "chaind-ports")
+	dir := portDir()
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return true
 	}
-	f, err := os.OpenFile(filepath.Join(dir, fmt.Sprint(port)), os.O_RDWR|os.O_CREATE, 0o666)
+	path := filepath.Join(dir, fmt.Sprint(port))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return true
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if !lockCurrent(f, path) {
 		f.Close()
 		return false
 	}
@@ -89,4 +96,58 @@ func reserve(port int) bool {
 	reserved.files = append(reserved.files, f)
 	reserved.Unlock()
 	return true
+}
+
+// lockCurrent takes f's lock if no one holds it and f is still the file at
+// path. A lock file is removed (sweepPorts) by whoever holds its lock;
+// a process that opened it before the removal and locks it after holds
+// the lock of a file no one else will ever open, while the next reserver
+// creates a new one at path: both would think the port theirs. So a lock
+// counts only on the file path names (same device and inode) once locked.
+func lockCurrent(f *os.File, path string) bool {
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false // held by another process, or being removed
+	}
+	if same(f, path) {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// same reports whether path names the file f has open.
+func same(f *os.File, path string) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	pi, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, pi)
+}
+
+// sweepPorts removes the lock files no process holds: a reservation lasts
+// as long as its process, which leaves its file behind when it exits (183
+// were left after one CI run). A file is removed only by a process holding
+// its lock on the file its path names (lockCurrent): then no one else holds
+// it, and no one can replace it meanwhile, since a path is only ever
+// removed under that lock and only ever created when absent (O_CREATE).
+// One that opened it before the removal finds, once it locks, that path
+// no longer names its file, and takes nothing.
+func sweepPorts() {
+	dir := portDir()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		path := filepath.Join(dir, e.Name())
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if lockCurrent(f, path) {
+			os.Remove(path)
+		}
+		f.Close() // lets the lock go
+	}
 }

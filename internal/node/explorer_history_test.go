@@ -32,7 +32,7 @@ func TestExplorerHistoryAfterRevertAndReset(t *testing.T) {
 	send := func(k int) (types.Hash, types.Hash) {
 		t.Helper()
 		from := devload.Address(keys[k])
-		nonce := n.Pool.Nonce(from)
+		nonce := poolNonce(t, n, from)
 		tx, err := signer.Sign(keys[k], nonce, &payee, uint256.NewInt(1), 21000, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -59,13 +59,13 @@ func startExplorerNode(t testing.TB) *explorerNode {
 			}
 		}
 		for _, k := range keys[1:] {
-			waitNonce(t, n, devload.Address(k), n.Pool.Nonce(devload.Address(k)))
+			waitNonce(t, n, devload.Address(k), poolNonce(t, n, devload.Address(k)))
 		}
 	}
 	a, b := keys[1], keys[2]
 	// 24 rounds, one block or more each: the chain passes cycle 2.
 	for round := 0; round < 24; round++ {
-		na, nb := n.Pool.Nonce(devload.Address(a)), n.Pool.Nonce(devload.Address(b))
+		na, nb := poolNonce(t, n, devload.Address(a)), poolNonce(t, n, devload.Address(b))
 		txa, err := s.Workload(devload.KindTransfer, a, na, 1+round%3, devload.TokenAddress)
 		if err != nil {
 			t.Fatal(err)
@@ -76,13 +76,13 @@ func startExplorerNode(t testing.TB) *explorerNode {
 		}
 		send(append(txa, txb...)...)
 	}
-	tok, err := s.Workload(devload.KindERC20, b, n.Pool.Nonce(devload.Address(b)), 1, devload.TokenAddress)
+	tok, err := s.Workload(devload.KindERC20, b, poolNonce(t, n, devload.Address(b)), 1, devload.TokenAddress)
 	if err != nil {
 		t.Fatal(err)
 	}
 	send(tok...)
 	x.token = tok[0].Hash()
-	nonce := n.Pool.Nonce(devload.Address(a))
+	nonce := poolNonce(t, n, devload.Address(a))
 	deploy, err := s.Sign(a, nonce, nil, nil, 200_000, revertingInit())
 	if err != nil {
 		t.Fatal(err)

@@ -254,7 +254,7 @@ func New(cfg Config) (*Node, error) {
 		kv:    kv,
 		Chain: c,
 		view:  view,
-		Pool:  txpool.New(cfg.Dev.PoolConfig(), ph),
+		Pool:  txpool.New(cfg.Dev.PoolConfig(cfg.Log), ph),
 		RPC:   rpc.NewServer(cfg.Log),
 		keys:  newKeyring(cfg.Accounts),
 		addrs: map[string]string{},
@@ -469,7 +469,7 @@ func (n *Node) Close() error {
 		s.Shutdown(ctx)
 	}
 	n.wg.Wait()
-	return errors.Join(n.closeOps(), n.kv.Close())
+	return errors.Join(n.closeOps(), n.kv.Close()) // the chain holds no unwritten block (chain.DB.pending); its committers stopped above
 }
 
 // keyring holds node-held keys.

@@ -25,6 +25,17 @@ func newTestNode(t *testing.T, dir string, blockTime time.Duration) *Node {
 
 // waitNonce waits until the chain has committed addr's transactions up to
 // nonce want.
+// poolNonce is the pending nonce of addr, failing t if the pool cannot
+// read the head state.
+func poolNonce(t testing.TB, n *Node, addr types.Address) uint64 {
+	t.Helper()
+	nonce, err := n.Pool.Nonce(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nonce
+}
+
 func waitNonce(t testing.TB, n *Node, addr types.Address, want uint64) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -54,7 +65,7 @@ func TestProduceAndReceipt(t *testing.T) {
 	for _, kind := range []devload.Kind{devload.KindTransfer, devload.KindERC20} {
 		for i, k := range keys[1:] {
 			from := devload.Address(k)
-			start := n.Pool.Nonce(from)
+			start := poolNonce(t, n, from)
 			txs, err := s.Workload(kind, k, start, 30, devload.TokenAddress)
 			if err != nil {
 				t.Fatal(err)
@@ -67,7 +78,7 @@ func TestProduceAndReceipt(t *testing.T) {
 			all = append(all, txs...)
 		}
 		for _, k := range keys[1:] {
-			waitNonce(t, n, devload.Address(k), n.Pool.Nonce(devload.Address(k)))
+			waitNonce(t, n, devload.Address(k), poolNonce(t, n, devload.Address(k)))
 		}
 	}
 	for _, tx := range all {
@@ -117,7 +128,7 @@ func TestRestartResumes(t *testing.T) {
 	if got := n.Chain.Head(); got.Hash() != head.Hash() {
 		t.Fatalf("restarted at %d %s, want %d %s", got.Number(), got.Hash(), head.Number(), head.Hash())
 	}
-	if got := n.Pool.Nonce(devload.Address(keys[1])); got != 10 {
+	if got := poolNonce(t, n, devload.Address(keys[1])); got != 10 {
 		t.Fatalf("pending nonce after restart %d, want 10", got)
 	}
 }

@@ -41,7 +41,7 @@ func sendStakeTx(t *testing.T, dn *Devnet, key *secp256k1.PrivateKey, to types.A
 	t.Helper()
 	n := dn.Nodes[0]
 	from := types.Address(crypto.PrivkeyToAddress(key))
-	inner := &types.DynamicFeeTx{Nonce: n.Pool.Nonce(from), Gas: 500_000, To: &to, Data: data}
+	inner := &types.DynamicFeeTx{Nonce: poolNonce(t, n, from), Gas: 500_000, To: &to, Data: data}
 	inner.ChainID.SetUint64(n.Chain.Config.ChainID)
 	inner.GasFeeCap.SetUint64(100e9)
 	inner.GasTipCap.SetUint64(1e9)

@@ -27,8 +27,9 @@ func (p *Pool) Save() Saved {
 // Restore replaces the pool's transactions with saved ones and moves the
 // pool to head as Reset does, dropping those the head's state no longer
 // admits. A transaction is announced again only if it had never been
-// executable before.
-func (p *Pool) Restore(s Saved, head Head) {
+// executable before. A head state that fails a read drops nothing and
+// returns the error, as Reset.
+func (p *Pool) Restore(s Saved, head Head) error {
 	p.mu.Lock()
 	p.all = make(map[types.Hash]*entry, len(s.entries))
 	p.accounts = map[types.Address]*account{}
@@ -42,11 +43,12 @@ func (p *Pool) Restore(s Saved, head Head) {
 		acc.txs[e.tx.Nonce()] = &e
 		p.all[e.tx.Hash()] = &e
 	}
-	ready := p.reset(head)
+	ready, err := p.reset(head)
 	p.mu.Unlock()
 	for _, tx := range ready {
 		p.notify(tx)
 	}
+	return err
 }
 
 // Clear drops every transaction of the pool.

@@ -10,6 +10,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 
@@ -30,6 +31,11 @@ var (
 	ErrInvalidSender      = errors.New("invalid sender")
 	ErrAccountLimit       = errors.New("account limit exceeded")
 	ErrFutureNonce        = errors.New("nonce too far in the future")
+	// ErrStateRead: the head state could not be read, so the pool cannot
+	// judge the transaction. A state that failed a read answers zeros
+	// (State.Error); judged against them, a funded sender would be told
+	// "insufficient funds ... have 0" and a used nonce would look free.
+	ErrStateRead = errors.New("txpool: head state unreadable")
 )
 
 // Config holds the pool's limits.
@@ -43,6 +49,8 @@ type Config struct {
 	// FIFO orders blocks by arrival instead of by tip (Ordered), as
 	// anvil's --order fifo: a development node's choice.
 	FIFO bool
+	// Log receives the head state's read errors (nil: slog.Default).
+	Log *slog.Logger
 }
 
 // DefaultConfig are the limits of a node that does not say otherwise.
@@ -53,6 +61,10 @@ type State interface {
 	GetNonce(types.Address) uint64
 	GetBalance(types.Address) *uint256.Int
 	GetCode(types.Address) []byte
+	// Error is the first read error the state ran into (nil: none).
+	// After one, the getters answer zeros, which the pool must not
+	// judge by (state.StateDB.Error).
+	Error() error
 }
 
 // Head describes the block the next one builds on.
@@ -137,6 +149,9 @@ func New(cfg Config, head Head) *Pool {
 	}
 	if cfg.MaxTxSize == 0 {
 		cfg.MaxTxSize = DefaultConfig.MaxTxSize
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
 	}
 	return &Pool{cfg: cfg, head: head, all: map[types.Hash]*entry{}, accounts: map[types.Address]*account{},
 		subs: map[chan *types.Transaction]struct{}{}}
@@ -280,14 +295,17 @@ func (p *Pool) validate(tx *types.Transaction) (from types.Address, stateNonce u
 	if tx.Type() == types.BlobTxType && hd.BlobBaseFee != nil && tx.BlobGasFeeCap().Lt(hd.BlobBaseFee) {
 		return from, 0, evm.ErrBlobFeeCapTooLow
 	}
-	nonce := p.stateNonce(from)
+	nonce, code, bal, err := p.stateAccount(from)
+	if err != nil {
+		return from, 0, err
+	}
 	if tx.Nonce() < nonce {
 		return from, 0, fmt.Errorf("%w: address %s, tx: %d state: %d", evm.ErrNonceTooLow, from.Hex(), tx.Nonce(), nonce)
 	}
 	if tx.Nonce() > p.pendingNonce(from, nonce)+p.cfg.MaxNonceGap {
 		return from, 0, fmt.Errorf("%w: address %s, tx: %d state: %d", ErrFutureNonce, from.Hex(), tx.Nonce(), nonce)
 	}
-	if code := p.stateCode(from); len(code) > 0 {
+	if len(code) > 0 {
 		if _, delegated := evm.ParseDelegation(code); !delegated {
 			return from, 0, fmt.Errorf("%w: address %s, len(code): %d", evm.ErrSenderNoEOA, from.Hex(), len(code))
 		}
@@ -296,7 +314,7 @@ func (p *Pool) validate(tx *types.Transaction) (from types.Address, stateNonce u
 	if !ok {
 		return from, 0, fmt.Errorf("%w: cost overflows 256 bits", evm.ErrInsufficientFunds)
 	}
-	if bal := p.stateBalance(from); bal.Lt(cost) {
+	if bal.Lt(cost) {
 		return from, 0, fmt.Errorf("%w: address %s have %s want %s", evm.ErrInsufficientFunds, from.Hex(), bal, cost)
 	}
 	return from, nonce, nil
@@ -380,30 +398,48 @@ func (p *Pool) remove(e *entry) {
 // and those the new state can no longer pay for are dropped.
 // Transactions that the new state makes executable (their gap closed by a
 // block that included transactions this pool never had) are announced.
-func (p *Pool) Reset(head Head) {
+//
+// If the new state fails a read, Reset drops nothing (a read error is no
+// evidence against a transaction) and returns the error (ErrStateRead);
+// until a Reset with a readable state the pool refuses transactions with
+// it and offers none for a block (StateErr).
+func (p *Pool) Reset(head Head) error {
 	p.mu.Lock()
-	ready := p.reset(head)
+	ready, err := p.reset(head)
 	p.mu.Unlock()
 	for _, tx := range ready {
 		p.notify(tx)
 	}
+	return err
 }
 
 // reset is Reset under p.mu; it returns the transactions to announce.
-func (p *Pool) reset(head Head) []*types.Transaction {
+// The state is read for every sender first and judged after: a read error
+// anywhere voids all the answers.
+func (p *Pool) reset(head Head) ([]*types.Transaction, error) {
 	p.head = head
+	type acct struct {
+		nonce uint64
+		bal   *uint256.Int
+	}
+	seen := make(map[types.Address]acct, len(p.accounts))
+	for from := range p.accounts {
+		seen[from] = acct{head.State.GetNonce(from), head.State.GetBalance(from)}
+	}
+	if err := p.stateErr(); err != nil {
+		return nil, err
+	}
 	var ready []*types.Transaction
 	for from, acc := range p.accounts {
-		nonce := head.State.GetNonce(from)
-		bal := head.State.GetBalance(from)
+		a := seen[from]
 		for n, e := range acc.txs {
-			if n < nonce || e.cost == nil || bal.Lt(e.cost) {
+			if n < a.nonce || e.cost == nil || a.bal.Lt(e.cost) {
 				p.remove(e)
 			}
 		}
-		ready = p.promote(acc, nonce, ready)
+		ready = p.promote(acc, a.nonce, ready)
 	}
-	return ready
+	return ready, nil
 }
 
 // Get returns a pooled transaction and its sender.
@@ -417,30 +453,77 @@ func (p *Pool) Get(h types.Hash) (*types.Transaction, types.Address, bool) {
 	return e.tx, e.from, true
 }
 
-// Nonce returns the next nonce of addr counting its pending transactions.
-func (p *Pool) Nonce(addr types.Address) uint64 {
+// Nonce returns the next nonce of addr counting its pending transactions,
+// or ErrStateRead if the head state cannot tell addr's nonce.
+func (p *Pool) Nonce(addr types.Address) (uint64, error) {
 	p.current()
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return p.pendingNonce(addr, p.stateNonce(addr))
+	n, err := p.stateNonce(addr)
+	if err != nil {
+		return 0, err
+	}
+	return p.pendingNonce(addr, n), nil
 }
 
-func (p *Pool) stateNonce(a types.Address) uint64 {
+// StateErr is the read error of the head state the pool stands on
+// (wrapping ErrStateRead), nil while it reads soundly. Whoever keeps the
+// pool on the head gives it a fresh state when this is set, even if the
+// head has not moved: a read error may pass.
+func (p *Pool) StateErr() error {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
 	p.stMu.Lock()
 	defer p.stMu.Unlock()
-	return p.head.State.GetNonce(a)
+	if err := p.head.State.Error(); err != nil {
+		return fmt.Errorf("%w: %w", ErrStateRead, err)
+	}
+	return nil
 }
 
-func (p *Pool) stateBalance(a types.Address) *uint256.Int {
+// stateErr is StateErr with p.mu held; it logs the error, which is the
+// node's fault, not the client's.
+func (p *Pool) stateErr() error {
 	p.stMu.Lock()
-	defer p.stMu.Unlock()
-	return p.head.State.GetBalance(a)
+	err := p.head.State.Error()
+	p.stMu.Unlock()
+	if err == nil {
+		return nil
+	}
+	p.cfg.Log.Error("txpool: head state read failed", "err", err)
+	return fmt.Errorf("%w: %w", ErrStateRead, err)
 }
 
-func (p *Pool) stateCode(a types.Address) []byte {
+// stateNonce is a's nonce in the head state, or ErrStateRead. Called with
+// p.mu held.
+func (p *Pool) stateNonce(a types.Address) (uint64, error) {
 	p.stMu.Lock()
-	defer p.stMu.Unlock()
-	return p.head.State.GetCode(a)
+	n := p.head.State.GetNonce(a)
+	p.stMu.Unlock()
+	return n, p.stateErr()
+}
+
+// stateAccount reads what validate judges a sender by, or ErrStateRead.
+// Called with p.mu held.
+func (p *Pool) stateAccount(a types.Address) (nonce uint64, code []byte, bal *uint256.Int, err error) {
+	p.stMu.Lock()
+	nonce, code, bal = p.head.State.GetNonce(a), p.head.State.GetCode(a), p.head.State.GetBalance(a)
+	p.stMu.Unlock()
+	if err := p.stateErr(); err != nil {
+		return 0, nil, nil, err
+	}
+	return nonce, code, bal, nil
+}
+
+// executableFrom is where a's executable run starts: its state nonce;
+// false if the head state cannot say (a read failed), so nothing of a's
+// counts as executable. Called with p.mu held.
+func (p *Pool) executableFrom(a types.Address) (uint64, bool) {
+	p.stMu.Lock()
+	n := p.head.State.GetNonce(a)
+	err := p.head.State.Error()
+	p.stMu.Unlock()
+	return n, err == nil
 }
 
 // Stats counts pending (executable) and queued transactions.
@@ -448,10 +531,10 @@ func (p *Pool) Stats() (pending, queued int) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for from, acc := range p.accounts {
-		n := p.stateNonce(from)
+		n, ok := p.executableFrom(from)
 		run := 0
-		for {
-			if _, ok := acc.txs[n+uint64(run)]; !ok {
+		for ok {
+			if _, found := acc.txs[n+uint64(run)]; !found {
 				break
 			}
 			run++
@@ -496,11 +579,11 @@ func (p *Pool) pending(seqs bool) (map[types.Address][]*types.Transaction, map[*
 		arrival = make(map[*types.Transaction]uint64, len(p.all))
 	}
 	for from, acc := range p.accounts {
-		n := p.stateNonce(from)
+		n, ok := p.executableFrom(from)
 		var run []*types.Transaction
-		for {
-			e, ok := acc.txs[n]
-			if !ok {
+		for ok {
+			e, found := acc.txs[n]
+			if !found {
 				break
 			}
 			run = append(run, e.tx)
@@ -545,7 +628,7 @@ func (p *Pool) Content() (pending, queued map[types.Address][]*types.Transaction
 	pending = make(map[types.Address][]*types.Transaction)
 	queued = make(map[types.Address][]*types.Transaction)
 	for from, acc := range p.accounts {
-		next := p.stateNonce(from)
+		next, ok := p.executableFrom(from)
 		nonces := make([]uint64, 0, len(acc.txs))
 		for n := range acc.txs {
 			nonces = append(nonces, n)
@@ -553,7 +636,7 @@ func (p *Pool) Content() (pending, queued map[types.Address][]*types.Transaction
 		slices.Sort(nonces)
 		for _, n := range nonces {
 			tx := acc.txs[n].tx
-			if n == next {
+			if ok && n == next {
 				pending[from] = append(pending[from], tx)
 				next++
 			} else {

@@ -14,20 +14,44 @@ import (
 	"github.com/holiman/uint256"
 )
 
+// fakeState answers as state.StateDB does: a read of an account whose
+// store read fails (unreadable) records the error and answers zeros.
 type fakeState struct {
-	nonce map[types.Address]uint64
-	bal   map[types.Address]*uint256.Int
-	code  map[types.Address][]byte
+	nonce      map[types.Address]uint64
+	bal        map[types.Address]*uint256.Int
+	code       map[types.Address][]byte
+	unreadable map[types.Address]bool
+	err        error
 }
 
-func (s *fakeState) GetNonce(a types.Address) uint64 { return s.nonce[a] }
+var errDisk = errors.New("store: read: input/output error")
+
+func (s *fakeState) fails(a types.Address) bool {
+	if s.unreadable[a] && s.err == nil {
+		s.err = errDisk
+	}
+	return s.err != nil
+}
+
+func (s *fakeState) GetNonce(a types.Address) uint64 {
+	if s.fails(a) {
+		return 0
+	}
+	return s.nonce[a]
+}
 func (s *fakeState) GetBalance(a types.Address) *uint256.Int {
-	if b := s.bal[a]; b != nil {
+	if b := s.bal[a]; b != nil && !s.fails(a) {
 		return b
 	}
 	return new(uint256.Int)
 }
-func (s *fakeState) GetCode(a types.Address) []byte { return s.code[a] }
+func (s *fakeState) GetCode(a types.Address) []byte {
+	if s.fails(a) {
+		return nil
+	}
+	return s.code[a]
+}
+func (s *fakeState) Error() error { return s.err }
 
 const chainID = 8118
 
@@ -118,7 +142,7 @@ func TestPendingQueuedAndReset(t *testing.T) {
 	if p, q := f.pool.Stats(); p != 2 || q != 1 {
 		t.Fatalf("pending %d queued %d", p, q)
 	}
-	if n := f.pool.Nonce(f.addr[0]); n != 2 {
+	if n, err := f.pool.Nonce(f.addr[0]); err != nil || n != 2 {
 		t.Fatalf("pending nonce %d", n)
 	}
 	f.pool.Add(f.tx(0, 2, 2e9, 1e9)) // closes the gap
@@ -206,7 +230,7 @@ func TestStreamingSender(t *testing.T) {
 			t.Fatalf("nonce %d: %v", n, err)
 		}
 	}
-	if got := f.pool.Nonce(f.addr[0]); got != 20 {
+	if got, err := f.pool.Nonce(f.addr[0]); err != nil || got != 20 {
 		t.Fatalf("pending nonce %d, want 20", got)
 	}
 	if err := f.pool.Add(f.tx(0, 22, 2e9, 1e9)); err != nil {
@@ -269,7 +293,7 @@ func TestRunCacheFollowsChanges(t *testing.T) {
 	}
 	check := func(step string, nonce uint64, pending int, ann []uint64) {
 		t.Helper()
-		if got := f.pool.Nonce(f.addr[0]); got != nonce {
+		if got, err := f.pool.Nonce(f.addr[0]); err != nil || got != nonce {
 			t.Errorf("%s: pending nonce %d, want %d", step, got, nonce)
 		}
 		if got := len(f.pool.Pending()[f.addr[0]]); got != pending {

@@ -110,9 +110,11 @@ func (api *accountsAPI) fill(ctx context.Context, args *CallArgs) (*types.Transa
 		return nil, errors.New(`contract creation without any data provided`)
 	}
 	head := api.b.Head()
-	nonce := api.b.PendingNonce(*args.From)
+	var nonce uint64
 	if args.Nonce != nil {
 		nonce = uint64(*args.Nonce)
+	} else if nonce, err = api.b.PendingNonce(*args.From); err != nil {
+		return nil, err
 	}
 	value := new(uint256.Int)
 	if args.Value != nil {

@@ -455,7 +455,11 @@ func (api *ethAPI) getTransactionCount(_ context.Context, p rpc.Params) (any, er
 		if err := p.Decode(0, &addr); err != nil {
 			return nil, err
 		}
-		return types.HexUint64(api.b.PendingNonce(addr)), nil
+		n, err := api.b.PendingNonce(addr)
+		if err != nil {
+			return nil, err
+		}
+		return types.HexUint64(n), nil
 	}
 	addr, st, err := api.addrAndState(p, 1)
 	if err != nil {

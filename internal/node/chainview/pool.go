@@ -52,11 +52,15 @@ func (v *View) KeepPool(p *txpool.Pool, log *slog.Logger) *PoolKeeper {
 // application calls it right after committing (so the next block is built
 // from a pool that knows what the last one took), the node for blocks
 // from elsewhere, the pool itself before it admits a transaction.
+// A pool whose head state failed a read (txpool.Pool.StateErr) is given a
+// fresh state of the same head: the read error may have passed, and
+// without this the pool would refuse every transaction until the next
+// block, on a development node possibly for good.
 func (k *PoolKeeper) Reset() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	head := k.v.chain.Head().Hash()
-	if head == k.at {
+	if head == k.at && k.pool.StateErr() == nil {
 		return
 	}
 	ph, err := k.v.PoolHead()
@@ -64,13 +68,23 @@ func (k *PoolKeeper) Reset() {
 		k.log.Error("pool reset", "err", err)
 		return
 	}
-	k.pool.Reset(ph)
+	if k.pool.Reset(ph) != nil {
+		return // the pool logged it and kept its transactions; the next call tries again
+	}
 	k.at = head
 }
 
 // Follow moves the pool to every new head until stop is closed: blocks
-// from elsewhere (sync, import) and the node's own alike.
+// from elsewhere (sync, import) and the node's own alike. Beside it the
+// trie paths of the accounts the pool's new transactions change are
+// warmed for the blocks that will run them (warm.go).
 func (k *PoolKeeper) Follow(stop <-chan struct{}) {
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		k.warm(stop)
+	}()
+	defer func() { <-warmed }()
 	heads, cancel := k.v.chain.Subscribe(64)
 	defer cancel()
 	for {
@@ -107,6 +121,8 @@ func (k *PoolKeeper) Restore(saved txpool.Saved) {
 		k.log.Error("pool restore", "err", err)
 		return
 	}
-	k.pool.Restore(saved, ph)
+	if k.pool.Restore(saved, ph) != nil {
+		return // the pool logged it and kept the saved transactions
+	}
 	k.at = head
 }

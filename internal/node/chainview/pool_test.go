@@ -57,7 +57,7 @@ func TestPoolStandsOnTheHeadItAdmitsAgainst(t *testing.T) {
 	if err := c.CommitBuilt(built); err != nil {
 		t.Fatal(err)
 	}
-	if n := pool.Nonce(from); n != 1 {
+	if n, err := pool.Nonce(from); err != nil || n != 1 {
 		t.Errorf("pending nonce of the funder %d after block 1, want 1", n)
 	}
 	if err := pool.Add(send(funded, 0, 1)); err != nil {

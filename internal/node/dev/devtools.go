@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -153,10 +154,10 @@ func Rules(g *chain.Genesis, o Options) *chain.Genesis {
 	return &out
 }
 
-// PoolConfig is the transaction pool's config under o.
-func (o Options) PoolConfig() txpool.Config {
+// PoolConfig is the transaction pool's config under o, logging to log.
+func (o Options) PoolConfig(log *slog.Logger) txpool.Config {
 	c := txpool.DefaultConfig
-	c.FIFO = o.FIFO
+	c.FIFO, c.Log = o.FIFO, log
 	return c
 }
 

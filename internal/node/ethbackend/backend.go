@@ -251,7 +251,7 @@ func (b *Backend) PoolTransaction(h types.Hash) (*types.Transaction, types.Addre
 	return b.pool.Get(h)
 }
 
-func (b *Backend) PendingNonce(addr types.Address) uint64 { return b.pool.Nonce(addr) }
+func (b *Backend) PendingNonce(addr types.Address) (uint64, error) { return b.pool.Nonce(addr) }
 
 func (b *Backend) PoolContent() (pending, queued map[types.Address][]*types.Transaction) {
 	return b.pool.Content()
