@@ -41,3 +41,7 @@ func BenchmarkSnailtracer(b *testing.B)   { benchCode(b, "SnailTracer.runtime.he
 func BenchmarkERC20Transfer(b *testing.B) { benchCode(b, "ERC20Transfer.runtime.hex", "30627b7c") }
 func BenchmarkKeccakLoop(b *testing.B)    { benchCode(b, "keccak_loop_1M.runtime.hex", "") }
 func BenchmarkArithLoop(b *testing.B)     { benchCode(b, "arith_loop_1M.runtime.hex", "") }
+func BenchmarkTenThousandHashes(b *testing.B) {
+	benchCode(b, "TenThousandHashes.runtime.hex", "30627b7c")
+}
+func BenchmarkERC20Mint(b *testing.B) { benchCode(b, "ERC20Mint.runtime.hex", "30627b7c") }

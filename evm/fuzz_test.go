@@ -130,3 +130,18 @@ func compareTraced(t *testing.T, fork forks.Fork, code, input []byte, gas uint64
 		t.Fatalf("gas %d: the traced run reported no opcode: it did not take the traced loop", gas)
 	}
 }
+
+// Memory growing word by word and in jumps, by MSTORE and MLOAD, at every
+// gas limit from too little for the first expansion to enough for all:
+// the fast loop charges these expansions inline and must run out of gas
+// exactly where the traced loop does.
+func TestInlineExpansionMatchesTraced(t *testing.T) {
+	code := mustHex(t, "6001600052"+ // MSTORE(0, 1)
+		"6002602052"+ // MSTORE(0x20, 2): one word more
+		"61010051"+ // MLOAD(0x100): a jump
+		"600361012052600461012152"+"50"+ // MSTORE(0x120), MSTORE(0x121): unaligned, into a new word; POP
+		"6104005160206000f3") // MLOAD(0x400), RETURN(0, 32)
+	for gas := uint64(0); gas <= 400; gas++ {
+		compareTraced(t, forks.Cancun, code, nil, gas)
+	}
+}

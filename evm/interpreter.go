@@ -599,10 +599,24 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			continue
 		// opgen:end
 		case MLOAD, MSTORE:
-			// Inside already-paid memory they cost nothing dynamic.
+			// Inside already-paid memory they cost nothing dynamic. Just
+			// past its end, as Solidity's free-memory pointer walks on,
+			// the expansion is charged here too when the gas left can pay
+			// it (else the table's path finds out where gas runs out).
 			off := &data[sp-1]
-			if l := uint64(len(mem.store)); off[1]|off[2]|off[3] == 0 && l >= 32 && off[0] <= l-32 {
+			if off[1]|off[2]|off[3] == 0 && off[0] <= maxMemory-32 {
 				o := off[0]
+				if end := o + 32; end > uint64(len(mem.store)) {
+					words := toWords(end)
+					total := words*3 + words*words/512
+					dyn := total - mem.lastGasCost
+					if gas < dyn {
+						break
+					}
+					gas -= dyn
+					mem.lastGasCost = total
+					mem.Resize(words * 32)
+				}
 				if in.op == MLOAD {
 					off.SetBytes32(mem.store[o : o+32])
 				} else {

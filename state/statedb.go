@@ -245,17 +245,35 @@ func (s *StateDB) GetBalance(addr types.Address) *uint256.Int {
 // account (EIP-161).
 func (s *StateDB) AddBalance(addr types.Address, amount *uint256.Int) {
 	o := s.getOrCreate(addr)
-	s.journalAppend(journalEntry{kind: entryBalance, obj: o, val: o.data.Balance.Bytes32()})
-	if addr == ripemd && amount.IsZero() {
-		s.ripemdTouch = true
+	if amount.IsZero() {
+		if addr == ripemd {
+			s.ripemdTouch = true
+		}
+		if s.touchIsMoot(o) {
+			return
+		}
 	}
+	s.journalAppend(journalEntry{kind: entryBalance, obj: o, val: o.data.Balance.Bytes32()})
 	o.data.Balance.Add(&o.data.Balance, amount)
+}
+
+// touchIsMoot reports whether touching o (a zero-value transfer to or
+// from it) changes nothing: a touch only matters to an account EIP-161
+// would delete, and only if no older change of this transaction already
+// counts it as touched, which a revert can undo only together with the
+// new one. Every CALL and STATICCALL touches its callee, and a loop
+// calling a precompile journaled an entry per call.
+func (s *StateDB) touchIsMoot(o *stateObject) bool {
+	return o.refs > 0 || !o.data.isEmpty()
 }
 
 // SubBalance subtracts amount from addr's balance; callers check for
 // sufficient funds first.
 func (s *StateDB) SubBalance(addr types.Address, amount *uint256.Int) {
 	o := s.getOrCreate(addr)
+	if amount.IsZero() && s.touchIsMoot(o) {
+		return
+	}
 	s.journalAppend(journalEntry{kind: entryBalance, obj: o, val: o.data.Balance.Bytes32()})
 	o.data.Balance.Sub(&o.data.Balance, amount)
 }

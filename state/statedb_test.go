@@ -86,6 +86,40 @@ func TestRevertedTouchKeepsEmptyAccount(t *testing.T) {
 	}
 }
 
+// A touch of an account already touched by a surviving change, or of a
+// non-empty account, journals nothing; reverting only the later touch
+// leaves the earlier one counted, and each rule keeps EIP-161's outcome.
+func TestMootTouches(t *testing.T) {
+	s, db := newEmpty(t)
+	s.CreateAccount(addr(1)) // exists, empty
+	s.SetNonce(addr(2), 1)   // not empty
+	root, err := s.Commit(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ = New(root, db)
+	s.AddBalance(addr(1), new(uint256.Int)) // the touch that counts
+	n := s.Snapshot()
+	for range 3 {
+		snap := s.Snapshot()
+		s.AddBalance(addr(1), new(uint256.Int))
+		s.SubBalance(addr(1), new(uint256.Int))
+		s.AddBalance(addr(2), new(uint256.Int))
+		s.SubBalance(addr(2), new(uint256.Int))
+		if s.Snapshot() != n {
+			t.Fatalf("moot touches journaled %d entries", s.Snapshot()-n)
+		}
+		s.RevertToSnapshot(snap)
+	}
+	s.Finalise(true)
+	if s.Exist(addr(1)) {
+		t.Error("touched empty account survived Finalise")
+	}
+	if !s.Exist(addr(2)) {
+		t.Error("non-empty account deleted")
+	}
+}
+
 func TestSelfDestruct6780(t *testing.T) {
 	s, _ := newEmpty(t)
 	old, fresh := addr(1), addr(2)

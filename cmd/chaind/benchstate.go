@@ -124,9 +124,9 @@ func benchState(args []string) int {
 				return fail(fmt.Errorf("round %d, %s: %w", r, s.name, err))
 			}
 			s.rounds = append(s.rounds, res)
-			fmt.Printf("summary %s accounts=%d holders=%d start=%s rss_idle=%s rss_load=%s getBalance_p50=%s p99=%s call_p50=%s p99=%s tx/s=%.0f Mgas/s=%.1f restart=%s datadir=%s prune=%s\n",
+			fmt.Printf("summary %s accounts=%d holders=%d start=%s rss_idle=%s rss_load=%s getBalance_p50=%s p99=%s call_p50=%s p99=%s tx/s=%.0f Mgas/s=%.1f cpu/tx=%s restart=%s datadir=%s prune=%s\n",
 				s.name, cfg.accounts, cfg.holders, res.start.Round(time.Millisecond), mib(res.idle), mib(res.loaded), res.bal.pct(50), res.bal.pct(99),
-				res.call.pct(50), res.call.pct(99), res.txs, res.mgas, res.restart.Round(time.Millisecond), mib(res.bytes), res.pauses)
+				res.call.pct(50), res.call.pct(99), res.txs, res.mgas, res.cpuPerTx.Round(time.Microsecond/10), res.restart.Round(time.Millisecond), mib(res.bytes), res.pauses)
 			if res.caches != "" {
 				fmt.Printf("caches %s: %s\n", s.name, res.caches)
 			}
@@ -151,9 +151,10 @@ type scaleRound struct {
 	start, restart time.Duration
 	idle, loaded   uint64 // RSS
 	bal, call      latencies
-	txs, mgas      float64 // committed per second
-	bytes          uint64  // data directory after the load and the restart
-	pauses         string  // pruning pauses the node reports (chaind)
+	txs, mgas      float64       // committed per second
+	cpuPerTx       time.Duration // the node's CPU time over the load per committed transaction
+	bytes          uint64        // data directory after the load and the restart
+	pauses         string        // pruning pauses the node reports (chaind)
 	// caches are the read caches' hit rates during the timed reads and
 	// during the load ("" for a node that reports none).
 	caches string
@@ -298,6 +299,7 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	}
 	// The load's profile starts once its transactions reach blocks (the
 	// senders sign everything first).
+	cpuFrom, _ := p.CPUTime()
 	loaded := make(chan struct{})
 	go func() { waitLoaded(c, from, cfg.senders, cfg.duration); close(loaded) }()
 	afterLoaded := func() { <-loaded }
@@ -323,6 +325,11 @@ func (s *scaleSide) round(cfg *scaleConfig, addrs []types.Address) (res scaleRou
 	}
 	txs, gas, span := loadSpan(c, from+1, to, cfg.senders)
 	res.txs, res.mgas = float64(txs)/span, float64(gas)/span/1e6
+	if cpuTo, err := p.CPUTime(); err == nil && txs > 0 {
+		// The node's CPU for each transfer it committed: on a shared
+		// machine a steadier figure than the rate, which waits for the CPU.
+		res.cpuPerTx = (cpuTo - cpuFrom) / time.Duration(txs)
+	}
 	res.loaded, _ = p.RSS()
 	res.pauses = "-"
 	if s.pauses != nil {

@@ -146,6 +146,9 @@ func evmRunOnce(code, input []byte, gas uint64, fork forks.Fork) (evmRunResult, 
 	if err != nil {
 		return evmRunResult{}, err
 	}
+	// As the node does for an eth_call: the journal's chunks go back to
+	// the pool for the next run (ERC20Mint fills 2 MB of them).
+	defer st.Release()
 	var (
 		sender   = types.BytesToAddress([]byte("sender"))
 		contract = types.BytesToAddress([]byte("contract"))

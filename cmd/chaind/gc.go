@@ -16,6 +16,19 @@ import (
 // and it showed as a doubled p99 latency. Above headroom×(100/GOGC) of live
 // heap the rule is Go's own again, so memory stays proportional to the
 // working set. GOGC set in the environment always wins.
+//
+// The headroom is not free either: every byte of it is memory the
+// allocator walks through, new spans to set up and cache lines to fetch,
+// between two collections. With 64 MiB a --dev node spent 215-275 µs of
+// CPU per sequential eth_getBalance (a fifth of its profile in setting up
+// fresh spans, runtime.mcentral.grow and the clearing under it) against
+// 70-185 µs with 16 MiB and 105-165 µs with Go's default, in alternating
+// runs on the same (loaded, 2-CPU) machine, p50 and p99 falling with it
+// (issue 31's getBalance tail). defaultGCHeadroomMiB is the middle: a quarter of the
+// collections Go's default would run at a small live heap, in a span of
+// memory that stays warm.
+const defaultGCHeadroomMiB = 16
+
 type gcFloor struct {
 	headroom uint64
 	pct      int

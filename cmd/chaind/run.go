@@ -133,7 +133,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.cors, "http.corsdomain", "", "comma-separated origins allowed to call the JSON-RPC port (* for any; default * with --dev, else none)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6061")
 	fs.IntVar(&f.procs, "procs", 0, "goroutines running at once (GOMAXPROCS); 0: 8 on machines with 4 or fewer CPUs, else one per CPU")
-	fs.Uint64Var(&f.gcHeadroom, "gc.headroom", 64, "MiB the heap may grow between garbage collections while the live heap is small (0: Go's default; GOGC overrides)")
+	fs.Uint64Var(&f.gcHeadroom, "gc.headroom", defaultGCHeadroomMiB, "MiB the heap may grow between garbage collections while the live heap is small (0: Go's default; GOGC overrides)")
 	fs.IntVar(&f.gcMemLimit, "gc.memlimit", -1, "soft limit (MiB) on the Go memory of the node, which the garbage collector works to keep (-1: --cache + 400; 0: none; GOMEMLIMIT overrides)")
 	fs.StringVar(&f.vhosts, "http.vhosts", "", "comma-separated Host header names the JSON-RPC port accepts (default: any)")
 	fs.StringVar(&f.httpAPI, "http.api", "", "comma-separated JSON-RPC namespaces served on --http.port: eth, net, web3, debug, txpool, testing, chain, personal (default: all; with --public all but debug, testing, txpool and personal)")

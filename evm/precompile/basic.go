@@ -3,8 +3,6 @@ package precompile
 import (
 	"crypto/sha256"
 
-	"golang.org/x/crypto/ripemd160" //nolint:staticcheck // ripemd160 is what the EVM specifies
-
 	"github.com/chaind/chaind/internal/crypto"
 )
 
@@ -90,14 +88,10 @@ func (ripemd160Hash) RequiredGas(input []byte) uint64 { return 600 + 120*words(l
 func (c ripemd160Hash) Run(input []byte) ([]byte, error) { return runFresh(c, input) }
 
 func (ripemd160Hash) RunInto(s *Scratch, input []byte) ([]byte, error) {
-	if s.ripemd == nil {
-		s.ripemd = ripemd160.New()
-	} else {
-		s.ripemd.Reset()
-	}
-	s.ripemd.Write(input)
+	d := crypto.Ripemd160(input)
 	s.out = [32]byte{}
-	return s.ripemd.Sum(s.out[:12]), nil // the digest lands in out[12:]
+	copy(s.out[12:], d[:])
+	return s.out[:], nil
 }
 
 // identity (0x04) returns its input.

@@ -10,7 +10,6 @@ package precompile
 
 import (
 	"errors"
-	"hash"
 	"sort"
 
 	"github.com/chaind/chaind/internal/types"
@@ -41,8 +40,7 @@ type IntoContract interface {
 // Scratch is what IntoContract outputs live in: one per EVM (not safe
 // for concurrent use), reused by every call into it.
 type Scratch struct {
-	out    [32]byte
-	ripemd hash.Hash // a RIPEMD-160 state, kept for the next call
+	out [32]byte
 }
 
 // runFresh is Run of an IntoContract: its output in a scratch of its own,

@@ -92,6 +92,13 @@ type DB struct {
 	writing map[[32]byte][]byte
 	spare   store.Batch
 	spareOv map[[32]byte][]byte
+	// written are the nodes of the last write, stored by now and kept
+	// until the next one: the pruner walks the newest block's state right
+	// after its commit (countBlock), and the nodes below the levels a
+	// commit caches (writtenCacheDepth) would otherwise be read back from
+	// the store, a read or two for every account the block changed. A
+	// node pruning deletes leaves it too (deleteNodes).
+	written map[[32]byte][]byte
 	track   map[[32]byte]struct{} // nodes written while a pruning pass marks; nil when none runs
 	// deleting is the set of nodes a pruning pass is deleting right now
 	// (deleteNodes): set under mu, cleared when the deletes are written.
@@ -141,7 +148,15 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 	if !ok && db.writing != nil {
 		blob, ok = db.writing[hash]
 	}
+	written := false
+	if !ok && db.written != nil {
+		blob, ok = db.written[hash]
+		written = ok
+	}
 	db.mu.RUnlock()
+	if written {
+		db.clean.Put(hash, blob) // as read from the store: the next write lets it go
+	}
 	if ok {
 		return blob, nil
 	}

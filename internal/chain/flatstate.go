@@ -166,8 +166,16 @@ func (db *DB) writeOut() error {
 	db.mu.Lock()
 	b.Reset()
 	db.spare = b
-	clear(db.writing)
-	db.spareOv, db.writing = db.writing, nil
+	old := db.written
+	if err == nil {
+		// Stored: kept for the pruner's walk of this block (DB.written);
+		// the write before's map is the next overlay.
+		db.written, db.writing = db.writing, nil
+	} else {
+		old, db.writing = db.writing, nil
+	}
+	clear(old)
+	db.spareOv = old
 	return err
 }
 
@@ -179,6 +187,9 @@ func (r lockedNodes) Node(hash [32]byte) ([]byte, error) {
 		return blob, nil
 	}
 	if blob, ok := r.db.writing[hash]; ok {
+		return blob, nil
+	}
+	if blob, ok := r.db.written[hash]; ok {
 		return blob, nil
 	}
 	blob, err := r.db.kv.Get(key(prefixNode, hash[:]))

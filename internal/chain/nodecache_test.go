@@ -94,3 +94,39 @@ func TestUpperWrittenNodesCached(t *testing.T) {
 		}
 	})
 }
+
+// The nodes of the last write stay in memory until the next one (the
+// pruner walks that block's state right after its commit), and no longer:
+// the write before's are read from the store again.
+func TestLastWrittenNodesKept(t *testing.T) {
+	kv := store.NewMem()
+	db := NewDB(kv)
+	write := func(h [32]byte, blob string) {
+		t.Helper()
+		set := trie.NewNodeSet()
+		set.Add(h, []byte(blob))
+		if err := db.Update(set); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	older, last := cacheKey(1), cacheKey(2)
+	write(older, "older")
+	write(last, "last")
+	db.kv = store.NewMem() // from here on, the store has nothing
+	if got, err := db.Node(last); err != nil || string(got) != "last" {
+		t.Fatalf("the last write's node: %q, %v", got, err)
+	}
+	if got, err := db.Node(older); err == nil {
+		t.Fatalf("the write before's node still held in memory: %q", got)
+	}
+	db.kv = kv
+	if n, _, err := db.deleteNodes([][32]byte{last}, nil, nil); err != nil || n != 1 {
+		t.Fatalf("deleteNodes: %d, %v", n, err)
+	}
+	if got, err := db.Node(last); err == nil {
+		t.Fatalf("a node pruning deleted is still served: %q", got)
+	}
+}

@@ -126,7 +126,9 @@ func (db *DB) deleteNodes(hs [][32]byte, extra func(*store.Batch), valid func() 
 	for h := range d.set {
 		if _, ok := db.track[h]; ok {
 			delete(d.set, h) // made again meanwhile: a later step counts it
+			continue
 		}
+		delete(db.written, h) // not served once deleted
 	}
 	if len(d.set) > 0 {
 		db.deleting.Store(d)

@@ -38,6 +38,7 @@ func TestWarmAccountsFillsTheNodeCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.clean = newNodeCache(64 << 20)                                     // empty: nothing read yet
+	db.written = nil                                                      // let go, as the next block's write does
 	warmed := []types.Address{addr(3), addr(7_777), addr(19_999), {0xfe}} // the last one absent: its path up to where it would be
 	db.warmAccounts(root, warmed)
 	db.kv = store.NewMem() // from here on, only the cache answers

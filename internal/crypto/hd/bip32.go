@@ -10,7 +10,6 @@ import (
 
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
-	"golang.org/x/crypto/ripemd160" //nolint:staticcheck // BIP-32 fingerprints are defined with RIPEMD-160.
 )
 
 // HardenedOffset is added to a child index to select hardened derivation.
@@ -118,9 +117,8 @@ func (k *ExtendedKey) publicKey() *secp256k1.PublicKey {
 // fingerprint is the first 4 bytes of HASH160 of the compressed public key.
 func (k *ExtendedKey) fingerprint() (fp [4]byte) {
 	sh := sha256.Sum256(k.publicKey().SerializeCompressed())
-	r := ripemd160.New()
-	r.Write(sh[:])
-	copy(fp[:], r.Sum(nil))
+	d := crypto.Ripemd160(sh[:])
+	copy(fp[:], d[:])
 	return fp
 }
 
