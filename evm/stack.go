@@ -1,7 +1,7 @@
 package evm
 
 import (
-	"sync"
+	"unsafe"
 
 	"github.com/holiman/uint256"
 )
@@ -16,13 +16,24 @@ type Stack struct {
 	n    int
 }
 
-var stackPool = sync.Pool{New: func() any { return new(Stack) }}
+// freeStacks keeps finished frames' stacks (see freeList): 64 of them,
+// deeper than most calls go.
+var freeStacks = freeList[*Stack]{budget: 64 * stackSize}
 
-func newStack() *Stack { return stackPool.Get().(*Stack) }
+const stackSize = int(unsafe.Sizeof(Stack{}))
+
+func newStack() *Stack {
+	if s, ok := freeStacks.get(); ok {
+		return s
+	}
+	return new(Stack)
+}
 
 func returnStack(s *Stack) {
 	s.n = 0
-	stackPool.Put(s)
+	if !freeStacks.put(s, stackSize) {
+		freeStacks.overflow(s)
+	}
 }
 
 // Len returns the number of items on the stack.
