@@ -42,6 +42,26 @@ func transfer(c *Chain, key *secp256k1.PrivateKey, nonce uint64) *types.Transact
 		Nonce: nonce, GasTipCap: *uint256.NewInt(1), GasFeeCap: *uint256.NewInt(2e9), Gas: 21000, To: &to, Value: *uint256.NewInt(1)})
 }
 
+// transferBlocks returns a builder of blocks of n transfers each from key,
+// numbering the nonces from 0 in the order the blocks are built; each block
+// is 10 s after the head it is built on.
+func transferBlocks(tb testing.TB, c *Chain, key *secp256k1.PrivateKey, n int) func() *Built {
+	nonce := uint64(0)
+	return func() *Built {
+		tb.Helper()
+		batch := make([]*types.Transaction, 0, n)
+		for range n {
+			batch = append(batch, transfer(c, key, nonce))
+			nonce++
+		}
+		built, err := c.BuildBlock(BuildParams{Time: c.Head().Time() + 10}, batch)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return built
+	}
+}
+
 // TestCommitChecksStateRoot: a block whose header claims another state root
 // than its execution produced is refused at commit, and nothing of it is
 // stored, even on the path that skips validation (CommitBuilt).

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/chaind/chaind/internal/store"
-	"github.com/chaind/chaind/internal/types"
 )
 
 // BenchmarkHistoryPruneHold prunes the history index of 300 blocks of 100
@@ -28,18 +27,9 @@ func BenchmarkHistoryPruneHold(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		nonce := uint64(0)
+		build := transferBlocks(b, c, sk, 100)
 		for range 300 {
-			var batch []*types.Transaction
-			for range 100 {
-				batch = append(batch, transfer(c, sk, nonce))
-				nonce++
-			}
-			built, err := c.BuildBlock(BuildParams{Time: c.Head().Time() + 10}, batch)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := c.CommitBuilt(built); err != nil {
+			if err := c.CommitBuilt(build()); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -155,19 +155,7 @@ func TestCommitsDoNotWaitForAHistoryPrunesWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nonce := uint64(0)
-	build := func() *Built {
-		var batch []*types.Transaction
-		for range 10 {
-			batch = append(batch, transfer(c, sk, nonce))
-			nonce++
-		}
-		built, err := c.BuildBlock(BuildParams{Time: c.Head().Time() + 10}, batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return built
-	}
+	build := transferBlocks(t, c, sk, 10)
 	for range 20 { // 200 transactions: the sender's list fills 3 chunks of 64
 		if err := c.CommitBuilt(build()); err != nil {
 			t.Fatal(err)

@@ -25,14 +25,7 @@ func TestPoolStandsOnTheHeadItAdmitsAgainst(t *testing.T) {
 	funder, _ := crypto.GenerateKey()
 	funded, _ := crypto.GenerateKey()
 	from, to := addrOf(funder), addrOf(funded)
-	g := &chain.Genesis{Config: chain.AllForks(8118), GasLimit: 30_000_000, Alloc: chain.Alloc{}}
-	var bal chain.U256
-	bal.SetUint64(1e18)
-	g.Alloc[from] = chain.Account{Balance: bal}
-	c, err := chain.Open(g, store.NewMem(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := fundedChain(t, from, store.NewMem())
 	v := New(c)
 	ph, err := v.PoolHead()
 	if err != nil {
@@ -67,6 +60,21 @@ func TestPoolStandsOnTheHeadItAdmitsAgainst(t *testing.T) {
 	if pool.Len() != 1 {
 		t.Fatalf("pool holds %d transactions, want 1", pool.Len())
 	}
+}
+
+// fundedChain opens a chain of every fork at chain ID 8118 on kv whose
+// genesis gives from 1 ETH.
+func fundedChain(t *testing.T, from types.Address, kv store.KV) *chain.Chain {
+	t.Helper()
+	g := &chain.Genesis{Config: chain.AllForks(8118), GasLimit: 30_000_000, Alloc: chain.Alloc{}}
+	var bal chain.U256
+	bal.SetUint64(1e18)
+	g.Alloc[from] = chain.Account{Balance: bal}
+	c, err := chain.Open(g, kv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func addrOf(k *secp256k1.PrivateKey) types.Address { return types.Address(crypto.PrivkeyToAddress(k)) }

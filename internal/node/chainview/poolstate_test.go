@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/chaind/chaind/evm"
-	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/txpool"
@@ -38,15 +37,8 @@ func (f *failReadKV) Get(k []byte) ([]byte, error) {
 func TestKeeperRenewsAStateThatFailedARead(t *testing.T) {
 	funder, _ := crypto.GenerateKey()
 	from := addrOf(funder)
-	g := &chain.Genesis{Config: chain.AllForks(8118), GasLimit: 30_000_000, Alloc: chain.Alloc{}}
-	var bal chain.U256
-	bal.SetUint64(1e18)
-	g.Alloc[from] = chain.Account{Balance: bal}
 	kv := &failReadKV{KV: store.NewMem()}
-	c, err := chain.Open(g, kv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := fundedChain(t, from, kv)
 	v := New(c)
 	ph, err := v.PoolHead()
 	if err != nil {
