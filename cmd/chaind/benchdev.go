@@ -195,8 +195,8 @@ func benchDev(args []string) int {
 		med = sorted[len(sorted)/2]
 	}
 	fmt.Printf("transactions per block: %v\n", perBlock)
-	fmt.Printf("%s: %.0f tx/s committed over the run (%d receipted in %s from first submission to last commit); median %d tx per block = %.0f tx/s at %s blocks\n",
-		k, float64(receipted)/drained.Seconds(), receipted, drained.Round(time.Millisecond), med, float64(med)/blockTime.Seconds(), blockTime)
+	fmt.Printf("%s: %.0f tx/s committed over the run (%d receipted in %s from first submission to last commit); %s\n",
+		k, float64(receipted)/drained.Seconds(), receipted, drained.Round(time.Millisecond), blockRate(med, *blockTime))
 	if nodeCPU > 0 && receipted > 0 {
 		per := nodeCPU / time.Duration(receipted)
 		fmt.Printf("node CPU: %s for %d transactions = %s per transaction (RPC, pool, block building, commit); %d cores would sustain %.0f tx/s\n",
@@ -206,4 +206,14 @@ func benchDev(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// blockRate says what the median block holds, and the rate it makes at
+// the node's block time; with --block-time 0 blocks are mined on demand
+// and have no rate of their own (dividing by it printed +Inf).
+func blockRate(med int, blockTime time.Duration) string {
+	if blockTime <= 0 {
+		return fmt.Sprintf("median %d tx per block (blocks mined on demand)", med)
+	}
+	return fmt.Sprintf("median %d tx per block = %.0f tx/s at %s blocks", med, float64(med)/blockTime.Seconds(), blockTime)
 }
