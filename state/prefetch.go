@@ -246,8 +246,7 @@ func warmAccounts(db trie.Reader, root types.Hash, keys []prefetchKey) {
 			var hk [32]byte
 			for i := next.Add(1) - 1; i < int64(len(keys)); i = next.Add(1) - 1 {
 				if k := &keys[i]; !k.isSlot {
-					crypto.HashInto(&hk, k.addr[:])
-					t.Get(hk[:])
+					loadAccountPath(t, &hk, &k.addr) // an error is IntermediateRoot's to meet
 				}
 			}
 		}()
@@ -258,3 +257,29 @@ func warmAccounts(db trie.Reader, root types.Hash, keys []prefetchKey) {
 // warmMin is the keys left per goroutine below which warmAccounts leaves
 // them to IntermediateRoot: a few paths are not worth the goroutines.
 const warmMin = 64
+
+// WarmAccountPaths reads the paths of addrs in the account trie at root,
+// one after the other, so that their nodes are in db's node cache (if it
+// keeps one) when a block writes those accounts. It stops at the first
+// error (a missing node: a fork's upstream state, a pruned root), which
+// the block that reads the same nodes meets itself.
+func WarmAccountPaths(db trie.Reader, root types.Hash, addrs []types.Address) {
+	t, err := trie.New(root, db)
+	if err != nil {
+		return
+	}
+	var hk [32]byte
+	for i := range addrs {
+		if loadAccountPath(t, &hk, &addrs[i]) != nil {
+			return
+		}
+	}
+}
+
+// loadAccountPath reads addr's path in the account trie t (hk is scratch
+// for its hashed key).
+func loadAccountPath(t *trie.Trie, hk *[32]byte, addr *types.Address) error {
+	crypto.HashInto(hk, addr[:])
+	_, err := t.Get(hk[:])
+	return err
+}

@@ -1,9 +1,8 @@
 package chain
 
 import (
-	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/types"
-	"github.com/chaind/chaind/trie"
+	"github.com/chaind/chaind/state"
 )
 
 // Warming the trie paths of accounts a coming block will change.
@@ -29,20 +28,5 @@ func (c *Chain) WarmAccounts(addrs []types.Address) {
 	if c.db.clean == nil || len(addrs) == 0 {
 		return
 	}
-	c.db.warmAccounts(c.stateRootOf(c.Head().Root()), addrs)
-}
-
-// warmAccounts reads the paths of addrs in the account trie at root.
-func (db *DB) warmAccounts(root types.Hash, addrs []types.Address) {
-	t, err := trie.New(root, db)
-	if err != nil {
-		return
-	}
-	var hk [32]byte
-	for i := range addrs {
-		crypto.HashInto(&hk, addrs[i][:])
-		if _, err := t.Get(hk[:]); err != nil {
-			return // a missing node (a fork's upstream state, a pruned root): nothing more to warm here
-		}
-	}
+	state.WarmAccountPaths(c.db, c.stateRootOf(c.Head().Root()), addrs)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/chaind/chaind/internal/crypto"
 	"github.com/chaind/chaind/internal/store"
 	"github.com/chaind/chaind/internal/types"
+	"github.com/chaind/chaind/state"
 	"github.com/chaind/chaind/trie"
 )
 
@@ -40,7 +41,7 @@ func TestWarmAccountsFillsTheNodeCache(t *testing.T) {
 	db.clean = newNodeCache(64 << 20)                                     // empty: nothing read yet
 	db.written = nil                                                      // let go, as the next block's write does
 	warmed := []types.Address{addr(3), addr(7_777), addr(19_999), {0xfe}} // the last one absent: its path up to where it would be
-	db.warmAccounts(root, warmed)
+	state.WarmAccountPaths(db, root, warmed)
 	db.kv = store.NewMem() // from here on, only the cache answers
 	cached, err := trie.New(root, db)
 	if err != nil {
