@@ -22,6 +22,7 @@ func (s *StateDB) Copy() *StateDB {
 		refund:      s.refund,
 		accessAddrs: maps.Clone(s.accessAddrs),
 		accessSlots: maps.Clone(s.accessSlots),
+		txSeq:       s.txSeq, // the copied slot entries keep their warm marks
 		transient:   maps.Clone(s.transient),
 		logs:        slices.Clone(s.logs),
 		txLogStart:  s.txLogStart,
