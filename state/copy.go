@@ -66,6 +66,7 @@ func (s *StateDB) Copy() *StateDB {
 		e.obj = cp(e.obj)
 		c.journal.push(&e)
 	}
+	c.journal.lastSnap = s.journal.lastSnap
 	c.journal.codes = slices.Clone(s.journal.codes)
 	for _, o := range s.journal.prevs {
 		c.journal.prevs = append(c.journal.prevs, cp(o))

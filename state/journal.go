@@ -52,8 +52,11 @@ type journal struct {
 	chunks []*[journalChunk]journalEntry
 	first  [1]*[journalChunk]journalEntry // chunks' first backing array, so a short transaction appends into place
 	n      int
-	codes  [][]byte       // previous code of entryCode records
-	prevs  []*stateObject // replaced objects of entryCreateObject records
+	// lastSnap is the id Snapshot returned last in this transaction: no
+	// snapshot still to be reverted to is later (see journaledSince).
+	lastSnap int
+	codes    [][]byte       // previous code of entryCode records
+	prevs    []*stateObject // replaced objects of entryCreateObject records
 }
 
 var chunkPool = sync.Pool{New: func() any { return new([journalChunk]journalEntry) }}
@@ -87,7 +90,7 @@ func (j *journal) reset() {
 	if len(j.chunks) > 1 {
 		j.chunks = j.chunks[:1]
 	}
-	j.n = 0
+	j.n, j.lastSnap = 0, 0
 	clear(j.codes)
 	j.codes = j.codes[:0]
 	clear(j.prevs)
@@ -118,7 +121,10 @@ func (s *StateDB) journalNew(kind entryKind, o *stateObject) *journalEntry {
 
 // Snapshot returns an identifier of the current state of the transaction
 // that RevertToSnapshot can return to.
-func (s *StateDB) Snapshot() int { return s.journal.n }
+func (s *StateDB) Snapshot() int {
+	s.journal.lastSnap = s.journal.n
+	return s.journal.n
+}
 
 // RevertToSnapshot undoes every change made after Snapshot returned id.
 func (s *StateDB) RevertToSnapshot(id int) {

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"maps"
+	"math"
 	"math/rand"
 	"testing"
 	"unsafe"
@@ -247,6 +248,11 @@ func TestJournalAgainstModel(t *testing.T) {
 			}
 			var snaps []snap
 			for i := 0; i < 80; i++ {
+				if r.Intn(30) == 0 {
+					// A copy carries the journal, snapshots and warm marks on.
+					s = s.Copy()
+					trace = append(trace, "Copy")
+				}
 				switch r.Intn(8) {
 				case 0:
 					snaps = append(snaps, snap{s.Snapshot(), m.clone()})
@@ -303,5 +309,28 @@ func itoa(i int64) string {
 func TestJournalEntrySize(t *testing.T) {
 	if n := unsafe.Sizeof(journalEntry{}); n != 96 {
 		t.Errorf("journalEntry is %d bytes, want 96", n)
+	}
+}
+
+// When the transaction counter wraps, the warm marks of 2^32 transactions
+// ago must not read as current.
+func TestTxSeqWrap(t *testing.T) {
+	s, _ := newEmpty(t)
+	a, k := addr(1), word(1)
+	s.SetState(a, k, word(2))
+	s.AddSlotToAccessList(a, k)
+	s.Finalise(false)
+	s.txSeq = math.MaxUint32 // as after that many transactions
+	s.objects[a].slots[k].warmTx = 1
+	s.BeginTx(types.Hash{}, 0)
+	if s.txSeq != 1 {
+		t.Fatalf("txSeq %d after the wrap, want 1", s.txSeq)
+	}
+	if _, ok := s.SlotInAccessList(a, k); ok {
+		t.Error("a slot warm 2^32 transactions ago reads warm")
+	}
+	s.AddSlotToAccessList(a, k)
+	if _, ok := s.SlotInAccessList(a, k); !ok {
+		t.Error("a slot warmed after the wrap reads cold")
 	}
 }

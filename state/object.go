@@ -71,7 +71,10 @@ type slot struct {
 	// access list (EIP-2929). A mark of an earlier transaction is stale, so
 	// nothing is cleared per transaction. The mark only ever mirrors
 	// StateDB.accessSlots (see access.go).
-	warmTx uint64
+	warmTx uint32
+	// jpos is 1 + the journal position of the slot's last storage entry,
+	// 0 for none; it may be stale (see SetState), so it is only a hint.
+	jpos uint32
 }
 
 const (

@@ -57,7 +57,7 @@ type StateDB struct {
 	// slot's values, without hashing a 52-byte key. See access.go.
 	accessAddrs map[types.Address]struct{}
 	accessSlots map[slotKey]struct{}
-	txSeq       uint64 // the current transaction's number, from 1 (BeginTx counts)
+	txSeq       uint32 // the current transaction's number, from 1 (BeginTx counts)
 	transient   map[slotKey]types.Hash
 
 	logs        []*types.Log
@@ -123,7 +123,9 @@ func (s *StateDB) setError(err error) {
 func (s *StateDB) BeginTx(txHash types.Hash, txIndex int) {
 	clear(s.accessAddrs)
 	clear(s.accessSlots)
-	s.txSeq++ // every slot entry's warm mark is now stale
+	if s.txSeq++; s.txSeq == 0 { // every slot entry's warm mark is now stale
+		s.restartTxSeq()
+	}
 	clear(s.transient)
 	s.refund = 0
 	s.txHash, s.txIndex = txHash, txIndex
@@ -385,13 +387,46 @@ func (s *StateDB) SetState(addr types.Address, key, value types.Hash) {
 	if types.SameHash(&prev, &value) {
 		return
 	}
-	e := s.journalNew(entryStorage, o)
-	e.key, e.val, e.flag = key, sl.cur, wasDirty
+	if !s.journaledSince(o, sl, &key) {
+		e := s.journalNew(entryStorage, o)
+		e.key, e.val, e.flag = key, sl.cur, wasDirty
+		sl.jpos = uint32(s.journal.n)
+	}
 	if !wasDirty {
 		o.dirtyKeys = append(o.dirtyKeys, key)
 	}
 	sl.cur = value
 	sl.flags |= isDirty
+}
+
+// journaledSince reports whether the slot has a storage entry in the
+// journal at or after the last snapshot, which makes another one for a new
+// write redundant: a revert to any snapshot still to be reverted to undoes
+// that entry too, restoring the value from before it. A token loop writing
+// the same two balances thousands of times in one call frame journaled an
+// entry per write, a megabyte of entries to write and clear per call.
+func (s *StateDB) journaledSince(o *stateObject, sl *slot, key *types.Hash) bool {
+	p := int(sl.jpos) - 1
+	if p < s.journal.lastSnap || p >= s.journal.n {
+		return false
+	}
+	// The position is a hint (a revert or a new transaction reuses
+	// positions): the entry there must be this slot's.
+	e := s.journal.at(p)
+	return e.kind == entryStorage && e.obj == o && types.SameHash(&e.key, key)
+}
+
+// restartTxSeq numbers transactions from 1 again once txSeq wrapped,
+// clearing every warm mark that could read as current.
+func (s *StateDB) restartTxSeq() {
+	for _, o := range s.objects {
+		if o != nil {
+			for _, sl := range o.slots {
+				sl.warmTx = 0
+			}
+		}
+	}
+	s.txSeq = 1
 }
 
 // GetStorageRoot returns the storage root of addr as of the last
