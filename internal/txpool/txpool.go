@@ -133,6 +133,9 @@ type Pool struct {
 	subMu sync.Mutex
 	subs  map[chan *types.Transaction]*subscriber
 	drops dropLog // transactions subscribers missed (subscribe.go)
+	// stateLog throttles the log of head state read errors: while the
+	// store fails, every transaction a client sends is refused with one.
+	stateLog throttledLog
 
 	// sync brings the pool to the chain's head if the head moved since
 	// the last Reset (nil: the pool is only moved by Reset). See SetSync.
@@ -491,7 +494,8 @@ func (p *Pool) StateErr() error {
 }
 
 // stateErr is StateErr with p.mu held; it logs the error, which is the
-// node's fault, not the client's.
+// node's fault, not the client's, once per logEvery with the count of
+// refusals since the line before.
 func (p *Pool) stateErr() error {
 	p.stMu.Lock()
 	err := p.head.State.Error()
@@ -499,7 +503,7 @@ func (p *Pool) stateErr() error {
 	if err == nil {
 		return nil
 	}
-	p.cfg.Log.Error("txpool: head state read failed", "err", err)
+	p.stateLog.log(p.cfg.Log, slog.LevelError, "txpool: head state read failed", "err", err)
 	return fmt.Errorf("%w: %w", ErrStateRead, err)
 }
 
