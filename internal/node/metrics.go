@@ -47,7 +47,7 @@ func (n *Node) openMetrics() {
 		me = &a
 	}
 	n.chainm = nodemetrics.RegisterChain(r, nodemetrics.Sources{
-		Chain: n.Chain, PoolBytes: n.Pool.Bytes, PoolStats: n.Pool.Stats, Validators: func() consensus.ValidatorSource {
+		Chain: n.Chain, PoolBytes: n.Pool.Bytes, PoolStats: n.Pool.Stats, PoolSubscriberDrops: n.Pool.SubscriberDrops, Validators: func() consensus.ValidatorSource {
 			if v := n.Validators(); v != nil { // the running consensus's, or before it starts the chain's own
 				return v
 			}

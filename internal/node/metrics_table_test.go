@@ -242,6 +242,7 @@ func TestMetricsFamilies(t *testing.T) {
 		{"chaind_txpool_pending", "gauge", "", any, atLeast(0)},
 		{"chaind_txpool_queued", "gauge", "", any, atLeast(0)},
 		{"chaind_txpool_bytes", "gauge", "", any, atLeast(0)},
+		{"chaind_txpool_subscriber_dropped_total", "counter", "", any, atLeast(0)},
 	} {
 		if got := s.types[tc.family]; got != tc.typ {
 			t.Errorf("%s: type %q, want %q", tc.family, got, tc.typ)

@@ -195,3 +195,70 @@ func BenchmarkCommitLatencyUnderCompaction(b *testing.B) {
 	b.ReportMetric(float64(stallFlush.Milliseconds()), "stall-flush-ms")
 	b.ReportMetric(float64(stallSlow.Milliseconds()), "slowdown-ms")
 }
+
+// BenchmarkParallelColdReads is a node's trie reads at scale in small:
+// eight readers (run it with -cpu 2) of random hashed keys in a store
+// some fifteen times its block cache, so most reads miss the cache and
+// read a block, beside a writer adding batches as blocks commit.
+func BenchmarkParallelColdReads(b *testing.B) {
+	db, err := OpenWith(b.TempDir(), Options{NoSync: true, CacheMiB: 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	keys := make([][]byte, 300_000)
+	v := make([]byte, 200)
+	var bt Batch
+	for i := range keys {
+		keys[i] = make([]byte, 33)
+		rand.Read(keys[i])
+		bt.Put(keys[i], v)
+		if bt.Len() == 1000 {
+			db.Write(&bt)
+			bt.Reset()
+		}
+	}
+	db.Write(&bt)
+	waitIdle(db)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		k := make([]byte, 33)
+		var wb Batch
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			for range 100 {
+				rand.Read(k)
+				wb.Put(k, v)
+			}
+			db.Write(&wb)
+			wb.Reset()
+		}
+	}()
+	b.ResetTimer()
+	const readers = 8
+	var rg sync.WaitGroup
+	for r := range readers {
+		rg.Add(1)
+		go func() {
+			defer rg.Done()
+			rng := mrand.New(mrand.NewPCG(uint64(r), 1))
+			for i := r; i < b.N; i += readers {
+				if _, err := db.Get(keys[rng.IntN(len(keys))]); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	rg.Wait()
+	b.StopTimer()
+	close(stop)
+	wg.Wait()
+}

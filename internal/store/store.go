@@ -569,19 +569,19 @@ func (db *DB) Delete(key []byte) error {
 
 // get finds key in version v at sequence seq; the value is shared.
 func (v *version) get(key []byte, seq uint64) ([]byte, error) {
+	h := keyHash(key)
 	for i := len(v.imms); i >= 0; i-- { // newest first
 		m := v.mem
 		if i < len(v.imms) {
 			m = v.imms[i]
 		}
-		if val, del, ok := m.get(key, seq); ok {
+		if val, del, ok := m.get(key, h, seq); ok {
 			if del {
 				return nil, ErrNotFound
 			}
 			return val, nil
 		}
 	}
-	h := keyHash(key)
 	for _, t := range v.levels[0] {
 		val, del, ok, err := t.get(key, h)
 		if err != nil {

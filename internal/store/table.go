@@ -206,7 +206,7 @@ type table struct {
 	// (guarded by db.mu).
 	compacting bool
 
-	fh *tableFile // guarded by db.files.mu
+	fh atomic.Pointer[tableFile] // set while open; changed under db.files.mu
 
 	// pinned holds the index and filter once the pinner has loaded them
 	// (pin.go); pinFailed says it found them damaged or unreadable.
@@ -243,12 +243,12 @@ func (t *table) damaged(what string, off int64) error {
 // readAt reads from the table's file, holding it open (pinned) for the
 // length of the read only.
 func (t *table) readAt(p []byte, off int64) error {
-	f, err := t.db.files.pin(t)
+	h, err := t.db.files.pin(t)
 	if err != nil {
 		return err
 	}
-	_, err = f.ReadAt(p, off)
-	t.db.files.unpin(t)
+	_, err = h.f.ReadAt(p, off)
+	t.db.files.unpin(h)
 	return err
 }
 
@@ -266,12 +266,12 @@ func (t *table) load() error {
 	if t.size < footerSize {
 		return t.damaged("file too short", 0)
 	}
-	f, err := t.db.files.pin(t)
+	h, err := t.db.files.pin(t)
 	if err != nil {
 		return err
 	}
-	_, err = f.ReadAt(ft[:], t.size-footerSize)
-	t.db.files.unpin(t)
+	_, err = h.f.ReadAt(ft[:], t.size-footerSize)
+	t.db.files.unpin(h)
 	if err != nil {
 		return t.damaged(fmt.Sprintf("unreadable footer (%v)", err), t.size-footerSize)
 	}

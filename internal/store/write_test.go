@@ -76,7 +76,7 @@ func TestMemtableArena(t *testing.T) {
 		if !it.valid() || string(it.key()) != k || !bytes.Equal(it.value(), model[k]) {
 			t.Fatalf("at key %q: got %q (%d bytes)", k, it.key(), len(it.value()))
 		}
-		if v, del, ok := m.get([]byte(k), 1<<40); !ok || del || !bytes.Equal(v, model[k]) {
+		if v, del, ok := m.get([]byte(k), keyHash([]byte(k)), 1<<40); !ok || del || !bytes.Equal(v, model[k]) {
 			t.Fatalf("get %q: %d bytes, %v %v", k, len(v), del, ok)
 		}
 		it.next()
@@ -87,11 +87,36 @@ func TestMemtableArena(t *testing.T) {
 	// A reader at an older sequence sees the older version.
 	m.add([]byte("k0000"), []byte("new"), 5000, false)
 	m.add([]byte("k0000"), nil, 5001, true)
-	if v, del, ok := m.get([]byte("k0000"), 5000); !ok || del || string(v) != "new" {
+	if v, del, ok := m.get([]byte("k0000"), keyHash([]byte("k0000")), 5000); !ok || del || string(v) != "new" {
 		t.Fatalf("at 5000: %q %v %v", v, del, ok)
 	}
-	if _, del, ok := m.get([]byte("k0000"), 5001); !ok || !del {
+	if _, del, ok := m.get([]byte("k0000"), keyHash([]byte("k0000")), 5001); !ok || !del {
 		t.Fatalf("at 5001: %v %v, want the deletion", del, ok)
+	}
+}
+
+// The memtable's filter holds every key added and turns away nearly
+// every other: a read of a key the memtable lacks must not walk it.
+func TestMemtableFilter(t *testing.T) {
+	m := newMemtable(1, 1<<20)
+	key := func(i int) []byte { return fmt.Appendf(nil, "n%032d", i) }
+	const n = 1 << 20 / 128 // entries of ~128 bytes fill it
+	for i := range n {
+		m.add(key(i), make([]byte, 80), uint64(i+1), false)
+	}
+	for i := range n {
+		if !m.mayHold(keyHash(key(i))) {
+			t.Fatalf("key %d was added but the filter turns it away", i)
+		}
+	}
+	passed := 0
+	for i := n; i < 11*n; i++ {
+		if m.mayHold(keyHash(key(i))) {
+			passed++
+		}
+	}
+	if rate := float64(passed) / (10 * n); rate > 0.03 {
+		t.Fatalf("the filter lets %.1f%% of absent keys through, want under 3%%", 100*rate)
 	}
 }
 
@@ -123,7 +148,7 @@ func TestMemtableGetDuringInsert(t *testing.T) {
 				}
 			}
 			defer func() { seekHook = nil }()
-			if v, del, ok := m.get([]byte("cc"), seq); !ok || del || string(v) != "2" {
+			if v, del, ok := m.get([]byte("cc"), keyHash([]byte("cc")), seq); !ok || del || string(v) != "2" {
 				t.Errorf("get during an insert of %q: %q %v %v, want \"2\"", tc.inserted, v, del, ok)
 			}
 			done = false

@@ -2,6 +2,7 @@ package twogen
 
 import (
 	"encoding/binary"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -141,6 +142,89 @@ func TestConcurrent(t *testing.T) {
 	if st := c.Stats(); st.Bytes != held(c) || st.Bytes > 64<<10 {
 		t.Fatalf("stats %+v, held %d", st, held(c))
 	}
+}
+
+// Readers that move entries from the older generation to the newer while
+// writers turn the generations over: every value read is the one put
+// under its key, and the counts match what the maps hold (run with -race).
+func TestConcurrentPromote(t *testing.T) {
+	const size = 16 << 10
+	c := newBlobs(size, 2)
+	val := func(i int) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(i)) }
+	var wg sync.WaitGroup
+	var hits [6]int
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20_000 {
+				k := i*7%300 + g%2*1000
+				if g >= 4 { // writers
+					c.Put(key(k), val(k))
+					continue
+				}
+				if v, ok := c.Get(key(k)); ok {
+					hits[g]++
+					if got := binary.BigEndian.Uint64(v); got != uint64(k) {
+						t.Errorf("key %d read the value of %d", k, got)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if st := c.Stats(); st.Bytes != held(c) || st.Bytes > size {
+		t.Fatalf("stats %+v, held %d, size %d", st, held(c), size)
+	}
+	if hits[0]+hits[1]+hits[2]+hits[3] == 0 {
+		t.Fatal("no reader found anything the writers put")
+	}
+}
+
+// BenchmarkGetHot is eight readers on the few hot entries every trie walk
+// reads first (a trie's upper nodes: few keys, so few shards), beside a
+// writer adding entries as misses would; run it with -cpu 2 for the
+// node's two cores.
+func BenchmarkGetHot(b *testing.B) {
+	c := newBlobs(64<<20, 32)
+	blob := make([]byte, 500)
+	for i := range 16 {
+		c.Put(key(i), blob)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 1000; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			c.Put(key(i), blob)
+			if i%64 == 0 {
+				runtime.Gosched()
+			}
+		}
+	}()
+	b.ResetTimer()
+	const readers = 8
+	var rg sync.WaitGroup
+	for r := range readers {
+		rg.Add(1)
+		go func() {
+			defer rg.Done()
+			for i := r; i < b.N; i += readers {
+				c.Get(key(i % 16))
+			}
+		}()
+	}
+	rg.Wait()
+	b.StopTimer()
+	close(stop)
+	wg.Wait()
 }
 
 func BenchmarkGetHit(b *testing.B) {

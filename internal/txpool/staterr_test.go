@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaind/chaind/internal/types"
 )
@@ -120,5 +121,41 @@ func TestStateReadErrorSkipsOthers(t *testing.T) {
 	}
 	if pend, queued := f.pool.Stats(); pend+queued != 0 {
 		t.Fatalf("Stats = %d, %d", pend, queued)
+	}
+}
+
+// TestStateReadErrorLogThrottled: while the head state fails its reads,
+// a client sending transactions fast gets each refused, but the log gets
+// one line per logEvery, counting the refusals it stands for.
+func TestStateReadErrorLogThrottled(t *testing.T) {
+	var logs bytes.Buffer
+	f := newFixture(t, Config{Log: slog.New(slog.NewTextHandler(&logs, nil))}, 1)
+	at := time.Unix(1000, 0)
+	f.pool.stateLog.now = func() time.Time { return at }
+	broken := f.st.clone()
+	broken.unreadable = map[types.Address]bool{f.addr[0]: true}
+	f.pool.Reset(f.headOn(broken)) // an empty pool reads nothing: no error yet
+	tx := f.tx(0, 0, 2e9, 1e9)
+	for _, step := range []struct {
+		advance time.Duration
+		adds    int
+		lines   int
+		count   string // the last line's
+	}{
+		{0, 10_000, 1, "count=1"},
+		{time.Second, 1000, 1, "count=1"},
+		{logEvery, 1, 2, "count=11000"}, // the 9,999 and 1,000 held back, and this one
+		{logEvery, 5, 3, "count=1"},
+	} {
+		at = at.Add(step.advance)
+		for range step.adds {
+			if err := f.pool.Add(tx); !errors.Is(err, ErrStateRead) {
+				t.Fatalf("Add = %v, want ErrStateRead", err)
+			}
+		}
+		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+		if len(lines) != step.lines || !strings.HasSuffix(lines[len(lines)-1], step.count) || !strings.Contains(lines[len(lines)-1], errDisk.Error()) {
+			t.Fatalf("after %d refusals: log\n%s\nwant %d lines, the last with the read error and ending %s", step.adds, logs.String(), step.lines, step.count)
+		}
 	}
 }

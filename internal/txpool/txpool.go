@@ -49,12 +49,17 @@ type Config struct {
 	// FIFO orders blocks by arrival instead of by tip (Ordered), as
 	// anvil's --order fifo: a development node's choice.
 	FIFO bool
+	// SubscriberBytes bounds what one subscriber's buffer holds, in the
+	// transactions' encoded bytes (8 MiB), besides the count it asks for
+	// (Subscribe): a transaction the pool dropped stays in memory while a
+	// lagging subscriber holds it.
+	SubscriberBytes int
 	// Log receives the head state's read errors (nil: slog.Default).
 	Log *slog.Logger
 }
 
 // DefaultConfig are the limits of a node that does not say otherwise.
-var DefaultConfig = Config{PriceBump: 10, AccountSlots: 64, GlobalSlots: 32768, MaxNonceGap: 64, MaxTxSize: 128 << 10}
+var DefaultConfig = Config{PriceBump: 10, AccountSlots: 64, GlobalSlots: 32768, MaxNonceGap: 64, MaxTxSize: 128 << 10, SubscriberBytes: 8 << 20}
 
 // State is the head state the pool validates against.
 type State interface {
@@ -126,7 +131,11 @@ type Pool struct {
 	seq      uint64 // the last arrival number given
 
 	subMu sync.Mutex
-	subs  map[chan *types.Transaction]struct{}
+	subs  map[chan *types.Transaction]*subscriber
+	drops dropLog // transactions subscribers missed (subscribe.go)
+	// stateLog throttles the log of head state read errors: while the
+	// store fails, every transaction a client sends is refused with one.
+	stateLog throttledLog
 
 	// sync brings the pool to the chain's head if the head moved since
 	// the last Reset (nil: the pool is only moved by Reset). See SetSync.
@@ -150,11 +159,14 @@ func New(cfg Config, head Head) *Pool {
 	if cfg.MaxTxSize == 0 {
 		cfg.MaxTxSize = DefaultConfig.MaxTxSize
 	}
+	if cfg.SubscriberBytes == 0 {
+		cfg.SubscriberBytes = DefaultConfig.SubscriberBytes
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
 	return &Pool{cfg: cfg, head: head, all: map[types.Hash]*entry{}, accounts: map[types.Address]*account{},
-		subs: map[chan *types.Transaction]struct{}{}}
+		subs: map[chan *types.Transaction]*subscriber{}}
 }
 
 // SetSync installs f, which the pool calls before it validates a
@@ -482,7 +494,8 @@ func (p *Pool) StateErr() error {
 }
 
 // stateErr is StateErr with p.mu held; it logs the error, which is the
-// node's fault, not the client's.
+// node's fault, not the client's, once per logEvery with the count of
+// refusals since the line before.
 func (p *Pool) stateErr() error {
 	p.stMu.Lock()
 	err := p.head.State.Error()
@@ -490,7 +503,7 @@ func (p *Pool) stateErr() error {
 	if err == nil {
 		return nil
 	}
-	p.cfg.Log.Error("txpool: head state read failed", "err", err)
+	p.stateLog.log(p.cfg.Log, slog.LevelError, "txpool: head state read failed", "err", err)
 	return fmt.Errorf("%w: %w", ErrStateRead, err)
 }
 
@@ -667,38 +680,6 @@ func (p *Pool) Len() int {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return len(p.all)
-}
-
-// Subscribe delivers every transaction of the pool once it is executable:
-// at once when it is added to its sender's pending run, or later when the
-// nonce gap before it closes. Queued transactions are not delivered, so
-// gossip and newPendingTransactions carry only what a block could include
-// now. A subscriber
-// whose buffer is full misses transactions rather than blocking the pool.
-func (p *Pool) Subscribe(buffer int) (<-chan *types.Transaction, func()) {
-	ch := make(chan *types.Transaction, buffer)
-	p.subMu.Lock()
-	p.subs[ch] = struct{}{}
-	p.subMu.Unlock()
-	return ch, func() {
-		p.subMu.Lock()
-		if _, ok := p.subs[ch]; ok {
-			delete(p.subs, ch)
-			close(ch)
-		}
-		p.subMu.Unlock()
-	}
-}
-
-func (p *Pool) notify(tx *types.Transaction) {
-	p.subMu.Lock()
-	defer p.subMu.Unlock()
-	for ch := range p.subs {
-		select {
-		case ch <- tx:
-		default:
-		}
-	}
 }
 
 // ByPrice orders pending transactions for a block: repeatedly the best

@@ -5,7 +5,8 @@ import (
 )
 
 // warmBuffer bounds the pooled transactions waiting for their accounts'
-// trie paths to be warmed (a pointer each); arrivals beyond it are not
+// trie paths to be warmed (a pointer each, and at most the pool's
+// Config.SubscriberBytes of transactions); arrivals beyond it are not
 // warmed, and their block loads those paths itself, as it always could.
 const warmBuffer = 4096
 

@@ -37,6 +37,9 @@ type Sources struct {
 	// pending and queued transactions.
 	PoolBytes func() int64
 	PoolStats func() (pending, queued int)
+	// PoolSubscriberDrops counts the transactions the pool's subscribers
+	// (gossip, RPC feeds, the warmer) missed with their buffers full.
+	PoolSubscriberDrops func() uint64
 	// Validators is the node's validator sets (nil on a chain without).
 	Validators func() consensus.ValidatorSource
 	// Validator is this node's validator address; nil if it validates not.
@@ -90,6 +93,7 @@ func RegisterChain(r *metrics.Registry, s Sources) *Chain {
 	r.GaugeFunc("chaind_head_gas_limit", "Gas limit of the head block.", func() float64 { return float64(s.Chain.Head().GasLimit()) })
 	r.GaugeFunc("chaind_head_transactions", "Transactions in the head block.", func() float64 { return float64(len(s.Chain.Head().Transactions())) })
 	r.GaugeFunc("chaind_txpool_bytes", "Bytes the pool's transactions take (encoded, with blob sidecars).", func() float64 { return float64(s.PoolBytes()) })
+	r.CounterFunc("chaind_txpool_subscriber_dropped_total", "Executable transactions a pool subscriber (gossip, RPC feeds, the account warmer) missed because its buffer was full in count or bytes.", func() float64 { return float64(s.PoolSubscriberDrops()) })
 
 	c.signed = r.NewCounterVec("chaind_validator_signed_blocks_total", "Blocks since start whose certificate, as the next block records it, holds this validator's precommit (0 on a node that does not validate).")
 	c.missed = r.NewCounterVec("chaind_validator_missed_blocks_total", "Blocks since start for which this validator was in the set but the next block records its precommit as absent.")
