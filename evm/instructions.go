@@ -31,7 +31,7 @@ func hashToWord(z *uint256.Int, data []byte) {
 	// One-shot on the stack: x/crypto's legacy Keccak state has no
 	// assembly permutation (its Reset, Write and Read cost as much as a
 	// third of the permutation for a 64-byte input), ours does.
-	z[0], z[1], z[2], z[3] = crypto.HashWord(data)
+	crypto.HashWordInto((*[4]uint64)(z), data)
 }
 
 // Environment.

@@ -13,6 +13,9 @@ type ScopeContext struct {
 	Memory   *Memory
 	Stack    *Stack
 	Contract *Contract
+	// pc is the program counter the table's functions get by address
+	// from runProgram (a field, so the loop allocates nothing for it).
+	pc uint64
 }
 
 type (
@@ -81,23 +84,19 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 	// execute functions) and read again after. gas is what is left once
 	// the current block's constant gas is paid in full: an operation of
 	// the table sees gas plus its correction.
+	//
+	// Only these, the instruction pointer in, the stack's base, scope, evm
+	// and p live across the loop; everything else (the table, the memory,
+	// the contract, the PUSH constants) is loaded where an arm needs it. With more live values than registers the compiler
+	// spilled some and reshuffled the rest on every back edge: a dozen
+	// moves per instruction, the instruction index among them through
+	// the stack frame.
 	var (
-		table    = evm.table
-		contract = scope.Contract
-		stack    = scope.Stack
-		mem      = scope.Memory
-		ins      = p.ins
-		consts   = p.consts
-		data     = &stack.data
-		sp, gas  = stack.n, contract.Gas
-		ip       int
-		// pc is handed to the table's functions by address, so it lives
-		// on the heap: declared here it is allocated once a frame, inside
-		// the loop it was once per table-dispatched opcode.
-		pc uint64
+		data    = &scope.Stack.data
+		sp, gas = scope.Stack.n, scope.Contract.Gas
+		in      = &p.ins[0]
 	)
 	for {
-		in := &ins[ip]
 		// The most frequent opcodes, which behave the same in every fork
 		// that has them, run inline: an indirect call (and writing sp and
 		// gas back for it) costs as much as the operation itself. Their
@@ -108,29 +107,29 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			a := in.arg
 			if g := a & maxBlockGas; gas >= g && sp >= int(a>>32&0xffff) && sp < int(a>>48) {
 				gas -= g
-				ip++
+				in = in.next()
 				continue
 			}
 			// Something in the block fails: find out where and how one
 			// instruction at a time.
-			stack.n, contract.Gas = sp, gas
+			scope.Stack.n, scope.Contract.Gas = sp, gas
 			return evm.interpretChecked(scope, uint64(in.pc))
 		case PUSH0:
 			data[sp].Clear()
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case PUSH1, PUSH1 + 1, PUSH1 + 2, PUSH1 + 3, PUSH1 + 4, PUSH1 + 5, PUSH1 + 6, PUSH1 + 7:
 			data[sp] = uint256.Int{in.arg}
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case PUSH1 + 8, PUSH1 + 9, PUSH1 + 10, PUSH1 + 11, PUSH1 + 12, PUSH1 + 13, PUSH1 + 14, PUSH1 + 15,
 			PUSH1 + 16, PUSH1 + 17, PUSH1 + 18, PUSH1 + 19, PUSH1 + 20, PUSH1 + 21, PUSH1 + 22, PUSH1 + 23,
 			PUSH1 + 24, PUSH1 + 25, PUSH1 + 26, PUSH1 + 27, PUSH1 + 28, PUSH1 + 29, PUSH1 + 30, PUSH32:
-			data[sp] = consts[in.arg]
+			data[sp] = p.consts[in.arg]
 			sp++
-			ip++
+			in = in.next()
 			continue
 			// The arms below are written by internal/tools/opgen from the same
 			// bodies as the table's functions (ops_gen.go).
@@ -138,82 +137,82 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 		case DUP1 + 0:
 			data[sp] = data[sp-1]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 1:
 			data[sp] = data[sp-2]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 2:
 			data[sp] = data[sp-3]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 3:
 			data[sp] = data[sp-4]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 4:
 			data[sp] = data[sp-5]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 5:
 			data[sp] = data[sp-6]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 6:
 			data[sp] = data[sp-7]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 7:
 			data[sp] = data[sp-8]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 8:
 			data[sp] = data[sp-9]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 9:
 			data[sp] = data[sp-10]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 10:
 			data[sp] = data[sp-11]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 11:
 			data[sp] = data[sp-12]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 12:
 			data[sp] = data[sp-13]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 13:
 			data[sp] = data[sp-14]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 14:
 			data[sp] = data[sp-15]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case DUP1 + 15:
 			data[sp] = data[sp-16]
 			sp++
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 0:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -223,7 +222,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 1:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -233,7 +232,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 2:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -243,7 +242,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 3:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -253,7 +252,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 4:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -263,7 +262,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 5:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -273,7 +272,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 6:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -283,7 +282,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 7:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -293,7 +292,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 8:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -303,7 +302,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 9:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -313,7 +312,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 10:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -323,7 +322,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 11:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -333,7 +332,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 12:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -343,7 +342,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 13:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -353,7 +352,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 14:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -363,7 +362,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case SWAP1 + 15:
 			// Limb by limb: a whole-struct swap through two pointers
@@ -373,131 +372,131 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			top[1], other[1] = other[1], top[1]
 			top[2], other[2] = other[2], top[2]
 			top[3], other[3] = other[3], top[3]
-			ip++
+			in = in.next()
 			continue
 		case ADD:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			y.Add(x, y)
-			ip++
+			in = in.next()
 			continue
 		case MUL:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			y.Mul(x, y)
-			ip++
+			in = in.next()
 			continue
 		case SUB:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			y.Sub(x, y)
-			ip++
+			in = in.next()
 			continue
 		case DIV:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			y.Div(x, y)
-			ip++
+			in = in.next()
 			continue
 		case SDIV:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			y.SDiv(x, y)
-			ip++
+			in = in.next()
 			continue
 		case MOD:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			y.Mod(x, y)
-			ip++
+			in = in.next()
 			continue
 		case SMOD:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			y.SMod(x, y)
-			ip++
+			in = in.next()
 			continue
 		case ADDMOD:
 			x, y, z := &data[sp-1], &data[sp-2], &data[sp-3]
 			sp -= 2
 			z.AddMod(x, y, z)
-			ip++
+			in = in.next()
 			continue
 		case MULMOD:
 			x, y, z := &data[sp-1], &data[sp-2], &data[sp-3]
 			sp -= 2
 			z.MulMod(x, y, z)
-			ip++
+			in = in.next()
 			continue
 		case SIGNEXTEND:
 			back, num := &data[sp-1], &data[sp-2]
 			sp--
 			num.ExtendSign(num, back)
-			ip++
+			in = in.next()
 			continue
 		case LT:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			setBool(y, x.Lt(y))
-			ip++
+			in = in.next()
 			continue
 		case GT:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			setBool(y, x.Gt(y))
-			ip++
+			in = in.next()
 			continue
 		case SLT:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			setBool(y, x.Slt(y))
-			ip++
+			in = in.next()
 			continue
 		case SGT:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			setBool(y, x.Sgt(y))
-			ip++
+			in = in.next()
 			continue
 		case EQ:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			setBool(y, x.Eq(y))
-			ip++
+			in = in.next()
 			continue
 		case ISZERO:
 			x := &data[sp-1]
 			setBool(x, x.IsZero())
-			ip++
+			in = in.next()
 			continue
 		case AND:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			y.And(x, y)
-			ip++
+			in = in.next()
 			continue
 		case OR:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			y.Or(x, y)
-			ip++
+			in = in.next()
 			continue
 		case XOR:
 			x, y := &data[sp-1], &data[sp-2]
 			sp--
 			y.Xor(x, y)
-			ip++
+			in = in.next()
 			continue
 		case NOT:
 			x := &data[sp-1]
 			x.Not(x)
-			ip++
+			in = in.next()
 			continue
 		case BYTE:
 			th, val := &data[sp-1], &data[sp-2]
 			sp--
 			val.Byte(th)
-			ip++
+			in = in.next()
 			continue
 		case SHL:
 			shift, value := &data[sp-1], &data[sp-2]
@@ -507,7 +506,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			} else {
 				value.Clear()
 			}
-			ip++
+			in = in.next()
 			continue
 		case SHR:
 			shift, value := &data[sp-1], &data[sp-2]
@@ -517,7 +516,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			} else {
 				value.Clear()
 			}
-			ip++
+			in = in.next()
 			continue
 		case SAR:
 			shift, value := &data[sp-1], &data[sp-2]
@@ -529,19 +528,19 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			} else {
 				value.SetAllOne()
 			}
-			ip++
+			in = in.next()
 			continue
 		case CLZ:
 			x := &data[sp-1]
 			x.SetUint64(uint64(256 - x.BitLen()))
-			ip++
+			in = in.next()
 			continue
 		case POP:
 			sp--
-			ip++
+			in = in.next()
 			continue
 		case JUMPDEST:
-			ip++
+			in = in.next()
 			continue
 		case JUMP:
 			dest := &data[sp-1]
@@ -553,7 +552,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			if evm.cancelled.Load() {
 				return nil, ErrCancelled
 			}
-			ip = t
+			in = &p.ins[t]
 			continue
 		case opPushJump:
 			// PUSH, then JUMP.
@@ -563,7 +562,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			if evm.cancelled.Load() {
 				return nil, ErrCancelled
 			}
-			ip = int(in.arg)
+			in = &p.ins[in.arg]
 			continue
 		case JUMPI:
 			dest, cond := &data[sp-1], &data[sp-2]
@@ -576,10 +575,10 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 				if evm.cancelled.Load() {
 					return nil, ErrCancelled
 				}
-				ip = t
+				in = &p.ins[t]
 				continue
 			}
-			ip++
+			in = in.next()
 			continue
 		case opPushJumpi:
 			// PUSH, then JUMPI.
@@ -592,10 +591,10 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 				if evm.cancelled.Load() {
 					return nil, ErrCancelled
 				}
-				ip = int(in.arg)
+				in = &p.ins[in.arg]
 				continue
 			}
-			ip++
+			in = in.next()
 			continue
 		// opgen:end
 		case MLOAD, MSTORE:
@@ -605,6 +604,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			// it (else the table's path finds out where gas runs out).
 			off := &data[sp-1]
 			if off[1]|off[2]|off[3] == 0 && off[0] <= maxMemory-32 {
+				mem := scope.Memory
 				o := off[0]
 				if end := o + 32; end > uint64(len(mem.store)) {
 					words := toWords(end)
@@ -623,7 +623,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 					sp -= 2
 					data[sp].PutUint256(mem.store[o : o+32])
 				}
-				ip++
+				in = in.next()
 				continue
 			}
 		case KECCAK256:
@@ -632,19 +632,22 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			// finds out whether the instruction-by-instruction loop
 			// could have.
 			off, size := &data[sp-1], &data[sp-2]
-			if l, n := uint64(len(mem.store)), size[0]; off[1]|off[2]|off[3]|size[1]|size[2]|size[3] == 0 && n <= l && off[0] <= l-n {
+			store := scope.Memory.store
+			if l, n := uint64(len(store)), size[0]; off[1]|off[2]|off[3]|size[1]|size[2]|size[3] == 0 && n <= l && off[0] <= l-n {
 				if dyn := keccakWordGas * toWords(n); gas >= dyn {
 					gas -= dyn
 					sp--
-					evm.hashToWord(size, mem.store[off[0]:off[0]+n])
-					ip++
+					evm.hashToWord(size, store[off[0]:off[0]+n])
+					in = in.next()
 					continue
 				}
 			}
 		}
 		// Through the table, with the gas the instruction-by-instruction
-		// loop would have left at this point.
-		op, corr := &table[in.op], in.arg
+		// loop would have left at this point. What it needs is loaded
+		// from scope and evm here, not kept in locals across the loop.
+		op, corr := &evm.table[in.op], in.arg
+		contract, stack := scope.Contract, scope.Stack
 		stack.n, contract.Gas = sp, gas+corr
 		if op.dynamicGas != nil {
 			var memorySize uint64
@@ -661,7 +664,7 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 					memorySize = (size + 31) / 32 * 32
 				}
 			}
-			dyn, err := op.dynamicGas(evm, contract, stack, mem, memorySize)
+			dyn, err := op.dynamicGas(evm, contract, stack, scope.Memory, memorySize)
 			if err != nil {
 				return nil, err
 			}
@@ -670,20 +673,20 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 			}
 			contract.Gas -= dyn
 			if memorySize > 0 {
-				mem.Resize(memorySize)
+				scope.Memory.Resize(memorySize)
 			}
 		}
-		pc = uint64(in.pc)
-		res, err := op.execute(&pc, evm, scope)
+		scope.pc = uint64(in.pc)
+		res, err := op.execute(&scope.pc, evm, scope)
 		if err != nil {
 			return evm.finish(res, err)
 		}
 		if contract.Gas < corr {
 			// The rest of the block is not paid for any more.
-			return evm.interpretChecked(scope, pc+1)
+			return evm.interpretChecked(scope, scope.pc+1)
 		}
 		sp, gas = stack.n, contract.Gas-corr
-		ip++
+		in = in.next()
 	}
 }
 

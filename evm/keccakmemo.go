@@ -20,8 +20,16 @@ import (
 // time): each entry keeps the 64-bit mix its set was chosen by, so a miss
 // is told by two integer compares rather than two byte compares, and a
 // pair's least recently used entry is replaced where it is, found by a
-// bit, instead of moving the other entry over it.
+// bit, instead of moving the other entry over it. When even that does not
+// pay, a long run of misses with no hit between them, the next
+// memoSkipRun hashes go past the memo, then it is tried again: a loop
+// hashing its own output (keccak_loop: every lookup misses) then pays
+// for the mix, the compares and the entry's update on one hash in
+// seventeen rather than on all.
 type keccakMemo struct {
+	misses uint32 // lookups since the last hit
+	skip   uint32 // hashes still to run past the memo
+
 	tag [keccakMemoSize]uint64 // memoMix of the entry's input
 	n   [keccakMemoSize]uint8  // length of the entry's input; 0: empty
 	mru [keccakMemoSize / 2]uint8
@@ -30,6 +38,11 @@ type keccakMemo struct {
 }
 
 const (
+	// memoMissRun misses in a row turn the memo off for memoSkipRun
+	// hashes.
+	memoMissRun = 128
+	memoSkipRun = 2048
+
 	keccakMemoBits = 5
 	keccakMemoSize = 1 << keccakMemoBits
 )
@@ -63,14 +76,23 @@ func (evm *EVM) hashToWord(z *uint256.Int, data []byte) {
 		m = new(keccakMemo)
 		evm.memo = m
 	}
+	if m.skip > 0 {
+		m.skip--
+		hashToWord(z, data)
+		return
+	}
 	mix := memoMix(data)
 	p := memoPair(mix)
 	for i := p; i < p+2; i++ {
 		if m.tag[i] == mix && m.holds(i, data) {
 			m.mru[p/2] = uint8(i - p)
+			m.misses = 0
 			*z = m.out[i]
 			return
 		}
+	}
+	if m.misses++; m.misses == memoMissRun {
+		m.misses, m.skip = 0, memoSkipRun
 	}
 	i := p + 1 - int(m.mru[p/2])
 	// Into z first, the entry after: the next instruction waits for z,

@@ -49,3 +49,38 @@ func TestKeccakMemo(t *testing.T) {
 		t.Fatal("the memo never hit")
 	}
 }
+
+// TestKeccakMemoSkip runs a chain of hashes, each of the last digest (all
+// misses), then one hot key over and over: the chain turns the memo off
+// for a while, answers stay right throughout, and the hot key hits again
+// once the memo is back.
+func TestKeccakMemoSkip(t *testing.T) {
+	e := &EVM{}
+	var w uint256.Int
+	in := make([]byte, 32)
+	check := func(in []byte) {
+		t.Helper()
+		var got uint256.Int
+		e.hashToWord(&got, in)
+		want := crypto.Keccak256(in)
+		if got != *new(uint256.Int).SetBytes32(want[:]) {
+			t.Fatalf("keccak256(%x) = %x, want %x", in, got.Bytes32(), want)
+		}
+		w = got
+	}
+	for range memoMissRun {
+		check(in)
+		w.PutUint256(in)
+	}
+	if e.memo.skip != memoSkipRun {
+		t.Fatalf("after %d misses in a row skip = %d, want %d", memoMissRun, e.memo.skip, memoSkipRun)
+	}
+	hot := make([]byte, 64)
+	hot[63] = 7
+	for range memoSkipRun + 2 {
+		check(hot)
+	}
+	if e.memo.skip != 0 || e.memo.misses != 0 {
+		t.Fatalf("the hot key does not hit once the memo is back: skip %d, misses %d", e.memo.skip, e.memo.misses)
+	}
+}

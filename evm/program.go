@@ -49,6 +49,13 @@ type instr struct {
 	arg uint64
 }
 
+// next returns the instruction after in. runProgram steps with it only
+// past an instruction that does not end the frame, and decode ends every
+// program with STOP, so it never steps past the last one.
+func (in *instr) next() *instr {
+	return (*instr)(unsafe.Add(unsafe.Pointer(in), unsafe.Sizeof(instr{})))
+}
+
 // The program's pseudo-opcodes. Their bytes are undefined in every fork
 // (validateTables checks), so no real instruction decodes to one: bytes a
 // fork does not define decode to INVALID.

@@ -60,6 +60,7 @@ type Chain struct {
 
 	live   atomic.Pointer[livePruner] // nil: pruning by mark and sweep (prunelive.go)
 	reorgs atomic.Uint64              // canonical changes other than a new head block
+	pins   statePins                  // states long reads hold (statepin.go)
 }
 
 // stateReadCacheBytes bounds the shared read cache (some 20,000 reads).
@@ -174,6 +175,12 @@ func Open(g *Genesis, kv store.KV, e Engine) (*Chain, error) {
 			return nil, err
 		}
 		c.live.Store(lp)
+		if lp != nil {
+			c.pins.floor = lp.st.applied // the states of older blocks are gone
+			if lp.st.off > 0 {
+				c.pins.floor++ // and a crash stopped the pass half way through this one's
+			}
+		}
 	}
 	return c, nil
 }
@@ -268,6 +275,7 @@ func (c *Chain) setHead(b *types.Block) {
 	c.mu.Lock()
 	c.head = b
 	c.mu.Unlock()
+	c.pins.lowered(b.Number())
 }
 
 // settledHead is the head once any change of the chain being made now is

@@ -131,6 +131,9 @@ type StepStats struct {
 	Made    int // occurrences counted up
 	Ended   int // occurrences counted down
 	Deleted int // nodes and code blobs removed
+	// Held: the step stopped before the state of a block a read holds
+	// (Chain.PinState).
+	Held bool
 	// Pauses and Waits are what the step may have made a commit wait,
 	// as PruneStats's.
 	Pauses, Waits []time.Duration
@@ -203,6 +206,12 @@ func (c *Chain) PruneStep(keep uint64, stop <-chan struct{}) (StepStats, error) 
 	first := head.Number() + 1 - keep // the oldest state kept
 	for lp.st.applied < min(first, lp.st.created) {
 		if stopped(stop) {
+			return st, nil
+		}
+		// The next journal ends the state of block applied: not while a
+		// read holds it (statepin.go); a later step goes on.
+		if ok, _ := c.pins.raiseFloor(lp.st.applied + 1); !ok {
+			st.Held = true
 			return st, nil
 		}
 		if err := c.applySlice(lp, epoch, &st); err != nil {

@@ -69,6 +69,7 @@ func (c *Chain) Reset(g *Genesis) error {
 	c.mu.Lock()
 	c.genesis, c.head = blk, blk
 	c.mu.Unlock()
+	c.pins.lowered(blk.Number())
 	c.live.Store(nil)
 	c.fork.Store(g.Fork)
 	err = c.dropChainIDs()

@@ -19,6 +19,9 @@ import (
 	"github.com/chaind/chaind/internal/tools/genfile"
 )
 
+// keccakRateLanes is keccak256's rate in 64-bit lanes (136 bytes).
+const keccakRateLanes = 17
+
 // rcBit is bit t of the output of the LFSR x^8 + x^6 + x^5 + x^4 + 1.
 func rcBit(t int) uint64 {
 	if t%255 == 0 {
@@ -166,18 +169,43 @@ func asm(rc [24]uint64, rot [5][5]int, src [5][5][2]int) []byte {
 		p("DATA rc<>+%d(SB)/8, $0", 16*r+8)
 	}
 	p("GLOBL rc<>(SB), RODATA|NOPTR, $%d", 16*len(rc))
-	asmFunc(p, rc, rot, src, "keccakF1600AVX512", false)
-	asmFunc(p, rc, rot, src, "keccakF1600DigestAVX512", true)
+	asmFunc(p, rc, rot, src, "keccakF1600AVX512", 0)
+	asmFunc(p, rc, rot, src, "keccakF1600DigestAVX512", digestState)
+	asmFunc(p, rc, rot, src, "keccak256Word32AVX512", digestWord32)
+	asmFunc(p, rc, rot, src, "keccak256Word64AVX512", digestWord64)
 	return b.Bytes()
 }
 
-// asmFunc writes one of asm's functions: with digest set, the last round
-// only computes lanes 0-3 and only they are stored.
-func asmFunc(p func(string, ...any), rc [24]uint64, rot [5][5]int, src [5][5][2]int, name string, digest bool) {
+// The kinds of asm's functions besides the full permutation: keccak256's
+// last permutation on a state in memory, and the whole keccak256 of a 32-
+// or 64-byte input (the KECCAK256 opcode's mapping and array keys), whose
+// state is built in the registers (the input's words, the padding, zeros)
+// and whose digest is stored as a 256-bit big-endian number, least
+// significant word first (uint256's layout), so that neither a state
+// array in memory nor a byte array sits on a chain of hashes.
+const (
+	digestState = 1 + iota
+	digestWord32
+	digestWord64
+)
+
+// asmFunc writes one of asm's functions: with kind set (digestState...),
+// the last round only computes lanes 0-3 and only they are stored.
+func asmFunc(p func(string, ...any), rc [24]uint64, rot [5][5]int, src [5][5][2]int, name string, kind int) {
+	digest := kind != 0
+	// words is the input's length in lanes for the keccak256 kinds.
+	words := map[int]int{digestWord32: 4, digestWord64: 8}[kind]
 	p("")
-	p("// func %s(a *[25]uint64)", name)
-	p("TEXT ·%s(SB), NOSPLIT, $0-8", name)
-	p("\tMOVQ a+0(FP), AX")
+	if words > 0 {
+		p("// func %s(out *[4]uint64, in *[%d]byte)", name, 8*words)
+		p("TEXT ·%s(SB), NOSPLIT, $0-16", name)
+		p("\tMOVQ out+0(FP), AX")
+		p("\tMOVQ in+8(FP), BX")
+	} else {
+		p("// func %s(a *[25]uint64)", name)
+		p("TEXT ·%s(SB), NOSPLIT, $0-8", name)
+		p("\tMOVQ a+0(FP), AX")
+	}
 	// reg[x][y] is the register holding lane (x, y); lanes start in
 	// X0..X24 skipping X15, then come the parities and the temporaries.
 	var regs []string
@@ -189,8 +217,28 @@ func asmFunc(p func(string, ...any), rc [24]uint64, rot [5][5]int, src [5][5][2]
 	var reg [5][5]string
 	for y := 0; y < 5; y++ {
 		for x := 0; x < 5; x++ {
-			reg[x][y] = regs[x+5*y]
-			p("\tVMOVQ %d(AX), %s", 8*(x+5*y), reg[x][y])
+			i := x + 5*y
+			reg[x][y] = regs[i]
+			switch {
+			case words == 0:
+				p("\tVMOVQ %d(AX), %s", 8*i, reg[x][y])
+			case i < words:
+				p("\tVMOVQ %d(BX), %s", 8*i, reg[x][y])
+			case i == words || i == keccakRateLanes-1:
+				// Keccak's padding: 0x01 after the message, 0x80 in the
+				// rate's last byte.
+				pad := uint64(0)
+				if i == words {
+					pad |= 1
+				}
+				if i == keccakRateLanes-1 {
+					pad |= 1 << 63
+				}
+				p("\tMOVQ $0x%016x, R8", pad)
+				p("\tVMOVQ R8, %s", reg[x][y])
+			default:
+				p("\tVPXORQ %s, %s, %s", reg[x][y], reg[x][y], reg[x][y])
+			}
 		}
 	}
 	c := regs[25:30]
@@ -341,6 +389,13 @@ func asmFunc(p func(string, ...any), rc [24]uint64, rot [5][5]int, src [5][5][2]
 		lanes = 4
 	}
 	for i := 0; i < lanes; i++ {
+		if words > 0 {
+			// Digest bytes 8i..8i+7 are the number's word 3-i, big-endian.
+			p("\tVMOVQ %s, R8", reg[i%5][i/5])
+			p("\tBSWAPQ R8")
+			p("\tMOVQ R8, %d(AX)", 8*(3-i))
+			continue
+		}
 		p("\tVMOVQ %s, %d(AX)", reg[i%5][i/5], 8*i)
 	}
 	p("\tVPXOR X15, X15, X15")

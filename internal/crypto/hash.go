@@ -36,6 +36,17 @@ func HashWord(data []byte) (w0, w1, w2, w3 uint64) {
 	return bits.ReverseBytes64(s[3]), bits.ReverseBytes64(s[2]), bits.ReverseBytes64(s[1]), bits.ReverseBytes64(s[0])
 }
 
+// HashWordInto sets z to HashWord(data), z's words least significant
+// first (uint256.Int's layout). For the 32- and 64-byte inputs of
+// mapping and array keys it runs the whole hash in registers where the
+// CPU allows (see keccak256Word32AVX512).
+func HashWordInto(z *[4]uint64, data []byte) {
+	if hashWordFast(z, data) {
+		return
+	}
+	z[0], z[1], z[2], z[3] = HashWord(data)
+}
+
 // Keccak256Slice is Keccak256 returning a freshly allocated slice, for
 // callers that need a []byte.
 func Keccak256Slice(data ...[]byte) []byte {

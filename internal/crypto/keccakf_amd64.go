@@ -20,6 +20,17 @@ func keccakF1600AVX512(a *[25]uint64)
 //go:noescape
 func keccakF1600DigestAVX512(a *[25]uint64)
 
+// keccak256Word32AVX512 and keccak256Word64AVX512 are keccak256 of a
+// 32- or 64-byte input, the digest stored as HashWord's number (least
+// significant word first): the state is built in the registers, the
+// permutation is keccakF1600DigestAVX512's.
+//
+//go:noescape
+func keccak256Word32AVX512(out *[4]uint64, in *[32]byte)
+
+//go:noescape
+func keccak256Word64AVX512(out *[4]uint64, in *[64]byte)
+
 var useKeccakAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 
 // keccakF1600 applies the Keccak-f[1600] permutation to the state.
@@ -39,4 +50,21 @@ func keccakF1600Digest(a *[25]uint64) {
 		return
 	}
 	keccakF1600Generic(a)
+}
+
+// hashWordFast sets z to HashWord(data) when the assembly has a whole
+// keccak256 for data's length, and reports whether it did.
+func hashWordFast(z *[4]uint64, data []byte) bool {
+	if !useKeccakAVX512 {
+		return false
+	}
+	switch len(data) {
+	case 32:
+		keccak256Word32AVX512(z, (*[32]byte)(data))
+	case 64:
+		keccak256Word64AVX512(z, (*[64]byte)(data))
+	default:
+		return false
+	}
+	return true
 }

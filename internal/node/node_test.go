@@ -2,9 +2,12 @@ package node
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/chaind/chaind/internal/backend"
+	"github.com/chaind/chaind/internal/chain"
 	"github.com/chaind/chaind/internal/devload"
 	"github.com/chaind/chaind/internal/types"
 )
@@ -172,6 +175,23 @@ func TestPruneLive(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// The backend refuses the pruned state by name rather than reading
+	// zeros or failing on a missing node, before and after a restart.
+	pruned := func(n *Node) {
+		t.Helper()
+		ctx := context.Background()
+		_, err := n.backend.Call(ctx, &backend.CallRequest{Block: old, Args: backend.CallArgs{From: &from, To: &from}})
+		if !errors.Is(err, chain.ErrStatePruned) {
+			t.Errorf("eth_call at a pruned block: %v, want chain.ErrStatePruned", err)
+		}
+		if _, err := n.backend.Proof(old.HeaderRef(), from, nil); !errors.Is(err, chain.ErrStatePruned) {
+			t.Errorf("eth_getProof at a pruned block: %v, want chain.ErrStatePruned", err)
+		}
+		if _, err := n.backend.StateAt(old.HeaderRef()); !errors.Is(err, chain.ErrStatePruned) {
+			t.Errorf("state of a pruned block: %v, want chain.ErrStatePruned", err)
+		}
+	}
+	pruned(n)
 	head := n.Chain.Head()
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
@@ -184,6 +204,7 @@ func TestPruneLive(t *testing.T) {
 	if n.Chain.Head().Hash() != head.Hash() {
 		t.Fatal("restart after pruning moved the head")
 	}
+	pruned(n)
 	for k := head.Number() - 3; k <= head.Number(); k++ {
 		b, err := n.Chain.BlockByNumber(k)
 		if err != nil {

@@ -63,9 +63,27 @@ func (v *View) StateRoot(h *types.Header) types.Hash {
 	return h.Root
 }
 
-// State opens the state after block h; the caller releases it.
+// State opens the state after block h; the caller releases it. A state
+// pruning dropped, or began to drop, is refused with chain.ErrStatePruned;
+// one read for long should be pinned (PinnedState), or pruning may drop it
+// under the read, which then fails on a missing node.
 func (v *View) State(h *types.Header) (*state.StateDB, error) {
+	if err := v.chain.StateKept(h.Number); err != nil {
+		return nil, err
+	}
 	return v.chain.StateAt(v.StateRoot(h))
+}
+
+// PinnedState is State kept from pruning until done is called, which
+// also releases the StateDB: for the reads that walk a state for long
+// (calls, traces, proofs, simulations), which then answer from the whole
+// state or fail with chain.ErrStatePruned at once.
+func (v *View) PinnedState(h *types.Header) (st *state.StateDB, done func(), err error) {
+	st, release, err := v.chain.StateAtBlock(h.Number, v.StateRoot(h))
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, func() { st.Release(); release() }, nil
 }
 
 // Choices are a development node's choices for the block it makes on a

@@ -177,27 +177,27 @@ func unpriced(a *backend.CallArgs) bool {
 // eth_createAccessList) answer from the result alone, so the run builds no
 // logs.
 func (b *Backend) execute(env *callEnv, msg *evm.Message, wrap func(*state.StateDB) evm.StateDB) (*evm.Result, error) {
-	st, err := b.callState(env)
+	st, done, err := b.callState(env)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Release()
+	defer done()
 	env.noLogs = true
 	return b.executeOn(st, env, msg, wrap)
 }
 
 // callState is a fresh copy of the environment's state with its
-// overrides applied.
-func (b *Backend) callState(env *callEnv) (*state.StateDB, error) {
-	st, err := b.view.State(env.blk.HeaderRef())
+// overrides applied, kept from pruning until done (chainview.PinnedState).
+func (b *Backend) callState(env *callEnv) (st *state.StateDB, done func(), err error) {
+	st, done, err = b.view.PinnedState(env.blk.HeaderRef())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := applyOverrides(st, env.overrides); err != nil {
-		st.Release()
-		return nil, err
+		done()
+		return nil, nil, err
 	}
-	return st, nil
+	return st, done, nil
 }
 
 // executeOn runs msg on st, which it leaves holding the call's changes.

@@ -13,10 +13,12 @@ func (b *Backend) Proof(h *types.Header, addr types.Address, keys []types.Hash) 
 	// The state every other read of block h sees: on a development node,
 	// with the test helpers' edits.
 	root := b.view.StateRoot(h)
-	st, err := b.chain.StateAt(root)
+	// Pinned: the proofs walk the tries after the reads.
+	st, release, err := b.chain.StateAtBlock(h.Number, root)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	// Read before proving: on a forked chain the reads fetch the nodes the
 	// proofs walk.
 	st.Exist(addr)

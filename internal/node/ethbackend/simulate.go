@@ -40,10 +40,11 @@ type simulator struct {
 // state the previous one left.
 func (b *Backend) Simulate(ctx context.Context, req *backend.SimulateRequest) ([]*backend.SimulatedBlock, error) {
 	blk := req.Base
-	st, err := b.view.State(blk.HeaderRef())
+	st, done, err := b.view.PinnedState(blk.HeaderRef())
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	sim := &simulator{
 		b: b, cfg: b.chain.Config, st: st, base: blk.Header(),
 		gp: evm.GasPool(b.opts.GasCap), validate: req.Validation,

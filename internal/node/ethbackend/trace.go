@@ -90,7 +90,10 @@ func (b *Backend) traceBlock(ctx context.Context, blk *types.Block, cfg *backend
 func (b *Backend) replay(ctx context.Context, blk *types.Block, limit time.Duration, last int,
 	pick func(i int, tx *types.Transaction, tc *tracers.Context) (evm.Tracer, error),
 	done func(i int, tx *types.Transaction, raw json.RawMessage) error) error {
-	_, err := b.replayState(ctx, blk, limit, last, pick, done)
+	_, release, err := b.replayState(ctx, blk, limit, last, pick, done)
+	if err == nil {
+		release()
+	}
 	return err
 }
 
@@ -99,26 +102,32 @@ func (b *Backend) replay(ctx context.Context, blk *types.Block, limit time.Durat
 var errStopReplay = errors.New("stop the replay here")
 
 // replayState is replay that also answers the state the replayed
-// transactions left.
+// transactions left, kept from pruning (chainview.PinnedState) until the
+// caller calls release; on an error it is released already.
 func (b *Backend) replayState(ctx context.Context, blk *types.Block, limit time.Duration, last int,
 	pick func(i int, tx *types.Transaction, tc *tracers.Context) (evm.Tracer, error),
-	done func(i int, tx *types.Transaction, raw json.RawMessage) error) (*state.StateDB, error) {
+	done func(i int, tx *types.Transaction, raw json.RawMessage) error) (_ *state.StateDB, release func(), err error) {
 	if blk.Number() == 0 {
-		return nil, errors.New("genesis is not traceable")
+		return nil, nil, errors.New("genesis is not traceable")
 	}
 	parent, err := b.chain.DB().Block(blk.ParentHash())
 	if err != nil {
-		return nil, fmt.Errorf("parent of block %s: %w", blk.Hash(), err)
+		return nil, nil, fmt.Errorf("parent of block %s: %w", blk.Hash(), err)
 	}
 	// The state the block was built on: on a dev chain, the parent's with
 	// the test helpers' changes.
-	st, err := b.view.State(parent.HeaderRef())
+	st, unpin, err := b.view.PinnedState(parent.HeaderRef())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	defer func() {
+		if err != nil {
+			unpin()
+		}
+	}()
 	x, err := b.chain.Rules().Open(blk.Header(), st, b.chain.GetHash, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	deadline := time.Now().Add(limit)
 	timer := time.AfterFunc(limit, x.EVM.Cancel)
@@ -130,22 +139,22 @@ func (b *Backend) replayState(ctx context.Context, blk *types.Block, limit time.
 			break
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !time.Now().Before(deadline) {
-			return nil, &TimeoutError{Limit: limit}
+			return nil, nil, &TimeoutError{Limit: limit}
 		}
 		from, err := x.Signer.Sender(tx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tc := &tracers.Context{Budget: budget, BlockHash: blk.Hash(), BlockNumber: blk.Number(), TxIndex: i, TxHash: tx.Hash()}
 		tr, err := pick(i, tx, tc)
 		if errors.Is(err, errStopReplay) {
-			return st, nil
+			return st, unpin, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		x.EVM.Config.Tracer = nil
 		if tr != nil {
@@ -154,29 +163,29 @@ func (b *Backend) replayState(ctx context.Context, blk *types.Block, limit time.
 		mark := budget.Used()
 		_, res, err := x.Apply(tx, evm.TransactionToMessage(tx, from))
 		if err := traceStopped(ctx, budget, res, err, limit); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err == nil {
 			err = st.Error() // a read a fork's upstream failed voids the trace
 		}
 		if err != nil {
-			return nil, fmt.Errorf("transaction %s: %w", tx.Hash(), err)
+			return nil, nil, fmt.Errorf("transaction %s: %w", tx.Hash(), err)
 		}
 		if tr == nil {
 			continue
 		}
 		raw, err := tr.Result()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !budget.Settle(mark, len(raw)) { // the estimate, corrected
-			return nil, budget.Err()
+			return nil, nil, budget.Err()
 		}
 		if err := done(i, tx, raw); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return st, nil
+	return st, unpin, nil
 }
 
 // traceStopped is the error of a traced execution that was stopped: by
@@ -198,11 +207,11 @@ func traceStopped(ctx context.Context, budget *tracers.Budget, res *evm.Result, 
 // and traces it as debug_traceCall does.
 func (b *Backend) TraceCall(ctx context.Context, req *backend.CallRequest, cfg *backend.TraceConfig) (json.RawMessage, error) {
 	env := newCallEnv(req)
-	st, err := b.callState(env)
+	st, done, err := b.callState(env)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Release()
+	defer done()
 	limit := b.traceTimeout(cfg)
 	env.limit, env.deadline = limit, time.Now().Add(limit)
 	return b.traceCallOn(ctx, st, env, &req.Args, cfg)
@@ -215,11 +224,11 @@ func (b *Backend) TraceCallMany(ctx context.Context, block *types.Block, calls [
 	if len(calls) != len(cfgs) {
 		return nil, fmt.Errorf("%d calls, %d trace configs", len(calls), len(cfgs))
 	}
-	st, err := b.callState(newCallEnv(&backend.CallRequest{Block: block}))
+	st, done, err := b.callState(newCallEnv(&backend.CallRequest{Block: block}))
 	if err != nil {
 		return nil, err
 	}
-	defer st.Release()
+	defer done()
 	deadline := time.Now().Add(b.opts.CallTimeout)
 	out := make([]json.RawMessage, len(calls))
 	for i := range calls {
@@ -279,7 +288,7 @@ func (b *Backend) StorageRangeAt(ctx context.Context, blk *types.Block, txIndex 
 	if txIndex < 0 || txIndex > len(blk.Transactions()) {
 		return nil, &backend.ParamError{Msg: fmt.Sprintf("transaction index %d out of range (block %d has %d)", txIndex, blk.Number(), len(blk.Transactions()))}
 	}
-	st, err := b.replayState(ctx, blk, b.opts.CallTimeout, -1, func(i int, _ *types.Transaction, _ *tracers.Context) (evm.Tracer, error) {
+	st, release, err := b.replayState(ctx, blk, b.opts.CallTimeout, -1, func(i int, _ *types.Transaction, _ *tracers.Context) (evm.Tracer, error) {
 		if i == txIndex {
 			return nil, errStopReplay
 		}
@@ -288,6 +297,7 @@ func (b *Backend) StorageRangeAt(ctx context.Context, blk *types.Block, txIndex 
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	st.IntermediateRoot(true) // the block's writes so far into the storage tries
 	slots, next, err := st.StorageRange(addr, start, max)
 	if err != nil {

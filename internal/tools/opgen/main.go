@@ -148,7 +148,7 @@ var (
 		},
 		jump: func(dest string) string {
 			return "t := p.target(" + dest + ")\nif t < 0 {\nreturn nil, ErrInvalidJump\n}" + cancelCheck +
-				"\nip = t\ncontinue"
+				"\nin = &p.ins[t]\ncontinue"
 		},
 	}
 	// A fused PUSH and jump has its destination's instruction index in
@@ -159,7 +159,7 @@ var (
 		fused: true,
 		jump: func(string) string {
 			return "if int(in.arg) < 0 {\nreturn nil, ErrInvalidJump\n}" + cancelCheck +
-				"\nip = int(in.arg)\ncontinue"
+				"\nin = &p.ins[in.arg]\ncontinue"
 		},
 	}
 )
@@ -299,7 +299,7 @@ func arms() string {
 	// DUPn and SWAPn, one arm each so the offsets are constants (and the
 	// switch stays dense enough for the compiler's jump table).
 	for n := 1; n <= 16; n++ {
-		fmt.Fprintf(&b, "case DUP1 + %d:\ndata[sp] = data[sp-%d]\nsp++\nip++\ncontinue\n", n-1, n)
+		fmt.Fprintf(&b, "case DUP1 + %d:\ndata[sp] = data[sp-%d]\nsp++\nin = in.next()\ncontinue\n", n-1, n)
 	}
 	for n := 1; n <= 16; n++ {
 		fmt.Fprintf(&b, "case SWAP1 + %d:\n", n-1)
@@ -308,7 +308,7 @@ func arms() string {
 		for l := 0; l < 4; l++ {
 			fmt.Fprintf(&b, "top[%d], other[%d] = other[%d], top[%d]\n", l, l, l, l)
 		}
-		b.WriteString("ip++\ncontinue\n")
+		b.WriteString("in = in.next()\ncontinue\n")
 	}
 	for _, o := range ops {
 		if !o.inline {
@@ -329,6 +329,6 @@ func arms() string {
 func loopArm(b *strings.Builder, arm string) {
 	b.WriteString(arm)
 	if !strings.HasSuffix(strings.TrimSpace(arm), "continue") {
-		b.WriteString("ip++\ncontinue\n")
+		b.WriteString("in = in.next()\ncontinue\n")
 	}
 }
