@@ -329,21 +329,21 @@ func gasSstoreNet(p sstoreCosts) gasFunc {
 			return 0, ErrOutOfGas
 		}
 		slot := types.Hash(s.back(0).Bytes32())
+		// One lookup for what the rules below ask; warming goes through
+		// AddSlotToAccessList, which access-list recorders watch.
+		orig, cur, warm := evm.StateDB.SlotState(c.Address, slot)
 		var cost uint64
-		if p.coldSlot {
-			if _, ok := evm.StateDB.SlotInAccessList(c.Address, slot); !ok {
-				evm.StateDB.AddSlotToAccessList(c.Address, slot)
-				cost = coldSload
-			}
+		if p.coldSlot && !warm {
+			evm.StateDB.AddSlotToAccessList(c.Address, slot)
+			cost = coldSload
 		}
 		val := types.Hash(s.back(1).Bytes32())
-		cur := evm.StateDB.GetState(c.Address, slot)
-		if cur == val {
+		if types.SameHash(&cur, &val) {
 			return cost + p.noop, nil
 		}
-		orig := evm.StateDB.GetCommittedState(c.Address, slot)
-		if orig == cur {
-			if orig.IsZero() {
+		origZero := orig.IsZero()
+		if types.SameHash(&orig, &cur) {
+			if origZero {
 				return cost + p.init, nil
 			}
 			if val.IsZero() {
@@ -352,15 +352,15 @@ func gasSstoreNet(p sstoreCosts) gasFunc {
 			return cost + p.clean, nil
 		}
 		// Dirty slot: undo earlier refunds as the value moves around.
-		if !orig.IsZero() {
+		if !origZero {
 			if cur.IsZero() {
 				evm.StateDB.SubRefund(p.clearRefund)
 			} else if val.IsZero() {
 				evm.StateDB.AddRefund(p.clearRefund)
 			}
 		}
-		if orig == val {
-			if orig.IsZero() {
+		if types.SameHash(&orig, &val) {
+			if origZero {
 				evm.StateDB.AddRefund(p.init - p.noop)
 			} else {
 				evm.StateDB.AddRefund(p.clean - p.noop)

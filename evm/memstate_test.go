@@ -171,6 +171,10 @@ func (s *memState) AddressInAccessList(a types.Address) bool { return s.addrs[a]
 func (s *memState) SlotInAccessList(a types.Address, k types.Hash) (bool, bool) {
 	return s.addrs[a], s.slots[key52(a, k)]
 }
+func (s *memState) SlotState(a types.Address, k types.Hash) (types.Hash, types.Hash, bool) {
+	_, warm := s.SlotInAccessList(a, k)
+	return s.GetCommittedState(a, k), s.GetState(a, k), warm
+}
 func (s *memState) AddAddressToAccessList(a types.Address) { s.addrs[a] = true }
 func (s *memState) AddSlotToAccessList(a types.Address, k types.Hash) {
 	s.addrs[a] = true

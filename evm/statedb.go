@@ -30,6 +30,9 @@ type StateDB interface {
 
 	GetCommittedState(types.Address, types.Hash) types.Hash // value at start of tx
 	GetState(types.Address, types.Hash) types.Hash
+	// SlotState is what SSTORE's gas asks in one lookup: the committed
+	// and the current value and whether the slot is in the access list.
+	SlotState(types.Address, types.Hash) (committed, current types.Hash, warm bool)
 	SetState(types.Address, types.Hash, types.Hash)
 	GetStorageRoot(types.Address) types.Hash // for the EIP-7610 collision check
 

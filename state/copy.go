@@ -22,6 +22,7 @@ func (s *StateDB) Copy() *StateDB {
 		refund:      s.refund,
 		accessAddrs: maps.Clone(s.accessAddrs),
 		accessSlots: maps.Clone(s.accessSlots),
+		txSeq:       s.txSeq, // the copied slot entries keep their warm marks
 		transient:   maps.Clone(s.transient),
 		logs:        slices.Clone(s.logs),
 		txLogStart:  s.txLogStart,
@@ -65,6 +66,7 @@ func (s *StateDB) Copy() *StateDB {
 		e.obj = cp(e.obj)
 		c.journal.push(&e)
 	}
+	c.journal.lastSnap = s.journal.lastSnap
 	c.journal.codes = slices.Clone(s.journal.codes)
 	for _, o := range s.journal.prevs {
 		c.journal.prevs = append(c.journal.prevs, cp(o))

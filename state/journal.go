@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/binary"
 	"sync"
 
 	"github.com/chaind/chaind/internal/types"
@@ -28,16 +29,21 @@ const (
 // stored by value in fixed-size chunks, so journaling a change allocates
 // nothing once a chunk is in place, and growing the journal never copies.
 // Rarely needed wide values (previous code, replaced objects) live in side
-// slices indexed by u64, which keeps the entry small.
+// stacks (journal.codes, journal.prevs) that undo pops in step, and a
+// previous nonce or refund lives in val (see setU64), which keeps the entry
+// at 96 bytes: SSTORE and SLOAD's warming write one each.
 type journalEntry struct {
-	kind entryKind
-	flag bool
 	obj  *stateObject // the object whose change this is; counted in obj.refs
-	addr types.Address
 	key  types.Hash
 	val  types.Hash // previous value; previous balance as 32 big-endian bytes
-	u64  uint64
+	addr types.Address
+	kind entryKind
+	flag bool
 }
+
+// setU64 and u64 keep a previous nonce or refund counter in val.
+func (e *journalEntry) setU64(v uint64) { binary.LittleEndian.PutUint64(e.val[:8], v) }
+func (e *journalEntry) u64() uint64     { return binary.LittleEndian.Uint64(e.val[:8]) }
 
 const journalChunk = 256
 
@@ -46,18 +52,27 @@ type journal struct {
 	chunks []*[journalChunk]journalEntry
 	first  [1]*[journalChunk]journalEntry // chunks' first backing array, so a short transaction appends into place
 	n      int
-	codes  [][]byte       // previous code of entryCode records
-	prevs  []*stateObject // replaced objects of entryCreateObject records
+	// lastSnap is the id Snapshot returned last in this transaction: no
+	// snapshot still to be reverted to is later (see journaledSince).
+	lastSnap int
+	codes    [][]byte       // previous code of entryCode records
+	prevs    []*stateObject // replaced objects of entryCreateObject records
 }
 
 var chunkPool = sync.Pool{New: func() any { return new([journalChunk]journalEntry) }}
 
-func (j *journal) push(e *journalEntry) {
+func (j *journal) push(e *journalEntry) { *j.next() = *e }
+
+// next appends an entry and returns it to be filled in. It is all zero:
+// every entry past n is (chunks come zeroed from the pool and from reset,
+// and a revert zeroes what it undoes).
+func (j *journal) next() *journalEntry {
 	if j.n == len(j.chunks)*journalChunk {
 		j.chunks = append(j.chunks, chunkPool.Get().(*[journalChunk]journalEntry))
 	}
-	j.chunks[j.n/journalChunk][j.n%journalChunk] = *e
+	e := &j.chunks[j.n/journalChunk][j.n%journalChunk]
 	j.n++
+	return e
 }
 
 func (j *journal) at(i int) *journalEntry { return &j.chunks[i/journalChunk][i%journalChunk] }
@@ -75,7 +90,7 @@ func (j *journal) reset() {
 	if len(j.chunks) > 1 {
 		j.chunks = j.chunks[:1]
 	}
-	j.n = 0
+	j.n, j.lastSnap = 0, 0
 	clear(j.codes)
 	j.codes = j.codes[:0]
 	clear(j.prevs)
@@ -85,20 +100,31 @@ func (j *journal) reset() {
 // journalAppend records e, counting it against the object it touches so
 // Finalise knows which accounts the (unreverted part of the) transaction
 // touched.
-func (s *StateDB) journalAppend(e journalEntry) {
-	if o := e.obj; o != nil {
+func (s *StateDB) journalAppend(e journalEntry) { *s.journalNew(e.kind, e.obj) = e }
+
+// journalNew appends an entry of the kind for o (nil for none), counted
+// as journalAppend counts it, and returns it for the caller to fill in
+// the rest: the frequent changes write their few fields in place rather
+// than building an entry and copying it twice.
+func (s *StateDB) journalNew(kind entryKind, o *stateObject) *journalEntry {
+	if o != nil {
 		o.refs++
 		if !o.inTxList {
 			o.inTxList = true
 			s.txObjects = append(s.txObjects, o)
 		}
 	}
-	s.journal.push(&e)
+	e := s.journal.next()
+	e.kind, e.obj = kind, o
+	return e
 }
 
 // Snapshot returns an identifier of the current state of the transaction
 // that RevertToSnapshot can return to.
-func (s *StateDB) Snapshot() int { return s.journal.n }
+func (s *StateDB) Snapshot() int {
+	s.journal.lastSnap = s.journal.n
+	return s.journal.n
+}
 
 // RevertToSnapshot undoes every change made after Snapshot returned id.
 func (s *StateDB) RevertToSnapshot(id int) {
@@ -135,7 +161,7 @@ func (s *StateDB) undo(e *journalEntry) {
 	case entryBalance:
 		o.data.Balance.SetBytes32(e.val[:])
 	case entryNonce:
-		o.data.Nonce = e.u64
+		o.data.Nonce = e.u64()
 	case entryCode:
 		j := &s.journal
 		o.code = j.codes[len(j.codes)-1]
@@ -155,19 +181,14 @@ func (s *StateDB) undo(e *journalEntry) {
 		o.data.Balance.SetBytes32(e.val[:])
 	case entryTouch:
 	case entryRefund:
-		s.refund = e.u64
+		s.refund = e.u64()
 	case entryLog:
 		s.logs[len(s.logs)-1] = nil
 		s.logs = s.logs[:len(s.logs)-1]
 	case entryAccessAddr:
 		delete(s.accessAddrs, e.addr)
-		s.warmN = 0
 	case entryAccessSlot:
-		delete(s.accessSlots, slotKey{e.addr, e.key})
-		s.warmN = 0
-		if e.flag {
-			delete(s.accessAddrs, e.addr)
-		}
+		s.unlistSlot(e.addr, e.key, e.flag)
 	case entryTransient:
 		s.putTransient(slotKey{e.addr, e.key}, e.val)
 	}

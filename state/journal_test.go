@@ -3,15 +3,17 @@ package state
 import (
 	"bytes"
 	"maps"
+	"math"
 	"math/rand"
 	"testing"
+	"unsafe"
 
 	"github.com/chaind/chaind/internal/types"
 	"github.com/holiman/uint256"
 )
 
-// model is a naive world state for one transaction: every snapshot is a
-// deep copy, so reverting is trivially right.
+// model is a naive world state, one transaction at a time: every snapshot
+// is a deep copy, so reverting is trivially right.
 type model struct {
 	accts     map[types.Address]*mAcct
 	touched   map[types.Address]bool
@@ -30,6 +32,7 @@ type mAcct struct {
 	bal        uint256.Int
 	code       []byte
 	storage    map[types.Hash]types.Hash
+	committed  map[types.Hash]types.Hash // storage when the transaction began; replaced, never written
 	destructed bool
 	created    bool
 }
@@ -84,7 +87,7 @@ func step(r *rand.Rand, s *StateDB, m *model) string {
 	case 0:
 		s.CreateAccount(a)
 		old := m.accts[a]
-		x := &mAcct{storage: map[types.Hash]types.Hash{}}
+		x := &mAcct{storage: map[types.Hash]types.Hash{}} // and nothing committed
 		if old != nil {
 			x.bal = old.bal
 		}
@@ -210,6 +213,13 @@ func compare(t *testing.T, s *StateDB, m *model, ctx string) {
 			if _, ok := s.SlotInAccessList(a, k); ok != m.warmSlot[slotKey{a, k}] {
 				t.Fatalf("%s: warm slot", ctx)
 			}
+			var cur, committed types.Hash
+			if x := m.accts[a]; x != nil {
+				cur, committed = x.storage[k], x.committed[k]
+			}
+			if c, v, w := s.SlotState(a, k); c != committed || v != cur || w != m.warmSlot[slotKey{a, k}] {
+				t.Fatalf("%s: SlotState(%x, %x) = %x, %x, %v; want %x, %x, %v", ctx, a[19], k[31], c[31], v[31], w, committed[31], cur[31], m.warmSlot[slotKey{a, k}])
+			}
 			if s.GetTransientState(a, k) != m.transient[slotKey{a, k}] {
 				t.Fatalf("%s: transient", ctx)
 			}
@@ -221,49 +231,106 @@ func compare(t *testing.T, s *StateDB, m *model, ctx string) {
 }
 
 // TestJournalAgainstModel runs random operations with nested snapshots
-// and reverts and checks every observable value against the model.
+// and reverts, three transactions in a row, and checks every observable
+// value against the model.
 func TestJournalAgainstModel(t *testing.T) {
 	for seed := int64(0); seed < 300; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		s, _ := newEmpty(t)
 		m := newModel()
-		type snap struct {
-			id int
-			m  *model
-		}
-		var snaps []snap
 		var trace []string
-		for i := 0; i < 80; i++ {
-			switch r.Intn(8) {
-			case 0:
-				snaps = append(snaps, snap{s.Snapshot(), m.clone()})
-				trace = append(trace, "Snapshot")
-			case 1:
-				if len(snaps) == 0 {
-					continue
-				}
-				j := r.Intn(len(snaps))
-				s.RevertToSnapshot(snaps[j].id)
-				m = snaps[j].m
-				snaps = snaps[:j]
-				trace = append(trace, "Revert")
-			default:
-				trace = append(trace, step(r, s, m))
+		for tx := 0; tx < 3; tx++ {
+			s.BeginTx(types.Hash{}, tx)
+			m.beginTx()
+			type snap struct {
+				id int
+				m  *model
 			}
-			compare(t, s, m, "seed "+itoa(seed)+" after "+trace[len(trace)-1])
-		}
-		// End of transaction: destructed and touched-empty accounts go.
-		s.Finalise(true)
-		for _, a := range testAddrs {
-			x := m.accts[a]
-			want := x != nil && !x.destructed && !(m.touchedAtEnd(a) && x.nonce == 0 && x.bal.IsZero() && len(x.code) == 0)
-			if got := s.Exist(a); got != want {
-				t.Fatalf("seed %d: after Finalise Exist(%x) = %v, want %v; trace %v", seed, a[19], got, want, trace)
+			var snaps []snap
+			for i := 0; i < 80; i++ {
+				if r.Intn(30) == 0 {
+					// A copy carries the journal, snapshots and warm marks on.
+					s = s.Copy()
+					trace = append(trace, "Copy")
+				}
+				switch r.Intn(8) {
+				case 0:
+					snaps = append(snaps, snap{s.Snapshot(), m.clone()})
+					trace = append(trace, "Snapshot")
+				case 1:
+					if len(snaps) == 0 {
+						continue
+					}
+					j := r.Intn(len(snaps))
+					s.RevertToSnapshot(snaps[j].id)
+					m = snaps[j].m
+					snaps = snaps[:j]
+					trace = append(trace, "Revert")
+				default:
+					trace = append(trace, step(r, s, m))
+				}
+				compare(t, s, m, "seed "+itoa(seed)+" tx "+itoa(int64(tx))+" after "+trace[len(trace)-1])
+			}
+			// End of transaction: destructed and touched-empty accounts go.
+			s.Finalise(true)
+			for _, a := range testAddrs {
+				x := m.accts[a]
+				want := x != nil && !x.destructed && !(m.touchedAtEnd(a) && x.nonce == 0 && x.bal.IsZero() && len(x.code) == 0)
+				if got := s.Exist(a); got != want {
+					t.Fatalf("seed %d tx %d: after Finalise Exist(%x) = %v, want %v; trace %v", seed, tx, a[19], got, want, trace)
+				}
+				if !want {
+					delete(m.accts, a)
+				}
 			}
 		}
 	}
 }
 
+// beginTx starts the model's next transaction: nothing warm, transient or
+// touched, no refund or logs, the storage as it stands committed.
+func (m *model) beginTx() {
+	m.touched, m.transient = map[types.Address]bool{}, map[slotKey]types.Hash{}
+	m.warmAddr, m.warmSlot = map[types.Address]bool{}, map[slotKey]bool{}
+	m.refund, m.logs, m.ripemdQuirk = 0, 0, new(bool)
+	for _, x := range m.accts {
+		x.committed = maps.Clone(x.storage)
+		x.created, x.destructed = false, false
+	}
+}
+
 func itoa(i int64) string {
 	return string(append([]byte(nil), []byte(uint256.NewInt(uint64(i)).Dec())...))
+}
+
+// The journal entry stays at 96 bytes: SSTORE, SLOAD's warming and every
+// balance change write one, and a wider one is copied and cleared at that
+// cost on each.
+func TestJournalEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(journalEntry{}); n != 96 {
+		t.Errorf("journalEntry is %d bytes, want 96", n)
+	}
+}
+
+// When the transaction counter wraps, the warm marks of 2^32 transactions
+// ago must not read as current.
+func TestTxSeqWrap(t *testing.T) {
+	s, _ := newEmpty(t)
+	a, k := addr(1), word(1)
+	s.SetState(a, k, word(2))
+	s.AddSlotToAccessList(a, k)
+	s.Finalise(false)
+	s.txSeq = math.MaxUint32 // as after that many transactions
+	s.objects[a].slots[k].warmTx = 1
+	s.BeginTx(types.Hash{}, 0)
+	if s.txSeq != 1 {
+		t.Fatalf("txSeq %d after the wrap, want 1", s.txSeq)
+	}
+	if _, ok := s.SlotInAccessList(a, k); ok {
+		t.Error("a slot warm 2^32 transactions ago reads warm")
+	}
+	s.AddSlotToAccessList(a, k)
+	if _, ok := s.SlotInAccessList(a, k); !ok {
+		t.Error("a slot warmed after the wrap reads cold")
+	}
 }

@@ -63,27 +63,3 @@ func TestLookupCaches(t *testing.T) {
 		t.Errorf("a destroyed account's slot reads %x, want zero", got)
 	}
 }
-
-// sameHash and sameSlot are == on their arrays, whichever bytes differ.
-func TestSameKeys(t *testing.T) {
-	for i := range 32 {
-		for _, bits := range []byte{1, 0x80, 0xff} {
-			a, b := word(7), word(7)
-			b[i] ^= bits
-			if sameHash(&a, &b) || !sameHash(&a, &a) {
-				t.Errorf("sameHash: byte %d differing by %#x", i, bits)
-			}
-			x, y := slotKey{addr(1), a}, slotKey{addr(1), b}
-			if sameSlot(&x, &y) || !sameSlot(&x, &x) {
-				t.Errorf("sameSlot: key byte %d differing by %#x", i, bits)
-			}
-		}
-	}
-	for i := range 20 {
-		x, y := slotKey{addr(1), word(7)}, slotKey{addr(1), word(7)}
-		y.addr[i] ^= 0x41
-		if sameSlot(&x, &y) {
-			t.Errorf("sameSlot: address byte %d differs", i)
-		}
-	}
-}

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"encoding/binary"
 	"errors"
 
 	"github.com/chaind/chaind/internal/crypto"
@@ -68,6 +67,14 @@ type slot struct {
 	pending types.Hash // valid with hasPending
 	cur     types.Hash // valid with isDirty
 	flags   uint8
+	// warmTx == StateDB.txSeq: the slot is in the current transaction's
+	// access list (EIP-2929). A mark of an earlier transaction is stale, so
+	// nothing is cleared per transaction. The mark only ever mirrors
+	// StateDB.accessSlots (see access.go).
+	warmTx uint32
+	// jpos is 1 + the journal position of the slot's last storage entry,
+	// 0 for none; it may be stale (see SetState), so it is only a hint.
+	jpos uint32
 }
 
 const (
@@ -91,10 +98,10 @@ func newObject(addr types.Address, data Account) *stateObject {
 // slotOf returns the object's entry for key, loading it from the storage
 // trie on first use.
 func (s *StateDB) slotOf(o *stateObject, key types.Hash) *slot {
-	if sl := o.recent[0]; sl != nil && sameHash(&o.recentKeys[0], &key) {
+	if sl := o.recent[0]; sl != nil && types.SameHash(&o.recentKeys[0], &key) {
 		return sl
 	}
-	if sl := o.recent[1]; sl != nil && sameHash(&o.recentKeys[1], &key) {
+	if sl := o.recent[1]; sl != nil && types.SameHash(&o.recentKeys[1], &key) {
 		o.recent[0], o.recent[1] = sl, o.recent[0]
 		o.recentKeys[0], o.recentKeys[1] = key, o.recentKeys[0]
 		return sl
@@ -108,21 +115,13 @@ func (s *StateDB) slotOf(o *stateObject, key types.Hash) *slot {
 	return sl
 }
 
-// sameHash is a == b in four word loads; == on the arrays calls the
-// runtime's general memory comparison, which showed as 3% of a token
-// transfer benchmark once the caches above made it the common case.
-func sameHash(a, b *types.Hash) bool {
-	le := binary.LittleEndian
-	// ^ and | bind alike in Go: each difference needs its parentheses.
-	return (le.Uint64(a[0:])^le.Uint64(b[0:]))|(le.Uint64(a[8:])^le.Uint64(b[8:]))|
-		(le.Uint64(a[16:])^le.Uint64(b[16:]))|(le.Uint64(a[24:])^le.Uint64(b[24:])) == 0
-}
-
-// sameSlot is a == b for slot keys, as sameHash.
-func sameSlot(a, b *slotKey) bool {
-	le := binary.LittleEndian
-	return (le.Uint64(a.addr[0:])^le.Uint64(b.addr[0:]))|(le.Uint64(a.addr[8:])^le.Uint64(b.addr[8:]))|
-		uint64(le.Uint32(a.addr[16:])^le.Uint32(b.addr[16:])) == 0 && sameHash(&a.key, &b.key)
+// peekSlot returns the object's entry for key if it has one, without
+// reading the storage trie.
+func (o *stateObject) peekSlot(key *types.Hash) *slot {
+	if sl := o.recent[0]; sl != nil && types.SameHash(&o.recentKeys[0], key) {
+		return sl
+	}
+	return o.slots[*key]
 }
 
 // forgetSlots drops the object's slot entries (and the lookups cached in

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"maps"
 	"math/rand"
 	"testing"
 
@@ -64,6 +65,7 @@ func randomBlocks(t *testing.T, rc *ReadCache) {
 				if x.destructed || (m.touchedAtEnd(a) && x.nonce == 0 && x.bal.IsZero() && len(x.code) == 0) {
 					delete(m.accts, a)
 				}
+				x.committed = maps.Clone(x.storage) // the finalised transaction's writes
 			}
 			*m.ripemdQuirk = false
 			block = m

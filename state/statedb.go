@@ -51,16 +51,14 @@ type StateDB struct {
 	journal journal
 	refund  uint64
 
+	// The EIP-2929 access list. accessSlots holds every warm slot; a
+	// slot entry of a live object also carries the answer (slot.warmTx ==
+	// txSeq), so SLOAD and SSTORE learn it in the lookup that finds the
+	// slot's values, without hashing a 52-byte key. See access.go.
 	accessAddrs map[types.Address]struct{}
 	accessSlots map[slotKey]struct{}
-	// warm[:warmN] are the last two slots found or put in accessSlots,
-	// newest first: SLOAD and SSTORE ask about the slot they touch, and
-	// token code touches two balances in turn, so most questions repeat
-	// one of the last two and skip hashing a 52-byte key. Emptied whenever
-	// a slot leaves the list (a revert, a new transaction).
-	warm      [2]slotKey
-	warmN     int
-	transient map[slotKey]types.Hash
+	txSeq       uint32 // the current transaction's number, from 1 (BeginTx counts)
+	transient   map[slotKey]types.Hash
 
 	logs        []*types.Log
 	txLogStart  int
@@ -95,6 +93,7 @@ func New(root types.Hash, db trie.Database) (*StateDB, error) {
 		origRoot:    root,
 		objects:     make(map[types.Address]*stateObject),
 		accessAddrs: make(map[types.Address]struct{}),
+		txSeq:       1, // a new slot entry's warmTx, 0, is cold
 		// codes, accessSlots and transient are made on their first
 		// write: a call that writes no code, slot or transient word (most
 		// eth_calls, every plain transfer) pays for none of them.
@@ -124,7 +123,9 @@ func (s *StateDB) setError(err error) {
 func (s *StateDB) BeginTx(txHash types.Hash, txIndex int) {
 	clear(s.accessAddrs)
 	clear(s.accessSlots)
-	s.warmN = 0
+	if s.txSeq++; s.txSeq == 0 { // every slot entry's warm mark is now stale
+		s.restartTxSeq()
+	}
 	clear(s.transient)
 	s.refund = 0
 	s.txHash, s.txIndex = txHash, txIndex
@@ -134,7 +135,7 @@ func (s *StateDB) BeginTx(txHash types.Hash, txIndex int) {
 // getObject returns the live object of addr, loading it from the trie, or
 // nil when the account does not exist.
 func (s *StateDB) getObject(addr types.Address) *stateObject {
-	if o := s.lastObj; o != nil && o.addr == addr {
+	if o := s.lastObj; o != nil && types.SameAddress(&o.addr, &addr) {
 		return o
 	}
 	o, ok := s.objects[addr]
@@ -253,7 +254,7 @@ func (s *StateDB) AddBalance(addr types.Address, amount *uint256.Int) {
 			return
 		}
 	}
-	s.journalAppend(journalEntry{kind: entryBalance, obj: o, val: o.data.Balance.Bytes32()})
+	o.data.Balance.PutUint256(s.journalNew(entryBalance, o).val[:])
 	o.data.Balance.Add(&o.data.Balance, amount)
 }
 
@@ -274,7 +275,7 @@ func (s *StateDB) SubBalance(addr types.Address, amount *uint256.Int) {
 	if amount.IsZero() && s.touchIsMoot(o) {
 		return
 	}
-	s.journalAppend(journalEntry{kind: entryBalance, obj: o, val: o.data.Balance.Bytes32()})
+	o.data.Balance.PutUint256(s.journalNew(entryBalance, o).val[:])
 	o.data.Balance.Sub(&o.data.Balance, amount)
 }
 
@@ -296,7 +297,7 @@ func (s *StateDB) GetNonce(addr types.Address) uint64 {
 // SetNonce sets addr's nonce.
 func (s *StateDB) SetNonce(addr types.Address, nonce uint64) {
 	o := s.getOrCreate(addr)
-	s.journalAppend(journalEntry{kind: entryNonce, obj: o, u64: o.data.Nonce})
+	s.journalNew(entryNonce, o).setU64(o.data.Nonce)
 	o.data.Nonce = nonce
 }
 
@@ -333,14 +334,14 @@ func (s *StateDB) SetCode(addr types.Address, code []byte) {
 
 // AddRefund adds gas to the refund counter.
 func (s *StateDB) AddRefund(gas uint64) {
-	s.journalAppend(journalEntry{kind: entryRefund, u64: s.refund})
+	s.journalNew(entryRefund, nil).setU64(s.refund)
 	s.refund += gas
 }
 
 // SubRefund removes gas from the refund counter. Going below zero is a
 // bug in the gas accounting of the caller; the counter then stops at zero.
 func (s *StateDB) SubRefund(gas uint64) {
-	s.journalAppend(journalEntry{kind: entryRefund, u64: s.refund})
+	s.journalNew(entryRefund, nil).setU64(s.refund)
 	if gas > s.refund {
 		s.refund = 0
 		return
@@ -383,15 +384,49 @@ func (s *StateDB) SetState(addr types.Address, key, value types.Hash) {
 	if !wasDirty {
 		prev = sl.committed()
 	}
-	if prev == value {
+	if types.SameHash(&prev, &value) {
 		return
 	}
-	s.journalAppend(journalEntry{kind: entryStorage, obj: o, key: key, val: sl.cur, flag: wasDirty})
+	if !s.journaledSince(o, sl, &key) {
+		e := s.journalNew(entryStorage, o)
+		e.key, e.val, e.flag = key, sl.cur, wasDirty
+		sl.jpos = uint32(s.journal.n)
+	}
 	if !wasDirty {
 		o.dirtyKeys = append(o.dirtyKeys, key)
 	}
 	sl.cur = value
 	sl.flags |= isDirty
+}
+
+// journaledSince reports whether the slot has a storage entry in the
+// journal at or after the last snapshot, which makes another one for a new
+// write redundant: a revert to any snapshot still to be reverted to undoes
+// that entry too, restoring the value from before it. A token loop writing
+// the same two balances thousands of times in one call frame journaled an
+// entry per write, a megabyte of entries to write and clear per call.
+func (s *StateDB) journaledSince(o *stateObject, sl *slot, key *types.Hash) bool {
+	p := int(sl.jpos) - 1
+	if p < s.journal.lastSnap || p >= s.journal.n {
+		return false
+	}
+	// The position is a hint (a revert or a new transaction reuses
+	// positions): the entry there must be this slot's.
+	e := s.journal.at(p)
+	return e.kind == entryStorage && e.obj == o && types.SameHash(&e.key, key)
+}
+
+// restartTxSeq numbers transactions from 1 again once txSeq wrapped,
+// clearing every warm mark that could read as current.
+func (s *StateDB) restartTxSeq() {
+	for _, o := range s.objects {
+		if o != nil {
+			for _, sl := range o.slots {
+				sl.warmTx = 0
+			}
+		}
+	}
+	s.txSeq = 1
 }
 
 // GetStorageRoot returns the storage root of addr as of the last
@@ -458,79 +493,6 @@ func (s *StateDB) SelfDestruct6780(addr types.Address) {
 func (s *StateDB) HasSelfDestructed(addr types.Address) bool {
 	o := s.getObject(addr)
 	return o != nil && o.selfDestructed
-}
-
-// AddressInAccessList reports whether addr is warm (EIP-2929).
-func (s *StateDB) AddressInAccessList(addr types.Address) bool {
-	_, ok := s.accessAddrs[addr]
-	return ok
-}
-
-// SlotInAccessList reports whether addr and the slot are warm.
-func (s *StateDB) SlotInAccessList(addr types.Address, key types.Hash) (addressOk, slotOk bool) {
-	k := slotKey{addr, key}
-	if s.warmHit(&k) {
-		return true, true
-	}
-	_, addressOk = s.accessAddrs[addr]
-	if !addressOk {
-		return false, false
-	}
-	if _, slotOk = s.accessSlots[k]; slotOk {
-		s.warmPut(&k)
-	}
-	return addressOk, slotOk
-}
-
-// warmHit reports whether k is one of the last two warm slots seen, making
-// it the newest.
-func (s *StateDB) warmHit(k *slotKey) bool {
-	if s.warmN > 0 && sameSlot(&s.warm[0], k) {
-		return true
-	}
-	if s.warmN > 1 && sameSlot(&s.warm[1], k) {
-		s.warm[0], s.warm[1] = s.warm[1], s.warm[0]
-		return true
-	}
-	return false
-}
-
-// warmPut notes k, which is in accessSlots, as the newest warm slot.
-func (s *StateDB) warmPut(k *slotKey) {
-	s.warm[1] = s.warm[0]
-	s.warm[0] = *k
-	s.warmN = min(s.warmN+1, 2)
-}
-
-// AddAddressToAccessList warms addr.
-func (s *StateDB) AddAddressToAccessList(addr types.Address) {
-	if _, ok := s.accessAddrs[addr]; ok {
-		return
-	}
-	s.accessAddrs[addr] = struct{}{}
-	s.journalAppend(journalEntry{kind: entryAccessAddr, addr: addr})
-}
-
-// AddSlotToAccessList warms addr and one of its slots.
-func (s *StateDB) AddSlotToAccessList(addr types.Address, key types.Hash) {
-	k := slotKey{addr, key}
-	if s.warmHit(&k) {
-		return
-	}
-	if _, ok := s.accessSlots[k]; ok {
-		s.warmPut(&k)
-		return
-	}
-	_, hadAddr := s.accessAddrs[addr]
-	if !hadAddr {
-		s.accessAddrs[addr] = struct{}{}
-	}
-	if s.accessSlots == nil {
-		s.accessSlots = make(map[slotKey]struct{})
-	}
-	s.accessSlots[k] = struct{}{}
-	s.warmPut(&k)
-	s.journalAppend(journalEntry{kind: entryAccessSlot, addr: addr, key: key, flag: !hadAddr})
 }
 
 // AddLog records a log of the current transaction.

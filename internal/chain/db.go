@@ -179,6 +179,8 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 func (db *DB) Update(set *trie.NodeSet) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	// Each node is a key (prefix and hash), its blob and their framing.
+	db.pending.Grow(set.Size() + set.Len()*(len(prefixNode)+32+8))
 	set.ForEach(func(hash [32]byte, blob []byte) {
 		if db.track != nil {
 			db.track[hash] = struct{}{}

@@ -4,6 +4,7 @@
 package types
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"strings"
@@ -86,7 +87,27 @@ func (h Hash) String() string { return h.Hex() }
 func (h Hash) Bytes() []byte { return h[:] }
 
 // IsZero reports whether every byte is zero.
-func (h Hash) IsZero() bool { return h == Hash{} }
+func (h Hash) IsZero() bool {
+	le := binary.LittleEndian
+	return le.Uint64(h[0:])|le.Uint64(h[8:])|le.Uint64(h[16:])|le.Uint64(h[24:]) == 0
+}
+
+// SameHash is *a == *b in four word loads each: == on the arrays calls the
+// runtime's general memory comparison, which showed as 3-5% of token
+// contract runs, whose storage paths compare slot keys and values.
+func SameHash(a, b *Hash) bool {
+	le := binary.LittleEndian
+	// ^ and | bind alike in Go: each difference needs its parentheses.
+	return (le.Uint64(a[0:])^le.Uint64(b[0:]))|(le.Uint64(a[8:])^le.Uint64(b[8:]))|
+		(le.Uint64(a[16:])^le.Uint64(b[16:]))|(le.Uint64(a[24:])^le.Uint64(b[24:])) == 0
+}
+
+// SameAddress is *a == *b, as SameHash.
+func SameAddress(a, b *Address) bool {
+	le := binary.LittleEndian
+	return (le.Uint64(a[0:])^le.Uint64(b[0:]))|(le.Uint64(a[8:])^le.Uint64(b[8:]))|
+		uint64(le.Uint32(a[16:])^le.Uint32(b[16:])) == 0
+}
 
 // Bytes returns the address as a slice.
 func (a Address) Bytes() []byte { return a[:] }

@@ -617,3 +617,34 @@ func TestTransactionJSONRoundTrip(t *testing.T) {
 		t.Fatalf("access list JSON %s", out)
 	}
 }
+
+// SameHash, SameAddress and IsZero answer as == on the arrays, whichever
+// bytes differ.
+func TestWordCompares(t *testing.T) {
+	for i := range 32 {
+		for _, bits := range []byte{1, 0x80, 0xff} {
+			a, b := Hash{7: 7, 31: 1}, Hash{7: 7, 31: 1}
+			b[i] ^= bits
+			if SameHash(&a, &b) || !SameHash(&a, &a) {
+				t.Errorf("SameHash: byte %d differing by %#x", i, bits)
+			}
+			var z Hash
+			z[i] = bits
+			if z.IsZero() {
+				t.Errorf("IsZero with byte %d = %#x", i, bits)
+			}
+		}
+	}
+	if !(Hash{}).IsZero() {
+		t.Error("IsZero of the zero hash is false")
+	}
+	for i := range 20 {
+		for _, bits := range []byte{1, 0x80, 0xff} {
+			x, y := Address{3: 3, 19: 1}, Address{3: 3, 19: 1}
+			y[i] ^= bits
+			if SameAddress(&x, &y) || !SameAddress(&x, &x) {
+				t.Errorf("SameAddress: byte %d differing by %#x", i, bits)
+			}
+		}
+	}
+}
