@@ -104,9 +104,8 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 		// an opcode the fork does not have was decoded as INVALID.
 		switch in.op {
 		case opBlock:
-			a := in.arg
-			if g := a & maxBlockGas; gas >= g && sp >= int(a>>32&0xffff) && sp < int(a>>48) {
-				gas -= g
+			if g, ok := in.enter(sp, gas); ok {
+				gas = g
 				in = in.next()
 				continue
 			}
@@ -553,6 +552,10 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 				return nil, ErrCancelled
 			}
 			in = &p.ins[t]
+			if g, ok := in.enter(sp, gas); ok {
+				gas = g
+				in = in.next()
+			}
 			continue
 		case opPushJump:
 			// PUSH, then JUMP.
@@ -563,6 +566,10 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 				return nil, ErrCancelled
 			}
 			in = &p.ins[in.arg]
+			if g, ok := in.enter(sp, gas); ok {
+				gas = g
+				in = in.next()
+			}
 			continue
 		case JUMPI:
 			dest, cond := &data[sp-1], &data[sp-2]
@@ -576,6 +583,10 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 					return nil, ErrCancelled
 				}
 				in = &p.ins[t]
+				if g, ok := in.enter(sp, gas); ok {
+					gas = g
+					in = in.next()
+				}
 				continue
 			}
 			in = in.next()
@@ -592,6 +603,10 @@ func (evm *EVM) runProgram(p *program, scope *ScopeContext) ([]byte, error) {
 					return nil, ErrCancelled
 				}
 				in = &p.ins[in.arg]
+				if g, ok := in.enter(sp, gas); ok {
+					gas = g
+					in = in.next()
+				}
 				continue
 			}
 			in = in.next()

@@ -56,6 +56,21 @@ func (in *instr) next() *instr {
 	return (*instr)(unsafe.Add(unsafe.Pointer(in), unsafe.Sizeof(instr{})))
 }
 
+// enter checks the entry of the block whose opBlock is in, at stack
+// height sp with gas left: when the block's constant gas is paid and its
+// stack bounds hold, it returns the gas left after paying it and true.
+// The loop runs it where a block is entered in order (opBlock's arm) and
+// right where a jump lands on one, saving the jump a dispatch; when it
+// fails there, the jump stops on the opBlock, whose arm hands the frame
+// to the instruction-by-instruction loop.
+func (in *instr) enter(sp int, gas uint64) (uint64, bool) {
+	a := in.arg
+	if g := a & maxBlockGas; gas >= g && sp >= int(a>>32&0xffff) && sp < int(a>>48) {
+		return gas - g, true
+	}
+	return gas, false
+}
+
 // The program's pseudo-opcodes. Their bytes are undefined in every fork
 // (validateTables checks), so no real instruction decodes to one: bytes a
 // fork does not define decode to INVALID.

@@ -219,62 +219,78 @@ func (p *prefetcher) fetch(k *prefetchKey) {
 }
 
 // warmAccounts loads the account trie paths of the keys the prefetcher
-// did not reach on several goroutines, each in a trie of its own opened
-// on root, so that their nodes are in the database's node cache when
-// IntermediateRoot's updates, one after the other, walk the same paths.
-// At 10M accounts a block of 9,000 transfers to new accounts stopped the
-// prefetcher with most of its keys left (execution outruns it), and the
-// updates then waited for some two store reads each, one at a time.
-// Slots are left to IntermediateRoot (their tries are the prefetcher's).
+// did not reach, so that their nodes are in the database's node cache
+// when IntermediateRoot's updates, one after the other, walk the same
+// paths. At 10M accounts a block of 9,000 transfers to new accounts
+// stopped the prefetcher with most of its keys left (execution outruns
+// it), and the updates then waited for some two store reads each, one at
+// a time. Slots are left to IntermediateRoot (their tries are the
+// prefetcher's).
 func warmAccounts(db trie.Reader, root types.Hash, keys []prefetchKey) {
-	workers := min(runtime.GOMAXPROCS(0), len(keys)/warmMin)
-	if workers < 2 {
-		return
+	if warmWorkers(len(keys)) < 2 {
+		return // on this goroutine it would be what IntermediateRoot does anyway
 	}
+	warmPaths(db, root, len(keys), func(i int) *types.Address {
+		if keys[i].isSlot {
+			return nil
+		}
+		return &keys[i].addr
+	})
+}
+
+// WarmAccountPaths reads the paths of addrs in the account trie at root
+// so that their nodes are in db's node cache (if it keeps one) when a
+// block writes those accounts: the pool's warmer, for the accounts of the
+// transactions it admits. It goes as warmAccounts does, on several
+// goroutines when there are enough addresses: at 10M accounts one
+// goroutine, two store reads a recipient, fell behind a pool admitting
+// thousands of transfers a second, and the blocks met the paths it had not
+// reached cold. A goroutine stops at its first error (a missing node: a
+// fork's upstream state, a pruned root), which the block that reads the
+// same nodes meets itself.
+func WarmAccountPaths(db trie.Reader, root types.Hash, addrs []types.Address) {
+	warmPaths(db, root, len(addrs), func(i int) *types.Address { return &addrs[i] })
+}
+
+// warmPaths reads the account paths of n addresses (addr(i) nil: none for
+// i) in tries of its own opened on root, on up to GOMAXPROCS goroutines,
+// at least warmMin addresses each; fewer than that are read on the
+// caller's goroutine, where the trie nodes cost no hand-over.
+func warmPaths(db trie.Reader, root types.Hash, n int, addr func(i int) *types.Address) {
+	workers := max(1, warmWorkers(n))
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
 	)
-	for range workers {
+	work := func() {
+		t, err := trie.New(root, db)
+		if err != nil {
+			return // the block meets it
+		}
+		var hk [32]byte
+		for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+			if a := addr(int(i)); a != nil && loadAccountPath(t, &hk, a) != nil {
+				return // an error is the block's to meet
+			}
+		}
+	}
+	for range workers - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t, err := trie.New(root, db)
-			if err != nil {
-				return // IntermediateRoot meets it
-			}
-			var hk [32]byte
-			for i := next.Add(1) - 1; i < int64(len(keys)); i = next.Add(1) - 1 {
-				if k := &keys[i]; !k.isSlot {
-					loadAccountPath(t, &hk, &k.addr) // an error is IntermediateRoot's to meet
-				}
-			}
+			work()
 		}()
 	}
+	work()
 	wg.Wait()
 }
 
-// warmMin is the keys left per goroutine below which warmAccounts leaves
-// them to IntermediateRoot: a few paths are not worth the goroutines.
-const warmMin = 64
+// warmWorkers is how many goroutines warm n addresses.
+func warmWorkers(n int) int { return min(runtime.GOMAXPROCS(0), n/warmMin) }
 
-// WarmAccountPaths reads the paths of addrs in the account trie at root,
-// one after the other, so that their nodes are in db's node cache (if it
-// keeps one) when a block writes those accounts. It stops at the first
-// error (a missing node: a fork's upstream state, a pruned root), which
-// the block that reads the same nodes meets itself.
-func WarmAccountPaths(db trie.Reader, root types.Hash, addrs []types.Address) {
-	t, err := trie.New(root, db)
-	if err != nil {
-		return
-	}
-	var hk [32]byte
-	for i := range addrs {
-		if loadAccountPath(t, &hk, &addrs[i]) != nil {
-			return
-		}
-	}
-}
+// warmMin is the addresses per goroutine below which warming takes no
+// more goroutines: a few paths are not worth them.
+const warmMin = 64
 
 // loadAccountPath reads addr's path in the account trie t (hk is scratch
 // for its hashed key).

@@ -90,3 +90,42 @@ func hashed(a types.Address) []byte {
 	h := crypto.Keccak256(a[:])
 	return h[:]
 }
+
+// WarmAccountPaths reads every given account's path, whether the batch is
+// large enough to be spread over goroutines or read on the caller's, and
+// stops on a goroutine's first missing node rather than failing.
+func TestWarmAccountPathsLoadsEveryPath(t *testing.T) {
+	mem := trie.NewMemoryDB()
+	tr, err := trie.New(trie.EmptyRoot, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addrs []types.Address
+	for i := range 3000 {
+		h := crypto.Keccak256([]byte(fmt.Sprint("warm", i)))
+		a := types.BytesToAddress(h[:20])
+		addrs = append(addrs, a)
+		if err := tr.Update(hashed(a), []byte{2, byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, set := tr.Commit()
+	if err := mem.Update(set); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, warmMin - 1, 40 * warmMin} {
+		seen := &seenDB{db: mem, seen: map[[32]byte]bool{}}
+		WarmAccountPaths(seen, types.Hash(root), addrs[:n])
+		check, err := trie.New(root, &seenDB{db: mem, seen: map[[32]byte]bool{}, only: seen.seen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range addrs[:n] {
+			if v, err := check.Get(hashed(a)); err != nil || len(v) == 0 {
+				t.Fatalf("%d accounts: %x: %v: its path was not read", n, a[:4], err)
+			}
+		}
+	}
+	// A root whose nodes are not there: every goroutine stops at once.
+	WarmAccountPaths(&seenDB{db: mem, seen: map[[32]byte]bool{}}, types.Hash{1}, addrs)
+}

@@ -36,6 +36,9 @@ type Trie struct {
 	db       Reader
 	gen      uint32
 	unhashed int // modifications since the last hash, to decide on parallel hashing
+	// uncommitted counts the modifications since the last commit, to
+	// decide on a parallel commit.
+	uncommitted int
 
 	// Allocation pools private to this trie (see alloc, newLeaf, newFull).
 	arena                      []byte
@@ -228,6 +231,7 @@ func (t *Trie) Update(key, value []byte) error {
 	if changed {
 		t.root = nn
 		t.unhashed++
+		t.uncommitted++
 	}
 	return nil
 }
@@ -344,6 +348,7 @@ func (t *Trie) Delete(key []byte) error {
 	if changed {
 		t.root = nn
 		t.unhashed++
+		t.uncommitted++
 	}
 	return nil
 }
@@ -480,9 +485,67 @@ func (t *Trie) Commit() ([32]byte, *NodeSet) {
 	h := getHasher()
 	h.nodes, h.gen = set, t.gen
 	t.root = h.own(t.root)
+	if t.uncommitted >= parallelThreshold {
+		commitChildrenParallel(t.root, set, t.gen)
+	}
+	t.uncommitted = 0
 	root := h.rootHash(t.root)
 	putHasher(h)
 	return root, set
+}
+
+// commitChildrenParallel collects the dirty nodes below the root branch
+// into set, each child's subtree on a goroutine with a set of its own,
+// merged in the children's order so that set still lists children before
+// parents; the root itself is left dirty for the caller. Collecting
+// encodes every dirty node again (Hash keeps hashes, not encodings): at
+// 10M accounts a block of 9,000 transfers made some 60,000 of them, 0.3 s
+// of its commit on one goroutine. The subtrees are disjoint and the root
+// is owned by this commit, so each goroutine writes only its own nodes
+// and its own slot of the root.
+func commitChildrenParallel(root node, set *NodeSet, gen uint32) {
+	fn, ok := root.(*fullNode)
+	if !ok || fn.flags&fDirty == 0 {
+		return
+	}
+	workers := min(hashWorkers(), 16)
+	if workers < 2 {
+		return
+	}
+	var sets [16]*NodeSet
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := getHasher()
+			h.gen, h.depth = gen, 1
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= 16 {
+					break
+				}
+				c := fn.children[i]
+				if c == nil {
+					continue
+				}
+				if oc := h.own(c); oc != c {
+					c = oc
+					fn.children[i] = c
+				}
+				sets[i] = NewNodeSet()
+				h.nodes = sets[i]
+				h.buf = h.buf[:0]
+				h.appendRef(c)
+			}
+			putHasher(h)
+		}()
+	}
+	wg.Wait()
+	for _, s := range sets {
+		set.Merge(s)
+	}
 }
 
 // Copy returns an independent trie with the same contents. Both tries keep

@@ -178,7 +178,8 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 // WriteBlock (or Flush).
 func (db *DB) Update(set *trie.NodeSet) error {
 	db.mu.Lock()
-	defer db.mu.Unlock()
+	// Each node is a key (prefix and hash), its blob and their framing.
+	db.pending.Grow(set.Size() + set.Len()*(len(prefixNode)+32+8))
 	set.ForEach(func(hash [32]byte, blob []byte) {
 		if db.track != nil {
 			db.track[hash] = struct{}{}
@@ -193,10 +194,27 @@ func (db *DB) Update(set *trie.NodeSet) error {
 		db.overlay[hash] = b
 		db.putKey(prefixNode, hash[:], b)
 	})
-	set.ForEachUpper(writtenCacheDepth, func(hash [32]byte, _ []byte) {
-		db.clean.Put(hash, db.overlay[hash])
-	})
+	// The upper nodes go to the node cache once mu is let go: the overlay
+	// serves them meanwhile, and Node's readers (the next block's and the
+	// pool's warmers, eth_getBalance) need not wait on mu for a block's
+	// some 20,000 cache puts.
+	var upper []writtenNode
+	if db.clean != nil {
+		set.ForEachUpper(writtenCacheDepth, func(hash [32]byte, _ []byte) {
+			upper = append(upper, writtenNode{hash, db.overlay[hash]})
+		})
+	}
+	db.mu.Unlock()
+	for _, n := range upper {
+		db.clean.Put(n.hash, n.blob)
+	}
 	return nil
+}
+
+// writtenNode is a node Update caches.
+type writtenNode struct {
+	hash [32]byte
+	blob []byte
 }
 
 // Keep implements state.Keeper: nodes and code a fork's upstream supplied

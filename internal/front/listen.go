@@ -40,6 +40,9 @@ type Server struct {
 	addr string
 	srv  *http.Server
 	h2   ConnServer
+	// fresh are the connections that have not begun a request, closed
+	// at Shutdown rather than waited for (fresh.go).
+	fresh *freshConns
 }
 
 // Kind is the listener's kind.
@@ -49,8 +52,10 @@ func (s *Server) Kind() string { return s.kind }
 func (s *Server) Addr() string { return s.addr }
 
 // Shutdown stops accepting and waits, until ctx ends, for requests in
-// flight. Hijacked (WebSocket) connections are their handlers' to close.
+// flight. Connections that have not begun a request are closed at once.
+// Hijacked (WebSocket) connections are their handlers' to close.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.fresh.close()
 	err := s.srv.Shutdown(ctx)
 	if s.h2 != nil {
 		err = errors.Join(err, s.h2.Shutdown(ctx))
@@ -78,7 +83,8 @@ func (f *Front) Listen(l Listener) (*Server, error) {
 	// that opens connections and walks away must not hold them (and their
 	// goroutines) for good.
 	handler := f.Handler(l.Options, l.Handler)
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	fresh := &freshConns{}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ConnState: fresh.track}
 	perIP := f.lim != nil && f.lim.cfg.Conns > 0
 	if perIP || l.MaxConns > 0 {
 		// Innermost, so a refused connection costs no buffer.
@@ -94,7 +100,7 @@ func (f *Front) Listen(l Listener) (*Server, error) {
 	if sniff {
 		ln = newSniffListener(ln, l.H2, srv.Handler)
 	}
-	s := &Server{kind: l.Kind, addr: ln.Addr().String(), srv: srv}
+	s := &Server{kind: l.Kind, addr: ln.Addr().String(), srv: srv, fresh: fresh}
 	if sniff {
 		s.h2 = l.H2
 	}

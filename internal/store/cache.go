@@ -13,11 +13,14 @@ import (
 // --cache flag. It is split into shards by block so readers on different
 // blocks rarely wait for each other.
 //
-// A hit only marks its block referenced, with the shard's lock held
-// shared, so readers never queue behind each other (an LRU moves the
-// block to the front on every hit, which needs the lock exclusive: at 10M
-// accounts the readers of a node's block waited 6.4 s per 30 s on these
-// locks). An insertion takes the lock exclusive and evicts.
+// A hit only marks its block referenced, so a shard's lock is held for a
+// map lookup and no more (an LRU moves the block to the front on every
+// hit: at 10M accounts the readers of a node's block waited 6.4 s per
+// 30 s on these locks). The lock is a plain mutex, not a read-write one:
+// half the lookups miss and insert, and a writer waiting on a read-write
+// lock holds back every reader that comes after it until the readers
+// before it are done, so one reader the machine preempts stalls the
+// shard (tried: on a loaded node the waits in this cache doubled).
 //
 // A shard is a segmented cache: a block enters probation, and moves to
 // the protected segment (protectedShare of the shard) only if it is read
@@ -35,7 +38,10 @@ type blockCache struct {
 	shards   [cacheShards]cacheShard
 }
 
-const cacheShards = 16
+// cacheShards is many, for a node's two cores: a lock holder the machine
+// preempts (a loaded one) keeps every reader of its shard waiting, and
+// the more shards the fewer readers that is.
+const cacheShards = 128
 
 type cacheKey struct {
 	table uint64
@@ -43,8 +49,7 @@ type cacheKey struct {
 }
 
 type cacheShard struct {
-	// mu is held shared by lookups, exclusive to add or remove blocks.
-	mu           sync.RWMutex
+	mu           sync.Mutex
 	used         int64 // by both segments
 	protBytes    int64 // by the protected segment
 	hits, misses atomic.Uint64
@@ -63,8 +68,8 @@ type cacheEntry struct {
 	blk block
 	// ref is set by a hit and cleared when the block moves between the
 	// segments or is spared at the end of the protected one.
-	ref       atomic.Bool
-	protected bool // in the protected segment (mu held exclusive)
+	ref       bool
+	protected bool // in the protected segment
 }
 
 // cost is what a block is charged in the cache.
@@ -90,16 +95,14 @@ func (c *blockCache) shard(k cacheKey) *cacheShard {
 
 func (c *blockCache) get(k cacheKey) (block, bool) {
 	s := c.shard(k)
-	s.mu.RLock()
+	s.mu.Lock()
 	e, ok := s.items[k]
 	var ce *cacheEntry
 	if ok {
 		ce = e.Value.(*cacheEntry)
-		if !ce.ref.Load() { // a store only when it changes: no line bouncing between readers
-			ce.ref.Store(true)
-		}
+		ce.ref = true
 	}
-	s.mu.RUnlock()
+	s.mu.Unlock()
 	if !ok {
 		s.misses.Add(1)
 		return block{}, false
@@ -124,15 +127,15 @@ func (c *blockCache) put(k cacheKey, blk block) {
 	s.items[k] = s.probation.PushFront(&cacheEntry{key: k, blk: blk})
 	s.used += cost
 	// Every turn of the loop evicts a block or clears a block's ref, and
-	// no ref is set while the lock is held: the loop ends.
+	// no ref is set meanwhile (the lock is held): the loop ends.
 	for s.used > limit {
 		if e := s.probation.Back(); e != nil {
 			ce := e.Value.(*cacheEntry)
-			if !ce.ref.Load() {
+			if !ce.ref {
 				s.removeLocked(e)
 				continue
 			}
-			ce.ref.Store(false)
+			ce.ref = false
 			s.probation.Remove(e)
 			ce.protected = true
 			s.items[ce.key] = s.protected.PushFront(ce)
@@ -141,15 +144,15 @@ func (c *blockCache) put(k cacheKey, blk block) {
 				old := s.protected.Back().Value.(*cacheEntry)
 				s.protected.Remove(s.protected.Back())
 				old.protected = false
-				old.ref.Store(false)
+				old.ref = false
 				s.protBytes -= old.blk.cost()
 				s.items[old.key] = s.probation.PushFront(old)
 			}
 			continue
 		}
 		e := s.protected.Back()
-		if ce := e.Value.(*cacheEntry); ce.ref.Load() {
-			ce.ref.Store(false)
+		if ce := e.Value.(*cacheEntry); ce.ref {
+			ce.ref = false
 			s.protected.MoveToFront(e)
 			continue
 		}
@@ -214,11 +217,11 @@ func (db *DB) cacheStats() CacheStats {
 	var s CacheStats
 	for i := range db.cache.shards {
 		sh := &db.cache.shards[i]
-		sh.mu.RLock()
+		sh.mu.Lock()
 		s.Hits += sh.hits.Load()
 		s.Misses += sh.misses.Load()
 		s.CacheBytes += sh.used
-		sh.mu.RUnlock()
+		sh.mu.Unlock()
 	}
 	s.PinnedBytes = db.cache.reserved.Load()
 	return s

@@ -32,18 +32,19 @@ func (c *blockCache) held() (n int64) {
 // cache's size, which an LRU would let push it out whenever the stream
 // passes more than the cache between two of its reads.
 func TestBlockCacheBoundAndScans(t *testing.T) {
-	const size = 64 << 10 // 4 KiB a shard
+	const size = cacheShards << 12 // 4 KiB a shard
 	c := newBlockCache(size)
 	hot := cacheKey{table: 1, off: 0}
 	c.put(hot, blockOf(7, 500))
-	for i := range 5000 { // 5 MB through 64 KiB
+	const every = 12 * cacheShards
+	for i := range 400 * cacheShards { // 80 times the cache
 		c.put(cacheKey{table: 2, off: int64(i) * 4096}, blockOf(1, 300))
-		// Read every 200 puts: between two reads some 12 blocks pass
-		// through the hot block's shard, more than it holds (4 KiB of
-		// 396-byte blocks: 10).
-		if i%200 == 0 {
+		// Read every 12×cacheShards puts: between two reads some 12
+		// blocks pass through the hot block's shard, more than it holds
+		// (4 KiB of 396-byte blocks: 10).
+		if i%every == 0 {
 			if b, ok := c.get(hot); !ok || b.data[0] != 7 {
-				t.Fatalf("after %d one-off blocks the block read every 200 is gone", i)
+				t.Fatalf("after %d one-off blocks the block read every %d is gone", i, every)
 			}
 		}
 	}
@@ -57,8 +58,8 @@ func TestBlockCacheBoundAndScans(t *testing.T) {
 	if used != c.held() {
 		t.Fatalf("shards count %d bytes, hold %d", used, c.held())
 	}
-	if st := (&DB{cache: c}).cacheStats(); st.Hits != 25 || st.Misses != 0 {
-		t.Fatalf("stats %+v, want 25 hits, no misses", st)
+	if st := (&DB{cache: c}).cacheStats(); st.Hits != 400/12+1 || st.Misses != 0 {
+		t.Fatalf("stats %+v, want %d hits, no misses", st, 400/12+1)
 	}
 	c.drop(hot)
 	if _, ok := c.get(hot); ok {
@@ -69,7 +70,7 @@ func TestBlockCacheBoundAndScans(t *testing.T) {
 // Readers and writers at once (run with -race): every block read is the
 // one put under its key, and the counts match what is held.
 func TestBlockCacheConcurrent(t *testing.T) {
-	c := newBlockCache(32 << 10)
+	c := newBlockCache(cacheShards << 11)
 	var wg sync.WaitGroup
 	for g := range 6 {
 		wg.Add(1)
@@ -97,8 +98,8 @@ func TestBlockCacheConcurrent(t *testing.T) {
 	for i := range c.shards {
 		used += c.shards[i].used
 	}
-	if used != c.held() || used > 32<<10 {
-		t.Fatalf("shards count %d bytes, hold %d, size %d", used, c.held(), 32<<10)
+	if used != c.held() || used > cacheShards<<11 {
+		t.Fatalf("shards count %d bytes, hold %d, size %d", used, c.held(), cacheShards<<11)
 	}
 }
 

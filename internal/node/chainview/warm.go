@@ -22,6 +22,7 @@ func (k *PoolKeeper) warm(stop <-chan struct{}) {
 	arrivals, cancel := k.pool.Subscribe(warmBuffer)
 	defer cancel()
 	addrs := make([]types.Address, 0, 2*warmBatch)
+	seen := make(map[types.Address]struct{}, 2*warmBatch)
 	for {
 		select {
 		case <-stop:
@@ -42,19 +43,38 @@ func (k *PoolKeeper) warm(stop <-chan struct{}) {
 					more = false
 				}
 			}
-			k.v.chain.WarmAccounts(addrs)
+			k.v.chain.WarmAccounts(dedupe(addrs, seen))
 		}
 	}
 }
 
 // appendAccounts appends the accounts tx changes that are known before it
-// runs: its sender, while the pool still holds it, and its recipient.
+// runs, its sender and its recipient, while the pool still holds it. One
+// that left the pool is in a block already (or dropped): a warmer that fell
+// behind the pool would otherwise spend its reads, two cold ones a new
+// recipient at 10M accounts, on paths no block is going to load.
 func appendAccounts(get func(types.Hash) (*types.Transaction, types.Address, bool), addrs []types.Address, tx *types.Transaction) []types.Address {
-	if _, from, ok := get(tx.Hash()); ok {
-		addrs = append(addrs, from)
+	_, from, ok := get(tx.Hash())
+	if !ok {
+		return addrs
 	}
+	addrs = append(addrs, from)
 	if to := tx.To(); to != nil {
 		addrs = append(addrs, *to)
 	}
 	return addrs
+}
+
+// dedupe drops the repeats from addrs in place (a few senders send most
+// of a load's transactions), with seen as scratch.
+func dedupe(addrs []types.Address, seen map[types.Address]struct{}) []types.Address {
+	clear(seen)
+	out := addrs[:0]
+	for _, a := range addrs {
+		if _, ok := seen[a]; !ok {
+			seen[a] = struct{}{}
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -148,7 +148,7 @@ var (
 		},
 		jump: func(dest string) string {
 			return "t := p.target(" + dest + ")\nif t < 0 {\nreturn nil, ErrInvalidJump\n}" + cancelCheck +
-				"\nin = &p.ins[t]\ncontinue"
+				"\nin = &p.ins[t]\n" + enterBlock
 		},
 	}
 	// A fused PUSH and jump has its destination's instruction index in
@@ -159,10 +159,18 @@ var (
 		fused: true,
 		jump: func(string) string {
 			return "if int(in.arg) < 0 {\nreturn nil, ErrInvalidJump\n}" + cancelCheck +
-				"\nin = &p.ins[in.arg]\ncontinue"
+				"\nin = &p.ins[in.arg]\n" + enterBlock
 		},
 	}
 )
+
+// enterBlock follows a jump in the loop: in is the opBlock of the block
+// a JUMPDEST starts, whose entry is checked right there (see instr.enter).
+const enterBlock = `if g, ok := in.enter(sp, gas); ok {
+gas = g
+in = in.next()
+}
+continue`
 
 // expand writes o's operands, drop and body for c.
 func (o op) expand(c context) string {
