@@ -11,6 +11,7 @@ import (
 
 	"github.com/chaind/chaind/internal/h2"
 	"github.com/chaind/chaind/internal/node"
+	"github.com/chaind/chaind/internal/txpool"
 	"github.com/chaind/chaind/rpc"
 	"github.com/chaind/chaind/rpc/ethapi"
 )
@@ -30,6 +31,7 @@ type opsFlags struct {
 	bodyMiB        int64
 	responseMiB    int64
 	wsBacklogMiB   int64
+	txpoolMiB      int64
 }
 
 func (o *opsFlags) define(fs *flag.FlagSet) {
@@ -53,6 +55,7 @@ func (o *opsFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&l.WSSubs, "limits.ws-subs", 100, "subscriptions per WebSocket connection")
 	fs.IntVar(&l.WSQueue, "limits.ws-queue", 4096, "messages waiting for a slow WebSocket client before it is cut")
 	fs.Int64Var(&o.wsBacklogMiB, "limits.ws-backlog", rpc.DefaultQueueBytes>>20, "MiB of answers and notifications waiting for a slow WebSocket client before it is cut (close 1008); one larger answer is still sent alone")
+	fs.Int64Var(&o.txpoolMiB, "limits.txpool", txpool.DefaultConfig.MaxBytes>>20, "MiB of transactions the pool holds (encoded, blob sidecars included); past it a transaction paying a higher fee cap evicts cheaper ones and any other is refused (txpool is full)")
 	fs.IntVar(&l.H2Resets, "limits.h2-resets", h2.DefaultResetsPerSecond, "streams one gRPC connection may have reset a second (bursts of twice that) before GOAWAY ENHANCE_YOUR_CALM (HTTP/2 rapid reset)")
 	fs.IntVar(&l.H2Control, "limits.h2-control", h2.DefaultControlPerSecond, "PING, SETTINGS and empty frames one gRPC connection may send a second (bursts of twice that) before GOAWAY ENHANCE_YOUR_CALM")
 	fs.Int64Var(&o.captureMiB, "debug.capture-size", 16, "MiB each debug capture table (API stats, transactions) may use in the data directory; the oldest rows go first")
@@ -77,7 +80,7 @@ func (o *opsFlags) apply(cfg *node.OpsConfig) error {
 	for name, v := range map[string]int64{"rps": int64(l.PerSecond), "rpm": int64(l.PerMinute), "conns": int64(l.Conns),
 		"batch": int64(l.Batch), "body": o.bodyMiB, "response": o.responseMiB, "logs-range": int64(l.LogRange),
 		"logs-results": int64(l.LogResults), "call-gas": int64(l.CallGas), "call-timeout": int64(l.CallTimeout), "call-returndata": int64(l.CallReturnData),
-		"ws-subs": int64(l.WSSubs), "ws-queue": int64(l.WSQueue), "ws-backlog": o.wsBacklogMiB,
+		"ws-subs": int64(l.WSSubs), "ws-queue": int64(l.WSQueue), "ws-backlog": o.wsBacklogMiB, "txpool": o.txpoolMiB,
 		"h2-resets": int64(l.H2Resets), "h2-control": int64(l.H2Control)} {
 		if v <= 0 {
 			return fmt.Errorf("--limits.%s must be positive", name)
@@ -89,7 +92,10 @@ func (o *opsFlags) apply(cfg *node.OpsConfig) error {
 	if o.bodyMiB > 1<<10 || o.responseMiB > 1<<10 || o.wsBacklogMiB > 1<<10 {
 		return errors.New("--limits.body, --limits.response and --limits.ws-backlog are MiB and at most 1024")
 	}
-	l.BodyBytes, l.ResponseBytes, l.WSQueueBytes = o.bodyMiB<<20, o.responseMiB<<20, o.wsBacklogMiB<<20
+	if o.txpoolMiB > 1<<16 {
+		return errors.New("--limits.txpool is MiB and at most 65536")
+	}
+	l.BodyBytes, l.ResponseBytes, l.WSQueueBytes, l.TxPoolBytes = o.bodyMiB<<20, o.responseMiB<<20, o.wsBacklogMiB<<20, o.txpoolMiB<<20
 	cfg.Limits = l
 	if cfg.TrustedProxies, err = parsePrefixes("--trusted-proxies", o.trustedProxies); err != nil {
 		return err

@@ -43,7 +43,13 @@ func TestOpsFlags(t *testing.T) {
 	if err != nil || cfg.Limits.PerSecond != 3 || cfg.Limits.BodyBytes != 1<<20 || cfg.Limits.CallTimeout != 2*time.Second || len(cfg.TrustedProxies) != 2 || cfg.TrustedProxies[1].Bits() != 32 {
 		t.Fatalf("set limits: %v %+v", err, cfg)
 	}
-	for _, bad := range [][]string{{"--limits.rps", "0"}, {"--limits.body", "5000"}, {"--trusted-proxies", "proxy.example"}, {"--debug.capture-size", "0"}, {"--limits.h2-resets", "0"}, {"--limits.h2-control", "-1"}} {
+	if cfg.Limits.TxPoolBytes != 256<<20 {
+		t.Fatalf("default pool bound %d bytes", cfg.Limits.TxPoolBytes)
+	}
+	if cfg, err = parseOps(t, "--limits.txpool", "32"); err != nil || cfg.Limits.TxPoolBytes != 32<<20 {
+		t.Fatalf("set pool bound: %v %d", err, cfg.Limits.TxPoolBytes)
+	}
+	for _, bad := range [][]string{{"--limits.txpool", "0"}, {"--limits.txpool", "100000"}, {"--limits.rps", "0"}, {"--limits.body", "5000"}, {"--trusted-proxies", "proxy.example"}, {"--debug.capture-size", "0"}, {"--limits.h2-resets", "0"}, {"--limits.h2-control", "-1"}} {
 		if _, err := parseOps(t, bad...); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

@@ -254,7 +254,7 @@ func New(cfg Config) (*Node, error) {
 		kv:    kv,
 		Chain: c,
 		view:  view,
-		Pool:  txpool.New(cfg.Dev.PoolConfig(cfg.Log), ph),
+		Pool:  txpool.New(cfg.Dev.PoolConfig(cfg.Log, cfg.Ops.Limits.TxPoolBytes), ph),
 		RPC:   rpc.NewServer(cfg.Log),
 		keys:  newKeyring(cfg.Accounts),
 		addrs: map[string]string{},

@@ -39,16 +39,16 @@ type OpsConfig struct {
 	MetricsPort int
 }
 
-// Limits are the node's configurable limits. A zero field keeps its
-// default. The per-client rates and connections apply only to a Public
-// node; the caps on single calls (batch, body, response, logs, eth_call,
-// WebSocket subscriptions and queue) protect every node.
+// Limits are the node's configurable limits; a zero field keeps its default. The per-client
+// rates and connections apply only to a Public node; the caps on single calls and queues (batch,
+// body, response, logs, eth_call, WebSocket, the transaction pool's bytes) protect every node.
 type Limits struct {
 	PerSecond, PerMinute, Conns int // per client address (defaults 10, 600, 5)
 
 	Batch         int   // calls per batch (1000)
 	BodyBytes     int64 // request body (5 MiB)
 	ResponseBytes int64 // batch response (25 MiB)
+	TxPoolBytes   int64 // the transaction pool, blob sidecars included (txpool.Config.MaxBytes, 256 MiB)
 
 	LogRange   uint64 // eth_getLogs block range (10,000)
 	LogResults int    // eth_getLogs results (10,000)

@@ -33,6 +33,7 @@ func (p *Pool) Restore(s Saved, head Head) error {
 	p.mu.Lock()
 	p.all = make(map[types.Hash]*entry, len(s.entries))
 	p.accounts = map[types.Address]*account{}
+	p.bytes = 0 // a saved pool was within the bound: Save copies a pool's whole content
 	for i := range s.entries {
 		e := s.entries[i] // a copy: the saved record stays as it was for a later restore
 		acc := p.accounts[e.from]
@@ -42,6 +43,7 @@ func (p *Pool) Restore(s Saved, head Head) error {
 		}
 		acc.txs[e.tx.Nonce()] = &e
 		p.all[e.tx.Hash()] = &e
+		p.bytes += e.size
 	}
 	ready, err := p.reset(head)
 	p.mu.Unlock()
@@ -57,4 +59,5 @@ func (p *Pool) Clear() {
 	defer p.mu.Unlock()
 	p.all = map[types.Hash]*entry{}
 	p.accounts = map[types.Address]*account{}
+	p.bytes = 0
 }

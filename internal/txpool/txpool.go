@@ -46,6 +46,15 @@ type Config struct {
 	MaxNonceGap  uint64 // how far past the sender's pending nonce a queued tx may be (64)
 	MaxTxSize    int    // encoded bytes (128 KiB)
 	MinTip       uint64 // wei per gas a transaction must tip at least (0)
+	// MaxBytes bounds the whole pool in the bytes Pool.Bytes counts
+	// (encoded transactions and blob sidecars; 256 MiB). GlobalSlots
+	// alone lets 32,768 transactions of MaxTxSize hold 4 GiB, and blob
+	// sidecars far more. 256 MiB keeps the full count of transactions up
+	// to 8 KiB each (ordinary ones are 100-300 bytes, so the count binds
+	// first in normal use), is of the order of go-ethereum's worst case
+	// (6,144 slots of 32 KiB, 192 MiB), and stops a flood of the largest
+	// transactions at 2,048 of them.
+	MaxBytes int64
 	// FIFO orders blocks by arrival instead of by tip (Ordered), as
 	// anvil's --order fifo: a development node's choice.
 	FIFO bool
@@ -59,7 +68,7 @@ type Config struct {
 }
 
 // DefaultConfig are the limits of a node that does not say otherwise.
-var DefaultConfig = Config{PriceBump: 10, AccountSlots: 64, GlobalSlots: 32768, MaxNonceGap: 64, MaxTxSize: 128 << 10, SubscriberBytes: 8 << 20}
+var DefaultConfig = Config{PriceBump: 10, AccountSlots: 64, GlobalSlots: 32768, MaxNonceGap: 64, MaxTxSize: 128 << 10, MaxBytes: 256 << 20, SubscriberBytes: 8 << 20}
 
 // State is the head state the pool validates against.
 type State interface {
@@ -96,6 +105,9 @@ type entry struct {
 	// cost is what the transaction may take from its sender at most
 	// (tx.Cost), kept for the balance check of every head change.
 	cost *uint256.Int
+	// size is what the entry counts in Pool.bytes (entrySize), kept so
+	// that its removal takes off exactly what its admission added.
+	size int64
 }
 
 // account holds one sender's transactions by nonce.
@@ -129,6 +141,7 @@ type Pool struct {
 	all      map[types.Hash]*entry
 	accounts map[types.Address]*account
 	seq      uint64 // the last arrival number given
+	bytes    int64  // the sum of the entries' size, bounded by cfg.MaxBytes
 
 	subMu sync.Mutex
 	subs  map[chan *types.Transaction]*subscriber
@@ -158,6 +171,9 @@ func New(cfg Config, head Head) *Pool {
 	}
 	if cfg.MaxTxSize == 0 {
 		cfg.MaxTxSize = DefaultConfig.MaxTxSize
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultConfig.MaxBytes
 	}
 	if cfg.SubscriberBytes == 0 {
 		cfg.SubscriberBytes = DefaultConfig.SubscriberBytes
@@ -236,12 +252,14 @@ func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) ([]*types.Trans
 	if err != nil {
 		return nil, err
 	}
+	size := entrySize(tx, sc)
 	acc := p.accounts[from]
-	if acc == nil {
-		acc = &account{txs: map[uint64]*entry{}}
-		p.accounts[from] = acc
+	var old *entry
+	if acc != nil {
+		old = acc.txs[tx.Nonce()]
 	}
-	if old, ok := acc.txs[tx.Nonce()]; ok {
+	slots, room := 1, p.cfg.MaxBytes-p.bytes // what tx may take without evicting
+	if old != nil {
 		// A pending transaction has been announced to peers and may be in
 		// a block being built: replacing it costs the network, so the fee
 		// must rise by the price bump. A queued one, behind a nonce gap,
@@ -251,24 +269,35 @@ func (p *Pool) add(tx *types.Transaction, sc *types.BlobSidecar) ([]*types.Trans
 		if pending && !p.bumped(old.tx, tx) || !pending && !raised(old.tx, tx) {
 			return nil, ErrReplaceUnderpriced
 		}
-		delete(p.all, old.tx.Hash())
-		acc.runOK = false // the replacement is not announced yet
-	} else {
+		slots, room = 0, room+old.size
+	} else if acc != nil && len(acc.txs) >= p.cfg.AccountSlots && 2*len(p.all) >= p.cfg.GlobalSlots {
 		// AccountSlots is what every sender is guaranteed; while the pool
 		// is less than half full a busy sender may use more, so one account
 		// streaming transactions is not capped at a few per block.
-		if len(acc.txs) >= p.cfg.AccountSlots && 2*len(p.all) >= p.cfg.GlobalSlots {
-			return nil, ErrAccountLimit
-		}
-		if len(p.all) >= p.cfg.GlobalSlots && !p.evictCheaper(tx) {
+		return nil, ErrAccountLimit
+	}
+	// Full in count or in bytes: cheaper transactions make way, or tx is
+	// refused with nothing evicted.
+	if slots += len(p.all) - p.cfg.GlobalSlots; slots > 0 || size > room {
+		if !p.makeRoom(tx, from, slots, size-room) {
 			return nil, ErrPoolFull
 		}
 	}
+	if acc = p.accounts[from]; acc == nil { // makeRoom may have emptied it
+		acc = &account{txs: map[uint64]*entry{}}
+		p.accounts[from] = acc
+	}
+	if old != nil {
+		delete(p.all, old.tx.Hash())
+		p.bytes -= old.size
+		acc.runOK = false // the replacement is not announced yet
+	}
 	cost, _ := tx.Cost() // validate refused one that overflows
 	p.seq++
-	e := &entry{tx: tx, from: from, sidecar: sc, cost: cost, seq: p.seq}
+	e := &entry{tx: tx, from: from, sidecar: sc, cost: cost, seq: p.seq, size: size}
 	acc.txs[tx.Nonce()] = e
 	p.all[h] = e
+	p.bytes += size
 	return p.promote(acc, stateNonce, nil), nil
 }
 
@@ -373,30 +402,9 @@ func raised(old, repl *types.Transaction) bool {
 	return fc >= 0 && tc >= 0 && (fc > 0 || tc > 0)
 }
 
-// evictCheaper makes room for tx by dropping the cheapest transaction in the
-// pool (the highest nonce of its sender, so no gap opens), if it pays less.
-func (p *Pool) evictCheaper(tx *types.Transaction) bool {
-	var worst *entry
-	for _, acc := range p.accounts {
-		var top *entry
-		for _, e := range acc.txs {
-			if top == nil || e.tx.Nonce() > top.tx.Nonce() {
-				top = e
-			}
-		}
-		if top != nil && (worst == nil || top.tx.GasFeeCap().Lt(worst.tx.GasFeeCap())) {
-			worst = top
-		}
-	}
-	if worst == nil || !worst.tx.GasFeeCap().Lt(tx.GasFeeCap()) {
-		return false
-	}
-	p.remove(worst)
-	return true
-}
-
 func (p *Pool) remove(e *entry) {
 	delete(p.all, e.tx.Hash())
+	p.bytes -= e.size
 	if acc := p.accounts[e.from]; acc != nil {
 		delete(acc.txs, e.tx.Nonce())
 		acc.runOK = false
@@ -560,20 +568,10 @@ func (p *Pool) Stats() (pending, queued int) {
 
 // Bytes is what the pool's transactions take: their encoded size and
 // the blobs, commitments and proofs of those that carry a sidecar.
-func (p *Pool) Bytes() (n int64) {
+func (p *Pool) Bytes() int64 {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	for _, e := range p.all {
-		n += int64(e.tx.Size())
-		if sc := e.sidecar; sc != nil {
-			for _, part := range [][][]byte{sc.Blobs, sc.Commitments, sc.Proofs} {
-				for _, b := range part {
-					n += int64(len(b))
-				}
-			}
-		}
-	}
-	return n
+	return p.bytes
 }
 
 // Pending returns the executable transactions of each sender in nonce order.

@@ -154,10 +154,15 @@ func Rules(g *chain.Genesis, o Options) *chain.Genesis {
 	return &out
 }
 
-// PoolConfig is the transaction pool's config under o, logging to log.
-func (o Options) PoolConfig(log *slog.Logger) txpool.Config {
+// PoolConfig is the transaction pool's config under o, logging to log and
+// holding at most maxBytes (0: txpool.DefaultConfig's). Every node's pool
+// is made here; o is the zero Options on a node without --dev.
+func (o Options) PoolConfig(log *slog.Logger, maxBytes int64) txpool.Config {
 	c := txpool.DefaultConfig
 	c.FIFO, c.Log = o.FIFO, log
+	if maxBytes > 0 {
+		c.MaxBytes = maxBytes
+	}
 	return c
 }
 
