@@ -29,7 +29,7 @@ func (s *StateDB) AddressInAccessList(addr types.Address) bool {
 // account it loads the slot's entry, as the SLOAD or SSTORE asking is about
 // to.
 func (s *StateDB) SlotInAccessList(addr types.Address, key types.Hash) (addressOk, slotOk bool) {
-	if o := s.peekObject(addr); o != nil {
+	if o := s.peekObject(&addr); o != nil {
 		sl := s.slotOf(o, key)
 		if sl.warmTx == s.txSeq {
 			return true, true // a warm slot's address is warm
@@ -43,7 +43,7 @@ func (s *StateDB) SlotInAccessList(addr types.Address, key types.Hash) (addressO
 // its value when the transaction began, its current value, and whether it
 // is warm (EIP-2929).
 func (s *StateDB) SlotState(addr types.Address, key types.Hash) (committed, current types.Hash, warm bool) {
-	o := s.getObject(addr)
+	o := s.getObject(&addr)
 	if o == nil {
 		_, warm = s.slotListed(addr, &key, nil)
 		return committed, current, warm
@@ -72,11 +72,11 @@ func (s *StateDB) slotListed(addr types.Address, key *types.Hash, sl *slot) (add
 }
 
 // peekObject returns addr's live object if it is loaded, reading nothing.
-func (s *StateDB) peekObject(addr types.Address) *stateObject {
-	if o := s.lastObj; o != nil && types.SameAddress(&o.addr, &addr) {
+func (s *StateDB) peekObject(addr *types.Address) *stateObject {
+	if o := s.lastObj; o != nil && types.SameAddress(&o.addr, addr) {
 		return o
 	}
-	if o := s.objects[addr]; o != nil && !o.deleted {
+	if o := s.objects[*addr]; o != nil && !o.deleted {
 		return o
 	}
 	return nil
@@ -96,7 +96,7 @@ func (s *StateDB) AddSlotToAccessList(addr types.Address, key types.Hash) {
 	// The entry if loaded: a transaction's access list names slots it
 	// may never read, which are not worth a trie read here.
 	var sl *slot
-	if o := s.peekObject(addr); o != nil {
+	if o := s.peekObject(&addr); o != nil {
 		if sl = o.peekSlot(&key); sl != nil && sl.warmTx == s.txSeq {
 			return
 		}

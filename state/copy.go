@@ -110,7 +110,7 @@ type AccountDump struct {
 func (s *StateDB) DumpLoaded() []AccountDump {
 	var out []AccountDump
 	for a := range s.objects {
-		o := s.getObject(a)
+		o := s.getObject(&a)
 		if o == nil {
 			continue
 		}

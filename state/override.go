@@ -9,7 +9,7 @@ import "github.com/chaind/chaind/internal/types"
 // overrides: call Finalise(false) afterwards if the new slots should count
 // as the state the transaction starts from.
 func (s *StateDB) SetStorage(addr types.Address, slots map[types.Hash]types.Hash) {
-	prev := s.getObject(addr)
+	prev := s.getObject(&addr)
 	o := s.createObject(addr, prev) // a new incarnation: no trie behind it
 	if prev != nil {
 		o.data.Nonce = prev.data.Nonce

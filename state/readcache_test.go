@@ -71,7 +71,7 @@ func TestReadCacheKeepsRootsApart(t *testing.T) {
 	st.SetReadCache(rc)
 	other := types.Hash{31: 8}
 	st.GetState(c, slot) // opens c's storage trie
-	sk := readKey{root: st.getObject(c).storageOrigin, key: other, kind: readSlot}
+	sk := readKey{root: st.getObject(&c).storageOrigin, key: other, kind: readSlot}
 	rc.put(sk, appendStorageValue(nil, &types.Hash{31: 5}))
 	st.SetState(c, slot, types.Hash{31: 9})
 	st.IntermediateRoot(true) // c's storage trie changed

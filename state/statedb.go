@@ -133,19 +133,27 @@ func (s *StateDB) BeginTx(txHash types.Hash, txIndex int) {
 }
 
 // getObject returns the live object of addr, loading it from the trie, or
-// nil when the account does not exist.
-func (s *StateDB) getObject(addr types.Address) *stateObject {
-	if o := s.lastObj; o != nil && types.SameAddress(&o.addr, &addr) {
+// nil when the account does not exist. addr is a pointer: the callers'
+// own argument, compared where it lies. A copy of an address just copied
+// (the EVM's call into GetState, then into here) reads across the halves
+// the first copy was written in, which the CPU cannot forward, and that
+// stall was 5% of a token contract's storage loop.
+func (s *StateDB) getObject(addr *types.Address) *stateObject {
+	if o := s.lastObj; o != nil && types.SameAddress(&o.addr, addr) {
 		return o
 	}
-	o, ok := s.objects[addr]
+	return s.findObject(addr)
+}
+
+func (s *StateDB) findObject(addr *types.Address) *stateObject {
+	o, ok := s.objects[*addr]
 	if !ok {
 		var failed bool
-		o, failed = s.loadObject(addr)
+		o, failed = s.loadObject(*addr)
 		// A read the remote failed is not remembered as an absent
 		// account: a long-lived reader (the pool's head state) asks again.
 		if !failed || s.remote == nil {
-			s.objects[addr] = o
+			s.objects[*addr] = o
 		}
 	}
 	if o == nil || o.deleted {
@@ -179,11 +187,11 @@ func (s *StateDB) loadObject(addr types.Address) (o *stateObject, failed bool) {
 
 // getOrCreate returns the live object of addr, creating an empty account
 // if there is none.
-func (s *StateDB) getOrCreate(addr types.Address) *stateObject {
+func (s *StateDB) getOrCreate(addr *types.Address) *stateObject {
 	if o := s.getObject(addr); o != nil {
 		return o
 	}
-	return s.createObject(addr, nil)
+	return s.createObject(*addr, nil)
 }
 
 // createObject installs a fresh account at addr (carrying over the
@@ -209,13 +217,13 @@ func (s *StateDB) createObject(addr types.Address, prev *stateObject) *stateObje
 // A balance already held at addr is kept (ether can be sent to an address
 // before a contract is deployed there).
 func (s *StateDB) CreateAccount(addr types.Address) {
-	s.createObject(addr, s.getObject(addr))
+	s.createObject(addr, s.getObject(&addr))
 }
 
 // CreateContract marks addr as created by the current transaction, which
 // is what lets SelfDestruct6780 destroy it.
 func (s *StateDB) CreateContract(addr types.Address) {
-	o := s.getOrCreate(addr)
+	o := s.getOrCreate(&addr)
 	if !o.created {
 		o.created = true
 		s.journalAppend(journalEntry{kind: entryCreateContract, obj: o})
@@ -224,11 +232,11 @@ func (s *StateDB) CreateContract(addr types.Address) {
 
 // Exist reports whether addr exists (possibly empty, possibly destructed
 // by the current transaction).
-func (s *StateDB) Exist(addr types.Address) bool { return s.getObject(addr) != nil }
+func (s *StateDB) Exist(addr types.Address) bool { return s.getObject(&addr) != nil }
 
 // Empty reports whether addr is absent or EIP-161 empty.
 func (s *StateDB) Empty(addr types.Address) bool {
-	o := s.getObject(addr)
+	o := s.getObject(&addr)
 	return o == nil || o.data.isEmpty()
 }
 
@@ -236,7 +244,7 @@ var zeroBalance uint256.Int
 
 // GetBalance returns addr's balance. The caller must not modify it.
 func (s *StateDB) GetBalance(addr types.Address) *uint256.Int {
-	if o := s.getObject(addr); o != nil {
+	if o := s.getObject(&addr); o != nil {
 		return &o.data.Balance
 	}
 	return &zeroBalance
@@ -245,7 +253,7 @@ func (s *StateDB) GetBalance(addr types.Address) *uint256.Int {
 // AddBalance adds amount to addr's balance. Adding zero still touches the
 // account (EIP-161).
 func (s *StateDB) AddBalance(addr types.Address, amount *uint256.Int) {
-	o := s.getOrCreate(addr)
+	o := s.getOrCreate(&addr)
 	if amount.IsZero() {
 		if addr == ripemd {
 			s.ripemdTouch = true
@@ -271,7 +279,7 @@ func (s *StateDB) touchIsMoot(o *stateObject) bool {
 // SubBalance subtracts amount from addr's balance; callers check for
 // sufficient funds first.
 func (s *StateDB) SubBalance(addr types.Address, amount *uint256.Int) {
-	o := s.getOrCreate(addr)
+	o := s.getOrCreate(&addr)
 	if amount.IsZero() && s.touchIsMoot(o) {
 		return
 	}
@@ -281,14 +289,14 @@ func (s *StateDB) SubBalance(addr types.Address, amount *uint256.Int) {
 
 // SetBalance sets addr's balance (used to load genesis and test states).
 func (s *StateDB) SetBalance(addr types.Address, amount *uint256.Int) {
-	o := s.getOrCreate(addr)
+	o := s.getOrCreate(&addr)
 	s.journalAppend(journalEntry{kind: entryBalance, obj: o, val: o.data.Balance.Bytes32()})
 	o.data.Balance = *amount
 }
 
 // GetNonce returns addr's nonce.
 func (s *StateDB) GetNonce(addr types.Address) uint64 {
-	if o := s.getObject(addr); o != nil {
+	if o := s.getObject(&addr); o != nil {
 		return o.data.Nonce
 	}
 	return 0
@@ -296,7 +304,7 @@ func (s *StateDB) GetNonce(addr types.Address) uint64 {
 
 // SetNonce sets addr's nonce.
 func (s *StateDB) SetNonce(addr types.Address, nonce uint64) {
-	o := s.getOrCreate(addr)
+	o := s.getOrCreate(&addr)
 	s.journalNew(entryNonce, o).setU64(o.data.Nonce)
 	o.data.Nonce = nonce
 }
@@ -304,7 +312,7 @@ func (s *StateDB) SetNonce(addr types.Address, nonce uint64) {
 // GetCodeHash returns keccak256 of addr's code: EmptyCodeHash for an
 // account without code and the zero hash for an absent account.
 func (s *StateDB) GetCodeHash(addr types.Address) types.Hash {
-	if o := s.getObject(addr); o != nil {
+	if o := s.getObject(&addr); o != nil {
 		return o.data.CodeHash
 	}
 	return types.Hash{}
@@ -312,7 +320,7 @@ func (s *StateDB) GetCodeHash(addr types.Address) types.Hash {
 
 // GetCode returns addr's code. The caller must not modify it.
 func (s *StateDB) GetCode(addr types.Address) []byte {
-	if o := s.getObject(addr); o != nil {
+	if o := s.getObject(&addr); o != nil {
 		return s.loadCode(o)
 	}
 	return nil
@@ -324,7 +332,7 @@ func (s *StateDB) GetCodeSize(addr types.Address) int { return len(s.GetCode(add
 // SetCode sets addr's code. The state keeps code; the caller must not
 // modify it afterwards.
 func (s *StateDB) SetCode(addr types.Address, code []byte) {
-	o := s.getOrCreate(addr)
+	o := s.getOrCreate(&addr)
 	s.journal.codes = append(s.journal.codes, o.code)
 	s.journalAppend(journalEntry{kind: entryCode, obj: o, val: o.data.CodeHash, flag: o.dirtyCode})
 	o.code = code
@@ -355,7 +363,7 @@ func (s *StateDB) GetRefund() uint64 { return s.refund }
 // GetCommittedState returns the value the slot had when the current
 // transaction started.
 func (s *StateDB) GetCommittedState(addr types.Address, key types.Hash) types.Hash {
-	o := s.getObject(addr)
+	o := s.getObject(&addr)
 	if o == nil {
 		return types.Hash{}
 	}
@@ -364,7 +372,7 @@ func (s *StateDB) GetCommittedState(addr types.Address, key types.Hash) types.Ha
 
 // GetState returns the current value of a storage slot.
 func (s *StateDB) GetState(addr types.Address, key types.Hash) types.Hash {
-	o := s.getObject(addr)
+	o := s.getObject(&addr)
 	if o == nil {
 		return types.Hash{}
 	}
@@ -377,7 +385,7 @@ func (s *StateDB) GetState(addr types.Address, key types.Hash) types.Hash {
 
 // SetState writes a storage slot.
 func (s *StateDB) SetState(addr types.Address, key, value types.Hash) {
-	o := s.getOrCreate(addr)
+	o := s.getOrCreate(&addr)
 	sl := s.slotOf(o, key)
 	wasDirty := sl.flags&isDirty != 0
 	prev := sl.cur
@@ -433,7 +441,7 @@ func (s *StateDB) restartTxSeq() {
 // IntermediateRoot (the zero hash for an absent account). EIP-7610 uses it
 // to refuse deployments onto accounts that have storage.
 func (s *StateDB) GetStorageRoot(addr types.Address) types.Hash {
-	if o := s.getObject(addr); o != nil {
+	if o := s.getObject(&addr); o != nil {
 		return o.data.Root
 	}
 	return types.Hash{}
@@ -471,7 +479,7 @@ func (s *StateDB) putTransient(k slotKey, value types.Hash) {
 // and zeroes its balance (pre-Cancun SELFDESTRUCT; the EVM moves the
 // balance first).
 func (s *StateDB) SelfDestruct(addr types.Address) {
-	o := s.getObject(addr)
+	o := s.getObject(&addr)
 	if o == nil {
 		return
 	}
@@ -483,7 +491,7 @@ func (s *StateDB) SelfDestruct(addr types.Address) {
 // SelfDestruct6780 destroys addr only if the current transaction created
 // it (EIP-6780); otherwise SELFDESTRUCT just moves the balance.
 func (s *StateDB) SelfDestruct6780(addr types.Address) {
-	if o := s.getObject(addr); o != nil && o.created {
+	if o := s.getObject(&addr); o != nil && o.created {
 		s.SelfDestruct(addr)
 	}
 }
@@ -491,7 +499,7 @@ func (s *StateDB) SelfDestruct6780(addr types.Address) {
 // HasSelfDestructed reports whether addr was destructed by the current
 // transaction.
 func (s *StateDB) HasSelfDestructed(addr types.Address) bool {
-	o := s.getObject(addr)
+	o := s.getObject(&addr)
 	return o != nil && o.selfDestructed
 }
 

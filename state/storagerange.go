@@ -17,7 +17,7 @@ type StorageSlot struct {
 // storage trie, so writes of the block so far count only after
 // IntermediateRoot.
 func (s *StateDB) StorageRange(addr types.Address, start types.Hash, max int) ([]StorageSlot, *types.Hash, error) {
-	o := s.getObject(addr)
+	o := s.getObject(&addr)
 	if err := s.Error(); err != nil {
 		return nil, nil, err
 	}

@@ -184,6 +184,12 @@ func TestPruneLive(t *testing.T) {
 		if !errors.Is(err, chain.ErrStatePruned) {
 			t.Errorf("eth_call at a pruned block: %v, want chain.ErrStatePruned", err)
 		}
+		if _, err := n.backend.EstimateGas(ctx, &backend.CallRequest{Block: old, Args: backend.CallArgs{From: &from, To: &from}}); !errors.Is(err, chain.ErrStatePruned) {
+			t.Errorf("eth_estimateGas at a pruned block: %v, want chain.ErrStatePruned", err)
+		}
+		if _, err := n.backend.CreateAccessList(ctx, &backend.CallRequest{Block: old, Args: backend.CallArgs{From: &from, To: &from}}); !errors.Is(err, chain.ErrStatePruned) {
+			t.Errorf("eth_createAccessList at a pruned block: %v, want chain.ErrStatePruned", err)
+		}
 		if _, err := n.backend.Proof(old.HeaderRef(), from, nil); !errors.Is(err, chain.ErrStatePruned) {
 			t.Errorf("eth_getProof at a pruned block: %v, want chain.ErrStatePruned", err)
 		}

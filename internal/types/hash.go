@@ -102,11 +102,16 @@ func SameHash(a, b *Hash) bool {
 		(le.Uint64(a[16:])^le.Uint64(b[16:]))|(le.Uint64(a[24:])^le.Uint64(b[24:])) == 0
 }
 
-// SameAddress is *a == *b, as SameHash.
+// SameAddress is *a == *b, as SameHash. It reads bytes 0-3, 4-11 and
+// 12-19: the compiler copies an address (into a call's arguments, say) as
+// 16 bytes at 0 and 16 bytes at 4, and a word read across the two copies
+// (bytes 0-7) cannot be forwarded from them, which stalled the read until
+// the copies reached the cache — every getObject in a token contract's
+// storage loop compares an address that was just copied.
 func SameAddress(a, b *Address) bool {
 	le := binary.LittleEndian
-	return (le.Uint64(a[0:])^le.Uint64(b[0:]))|(le.Uint64(a[8:])^le.Uint64(b[8:]))|
-		uint64(le.Uint32(a[16:])^le.Uint32(b[16:])) == 0
+	return uint64(le.Uint32(a[0:])^le.Uint32(b[0:]))|(le.Uint64(a[4:])^le.Uint64(b[4:]))|
+		(le.Uint64(a[12:])^le.Uint64(b[12:])) == 0
 }
 
 // Bytes returns the address as a slice.

@@ -317,6 +317,13 @@ func (b *Backend) EstimateGas(ctx context.Context, req *backend.CallRequest) (ui
 
 // estimate is eth_estimateGas on decoded arguments.
 func (b *Backend) estimate(args *backend.CallArgs, env *callEnv) (uint64, error) {
+	// Every run of the search on the same state, kept from pruning
+	// between the runs too.
+	release, err := b.chain.PinState(env.blk.Number())
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	hi := env.blk.GasLimit()
 	if env.blockOver != nil && env.blockOver.GasLimit != nil {
 		hi = uint64(*env.blockOver.GasLimit)
@@ -476,6 +483,12 @@ func (r *accessRecorder) AddSlotToAccessList(a types.Address, k types.Hash) {
 // changing.
 func (b *Backend) CreateAccessList(ctx context.Context, req *backend.CallRequest) (*backend.AccessListResult, error) {
 	args, env := &req.Args, newCallEnv(req)
+	// Every run on the same state, kept from pruning between the runs too.
+	release, err := b.chain.PinState(env.blk.Number())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	cfg := b.chain.Config
 	fork := cfg.HeaderFork(env.blk.HeaderRef())
 	vm := evm.NewEVM(cfg.BlockContext(env.blk.HeaderRef(), b.chain.GetHash), nil, cfg.ChainIDAt(env.blk.Number()+1), fork)
