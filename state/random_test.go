@@ -31,13 +31,7 @@ func randomBlocks(t *testing.T, rc *ReadCache) {
 		for tx := 0; tx < 25; tx++ {
 			s.BeginTx(types.Hash{}, tx)
 			m := block.clone()
-			m.touched, m.refund, m.logs = map[types.Address]bool{}, 0, 0
-			clear(m.transient)
-			clear(m.warmAddr)
-			clear(m.warmSlot)
-			for _, x := range m.accts {
-				x.created = false
-			}
+			m.beginTx()
 			var snaps []struct {
 				id int
 				m  *model

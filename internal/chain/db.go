@@ -155,7 +155,7 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 	}
 	db.mu.RUnlock()
 	if written {
-		db.clean.Put(hash, blob) // as read from the store: the next write lets it go
+		db.clean.TryPut(hash, blob) // as read from the store: the next write lets it go
 	}
 	if ok {
 		return blob, nil
@@ -169,7 +169,7 @@ func (db *DB) Node(hash [32]byte) ([]byte, error) {
 		return nil, trie.MissingNode(hash)
 	}
 	if err == nil {
-		db.clean.Put(hash, blob)
+		db.clean.TryPut(hash, blob) // a reader: not worth waiting for the shard
 	}
 	return blob, err
 }

@@ -122,7 +122,16 @@ func (c *Cache[K, V]) promote(sh *shard[K, V], k K) {
 
 // Put caches v under k unless k is held already; the cache keeps v (a
 // slice's bytes are shared with every later Get: nobody may change them).
-func (c *Cache[K, V]) Put(k K, v V) {
+func (c *Cache[K, V]) Put(k K, v V) { c.put(k, v, false) }
+
+// TryPut is Put when k's shard is free, and nothing otherwise: for a
+// reader that caches what it just read, which would rather go on than
+// wait behind the shard's other readers and writers (a read-write lock's
+// writer waits for every reader in, and holds back every reader after
+// it) for a value a later read can cache as well.
+func (c *Cache[K, V]) TryPut(k K, v V) { c.put(k, v, true) }
+
+func (c *Cache[K, V]) put(k K, v V, try bool) {
 	if c == nil {
 		return
 	}
@@ -131,7 +140,11 @@ func (c *Cache[K, V]) Put(k K, v V) {
 		return
 	}
 	sh := c.shard(k)
-	sh.mu.Lock()
+	if !try {
+		sh.mu.Lock()
+	} else if !sh.mu.TryLock() {
+		return
+	}
 	if _, ok := sh.cur[k]; !ok {
 		c.dropOld(sh, k)
 		c.add(sh, k, v, cost)

@@ -101,6 +101,25 @@ func TestPutRules(t *testing.T) {
 	}
 }
 
+// TryPut puts when the shard is free and gives up, putting nothing, when
+// a reader or writer holds it.
+func TestTryPut(t *testing.T) {
+	c := newBlobs(1<<20, 1)
+	c.TryPut(key(1), []byte("a"))
+	if v, ok := c.Get(key(1)); !ok || string(v) != "a" {
+		t.Fatalf("TryPut on a free cache: %q %v", v, ok)
+	}
+	c.shards[0].mu.RLock() // a reader in the shard
+	c.TryPut(key(2), []byte("b"))
+	c.shards[0].mu.RUnlock()
+	if _, ok := c.Get(key(2)); ok {
+		t.Fatal("TryPut waited for a busy shard")
+	}
+	if st := c.Stats(); st.Entries != 1 || st.Bytes != held(c) {
+		t.Fatalf("stats %+v, held %d", st, held(c))
+	}
+}
+
 // A nil cache (size 0) holds nothing and needs no checks by its callers.
 func TestNil(t *testing.T) {
 	c := newBlobs(0, 4)
