@@ -28,8 +28,9 @@ var layers = []struct {
 	{"rlp", 1}, {"internal/crypto/...", 1}, {"internal/forks", 1}, {"internal/store", 1},
 	{"internal/bech32", 1}, {"internal/protobuf", 1}, {"internal/jwt", 1}, {"internal/metrics", 1},
 	{"internal/version", 1},
-	{"internal/fdlimit", 1}, // the open-file limit and its budget
-	{"internal/twogen", 1},  // the read caches' one bounded cache
+	{"internal/fdlimit", 1},  // the open-file limit and its budget
+	{"internal/twogen", 1},   // the read caches' one bounded cache
+	{"internal/benchpar", 1}, // readers-beside-a-writer benchmark harness (test files only)
 	// 2: shared types and the trie.
 	{"internal/types", 2}, {"trie", 2},
 	// 3: world state and the EVM (which defines the state interface it needs).

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chaind/chaind/internal/benchpar"
 )
 
 // The workloads of make storebench, for profiling the store alone.
@@ -220,47 +222,29 @@ func BenchmarkParallelColdReads(b *testing.B) {
 	}
 	db.Write(&bt)
 	waitIdle(db)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		k := make([]byte, 33)
-		var wb Batch
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-			}
-			for range 100 {
-				rand.Read(k)
-				wb.Put(k, v)
-			}
-			db.Write(&wb)
-			wb.Reset()
-		}
-	}()
-	b.ResetTimer()
 	const readers = 8
-	var rg sync.WaitGroup
-	for r := range readers {
-		rg.Add(1)
-		go func() {
-			defer rg.Done()
-			rng := mrand.New(mrand.NewPCG(uint64(r), 1))
-			for i := r; i < b.N; i += readers {
-				if _, err := db.Get(keys[rng.IntN(len(keys))]); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
+	rngs := make([]*mrand.Rand, readers)
+	for r := range rngs {
+		rngs[r] = mrand.New(mrand.NewPCG(uint64(r), 1))
 	}
-	rg.Wait()
-	b.StopTimer()
-	close(stop)
-	wg.Wait()
+	k := make([]byte, 33)
+	var wb Batch
+	benchpar.ReadersBesideWriter(b, readers, func(int) {
+		time.Sleep(time.Millisecond)
+		for range 100 {
+			rand.Read(k)
+			wb.Put(k, v)
+		}
+		db.Write(&wb)
+		wb.Reset()
+	}, func(r, _ int) {
+		if b.Failed() {
+			return
+		}
+		if _, err := db.Get(keys[rngs[r].IntN(len(keys))]); err != nil {
+			b.Error(err)
+		}
+	})
 }
 
 // BenchmarkBatchBuild builds a block's batch from empty: 50,000 trie

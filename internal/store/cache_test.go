@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/chaind/chaind/internal/benchpar"
 )
 
 // blockOf is a block of n bytes whose first byte names it.
@@ -111,37 +113,12 @@ func BenchmarkBlockCacheGetHot(b *testing.B) {
 	for i := range 16 {
 		c.put(cacheKey{table: uint64(i), off: 0}, blockOf(byte(i), 4096))
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			c.put(cacheKey{table: 100, off: int64(i) * 4096}, blockOf(1, 4096))
-			if i%64 == 0 {
-				runtime.Gosched()
-			}
+	benchpar.ReadersBesideWriter(b, 8, func(i int) {
+		c.put(cacheKey{table: 100, off: int64(i) * 4096}, blockOf(1, 4096))
+		if i%64 == 0 {
+			runtime.Gosched()
 		}
-	}()
-	b.ResetTimer()
-	const readers = 8
-	var rg sync.WaitGroup
-	for r := range readers {
-		rg.Add(1)
-		go func() {
-			defer rg.Done()
-			for i := r; i < b.N; i += readers {
-				c.get(cacheKey{table: uint64(i % 16), off: 0})
-			}
-		}()
-	}
-	rg.Wait()
-	b.StopTimer()
-	close(stop)
-	wg.Wait()
+	}, func(_, i int) {
+		c.get(cacheKey{table: uint64(i % 16), off: 0})
+	})
 }

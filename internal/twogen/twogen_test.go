@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/chaind/chaind/internal/benchpar"
 )
 
 func key(i int) [32]byte {
@@ -211,39 +213,14 @@ func BenchmarkGetHot(b *testing.B) {
 	for i := range 16 {
 		c.Put(key(i), blob)
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 1000; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			c.Put(key(i), blob)
-			if i%64 == 0 {
-				runtime.Gosched()
-			}
+	benchpar.ReadersBesideWriter(b, 8, func(i int) {
+		c.Put(key(1000+i), blob)
+		if i%64 == 0 {
+			runtime.Gosched()
 		}
-	}()
-	b.ResetTimer()
-	const readers = 8
-	var rg sync.WaitGroup
-	for r := range readers {
-		rg.Add(1)
-		go func() {
-			defer rg.Done()
-			for i := r; i < b.N; i += readers {
-				c.Get(key(i % 16))
-			}
-		}()
-	}
-	rg.Wait()
-	b.StopTimer()
-	close(stop)
-	wg.Wait()
+	}, func(_, i int) {
+		c.Get(key(i % 16))
+	})
 }
 
 func BenchmarkGetHit(b *testing.B) {
