@@ -35,24 +35,7 @@ func (s *seenDB) Node(h [32]byte) ([]byte, error) {
 // keys': a trie that can read only the nodes it read finds every one of
 // those accounts.
 func TestWarmAccountsLoadsEveryPath(t *testing.T) {
-	mem := trie.NewMemoryDB()
-	tr, err := trie.New(trie.EmptyRoot, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var addrs []types.Address
-	for i := range 3000 {
-		h := crypto.Keccak256([]byte(fmt.Sprint(i)))
-		a := types.BytesToAddress(h[:20])
-		addrs = append(addrs, a)
-		if err := tr.Update(hashed(a), []byte{1, byte(i)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, set := tr.Commit()
-	if err := mem.Update(set); err != nil {
-		t.Fatal(err)
-	}
+	mem, root, addrs := accountTrie(t, "")
 	var keys []prefetchKey
 	for i, a := range addrs[:1000] {
 		keys = append(keys, prefetchKey{addr: a, isSlot: i%10 == 9})
@@ -86,6 +69,31 @@ func TestWarmAccountsLoadsEveryPath(t *testing.T) {
 	}
 }
 
+// accountTrie commits an account trie of 3,000 accounts, their addresses
+// derived from tag, to a memory database.
+func accountTrie(t *testing.T, tag string) (*trie.MemoryDB, [32]byte, []types.Address) {
+	t.Helper()
+	mem := trie.NewMemoryDB()
+	tr, err := trie.New(trie.EmptyRoot, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addrs []types.Address
+	for i := range 3000 {
+		h := crypto.Keccak256([]byte(tag + fmt.Sprint(i)))
+		a := types.BytesToAddress(h[:20])
+		addrs = append(addrs, a)
+		if err := tr.Update(hashed(a), []byte{byte(len(tag)), byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, set := tr.Commit()
+	if err := mem.Update(set); err != nil {
+		t.Fatal(err)
+	}
+	return mem, root, addrs
+}
+
 func hashed(a types.Address) []byte {
 	h := crypto.Keccak256(a[:])
 	return h[:]
@@ -95,24 +103,7 @@ func hashed(a types.Address) []byte {
 // large enough to be spread over goroutines or read on the caller's, and
 // stops on a goroutine's first missing node rather than failing.
 func TestWarmAccountPathsLoadsEveryPath(t *testing.T) {
-	mem := trie.NewMemoryDB()
-	tr, err := trie.New(trie.EmptyRoot, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var addrs []types.Address
-	for i := range 3000 {
-		h := crypto.Keccak256([]byte(fmt.Sprint("warm", i)))
-		a := types.BytesToAddress(h[:20])
-		addrs = append(addrs, a)
-		if err := tr.Update(hashed(a), []byte{2, byte(i)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, set := tr.Commit()
-	if err := mem.Update(set); err != nil {
-		t.Fatal(err)
-	}
+	mem, root, addrs := accountTrie(t, "warm")
 	for _, n := range []int{1, warmMin - 1, 40 * warmMin} {
 		seen := &seenDB{db: mem, seen: map[[32]byte]bool{}}
 		WarmAccountPaths(seen, types.Hash(root), addrs[:n])

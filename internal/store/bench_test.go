@@ -43,19 +43,8 @@ func BenchmarkRandomReadsAndScans(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	keys := make([][]byte, 100_000)
 	v := make([]byte, 100)
-	var bt Batch
-	for i := range keys {
-		keys[i] = make([]byte, 32)
-		rand.Read(keys[i])
-		bt.Put(keys[i], v)
-		if bt.Len() == 1000 {
-			db.Write(&bt)
-			bt.Reset()
-		}
-	}
-	db.Write(&bt)
+	keys := loadRandomKeys(b, db, 100_000, 32, v)
 	b.Run("get", func(b *testing.B) {
 		for range b.N {
 			if _, err := db.Get(keys[mrand.IntN(len(keys))]); err != nil {
@@ -208,19 +197,8 @@ func BenchmarkParallelColdReads(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	keys := make([][]byte, 300_000)
 	v := make([]byte, 200)
-	var bt Batch
-	for i := range keys {
-		keys[i] = make([]byte, 33)
-		rand.Read(keys[i])
-		bt.Put(keys[i], v)
-		if bt.Len() == 1000 {
-			db.Write(&bt)
-			bt.Reset()
-		}
-	}
-	db.Write(&bt)
+	keys := loadRandomKeys(b, db, 300_000, 33, v)
 	waitIdle(db)
 	const readers = 8
 	rngs := make([]*mrand.Rand, readers)
@@ -260,4 +238,26 @@ func BenchmarkBatchBuild(b *testing.B) {
 			bt.Put(k, v)
 		}
 	}
+}
+
+// loadRandomKeys writes n random keys of keyLen bytes, each with value v,
+// in batches of 1,000, and returns the keys.
+func loadRandomKeys(b *testing.B, db *DB, n, keyLen int, v []byte) [][]byte {
+	keys := make([][]byte, n)
+	var bt Batch
+	for i := range keys {
+		keys[i] = make([]byte, keyLen)
+		rand.Read(keys[i])
+		bt.Put(keys[i], v)
+		if bt.Len() == 1000 {
+			if err := db.Write(&bt); err != nil {
+				b.Fatal(err)
+			}
+			bt.Reset()
+		}
+	}
+	if err := db.Write(&bt); err != nil {
+		b.Fatal(err)
+	}
+	return keys
 }
